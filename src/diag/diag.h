@@ -1,0 +1,60 @@
+/* diag: diagnostics collected during a build.
+ *
+ * Library code never prints: it reports problems into a diag_list and
+ * returns false/NULL. Only cli/ and serve/ print the list, in GCC style
+ * (`path:line:col: error: message`) so editors can jump to them. Adding is
+ * thread-safe: pages render on several threads and report into one list. */
+#ifndef SHEAF_DIAG_H
+#define SHEAF_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/buf.h"
+
+typedef enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } diag_level;
+
+typedef struct diag {
+    diag_level level;
+    char *path;   /* NULL when the problem has no file */
+    int line;     /* 1-based; 0 when unknown */
+    int col;      /* 1-based; 0 when unknown */
+    char *message;
+    size_t seq;   /* order of arrival, keeps sorting stable */
+} diag;
+
+typedef struct diag_list diag_list;
+
+diag_list *diag_list_new(void);
+/* diag_list_free(NULL) does nothing. */
+void diag_list_free(diag_list *d);
+/* Adds one diagnostic; path may be NULL, line/col 0 when unknown. The list
+ * copies path and message. */
+void diag_add(diag_list *d, diag_level level, const char *path, int line, int col,
+              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void diag_error(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void diag_warning(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void diag_note(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+size_t diag_count(const diag_list *d);
+size_t diag_error_count(const diag_list *d);
+size_t diag_warning_count(const diag_list *d);
+/* The i-th diagnostic (0 <= i < diag_count); owned by the list. */
+const diag *diag_get(const diag_list *d, size_t i);
+/* Sorts by path, line, column, then arrival (notes stay after their error
+ * because they share its position or come later in arrival order). */
+void diag_sort(diag_list *d);
+/* Moves every entry of src to the end of dst; src is left empty. */
+void diag_move(diag_list *dst, diag_list *src);
+/* Empties the list. */
+void diag_clear(diag_list *d);
+/* Formats one diagnostic as `path:line:col: level: message` (no newline). */
+void diag_format(const diag *e, buf *out);
+/* Prints every diagnostic, one per line; `color` adds ANSI colours to the
+ * level word (callers pass isatty(fileno(f))). */
+void diag_print(const diag_list *d, FILE *f, bool color);
+
+#endif

@@ -1,0 +1,385 @@
+/* value: construction, lookup, equality and printing of template values
+ * (see value.h for the ownership rule). */
+#include "tpl/value.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+tpl_value tpl_str(const char *s)
+{
+    return tpl_strn(s, strlen(s));
+}
+
+tpl_value tpl_str_copy(arena *a, const char *s, size_t n)
+{
+    return tpl_strn(arena_strndup(a, s, n), n);
+}
+
+tpl_value tpl_safe_strn(const char *s, size_t n)
+{
+    tpl_value v = tpl_strn(s, n);
+    v.flags |= TPL_SAFE;
+    return v;
+}
+
+tpl_value tpl_date(int64_t t, int32_t offset_min, uint8_t flags)
+{
+    tpl_value v = { 0 };
+    v.kind = TPL_DATE;
+    v.flags = flags & (TPL_HAS_TIME | TPL_HAS_ZONE);
+    v.len = (uint32_t)offset_min;
+    v.u.t = t;
+    return v;
+}
+
+tpl_list *tpl_list_new(arena *a, size_t n)
+{
+    tpl_list *l = arena_alloc(a, sizeof *l + n * sizeof(tpl_value));
+    l->len = n;
+    memset(l->items, 0, n * sizeof(tpl_value));
+    return l;
+}
+
+tpl_map *tpl_map_new(arena *a, size_t cap_hint)
+{
+    tpl_map *m = arena_calloc(a, sizeof *m);
+    m->cap = cap_hint ? cap_hint : 4;
+    m->entries = arena_alloc(a, m->cap * sizeof *m->entries);
+    return m;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static long find_str(const tpl_map *m, const char *key, size_t klen)
+{
+    if (m->index) {
+        size_t mask = m->index_cap - 1;
+        for (size_t i = hash_bytes(key, klen) & mask;; i = (i + 1) & mask) {
+            uint32_t e = m->index[i];
+            if (e == 0)
+                return -1;
+            const tpl_value *k = &m->entries[e - 1].key;
+            if (k->kind == TPL_STRING && k->len == klen && memcmp(k->u.s, key, klen) == 0)
+                return (long)e - 1;
+        }
+    }
+    for (size_t i = 0; i < m->len; i++) {
+        const tpl_value *k = &m->entries[i].key;
+        if (k->kind == TPL_STRING && k->len == klen && memcmp(k->u.s, key, klen) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+static long find_value(const tpl_map *m, tpl_value key)
+{
+    if (key.kind == TPL_STRING)
+        return find_str(m, key.u.s, key.len);
+    for (size_t i = 0; i < m->len; i++)
+        if (tpl_value_equal(m->entries[i].key, key))
+            return (long)i;
+    return -1;
+}
+
+void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value)
+{
+    long at = find_value(m, key);
+    if (at >= 0) {
+        m->entries[at].value = value;
+        return;
+    }
+    if (m->len == m->cap) {
+        size_t cap = m->cap * 2;
+        tpl_map_entry *e = arena_alloc(a, cap * sizeof *e);
+        memcpy(e, m->entries, m->len * sizeof *e);
+        m->entries = e;
+        m->cap = cap;
+    }
+    m->entries[m->len].key = key;
+    m->entries[m->len].value = value;
+    m->len++;
+    m->index = NULL; /* stale: rebuilt by tpl_map_seal */
+}
+
+void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value)
+{
+    tpl_map_set(a, m, tpl_str(key), value);
+}
+
+void tpl_map_seal(arena *a, tpl_map *m)
+{
+    if (m->len < 12)
+        return;
+    size_t cap = 16;
+    while (cap < m->len * 2)
+        cap *= 2;
+    uint32_t *idx = arena_calloc(a, cap * sizeof *idx);
+    size_t mask = cap - 1;
+    for (size_t e = 0; e < m->len; e++) {
+        const tpl_value *k = &m->entries[e].key;
+        if (k->kind != TPL_STRING)
+            return; /* mixed keys: keep scanning */
+        size_t i = hash_bytes(k->u.s, k->len) & mask;
+        while (idx[i])
+            i = (i + 1) & mask;
+        idx[i] = (uint32_t)e + 1;
+    }
+    m->index = idx;
+    m->index_cap = cap;
+}
+
+tpl_value tpl_map_get(const tpl_map *m, const char *key, size_t klen)
+{
+    long at = find_str(m, key, klen);
+    return at < 0 ? tpl_undefined() : m->entries[at].value;
+}
+
+tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
+{
+    long at = find_value(m, key);
+    return at < 0 ? tpl_undefined() : m->entries[at].value;
+}
+
+static bool is_number(tpl_value v)
+{
+    return v.kind == TPL_INT || v.kind == TPL_FLOAT || v.kind == TPL_BOOL;
+}
+
+static double as_double(tpl_value v)
+{
+    return v.kind == TPL_FLOAT ? v.u.f : v.kind == TPL_INT ? (double)v.u.i : (double)v.u.b;
+}
+
+bool tpl_value_equal(tpl_value a, tpl_value b)
+{
+    if (is_number(a) && is_number(b)) {
+        if (a.kind != TPL_FLOAT && b.kind != TPL_FLOAT) {
+            int64_t x = a.kind == TPL_INT ? a.u.i : a.u.b;
+            int64_t y = b.kind == TPL_INT ? b.u.i : b.u.b;
+            return x == y;
+        }
+        return as_double(a) == as_double(b);
+    }
+    if (a.kind != b.kind)
+        return false;
+    switch ((tpl_kind)a.kind) {
+    case TPL_UNDEFINED:
+    case TPL_NONE:
+        return true;
+    case TPL_STRING:
+        return a.len == b.len && memcmp(a.u.s, b.u.s, a.len) == 0;
+    case TPL_DATE:
+        return a.u.t == b.u.t;
+    case TPL_LIST:
+        if (a.u.list->len != b.u.list->len)
+            return false;
+        for (size_t i = 0; i < a.u.list->len; i++)
+            if (!tpl_value_equal(a.u.list->items[i], b.u.list->items[i]))
+                return false;
+        return true;
+    case TPL_MAP:
+        if (a.u.map->len != b.u.map->len)
+            return false;
+        for (size_t i = 0; i < a.u.map->len; i++) {
+            const tpl_map_entry *e = &a.u.map->entries[i];
+            tpl_value o = tpl_map_get_value(b.u.map, e->key);
+            if (o.kind == TPL_UNDEFINED || !tpl_value_equal(e->value, o))
+                return false;
+        }
+        return true;
+    default:
+        return a.u.obj == b.u.obj;
+    }
+}
+
+bool tpl_value_truthy(tpl_value v)
+{
+    switch ((tpl_kind)v.kind) {
+    case TPL_UNDEFINED:
+    case TPL_NONE:
+        return false;
+    case TPL_BOOL:
+        return v.u.b;
+    case TPL_INT:
+        return v.u.i != 0;
+    case TPL_FLOAT:
+        return v.u.f != 0.0;
+    case TPL_STRING:
+        return v.len != 0;
+    case TPL_LIST:
+        return v.u.list->len != 0;
+    case TPL_MAP:
+        return v.u.map->len != 0;
+    default:
+        return true;
+    }
+}
+
+/* Python's repr() of a float: the shortest digits that round-trip, fixed
+ * notation for exponents in [-4, 16), else d.ddde+XX. */
+static void float_repr(double f, buf *out)
+{
+    if (isnan(f)) {
+        buf_puts(out, "nan");
+        return;
+    }
+    if (isinf(f)) {
+        buf_puts(out, f < 0 ? "-inf" : "inf");
+        return;
+    }
+    char tmp[64];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, f);
+        if (strtod(tmp, NULL) == f)
+            break;
+    }
+    /* tmp is [-]d[.ddd]e[+-]XX */
+    const char *p = tmp;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    char digits[32];
+    size_t nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.')
+            digits[nd++] = *p;
+    int exp = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    if (neg)
+        buf_putc(out, '-');
+    if (exp >= -4 && exp < 16) {
+        if (exp < 0) {
+            buf_puts(out, "0.");
+            for (int i = -1; i > exp; i--)
+                buf_putc(out, '0');
+            buf_put(out, digits, nd);
+        } else {
+            for (int i = 0; i <= exp; i++)
+                buf_putc(out, (size_t)i < nd ? digits[i] : '0');
+            buf_putc(out, '.');
+            if ((size_t)exp + 1 < nd)
+                buf_put(out, digits + exp + 1, nd - (size_t)exp - 1);
+            else
+                buf_putc(out, '0');
+        }
+    } else {
+        buf_putc(out, digits[0]);
+        if (nd > 1) {
+            buf_putc(out, '.');
+            buf_put(out, digits + 1, nd - 1);
+        }
+        buf_printf(out, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
+}
+
+/* Python's repr() of a str. */
+static void str_repr(const char *s, size_t n, buf *out)
+{
+    bool has_sq = memchr(s, '\'', n) != NULL, has_dq = memchr(s, '"', n) != NULL;
+    char q = has_sq && !has_dq ? '"' : '\'';
+    buf_putc(out, q);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == (unsigned char)q || c == '\\') {
+            buf_putc(out, '\\');
+            buf_putc(out, c);
+        } else if (c == '\n') {
+            buf_puts(out, "\\n");
+        } else if (c == '\r') {
+            buf_puts(out, "\\r");
+        } else if (c == '\t') {
+            buf_puts(out, "\\t");
+        } else if (c < 0x20 || c == 0x7f) {
+            buf_printf(out, "\\x%02x", c);
+        } else {
+            buf_putc(out, c);
+        }
+    }
+    buf_putc(out, q);
+}
+
+static void repr(tpl_value v, buf *out)
+{
+    if (v.kind == TPL_STRING)
+        str_repr(v.u.s, v.len, out);
+    else
+        tpl_value_to_str(v, out);
+}
+
+static void date_str(tpl_value v, buf *out)
+{
+    int32_t off = tpl_date_offset(v);
+    time_t t = (time_t)(v.u.t + (int64_t)off * 60);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    buf_printf(out, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+    if (!(v.flags & TPL_HAS_TIME))
+        return;
+    buf_printf(out, " %02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (v.flags & TPL_HAS_ZONE) {
+        int a = off < 0 ? -off : off;
+        buf_printf(out, "%c%02d:%02d", off < 0 ? '-' : '+', a / 60, a % 60);
+    }
+}
+
+void tpl_value_to_str(tpl_value v, buf *out)
+{
+    switch ((tpl_kind)v.kind) {
+    case TPL_UNDEFINED:
+        break;
+    case TPL_NONE:
+        buf_puts(out, "None");
+        break;
+    case TPL_BOOL:
+        buf_puts(out, v.u.b ? "True" : "False");
+        break;
+    case TPL_INT:
+        buf_printf(out, "%lld", (long long)v.u.i);
+        break;
+    case TPL_FLOAT:
+        float_repr(v.u.f, out);
+        break;
+    case TPL_STRING:
+        buf_put(out, v.u.s, v.len);
+        break;
+    case TPL_DATE:
+        date_str(v, out);
+        break;
+    case TPL_LIST:
+        buf_putc(out, '[');
+        for (size_t i = 0; i < v.u.list->len; i++) {
+            if (i)
+                buf_puts(out, ", ");
+            repr(v.u.list->items[i], out);
+        }
+        buf_putc(out, ']');
+        break;
+    case TPL_MAP:
+        buf_putc(out, '{');
+        for (size_t i = 0; i < v.u.map->len; i++) {
+            if (i)
+                buf_puts(out, ", ");
+            repr(v.u.map->entries[i].key, out);
+            buf_puts(out, ": ");
+            repr(v.u.map->entries[i].value, out);
+        }
+        buf_putc(out, '}');
+        break;
+    case TPL_OBJECT:
+        buf_puts(out, "<object>");
+        break;
+    }
+}

@@ -1,0 +1,147 @@
+/* value: the data that front matter, site.yaml, the site model and templates
+ * share — none, bool, int, float, string, date, list, map (plus undefined and
+ * the template engine's own callables).
+ *
+ * THE RULE: a value is immutable once it has been handed to anyone else.
+ * Values live in an arena: site data (front matter, pages, collections) in
+ * the site arena, which outlives every render; temporaries of one render in
+ * that render's scratch arena, reset after the page. A value may point into
+ * an older (longer-lived) arena, never into a younger one. Because nothing
+ * is mutated after construction, many threads may read the site's values at
+ * once without locks. Nothing here is reference-counted or freed one by one.
+ *
+ * A tpl_value is 16 bytes and passed by value. */
+#ifndef SHEAF_TPL_VALUE_H
+#define SHEAF_TPL_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+
+typedef enum tpl_kind {
+    TPL_UNDEFINED = 0, /* a missing name/attribute/key: prints "", falsy */
+    TPL_NONE,          /* YAML null, Jinja2 None */
+    TPL_BOOL,
+    TPL_INT,
+    TPL_FLOAT,
+    TPL_STRING,
+    TPL_DATE,          /* an instant with the offset it was written in */
+    TPL_LIST,
+    TPL_MAP,
+    TPL_OBJECT         /* engine-internal: macro, loop, namespace, caller… */
+} tpl_kind;
+
+/* flags */
+#define TPL_SAFE 0x01     /* string is markup: not escaped on output */
+#define TPL_HAS_TIME 0x02 /* date: a time of day was given */
+#define TPL_HAS_ZONE 0x04 /* date: an offset was given (else UTC / naive) */
+
+typedef struct tpl_list tpl_list;
+typedef struct tpl_map tpl_map;
+
+typedef struct tpl_value {
+    uint8_t kind;   /* tpl_kind */
+    uint8_t flags;
+    uint16_t pad_;
+    uint32_t len;   /* string: byte length; date: offset in minutes (int32) */
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        const char *s;        /* string bytes, NUL-terminated */
+        int64_t t;            /* date: seconds since the epoch (UTC) */
+        const tpl_list *list;
+        const tpl_map *map;
+        const void *obj;      /* TPL_OBJECT: engine-defined */
+    } u;
+} tpl_value;
+
+struct tpl_list {
+    size_t len;
+    tpl_value items[];
+};
+
+typedef struct tpl_map_entry {
+    tpl_value key; /* nearly always a string */
+    tpl_value value;
+} tpl_map_entry;
+
+/* Insertion-ordered map. Keys are unique. Small maps are scanned; a map is
+ * given a hash index by tpl_map_seal when it is large. */
+struct tpl_map {
+    size_t len, cap;
+    tpl_map_entry *entries;
+    uint32_t *index;   /* open addressing over entries (NULL: scan); see value.c */
+    size_t index_cap;
+};
+
+/* Constructors. Strings are NOT copied by tpl_str: the bytes must live at
+ * least as long as the value (use tpl_str_copy to copy into an arena). */
+static inline tpl_value tpl_undefined(void) { tpl_value v = { 0 }; return v; }
+static inline tpl_value tpl_none(void) { tpl_value v = { 0 }; v.kind = TPL_NONE; return v; }
+static inline tpl_value tpl_bool(bool b) { tpl_value v = { 0 }; v.kind = TPL_BOOL; v.u.b = b; return v; }
+static inline tpl_value tpl_int(int64_t i) { tpl_value v = { 0 }; v.kind = TPL_INT; v.u.i = i; return v; }
+static inline tpl_value tpl_float(double f) { tpl_value v = { 0 }; v.kind = TPL_FLOAT; v.u.f = f; return v; }
+static inline tpl_value tpl_strn(const char *s, size_t n)
+{
+    tpl_value v = { 0 };
+    v.kind = TPL_STRING;
+    v.len = (uint32_t)n;
+    v.u.s = s;
+    return v;
+}
+tpl_value tpl_str(const char *s);               /* s NUL-terminated, not copied */
+tpl_value tpl_str_copy(arena *a, const char *s, size_t n);
+tpl_value tpl_safe_strn(const char *s, size_t n); /* markup, not copied */
+/* A date: `t` seconds since the epoch, written at `offset_min` minutes east of
+ * UTC; flags TPL_HAS_TIME / TPL_HAS_ZONE say what the source gave. */
+tpl_value tpl_date(int64_t t, int32_t offset_min, uint8_t flags);
+static inline int32_t tpl_date_offset(tpl_value v) { return (int32_t)v.len; }
+
+/* Lists: allocate with room for n, fill items[0..n), then hand out. */
+tpl_list *tpl_list_new(arena *a, size_t n);
+static inline tpl_value tpl_list_value(const tpl_list *l)
+{
+    tpl_value v = { 0 };
+    v.kind = TPL_LIST;
+    v.u.list = l;
+    return v;
+}
+
+/* Maps: build with tpl_map_set (replaces an existing key, keeps its place),
+ * then tpl_map_seal before sharing. */
+tpl_map *tpl_map_new(arena *a, size_t cap_hint);
+void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value);
+void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value);
+void tpl_map_seal(arena *a, tpl_map *m);
+static inline tpl_value tpl_map_value(const tpl_map *m)
+{
+    tpl_value v = { 0 };
+    v.kind = TPL_MAP;
+    v.u.map = m;
+    return v;
+}
+/* Lookup by string key; returns undefined when absent. */
+tpl_value tpl_map_get(const tpl_map *m, const char *key, size_t klen);
+static inline tpl_value tpl_map_get_cstr(const tpl_map *m, const char *key);
+/* Lookup by any key value (Python equality: 1 == 1.0 == True). */
+tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key);
+
+/* Equality as Python's == for these types. */
+bool tpl_value_equal(tpl_value a, tpl_value b);
+/* Truthiness as Python's bool(). */
+bool tpl_value_truthy(tpl_value v);
+/* Appends str(v) as Python/Jinja2 prints it (no escaping): None, True,
+ * 1.0, 1e+20, [1, 'a'], {'k': 1}, 2024-03-18 10:00:00+08:00. */
+void tpl_value_to_str(tpl_value v, buf *out);
+
+#include <string.h>
+static inline tpl_value tpl_map_get_cstr(const tpl_map *m, const char *key)
+{
+    return tpl_map_get(m, key, strlen(key));
+}
+
+#endif

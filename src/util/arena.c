@@ -1,0 +1,157 @@
+/* arena: bump allocation in a chain of blocks (see arena.h).
+ *
+ * Blocks grow geometrically up to 1 MiB; a request larger than a quarter of
+ * the block size gets a block of its own so big strings do not waste space. */
+#include "util/arena.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+#define ALIGN 16
+#define FIRST_BLOCK (16 * 1024)
+#define MAX_BLOCK (1024 * 1024)
+
+typedef struct block {
+    struct block *next;
+    size_t size, used;
+    int big; /* a block of its own for one large object */
+    _Alignas(16) unsigned char data[];
+} block;
+
+struct arena {
+    block *head;
+    size_t next_size;
+    size_t total;
+};
+
+arena *arena_new(void)
+{
+    arena *a = xcalloc(1, sizeof *a);
+    a->next_size = FIRST_BLOCK;
+    return a;
+}
+
+void arena_free(arena *a)
+{
+    if (!a)
+        return;
+    block *b = a->head;
+    while (b) {
+        block *n = b->next;
+        free(b);
+        b = n;
+    }
+    free(a);
+}
+
+static block *new_block(size_t size)
+{
+    block *b = xmalloc(sizeof *b + size);
+    b->next = NULL;
+    b->big = 0;
+    b->size = size;
+    b->used = 0;
+    return b;
+}
+
+void *arena_alloc(arena *a, size_t n)
+{
+    n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if (n == 0)
+        n = ALIGN;
+    a->total += n;
+    block *h = a->head;
+    if (h && h->size - h->used >= n) {
+        void *p = h->data + h->used;
+        h->used += n;
+        return p;
+    }
+    if (n > a->next_size / 4) {
+        /* A big object gets its own block, placed behind the current one so
+         * the current block's free space stays usable. */
+        block *b = new_block(n);
+        b->big = 1;
+        b->used = n;
+        if (h) {
+            b->next = h->next;
+            h->next = b;
+        } else {
+            a->head = b;
+        }
+        return b->data;
+    }
+    block *b = new_block(a->next_size);
+    if (a->next_size < MAX_BLOCK)
+        a->next_size *= 2;
+    b->next = h;
+    a->head = b;
+    b->used = n;
+    return b->data;
+}
+
+void *arena_calloc(arena *a, size_t n)
+{
+    void *p = arena_alloc(a, n);
+    memset(p, 0, n);
+    return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_printf(arena *a, const char *fmt, ...)
+{
+    va_list ap, cp;
+    va_start(ap, fmt);
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    char *p = arena_alloc(a, n > 0 ? (size_t)n + 1 : 1);
+    if (n >= 0)
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
+    else
+        p[0] = '\0';
+    va_end(ap);
+    return p;
+}
+
+void arena_reset(arena *a)
+{
+    /* Keep the newest regular block (the largest) for reuse. */
+    block *keep = NULL, *b = a->head;
+    while (b) {
+        block *n = b->next;
+        if (!keep && !b->big)
+            keep = b;
+        else
+            free(b);
+        b = n;
+    }
+    if (keep) {
+        keep->next = NULL;
+        keep->used = 0;
+    }
+    a->head = keep;
+    a->total = 0;
+}
+
+size_t arena_used(const arena *a)
+{
+    return a->total;
+}

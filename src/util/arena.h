@@ -1,0 +1,30 @@
+/* arena: a bump allocator for objects that die together.
+ *
+ * One arena per site (lives until the site is freed) and one scratch arena per
+ * page render (reset after each page). An arena is never shared between
+ * threads while allocating; there is no global arena. */
+#ifndef SHEAF_ARENA_H
+#define SHEAF_ARENA_H
+
+#include <stddef.h>
+
+typedef struct arena arena;
+
+arena *arena_new(void);
+/* Frees every block. arena_free(NULL) does nothing. */
+void arena_free(arena *a);
+/* Returns n bytes aligned to 16, uninitialised; owned by the arena. */
+void *arena_alloc(arena *a, size_t n);
+/* Like arena_alloc, zero-filled. */
+void *arena_calloc(arena *a, size_t n);
+/* Copies of n bytes / of a C string into the arena, NUL-terminated. */
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_strdup(arena *a, const char *s);
+/* printf into the arena. */
+char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Forgets everything allocated, keeping the first block for reuse. */
+void arena_reset(arena *a);
+/* Bytes handed out since the last reset (for --stats). */
+size_t arena_used(const arena *a);
+
+#endif

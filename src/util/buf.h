@@ -1,0 +1,38 @@
+/* buf: a growable, owning byte buffer.
+ *
+ * `data` is never NULL and always NUL-terminated, so a buf can be handed to
+ * any C string function. Start with BUF_INIT; buf_reset keeps the capacity,
+ * buf_release frees it, buf_detach hands the bytes to the caller. */
+#ifndef SHEAF_BUF_H
+#define SHEAF_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct buf {
+    char *data;
+    size_t len;
+    size_t cap; /* 0 while data points at the shared empty string */
+} buf;
+
+extern char buf_empty_[1];
+#define BUF_INIT { buf_empty_, 0, 0 }
+
+/* Makes room for at least n more bytes (plus the NUL). */
+void buf_grow(buf *b, size_t n);
+void buf_put(buf *b, const void *p, size_t n);
+void buf_puts(buf *b, const char *s);
+void buf_putc(buf *b, int c);
+void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Sets the length to n (n <= len). */
+void buf_truncate(buf *b, size_t n);
+/* Empties the buffer, keeping its memory. */
+void buf_reset(buf *b);
+/* Frees the memory; the buffer is BUF_INIT again. */
+void buf_release(buf *b);
+/* Returns the bytes (NUL-terminated, never NULL); the caller frees them with
+ * free(). The buffer is BUF_INIT again. */
+char *buf_detach(buf *b, size_t *len);
+
+#endif

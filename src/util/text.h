@@ -1,0 +1,24 @@
+/* text: Unicode-aware helpers shared by every stage — slugs (for URLs,
+ * heading ids and tag pages alike), word counts and UTF-8 validation.
+ * Unicode categories come from libutf8proc. */
+#ifndef SHEAF_TEXT_H
+#define SHEAF_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* Appends the slug of s[0..n) to out: lower-cased; letters and digits of any
+ * script kept (CJK as is); every run of other characters becomes one '-';
+ * no leading or trailing '-'. Invalid UTF-8 bytes count as "other". An input
+ * with no letters or digits gives the empty string. */
+void text_slugify(buf *out, const char *s, size_t n);
+/* Words in plain text: each CJK character (Han, Hiragana, Katakana, Hangul)
+ * counts as one word; other text counts whitespace-separated runs. */
+size_t text_word_count(const char *s, size_t n);
+/* Returns the byte offset of the first invalid UTF-8 sequence in s[0..n), or
+ * (size_t)-1 when all of it is valid. */
+size_t text_utf8_check(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,117 @@
+/* Unit tests for util/ (buf, arena) and diag/. */
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "diag/diag.h"
+#include "tpl/value.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+TEST(buf_basics)
+{
+    buf b = BUF_INIT;
+    EQ_STR(b.data, "");
+    buf_puts(&b, "hello");
+    buf_putc(&b, ' ');
+    buf_printf(&b, "%d-%s", 42, "x");
+    EQ_STR(b.data, "hello 42-x");
+    EQ_INT(b.len, 10);
+    buf_truncate(&b, 5);
+    EQ_STR(b.data, "hello");
+    for (int i = 0; i < 1000; i++)
+        buf_printf(&b, "%04d", i);
+    EQ_INT(b.len, 5 + 4000);
+    buf_reset(&b);
+    EQ_STR(b.data, "");
+    size_t n;
+    char *p = buf_detach(&b, &n);
+    EQ_INT(n, 0);
+    EQ_STR(p, "");
+    free(p);
+    buf_release(&b);
+}
+
+TEST(arena_basics)
+{
+    arena *a = arena_new();
+    char *s = arena_strdup(a, "abc");
+    EQ_STR(s, "abc");
+    void *big = arena_alloc(a, 1 << 20);
+    OK(big != NULL);
+    for (int i = 0; i < 10000; i++) {
+        char *q = arena_printf(a, "k%d", i);
+        OK(((uintptr_t)q & 15) == 0);
+    }
+    OK(arena_used(a) > (1 << 20));
+    arena_reset(a);
+    EQ_INT(arena_used(a), 0);
+    EQ_STR(arena_strndup(a, "xyz", 2), "xy");
+    arena_free(a);
+    arena_free(NULL);
+}
+
+TEST(diag_sorting_and_format)
+{
+    diag_list *d = diag_list_new();
+    diag_error(d, "b.md", 3, 1, "late");
+    diag_note(d, "b.md", 0, 0, "note for late");
+    diag_warning(d, "a.md", 10, 2, "warn %d", 7);
+    diag_error(d, NULL, 0, 0, "global");
+    EQ_INT(diag_error_count(d), 2);
+    EQ_INT(diag_warning_count(d), 1);
+    diag_sort(d);
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < diag_count(d); i++) {
+        diag_format(diag_get(d, i), &b);
+        buf_putc(&b, '\n');
+    }
+    EQ_STR(b.data, "sheaf: error: global\n"
+                   "a.md:10:2: warning: warn 7\n"
+                   "b.md:3:1: error: late\n"
+                   "b.md: note: note for late\n");
+    buf_release(&b);
+    diag_list_free(d);
+}
+
+TEST(value_printing)
+{
+    arena *a = arena_new();
+    buf b = BUF_INIT;
+    double fs[] = { 1.0, 0.1, 1e20, 1e16, 1e15, 2.5e-5, 0.0001, 123.456, -0.0 };
+    const char *want[] = { "1.0", "0.1", "1e+20", "1e+16", "1000000000000000.0",
+                           "2.5e-05", "0.0001", "123.456", "-0.0" };
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+        buf_reset(&b);
+        tpl_value_to_str(tpl_float(fs[i]), &b);
+        EQ_STR(b.data, want[i]);
+    }
+    tpl_map *m = tpl_map_new(a, 2);
+    tpl_list *l = tpl_list_new(a, 3);
+    l->items[0] = tpl_int(1);
+    l->items[1] = tpl_str("it's");
+    l->items[2] = tpl_none();
+    tpl_map_set_str(a, m, "k", tpl_list_value(l));
+    tpl_map_set_str(a, m, "b", tpl_bool(true));
+    buf_reset(&b);
+    tpl_value_to_str(tpl_map_value(m), &b);
+    EQ_STR(b.data, "{'k': [1, \"it's\", None], 'b': True}");
+    for (int i = 0; i < 100; i++)
+        tpl_map_set(a, m, tpl_str(arena_printf(a, "key%d", i)), tpl_int(i));
+    tpl_map_seal(a, m);
+    EQ_INT(tpl_map_get_cstr(m, "key57").u.i, 57);
+    OK(tpl_map_get_cstr(m, "nope").kind == TPL_UNDEFINED);
+    OK(tpl_value_equal(tpl_int(1), tpl_float(1.0)));
+    OK(!tpl_value_truthy(tpl_str("")));
+    buf_release(&b);
+    arena_free(a);
+}
+
+int main(void)
+{
+    RUN(buf_basics);
+    RUN(arena_basics);
+    RUN(diag_sorting_and_format);
+    RUN(value_printing);
+    return harness_done();
+}
