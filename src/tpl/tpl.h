@@ -1,0 +1,58 @@
+/* tpl: the template engine — a Jinja2 3.1-compatible language (see
+ * docs/templates.md), parsed once per build, rendered on any thread.
+ *
+ * A tpl_loader finds templates by name (the site's templates/, then
+ * themes/<t>/templates/, then the default theme embedded in the binary),
+ * parses each once and caches it. Parsed templates are immutable: any number
+ * of threads may call tpl_render at once with the same loader, each with its
+ * own scratch arena and output buffer. */
+#ifndef SHEAF_TPL_H
+#define SHEAF_TPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag/diag.h"
+#include "tpl/value.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+typedef struct tpl_loader tpl_loader;
+typedef struct tpl_template tpl_template;
+
+/* A loader searching dirs[0..ndirs) in order (copied), then, when
+ * `embedded` is true, the embedded default theme's templates/. */
+tpl_loader *tpl_loader_new(const char *const *dirs, size_t ndirs, bool embedded);
+/* Frees the loader and every template it parsed. tpl_loader_free(NULL) is a
+ * no-op. */
+void tpl_loader_free(tpl_loader *l);
+/* Adds a template from memory under `name` (wins over files); the text is
+ * copied. Used by tests and by `sheaf render`. */
+void tpl_loader_add(tpl_loader *l, const char *name, const char *text, size_t len);
+/* Whether a template of that name can be found (without parsing it). */
+bool tpl_loader_exists(tpl_loader *l, const char *name);
+
+/* Finds and parses `name` and every template it names statically (extends,
+ * include, import with string literals), once; later calls return the cached
+ * template. Returns NULL after reporting `path:line:col: error: …` to d
+ * (a missing template names every path tried). Thread-safe. Owned by the
+ * loader. */
+const tpl_template *tpl_load(tpl_loader *l, const char *name, diag_list *d);
+
+/* What the sheaf filters need to know about the site. */
+typedef struct tpl_options {
+    const char *base_url; /* absolute_url / relative_url; e.g. "https://x.io/notes/" */
+} tpl_options;
+
+/* Renders t with the top-level variables in `vars` (may be NULL) into out
+ * (appended). Temporaries go to `scratch`, which the caller resets after
+ * the page. Errors (template:line:col, plus a note naming `context`, e.g. the
+ * page being rendered, when context is not NULL) go to d; returns false on
+ * error, leaving partial output in out. */
+bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const tpl_options *opt,
+                const char *context, arena *scratch, buf *out, diag_list *d);
+
+/* Appends s HTML-escaped as Jinja2/markupsafe does (& < > " ' → entities). */
+void tpl_escape_html(buf *out, const char *s, size_t n);
+
+#endif
