@@ -1,0 +1,48 @@
+#!/bin/sh
+# deps.sh — install what is missing, with Debian's apt (run as root).
+#   scripts/deps.sh build   the libraries and tools needed to build sheaf
+#   scripts/deps.sh test    the above plus what the test suite uses
+# Installs nothing when everything is already there, so it is cheap to run.
+set -eu
+
+build_pkgs="build-essential cmake pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libutf8proc-dev"
+test_pkgs="$build_pkgs clang python3 python3-jinja2 python3-yaml nginx rsync chromium default-jre-headless nodejs npm valgrind"
+
+case "${1:-build}" in
+    build) want=$build_pkgs ;;
+    test) want=$test_pkgs ;;
+    *) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+    # npm may come from outside Debian (e.g. a newer Node.js install): a
+    # working command is enough.
+    case $p in
+        nodejs) command -v node >/dev/null 2>&1 && continue ;;
+        npm) command -v npm >/dev/null 2>&1 && continue ;;
+    esac
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "deps.sh: missing Debian packages:$missing (run this script as root, or install them)" >&2
+        exit 1
+    fi
+    echo "deps.sh: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086
+    apt-get install -y -q --no-install-recommends $missing
+fi
+
+if [ "${1:-build}" = test ]; then
+    # The browser driver and the HTML checker, pinned in tests/package-lock.json.
+    here=$(cd "$(dirname "$0")/.." && pwd)
+    if [ ! -f "$here/tests/node_modules/vnu-jar/build/dist/vnu.jar" ] ||
+       [ ! -d "$here/tests/node_modules/playwright-core" ]; then
+        echo "deps.sh: installing the test suite's npm packages into tests/node_modules"
+        npm ci --prefix "$here/tests" --no-audit --no-fund --ignore-scripts
+    fi
+fi
