@@ -1,0 +1,55 @@
+#!/bin/sh
+# bench/run.sh — clean-build benchmark of sheaf against Hugo and the cmark
+# "floor" (cmark + one file write per post, one thread) on the same corpus.
+#
+#   bench/run.sh [SIZE…]            default sizes: 1000 10000
+#   RUNS=5 WORK=/tmp/sheaf-bench SHEAF=build/sheaf bench/run.sh 1000 10000 100000
+#   NO_HUGO=1 bench/run.sh 100000   skip Hugo (at 100,000 posts it needs ~25 GB)
+#
+# Corpora come from bench/gen_corpus.py (deterministic: same posts, dates,
+# tags and links in the native and the Hugo flavour). Each build runs RUNS
+# times after a warm-up with its output folder removed first; then one more
+# run under GNU time gives peak RSS. Needs hyperfine, hugo, /usr/bin/time, a
+# C compiler and libcmark-dev (for the floor).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+WORK=${WORK:-${TMPDIR:-/tmp}/sheaf-bench}
+RUNS=${RUNS:-5}
+SHEAF=${SHEAF:-$root/build/sheaf}
+case $SHEAF in /*) ;; *) SHEAF=$(pwd)/$SHEAF ;; esac
+[ -x "$SHEAF" ] || { echo "bench: no sheaf binary at $SHEAF (build it first)" >&2; exit 1; }
+[ $# -gt 0 ] || set -- 1000 10000
+mkdir -p "$WORK/corpora" "$WORK/out" "$WORK/results"
+cc -O2 -o "$WORK/floor" "$here/floor.c" -lcmark
+
+gen() { # flavor size
+    [ -d "$WORK/corpora/$1-$2" ] ||
+        python3 "$here/gen_corpus.py" --posts "$2" --out "$WORK/corpora/$1-$2" --flavor "$1" >/dev/null
+}
+
+measure() { # name size command…
+    name=$1 n=$2; shift 2
+    out="$WORK/out/$name-$n"
+    hyperfine -N --style basic --warmup 1 --runs "$RUNS" --prepare "rm -rf $out" \
+        --export-json "$WORK/results/$name-$n.json" --command-name "$name-$n" "$*" >/dev/null
+    rm -rf "$out"
+    /usr/bin/time -f '%M' -o "$WORK/results/$name-$n.rss" "$@" >/dev/null 2>&1
+}
+
+for n in "$@"; do
+    gen native "$n"
+    c="$WORK/corpora/native-$n"
+    echo "== $n posts"
+    measure floor "$n" "$WORK/floor" "$c/content/posts" "$WORK/out/floor-$n"
+    measure sheaf "$n" "$SHEAF" build -q -s "$c" -o "$WORK/out/sheaf-$n"
+    measure sheaf1 "$n" "$SHEAF" build -q -j 1 -s "$c" -o "$WORK/out/sheaf1-$n"
+    if [ -z "${NO_HUGO:-}" ] && command -v hugo >/dev/null; then
+        gen hugo "$n"
+        measure hugo "$n" hugo --quiet -s "$WORK/corpora/hugo-$n" -d "$WORK/out/hugo-$n"
+    fi
+    # Where sheaf's time goes, and that a second build rewrites nothing.
+    "$SHEAF" build -s "$c" -o "$WORK/out/sheaf-$n" >/dev/null
+    "$SHEAF" build --stats -s "$c" -o "$WORK/out/sheaf-$n" > "$WORK/results/sheaf-$n.stats" 2>&1 || true
+done
+python3 "$here/summarize.py" "$WORK/results" "$@"
