@@ -1,0 +1,102 @@
+/* deploy: publishing a freshly built output folder.
+ *
+ * `sheaf deploy` builds into a fresh folder, then syncs it to the site's
+ * deploy target. A local target is synced here: plan (compare the two trees
+ * by size and content) then apply (each new or changed file is written to a
+ * temporary name in its own folder and renamed over the old one, then stale
+ * files and folders are removed), so an interrupted deploy leaves only
+ * complete files behind. A remote target (`host:path`) is handed to rsync,
+ * run without a shell. A top-level `.git` in the target is never touched, so
+ * a checkout of a gh-pages branch can be a target. */
+#ifndef SHEAF_DEPLOY_H
+#define SHEAF_DEPLOY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag/diag.h"
+#include "util/buf.h"
+
+typedef enum deploy_action {
+    DEPLOY_ADD,    /* a file the target lacks */
+    DEPLOY_CHANGE, /* a file whose size or bytes differ (or a folder there) */
+    DEPLOY_REMOVE  /* a file or folder no longer produced */
+} deploy_action;
+
+typedef struct deploy_item {
+    deploy_action action;
+    bool dir;   /* DEPLOY_REMOVE of a folder (its contents come before it) */
+    char *path; /* relative to both roots, '/'-separated; owned by the plan */
+} deploy_item;
+
+/* What a sync would do. Items are in apply order: files to write (in tree
+ * order), then removals, deepest first. Counts are of files, except that
+ * `removed` also counts folders. */
+typedef struct deploy_plan {
+    deploy_item *items;
+    size_t len, cap;
+    size_t added, changed, removed, unchanged;
+} deploy_plan;
+
+#define DEPLOY_PLAN_INIT { NULL, 0, 0, 0, 0, 0, 0 }
+
+/* Frees the items; the plan is DEPLOY_PLAN_INIT again. NULL is a no-op. */
+void deploy_plan_free(deploy_plan *p);
+
+/* Whether target names an rsync destination (`host:path`, `user@host:path`,
+ * `rsync://…`) rather than a local folder: as rsync decides, a ':' before
+ * any '/'. */
+bool deploy_is_remote(const char *target);
+
+/* Refuses a local target that would destroy the site or the build: the site
+ * folder itself or a folder above it, the build folder, a folder inside the
+ * build folder, or one above it. Paths need not exist (the target usually
+ * does not yet); they are compared after resolving what exists. Returns
+ * false after reporting why to d. */
+bool deploy_check_target(const char *site_dir, const char *build_dir, const char *target,
+                         diag_list *d);
+
+/* Compares the tree at src with the tree at target (which may be missing)
+ * and fills p (which must be DEPLOY_PLAN_INIT). Symbolic links in the target
+ * are never followed: they count as files to replace or remove. Returns
+ * false after reporting to d when a folder cannot be read. */
+bool deploy_plan_make(const char *src, const char *target, deploy_plan *p, diag_list *d);
+
+/* Carries out p: creates target (its parent must exist) and folders as
+ * needed, writes each added or changed file to a temporary name beside it
+ * and renames it into place, then removes stale files and folders. Stops at
+ * the first failure, after reporting it to d, leaving every file in target
+ * either as it was or complete; returns false then. `max_ops` > 0 stops
+ * (successfully) after that many items, as an interruption would: tests use
+ * it; callers pass 0. */
+bool deploy_apply(const char *src, const char *target, const deploy_plan *p, size_t max_ops,
+                  diag_list *d);
+
+/* Appends one line per item, `+ path`, `~ path` or `- path` (folders end
+ * in '/'), for --dry-run. */
+void deploy_plan_list(const deploy_plan *p, buf *out);
+
+/* Appends the summary line (no newline):
+ * `deployed to DIR: 3 added, 1 changed, 2 removed` (or `would deploy …`). */
+void deploy_plan_summary(const deploy_plan *p, const char *target, bool dry_run, buf *out);
+
+/* Builds the rsync command line for copying the contents of src to the
+ * remote target: `rsync -rlc --delete --delay-updates --chmod=D755,F644 -p
+ * --exclude=/.git [--dry-run --itemize-changes] SRC/ TARGET`. `rsync` names
+ * the program (NULL: "rsync" on PATH). Returns a NULL-terminated vector;
+ * the caller frees it with deploy_argv_free. */
+char **deploy_rsync_argv(const char *rsync, const char *src, const char *target, bool dry_run);
+void deploy_argv_free(char **argv);
+
+/* Runs rsync (as deploy_rsync_argv builds it, no shell), passing its
+ * standard output through to `out` (appended). When rsync is missing, or
+ * exits non-zero, reports an error to d quoting what rsync wrote on stderr,
+ * and returns false. rsync honours RSYNC_RSH from the environment. */
+bool deploy_rsync(const char *rsync, const char *src, const char *target, bool dry_run, buf *out,
+                  diag_list *d);
+
+/* Removes the tree at path (not following symbolic links). Returns false
+ * when something could not be removed; a missing path is fine. */
+bool deploy_remove_tree(const char *path);
+
+#endif

@@ -1,0 +1,514 @@
+/* deploy_sync: syncing a fresh build to a local folder.
+ *
+ * The plan walks both trees in name order and compares files by size, then
+ * by bytes (the build folder is fresh, so mtimes and inodes say nothing).
+ * Applying writes every new or changed file to a temporary name in its own
+ * folder and renames it into place, and only then removes what is stale, so
+ * at every moment each file in the target is an old or a new complete one.
+ * A temporary file left by a killed deploy is stale to the next plan and is
+ * removed then. Nothing outside the target is ever written or removed:
+ * symbolic links in the target are replaced or unlinked, never followed. */
+#include "deploy/deploy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+void deploy_plan_free(deploy_plan *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->len; i++)
+        free(p->items[i].path);
+    free(p->items);
+    *p = (deploy_plan)DEPLOY_PLAN_INIT;
+}
+
+static void plan_add(deploy_plan *p, deploy_action a, bool dir, const char *path)
+{
+    if (p->len == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 32;
+        p->items = xrealloc(p->items, p->cap * sizeof *p->items);
+    }
+    p->items[p->len++] = (deploy_item){ a, dir, xstrdup(path) };
+}
+
+bool deploy_is_remote(const char *target)
+{
+    if (!strncmp(target, "rsync://", 8))
+        return true;
+    const char *colon = strchr(target, ':');
+    const char *slash = strchr(target, '/');
+    return colon && colon != target && (!slash || colon < slash);
+}
+
+/* ---- path resolution for the safety check ---- */
+
+/* Appends the '/'-separated components of s to the absolute path in out,
+ * handling "." and ".." lexically. */
+static void path_push(buf *out, const char *s)
+{
+    while (*s) {
+        while (*s == '/')
+            s++;
+        const char *e = s;
+        while (*e && *e != '/')
+            e++;
+        size_t n = (size_t)(e - s);
+        if (n == 0)
+            break;
+        if (n == 1 && s[0] == '.') {
+        } else if (n == 2 && s[0] == '.' && s[1] == '.') {
+            char *slash = strrchr(out->data, '/');
+            buf_truncate(out, slash && slash != out->data ? (size_t)(slash - out->data) : 1);
+        } else {
+            if (out->len > 1)
+                buf_putc(out, '/');
+            buf_put(out, s, n);
+        }
+        s = e;
+    }
+}
+
+/* An absolute, normalised form of path: its longest existing prefix
+ * resolved through realpath, the rest appended. Caller frees. */
+static char *resolve_path(const char *path)
+{
+    buf abs = BUF_INIT;
+    buf_putc(&abs, '/');
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd))
+            path_push(&abs, cwd);
+    }
+    path_push(&abs, path);
+    /* Find the longest prefix that exists. */
+    size_t cut = abs.len;
+    char *real = NULL;
+    for (;;) {
+        char save = abs.data[cut];
+        abs.data[cut] = '\0';
+        real = realpath(cut ? abs.data : "/", NULL);
+        abs.data[cut] = save;
+        if (real || cut <= 1)
+            break;
+        while (cut > 1 && abs.data[cut - 1] != '/')
+            cut--;
+        if (cut > 1)
+            cut--; /* drop the '/' too */
+    }
+    buf out = BUF_INIT;
+    buf_puts(&out, real ? real : "/");
+    free(real);
+    if (cut < abs.len)
+        path_push(&out, abs.data + cut);
+    buf_release(&abs);
+    return buf_detach(&out, NULL);
+}
+
+/* Whether a is b or lies inside it. */
+static bool inside(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    if (n == 1 && b[0] == '/')
+        return true;
+    return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+bool deploy_check_target(const char *site_dir, const char *build_dir, const char *target,
+                         diag_list *d)
+{
+    char *t = resolve_path(target);
+    char *s = resolve_path(site_dir ? site_dir : ".");
+    char *b = build_dir ? resolve_path(build_dir) : NULL;
+    bool ok = true;
+    if (inside(s, t)) {
+        diag_error(d, NULL, 0, 0,
+                   "deploy target '%s' is the site folder or a folder above it: syncing there "
+                   "would delete the site's own files; choose a folder of its own",
+                   target);
+        ok = false;
+    } else if (b && (inside(t, b) || inside(b, t))) {
+        diag_error(d, NULL, 0, 0,
+                   "deploy target '%s' overlaps the build folder '%s'; choose another folder",
+                   target, build_dir);
+        ok = false;
+    }
+    free(t);
+    free(s);
+    free(b);
+    return ok;
+}
+
+/* ---- planning ---- */
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted names in folder `dir` (without . and ..), or NULL with
+ * errno set. *n gets the count. Caller frees with free_names. */
+static char **list_dir(const char *dir, size_t *n)
+{
+    DIR *dp = opendir(dir);
+    *n = 0;
+    if (!dp)
+        return NULL;
+    size_t cap = 16;
+    char **names = xmalloc(cap * sizeof *names);
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (*n == cap)
+            names = xrealloc(names, (cap *= 2) * sizeof *names);
+        names[(*n)++] = xstrdup(e->d_name);
+    }
+    closedir(dp);
+    qsort(names, *n, sizeof *names, name_cmp);
+    return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static bool has_name(char **names, size_t n, const char *name)
+{
+    return names && bsearch(&name, names, n, sizeof *names, name_cmp) != NULL;
+}
+
+/* Whether two regular files hold the same bytes (sizes already equal). */
+static bool same_bytes(const char *a, const char *b)
+{
+    int fa = open(a, O_RDONLY | O_CLOEXEC);
+    int fb = fa < 0 ? -1 : open(b, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    bool same = fa >= 0 && fb >= 0;
+    static const size_t chunk = 1 << 16;
+    char *ba = same ? xmalloc(2 * chunk) : NULL;
+    char *bb = ba ? ba + chunk : NULL;
+    while (same) {
+        ssize_t na = read(fa, ba, chunk);
+        if (na <= 0) {
+            same = na == 0 && read(fb, bb, 1) == 0;
+            break;
+        }
+        size_t got = 0;
+        while (got < (size_t)na) {
+            ssize_t nb = read(fb, bb + got, (size_t)na - got);
+            if (nb <= 0)
+                break;
+            got += (size_t)nb;
+        }
+        same = got == (size_t)na && !memcmp(ba, bb, got);
+    }
+    free(ba);
+    if (fa >= 0)
+        close(fa);
+    if (fb >= 0)
+        close(fb);
+    return same;
+}
+
+/* Records the removal of everything in the target folder `tdir` (relative
+ * path `rel`), contents before the folder itself. */
+static void plan_remove_tree(buf *tdir, buf *rel, deploy_plan *p, diag_list *d);
+
+static void join(buf *b, size_t keep, const char *name)
+{
+    buf_truncate(b, keep);
+    if (b->len && b->data[b->len - 1] != '/')
+        buf_putc(b, '/');
+    buf_puts(b, name);
+}
+
+static void plan_remove_entry(buf *tdir, buf *rel, const char *name, deploy_plan *p,
+                              diag_list *d)
+{
+    size_t tl = tdir->len, rl = rel->len;
+    join(tdir, tl, name);
+    join(rel, rl, name);
+    struct stat st;
+    if (lstat(tdir->data, &st) == 0 && S_ISDIR(st.st_mode))
+        plan_remove_tree(tdir, rel, p, d);
+    else
+        plan_add(p, DEPLOY_REMOVE, false, rel->data), p->removed++;
+    buf_truncate(tdir, tl);
+    buf_truncate(rel, rl);
+}
+
+static void plan_remove_tree(buf *tdir, buf *rel, deploy_plan *p, diag_list *d)
+{
+    size_t n;
+    char **names = list_dir(tdir->data, &n);
+    if (!names)
+        diag_error(d, tdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
+    for (size_t i = 0; i < n; i++)
+        plan_remove_entry(tdir, rel, names[i], p, d);
+    free_names(names, n);
+    plan_add(p, DEPLOY_REMOVE, true, rel->data);
+    p->removed++;
+}
+
+/* Plans the folder `rel` of both trees. `tdir_ok`: the target has a real
+ * folder there. Removals go to `rm` to be appended after all writes. */
+static void plan_dir(buf *sdir, buf *tdir, buf *rel, bool tdir_ok, deploy_plan *p,
+                     deploy_plan *rm, diag_list *d)
+{
+    size_t ns, nt = 0;
+    char **snames = list_dir(sdir->data, &ns);
+    if (!snames) {
+        diag_error(d, sdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
+        return;
+    }
+    char **tnames = tdir_ok ? list_dir(tdir->data, &nt) : NULL;
+    if (tdir_ok && !tnames)
+        diag_error(d, tdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
+    size_t sl = sdir->len, tl = tdir->len, rl = rel->len;
+    for (size_t i = 0; i < ns; i++) {
+        join(sdir, sl, snames[i]);
+        join(tdir, tl, snames[i]);
+        join(rel, rl, snames[i]);
+        struct stat ss, ts;
+        bool t_exists = has_name(tnames, nt, snames[i]) && lstat(tdir->data, &ts) == 0;
+        if (stat(sdir->data, &ss) != 0) {
+            diag_error(d, sdir->data, 0, 0, "cannot read: %s", strerror(errno));
+        } else if (S_ISDIR(ss.st_mode)) {
+            bool t_dir = t_exists && S_ISDIR(ts.st_mode);
+            if (t_exists && !t_dir)
+                plan_add(rm, DEPLOY_REMOVE, false, rel->data), rm->removed++;
+            plan_dir(sdir, tdir, rel, t_dir, p, rm, d);
+        } else if (S_ISREG(ss.st_mode)) {
+            if (!t_exists) {
+                plan_add(p, DEPLOY_ADD, false, rel->data);
+                p->added++;
+            } else if (!S_ISREG(ts.st_mode) || ts.st_size != ss.st_size ||
+                       !same_bytes(sdir->data, tdir->data)) {
+                plan_add(p, DEPLOY_CHANGE, false, rel->data);
+                p->changed++;
+            } else {
+                p->unchanged++;
+            }
+        }
+        /* Sockets, fifos and devices are not site output: skipped. */
+    }
+    buf_truncate(sdir, sl);
+    buf_truncate(tdir, tl);
+    buf_truncate(rel, rl);
+    for (size_t i = 0; i < nt; i++) {
+        if (rl == 0 && !strcmp(tnames[i], ".git"))
+            continue;
+        if (!has_name(snames, ns, tnames[i]))
+            plan_remove_entry(tdir, rel, tnames[i], rm, d);
+    }
+    free_names(snames, ns);
+    free_names(tnames, nt);
+}
+
+bool deploy_plan_make(const char *src, const char *target, deploy_plan *p, diag_list *d)
+{
+    size_t before = diag_error_count(d);
+    buf sdir = BUF_INIT, tdir = BUF_INIT, rel = BUF_INIT;
+    buf_puts(&sdir, src);
+    buf_puts(&tdir, target);
+    struct stat st;
+    bool t_dir = lstat(target, &st) == 0 && S_ISDIR(st.st_mode);
+    if (lstat(target, &st) == 0 && !S_ISDIR(st.st_mode))
+        diag_error(d, NULL, 0, 0, "deploy target '%s' is not a folder", target);
+    else {
+        deploy_plan rm = DEPLOY_PLAN_INIT;
+        plan_dir(&sdir, &tdir, &rel, t_dir, p, &rm, d);
+        for (size_t i = 0; i < rm.len; i++) {
+            plan_add(p, rm.items[i].action, rm.items[i].dir, rm.items[i].path);
+        }
+        p->removed += rm.removed;
+        deploy_plan_free(&rm);
+    }
+    buf_release(&sdir);
+    buf_release(&tdir);
+    buf_release(&rel);
+    return diag_error_count(d) == before;
+}
+
+/* ---- applying ---- */
+
+bool deploy_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path) == 0 || errno == ENOENT;
+    size_t n;
+    char **names = list_dir(path, &n);
+    bool ok = names != NULL;
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        buf_reset(&b);
+        buf_printf(&b, "%s/%s", path, names[i]);
+        ok = deploy_remove_tree(b.data) && ok;
+    }
+    buf_release(&b);
+    free_names(names, n);
+    return (rmdir(path) == 0 || errno == ENOENT) && ok;
+}
+
+/* Makes every folder on the way to target/rel's parent, replacing a file
+ * or link that is in the way (the plan removes it anyway). */
+static bool make_parents(const char *target, const char *rel, diag_list *d)
+{
+    buf b = BUF_INIT;
+    buf_puts(&b, target);
+    const char *s = rel;
+    bool ok = true;
+    for (const char *slash; ok && (slash = strchr(s, '/')); s = slash + 1) {
+        buf_putc(&b, '/');
+        buf_put(&b, s, (size_t)(slash - s));
+        struct stat st;
+        if (lstat(b.data, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                continue;
+            unlink(b.data);
+        }
+        if (mkdir(b.data, 0755) != 0) {
+            diag_error(d, b.data, 0, 0, "cannot create folder: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    buf_release(&b);
+    return ok;
+}
+
+/* Copies src to dest through a temporary file beside dest and a rename. */
+static bool copy_file(const char *src, const char *dest, diag_list *d)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        diag_error(d, src, 0, 0, "cannot read: %s", strerror(errno));
+        return false;
+    }
+    buf tmp = BUF_INIT;
+    const char *slash = strrchr(dest, '/');
+    size_t dl = slash ? (size_t)(slash - dest + 1) : 0;
+    buf_put(&tmp, dest, dl);
+    buf_printf(&tmp, ".%s.sheaf-XXXXXX", dest + dl);
+    int out = mkostemp(tmp.data, O_CLOEXEC);
+    bool ok = out >= 0;
+    if (!ok)
+        diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
+    static char chunk[1 << 16];
+    while (ok) {
+        ssize_t n = read(in, chunk, sizeof chunk);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            diag_error(d, src, 0, 0, "cannot read: %s", strerror(errno));
+            ok = false;
+            break;
+        }
+        for (ssize_t w = 0; ok && w < n;) {
+            ssize_t k = write(out, chunk + w, (size_t)(n - w));
+            if (k < 0) {
+                diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
+                ok = false;
+            } else {
+                w += k;
+            }
+        }
+    }
+    close(in);
+    if (out >= 0) {
+        if (ok && fchmod(out, 0644) != 0)
+            ok = false;
+        if (close(out) != 0 && ok) {
+            diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    if (ok && rename(tmp.data, dest) != 0) {
+        /* A folder (or a non-empty one) stands where the file goes. */
+        struct stat st;
+        if (lstat(dest, &st) == 0 && S_ISDIR(st.st_mode) && deploy_remove_tree(dest) &&
+            rename(tmp.data, dest) == 0) {
+        } else {
+            diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    if (!ok && out >= 0)
+        unlink(tmp.data);
+    buf_release(&tmp);
+    return ok;
+}
+
+static bool remove_item(const char *path, bool dir, diag_list *d)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return true; /* already gone, or a folder on its way was replaced */
+    if (dir != (bool)S_ISDIR(st.st_mode))
+        return true; /* a write put the other kind of thing there */
+    if (dir ? (rmdir(path) == 0 || deploy_remove_tree(path)) : unlink(path) == 0)
+        return true;
+    diag_error(d, path, 0, 0, "cannot remove: %s", strerror(errno));
+    return false;
+}
+
+bool deploy_apply(const char *src, const char *target, const deploy_plan *p, size_t max_ops,
+                  diag_list *d)
+{
+    struct stat st;
+    if (lstat(target, &st) != 0) {
+        if (mkdir(target, 0755) != 0) {
+            diag_error(d, NULL, 0, 0, "cannot create deploy target '%s': %s", target,
+                       strerror(errno));
+            return false;
+        }
+    } else if (!S_ISDIR(st.st_mode)) {
+        diag_error(d, NULL, 0, 0, "deploy target '%s' is not a folder", target);
+        return false;
+    }
+    buf s = BUF_INIT, t = BUF_INIT;
+    bool ok = true;
+    for (size_t i = 0; ok && i < p->len && (max_ops == 0 || i < max_ops); i++) {
+        const deploy_item *it = &p->items[i];
+        buf_reset(&t);
+        buf_printf(&t, "%s/%s", target, it->path);
+        if (it->action == DEPLOY_REMOVE) {
+            ok = remove_item(t.data, it->dir, d);
+        } else {
+            buf_reset(&s);
+            buf_printf(&s, "%s/%s", src, it->path);
+            ok = make_parents(target, it->path, d) && copy_file(s.data, t.data, d);
+        }
+    }
+    buf_release(&s);
+    buf_release(&t);
+    return ok;
+}
+
+void deploy_plan_list(const deploy_plan *p, buf *out)
+{
+    for (size_t i = 0; i < p->len; i++) {
+        const deploy_item *it = &p->items[i];
+        char c = it->action == DEPLOY_ADD ? '+' : it->action == DEPLOY_CHANGE ? '~' : '-';
+        buf_printf(out, "%c %s%s\n", c, it->path, it->dir ? "/" : "");
+    }
+}
+
+void deploy_plan_summary(const deploy_plan *p, const char *target, bool dry_run, buf *out)
+{
+    buf_printf(out, "%s to %s: %zu added, %zu changed, %zu removed",
+               dry_run ? "would deploy" : "deployed", target, p->added, p->changed, p->removed);
+}
