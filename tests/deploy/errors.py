@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Error and edge cases of `sheaf new` and `sheaf deploy`, checked word for
+word: a non-empty folder for `new site`, an existing post, a title with no
+letters, the site's own archetype (and a bad placeholder in it), a missing
+deploy target, a target that is the site itself, a failed build (deploys
+nothing), rsync missing, and an unreachable rsync destination (the remote
+shell fails at once through RSYNC_RSH, so no DNS wait).
+
+usage: errors.py path/to/sheaf
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, timeout=60, **kw)
+
+
+def expect(what, got, want):
+    if got != want:
+        failures.append(f"{what}:\n  got:  {got!r}\n  want: {want!r}")
+
+
+def tree(path):
+    out = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out.append((os.path.relpath(p, path), fh.read()))
+    return out
+
+
+def main():
+    sheaf = os.path.abspath(sys.argv[1])
+    tmp = tempfile.mkdtemp(prefix="sheaf-errors-")
+    env = dict(os.environ, TMPDIR=tmp, NO_COLOR="1")
+    try:
+        # new site refuses a non-empty folder and writes nothing.
+        full = os.path.join(tmp, "full")
+        os.makedirs(full)
+        with open(os.path.join(full, "notes.txt"), "w") as f:
+            f.write("mine\n")
+        p = run([sheaf, "new", "site", full], env=env)
+        expect("new site: status", p.returncode, 1)
+        expect("new site: message", p.stderr,
+               f"{full}: error: folder is not empty: `sheaf new site` creates a site only in "
+               "a new or empty folder, so nothing was written\n")
+        expect("new site: nothing written", sorted(os.listdir(full)), ["notes.txt"])
+
+        # An empty folder is fine.
+        site = os.path.join(tmp, "site")
+        os.makedirs(site)
+        p = run([sheaf, "new", "site", site], env=env)
+        expect("new site in an empty folder: status", p.returncode, 0)
+
+        # new post refuses to overwrite.
+        p = run([sheaf, "new", "post", "-s", site, "Twice"], env=env)
+        expect("new post: status", p.returncode, 0)
+        path = p.stdout.strip()
+        with open(path, "a") as f:
+            f.write("my words\n")
+        before = open(path).read()
+        p = run([sheaf, "new", "post", "-s", site, "Twice"], env=env)
+        expect("existing post: status", p.returncode, 1)
+        expect("existing post: message", p.stderr,
+               f"{path}: error: already exists: sheaf does not overwrite it; choose another "
+               "title or edit that file\n")
+        expect("existing post: unchanged", open(path).read(), before)
+
+        # Front matter of a new post.
+        p = run([sheaf, "new", "post", "-s", site, 'Say "hi"', "--tags", "a, b c", "--draft"],
+                env=env)
+        text = open(p.stdout.strip()).read()
+        m = re.fullmatch(r'---\ntitle: "Say \\"hi\\""\n'
+                         r"date: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d\n"
+                         r'tags: \["a", "b c"\]\ndraft: true\n---\n\n', text)
+        expect("new post: front matter", bool(m), True) if m else expect(
+            "new post: front matter", text, "(title, date, tags, draft)")
+        expect("new post: file name", bool(re.search(r"/content/posts/\d{4}-\d\d-\d\d-say-hi\.md$",
+                                                     p.stdout.strip())), True)
+
+        # A title with no letters or digits falls back to "post".
+        p = run([sheaf, "new", "post", "-s", site, "???"], env=env)
+        expect("empty slug: status", p.returncode, 0)
+        expect("empty slug: falls back to post", p.stdout.strip().endswith("-post.md"), True)
+
+        # The site's archetype wins over the built-in one.
+        arch = os.path.join(site, "templates", "new-post.md")
+        with open(arch, "w") as f:
+            f.write('---\ntitle: "{{ title }}"\nslug: {{slug}}\ndate: {{ date }}\n---\n'
+                    "# {{ title }}\n")
+        p = run([sheaf, "new", "post", "-s", site, "From the archetype"], env=env)
+        text = open(p.stdout.strip()).read()
+        expect("archetype", re.sub(r"date: .*", "date: D", text),
+               '---\ntitle: "From the archetype"\nslug: from-the-archetype\ndate: D\n---\n'
+               "# From the archetype\n")
+        with open(arch, "a") as f:
+            f.write("by {{ author }}\n")
+        p = run([sheaf, "new", "post", "-s", site, "Bad archetype"], env=env)
+        expect("bad archetype: status", p.returncode, 1)
+        expect("bad archetype: message", p.stderr,
+               f"{arch}:7:4: error: unknown placeholder '{{{{ author }}}}': an archetype may use "
+               "{{ title }}, {{ date }}, {{ slug }}, {{ tags }} and {{ draft }}\n")
+        os.remove(arch)
+
+        # deploy without deploy.target.
+        p = run([sheaf, "deploy", "-s", site], env=env)
+        expect("missing target: status", p.returncode, 1)
+        expect("missing target: message", p.stderr,
+               f"{site}/site.yaml: error: no deploy target: set deploy.target in site.yaml to a "
+               "folder or to an rsync destination host:path\n")
+
+        yaml = os.path.join(site, "site.yaml")
+        base_yaml = open(yaml).read()
+
+        def set_target(t):
+            with open(yaml, "w") as f:
+                f.write(base_yaml + f"\ndeploy:\n  target: {t}\n")
+
+        # deploy refuses the site folder itself (or one above it).
+        for t in (".", ".."):
+            set_target(t)
+            p = run([sheaf, "deploy", "-s", site], env=env)
+            expect(f"target {t}: status", p.returncode, 1)
+            expect(f"target {t}: message", p.stderr,
+                   f"sheaf: error: deploy target '{site}/{t}' is the site folder or a folder "
+                   "above it: syncing there would delete the site's own files; choose a folder "
+                   "of its own\n")
+
+        # A failed build deploys nothing.
+        www = os.path.join(tmp, "www")
+        os.makedirs(www)
+        with open(os.path.join(www, "index.html"), "w") as f:
+            f.write("the live site\n")
+        set_target("../www")
+        bad = os.path.join(site, "content", "posts", "2024-01-01-broken.md")
+        with open(bad, "w") as f:
+            f.write("---\ntitle: Broken\n---\n\nSee [nothing](no-such-post.md).\n")
+        p = run([sheaf, "deploy", "-s", site], env=env)
+        expect("failed build: status", p.returncode, 1)
+        expect("failed build: last line", p.stderr.splitlines()[-1:],
+               ["sheaf: error: the build failed, so nothing was deployed"])
+        expect("failed build: target untouched", tree(www),
+               [("index.html", b"the live site\n")])
+        os.remove(bad)
+
+        # rsync destinations.
+        set_target("nosuchhost.invalid:/srv/notes")
+        p = run([sheaf, "deploy", "-s", site], env=dict(env, PATH="/nonexistent"))
+        expect("rsync missing: status", p.returncode, 1)
+        expect("rsync missing: message", p.stderr,
+               "sheaf: error: cannot deploy to 'nosuchhost.invalid:/srv/notes': rsync is not "
+               "installed (install the rsync package, or deploy to a local folder)\n")
+        p = run([sheaf, "deploy", "-s", site], env=dict(env, RSYNC_RSH="false"))
+        expect("unreachable host: status", p.returncode, 1)
+        want = ("sheaf: error: rsync to 'nosuchhost.invalid:/srv/notes' failed (exit status 12): "
+                "rsync: connection unexpectedly closed")
+        expect("unreachable host: message", p.stderr[:len(want)], want)
+        expect("no build folder left behind",
+               [n for n in os.listdir(tmp) if n.startswith("sheaf-deploy-")], [])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("\n".join("FAIL " + f for f in failures))
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
