@@ -164,6 +164,26 @@ def main():
         want = ("sheaf: error: rsync to 'nosuchhost.invalid:/srv/notes' failed (exit status 12): "
                 "rsync: connection unexpectedly closed")
         expect("unreachable host: message", p.stderr[:len(want)], want)
+
+        # A working rsync destination: a "remote shell" that runs the command
+        # here stands in for ssh.
+        rsh = os.path.join(tmp, "rsh")
+        with open(rsh, "w") as f:
+            f.write('#!/bin/sh\nshift\nexec "$@"\n')
+        os.chmod(rsh, 0o755)
+        remote = os.path.join(tmp, "remote")
+        os.makedirs(remote)
+        with open(os.path.join(remote, "stale.html"), "w") as f:
+            f.write("stale\n")
+        set_target(f"localhost:{remote}")
+        p = run([sheaf, "deploy", "-s", site], env=dict(env, RSYNC_RSH=rsh))
+        expect("rsync deploy: status", p.returncode, 0)
+        expect("rsync deploy: summary", p.stdout.splitlines()[-1:],
+               [f"deployed to localhost:{remote} with rsync"])
+        expect("rsync deploy: stale file removed",
+               os.path.exists(os.path.join(remote, "stale.html")), False)
+        expect("rsync deploy: .nojekyll", os.path.exists(os.path.join(remote, ".nojekyll")), True)
+        expect("rsync deploy: home page", os.path.exists(os.path.join(remote, "index.html")), True)
         expect("no build folder left behind",
                [n for n in os.listdir(tmp) if n.startswith("sheaf-deploy-")], [])
     finally:
