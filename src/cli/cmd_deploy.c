@@ -1,0 +1,203 @@
+/* cmd_deploy: `sheaf deploy` — build the site into a fresh folder, then
+ * sync that folder to `deploy.target` from site.yaml (a local folder, or an
+ * rsync destination host:path). A failed build deploys nothing. The output
+ * always holds a `.nojekyll` file so GitHub Pages serves it as it is. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "deploy/deploy.h"
+#include "fm/fm.h"
+#include "render/build.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static const char deploy_usage[] =
+    "usage: sheaf deploy [-s DIR] [--dry-run] [--base-url URL] [-q]\n"
+    "\n"
+    "Builds the site into a fresh folder, then syncs it to deploy.target in\n"
+    "site.yaml: a local folder (relative to the site) or an rsync destination\n"
+    "host:path. Files no longer produced are removed from the target.\n"
+    "\n"
+    "  -s, --site DIR   the site folder (default: .)\n"
+    "  -n, --dry-run    list what would be added, changed and removed; change nothing\n"
+    "  --base-url URL   override base_url from site.yaml\n"
+    "  -q, --quiet      print nothing but errors\n"
+    "  -h, --help       show this help\n";
+
+/* Reads deploy.target from DIR/site.yaml into out (empty when not set).
+ * Returns false after reporting a file that cannot be read or parsed. */
+static bool read_target(const char *site_yaml, buf *out, diag_list *d)
+{
+    FILE *f = fopen(site_yaml, "rb");
+    if (!f)
+        return errno == ENOENT;
+    buf text = BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_put(&text, chunk, n);
+    fclose(f);
+    arena *a = arena_new();
+    tpl_value v;
+    bool ok = fm_parse_yaml(str_make(text.data, text.len), 1, site_yaml, a, &v, d);
+    if (ok && v.kind == TPL_MAP) {
+        tpl_value dep = tpl_map_get_cstr(v.u.map, "deploy");
+        tpl_value t = dep.kind == TPL_MAP ? tpl_map_get_cstr(dep.u.map, "target") : tpl_undefined();
+        if (t.kind == TPL_STRING)
+            buf_put(out, t.u.s, t.len);
+        else if (t.kind != TPL_UNDEFINED && t.kind != TPL_NONE) {
+            diag_error(d, site_yaml, 0, 0,
+                       "deploy.target must be a string: a folder or an rsync destination "
+                       "host:path");
+            ok = false;
+        }
+    }
+    arena_free(a);
+    buf_release(&text);
+    return ok;
+}
+
+static char *join2(const char *dir, const char *rel)
+{
+    buf b = BUF_INIT;
+    if (rel[0] != '/' && dir && strcmp(dir, "."))
+        buf_printf(&b, "%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
+    buf_puts(&b, rel);
+    return buf_detach(&b, NULL);
+}
+
+/* Adds an empty .nojekyll to the output unless the site made one. */
+static bool add_nojekyll(const char *out_dir, diag_list *d)
+{
+    char *p = join2(out_dir, ".nojekyll");
+    struct stat st;
+    bool ok = true;
+    if (stat(p, &st) != 0) {
+        FILE *f = fopen(p, "w");
+        if (!f || fclose(f) != 0) {
+            diag_error(d, p, 0, 0, "cannot create: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    free(p);
+    return ok;
+}
+
+/* Builds and syncs; returns true on success. */
+static bool run_deploy(const char *site, const char *base_url, bool dry_run, bool quiet,
+                       diag_list *d)
+{
+    char *site_yaml = join2(site, "site.yaml");
+    buf target = BUF_INIT;
+    bool ok = read_target(site_yaml, &target, d);
+    if (ok && target.len == 0) {
+        diag_error(d, site_yaml, 0, 0,
+                   "no deploy target: set deploy.target in site.yaml to a folder or to an "
+                   "rsync destination host:path");
+        ok = false;
+    }
+    bool remote = ok && deploy_is_remote(target.data);
+    char *dest = ok ? (remote ? xstrdup(target.data) : join2(site, target.data)) : NULL;
+
+    const char *tmpdir = getenv("TMPDIR");
+    buf tmp = BUF_INIT;
+    buf_printf(&tmp, "%s/sheaf-deploy-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    bool have_tmp = false;
+    if (ok) {
+        have_tmp = mkdtemp(tmp.data) != NULL;
+        if (!have_tmp) {
+            diag_error(d, NULL, 0, 0, "cannot create a build folder in %s: %s",
+                       tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+            ok = false;
+        }
+    }
+    char *out_dir = have_tmp ? join2(tmp.data, "public") : NULL;
+    if (ok && !remote)
+        ok = deploy_check_target(site, tmp.data, dest, d);
+    if (ok) {
+        build_options bo = { 0 };
+        bo.site_dir = site;
+        bo.out_dir = out_dir;
+        bo.base_url = base_url;
+        bo.write = true;
+        if (!build_site(&bo, d, NULL)) {
+            cli_print_diags(d); /* the build's own errors first */
+            diag_clear(d);
+            diag_error(d, NULL, 0, 0, "the build failed, so nothing was deployed");
+            ok = false;
+        }
+    }
+    if (ok)
+        ok = add_nojekyll(out_dir, d);
+    buf msg = BUF_INIT;
+    if (ok && remote) {
+        ok = deploy_rsync(NULL, out_dir, dest, dry_run, &msg, d);
+        if (ok && !quiet) {
+            fputs(msg.data, stdout);
+            printf("%s to %s with rsync\n", dry_run ? "would deploy" : "deployed", dest);
+        }
+    } else if (ok) {
+        deploy_plan p = DEPLOY_PLAN_INIT;
+        ok = deploy_plan_make(out_dir, dest, &p, d);
+        if (ok && dry_run)
+            deploy_plan_list(&p, &msg);
+        if (ok && !dry_run)
+            ok = deploy_apply(out_dir, dest, &p, 0, d);
+        if (ok) {
+            deploy_plan_summary(&p, dest, dry_run, &msg);
+            if (!quiet)
+                printf("%s\n", msg.data);
+        }
+        deploy_plan_free(&p);
+    }
+    if (have_tmp)
+        deploy_remove_tree(tmp.data);
+    buf_release(&msg);
+    buf_release(&tmp);
+    buf_release(&target);
+    free(out_dir);
+    free(dest);
+    free(site_yaml);
+    return ok;
+}
+
+/* `sheaf deploy [-s DIR] [--dry-run] [--base-url URL] [-q]`: argv[0] is
+ * "deploy". Returns the exit status (0 ok, 1 errors, 2 usage). */
+int cli_deploy(int argc, char **argv)
+{
+    const char *site = ".", *base_url = NULL;
+    bool dry_run = false, quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(deploy_usage, stdout);
+            return 0;
+        } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
+            site = argv[++i];
+        } else if (!strncmp(a, "--site=", 7)) {
+            site = a + 7;
+        } else if (!strcmp(a, "--base-url") && i + 1 < argc) {
+            base_url = argv[++i];
+        } else if (!strncmp(a, "--base-url=", 11)) {
+            base_url = a + 11;
+        } else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
+            dry_run = true;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = true;
+        } else {
+            fprintf(stderr, "sheaf deploy: unknown option '%s'\n%s", a, deploy_usage);
+            return 2;
+        }
+    }
+    diag_list *d = diag_list_new();
+    bool ok = run_deploy(site, base_url, dry_run, quiet, d);
+    cli_print_diags(d);
+    diag_list_free(d);
+    return ok ? 0 : 1;
+}

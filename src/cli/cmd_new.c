@@ -1,0 +1,512 @@
+/* cmd_new: `sheaf new site DIR` and `sheaf new post "Title"`.
+ *
+ * `new site` writes a small working site (site.yaml with every key
+ * explained, a first post, an about page, an empty templates/ folder and a
+ * .gitignore) that builds with the embedded default theme. It refuses a
+ * folder that is not empty, before writing anything.
+ *
+ * `new post` writes content/posts/YYYY-MM-DD-slug.md (local date and time
+ * zone) from an archetype: the site's templates/new-post.md when there is
+ * one, else the built-in one below. An archetype is plain text where
+ * `{{ title }}`, `{{ date }}`, `{{ slug }}`, `{{ tags }}` and `{{ draft }}`
+ * are replaced (title escaped for a double-quoted YAML string, tags as a
+ * YAML flow list); any other `{{ … }}` is an error. It never overwrites. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "util/buf.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+static const char new_usage[] =
+    "usage: sheaf new site DIR\n"
+    "       sheaf new post \"Title\" [--tags a,b] [--draft] [-s DIR]\n"
+    "\n"
+    "  site DIR       create a working site in DIR (new or empty)\n"
+    "  post TITLE     create content/posts/YYYY-MM-DD-slug.md and print its path\n"
+    "  --tags a,b     the post's tags\n"
+    "  --draft        mark the post as a draft (built only with --drafts)\n"
+    "  -s, --site DIR the site folder (default: .)\n"
+    "  -h, --help     show this help\n";
+
+static const char builtin_archetype[] = "---\n"
+                                        "title: \"{{ title }}\"\n"
+                                        "date: {{ date }}\n"
+                                        "tags: {{ tags }}\n"
+                                        "draft: {{ draft }}\n"
+                                        "---\n"
+                                        "\n";
+
+static const char site_yaml[] =
+    "# site.yaml: the site's settings. Every key is optional: the commented-out\n"
+    "# lines show each key with an example value; remove the '#' to use one.\n"
+    "\n"
+    "# The site's name, shown in the page header and the feed.\n"
+    "title: My notes\n"
+    "\n"
+    "# One line about the site, for the home page, the feed and search engines.\n"
+    "# description: Notes on what I read and build\n"
+    "\n"
+    "# Where the site is published, ending in '/'. Every link, feed and sitemap\n"
+    "# entry is made from it, so a site under a sub-path works too.\n"
+    "# `sheaf build --base-url URL` overrides it.\n"
+    "# base_url: https://user.github.io/notes/\n"
+    "\n"
+    "# The author, for the feed and the page footer.\n"
+    "# author: Your Name\n"
+    "\n"
+    "# The language of the content, for <html lang>.\n"
+    "# language: en\n"
+    "\n"
+    "# A theme in themes/<name>/; the default theme is built into sheaf.\n"
+    "# Files in templates/ win over the theme's.\n"
+    "# theme: default\n"
+    "\n"
+    "# URL patterns per content section (:year :month :day :slug).\n"
+    "# permalinks:\n"
+    "#   posts: /:year/:month/:slug/\n"
+    "\n"
+    "# Posts per page on the home page.\n"
+    "# paginate: 10\n"
+    "\n"
+    "# Markdown options.\n"
+    "# markdown:\n"
+    "#   unsafe: false       # pass raw HTML written in Markdown through\n"
+    "#   smart: false        # curly quotes, en and em dashes, ellipses\n"
+    "#   hard_breaks: false  # a line break inside a paragraph becomes <br>\n"
+    "\n"
+    "# A broken cross-post link fails the build (error) or only warns (warn).\n"
+    "# links: error\n"
+    "\n"
+    "# Where `sheaf deploy` publishes the site: a folder (relative to this file,\n"
+    "# e.g. one nginx serves), or an rsync destination host:path.\n"
+    "# deploy:\n"
+    "#   target: /var/www/notes\n"
+    "\n"
+    "# Anything under params is free for templates: {{ site.params.github }}.\n"
+    "# params:\n"
+    "#   github: your-name\n";
+
+static const char about_md[] =
+    "---\n"
+    "title: About\n"
+    "---\n"
+    "\n"
+    "This site is made with sheaf from the Markdown files in `content/`.\n"
+    "Edit `content/about.md` to say who you are.\n";
+
+static const char hello_body[] =
+    "Welcome to your new site. Each post is a Markdown file in `content/posts/`\n"
+    "whose name starts with its date; create the next one with\n"
+    "`sheaf new post \"Title\"`.\n"
+    "\n"
+    "<!--more-->\n"
+    "\n"
+    "## Linking posts\n"
+    "\n"
+    "Link to another page by its file, as on GitHub: see the\n"
+    "[about page](../about.md). sheaf checks such links when it builds.\n"
+    "\n"
+    "## Publishing\n"
+    "\n"
+    "`sheaf build` writes the site to `public/`; `sheaf deploy` publishes it to\n"
+    "the `deploy.target` set in `site.yaml`.\n";
+
+static const char templates_readme[] =
+    "Templates placed here override the theme's templates of the same name\n"
+    "(base.html, post.html, page.html, index.html, tag.html, tags.html,\n"
+    "archive.html, 404.html); copy one from the theme and edit it.\n"
+    "A new-post.md here is the archetype `sheaf new post` starts from.\n";
+
+static const char gitignore[] = "/public/\n";
+
+/* The local time now, as `YYYY-MM-DDTHH:MM:SS+hh:mm` into out and
+ * `YYYY-MM-DD` into day. */
+static void local_now(buf *out, buf *day)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    long off = tm.tm_gmtoff / 60;
+    char sign = off < 0 ? '-' : '+';
+    if (off < 0)
+        off = -off;
+    buf_printf(day, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+    buf_printf(out, "%sT%02d:%02d:%02d%c%02ld:%02ld", day->data, tm.tm_hour, tm.tm_min,
+               tm.tm_sec, sign, off / 60, off % 60);
+}
+
+/* Appends s escaped for a double-quoted YAML scalar. */
+static void yaml_escape(buf *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            buf_printf(out, "\\%c", c);
+        else if (c == '\n')
+            buf_puts(out, "\\n");
+        else if (c == '\t')
+            buf_puts(out, "\\t");
+        else if (c < 0x20)
+            buf_printf(out, "\\x%02x", c);
+        else
+            buf_putc(out, (char)c);
+    }
+}
+
+/* The values an archetype may use. */
+typedef struct post_vars {
+    const char *title, *date, *slug, *tags, *draft;
+} post_vars;
+
+/* Appends the archetype text with its placeholders replaced; reports an
+ * unknown one at path:line:col. Returns false on error. */
+static bool fill_archetype(const char *text, const char *path, const post_vars *v, buf *out,
+                           diag_list *d)
+{
+    int line = 1, col = 1;
+    bool ok = true;
+    for (const char *p = text; *p;) {
+        if (p[0] == '{' && p[1] == '{') {
+            const char *end = strstr(p + 2, "}}");
+            const char *a = p + 2, *b = end;
+            if (end) {
+                while (a < b && (*a == ' ' || *a == '\t'))
+                    a++;
+                while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+                    b--;
+            }
+            size_t n = end ? (size_t)(b - a) : 0;
+            const char *val = NULL;
+            if (!end)
+                val = NULL;
+            else if (n == 5 && !memcmp(a, "title", 5))
+                val = v->title;
+            else if (n == 4 && !memcmp(a, "date", 4))
+                val = v->date;
+            else if (n == 4 && !memcmp(a, "slug", 4))
+                val = v->slug;
+            else if (n == 4 && !memcmp(a, "tags", 4))
+                val = v->tags;
+            else if (n == 5 && !memcmp(a, "draft", 5))
+                val = v->draft;
+            if (!val) {
+                diag_error(d, path, line, col,
+                           "unknown placeholder '%.*s': an archetype may use {{ title }}, "
+                           "{{ date }}, {{ slug }}, {{ tags }} and {{ draft }}",
+                           end ? (int)(end + 2 - p) : 2, p);
+                ok = false;
+                if (!end)
+                    break;
+            } else {
+                buf_puts(out, val);
+            }
+            col += (int)(end + 2 - p);
+            p = end + 2;
+            continue;
+        }
+        if (*p == '\n')
+            line++, col = 1;
+        else if (((unsigned char)*p & 0xc0) != 0x80)
+            col++;
+        buf_putc(out, *p++);
+    }
+    return ok;
+}
+
+/* Reads a whole file into out; false when it cannot be read. */
+static bool read_file(const char *path, buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_put(out, chunk, n);
+    bool ok = !ferror(f);
+    fclose(f);
+    return ok;
+}
+
+/* mkdir -p; false (errno set) on failure. */
+static bool make_dirs(const char *path)
+{
+    char *p = xstrdup(path);
+    bool ok = true;
+    for (char *s = p + 1; ok; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (mkdir(p, 0755) != 0 && !(errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+            ok = false;
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    return ok;
+}
+
+/* Writes text to a new file at path (never overwriting). */
+static bool write_new(const char *path, const char *text, size_t n, diag_list *d)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            diag_error(d, path, 0, 0,
+                       "already exists: sheaf does not overwrite it; choose another title "
+                       "or edit that file");
+        else
+            diag_error(d, path, 0, 0, "cannot create: %s", strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    for (size_t w = 0; ok && w < n;) {
+        ssize_t k = write(fd, text + w, n - w);
+        if (k < 0)
+            ok = false;
+        else
+            w += (size_t)k;
+    }
+    if (close(fd) != 0)
+        ok = false;
+    if (!ok) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        unlink(path);
+    }
+    return ok;
+}
+
+static char *join2(const char *dir, const char *rel)
+{
+    buf b = BUF_INIT;
+    if (dir && strcmp(dir, "."))
+        buf_printf(&b, "%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/");
+    buf_puts(&b, rel);
+    return buf_detach(&b, NULL);
+}
+
+/* Creates the post file from the archetype; on success appends its path to
+ * out_path. */
+static bool create_post(const char *site, const char *title, const char *tags_arg, bool draft,
+                        buf *out_path, diag_list *d)
+{
+    buf date = BUF_INIT, day = BUF_INIT, slug = BUF_INIT, etitle = BUF_INIT, tags = BUF_INIT;
+    buf arch = BUF_INIT, text = BUF_INIT, rel = BUF_INIT;
+    local_now(&date, &day);
+    text_slugify(&slug, title, strlen(title));
+    if (slug.len == 0)
+        buf_puts(&slug, "post"); /* a title of only punctuation or symbols */
+    yaml_escape(&etitle, title);
+    buf_putc(&tags, '[');
+    for (const char *s = tags_arg ? tags_arg : ""; *s;) {
+        const char *e = strchr(s, ',');
+        if (!e)
+            e = s + strlen(s);
+        const char *a = s, *b = e;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (b > a) {
+            char *one = xstrndup(a, (size_t)(b - a));
+            buf_printf(&tags, "%s\"", tags.len > 1 ? ", " : "");
+            yaml_escape(&tags, one);
+            buf_putc(&tags, '"');
+            free(one);
+        }
+        s = *e ? e + 1 : e;
+    }
+    buf_putc(&tags, ']');
+
+    char *arch_path = join2(site, "templates/new-post.md");
+    const char *arch_name = "(built-in archetype)";
+    if (read_file(arch_path, &arch))
+        arch_name = arch_path;
+    else
+        buf_puts(&arch, builtin_archetype);
+    post_vars v = { etitle.data, date.data, slug.data, tags.data, draft ? "true" : "false" };
+    bool ok = fill_archetype(arch.data, arch_name, &v, &text, d);
+    if (ok) {
+        buf_printf(&rel, "content/posts/%s-%s.md", day.data, slug.data);
+        char *path = join2(site, rel.data);
+        char *dir = join2(site, "content/posts");
+        if (!make_dirs(dir)) {
+            diag_error(d, dir, 0, 0, "cannot create folder: %s", strerror(errno));
+            ok = false;
+        } else {
+            ok = write_new(path, text.data, text.len, d);
+        }
+        if (ok)
+            buf_puts(out_path, path);
+        free(path);
+        free(dir);
+    }
+    free(arch_path);
+    buf_release(&date);
+    buf_release(&day);
+    buf_release(&slug);
+    buf_release(&etitle);
+    buf_release(&tags);
+    buf_release(&arch);
+    buf_release(&text);
+    buf_release(&rel);
+    return ok;
+}
+
+static int new_post(int argc, char **argv)
+{
+    const char *site = ".", *title = NULL, *tags = NULL;
+    bool draft = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(new_usage, stdout);
+            return 0;
+        } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
+            site = argv[++i];
+        } else if (!strncmp(a, "--site=", 7)) {
+            site = a + 7;
+        } else if (!strcmp(a, "--tags") && i + 1 < argc) {
+            tags = argv[++i];
+        } else if (!strncmp(a, "--tags=", 7)) {
+            tags = a + 7;
+        } else if (!strcmp(a, "--draft")) {
+            draft = true;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "sheaf new post: unknown option '%s'\n%s", a, new_usage);
+            return 2;
+        } else if (!title) {
+            title = a;
+        } else {
+            fprintf(stderr, "sheaf new post: give one title, in quotes\n%s", new_usage);
+            return 2;
+        }
+    }
+    if (!title || !*title) {
+        fprintf(stderr, "sheaf new post: a title is needed\n%s", new_usage);
+        return 2;
+    }
+    diag_list *d = diag_list_new();
+    buf path = BUF_INIT;
+    bool ok = create_post(site, title, tags, draft, &path, d);
+    cli_print_diags(d);
+    if (ok)
+        printf("%s\n", path.data);
+    buf_release(&path);
+    diag_list_free(d);
+    return ok ? 0 : 1;
+}
+
+static bool dir_is_empty(const char *dir, bool *exists)
+{
+    struct stat st;
+    *exists = stat(dir, &st) == 0;
+    if (!*exists)
+        return true;
+    if (!S_ISDIR(st.st_mode))
+        return false;
+    bool empty = true;
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return false;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = false;
+    closedir(dp);
+    return empty;
+}
+
+static int new_site(int argc, char **argv)
+{
+    const char *dir = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(new_usage, stdout);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "sheaf new site: unknown option '%s'\n%s", argv[i], new_usage);
+            return 2;
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            fprintf(stderr, "sheaf new site: give one folder\n%s", new_usage);
+            return 2;
+        }
+    }
+    if (!dir || !*dir) {
+        fprintf(stderr, "sheaf new site: a folder is needed\n%s", new_usage);
+        return 2;
+    }
+    diag_list *d = diag_list_new();
+    bool exists, ok = true;
+    if (!dir_is_empty(dir, &exists)) {
+        diag_error(d, dir, 0, 0,
+                   "folder is not empty: `sheaf new site` creates a site only in a new or "
+                   "empty folder, so nothing was written");
+        ok = false;
+    }
+    char *posts = join2(dir, "content/posts"), *tdir = join2(dir, "templates");
+    if (ok && (!make_dirs(posts) || !make_dirs(tdir))) {
+        diag_error(d, dir, 0, 0, "cannot create folder: %s", strerror(errno));
+        ok = false;
+    }
+    static const struct {
+        const char *rel, *text;
+    } files[] = {
+        { "site.yaml", site_yaml },
+        { "content/about.md", about_md },
+        { "templates/README.md", templates_readme },
+        { ".gitignore", gitignore },
+    };
+    for (size_t i = 0; ok && i < sizeof files / sizeof files[0]; i++) {
+        char *p = join2(dir, files[i].rel);
+        ok = write_new(p, files[i].text, strlen(files[i].text), d);
+        free(p);
+    }
+    buf path = BUF_INIT;
+    if (ok && (ok = create_post(dir, "Hello, world", "hello", false, &path, d))) {
+        FILE *f = fopen(path.data, "a");
+        if (!f || fputs(hello_body, f) < 0 || fclose(f) != 0) {
+            diag_error(d, path.data, 0, 0, "cannot write: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    cli_print_diags(d);
+    if (ok)
+        printf("created a site in %s: build it with `sheaf build -s %s`, add a post with "
+               "`sheaf new post -s %s \"Title\"`\n",
+               dir, dir, dir);
+    buf_release(&path);
+    free(posts);
+    free(tdir);
+    diag_list_free(d);
+    return ok ? 0 : 1;
+}
+
+/* `sheaf new site|post …`: argv[0] is "new". Returns the exit status. */
+int cli_new(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "site"))
+        return new_site(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "post"))
+        return new_post(argc, argv);
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        fputs(new_usage, stdout);
+        return 0;
+    }
+    fputs(new_usage, stderr);
+    return 2;
+}
