@@ -49,8 +49,9 @@ void deploy_plan_free(deploy_plan *p);
 bool deploy_is_remote(const char *target);
 
 /* Refuses a local target that would destroy the site or the build: the site
- * folder itself or a folder above it, the build folder, a folder inside the
- * build folder, or one above it. Paths need not exist (the target usually
+ * folder itself or a folder above it, a folder inside the site's content/,
+ * static/, templates/ or themes/ (the next build would read it), the build
+ * folder, a folder inside the build folder, or one above it. Paths need not exist (the target usually
  * does not yet); they are compared after resolving what exists. Returns
  * false after reporting why to d. */
 bool deploy_check_target(const char *site_dir, const char *build_dir, const char *target,

@@ -122,6 +122,23 @@ static bool inside(const char *a, const char *b)
     return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
 }
 
+/* The site's source folder (content, static, templates, themes) that the
+ * resolved target t lies in, or NULL. */
+static const char *source_folder(const char *site, const char *t)
+{
+    static const char *const names[] = { "content", "static", "templates", "themes" };
+    const char *hit = NULL;
+    buf b = BUF_INIT;
+    for (size_t i = 0; !hit && i < sizeof names / sizeof names[0]; i++) {
+        buf_reset(&b);
+        buf_printf(&b, "%s%s%s", site, strcmp(site, "/") ? "/" : "", names[i]);
+        if (inside(t, b.data))
+            hit = names[i];
+    }
+    buf_release(&b);
+    return hit;
+}
+
 bool deploy_check_target(const char *site_dir, const char *build_dir, const char *target,
                          diag_list *d)
 {
@@ -134,6 +151,13 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
                    "deploy target '%s' is the site folder or a folder above it: syncing there "
                    "would delete the site's own files; choose a folder of its own",
                    target);
+        ok = false;
+    } else if (source_folder(s, t)) {
+        diag_error(d, NULL, 0, 0,
+                   "deploy target '%s' is inside the site's %s/ folder: the next build would "
+                   "read the deployed files as sources; choose a folder outside content/, "
+                   "static/, templates/ and themes/",
+                   target, source_folder(s, t));
         ok = false;
     } else if (b && (inside(t, b) || inside(b, t))) {
         diag_error(d, NULL, 0, 0,

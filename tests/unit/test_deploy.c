@@ -323,6 +323,15 @@ TEST(target_safety)
     buf_printf(&t, "%s/sub/new", build);
     OK(!deploy_check_target(site, build, t.data, d));
     diag_clear(d);
+    buf_reset(&t);
+    buf_printf(&t, "%s/content/www", site);
+    OK(!deploy_check_target(site, build, t.data, d));
+    buf_reset(&e);
+    buf_printf(&e, "sheaf: error: deploy target '%s' is inside the site's content/ folder: the "
+                   "next build would read the deployed files as sources; choose a folder "
+                   "outside content/, static/, templates/ and themes/",
+               t.data);
+    EQ_STR(first_message(d, &b), e.data);
     /* Fine: a folder of its own, even inside the site (like public/). */
     buf_reset(&t);
     buf_printf(&t, "%s/public", site);
