@@ -25,11 +25,26 @@ typedef struct build_options {
 typedef struct build_stats {
     size_t pages, posts, tags;
     size_t written, unchanged, removed, copied;
+    size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;
 
 /* Runs a full build. Returns true when there was no error (warnings are
  * allowed). Every problem goes to d. st may be NULL. */
 bool build_site(const build_options *o, diag_list *d, build_stats *st);
+
+/* A build that keeps the parsed site in memory between runs (`sheaf serve`).
+ * The options are copied. The first run is a full build; each later run is
+ * told which source files changed (created, modified or deleted; paths
+ * relative to site_dir, e.g. "content/posts/a.md", "templates/base.html",
+ * "site.yaml") and re-parses only those, re-rendering only the outputs that
+ * depend on them. The output is byte-for-byte what build_site would write.
+ * A run with errors writes nothing and keeps the previous output and model. */
+typedef struct build_session build_session;
+build_session *build_session_new(const build_options *o);
+void build_session_free(build_session *s);
+/* changed == NULL (or nchanged == 0 on the first run) means a full build. */
+bool build_session_run(build_session *s, const char *const *changed, size_t nchanged,
+                       diag_list *d, build_stats *st);
 
 #endif
