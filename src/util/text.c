@@ -1,0 +1,204 @@
+/* text: slugs, word counts and UTF-8 validation (see text.h).
+ *
+ * Decoding and Unicode categories come from libutf8proc, whose
+ * utf8proc_iterate rejects overlong forms, surrogates and code points past
+ * U+10FFFF, so "valid" here means well-formed UTF-8 in the strict sense.
+ *
+ * Slugs: letters (L*) and numbers (N*: decimal digits, but also Roman
+ * numerals and the like) are kept, lower-cased with utf8proc_tolower (a
+ * simple mapping, so "ß" stays "ß"); combining marks (M*) are kept when they
+ * follow a kept character, so decomposed "é" and Devanagari vowel signs
+ * survive. Text is not normalised: NFC and NFD spellings give different slugs.
+ *
+ * Word counts: a CJK letter (Han, Hiragana, Katakana, Hangul, and the
+ * ideographic iteration and number marks) is one word by itself; CJK and
+ * full-width punctuation separates words like white space does; any other
+ * run of non-space characters is one word if it holds at least one letter or
+ * digit, so a lone "—" or "|" between words is not counted. */
+#include "util/text.h"
+
+#include <stdint.h>
+
+#include <utf8proc.h>
+
+/* Decodes one code point at s[i..n); returns its length, or 0 for an invalid
+ * byte (the caller then steps over that one byte). */
+static size_t decode(const char *s, size_t n, size_t i, int32_t *cp)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    utf8proc_int32_t u;
+    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+                                          (utf8proc_ssize_t)(n - i), &u);
+    if (k <= 0)
+        return 0;
+    *cp = u;
+    return (size_t)k;
+}
+
+static bool is_letter_or_number(utf8proc_category_t c)
+{
+    return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) ||
+           (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
+}
+
+static bool is_mark(utf8proc_category_t c)
+{
+    return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME;
+}
+
+void text_slugify(buf *out, const char *s, size_t n)
+{
+    size_t start = out->len;
+    bool dash = false; /* a run of "other" is waiting to become '-' */
+    bool prev_kept = false;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            i++;
+            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                (c >= 'A' && c <= 'Z')) {
+                if (dash && out->len > start)
+                    buf_putc(out, '-');
+                dash = false;
+                buf_putc(out, c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+                prev_kept = true;
+            } else {
+                dash = true;
+                prev_kept = false;
+            }
+            continue;
+        }
+        int32_t cp;
+        size_t k = decode(s, n, i, &cp);
+        if (k == 0) {
+            i++;
+            dash = true;
+            prev_kept = false;
+            continue;
+        }
+        i += k;
+        utf8proc_category_t cat = utf8proc_category(cp);
+        bool keep = is_letter_or_number(cat) || (prev_kept && is_mark(cat));
+        if (!keep) {
+            dash = true;
+            prev_kept = false;
+            continue;
+        }
+        if (dash && out->len > start)
+            buf_putc(out, '-');
+        dash = false;
+        utf8proc_uint8_t enc[4];
+        utf8proc_ssize_t m = utf8proc_encode_char(utf8proc_tolower(cp), enc);
+        buf_put(out, enc, (size_t)m);
+        prev_kept = true;
+    }
+}
+
+/* Script blocks whose letters each count as a word: Han (with its radicals,
+ * extensions and compatibility ideographs), kana, Hangul, and the letters
+ * and numbers of the CJK symbols block (々, 〆, 〇, the Hangzhou numerals). */
+static bool in_cjk_block(int32_t cp)
+{
+    return (cp >= 0x1100 && cp <= 0x11FF) ||   /* Hangul Jamo */
+           (cp >= 0x2E80 && cp <= 0x2FDF) ||   /* CJK and Kangxi radicals */
+           (cp >= 0x3000 && cp <= 0x303F) ||   /* CJK symbols and punctuation */
+           (cp >= 0x3040 && cp <= 0x30FF) ||   /* Hiragana, Katakana */
+           (cp >= 0x3130 && cp <= 0x318F) ||   /* Hangul compatibility Jamo */
+           (cp >= 0x31F0 && cp <= 0x31FF) ||   /* Katakana phonetic extensions */
+           (cp >= 0x3400 && cp <= 0x4DBF) ||   /* Han extension A */
+           (cp >= 0x4E00 && cp <= 0x9FFF) ||   /* Han */
+           (cp >= 0xA960 && cp <= 0xA97F) ||   /* Hangul Jamo extended A */
+           (cp >= 0xAC00 && cp <= 0xD7FF) ||   /* Hangul syllables, Jamo ext. B */
+           (cp >= 0xF900 && cp <= 0xFAFF) ||   /* Han compatibility */
+           (cp >= 0xFF66 && cp <= 0xFFDC) ||   /* half-width Katakana, Hangul */
+           (cp >= 0x1AFF0 && cp <= 0x1B16F) || /* kana supplement, extensions */
+           (cp >= 0x20000 && cp <= 0x3FFFF);   /* Han extensions B and later */
+}
+
+/* Punctuation that CJK text writes without spaces around it. */
+static bool is_cjk_punct(int32_t cp)
+{
+    return (cp >= 0x3000 && cp <= 0x303F) || cp == 0x30FB ||
+           (cp >= 0xFE10 && cp <= 0xFE1F) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+           (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
+           (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65);
+}
+
+size_t text_word_count(const char *s, size_t n)
+{
+    size_t words = 0;
+    bool in_run = false, run_counted = false;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            i++;
+            if (c == ' ' || (c >= '\t' && c <= '\r')) {
+                in_run = false;
+            } else {
+                if (!in_run)
+                    run_counted = false;
+                in_run = true;
+                if (!run_counted && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                     (c >= '0' && c <= '9'))) {
+                    words++;
+                    run_counted = true;
+                }
+            }
+            continue;
+        }
+        int32_t cp;
+        size_t k = decode(s, n, i, &cp);
+        if (k == 0) { /* an invalid byte: part of a run, never a word by itself */
+            i++;
+            if (!in_run)
+                run_counted = false;
+            in_run = true;
+            continue;
+        }
+        i += k;
+        utf8proc_category_t cat = utf8proc_category(cp);
+        if (cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL ||
+            cat == UTF8PROC_CATEGORY_ZP || cp == 0x85) {
+            in_run = false;
+        } else if (in_cjk_block(cp) && is_letter_or_number(cat)) {
+            words++;
+            in_run = false;
+        } else if (in_cjk_block(cp) && is_mark(cat)) {
+            /* a combining (semi-)voiced sound mark belongs to its kana */
+        } else if (is_cjk_punct(cp)) {
+            in_run = false;
+        } else {
+            if (!in_run)
+                run_counted = false;
+            in_run = true;
+            if (!run_counted && is_letter_or_number(cat)) {
+                words++;
+                run_counted = true;
+            }
+        }
+    }
+    return words;
+}
+
+size_t text_utf8_check(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if ((unsigned char)s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        int32_t cp;
+        size_t k = decode(s, n, i, &cp);
+        if (k == 0)
+            return i;
+        i += k;
+    }
+    return (size_t)-1;
+}

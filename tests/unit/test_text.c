@@ -1,0 +1,159 @@
+/* Unit tests for util/text: slugs, word counts, UTF-8 validation. */
+#include "harness.h"
+
+#include "util/buf.h"
+#include "util/text.h"
+
+static const char *slug(buf *b, const char *s)
+{
+    buf_reset(b);
+    text_slugify(b, s, strlen(s));
+    return b->data;
+}
+
+static const char *slug_n(buf *b, const char *s, size_t n)
+{
+    buf_reset(b);
+    text_slugify(b, s, n);
+    return b->data;
+}
+
+TEST(slug_ascii)
+{
+    buf b = BUF_INIT;
+    EQ_STR(slug(&b, "Hello, World!"), "hello-world");
+    EQ_STR(slug(&b, "LLM Training"), "llm-training");
+    EQ_STR(slug(&b, "In-network Aggregation"), "in-network-aggregation");
+    EQ_STR(slug(&b, "Resource Fragmentation Problem"), "resource-fragmentation-problem");
+    EQ_STR(slug(&b, "--a--"), "a");
+    EQ_STR(slug(&b, "!!!"), "");
+    EQ_STR(slug(&b, ""), "");
+    EQ_STR(slug(&b, "C++ & Rust"), "c-rust");
+    EQ_STR(slug(&b, "  x  "), "x");
+    EQ_STR(slug(&b, "snake_case and a/b"), "snake-case-and-a-b");
+    EQ_STR(slug(&b, "Version 2.0.1"), "version-2-0-1");
+    EQ_STR(slug(&b, "ABCxyz019"), "abcxyz019");
+    /* only s[0..n) is read */
+    EQ_STR(slug_n(&b, "abc def", 3), "abc");
+    buf_release(&b);
+}
+
+TEST(slug_appends)
+{
+    buf b = BUF_INIT;
+    buf_puts(&b, "/tags/");
+    text_slugify(&b, "!!Go Lang", 9);
+    EQ_STR(b.data, "/tags/go-lang");
+    /* a leading run of "other" gives no '-' even after existing text */
+    buf_reset(&b);
+    buf_puts(&b, "x");
+    text_slugify(&b, "--", 2);
+    EQ_STR(b.data, "x");
+    buf_release(&b);
+}
+
+TEST(slug_unicode)
+{
+    buf b = BUF_INIT;
+    EQ_STR(slug(&b, "分布式训练 GPU"), "分布式训练-gpu");
+    EQ_STR(slug(&b, "Ünïcode Straße"), "ünïcode-straße");
+    EQ_STR(slug(&b, "ΑΒΓ Δέλτα"), "αβγ-δέλτα");
+    EQ_STR(slug(&b, "Привет, Мир"), "привет-мир");
+    EQ_STR(slug(&b, "日本語のテキスト"), "日本語のテキスト");
+    EQ_STR(slug(&b, "한국어 제목"), "한국어-제목");
+    EQ_STR(slug(&b, "हिन्दी"), "हिन्दी"); /* vowel signs and virama are marks */
+    /* CJK punctuation and full-width forms are "other" */
+    EQ_STR(slug(&b, "分布式，训练。"), "分布式-训练");
+    EQ_STR(slug(&b, "「引用」"), "引用");
+    /* decomposed e + U+0301 keeps the accent; a mark after a dash does not */
+    EQ_STR(slug(&b, "Cafe\xcc\x81 !\xcc\x81x"), "cafe\xcc\x81-x");
+    /* emoji, symbols, variation selectors are "other" */
+    EQ_STR(slug(&b, "☀️ Hello World."), "hello-world");
+    EQ_STR(slug(&b, "a → b ★ c"), "a-b-c");
+    /* other numbers are kept: Roman numeral, superscript two, Arabic-Indic digits */
+    EQ_STR(slug(&b, "Ⅻ x²"), "ⅻ-x²");
+    EQ_STR(slug(&b, "٣٤"), "٣٤");
+    /* no-break space and ideographic space separate */
+    EQ_STR(slug(&b, "a\xc2\xa0" "b\xe3\x80\x80" "c"), "a-b-c");
+    /* title case and Turkish dotted capital I use the simple mapping */
+    EQ_STR(slug(&b, "ǅ"), "ǆ");
+    buf_release(&b);
+}
+
+TEST(slug_invalid_bytes)
+{
+    buf b = BUF_INIT;
+    EQ_STR(slug(&b, "a\xff" "b"), "a-b");
+    EQ_STR(slug(&b, "\xc3"), "");                      /* truncated sequence */
+    EQ_STR(slug(&b, "x\xe4\xb8"), "x");                /* truncated at the end */
+    EQ_STR(slug(&b, "\xc0\xafpath"), "path");          /* overlong '/' */
+    EQ_STR(slug(&b, "a\xed\xa0\x80z"), "a-z");         /* surrogate */
+    EQ_STR(slug(&b, "a\xf4\x90\x80\x80z"), "a-z");     /* past U+10FFFF */
+    EQ_STR(slug(&b, "\x80\x80\x80"), "");
+    /* an embedded NUL is "other" too */
+    EQ_STR(slug_n(&b, "a\0b", 3), "a-b");
+    buf_release(&b);
+}
+
+static size_t wc(const char *s) { return text_word_count(s, strlen(s)); }
+
+TEST(word_counts)
+{
+    EQ_INT(wc(""), 0);
+    EQ_INT(wc("   \n\t "), 0);
+    EQ_INT(wc("hello world"), 2);
+    EQ_INT(wc("  hello   world  "), 2);
+    EQ_INT(wc("one\ntwo\tthree\r\nfour"), 4);
+    EQ_INT(wc("分布式训练"), 5);
+    EQ_INT(wc("mixed 中文 text"), 4);
+    EQ_INT(wc("GPU训练"), 3);
+    EQ_INT(wc("训练GPU集群"), 5);
+    EQ_INT(wc("分布式，训练。"), 5);     /* CJK punctuation is no word */
+    EQ_INT(wc("中文, English"), 3);     /* nor is a lone ASCII comma */
+    EQ_INT(wc("a — b | c"), 3);
+    EQ_INT(wc("don't stop-me-now"), 2);
+    EQ_INT(wc("ひらがな カタカナ"), 8);
+    EQ_INT(wc("한국어 제목"), 5);
+    EQ_INT(wc("𠀀𠀁"), 2);                /* Han extension B */
+    EQ_INT(wc("々〇"), 2);
+    EQ_INT(wc("ｶﾀｶﾅ"), 4);              /* half-width Katakana */
+    EQ_INT(wc("ＧＰＵ"), 1);            /* full-width Latin is one word */
+    EQ_INT(wc("Привет мир"), 2);
+    EQ_INT(wc("a\xc2\xa0" "b"), 2);      /* no-break space */
+    EQ_INT(wc("a\xe3\x80\x80" "b"), 2);  /* ideographic space */
+    EQ_INT(wc("Cafe\xcc\x81 ok"), 2);
+    EQ_INT(wc("\xff\xfe abc"), 1);
+    EQ_INT(wc("x\xffy"), 1);
+    EQ_INT(text_word_count("one two three", 7), 2);
+}
+
+TEST(utf8_check)
+{
+    EQ_INT(text_utf8_check("", 0), -1);
+    EQ_INT(text_utf8_check("plain ascii", 11), -1);
+    const char *ok = "分布式训练 Ünïcode ☀️ 𠀀";
+    OK(text_utf8_check(ok, strlen(ok)) == (size_t)-1);
+    EQ_INT(text_utf8_check("ab\xff", 3), 2);
+    EQ_INT(text_utf8_check("ab\xc3", 3), 2);              /* truncated */
+    EQ_INT(text_utf8_check("\xc3\xa9\xc3(", 4), 2);       /* bad continuation */
+    EQ_INT(text_utf8_check("\xc0\x80", 2), 0);            /* overlong NUL */
+    EQ_INT(text_utf8_check("\xe0\x80\xaf", 3), 0);        /* overlong '/' */
+    EQ_INT(text_utf8_check("x\xed\xa0\x80", 4), 1);       /* surrogate */
+    EQ_INT(text_utf8_check("\xf4\x8f\xbf\xbf", 4), -1);   /* U+10FFFF */
+    EQ_INT(text_utf8_check("\xf4\x90\x80\x80", 4), 0);    /* past it */
+    EQ_INT(text_utf8_check("\xf8\x88\x80\x80\x80", 5), 0);
+    EQ_INT(text_utf8_check("a\0b", 3), -1);               /* NUL is valid */
+    /* a sequence cut by n is invalid even if the bytes go on */
+    EQ_INT(text_utf8_check("\xe4\xb8\xad", 2), 0);
+}
+
+int main(void)
+{
+    RUN(slug_ascii);
+    RUN(slug_appends);
+    RUN(slug_unicode);
+    RUN(slug_invalid_bytes);
+    RUN(word_counts);
+    RUN(utf8_check);
+    return harness_done();
+}
