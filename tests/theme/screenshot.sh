@@ -39,9 +39,8 @@ shoot() { # name path width height [dark]
 for w in 375x800 1280x900; do
     W=${w%x*} H=${w#*x}
     shoot "post-$w" "posts/distributed-training-research/" "$W" "$H"
-    shoot "post-end-$w" "posts/distributed-training-research/#resource-fragmentation-problem" "$W" "$H"
     shoot "note-$w" "posts/in-network-aggregation/" "$W" "$H"
-    shoot "code-$w" "posts/gradient-compression-notes/#sparsification" "$W" "$H"
+    shoot "code-$w" "posts/gradient-compression-notes/" "$W" "$H"
     shoot "cjk-$w" "posts/%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83%E7%AC%94%E8%AE%B0/" "$W" "$H"
     shoot "index-$w" "" "$W" "$H"
     shoot "index2-$w" "page/3/" "$W" "$H"
@@ -53,5 +52,14 @@ for w in 375x800 1280x900; do
     shoot "post-dark-$w" "posts/distributed-training-research/" "$W" "$H" dark
     shoot "code-dark-$w" "posts/gradient-compression-notes/" "$W" "$H" dark
 done
-shoot "post-full-375" "posts/distributed-training-research/" 375 3400
-shoot "note-full-375" "posts/in-network-aggregation/" 375 2600
+# Whole pages, cut into window-high slices (a #fragment in the URL gives a
+# blank headless screenshot, so the ends of long pages are seen this way).
+tall() { # name path width height
+    shoot "$1-full" "$2" "$3" 8000 >/dev/null
+    /usr/bin/python3 "$here/pngslice.py" "$shots/$1-full.png" "$4" "$shots/$1"
+    rm -f "$shots/$1-full.png"
+}
+tall post-full-375 "posts/distributed-training-research/" 375 800
+tall post-full-1280 "posts/distributed-training-research/" 1280 900
+tall note-full-375 "posts/in-network-aggregation/" 375 800
+tall code-full-375 "posts/gradient-compression-notes/" 375 800
