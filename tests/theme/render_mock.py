@@ -540,6 +540,30 @@ def main(argv):
         render(x, x, page=listpage(x, x, site_obj.base_path + x))
     shutil.copytree(os.path.join(THEME, "static"), root, dirs_exist_ok=True)
 
+    # An empty site and a bare post: every optional part absent.
+    empty = dict(site, posts=[], pages=[], tags=[], author="", description="")
+    bare = {"kind": "post", "title": "Bare", "url": site_obj.base_path + "posts/bare/",
+            "permalink": site_obj.absolute_url("posts/bare/"), "slug": "bare", "tags": [],
+            "content": Markup("<p>x</p>"), "summary": Markup("<p>x</p>"), "has_more": False,
+            "toc": [], "word_count": 1, "reading_time": 1, "backlinks": [], "params": {},
+            "source": "content/posts/bare.md", "draft": False, "date": posts[0]["date"]}
+    for tpl, ctx in (
+        ("post.html", {"page": bare}),
+        ("page.html", {"page": dict(bare, kind="page", date=None)}),
+        ("index.html", {"page": listpage("index", "", site_obj.base_path),
+                        "paginator": {"pages": [], "current": 1, "total": 1}}),
+        ("tags.html", {"page": listpage("tags", "Tags", site_obj.base_path + "tags/")}),
+        ("archive.html", {"page": listpage("archive", "Archive", site_obj.base_path + "archive/"), "years": []}),
+        ("atom.xml", {"page": listpage("atom.xml", "", "")}),
+        ("sitemap.xml", {"page": listpage("sitemap.xml", "", "")}),
+    ):
+        try:
+            text = env.get_template(tpl).render(site=empty, **ctx)
+            if tpl.endswith(".xml"):
+                ET.fromstring(text.encode("utf-8"))
+        except Exception as e:
+            failures.append(f"{tpl} on an empty site: {type(e).__name__}: {e}")
+
     # An unknown top-level name must fail, as in sheaf.
     try:
         env.from_string("{{ pgae.title }}").render(site=site)
