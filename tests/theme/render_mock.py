@@ -654,6 +654,21 @@ def main(argv):
     if f'<a href="{site_obj.base_path}about/" aria-current="page">About</a>' not in about:
         failures.append("about: nav does not mark About as current")
 
+    # The Nu HTML Checker, when the test suite's npm tools are installed.
+    vnu = os.path.join(ROOT, "tests", "node_modules", "vnu-jar", "build", "dist", "vnu.jar")
+    if os.path.exists(vnu) and shutil.which("java"):
+        import subprocess
+        r = subprocess.run(["java", "-jar", vnu, "--skip-non-html", "--errors-only", root],
+                           capture_output=True, text=True)
+        for line in (r.stdout + r.stderr).splitlines():
+            failures.append("vnu: " + line)
+        r = subprocess.run(["java", "-jar", vnu, "--css", "--errors-only", os.path.join(root, "style.css")],
+                           capture_output=True, text=True)
+        for line in (r.stdout + r.stderr).splitlines():
+            failures.append("vnu css: " + line)
+    else:
+        print("render_mock: no Nu HTML Checker (scripts/deps.sh test installs it); HTML not validated")
+
     for f in failures:
         print("FAIL:", f)
     print(f"render_mock: {len(written)} files in {out}, {len(failures)} failures")
