@@ -311,7 +311,7 @@ static void str_repr(const char *s, size_t n, buf *out)
     buf_putc(out, q);
 }
 
-static void repr(tpl_value v, buf *out)
+void tpl_value_repr(tpl_value v, buf *out)
 {
     if (v.kind == TPL_STRING)
         str_repr(v.u.s, v.len, out);
@@ -363,7 +363,7 @@ void tpl_value_to_str(tpl_value v, buf *out)
         for (size_t i = 0; i < v.u.list->len; i++) {
             if (i)
                 buf_puts(out, ", ");
-            repr(v.u.list->items[i], out);
+            tpl_value_repr(v.u.list->items[i], out);
         }
         buf_putc(out, ']');
         break;
@@ -372,9 +372,9 @@ void tpl_value_to_str(tpl_value v, buf *out)
         for (size_t i = 0; i < v.u.map->len; i++) {
             if (i)
                 buf_puts(out, ", ");
-            repr(v.u.map->entries[i].key, out);
+            tpl_value_repr(v.u.map->entries[i].key, out);
             buf_puts(out, ": ");
-            repr(v.u.map->entries[i].value, out);
+            tpl_value_repr(v.u.map->entries[i].value, out);
         }
         buf_putc(out, '}');
         break;

@@ -38,6 +38,7 @@ typedef enum tpl_kind {
 #define TPL_SAFE 0x01     /* string is markup: not escaped on output */
 #define TPL_HAS_TIME 0x02 /* date: a time of day was given */
 #define TPL_HAS_ZONE 0x04 /* date: an offset was given (else UTC / naive) */
+#define TPL_GROUP 0x08    /* map {grouper, list} from groupby: unpacks as a pair */
 
 typedef struct tpl_list tpl_list;
 typedef struct tpl_map tpl_map;
@@ -137,6 +138,9 @@ bool tpl_value_truthy(tpl_value v);
 /* Appends str(v) as Python/Jinja2 prints it (no escaping): None, True,
  * 1.0, 1e+20, [1, 'a'], {'k': 1}, 2024-03-18 10:00:00+08:00. */
 void tpl_value_to_str(tpl_value v, buf *out);
+/* Appends repr(v) as Python prints it: strings quoted ('a', "it's"), the
+ * rest as tpl_value_to_str. */
+void tpl_value_repr(tpl_value v, buf *out);
 
 #include <string.h>
 static inline tpl_value tpl_map_get_cstr(const tpl_map *m, const char *key)

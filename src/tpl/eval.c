@@ -1,0 +1,1775 @@
+/* eval: renders a parsed template.
+ *
+ * Scopes are frames chained to their parent: the render's root frame holds
+ * top-level `set`s, macros and imports; a `for`, `with`, block or macro call
+ * opens a child frame, so a `set` inside it does not leak out (as in Jinja2).
+ * Past the root frame, names come from the caller's variables, then the
+ * built-ins (range, dict, namespace, cycler, joiner).
+ *
+ * Inheritance: the template being rendered runs first; `extends` records the
+ * parent and silences the rest of the child's output (its `set`s and macros
+ * still run); then the parent runs with the same root frame. Block
+ * definitions from the whole chain are collected child first, so a block tag
+ * renders the child-most definition and `super()` the next one up.
+ *
+ * Everything a render allocates goes to the caller's scratch arena; the
+ * template's AST is only read. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpl/internal.h"
+
+/* ---- objects --------------------------------------------------------- */
+
+enum obj_kind { O_LOOP, O_MACRO, O_NAMESPACE, O_SUPER, O_SELF, O_BLOCKREF, O_METHOD, O_BUILTIN,
+                O_CYCLER, O_JOINER };
+
+typedef struct frame frame;
+struct frame {
+    frame *parent;
+    size_t n, cap;
+    const char **names;
+    tpl_value *vals;
+    bool with_vars; /* past this frame (the root), look in the render's variables */
+};
+
+typedef struct obj {
+    int kind;
+} obj;
+
+typedef struct loop_obj {
+    int kind;
+    const tpl_list *items;
+    size_t i;
+    int depth;
+    tpl_value last_changed;
+    bool has_changed;
+} loop_obj;
+
+typedef struct macro_obj {
+    int kind;
+    const char *name;
+    const node *def;      /* N_MACRO, or N_CALL_BLOCK for caller() */
+    frame *closure;
+    tpl_value caller;     /* for caller(): undefined */
+} macro_obj;
+
+typedef struct ns_obj {
+    int kind;
+    tpl_map *m;
+} ns_obj;
+
+typedef struct super_obj {
+    int kind;
+    const char *name;
+    size_t level;
+} super_obj;
+
+typedef struct method_obj {
+    int kind;
+    tpl_value self;
+    const char *name;
+} method_obj;
+
+typedef struct builtin_obj {
+    int kind;
+    const char *name;
+} builtin_obj;
+
+typedef struct cycler_obj {
+    int kind;
+    const tpl_list *items;
+    size_t pos;
+} cycler_obj;
+
+typedef struct joiner_obj {
+    int kind;
+    tpl_value sep;
+    bool used;
+} joiner_obj;
+
+static tpl_value objv(const void *o)
+{
+    tpl_value v = { 0 };
+    v.kind = TPL_OBJECT;
+    v.u.obj = o;
+    return v;
+}
+static int okind(tpl_value v) { return v.kind == TPL_OBJECT ? ((const obj *)v.u.obj)->kind : -1; }
+
+/* ---- render state ---------------------------------------------------- */
+
+typedef struct block_entry {
+    const char *name;
+    const node *def;
+} block_entry;
+
+typedef struct blockset {
+    block_entry *v;
+    size_t n, cap;
+} blockset;
+
+struct tpl_render_state {
+    tpl_loader *l;
+    const tpl_options *opt;
+    arena *a;
+    diag_list *d;
+    const char *context;
+    const tpl_map *vars;
+    blockset *blocks;
+    frame *root;
+    bool extends_seen;
+    const tpl_template *parent;
+    int depth;
+    bool failed;
+};
+
+arena *tpl_r_arena(tpl_render_state *r) { return r->a; }
+const tpl_options *tpl_r_options(tpl_render_state *r) { return r->opt; }
+
+bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
+{
+    if (r->failed)
+        return false;
+    r->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    buf b = BUF_INIT;
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    diag_error(r->d, at ? at->path : NULL, at ? at->line : 0, at ? at->col : 0, "%s", b.data);
+    if (r->context)
+        diag_note(r->d, at ? at->path : NULL, at ? at->line : 0, at ? at->col : 0,
+                  "while rendering %s", r->context);
+    buf_release(&b);
+    return false;
+}
+
+static frame *frame_new(tpl_render_state *r, frame *parent)
+{
+    frame *f = arena_calloc(r->a, sizeof *f);
+    f->parent = parent;
+    return f;
+}
+
+static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value v)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (!strcmp(f->names[i], name)) {
+            f->vals[i] = v;
+            return;
+        }
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? f->cap * 2 : 4;
+        const char **nn = arena_alloc(r->a, nc * sizeof *nn);
+        tpl_value *nv = arena_alloc(r->a, nc * sizeof *nv);
+        if (f->n) {
+            memcpy(nn, f->names, f->n * sizeof *nn);
+            memcpy(nv, f->vals, f->n * sizeof *nv);
+        }
+        f->names = nn;
+        f->vals = nv;
+        f->cap = nc;
+    }
+    f->names[f->n] = name;
+    f->vals[f->n] = v;
+    f->n++;
+}
+
+static const char *const builtin_names[] = { "range", "dict", "namespace", "cycler", "joiner",
+                                             NULL };
+
+/* Looks a name up through the frames, the variables and the built-ins. */
+static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *out)
+{
+    for (frame *g = f; g; g = g->parent) {
+        for (size_t i = g->n; i-- > 0;)
+            if (!strcmp(g->names[i], name)) {
+                *out = g->vals[i];
+                return true;
+            }
+        if (!g->parent && g->with_vars && r->vars) {
+            tpl_value v = tpl_map_get_cstr(r->vars, name);
+            if (v.kind != TPL_UNDEFINED) {
+                *out = v;
+                return true;
+            }
+        }
+    }
+    for (size_t i = 0; builtin_names[i]; i++)
+        if (!strcmp(builtin_names[i], name)) {
+            builtin_obj *b = arena_alloc(r->a, sizeof *b);
+            b->kind = O_BUILTIN;
+            b->name = builtin_names[i];
+            *out = objv(b);
+            return true;
+        }
+    return false;
+}
+
+/* A short text of simple expressions, for messages: page.prev.url */
+static void expr_text(const node *n, buf *b)
+{
+    switch (n->kind) {
+    case E_NAME:
+        buf_puts(b, n->s);
+        break;
+    case E_GETATTR:
+        expr_text(n->a, b);
+        buf_putc(b, '.');
+        buf_puts(b, n->s);
+        break;
+    case E_GETITEM:
+        expr_text(n->a, b);
+        buf_puts(b, "[");
+        if (n->b->kind == E_LIT) {
+            tpl_value_repr(n->b->lit, b);
+        } else {
+            expr_text(n->b, b);
+        }
+        buf_puts(b, "]");
+        break;
+    case E_CALL:
+        expr_text(n->a, b);
+        buf_puts(b, "()");
+        break;
+    case E_FILTER:
+        if (n->a)
+            expr_text(n->a, b);
+        buf_puts(b, "|");
+        buf_puts(b, n->s);
+        break;
+    case E_LIT:
+        tpl_value_repr(n->lit, b);
+        break;
+    default:
+        buf_puts(b, "the expression");
+        break;
+    }
+}
+
+static bool undefined_error(tpl_render_state *r, const node *n, const char *what)
+{
+    buf b = BUF_INIT;
+    expr_text(n, &b);
+    bool ok = tpl_r_error(r, n, "'%s' is undefined%s%s", b.data, what ? " " : "", what ? what : "");
+    buf_release(&b);
+    return ok;
+}
+
+static const char *type_name(tpl_value v)
+{
+    switch ((tpl_kind)v.kind) {
+    case TPL_UNDEFINED: return "undefined";
+    case TPL_NONE: return "none";
+    case TPL_BOOL: return "bool";
+    case TPL_INT: return "int";
+    case TPL_FLOAT: return "float";
+    case TPL_STRING: return "string";
+    case TPL_DATE: return "date";
+    case TPL_LIST: return "list";
+    case TPL_MAP: return "map";
+    case TPL_OBJECT:
+        switch (okind(v)) {
+        case O_MACRO: return "macro";
+        case O_LOOP: return "loop";
+        case O_NAMESPACE: return "namespace";
+        default: return "function";
+        }
+    }
+    return "?";
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out);
+static bool exec(tpl_render_state *r, frame *f, const node *n, buf *out);
+static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value fn,
+                       const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
+                       size_t nkw, tpl_value *out);
+
+static tpl_value loop_attr(tpl_render_state *r, loop_obj *lo, const char *name)
+{
+    size_t len = lo->items->len, i = lo->i;
+    if (!strcmp(name, "index"))
+        return tpl_int((int64_t)i + 1);
+    if (!strcmp(name, "index0"))
+        return tpl_int((int64_t)i);
+    if (!strcmp(name, "revindex"))
+        return tpl_int((int64_t)(len - i));
+    if (!strcmp(name, "revindex0"))
+        return tpl_int((int64_t)(len - i - 1));
+    if (!strcmp(name, "first"))
+        return tpl_bool(i == 0);
+    if (!strcmp(name, "last"))
+        return tpl_bool(i + 1 == len);
+    if (!strcmp(name, "length"))
+        return tpl_int((int64_t)len);
+    if (!strcmp(name, "depth"))
+        return tpl_int(lo->depth);
+    if (!strcmp(name, "depth0"))
+        return tpl_int(lo->depth - 1);
+    if (!strcmp(name, "previtem"))
+        return i > 0 ? lo->items->items[i - 1] : tpl_undefined();
+    if (!strcmp(name, "nextitem"))
+        return i + 1 < len ? lo->items->items[i + 1] : tpl_undefined();
+    if (!strcmp(name, "cycle") || !strcmp(name, "changed")) {
+        method_obj *m = arena_alloc(r->a, sizeof *m);
+        m->kind = O_METHOD;
+        m->self = objv(lo);
+        m->name = name;
+        return objv(m);
+    }
+    return tpl_undefined();
+}
+
+static tpl_value method_value(tpl_render_state *r, tpl_value self, const char *name)
+{
+    method_obj *m = arena_alloc(r->a, sizeof *m);
+    m->kind = O_METHOD;
+    m->self = self;
+    m->name = name;
+    return objv(m);
+}
+
+/* v.name for the evaluator (objects too). */
+static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, size_t nlen)
+{
+    switch (okind(v)) {
+    case O_LOOP:
+        return loop_attr(r, (loop_obj *)v.u.obj, name);
+    case O_NAMESPACE:
+        return tpl_map_get(((const ns_obj *)v.u.obj)->m, name, nlen);
+    case O_SELF: {
+        super_obj *b = arena_alloc(r->a, sizeof *b);
+        b->kind = O_BLOCKREF;
+        b->name = name;
+        b->level = 0;
+        return objv(b);
+    }
+    case O_CYCLER:
+        if (!strcmp(name, "current")) {
+            const cycler_obj *c = v.u.obj;
+            return c->items->len ? c->items->items[c->pos] : tpl_undefined();
+        }
+        if (!strcmp(name, "next") || !strcmp(name, "reset"))
+            return method_value(r, v, name);
+        return tpl_undefined();
+    default:
+        break;
+    }
+    if (v.kind == TPL_MAP) {
+        tpl_value x = tpl_map_get(v.u.map, name, nlen);
+        if (x.kind != TPL_UNDEFINED)
+            return x;
+    }
+    if (tpl_has_method(v, name))
+        return method_value(r, v, name);
+    return tpl_getattr(v, name, nlen);
+}
+
+static bool to_index(tpl_value k, int64_t *i)
+{
+    if (k.kind == TPL_INT) {
+        *i = k.u.i;
+        return true;
+    }
+    if (k.kind == TPL_BOOL) {
+        *i = k.u.b;
+        return true;
+    }
+    return false;
+}
+
+/* The UTF-8 characters of a string as offsets (for indexing and slicing). */
+static size_t utf8_offsets(arena *a, tpl_value s, size_t **offs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s.len; i++)
+        if (((unsigned char)s.u.s[i] & 0xC0) != 0x80)
+            n++;
+    size_t *o = arena_alloc(a, (n + 1) * sizeof *o);
+    size_t k = 0;
+    for (size_t i = 0; i < s.len; i++)
+        if (((unsigned char)s.u.s[i] & 0xC0) != 0x80)
+            o[k++] = i;
+    o[n] = s.len;
+    *offs = o;
+    return n;
+}
+
+static tpl_value get_item(tpl_render_state *r, tpl_value v, tpl_value k)
+{
+    int64_t i;
+    switch (v.kind) {
+    case TPL_LIST:
+        if (!to_index(k, &i))
+            return tpl_undefined();
+        if (i < 0)
+            i += (int64_t)v.u.list->len;
+        if (i < 0 || (size_t)i >= v.u.list->len)
+            return tpl_undefined();
+        return v.u.list->items[i];
+    case TPL_MAP:
+        return tpl_map_get_value(v.u.map, k);
+    case TPL_STRING: {
+        if (!to_index(k, &i))
+            return k.kind == TPL_STRING && tpl_has_method(v, k.u.s) ? method_value(r, v, k.u.s)
+                                                                     : tpl_undefined();
+        size_t *o;
+        size_t n = utf8_offsets(r->a, v, &o);
+        if (i < 0)
+            i += (int64_t)n;
+        if (i < 0 || (size_t)i >= n)
+            return tpl_undefined();
+        tpl_value s = tpl_strn(v.u.s + o[i], o[i + 1] - o[i]);
+        s.flags = v.flags & TPL_SAFE;
+        return s;
+    }
+    case TPL_OBJECT:
+        if (k.kind == TPL_STRING)
+            return get_attr(r, v, k.u.s, k.len);
+        return tpl_undefined();
+    default:
+        return tpl_undefined();
+    }
+}
+
+/* Python slice indices. */
+static void slice_indices(int64_t len, tpl_value s0, tpl_value s1, tpl_value s2, int64_t *start,
+                          int64_t *stop, int64_t *step)
+{
+    *step = s2.kind == TPL_INT ? s2.u.i : 1;
+    bool neg = *step < 0;
+    int64_t lo = neg ? -1 : 0, hi = neg ? len - 1 : len;
+    if (s0.kind == TPL_INT) {
+        *start = s0.u.i < 0 ? s0.u.i + len : s0.u.i;
+        if (*start < lo)
+            *start = lo;
+        if (*start > hi)
+            *start = hi;
+    } else {
+        *start = neg ? hi : lo;
+    }
+    if (s1.kind == TPL_INT) {
+        *stop = s1.u.i < 0 ? s1.u.i + len : s1.u.i;
+        if (*stop < lo)
+            *stop = lo;
+        if (*stop > hi)
+            *stop = hi;
+    } else {
+        *stop = neg ? lo : hi;
+    }
+}
+
+static bool eval_slice(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    tpl_value v, s[3] = { tpl_none(), tpl_none(), tpl_none() };
+    if (!eval(r, f, n->a, &v))
+        return false;
+    const node *parts[3] = { n->b, n->c, n->d };
+    for (int i = 0; i < 3; i++) {
+        if (parts[i] && !eval(r, f, parts[i], &s[i]))
+            return false;
+        if (s[i].kind == TPL_BOOL)
+            s[i] = tpl_int(s[i].u.b);
+        if (s[i].kind != TPL_NONE && s[i].kind != TPL_INT)
+            return tpl_r_error(r, parts[i], "slice indices must be integers or none, not %s",
+                               type_name(s[i]));
+    }
+    if (s[2].kind == TPL_INT && s[2].u.i == 0)
+        return tpl_r_error(r, n->d, "slice step cannot be zero");
+    int64_t start, stop, step;
+    if (v.kind == TPL_LIST) {
+        slice_indices((int64_t)v.u.list->len, s[0], s[1], s[2], &start, &stop, &step);
+        size_t cnt = 0;
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+            cnt++;
+        tpl_list *l = tpl_list_new(r->a, cnt);
+        size_t k = 0;
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+            l->items[k++] = v.u.list->items[i];
+        *out = tpl_list_value(l);
+        return true;
+    }
+    if (v.kind == TPL_STRING) {
+        size_t *o;
+        size_t len = utf8_offsets(r->a, v, &o);
+        slice_indices((int64_t)len, s[0], s[1], s[2], &start, &stop, &step);
+        buf b = BUF_INIT;
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+            buf_put(&b, v.u.s + o[i], o[i + 1] - o[i]);
+        *out = tpl_str_copy(r->a, b.data, b.len);
+        out->flags = v.flags & TPL_SAFE;
+        buf_release(&b);
+        return true;
+    }
+    if (v.kind == TPL_UNDEFINED)
+        return undefined_error(r, n->a, NULL);
+    return tpl_r_error(r, n, "cannot slice a %s", type_name(v));
+}
+
+static bool num_binop(tpl_render_state *r, const node *n, int op, tpl_value a, tpl_value b,
+                      tpl_value *out)
+{
+    bool ints = (a.kind == TPL_INT || a.kind == TPL_BOOL) && (b.kind == TPL_INT || b.kind == TPL_BOOL);
+    int64_t x = a.kind == TPL_BOOL ? a.u.b : a.u.i, y = b.kind == TPL_BOOL ? b.u.b : b.u.i;
+    double fx = tpl_as_double(a), fy = tpl_as_double(b);
+    switch (op) {
+    case BIN_ADD:
+        if (ints) {
+            int64_t z;
+            if (__builtin_add_overflow(x, y, &z))
+                return tpl_r_error(r, n, "integer overflow");
+            *out = tpl_int(z);
+        } else {
+            *out = tpl_float(fx + fy);
+        }
+        return true;
+    case BIN_SUB:
+        if (ints) {
+            int64_t z;
+            if (__builtin_sub_overflow(x, y, &z))
+                return tpl_r_error(r, n, "integer overflow");
+            *out = tpl_int(z);
+        } else {
+            *out = tpl_float(fx - fy);
+        }
+        return true;
+    case BIN_MUL:
+        if (ints) {
+            int64_t z;
+            if (__builtin_mul_overflow(x, y, &z))
+                return tpl_r_error(r, n, "integer overflow");
+            *out = tpl_int(z);
+        } else {
+            *out = tpl_float(fx * fy);
+        }
+        return true;
+    case BIN_DIV:
+        if (fy == 0)
+            return tpl_r_error(r, n, "division by zero");
+        *out = tpl_float(fx / fy);
+        return true;
+    case BIN_FLOORDIV:
+    case BIN_MOD:
+        if (ints) {
+            if (y == 0)
+                return tpl_r_error(r, n, op == BIN_MOD ? "modulo by zero" : "division by zero");
+            if (x == INT64_MIN && y == -1)
+                return tpl_r_error(r, n, "integer overflow");
+            int64_t q = x / y, m = x % y;
+            if (m != 0 && ((m < 0) != (y < 0))) {
+                q -= 1;
+                m += y;
+            }
+            *out = tpl_int(op == BIN_MOD ? m : q);
+        } else {
+            if (fy == 0)
+                return tpl_r_error(r, n, op == BIN_MOD ? "modulo by zero" : "division by zero");
+            double m = fmod(fx, fy);
+            if (m != 0 && ((m < 0) != (fy < 0)))
+                m += fy;
+            if (op == BIN_MOD) {
+                *out = tpl_float(m == 0 ? copysign(0.0, fy) : m);
+            } else {
+                double q = (fx - m) / fy;
+                double fq = floor(q);
+                if (q - fq > 0.5)
+                    fq += 1;
+                *out = tpl_float(fq);
+            }
+        }
+        return true;
+    case BIN_POW:
+        if (ints && y >= 0) {
+            int64_t z = 1, base = x;
+            int64_t e = y;
+            while (e) {
+                if (e & 1 && __builtin_mul_overflow(z, base, &z))
+                    return tpl_r_error(r, n, "integer overflow");
+                e >>= 1;
+                if (e && __builtin_mul_overflow(base, base, &base))
+                    return tpl_r_error(r, n, "integer overflow");
+            }
+            *out = tpl_int(z);
+        } else {
+            if (fx == 0 && fy < 0)
+                return tpl_r_error(r, n, "zero cannot be raised to a negative power");
+            *out = tpl_float(pow(fx, fy));
+        }
+        return true;
+    }
+    return false;
+}
+
+static const char *const bin_names[] = { "+", "-", "*", "/", "//", "%", "**" };
+
+static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    tpl_value a, b;
+    if (!eval(r, f, n->a, &a) || !eval(r, f, n->b, &b))
+        return false;
+    if (a.kind == TPL_UNDEFINED)
+        return undefined_error(r, n->a, NULL);
+    if (b.kind == TPL_UNDEFINED)
+        return undefined_error(r, n->b, NULL);
+    if (tpl_is_number(a) && tpl_is_number(b))
+        return num_binop(r, n, n->op, a, b, out);
+    if (n->op == BIN_ADD && a.kind == TPL_STRING && b.kind == TPL_STRING) {
+        if ((a.flags ^ b.flags) & TPL_SAFE) {
+            a = tpl_escape_value(r->a, a);
+            b = tpl_escape_value(r->a, b);
+        }
+        char *s = arena_alloc(r->a, a.len + b.len + 1);
+        memcpy(s, a.u.s, a.len);
+        memcpy(s + a.len, b.u.s, b.len);
+        s[a.len + b.len] = 0;
+        *out = tpl_strn(s, a.len + b.len);
+        out->flags = (a.flags | b.flags) & TPL_SAFE;
+        return true;
+    }
+    if (n->op == BIN_ADD && a.kind == TPL_LIST && b.kind == TPL_LIST) {
+        tpl_list *l = tpl_list_new(r->a, a.u.list->len + b.u.list->len);
+        memcpy(l->items, a.u.list->items, a.u.list->len * sizeof(tpl_value));
+        memcpy(l->items + a.u.list->len, b.u.list->items, b.u.list->len * sizeof(tpl_value));
+        *out = tpl_list_value(l);
+        return true;
+    }
+    if (n->op == BIN_MUL && (a.kind == TPL_INT || b.kind == TPL_INT) &&
+        (a.kind == TPL_STRING || b.kind == TPL_STRING || a.kind == TPL_LIST || b.kind == TPL_LIST)) {
+        tpl_value seq = a.kind == TPL_INT ? b : a;
+        int64_t k = a.kind == TPL_INT ? a.u.i : b.u.i;
+        if (k < 0)
+            k = 0;
+        if (seq.kind == TPL_STRING) {
+            if ((uint64_t)k * seq.len > (1u << 26))
+                return tpl_r_error(r, n, "string repetition too large");
+            buf bb = BUF_INIT;
+            for (int64_t i = 0; i < k; i++)
+                buf_put(&bb, seq.u.s, seq.len);
+            *out = tpl_str_copy(r->a, bb.data, bb.len);
+            out->flags = seq.flags & TPL_SAFE;
+            buf_release(&bb);
+        } else {
+            if ((uint64_t)k * seq.u.list->len > (1u << 24))
+                return tpl_r_error(r, n, "list repetition too large");
+            tpl_list *l = tpl_list_new(r->a, (size_t)k * seq.u.list->len);
+            for (int64_t i = 0; i < k; i++)
+                memcpy(l->items + (size_t)i * seq.u.list->len, seq.u.list->items,
+                       seq.u.list->len * sizeof(tpl_value));
+            *out = tpl_list_value(l);
+        }
+        return true;
+    }
+    return tpl_r_error(r, n, "unsupported operand types for %s: %s and %s", bin_names[n->op],
+                       type_name(a), type_name(b));
+}
+
+static bool contains(tpl_render_state *r, const node *at, tpl_value needle, tpl_value hay,
+                     bool *res)
+{
+    switch (hay.kind) {
+    case TPL_STRING:
+        if (needle.kind != TPL_STRING)
+            return tpl_r_error(r, at, "'in <string>' needs a string on the left, not %s",
+                               type_name(needle));
+        *res = needle.len == 0 || (hay.len >= needle.len &&
+                                   memmem(hay.u.s, hay.len, needle.u.s, needle.len) != NULL);
+        return true;
+    case TPL_LIST:
+        *res = false;
+        for (size_t i = 0; i < hay.u.list->len; i++)
+            if (tpl_value_equal(hay.u.list->items[i], needle)) {
+                *res = true;
+                break;
+            }
+        return true;
+    case TPL_MAP:
+        *res = tpl_map_get_value(hay.u.map, needle).kind != TPL_UNDEFINED;
+        return true;
+    case TPL_UNDEFINED:
+        *res = false;
+        return true;
+    default:
+        return tpl_r_error(r, at, "'in' needs a string, list or map on the right, not %s",
+                           type_name(hay));
+    }
+}
+
+static bool compare_op(tpl_render_state *r, const node *at, int op, tpl_value a, tpl_value b,
+                       bool *res)
+{
+    switch (op) {
+    case CMP_EQ:
+        *res = tpl_value_equal(a, b);
+        return true;
+    case CMP_NE:
+        *res = !tpl_value_equal(a, b);
+        return true;
+    case CMP_IN:
+        return contains(r, at, a, b, res);
+    case CMP_NOTIN:
+        if (!contains(r, at, a, b, res))
+            return false;
+        *res = !*res;
+        return true;
+    default: {
+        bool err = false;
+        int c = tpl_compare(a, b, false, &err);
+        if (err)
+            return tpl_r_error(r, at, "cannot compare %s with %s", type_name(a), type_name(b));
+        *res = op == CMP_LT ? c < 0 : op == CMP_LE ? c <= 0 : op == CMP_GT ? c > 0 : c >= 0;
+        return true;
+    }
+    }
+}
+
+static bool eval_args(tpl_render_state *r, frame *f, const node *n, tpl_value **pos,
+                      tpl_value **kwv)
+{
+    *pos = arena_alloc(r->a, (n->nkids + 1) * sizeof **pos);
+    *kwv = arena_alloc(r->a, (n->nnames + 1) * sizeof **kwv);
+    for (size_t i = 0; i < n->nkids; i++)
+        if (!eval(r, f, n->kids[i], &(*pos)[i]))
+            return false;
+    for (size_t i = 0; i < n->nnames; i++)
+        if (!eval(r, f, n->kw[i], &(*kwv)[i]))
+            return false;
+    return true;
+}
+
+/* Binds positional and keyword arguments to a comma-separated parameter
+ * list. */
+static bool bind_args(tpl_render_state *r, const node *at, const char *kind, const char *fname,
+                      const char *params, const tpl_value *pos, size_t npos, const char **kwn,
+                      const tpl_value *kwv, size_t nkw, tpl_args *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *names[8];
+    size_t nparams = 0;
+    char tmp[128];
+    size_t plen = strlen(params);
+    if (plen >= sizeof tmp)
+        plen = sizeof tmp - 1;
+    memcpy(tmp, params, plen);
+    tmp[plen] = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(tmp, ",", &save); tok && nparams < 8; tok = strtok_r(NULL, ",", &save))
+        names[nparams++] = params + (tok - tmp);
+    bool varargs = nparams && !strncmp(names[nparams - 1], "*", 1);
+    if (npos > nparams && !varargs)
+        return tpl_r_error(r, at, "%s '%s' takes at most %zu argument%s (%zu given)", kind, fname,
+                           nparams, nparams == 1 ? "" : "s", npos);
+    for (size_t i = 0; i < npos; i++) {
+        size_t slot = varargs && i >= nparams - 1 ? nparams - 1 : i;
+        if (varargs && slot == nparams - 1) {
+            /* collect the rest into a list in slot */
+            tpl_list *l = tpl_list_new(r->a, npos - i);
+            for (size_t k = i; k < npos; k++)
+                l->items[k - i] = pos[k];
+            out->v[slot] = tpl_list_value(l);
+            out->given[slot] = true;
+            break;
+        }
+        out->v[slot] = pos[i];
+        out->given[slot] = true;
+    }
+    for (size_t k = 0; k < nkw; k++) {
+        size_t j;
+        for (j = 0; j < nparams; j++) {
+            size_t len = strcspn(names[j], ",");
+            if (strlen(kwn[k]) == len && !strncmp(names[j], kwn[k], len))
+                break;
+        }
+        if (j == nparams)
+            return tpl_r_error(r, at, "%s '%s' got an unexpected keyword argument '%s'", kind,
+                               fname, kwn[k]);
+        if (out->given[j])
+            return tpl_r_error(r, at, "%s '%s' got argument '%s' twice", kind, fname, kwn[k]);
+        out->v[j] = kwv[k];
+        out->given[j] = true;
+    }
+    return true;
+}
+
+bool tpl_r_apply_filter(tpl_render_state *r, const node *at, int idx, tpl_value v,
+                        const tpl_value *pos, size_t npos, tpl_value *out)
+{
+    const tpl_filter_def *fd = tpl_filter_get(idx);
+    tpl_args args;
+    if (!bind_args(r, at, "filter", fd->name, fd->params, pos, npos, NULL, NULL, 0, &args))
+        return false;
+    return fd->fn(r, at, v, &args, out);
+}
+
+bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
+                      const tpl_value *pos, size_t npos, bool *out)
+{
+    const tpl_test_def *td = tpl_test_get(idx);
+    tpl_args args;
+    if (!bind_args(r, at, "test", td->name, td->params, pos, npos, NULL, NULL, 0, &args))
+        return false;
+    return td->fn(r, at, v, &args, out);
+}
+
+static bool apply_filter_node(tpl_render_state *r, frame *f, const node *n, tpl_value v,
+                              tpl_value *out)
+{
+    tpl_value *pos, *kwv;
+    if (!eval_args(r, f, n, &pos, &kwv))
+        return false;
+    const tpl_filter_def *fd = tpl_filter_get(n->op);
+    tpl_args args;
+    if (!bind_args(r, n, "filter", fd->name, fd->params, pos, n->nkids, n->names, kwv, n->nnames,
+                   &args))
+        return false;
+    return fd->fn(r, n, v, &args, out);
+}
+
+static bool eval_test(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    tpl_value v;
+    if (!eval(r, f, n->a, &v))
+        return false;
+    tpl_value *pos, *kwv;
+    if (!eval_args(r, f, n, &pos, &kwv))
+        return false;
+    const tpl_test_def *td = tpl_test_get(n->op);
+    tpl_args args;
+    if (!bind_args(r, n, "test", td->name, td->params, pos, n->nkids, n->names, kwv, n->nnames,
+                   &args))
+        return false;
+    bool res;
+    if (!td->fn(r, n, v, &args, &res))
+        return false;
+    *out = tpl_bool((n->flags & NF_NEGATED) ? !res : res);
+    return true;
+}
+
+static bool eval_call(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    tpl_value fn;
+    /* `super()` and `caller()` get clear errors when out of place */
+    if (n->a->kind == E_NAME && !strcmp(n->a->s, "super")) {
+        if (!lookup(r, f, "super", &fn))
+            return tpl_r_error(r, n->a, "super() is only available inside a block");
+    } else if (n->a->kind == E_NAME && !strcmp(n->a->s, "caller")) {
+        if (!lookup(r, f, "caller", &fn))
+            return tpl_r_error(r, n->a, "caller() is only available inside a macro called with "
+                                        "{%% call %%}");
+    } else if (!eval(r, f, n->a, &fn)) {
+        return false;
+    }
+    tpl_value *pos, *kwv;
+    if (!eval_args(r, f, n, &pos, &kwv))
+        return false;
+    if (fn.kind == TPL_UNDEFINED)
+        return undefined_error(r, n->a, "(it cannot be called)");
+    return call_value(r, f, n, fn, pos, n->nkids, n->names, kwv, n->nnames, out);
+}
+
+static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    tpl_value *parts = arena_alloc(r->a, n->nkids * sizeof *parts);
+    bool any_safe = false;
+    for (size_t i = 0; i < n->nkids; i++) {
+        if (!eval(r, f, n->kids[i], &parts[i]))
+            return false;
+        parts[i] = tpl_to_string(r->a, parts[i]);
+        any_safe |= (parts[i].flags & TPL_SAFE) != 0;
+    }
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < n->nkids; i++) {
+        if (any_safe && !(parts[i].flags & TPL_SAFE))
+            tpl_escape_html(&b, parts[i].u.s, parts[i].len);
+        else
+            buf_put(&b, parts[i].u.s, parts[i].len);
+    }
+    *out = tpl_str_copy(r->a, b.data, b.len);
+    if (any_safe)
+        out->flags |= TPL_SAFE;
+    buf_release(&b);
+    return true;
+}
+
+static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    switch (n->kind) {
+    case E_LIT:
+        *out = n->lit;
+        return true;
+    case E_NAME:
+        if (lookup(r, f, n->s, out))
+            return true;
+        if (n->flags & NF_ALLOW_UNDEF) {
+            *out = tpl_undefined();
+            return true;
+        }
+        if (!strcmp(n->s, "super"))
+            return tpl_r_error(r, n, "super() is only available inside a block");
+        return tpl_r_error(r, n, "unknown variable '%s'", n->s);
+    case E_GETATTR: {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        if (v.kind == TPL_UNDEFINED)
+            return undefined_error(r, n->a, NULL);
+        *out = get_attr(r, v, n->s, n->slen);
+        return true;
+    }
+    case E_GETITEM: {
+        tpl_value v, k;
+        if (!eval(r, f, n->a, &v) || !eval(r, f, n->b, &k))
+            return false;
+        if (v.kind == TPL_UNDEFINED)
+            return undefined_error(r, n->a, NULL);
+        *out = get_item(r, v, k);
+        return true;
+    }
+    case E_SLICE:
+        return eval_slice(r, f, n, out);
+    case E_CALL:
+        return eval_call(r, f, n, out);
+    case E_FILTER: {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        return apply_filter_node(r, f, n, v, out);
+    }
+    case E_TEST:
+        return eval_test(r, f, n, out);
+    case E_BIN:
+        return eval_bin(r, f, n, out);
+    case E_NEG:
+    case E_POS: {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        if (v.kind == TPL_UNDEFINED)
+            return undefined_error(r, n->a, NULL);
+        if (v.kind == TPL_BOOL)
+            v = tpl_int(v.u.b);
+        if (v.kind == TPL_INT) {
+            if (n->kind == E_NEG && v.u.i == INT64_MIN)
+                return tpl_r_error(r, n, "integer overflow");
+            *out = tpl_int(n->kind == E_NEG ? -v.u.i : v.u.i);
+        } else if (v.kind == TPL_FLOAT) {
+            *out = tpl_float(n->kind == E_NEG ? -v.u.f : v.u.f);
+        } else {
+            return tpl_r_error(r, n, "bad operand type for unary %s: %s",
+                               n->kind == E_NEG ? "-" : "+", type_name(v));
+        }
+        return true;
+    }
+    case E_NOT: {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        *out = tpl_bool(!tpl_value_truthy(v));
+        return true;
+    }
+    case E_AND:
+    case E_OR: {
+        tpl_value a;
+        if (!eval(r, f, n->a, &a))
+            return false;
+        bool t = tpl_value_truthy(a);
+        if (n->kind == E_AND ? !t : t) {
+            *out = a;
+            return true;
+        }
+        return eval(r, f, n->b, out);
+    }
+    case E_CMP: {
+        tpl_value a;
+        if (!eval(r, f, n->a, &a))
+            return false;
+        for (size_t i = 0; i < n->nkids; i++) {
+            tpl_value b;
+            if (!eval(r, f, n->kids[i], &b))
+                return false;
+            bool res;
+            if (!compare_op(r, n, n->ops[i], a, b, &res))
+                return false;
+            if (!res) {
+                *out = tpl_bool(false);
+                return true;
+            }
+            a = b;
+        }
+        *out = tpl_bool(true);
+        return true;
+    }
+    case E_COND: {
+        tpl_value c;
+        if (!eval(r, f, n->a, &c))
+            return false;
+        if (tpl_value_truthy(c))
+            return eval(r, f, n->b, out);
+        if (n->c)
+            return eval(r, f, n->c, out);
+        *out = tpl_undefined();
+        return true;
+    }
+    case E_LIST:
+    case E_TUPLE: {
+        tpl_list *l = tpl_list_new(r->a, n->nkids);
+        for (size_t i = 0; i < n->nkids; i++)
+            if (!eval(r, f, n->kids[i], &l->items[i]))
+                return false;
+        *out = tpl_list_value(l);
+        return true;
+    }
+    case E_DICT: {
+        tpl_map *m = tpl_map_new(r->a, n->nkids);
+        for (size_t i = 0; i < n->nkids; i++) {
+            tpl_value k, v;
+            if (!eval(r, f, n->kids[i], &k) || !eval(r, f, n->kw[i], &v))
+                return false;
+            tpl_map_set(r->a, m, k, v);
+        }
+        *out = tpl_map_value(m);
+        return true;
+    }
+    case E_CONCAT:
+        return eval_concat(r, f, n, out);
+    default:
+        return tpl_r_error(r, n, "internal error: not an expression");
+    }
+}
+
+/* ---- calls -------------------------------------------------------------- */
+
+static tpl_value capture_value(tpl_render_state *r, buf *b)
+{
+    tpl_value v = tpl_str_copy(r->a, b->data, b->len);
+    v.flags |= TPL_SAFE;
+    return v;
+}
+
+static bool render_block_level(tpl_render_state *r, frame *f, const char *name, size_t level,
+                               const node *at, buf *out);
+
+static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, const tpl_value *pos,
+                       size_t npos, const char **kwn, const tpl_value *kwv, size_t nkw,
+                       tpl_value caller, tpl_value *out)
+{
+    const node *def = m->def;
+    if (r->depth > 200)
+        return tpl_r_error(r, at, "macro calls nested too deeply (recursion?)");
+    frame *mf = frame_new(r, m->closure);
+    bool *given = arena_calloc(r->a, def->nnames + 1);
+    size_t extra = npos > def->nnames ? npos - def->nnames : 0;
+    for (size_t i = 0; i < npos && i < def->nnames; i++) {
+        frame_set(r, mf, def->names[i], pos[i]);
+        given[i] = true;
+    }
+    tpl_list *varargs = tpl_list_new(r->a, extra);
+    for (size_t i = 0; i < extra; i++)
+        varargs->items[i] = pos[def->nnames + i];
+    tpl_map *kwargs = tpl_map_new(r->a, 0);
+    for (size_t k = 0; k < nkw; k++) {
+        size_t j;
+        for (j = 0; j < def->nnames; j++)
+            if (!strcmp(def->names[j], kwn[k]))
+                break;
+        if (j == def->nnames) {
+            tpl_map_set_str(r->a, kwargs, kwn[k], kwv[k]);
+            continue;
+        }
+        if (given[j])
+            return tpl_r_error(r, at, "macro '%s' got argument '%s' twice", m->name, kwn[k]);
+        frame_set(r, mf, def->names[j], kwv[k]);
+        given[j] = true;
+    }
+    if (extra)
+        return tpl_r_error(r, at, "macro '%s' takes at most %zu argument%s (%zu given)", m->name,
+                           def->nnames, def->nnames == 1 ? "" : "s", npos);
+    if (kwargs->len)
+        return tpl_r_error(r, at, "macro '%s' has no parameter '%s'", m->name,
+                           kwargs->entries[0].key.u.s);
+    for (size_t i = 0; i < def->nnames; i++) {
+        if (given[i])
+            continue;
+        tpl_value v = tpl_undefined();
+        if (def->kw && def->kw[i] && !eval(r, mf, def->kw[i], &v))
+            return false;
+        frame_set(r, mf, def->names[i], v);
+    }
+    frame_set(r, mf, "varargs", tpl_list_value(varargs));
+    frame_set(r, mf, "kwargs", tpl_map_value(kwargs));
+    if (caller.kind != TPL_UNDEFINED)
+        frame_set(r, mf, "caller", caller);
+    buf b = BUF_INIT;
+    r->depth++;
+    bool ok = exec(r, mf, def->b, &b);
+    r->depth--;
+    *out = capture_value(r, &b);
+    buf_release(&b);
+    return ok;
+}
+
+static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj *b,
+                         const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
+                         size_t nkw, tpl_value *out)
+{
+    if (!strcmp(b->name, "range")) {
+        int64_t a[3] = { 0, 0, 1 };
+        if (npos < 1 || npos > 3 || nkw)
+            return tpl_r_error(r, at, "range() takes 1 to 3 integer arguments");
+        for (size_t i = 0; i < npos; i++) {
+            if (pos[i].kind != TPL_INT && pos[i].kind != TPL_BOOL)
+                return tpl_r_error(r, at, "range() arguments must be integers, not %s",
+                                   type_name(pos[i]));
+        }
+        if (npos == 1) {
+            a[1] = pos[0].u.i;
+        } else {
+            a[0] = pos[0].u.i;
+            a[1] = pos[1].u.i;
+            if (npos == 3)
+                a[2] = pos[2].u.i;
+        }
+        if (a[2] == 0)
+            return tpl_r_error(r, at, "range() step must not be zero");
+        int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0)
+                               : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
+        if (cnt > 10000000)
+            return tpl_r_error(r, at, "range() too large (%lld items)", (long long)cnt);
+        tpl_list *l = tpl_list_new(r->a, (size_t)cnt);
+        for (int64_t i = 0; i < cnt; i++)
+            l->items[i] = tpl_int(a[0] + i * a[2]);
+        *out = tpl_list_value(l);
+        return true;
+    }
+    if (!strcmp(b->name, "dict") || !strcmp(b->name, "namespace")) {
+        tpl_map *m = tpl_map_new(r->a, nkw);
+        for (size_t i = 0; i < npos; i++) {
+            if (pos[i].kind != TPL_MAP)
+                return tpl_r_error(r, at, "%s() takes a map or keyword arguments", b->name);
+            for (size_t k = 0; k < pos[i].u.map->len; k++)
+                tpl_map_set(r->a, m, pos[i].u.map->entries[k].key, pos[i].u.map->entries[k].value);
+        }
+        for (size_t i = 0; i < nkw; i++)
+            tpl_map_set_str(r->a, m, kwn[i], kwv[i]);
+        if (!strcmp(b->name, "dict")) {
+            *out = tpl_map_value(m);
+        } else {
+            ns_obj *ns = arena_alloc(r->a, sizeof *ns);
+            ns->kind = O_NAMESPACE;
+            ns->m = m;
+            *out = objv(ns);
+        }
+        return true;
+    }
+    if (!strcmp(b->name, "cycler")) {
+        cycler_obj *c = arena_alloc(r->a, sizeof *c);
+        c->kind = O_CYCLER;
+        tpl_list *l = tpl_list_new(r->a, npos);
+        memcpy(l->items, pos, npos * sizeof *pos);
+        c->items = l;
+        c->pos = 0;
+        *out = objv(c);
+        return true;
+    }
+    if (!strcmp(b->name, "joiner")) {
+        joiner_obj *j = arena_alloc(r->a, sizeof *j);
+        j->kind = O_JOINER;
+        j->sep = npos ? pos[0] : nkw ? kwv[0] : tpl_str(", ");
+        j->used = false;
+        *out = objv(j);
+        return true;
+    }
+    return tpl_r_error(r, at, "'%s' cannot be called", b->name);
+}
+
+static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value fn,
+                       const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
+                       size_t nkw, tpl_value *out)
+{
+    switch (okind(fn)) {
+    case O_MACRO:
+        return call_macro(r, at, fn.u.obj, pos, npos, kwn, kwv, nkw,
+                          ((const macro_obj *)fn.u.obj)->caller, out);
+    case O_BUILTIN:
+        return call_builtin(r, at, fn.u.obj, pos, npos, kwn, kwv, nkw, out);
+    case O_SUPER:
+    case O_BLOCKREF: {
+        const super_obj *s = fn.u.obj;
+        buf b = BUF_INIT;
+        bool ok = render_block_level(r, f, s->name, s->kind == O_SUPER ? s->level + 1 : 0, at, &b);
+        *out = capture_value(r, &b);
+        buf_release(&b);
+        return ok;
+    }
+    case O_JOINER: {
+        joiner_obj *j = (joiner_obj *)fn.u.obj;
+        *out = j->used ? j->sep : tpl_str("");
+        j->used = true;
+        return true;
+    }
+    case O_METHOD: {
+        const method_obj *m = fn.u.obj;
+        if (okind(m->self) == O_LOOP) {
+            loop_obj *lo = (loop_obj *)m->self.u.obj;
+            if (!strcmp(m->name, "cycle")) {
+                if (!npos)
+                    return tpl_r_error(r, at, "loop.cycle() needs at least one argument");
+                *out = pos[lo->i % npos];
+                return true;
+            }
+            /* changed */
+            tpl_value cur;
+            if (npos == 1) {
+                cur = pos[0];
+            } else {
+                tpl_list *l = tpl_list_new(r->a, npos);
+                memcpy(l->items, pos, npos * sizeof *pos);
+                cur = tpl_list_value(l);
+            }
+            bool ch = !lo->has_changed || !tpl_value_equal(cur, lo->last_changed);
+            lo->has_changed = true;
+            lo->last_changed = cur;
+            *out = tpl_bool(ch);
+            return true;
+        }
+        if (okind(m->self) == O_CYCLER) {
+            cycler_obj *c = (cycler_obj *)m->self.u.obj;
+            if (!strcmp(m->name, "reset")) {
+                c->pos = 0;
+                *out = tpl_none();
+                return true;
+            }
+            if (!c->items->len)
+                return tpl_r_error(r, at, "cycler() has no items");
+            *out = c->items->items[c->pos];
+            c->pos = (c->pos + 1) % c->items->len;
+            return true;
+        }
+        return tpl_call_method(r, at, m->self, m->name, pos, npos, kwn, kwv, nkw, out);
+    }
+    default:
+        break;
+    }
+    return tpl_r_error(r, at, "a %s cannot be called", type_name(fn));
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void write_value(tpl_render_state *r, tpl_value v, buf *out)
+{
+    switch (v.kind) {
+    case TPL_UNDEFINED:
+        return;
+    case TPL_STRING:
+        if (v.flags & TPL_SAFE)
+            buf_put(out, v.u.s, v.len);
+        else
+            tpl_escape_html(out, v.u.s, v.len);
+        return;
+    case TPL_INT:
+        buf_printf(out, "%lld", (long long)v.u.i);
+        return;
+    default: {
+        tpl_value s = tpl_to_string(r->a, v);
+        tpl_escape_html(out, s.u.s, s.len);
+        return;
+    }
+    }
+}
+
+/* ---- blocks and templates -------------------------------------------- */
+
+static void blocks_add(tpl_render_state *r, blockset *bs, const tpl_template *t)
+{
+    for (size_t i = 0; i < t->nblocks; i++) {
+        if (bs->n == bs->cap) {
+            size_t nc = bs->cap ? bs->cap * 2 : 16;
+            block_entry *nv = arena_alloc(r->a, nc * sizeof *nv);
+            if (bs->n)
+                memcpy(nv, bs->v, bs->n * sizeof *nv);
+            bs->v = nv;
+            bs->cap = nc;
+        }
+        bs->v[bs->n].name = t->blocks[i].name;
+        bs->v[bs->n].def = t->blocks[i].node;
+        bs->n++;
+    }
+}
+
+static bool render_block_level(tpl_render_state *r, frame *f, const char *name, size_t level,
+                               const node *at, buf *out)
+{
+    blockset *bs = r->blocks;
+    size_t seen = 0;
+    for (size_t i = 0; bs && i < bs->n; i++) {
+        if (strcmp(bs->v[i].name, name))
+            continue;
+        if (seen++ < level)
+            continue;
+        const node *def = bs->v[i].def;
+        frame *bf = frame_new(r, (def->flags & NF_SCOPED) ? f : r->root);
+        super_obj *s = arena_alloc(r->a, sizeof *s);
+        s->kind = O_SUPER;
+        s->name = name;
+        s->level = level;
+        frame_set(r, bf, "super", objv(s));
+        if (r->depth > 200)
+            return tpl_r_error(r, at, "blocks nested too deeply");
+        r->depth++;
+        bool ok = exec(r, bf, def->b, out);
+        r->depth--;
+        return ok;
+    }
+    if (level == 0)
+        return tpl_r_error(r, at, "no block named '%s'", name);
+    return tpl_r_error(r, at, "super(): block '%s' has no parent block to call", name);
+}
+
+static bool render_template(tpl_render_state *r, const tpl_template *t, frame *parent,
+                            bool with_vars, buf *out, frame **root_out);
+
+static const tpl_template *load_dynamic(tpl_render_state *r, const node *at, tpl_value name,
+                                        bool optional, bool *missing)
+{
+    *missing = false;
+    if (name.kind != TPL_STRING) {
+        tpl_r_error(r, at, "template name must be a string, not %s", type_name(name));
+        return NULL;
+    }
+    buf tried = BUF_INIT;
+    diag_list *tmp = diag_list_new();
+    const tpl_template *t = tpl_loader_get(r->l, name.u.s, &tried, tmp);
+    if (diag_error_count(tmp)) {
+        diag_move(r->d, tmp);
+        r->failed = true;
+        t = NULL;
+    } else if (!t) {
+        *missing = true;
+        if (!optional)
+            tpl_r_error(r, at, "template '%s' not found (looked in: %s)", name.u.s, tried.data);
+    }
+    diag_list_free(tmp);
+    buf_release(&tried);
+    return t;
+}
+
+static bool exec_include(tpl_render_state *r, frame *f, const node *n, buf *out)
+{
+    tpl_value name;
+    if (!eval(r, f, n->a, &name))
+        return false;
+    const tpl_template *t = NULL;
+    bool missing;
+    if (name.kind == TPL_LIST) {
+        for (size_t i = 0; i < name.u.list->len && !t; i++) {
+            t = load_dynamic(r, n, name.u.list->items[i], true, &missing);
+            if (r->failed)
+                return false;
+        }
+        if (!t && !(n->flags & NF_IGNORE_MISSING)) {
+            buf b = BUF_INIT;
+            tpl_value_to_str(name, &b);
+            bool ok = tpl_r_error(r, n, "none of the templates %s was found", b.data);
+            buf_release(&b);
+            return ok;
+        }
+    } else {
+        t = load_dynamic(r, n, name, n->flags & NF_IGNORE_MISSING, &missing);
+    }
+    if (!t)
+        return !r->failed;
+    if (r->depth > 100)
+        return tpl_r_error(r, n, "includes nested too deeply (an include cycle?)");
+    blockset *saved_bs = r->blocks;
+    frame *saved_root = r->root;
+    bool saved_ext = r->extends_seen;
+    const tpl_template *saved_parent = r->parent;
+    r->depth++;
+    bool ok = render_template(r, t, (n->flags & NF_NO_CONTEXT) ? NULL : f,
+                              !(n->flags & NF_NO_CONTEXT), out, NULL);
+    r->depth--;
+    r->blocks = saved_bs;
+    r->root = saved_root;
+    r->extends_seen = saved_ext;
+    r->parent = saved_parent;
+    return ok;
+}
+
+/* Renders a template as a module and returns its exported names. */
+static bool load_module(tpl_render_state *r, frame *f, const node *n, tpl_map **mod)
+{
+    tpl_value name;
+    if (!eval(r, f, n->a, &name))
+        return false;
+    bool missing;
+    const tpl_template *t = load_dynamic(r, n, name, false, &missing);
+    if (!t)
+        return false;
+    if (r->depth > 100)
+        return tpl_r_error(r, n, "imports nested too deeply (an import cycle?)");
+    blockset *saved_bs = r->blocks;
+    frame *saved_root = r->root;
+    bool saved_ext = r->extends_seen;
+    const tpl_template *saved_parent = r->parent;
+    buf discard = BUF_INIT;
+    frame *root = NULL;
+    bool with = n->flags & NF_WITH_CONTEXT;
+    r->depth++;
+    bool ok = render_template(r, t, with ? f : NULL, with, &discard, &root);
+    r->depth--;
+    buf_release(&discard);
+    r->blocks = saved_bs;
+    r->root = saved_root;
+    r->extends_seen = saved_ext;
+    r->parent = saved_parent;
+    if (!ok)
+        return false;
+    tpl_map *m = tpl_map_new(r->a, root ? root->n : 0);
+    for (size_t i = 0; root && i < root->n; i++)
+        if (root->names[i][0] != '_')
+            tpl_map_set_str(r->a, m, root->names[i], root->vals[i]);
+    *mod = m;
+    return true;
+}
+
+static bool assign_targets(tpl_render_state *r, frame *f, const node *at, const char **names,
+                           size_t n, tpl_value v)
+{
+    if (n == 1) {
+        frame_set(r, f, names[0], v);
+        return true;
+    }
+    const tpl_list *l = NULL;
+    if (v.kind == TPL_LIST)
+        l = v.u.list;
+    else if (v.kind == TPL_STRING || v.kind == TPL_MAP)
+        l = tpl_iterable(r->a, v);
+    if (!l)
+        return tpl_r_error(r, at, "cannot unpack a %s into %zu names", type_name(v), n);
+    if (l->len != n)
+        return tpl_r_error(r, at, "cannot unpack %zu value%s into %zu names", l->len,
+                           l->len == 1 ? "" : "s", n);
+    for (size_t i = 0; i < n; i++)
+        frame_set(r, f, names[i], l->items[i]);
+    return true;
+}
+
+static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
+{
+    tpl_value it;
+    if (!eval(r, f, n->a, &it))
+        return false;
+    const tpl_list *items;
+    if (it.kind == TPL_MAP && n->nnames == 2) {
+        /* sheaf extension: for k, v in map — entries in document order */
+        tpl_list *l = tpl_list_new(r->a, it.u.map->len);
+        for (size_t i = 0; i < it.u.map->len; i++) {
+            tpl_list *pair = tpl_list_new(r->a, 2);
+            pair->items[0] = it.u.map->entries[i].key;
+            pair->items[1] = it.u.map->entries[i].value;
+            l->items[i] = tpl_list_value(pair);
+        }
+        items = l;
+    } else {
+        items = tpl_iterable(r->a, it);
+        if (!items)
+            return tpl_r_error(r, n->a, "cannot loop over a %s", type_name(it));
+    }
+    frame *lf = frame_new(r, f);
+    if (n->d) {
+        tpl_list *kept = tpl_list_new(r->a, items->len);
+        size_t k = 0;
+        for (size_t i = 0; i < items->len; i++) {
+            if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
+                return false;
+            tpl_value c;
+            if (!eval(r, lf, n->d, &c))
+                return false;
+            if (tpl_value_truthy(c))
+                kept->items[k++] = items->items[i];
+        }
+        kept->len = k;
+        items = kept;
+        lf = frame_new(r, f);
+    }
+    if (!items->len)
+        return n->c ? exec(r, f, n->c, out) : true;
+    loop_obj *lo = arena_calloc(r->a, sizeof *lo);
+    lo->kind = O_LOOP;
+    lo->items = items;
+    tpl_value outer;
+    lo->depth = 1;
+    for (frame *g = f; g; g = g->parent) {
+        bool found = false;
+        for (size_t i = 0; i < g->n; i++)
+            if (!strcmp(g->names[i], "loop") && okind(g->vals[i]) == O_LOOP) {
+                outer = g->vals[i];
+                lo->depth = ((const loop_obj *)outer.u.obj)->depth + 1;
+                found = true;
+                break;
+            }
+        if (found)
+            break;
+    }
+    frame_set(r, lf, "loop", objv(lo));
+    for (size_t i = 0; i < items->len; i++) {
+        lo->i = i;
+        if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
+            return false;
+        if (!exec(r, lf, n->b, out))
+            return false;
+    }
+    return true;
+}
+
+static bool apply_chain(tpl_render_state *r, frame *f, node **chain, size_t n, tpl_value v,
+                        tpl_value *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!apply_filter_node(r, f, chain[i], v, &v))
+            return false;
+    *out = v;
+    return true;
+}
+
+static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
+{
+    switch (n->kind) {
+    case N_TEXT:
+        buf_put(out, n->s, n->slen);
+        return true;
+    case N_OUTPUT: {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        if (v.kind == TPL_OBJECT && okind(v) != O_NAMESPACE)
+            return tpl_r_error(r, n->a, "cannot print a %s (did you mean to call it?)",
+                               type_name(v));
+        write_value(r, v, out);
+        return true;
+    }
+    case N_BODY:
+        return exec(r, f, n, out);
+    case N_IF: {
+        for (const node *c = n; c; c = c->c) {
+            if (c->kind != N_IF)
+                return exec(r, f, c, out);
+            tpl_value v;
+            if (!eval(r, f, c->a, &v))
+                return false;
+            if (tpl_value_truthy(v))
+                return exec(r, f, c->b, out);
+        }
+        return true;
+    }
+    case N_FOR:
+        return exec_for(r, f, n, out);
+    case N_SET: {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        if (n->flags & NF_ATTR_TARGET) {
+            tpl_value ns;
+            if (!lookup(r, f, n->names[0], &ns))
+                return tpl_r_error(r, n, "unknown variable '%s'", n->names[0]);
+            if (okind(ns) != O_NAMESPACE)
+                return tpl_r_error(r, n, "cannot set an attribute of '%s': it is a %s, not a "
+                                         "namespace()", n->names[0], type_name(ns));
+            tpl_map_set_str(r->a, ((ns_obj *)ns.u.obj)->m, n->s, v);
+            return true;
+        }
+        return assign_targets(r, f, n, n->names, n->nnames, v);
+    }
+    case N_SET_BLOCK: {
+        buf b = BUF_INIT;
+        bool ok = exec(r, f, n->b, &b);
+        tpl_value v = capture_value(r, &b);
+        buf_release(&b);
+        if (!ok || !apply_chain(r, f, n->kids, n->nkids, v, &v))
+            return false;
+        frame_set(r, f, n->names[0], v);
+        return true;
+    }
+    case N_BLOCK:
+        if (r->extends_seen)
+            return true;
+        return render_block_level(r, f, n->s, 0, n, out);
+    case N_EXTENDS: {
+        if (r->extends_seen)
+            return tpl_r_error(r, n, "a template can extend only one parent");
+        tpl_value name;
+        if (!eval(r, f, n->a, &name))
+            return false;
+        bool missing;
+        const tpl_template *p = load_dynamic(r, n, name, false, &missing);
+        if (!p)
+            return false;
+        r->extends_seen = true;
+        r->parent = p;
+        return true;
+    }
+    case N_INCLUDE:
+        return exec_include(r, f, n, out);
+    case N_IMPORT: {
+        tpl_map *m;
+        if (!load_module(r, f, n, &m))
+            return false;
+        frame_set(r, f, n->s, tpl_map_value(m));
+        return true;
+    }
+    case N_FROM: {
+        tpl_map *m;
+        if (!load_module(r, f, n, &m))
+            return false;
+        const char **alias = (const char **)n->kids;
+        for (size_t i = 0; i < n->nnames; i++) {
+            tpl_value v = tpl_map_get_cstr(m, n->names[i]);
+            if (v.kind == TPL_UNDEFINED)
+                return tpl_r_error(r, n, "the template does not export '%s'", n->names[i]);
+            frame_set(r, f, alias[i], v);
+        }
+        return true;
+    }
+    case N_MACRO: {
+        macro_obj *m = arena_calloc(r->a, sizeof *m);
+        m->kind = O_MACRO;
+        m->name = n->s;
+        m->def = n;
+        m->closure = f;
+        frame_set(r, f, n->s, objv(m));
+        return true;
+    }
+    case N_CALL_BLOCK: {
+        const node *call = n->a;
+        tpl_value fn;
+        if (!eval(r, f, call->a, &fn))
+            return false;
+        if (okind(fn) != O_MACRO)
+            return tpl_r_error(r, call, "'call' needs a macro, not a %s", type_name(fn));
+        tpl_value *pos, *kwv;
+        if (!eval_args(r, f, call, &pos, &kwv))
+            return false;
+        macro_obj *c = arena_calloc(r->a, sizeof *c);
+        c->kind = O_MACRO;
+        c->name = "caller";
+        c->def = n;
+        c->closure = f;
+        tpl_value res;
+        if (!call_macro(r, call, fn.u.obj, pos, call->nkids, call->names, kwv, call->nnames,
+                        objv(c), &res))
+            return false;
+        write_value(r, res, out);
+        return true;
+    }
+    case N_WITH: {
+        frame *wf = frame_new(r, f);
+        for (size_t i = 0; i < n->nnames; i++) {
+            tpl_value v;
+            if (!eval(r, f, n->kids[i], &v))
+                return false;
+            frame_set(r, wf, n->names[i], v);
+        }
+        return exec(r, wf, n->b, out);
+    }
+    case N_FILTER_BLOCK: {
+        buf b = BUF_INIT;
+        bool ok = exec(r, f, n->b, &b);
+        tpl_value v = capture_value(r, &b);
+        buf_release(&b);
+        if (!ok || !apply_chain(r, f, n->kids, n->nkids, v, &v))
+            return false;
+        write_value(r, v, out);
+        return true;
+    }
+    default:
+        return tpl_r_error(r, n, "internal error: not a statement");
+    }
+}
+
+static bool exec(tpl_render_state *r, frame *f, const node *n, buf *out)
+{
+    if (n->kind != N_BODY)
+        return exec_stmt(r, f, n, out);
+    for (size_t i = 0; i < n->nkids; i++) {
+        if (r->extends_seen && f == r->root) {
+            /* after `extends`, a child's top level only defines things */
+            const node *k = n->kids[i];
+            if (k->kind == N_TEXT || k->kind == N_OUTPUT || k->kind == N_BLOCK)
+                continue;
+            buf discard = BUF_INIT;
+            bool ok = exec_stmt(r, f, k, &discard);
+            buf_release(&discard);
+            if (!ok)
+                return false;
+            continue;
+        }
+        if (!exec_stmt(r, f, n->kids[i], out))
+            return false;
+    }
+    return true;
+}
+
+static bool render_template(tpl_render_state *r, const tpl_template *t, frame *parent,
+                            bool with_vars, buf *out, frame **root_out)
+{
+    blockset *bs = arena_calloc(r->a, sizeof *bs);
+    frame *root = frame_new(r, parent);
+    root->with_vars = with_vars && parent == NULL;
+    r->blocks = bs;
+    r->root = root;
+    r->extends_seen = false;
+    r->parent = NULL;
+    blocks_add(r, bs, t);
+    const tpl_template *chain[32];
+    size_t nchain = 0;
+    chain[nchain++] = t;
+    for (;;) {
+        if (!exec(r, root, t->root, out))
+            return false;
+        if (!r->extends_seen)
+            break;
+        const tpl_template *p = r->parent;
+        for (size_t i = 0; i < nchain; i++) {
+            if (chain[i] == p) {
+                buf b = BUF_INIT;
+                for (size_t k = 0; k < nchain; k++)
+                    buf_printf(&b, "%s → ", chain[k]->name);
+                buf_puts(&b, p->name);
+                diag_error(r->d, t->path, 1, 1, "extends cycle: %s", b.data);
+                buf_release(&b);
+                r->failed = true;
+                return false;
+            }
+        }
+        if (nchain == 32) {
+            diag_error(r->d, t->path, 1, 1, "templates extend each other too deeply");
+            r->failed = true;
+            return false;
+        }
+        chain[nchain++] = p;
+        blocks_add(r, bs, p);
+        r->extends_seen = false;
+        r->parent = NULL;
+        t = p;
+    }
+    if (root_out)
+        *root_out = root;
+    return true;
+}
+
+bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const tpl_options *opt,
+                const char *context, arena *scratch, buf *out, diag_list *d)
+{
+    static const tpl_options no_opt = { "/" };
+    tpl_render_state r = { .l = l, .opt = opt ? opt : &no_opt, .a = scratch, .d = d,
+                           .context = context, .vars = vars };
+    frame top = { 0 };
+    top.with_vars = true;
+    (void)top;
+    bool ok = render_template(&r, t, NULL, true, out, NULL);
+    return ok && !r.failed;
+}

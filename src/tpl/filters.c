@@ -1,0 +1,2734 @@
+/* filters: Jinja2's built-in filters, tests and the string/map methods
+ * templates may call, each as Jinja2 3.1 defines it (Python semantics for
+ * values), plus sheaf's own filters (date, slugify, absolute_url,
+ * relative_url, group_by, limit, xml_escape, rfc3339).
+ *
+ * Strings are UTF-8; lengths, indexes and truncation count code points, as
+ * Python does. Markup (the TPL_SAFE flag) is kept where markupsafe keeps it. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "tpl/internal.h"
+#include "util/date.h"
+#include "util/text.h"
+
+/* ---- UTF-8 and Python string helpers ---------------------------------- */
+
+static size_t next_cp(const char *s, size_t n, size_t i, int32_t *cp)
+{
+    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), cp);
+    if (k <= 0) {
+        *cp = (unsigned char)s[i];
+        return 1;
+    }
+    return (size_t)k;
+}
+
+static void put_cp(buf *b, int32_t cp)
+{
+    utf8proc_uint8_t tmp[4];
+    utf8proc_ssize_t k = utf8proc_encode_char(cp, tmp);
+    buf_put(b, tmp, (size_t)k);
+}
+
+/* Python's str.isspace() */
+static bool is_space_cp(int32_t cp)
+{
+    if (cp == ' ' || (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1f) || cp == 0x85)
+        return true;
+    if (cp < 0x80)
+        return false;
+    utf8proc_category_t c = utf8proc_category(cp);
+    return c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
+}
+
+static bool is_word_cp(int32_t cp)
+{
+    if (cp == '_')
+        return true;
+    if (cp < 0x80)
+        return isalnum(cp);
+    utf8proc_category_t c = utf8proc_category(cp);
+    return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) ||
+           (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
+}
+
+static size_t cp_count(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            k++;
+    return k;
+}
+
+/* byte offset of code point number `cp` (clamped to n) */
+static size_t cp_offset(const char *s, size_t n, size_t cp)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (k == cp)
+                return i;
+            k++;
+        }
+    }
+    return n;
+}
+
+static tpl_value mkstr(arena *a, const char *s, size_t n, bool safe)
+{
+    tpl_value v = tpl_str_copy(a, s, n);
+    if (safe)
+        v.flags |= TPL_SAFE;
+    return v;
+}
+
+static tpl_value from_buf(arena *a, buf *b, bool safe)
+{
+    tpl_value v = mkstr(a, b->data, b->len, safe);
+    buf_release(b);
+    return v;
+}
+
+enum { CASE_LOWER, CASE_UPPER, CASE_TITLE };
+static void map_case(buf *b, const char *s, size_t n, int mode)
+{
+    for (size_t i = 0; i < n;) {
+        int32_t cp;
+        size_t k = next_cp(s, n, i, &cp);
+        if (k == 1 && (unsigned char)s[i] >= 0x80) {
+            buf_putc(b, s[i]);
+        } else {
+            put_cp(b, mode == CASE_LOWER ? utf8proc_tolower(cp)
+                      : mode == CASE_UPPER ? utf8proc_toupper(cp) : utf8proc_totitle(cp));
+        }
+        i += k;
+    }
+}
+
+/* ---- value helpers ---------------------------------------------------- */
+
+bool tpl_is_number(tpl_value v)
+{
+    return v.kind == TPL_INT || v.kind == TPL_FLOAT || v.kind == TPL_BOOL;
+}
+
+double tpl_as_double(tpl_value v)
+{
+    return v.kind == TPL_INT ? (double)v.u.i : v.kind == TPL_FLOAT ? v.u.f : v.kind == TPL_BOOL ? v.u.b : 0;
+}
+
+tpl_value tpl_to_string(arena *a, tpl_value v)
+{
+    if (v.kind == TPL_STRING)
+        return v;
+    buf b = BUF_INIT;
+    tpl_value_to_str(v, &b);
+    return from_buf(a, &b, false);
+}
+
+tpl_value tpl_escape_value(arena *a, tpl_value v)
+{
+    if (v.kind == TPL_STRING && (v.flags & TPL_SAFE))
+        return v;
+    v = tpl_to_string(a, v);
+    buf b = BUF_INIT;
+    tpl_escape_html(&b, v.u.s, v.len);
+    return from_buf(a, &b, true);
+}
+
+void tpl_escape_html(buf *out, const char *s, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep;
+        switch (s[i]) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&#34;"; break;
+        case '\'': rep = "&#39;"; break;
+        default: continue;
+        }
+        buf_put(out, s + start, i - start);
+        buf_puts(out, rep);
+        start = i + 1;
+    }
+    buf_put(out, s + start, n - start);
+}
+
+long tpl_length(tpl_value v)
+{
+    switch (v.kind) {
+    case TPL_UNDEFINED: return 0;
+    case TPL_STRING: return (long)cp_count(v.u.s, v.len);
+    case TPL_LIST: return (long)v.u.list->len;
+    case TPL_MAP: return (long)v.u.map->len;
+    default: return -1;
+    }
+}
+
+const tpl_list *tpl_iterable(arena *a, tpl_value v)
+{
+    switch (v.kind) {
+    case TPL_UNDEFINED:
+        return tpl_list_new(a, 0);
+    case TPL_LIST:
+        return v.u.list;
+    case TPL_MAP: {
+        if (v.flags & TPL_GROUP) {
+            tpl_list *l = tpl_list_new(a, 2);
+            l->items[0] = v.u.map->entries[0].value;
+            l->items[1] = v.u.map->entries[1].value;
+            return l;
+        }
+        tpl_list *l = tpl_list_new(a, v.u.map->len);
+        for (size_t i = 0; i < v.u.map->len; i++)
+            l->items[i] = v.u.map->entries[i].key;
+        return l;
+    }
+    case TPL_STRING: {
+        size_t n = cp_count(v.u.s, v.len);
+        tpl_list *l = tpl_list_new(a, n);
+        size_t k = 0;
+        for (size_t i = 0; i < v.len;) {
+            size_t j = i + 1;
+            while (j < v.len && ((unsigned char)v.u.s[j] & 0xC0) == 0x80)
+                j++;
+            l->items[k] = tpl_strn(v.u.s + i, j - i);
+            l->items[k].flags = v.flags & TPL_SAFE;
+            k++;
+            i = j;
+        }
+        l->len = k;
+        return l;
+    }
+    default:
+        return NULL;
+    }
+}
+
+static int cmp_bytes_ci(tpl_value a, tpl_value b)
+{
+    buf x = BUF_INIT, y = BUF_INIT;
+    map_case(&x, a.u.s, a.len, CASE_LOWER);
+    map_case(&y, b.u.s, b.len, CASE_LOWER);
+    size_t n = x.len < y.len ? x.len : y.len;
+    int c = memcmp(x.data, y.data, n);
+    if (!c)
+        c = x.len < y.len ? -1 : x.len > y.len;
+    buf_release(&x);
+    buf_release(&y);
+    return c;
+}
+
+int tpl_compare(tpl_value a, tpl_value b, bool ci, bool *err)
+{
+    if (tpl_is_number(a) && tpl_is_number(b)) {
+        if (a.kind != TPL_FLOAT && b.kind != TPL_FLOAT) {
+            int64_t x = a.kind == TPL_BOOL ? a.u.b : a.u.i, y = b.kind == TPL_BOOL ? b.u.b : b.u.i;
+            return x < y ? -1 : x > y;
+        }
+        double x = tpl_as_double(a), y = tpl_as_double(b);
+        return x < y ? -1 : x > y;
+    }
+    if (a.kind == TPL_STRING && b.kind == TPL_STRING) {
+        if (ci)
+            return cmp_bytes_ci(a, b);
+        size_t n = a.len < b.len ? a.len : b.len;
+        int c = memcmp(a.u.s, b.u.s, n);
+        if (c)
+            return c < 0 ? -1 : 1;
+        return a.len < b.len ? -1 : a.len > b.len;
+    }
+    if (a.kind == TPL_DATE && b.kind == TPL_DATE)
+        return a.u.t < b.u.t ? -1 : a.u.t > b.u.t;
+    if (a.kind == TPL_LIST && b.kind == TPL_LIST) {
+        size_t n = a.u.list->len < b.u.list->len ? a.u.list->len : b.u.list->len;
+        for (size_t i = 0; i < n; i++) {
+            if (tpl_value_equal(a.u.list->items[i], b.u.list->items[i]))
+                continue;
+            return tpl_compare(a.u.list->items[i], b.u.list->items[i], ci, err);
+        }
+        return a.u.list->len < b.u.list->len ? -1 : a.u.list->len > b.u.list->len;
+    }
+    *err = true;
+    return 0;
+}
+
+/* Stable merge sort of values by a key. */
+typedef struct sort_item {
+    tpl_value key, val;
+} sort_item;
+
+static bool msort(sort_item *v, sort_item *tmp, size_t n, bool ci, bool rev)
+{
+    if (n < 2)
+        return true;
+    size_t h = n / 2;
+    if (!msort(v, tmp, h, ci, rev) || !msort(v + h, tmp, n - h, ci, rev))
+        return false;
+    size_t i = 0, j = h, k = 0;
+    bool err = false;
+    while (i < h && j < n) {
+        int c = tpl_compare(v[j].key, v[i].key, ci, &err);
+        if (err)
+            return false;
+        if (rev ? c > 0 : c < 0)
+            tmp[k++] = v[j++];
+        else
+            tmp[k++] = v[i++];
+    }
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+    return true;
+}
+
+static bool sort_items(tpl_render_state *r, const node *at, sort_item *v, size_t n, bool ci,
+                       bool rev)
+{
+    sort_item *tmp = arena_alloc(tpl_r_arena(r), (n + 1) * sizeof *tmp);
+    if (!msort(v, tmp, n, ci, rev))
+        return tpl_r_error(r, at, "cannot sort: the items are of types that do not compare");
+    return true;
+}
+
+tpl_value tpl_getattr(tpl_value v, const char *name, size_t n)
+{
+    switch (v.kind) {
+    case TPL_MAP:
+        return tpl_map_get(v.u.map, name, n);
+    case TPL_LIST: {
+        char *end;
+        long i = strtol(name, &end, 10);
+        if (end != name && *end == 0) {
+            if (i < 0)
+                i += (long)v.u.list->len;
+            if (i >= 0 && (size_t)i < v.u.list->len)
+                return v.u.list->items[i];
+        }
+        return tpl_undefined();
+    }
+    case TPL_DATE: {
+        sheaf_date d = { v.u.t, tpl_date_offset(v), (v.flags & TPL_HAS_TIME) != 0,
+                         (v.flags & TPL_HAS_ZONE) != 0 };
+        const char *fmt = !strcmp(name, "year") ? "%Y" : !strcmp(name, "month") ? "%m"
+                        : !strcmp(name, "day") ? "%d" : !strcmp(name, "hour") ? "%H"
+                        : !strcmp(name, "minute") ? "%M" : !strcmp(name, "second") ? "%S" : NULL;
+        if (!fmt)
+            return tpl_undefined();
+        buf b = BUF_INIT;
+        date_format(&b, &d, fmt);
+        tpl_value r = tpl_int(strtoll(b.data, NULL, 10));
+        buf_release(&b);
+        return r;
+    }
+    default:
+        return tpl_undefined();
+    }
+}
+
+tpl_value tpl_getattr_path(tpl_value v, const char *path)
+{
+    while (*path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        char tmp[128];
+        if (n >= sizeof tmp)
+            return tpl_undefined();
+        memcpy(tmp, path, n);
+        tmp[n] = 0;
+        v = tpl_getattr(v, tmp, n);
+        if (v.kind == TPL_UNDEFINED || !dot)
+            return v;
+        path = dot + 1;
+    }
+    return v;
+}
+
+/* ---- argument helpers ------------------------------------------------- */
+
+#define ARG(i, dflt) (a->given[i] ? a->v[i] : (dflt))
+
+static bool want_int(tpl_render_state *r, const node *at, const char *what, tpl_value v, int64_t *out)
+{
+    if (v.kind == TPL_INT) {
+        *out = v.u.i;
+        return true;
+    }
+    if (v.kind == TPL_BOOL) {
+        *out = v.u.b;
+        return true;
+    }
+    return tpl_r_error(r, at, "%s must be an integer, not %s", what,
+                       v.kind == TPL_STRING ? "a string" : "that value");
+}
+
+static bool want_str(tpl_render_state *r, const node *at, const char *what, tpl_value v)
+{
+    if (v.kind == TPL_STRING)
+        return true;
+    return tpl_r_error(r, at, "%s must be a string", what);
+}
+
+static const tpl_list *want_iter(tpl_render_state *r, const node *at, tpl_value v)
+{
+    const tpl_list *l = tpl_iterable(tpl_r_arena(r), v);
+    if (!l)
+        tpl_r_error(r, at, "filter '%s' needs a list, map or string", at->s ? at->s : "?");
+    return l;
+}
+
+/* The attribute getter of sort/map/…: "a.b" paths, ints as indexes. */
+static tpl_value attr_of(tpl_value item, tpl_value attribute)
+{
+    if (attribute.kind == TPL_INT) {
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "%lld", (long long)attribute.u.i);
+        return tpl_getattr(item, tmp, strlen(tmp));
+    }
+    if (attribute.kind != TPL_STRING)
+        return tpl_undefined();
+    return tpl_getattr_path(item, attribute.u.s);
+}
+
+static tpl_value list_of(arena *ar, const tpl_value *v, size_t n)
+{
+    tpl_list *l = tpl_list_new(ar, n);
+    if (n)
+        memcpy(l->items, v, n * sizeof *v);
+    return tpl_list_value(l);
+}
+
+/* ---- filters ---------------------------------------------------------- */
+
+#define FILTER(name) \
+    static bool f_##name(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a, \
+                         tpl_value *out)
+
+FILTER(safe)
+{
+    (void)a;
+    if (v.kind == TPL_UNDEFINED) {
+        *out = mkstr(tpl_r_arena(r), "", 0, true);
+        return true;
+    }
+    (void)at;
+    *out = tpl_to_string(tpl_r_arena(r), v);
+    out->flags |= TPL_SAFE;
+    return true;
+}
+
+FILTER(escape)
+{
+    (void)a;
+    (void)at;
+    *out = tpl_escape_value(tpl_r_arena(r), v);
+    return true;
+}
+
+FILTER(forceescape)
+{
+    (void)a;
+    (void)at;
+    v.flags &= (uint8_t)~TPL_SAFE;
+    *out = tpl_escape_value(tpl_r_arena(r), v);
+    return true;
+}
+
+FILTER(length)
+{
+    (void)a;
+    long n = tpl_length(v);
+    if (n < 0)
+        return tpl_r_error(r, at, "object of this type has no length");
+    *out = tpl_int(n);
+    return true;
+}
+
+static bool case_filter(tpl_render_state *r, tpl_value v, int mode, tpl_value *out)
+{
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    buf b = BUF_INIT;
+    map_case(&b, s.u.s, s.len, mode);
+    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    return true;
+}
+
+FILTER(lower)
+{
+    (void)a;
+    (void)at;
+    return case_filter(r, v, CASE_LOWER, out);
+}
+
+FILTER(upper)
+{
+    (void)a;
+    (void)at;
+    return case_filter(r, v, CASE_UPPER, out);
+}
+
+FILTER(capitalize)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    buf b = BUF_INIT;
+    if (s.len) {
+        int32_t cp;
+        size_t k = next_cp(s.u.s, s.len, 0, &cp);
+        put_cp(&b, utf8proc_totitle(cp));
+        map_case(&b, s.u.s + k, s.len - k, CASE_LOWER);
+    }
+    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    return true;
+}
+
+FILTER(title)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    buf b = BUF_INIT;
+    bool start = true;
+    for (size_t i = 0; i < s.len;) {
+        int32_t cp;
+        size_t k = next_cp(s.u.s, s.len, i, &cp);
+        bool sep = cp == '-' || cp == '(' || cp == '{' || cp == '[' || cp == '<' || is_space_cp(cp);
+        if (sep) {
+            buf_put(&b, s.u.s + i, k);
+            start = true;
+        } else {
+            put_cp(&b, start ? utf8proc_toupper(cp) : utf8proc_tolower(cp));
+            start = false;
+        }
+        i += k;
+    }
+    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    return true;
+}
+
+static bool in_chars(int32_t cp, tpl_value chars)
+{
+    if (chars.kind != TPL_STRING)
+        return is_space_cp(cp);
+    for (size_t i = 0; i < chars.len;) {
+        int32_t c;
+        i += next_cp(chars.u.s, chars.len, i, &c);
+        if (c == cp)
+            return true;
+    }
+    return false;
+}
+
+static tpl_value strip(arena *ar, tpl_value s, tpl_value chars, bool left, bool right)
+{
+    size_t b = 0, e = s.len;
+    while (left && b < e) {
+        int32_t cp;
+        size_t k = next_cp(s.u.s, s.len, b, &cp);
+        if (!in_chars(cp, chars))
+            break;
+        b += k;
+    }
+    while (right && e > b) {
+        size_t p = e - 1;
+        while (p > b && ((unsigned char)s.u.s[p] & 0xC0) == 0x80)
+            p--;
+        int32_t cp;
+        next_cp(s.u.s, s.len, p, &cp);
+        if (!in_chars(cp, chars))
+            break;
+        e = p;
+    }
+    (void)ar;
+    tpl_value out = tpl_strn(s.u.s + b, e - b);
+    out.flags = s.flags & TPL_SAFE;
+    return out;
+}
+
+FILTER(trim)
+{
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    tpl_value chars = ARG(0, tpl_none());
+    if (chars.kind != TPL_NONE && chars.kind != TPL_STRING)
+        return tpl_r_error(r, at, "trim(chars) needs a string");
+    *out = strip(tpl_r_arena(r), s, chars, true, true);
+    /* the result must be NUL-terminated for later C-string uses */
+    *out = mkstr(tpl_r_arena(r), out->u.s, out->len, out->flags & TPL_SAFE);
+    return true;
+}
+
+FILTER(default)
+{
+    (void)r;
+    (void)at;
+    bool boolean = tpl_value_truthy(ARG(1, tpl_bool(false)));
+    if (v.kind == TPL_UNDEFINED || (boolean && !tpl_value_truthy(v)))
+        *out = ARG(0, tpl_str(""));
+    else
+        *out = v;
+    return true;
+}
+
+FILTER(join)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    tpl_value sep = ARG(0, tpl_str(""));
+    tpl_value attribute = ARG(1, tpl_none());
+    tpl_value *items = arena_alloc(ar, (l->len + 1) * sizeof *items);
+    bool any_safe = (sep.kind == TPL_STRING && (sep.flags & TPL_SAFE));
+    for (size_t i = 0; i < l->len; i++) {
+        items[i] = l->items[i];
+        if (attribute.kind != TPL_NONE)
+            items[i] = attr_of(items[i], attribute);
+        items[i] = tpl_to_string(ar, items[i]);
+        any_safe |= (items[i].flags & TPL_SAFE) != 0;
+    }
+    sep = tpl_to_string(ar, sep);
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < l->len; i++) {
+        if (i) {
+            if (any_safe && !(sep.flags & TPL_SAFE))
+                tpl_escape_html(&b, sep.u.s, sep.len);
+            else
+                buf_put(&b, sep.u.s, sep.len);
+        }
+        if (any_safe && !(items[i].flags & TPL_SAFE))
+            tpl_escape_html(&b, items[i].u.s, items[i].len);
+        else
+            buf_put(&b, items[i].u.s, items[i].len);
+    }
+    *out = from_buf(ar, &b, any_safe);
+    return true;
+}
+
+FILTER(first)
+{
+    (void)a;
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    *out = l->len ? l->items[0] : tpl_undefined();
+    return true;
+}
+
+FILTER(last)
+{
+    (void)a;
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    *out = l->len ? l->items[l->len - 1] : tpl_undefined();
+    return true;
+}
+
+FILTER(reverse)
+{
+    (void)a;
+    arena *ar = tpl_r_arena(r);
+    if (v.kind == TPL_STRING) {
+        const tpl_list *l = tpl_iterable(ar, v);
+        buf b = BUF_INIT;
+        for (size_t i = l->len; i-- > 0;)
+            buf_put(&b, l->items[i].u.s, l->items[i].len);
+        *out = from_buf(ar, &b, v.flags & TPL_SAFE);
+        return true;
+    }
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    tpl_list *o = tpl_list_new(ar, l->len);
+    for (size_t i = 0; i < l->len; i++)
+        o->items[i] = l->items[l->len - 1 - i];
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(sort)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    bool rev = tpl_value_truthy(ARG(0, tpl_bool(false)));
+    bool cs = tpl_value_truthy(ARG(1, tpl_bool(false)));
+    tpl_value attribute = ARG(2, tpl_none());
+    sort_item *items = arena_alloc(ar, (l->len + 1) * sizeof *items);
+    for (size_t i = 0; i < l->len; i++) {
+        items[i].val = l->items[i];
+        items[i].key = attribute.kind == TPL_NONE ? l->items[i] : attr_of(l->items[i], attribute);
+    }
+    if (!sort_items(r, at, items, l->len, !cs, rev))
+        return false;
+    tpl_list *o = tpl_list_new(ar, l->len);
+    for (size_t i = 0; i < l->len; i++)
+        o->items[i] = items[i].val;
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(dictsort)
+{
+    arena *ar = tpl_r_arena(r);
+    if (v.kind != TPL_MAP)
+        return tpl_r_error(r, at, "dictsort needs a map");
+    bool cs = tpl_value_truthy(ARG(0, tpl_bool(false)));
+    tpl_value by = ARG(1, tpl_str("key"));
+    bool rev = tpl_value_truthy(ARG(2, tpl_bool(false)));
+    bool by_value;
+    if (by.kind == TPL_STRING && !strcmp(by.u.s, "key"))
+        by_value = false;
+    else if (by.kind == TPL_STRING && !strcmp(by.u.s, "value"))
+        by_value = true;
+    else
+        return tpl_r_error(r, at, "dictsort: 'by' must be 'key' or 'value'");
+    size_t n = v.u.map->len;
+    sort_item *items = arena_alloc(ar, (n + 1) * sizeof *items);
+    for (size_t i = 0; i < n; i++) {
+        tpl_value pair[2] = { v.u.map->entries[i].key, v.u.map->entries[i].value };
+        items[i].val = list_of(ar, pair, 2);
+        items[i].key = by_value ? pair[1] : pair[0];
+    }
+    if (!sort_items(r, at, items, n, !cs, rev))
+        return false;
+    tpl_list *o = tpl_list_new(ar, n);
+    for (size_t i = 0; i < n; i++)
+        o->items[i] = items[i].val;
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(items)
+{
+    (void)a;
+    arena *ar = tpl_r_arena(r);
+    if (v.kind == TPL_UNDEFINED) {
+        *out = tpl_list_value(tpl_list_new(ar, 0));
+        return true;
+    }
+    if (v.kind != TPL_MAP)
+        return tpl_r_error(r, at, "items needs a map");
+    tpl_list *o = tpl_list_new(ar, v.u.map->len);
+    for (size_t i = 0; i < v.u.map->len; i++) {
+        tpl_value pair[2] = { v.u.map->entries[i].key, v.u.map->entries[i].value };
+        o->items[i] = list_of(ar, pair, 2);
+    }
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(truncate)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    int64_t length = 255, leeway = 5;
+    if (a->given[0] && !want_int(r, at, "truncate length", a->v[0], &length))
+        return false;
+    bool killwords = tpl_value_truthy(ARG(1, tpl_bool(false)));
+    tpl_value end = ARG(2, tpl_str("..."));
+    if (!want_str(r, at, "truncate end", end))
+        return false;
+    if (a->given[3] && a->v[3].kind != TPL_NONE && !want_int(r, at, "leeway", a->v[3], &leeway))
+        return false;
+    size_t n = cp_count(s.u.s, s.len), elen = cp_count(end.u.s, end.len);
+    if (length < (int64_t)elen)
+        return tpl_r_error(r, at, "truncate: expected length >= %zu, got %lld", elen,
+                           (long long)length);
+    if (leeway < 0)
+        return tpl_r_error(r, at, "truncate: leeway must be >= 0");
+    if ((int64_t)n <= length + leeway) {
+        *out = s;
+        return true;
+    }
+    size_t cut = cp_offset(s.u.s, s.len, (size_t)(length - (int64_t)elen));
+    buf b = BUF_INIT;
+    if (killwords) {
+        buf_put(&b, s.u.s, cut);
+    } else {
+        /* rsplit(" ", 1)[0] */
+        size_t k = cut;
+        while (k > 0 && s.u.s[k - 1] != ' ')
+            k--;
+        buf_put(&b, s.u.s, k ? k - 1 : cut);
+    }
+    buf_put(&b, end.u.s, end.len);
+    *out = from_buf(ar, &b, false);
+    return true;
+}
+
+/* html.unescape for the entities markup commonly holds. */
+static size_t unescape_entity(const char *s, size_t n, buf *b)
+{
+    static const struct { const char *name; const char *utf8; } ents[] = {
+        { "amp", "&" }, { "lt", "<" }, { "gt", ">" }, { "quot", "\"" }, { "apos", "'" },
+        { "nbsp", "\xc2\xa0" }, { "copy", "\xc2\xa9" }, { "reg", "\xc2\xae" },
+        { "mdash", "\xe2\x80\x94" }, { "ndash", "\xe2\x80\x93" }, { "hellip", "\xe2\x80\xa6" },
+        { "laquo", "\xc2\xab" }, { "raquo", "\xc2\xbb" }, { "lsquo", "\xe2\x80\x98" },
+        { "rsquo", "\xe2\x80\x99" }, { "ldquo", "\xe2\x80\x9c" }, { "rdquo", "\xe2\x80\x9d" },
+        { "middot", "\xc2\xb7" }, { "times", "\xc3\x97" }, { "deg", "\xc2\xb0" },
+        { NULL, NULL } };
+    if (n < 3 || s[0] != '&')
+        return 0;
+    if (s[1] == '#') {
+        size_t i = 2;
+        int base = 10;
+        if (i < n && (s[i] == 'x' || s[i] == 'X')) {
+            base = 16;
+            i++;
+        }
+        size_t st = i;
+        long cp = 0;
+        while (i < n && i - st < 8 && (base == 16 ? isxdigit((unsigned char)s[i]) : isdigit((unsigned char)s[i]))) {
+            cp = cp * base + (isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower(s[i]) - 'a' + 10);
+            i++;
+        }
+        if (i == st)
+            return 0;
+        if (i < n && s[i] == ';')
+            i++;
+        if (cp <= 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            cp = 0xFFFD;
+        put_cp(b, (int32_t)cp);
+        return i;
+    }
+    for (size_t k = 0; ents[k].name; k++) {
+        size_t l = strlen(ents[k].name);
+        if (n >= l + 2 && !memcmp(s + 1, ents[k].name, l) && s[l + 1] == ';') {
+            buf_puts(b, ents[k].utf8);
+            return l + 2;
+        }
+    }
+    return 0;
+}
+
+FILTER(striptags)
+{
+    (void)a;
+    (void)at;
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    buf t = BUF_INIT;
+    /* comments first, then tags */
+    for (size_t i = 0; i < s.len;) {
+        if (i + 4 <= s.len && !memcmp(s.u.s + i, "<!--", 4)) {
+            const char *e = memmem(s.u.s + i + 4, s.len - i - 4, "-->", 3);
+            if (e) {
+                i = (size_t)(e - s.u.s) + 3;
+                continue;
+            }
+        }
+        buf_putc(&t, s.u.s[i]);
+        i++;
+    }
+    buf u = BUF_INIT;
+    for (size_t i = 0; i < t.len;) {
+        if (t.data[i] == '<') {
+            const char *e = memchr(t.data + i + 1, '>', t.len - i - 1);
+            if (e) {
+                i = (size_t)(e - t.data) + 1;
+                continue;
+            }
+        }
+        buf_putc(&u, t.data[i]);
+        i++;
+    }
+    buf_release(&t);
+    /* collapse whitespace */
+    buf w = BUF_INIT;
+    bool pending = false;
+    for (size_t i = 0; i < u.len;) {
+        int32_t cp;
+        size_t k = next_cp(u.data, u.len, i, &cp);
+        if (is_space_cp(cp)) {
+            pending = w.len > 0;
+        } else {
+            if (pending)
+                buf_putc(&w, ' ');
+            pending = false;
+            buf_put(&w, u.data + i, k);
+        }
+        i += k;
+    }
+    buf_release(&u);
+    buf x = BUF_INIT;
+    for (size_t i = 0; i < w.len;) {
+        if (w.data[i] == '&') {
+            size_t k = unescape_entity(w.data + i, w.len - i, &x);
+            if (k) {
+                i += k;
+                continue;
+            }
+        }
+        buf_putc(&x, w.data[i]);
+        i++;
+    }
+    buf_release(&w);
+    *out = from_buf(ar, &x, false);
+    return true;
+}
+
+static void url_quote(buf *b, const char *s, size_t n, const char *safe, bool plus)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~' || (c && strchr(safe, c)))
+            buf_putc(b, c);
+        else if (plus && c == ' ')
+            buf_putc(b, '+');
+        else
+            buf_printf(b, "%%%02X", c);
+    }
+}
+
+FILTER(urlencode)
+{
+    (void)a;
+    (void)at;
+    arena *ar = tpl_r_arena(r);
+    buf b = BUF_INIT;
+    if (v.kind == TPL_MAP || v.kind == TPL_LIST) {
+        const tpl_list *l = NULL;
+        size_t n = v.kind == TPL_MAP ? v.u.map->len : v.u.list->len;
+        if (v.kind == TPL_LIST)
+            l = v.u.list;
+        for (size_t i = 0; i < n; i++) {
+            tpl_value k, val;
+            if (v.kind == TPL_MAP) {
+                k = v.u.map->entries[i].key;
+                val = v.u.map->entries[i].value;
+            } else {
+                tpl_value it = l->items[i];
+                if (it.kind != TPL_LIST || it.u.list->len != 2)
+                    return tpl_r_error(r, at, "urlencode needs a string, a map or a list of pairs");
+                k = it.u.list->items[0];
+                val = it.u.list->items[1];
+            }
+            if (i)
+                buf_putc(&b, '&');
+            k = tpl_to_string(ar, k);
+            val = tpl_to_string(ar, val);
+            url_quote(&b, k.u.s, k.len, "", true);
+            buf_putc(&b, '=');
+            url_quote(&b, val.u.s, val.len, "", true);
+        }
+    } else {
+        tpl_value s = tpl_to_string(ar, v);
+        url_quote(&b, s.u.s, s.len, "/", false);
+    }
+    *out = from_buf(ar, &b, false);
+    return true;
+}
+
+FILTER(replace)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    if (!a->given[0] || !a->given[1])
+        return tpl_r_error(r, at, "replace needs two arguments: old and new");
+    tpl_value old = tpl_to_string(ar, a->v[0]), new = tpl_to_string(ar, a->v[1]);
+    int64_t count = -1;
+    if (a->given[2] && a->v[2].kind != TPL_NONE && !want_int(r, at, "replace count", a->v[2], &count))
+        return false;
+    bool safe = false;
+    if ((old.flags & TPL_SAFE) || ((new.flags & TPL_SAFE) && !(s.flags & TPL_SAFE))) {
+        s = tpl_escape_value(ar, s);
+        safe = true;
+    } else if (s.flags & TPL_SAFE) {
+        old = tpl_escape_value(ar, old);
+        new = tpl_escape_value(ar, new);
+        safe = true;
+    }
+    buf b = BUF_INIT;
+    if (old.len == 0) {
+        /* Python inserts `new` between every character and at both ends */
+        int64_t done = 0;
+        for (size_t i = 0; i <= s.len;) {
+            if (count < 0 || done < count) {
+                buf_put(&b, new.u.s, new.len);
+                done++;
+            }
+            if (i == s.len)
+                break;
+            int32_t cp;
+            size_t k = next_cp(s.u.s, s.len, i, &cp);
+            buf_put(&b, s.u.s + i, k);
+            i += k;
+        }
+    } else {
+        size_t i = 0;
+        int64_t done = 0;
+        while (i < s.len) {
+            const char *p = (count < 0 || done < count) ? memmem(s.u.s + i, s.len - i, old.u.s, old.len) : NULL;
+            if (!p) {
+                buf_put(&b, s.u.s + i, s.len - i);
+                break;
+            }
+            buf_put(&b, s.u.s + i, (size_t)(p - s.u.s) - i);
+            buf_put(&b, new.u.s, new.len);
+            i = (size_t)(p - s.u.s) + old.len;
+            done++;
+        }
+    }
+    *out = from_buf(ar, &b, safe);
+    return true;
+}
+
+/* Python int(str, base) */
+static bool parse_py_int(const char *s, size_t n, int base, int64_t *out)
+{
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    char tmp[80];
+    size_t k = 0;
+    bool neg = false;
+    if (n && (*s == '+' || *s == '-')) {
+        neg = *s == '-';
+        s++;
+        n--;
+    }
+    if (base == 16 && n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s += 2;
+        n -= 2;
+    }
+    if (!n || n >= sizeof tmp)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '_' && i > 0 && i + 1 < n && s[i + 1] != '_')
+            continue;
+        int d = isdigit((unsigned char)s[i]) ? s[i] - '0' : isalpha((unsigned char)s[i]) ? tolower(s[i]) - 'a' + 10 : 99;
+        if (d >= base)
+            return false;
+        tmp[k++] = s[i];
+    }
+    tmp[k] = 0;
+    errno = 0;
+    long long x = strtoll(tmp, NULL, base);
+    if (errno)
+        return false;
+    *out = neg ? -x : x;
+    return true;
+}
+
+/* Python float(str) */
+static bool parse_py_float(const char *s, size_t n, double *out)
+{
+    char tmp[128];
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (!n || n >= sizeof tmp)
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '_') {
+            if (i == 0 || i + 1 == n || !isdigit((unsigned char)s[i - 1]) || !isdigit((unsigned char)s[i + 1]))
+                return false;
+            continue;
+        }
+        if (!(isdigit((unsigned char)s[i]) || strchr("+-.eEinfatyINFATY", s[i])))
+            return false;
+        tmp[k++] = s[i];
+    }
+    tmp[k] = 0;
+    const char *t = tmp + (tmp[0] == '+' || tmp[0] == '-');
+    if (!strcasecmp(t, "inf") || !strcasecmp(t, "infinity") || !strcasecmp(t, "nan")) {
+        *out = strtod(tmp, NULL);
+        return true;
+    }
+    if (isalpha((unsigned char)*t) || strpbrk(t, "nNaAtTyYfFiI"))
+        return false;
+    char *end;
+    *out = strtod(tmp, &end);
+    return *end == 0 && end != tmp;
+}
+
+FILTER(int)
+{
+    tpl_value dflt = ARG(0, tpl_int(0));
+    int64_t base = 10;
+    if (a->given[1] && !want_int(r, at, "int base", a->v[1], &base))
+        return false;
+    switch (v.kind) {
+    case TPL_INT:
+        *out = v;
+        return true;
+    case TPL_BOOL:
+        *out = tpl_int(v.u.b);
+        return true;
+    case TPL_FLOAT:
+        if (isnan(v.u.f) || isinf(v.u.f) || fabs(v.u.f) > 9.2e18) {
+            *out = dflt;
+            return true;
+        }
+        *out = tpl_int((int64_t)v.u.f);
+        return true;
+    case TPL_STRING: {
+        int64_t x;
+        if (parse_py_int(v.u.s, v.len, (int)base, &x)) {
+            *out = tpl_int(x);
+            return true;
+        }
+        double f;
+        if (parse_py_float(v.u.s, v.len, &f) && !isnan(f) && !isinf(f) && fabs(f) < 9.2e18) {
+            *out = tpl_int((int64_t)f);
+            return true;
+        }
+        *out = dflt;
+        return true;
+    }
+    default:
+        *out = dflt;
+        return true;
+    }
+}
+
+FILTER(float)
+{
+    (void)at;
+    (void)r;
+    tpl_value dflt = ARG(0, tpl_float(0.0));
+    switch (v.kind) {
+    case TPL_INT:
+    case TPL_BOOL:
+        *out = tpl_float(tpl_as_double(v));
+        return true;
+    case TPL_FLOAT:
+        *out = v;
+        return true;
+    case TPL_STRING: {
+        double f;
+        *out = parse_py_float(v.u.s, v.len, &f) ? tpl_float(f) : dflt;
+        return true;
+    }
+    default:
+        *out = dflt;
+        return true;
+    }
+}
+
+FILTER(string)
+{
+    (void)a;
+    (void)at;
+    *out = tpl_to_string(tpl_r_arena(r), v);
+    return true;
+}
+
+FILTER(list)
+{
+    (void)a;
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    *out = tpl_list_value(l);
+    return true;
+}
+
+FILTER(abs)
+{
+    (void)a;
+    if (v.kind == TPL_INT) {
+        if (v.u.i == INT64_MIN)
+            return tpl_r_error(r, at, "integer overflow");
+        *out = tpl_int(v.u.i < 0 ? -v.u.i : v.u.i);
+    } else if (v.kind == TPL_BOOL) {
+        *out = tpl_int(v.u.b);
+    } else if (v.kind == TPL_FLOAT) {
+        *out = tpl_float(fabs(v.u.f));
+    } else {
+        return tpl_r_error(r, at, "abs needs a number");
+    }
+    return true;
+}
+
+/* Python round(x, n): correctly rounded, ties to even. */
+static double py_round(double x, int64_t n)
+{
+    if (isnan(x) || isinf(x))
+        return x;
+    if (n > 300)
+        return x;
+    if (n < -300)
+        return copysign(0.0, x);
+    char tmp[512];
+    if (n >= 0) {
+        snprintf(tmp, sizeof tmp, "%.*f", (int)n, x);
+        return strtod(tmp, NULL);
+    }
+    double p = pow(10.0, (double)-n);
+    double y = x / p;
+    snprintf(tmp, sizeof tmp, "%.0f", y);
+    return strtod(tmp, NULL) * p;
+}
+
+FILTER(round)
+{
+    int64_t prec = 0;
+    if (a->given[0] && !want_int(r, at, "round precision", a->v[0], &prec))
+        return false;
+    tpl_value method = ARG(1, tpl_str("common"));
+    if (method.kind != TPL_STRING || (strcmp(method.u.s, "common") && strcmp(method.u.s, "ceil") &&
+                                      strcmp(method.u.s, "floor")))
+        return tpl_r_error(r, at, "round: method must be 'common', 'ceil' or 'floor'");
+    if (!tpl_is_number(v))
+        return tpl_r_error(r, at, "round needs a number");
+    if (!strcmp(method.u.s, "common")) {
+        if (v.kind != TPL_FLOAT) {
+            int64_t x = v.kind == TPL_BOOL ? v.u.b : v.u.i;
+            if (prec < 0) {
+                double y = py_round((double)x, prec);
+                *out = tpl_int((int64_t)y);
+            } else {
+                *out = tpl_int(x);
+            }
+            return true;
+        }
+        *out = tpl_float(py_round(v.u.f, prec));
+        return true;
+    }
+    double p = pow(10.0, (double)prec);
+    double x = tpl_as_double(v) * p;
+    x = !strcmp(method.u.s, "ceil") ? ceil(x) : floor(x);
+    *out = tpl_float(x / p);
+    return true;
+}
+
+static bool minmax(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a, bool max,
+                   tpl_value *out)
+{
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    bool cs = tpl_value_truthy(ARG(0, tpl_bool(false)));
+    tpl_value attribute = ARG(1, tpl_none());
+    if (!l->len) {
+        *out = tpl_undefined();
+        return true;
+    }
+    size_t best = 0;
+    tpl_value bk = attribute.kind == TPL_NONE ? l->items[0] : attr_of(l->items[0], attribute);
+    for (size_t i = 1; i < l->len; i++) {
+        tpl_value k = attribute.kind == TPL_NONE ? l->items[i] : attr_of(l->items[i], attribute);
+        bool err = false;
+        int c = tpl_compare(k, bk, !cs, &err);
+        if (err)
+            return tpl_r_error(r, at, "cannot compare the items");
+        if (max ? c > 0 : c < 0) {
+            best = i;
+            bk = k;
+        }
+    }
+    *out = l->items[best];
+    return true;
+}
+
+FILTER(min) { return minmax(r, at, v, a, false, out); }
+FILTER(max) { return minmax(r, at, v, a, true, out); }
+
+FILTER(sum)
+{
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    tpl_value attribute = ARG(0, tpl_none());
+    tpl_value acc = ARG(1, tpl_int(0));
+    for (size_t i = 0; i < l->len; i++) {
+        tpl_value x = attribute.kind == TPL_NONE ? l->items[i] : attr_of(l->items[i], attribute);
+        if (!tpl_is_number(x) || !tpl_is_number(acc))
+            return tpl_r_error(r, at, "sum needs numbers");
+        if (acc.kind != TPL_FLOAT && x.kind != TPL_FLOAT) {
+            int64_t s;
+            int64_t p = acc.kind == TPL_BOOL ? acc.u.b : acc.u.i, q = x.kind == TPL_BOOL ? x.u.b : x.u.i;
+            if (__builtin_add_overflow(p, q, &s))
+                return tpl_r_error(r, at, "integer overflow");
+            acc = tpl_int(s);
+        } else {
+            acc = tpl_float(tpl_as_double(acc) + tpl_as_double(x));
+        }
+    }
+    *out = acc;
+    return true;
+}
+
+FILTER(unique)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    bool cs = tpl_value_truthy(ARG(0, tpl_bool(false)));
+    tpl_value attribute = ARG(1, tpl_none());
+    tpl_list *o = tpl_list_new(ar, l->len);
+    tpl_value *keys = arena_alloc(ar, (l->len + 1) * sizeof *keys);
+    size_t n = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        tpl_value k = attribute.kind == TPL_NONE ? l->items[i] : attr_of(l->items[i], attribute);
+        if (!cs && k.kind == TPL_STRING) {
+            buf b = BUF_INIT;
+            map_case(&b, k.u.s, k.len, CASE_LOWER);
+            k = from_buf(ar, &b, false);
+        }
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++)
+            seen = tpl_value_equal(keys[j], k);
+        if (!seen) {
+            keys[n] = k;
+            o->items[n++] = l->items[i];
+        }
+    }
+    o->len = n;
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(batch)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    int64_t count;
+    if (!a->given[0] || !want_int(r, at, "batch size", a->v[0], &count))
+        return a->given[0] ? false : tpl_r_error(r, at, "batch needs a size");
+    if (count <= 0)
+        return tpl_r_error(r, at, "batch size must be positive");
+    bool fill = a->given[1] && a->v[1].kind != TPL_NONE;
+    size_t nb = (l->len + (size_t)count - 1) / (size_t)count;
+    tpl_list *o = tpl_list_new(ar, nb);
+    for (size_t b = 0; b < nb; b++) {
+        size_t st = b * (size_t)count, en = st + (size_t)count;
+        if (en > l->len)
+            en = l->len;
+        size_t len = fill ? (size_t)count : en - st;
+        tpl_list *x = tpl_list_new(ar, len);
+        for (size_t i = 0; i < len; i++)
+            x->items[i] = st + i < en ? l->items[st + i] : a->v[1];
+        o->items[b] = tpl_list_value(x);
+    }
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(slice)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    int64_t slices;
+    if (!a->given[0])
+        return tpl_r_error(r, at, "slice needs a number of slices");
+    if (!want_int(r, at, "slice count", a->v[0], &slices))
+        return false;
+    if (slices <= 0)
+        return tpl_r_error(r, at, "slice count must be positive");
+    bool fill = a->given[1] && a->v[1].kind != TPL_NONE;
+    size_t len = l->len, per = len / (size_t)slices, extra = len % (size_t)slices, offset = 0;
+    tpl_list *o = tpl_list_new(ar, (size_t)slices);
+    for (size_t s = 0; s < (size_t)slices; s++) {
+        size_t st = offset + s * per;
+        if (s < extra)
+            offset++;
+        size_t en = offset + (s + 1) * per;
+        bool f = fill && s >= extra;
+        tpl_list *x = tpl_list_new(ar, en - st + f);
+        for (size_t i = st; i < en; i++)
+            x->items[i - st] = l->items[i];
+        if (f)
+            x->items[en - st] = a->v[1];
+        o->items[s] = tpl_list_value(x);
+    }
+    *out = tpl_list_value(o);
+    return true;
+}
+
+static tpl_value group_value(arena *ar, tpl_value key, tpl_list *items)
+{
+    tpl_map *m = tpl_map_new(ar, 2);
+    tpl_map_set_str(ar, m, "grouper", key);
+    tpl_map_set_str(ar, m, "list", tpl_list_value(items));
+    tpl_value v = tpl_map_value(m);
+    v.flags |= TPL_GROUP;
+    return v;
+}
+
+FILTER(groupby)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    if (!a->given[0])
+        return tpl_r_error(r, at, "groupby needs an attribute");
+    tpl_value attribute = a->v[0], dflt = ARG(1, tpl_none());
+    bool cs = tpl_value_truthy(ARG(2, tpl_bool(false)));
+    size_t n = l->len;
+    sort_item *items = arena_alloc(ar, (n + 1) * sizeof *items);
+    for (size_t i = 0; i < n; i++) {
+        tpl_value k = attr_of(l->items[i], attribute);
+        if (k.kind == TPL_UNDEFINED && a->given[1])
+            k = dflt;
+        items[i].key = k;
+        items[i].val = l->items[i];
+    }
+    if (!sort_items(r, at, items, n, !cs, false))
+        return false;
+    tpl_list *o = tpl_list_new(ar, n);
+    size_t ng = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        for (; j < n; j++) {
+            bool err = false;
+            if (tpl_compare(items[j].key, items[i].key, !cs, &err) != 0 || err)
+                break;
+        }
+        tpl_list *g = tpl_list_new(ar, j - i);
+        for (size_t k = i; k < j; k++)
+            g->items[k - i] = items[k].val;
+        o->items[ng++] = group_value(ar, items[i].key, g);
+        i = j;
+    }
+    o->len = ng;
+    *out = tpl_list_value(o);
+    return true;
+}
+
+/* map / select / reject / selectattr / rejectattr take
+ * (a0..a5 positional, attribute=, default=). */
+static size_t positional(const tpl_args *a, tpl_value *pos)
+{
+    size_t n = 0;
+    while (n < 6 && a->given[n]) {
+        pos[n] = a->v[n];
+        n++;
+    }
+    return n;
+}
+
+FILTER(map)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    tpl_list *o = tpl_list_new(ar, l->len);
+    if (a->given[6]) {
+        for (size_t i = 0; i < l->len; i++) {
+            tpl_value x = attr_of(l->items[i], a->v[6]);
+            if (x.kind == TPL_UNDEFINED && a->given[7])
+                x = a->v[7];
+            o->items[i] = x;
+        }
+        *out = tpl_list_value(o);
+        return true;
+    }
+    tpl_value pos[6];
+    size_t np = positional(a, pos);
+    if (!np || pos[0].kind != TPL_STRING)
+        return tpl_r_error(r, at, "map needs a filter name or attribute=");
+    int idx = tpl_filter_find(pos[0].u.s);
+    if (idx < 0)
+        return tpl_r_error(r, at, "map: unknown filter '%s'", pos[0].u.s);
+    for (size_t i = 0; i < l->len; i++)
+        if (!tpl_r_apply_filter(r, at, idx, l->items[i], pos + 1, np - 1, &o->items[i]))
+            return false;
+    *out = tpl_list_value(o);
+    return true;
+}
+
+static bool select_impl(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a,
+                        bool by_attr, bool keep, tpl_value *out)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    tpl_value pos[6];
+    size_t np = positional(a, pos);
+    tpl_value attribute = tpl_none();
+    if (by_attr) {
+        if (!np)
+            return tpl_r_error(r, at, "%s needs an attribute name", at->s);
+        attribute = pos[0];
+        memmove(pos, pos + 1, (np - 1) * sizeof *pos);
+        np--;
+    }
+    int idx = -1;
+    if (np) {
+        if (pos[0].kind != TPL_STRING)
+            return tpl_r_error(r, at, "%s: the test name must be a string", at->s);
+        idx = tpl_test_find(pos[0].u.s);
+        if (idx < 0)
+            return tpl_r_error(r, at, "%s: unknown test '%s'", at->s, pos[0].u.s);
+    }
+    tpl_list *o = tpl_list_new(ar, l->len);
+    size_t k = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        tpl_value x = by_attr ? attr_of(l->items[i], attribute) : l->items[i];
+        bool res;
+        if (idx < 0)
+            res = tpl_value_truthy(x);
+        else if (!tpl_r_apply_test(r, at, idx, x, pos + 1, np - 1, &res))
+            return false;
+        if (res == keep)
+            o->items[k++] = l->items[i];
+    }
+    o->len = k;
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(select) { return select_impl(r, at, v, a, false, true, out); }
+FILTER(reject) { return select_impl(r, at, v, a, false, false, out); }
+FILTER(selectattr) { return select_impl(r, at, v, a, true, true, out); }
+FILTER(rejectattr) { return select_impl(r, at, v, a, true, false, out); }
+
+FILTER(wordcount)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    int64_t n = 0;
+    bool in = false;
+    for (size_t i = 0; i < s.len;) {
+        int32_t cp;
+        i += next_cp(s.u.s, s.len, i, &cp);
+        bool w = is_word_cp(cp);
+        if (w && !in)
+            n++;
+        in = w;
+    }
+    *out = tpl_int(n);
+    return true;
+}
+
+/* Python str.splitlines() boundaries we honour: \n \r \r\n \v \f */
+FILTER(indent)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    tpl_value w = ARG(0, tpl_int(4));
+    bool first = tpl_value_truthy(ARG(1, tpl_bool(false)));
+    bool blank = tpl_value_truthy(ARG(2, tpl_bool(false)));
+    buf ind = BUF_INIT;
+    if (w.kind == TPL_STRING) {
+        buf_put(&ind, w.u.s, w.len);
+    } else {
+        int64_t k;
+        if (!want_int(r, at, "indent width", w, &k)) {
+            buf_release(&ind);
+            return false;
+        }
+        for (int64_t i = 0; i < k; i++)
+            buf_putc(&ind, ' ');
+    }
+    /* s += "\n"; lines = s.splitlines() */
+    buf src = BUF_INIT;
+    buf_put(&src, s.u.s, s.len);
+    buf_putc(&src, '\n');
+    buf b = BUF_INIT;
+    size_t i = 0, line = 0;
+    while (i < src.len) {
+        size_t e = i;
+        while (e < src.len && !strchr("\n\r\v\f", src.data[e]))
+            e++;
+        size_t next = e + 1;
+        if (src.data[e] == '\r' && e + 1 < src.len && src.data[e + 1] == '\n')
+            next = e + 2;
+        bool empty = e == i;
+        if (line > 0)
+            buf_putc(&b, '\n');
+        if ((line == 0 && first) || (line > 0 && (blank || !empty)))
+            buf_put(&b, ind.data, ind.len);
+        buf_put(&b, src.data + i, e - i);
+        i = next;
+        line++;
+    }
+    buf_release(&src);
+    buf_release(&ind);
+    *out = from_buf(ar, &b, s.flags & TPL_SAFE);
+    return true;
+}
+
+FILTER(center)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    int64_t width = 80;
+    if (a->given[0] && !want_int(r, at, "center width", a->v[0], &width))
+        return false;
+    int64_t len = (int64_t)cp_count(s.u.s, s.len);
+    if (width <= len) {
+        *out = s;
+        return true;
+    }
+    int64_t marg = width - len, left = marg / 2 + (marg & width & 1);
+    buf b = BUF_INIT;
+    for (int64_t i = 0; i < left; i++)
+        buf_putc(&b, ' ');
+    buf_put(&b, s.u.s, s.len);
+    for (int64_t i = 0; i < marg - left; i++)
+        buf_putc(&b, ' ');
+    *out = from_buf(ar, &b, s.flags & TPL_SAFE);
+    return true;
+}
+
+static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b, int64_t indent,
+                       int level)
+{
+    switch (v.kind) {
+    case TPL_NONE:
+    case TPL_UNDEFINED:
+        buf_puts(b, "null");
+        return true;
+    case TPL_BOOL:
+        buf_puts(b, v.u.b ? "true" : "false");
+        return true;
+    case TPL_INT:
+        buf_printf(b, "%lld", (long long)v.u.i);
+        return true;
+    case TPL_FLOAT:
+        if (isnan(v.u.f))
+            buf_puts(b, "NaN");
+        else if (isinf(v.u.f))
+            buf_puts(b, v.u.f < 0 ? "-Infinity" : "Infinity");
+        else
+            tpl_value_to_str(v, b);
+        return true;
+    case TPL_DATE: {
+        sheaf_date d = { v.u.t, tpl_date_offset(v), (v.flags & TPL_HAS_TIME) != 0,
+                         (v.flags & TPL_HAS_ZONE) != 0 };
+        buf_putc(b, '"');
+        date_format_rfc3339(b, &d);
+        buf_putc(b, '"');
+        return true;
+    }
+    case TPL_STRING:
+        buf_putc(b, '"');
+        for (size_t i = 0; i < v.len;) {
+            int32_t cp;
+            size_t k = next_cp(v.u.s, v.len, i, &cp);
+            i += k;
+            switch (cp) {
+            case '"': buf_puts(b, "\\\""); break;
+            case '\\': buf_puts(b, "\\\\"); break;
+            case '\n': buf_puts(b, "\\n"); break;
+            case '\r': buf_puts(b, "\\r"); break;
+            case '\t': buf_puts(b, "\\t"); break;
+            case '\b': buf_puts(b, "\\b"); break;
+            case '\f': buf_puts(b, "\\f"); break;
+            case '<': buf_puts(b, "\\u003c"); break;
+            case '>': buf_puts(b, "\\u003e"); break;
+            case '&': buf_puts(b, "\\u0026"); break;
+            case '\'': buf_puts(b, "\\u0027"); break;
+            default:
+                if (cp < 0x20 || cp > 0x7e) {
+                    if (cp >= 0x10000) {
+                        int32_t c = cp - 0x10000;
+                        buf_printf(b, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
+                    } else {
+                        buf_printf(b, "\\u%04x", cp);
+                    }
+                } else {
+                    buf_putc(b, cp);
+                }
+            }
+        }
+        buf_putc(b, '"');
+        return true;
+    case TPL_LIST:
+    case TPL_MAP: {
+        bool map = v.kind == TPL_MAP;
+        size_t n = map ? v.u.map->len : v.u.list->len;
+        buf_putc(b, map ? '{' : '[');
+        if (!n) {
+            buf_putc(b, map ? '}' : ']');
+            return true;
+        }
+        size_t *order = arena_alloc(tpl_r_arena(r), n * sizeof *order);
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
+        if (map) {
+            /* sort_keys=True: insertion sort by key */
+            for (size_t i = 1; i < n; i++) {
+                size_t x = order[i], j = i;
+                while (j > 0) {
+                    bool err = false;
+                    int c = tpl_compare(v.u.map->entries[order[j - 1]].key, v.u.map->entries[x].key, false, &err);
+                    if (err)
+                        return tpl_r_error(r, at, "tojson: map keys of different types");
+                    if (c <= 0)
+                        break;
+                    order[j] = order[j - 1];
+                    j--;
+                }
+                order[j] = x;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                buf_putc(b, ',');
+            if (indent >= 0) {
+                buf_putc(b, '\n');
+                for (int64_t k = 0; k < indent * (level + 1); k++)
+                    buf_putc(b, ' ');
+            } else if (i) {
+                buf_putc(b, ' ');
+            }
+            if (map) {
+                tpl_value k = v.u.map->entries[order[i]].key;
+                if (k.kind != TPL_STRING)
+                    k = tpl_to_string(tpl_r_arena(r), k);
+                json_value(r, at, k, b, indent, level + 1);
+                buf_puts(b, ": ");
+                if (!json_value(r, at, v.u.map->entries[order[i]].value, b, indent, level + 1))
+                    return false;
+            } else if (!json_value(r, at, v.u.list->items[i], b, indent, level + 1)) {
+                return false;
+            }
+        }
+        if (indent >= 0) {
+            buf_putc(b, '\n');
+            for (int64_t k = 0; k < indent * level; k++)
+                buf_putc(b, ' ');
+        }
+        buf_putc(b, map ? '}' : ']');
+        return true;
+    }
+    default:
+        return tpl_r_error(r, at, "tojson: this value cannot be written as JSON");
+    }
+}
+
+FILTER(tojson)
+{
+    int64_t indent = -1;
+    if (a->given[0] && a->v[0].kind != TPL_NONE && !want_int(r, at, "tojson indent", a->v[0], &indent))
+        return false;
+    buf b = BUF_INIT;
+    if (!json_value(r, at, v, &b, indent, 0)) {
+        buf_release(&b);
+        return false;
+    }
+    *out = from_buf(tpl_r_arena(r), &b, true);
+    return true;
+}
+
+FILTER(attr)
+{
+    if (!a->given[0] || a->v[0].kind != TPL_STRING)
+        return tpl_r_error(r, at, "attr needs an attribute name");
+    *out = tpl_getattr(v, a->v[0].u.s, a->v[0].len);
+    return true;
+}
+
+FILTER(filesizeformat)
+{
+    bool binary = tpl_value_truthy(ARG(0, tpl_bool(false)));
+    double bytes;
+    if (tpl_is_number(v))
+        bytes = tpl_as_double(v);
+    else if (v.kind == TPL_STRING && parse_py_float(v.u.s, v.len, &bytes))
+        ;
+    else
+        return tpl_r_error(r, at, "filesizeformat needs a number");
+    double base = binary ? 1024 : 1000;
+    static const char *dec[] = { "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB" };
+    static const char *bin[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };
+    buf b = BUF_INIT;
+    if (bytes == 1) {
+        buf_puts(&b, "1 Byte");
+    } else if (bytes < base) {
+        buf_printf(&b, "%d Bytes", (int)bytes);
+    } else {
+        double unit = base;
+        int i;
+        for (i = 0; i < 8; i++) {
+            unit = pow(base, i + 2);
+            if (bytes < unit || i == 7)
+                break;
+        }
+        buf_printf(&b, "%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
+    }
+    *out = from_buf(tpl_r_arena(r), &b, false);
+    return true;
+}
+
+/* Python's "%s" % args, for the common conversions. */
+FILTER(format)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    tpl_value pos[6];
+    size_t np = positional(a, pos), k = 0;
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < s.len; i++) {
+        if (s.u.s[i] != '%') {
+            buf_putc(&b, s.u.s[i]);
+            continue;
+        }
+        size_t st = i++;
+        while (i < s.len && strchr("-+ #0123456789.", s.u.s[i]))
+            i++;
+        if (i >= s.len) {
+            buf_release(&b);
+            return tpl_r_error(r, at, "format: incomplete format");
+        }
+        char conv = s.u.s[i];
+        if (conv == '%') {
+            buf_putc(&b, '%');
+            continue;
+        }
+        if (k >= np) {
+            buf_release(&b);
+            return tpl_r_error(r, at, "format: not enough arguments for format string");
+        }
+        tpl_value x = pos[k++];
+        char spec[32];
+        size_t sl = i - st;
+        if (sl > 20) {
+            buf_release(&b);
+            return tpl_r_error(r, at, "format: format too long");
+        }
+        memcpy(spec, s.u.s + st, sl);
+        switch (conv) {
+        case 's':
+        case 'r': {
+            buf t = BUF_INIT;
+            if (conv == 'r')
+                tpl_value_repr(x, &t);
+            else
+                tpl_value_to_str(x, &t);
+            spec[sl] = 's';
+            spec[sl + 1] = 0;
+            buf_printf(&b, spec, t.data);
+            buf_release(&t);
+            break;
+        }
+        case 'd':
+        case 'i':
+        case 'x':
+        case 'X':
+        case 'o':
+            if (!tpl_is_number(x)) {
+                buf_release(&b);
+                return tpl_r_error(r, at, "format: %%%c needs a number", conv);
+            }
+            spec[sl] = 'l';
+            spec[sl + 1] = 'l';
+            spec[sl + 2] = conv == 'i' ? 'd' : conv;
+            spec[sl + 3] = 0;
+            buf_printf(&b, spec, (long long)(x.kind == TPL_FLOAT ? (int64_t)x.u.f : x.kind == TPL_BOOL ? x.u.b : x.u.i));
+            break;
+        case 'f':
+        case 'F':
+        case 'e':
+        case 'E':
+        case 'g':
+        case 'G':
+            if (!tpl_is_number(x)) {
+                buf_release(&b);
+                return tpl_r_error(r, at, "format: %%%c needs a number", conv);
+            }
+            spec[sl] = conv;
+            spec[sl + 1] = 0;
+            buf_printf(&b, spec, tpl_as_double(x));
+            break;
+        default:
+            buf_release(&b);
+            return tpl_r_error(r, at, "format: unsupported conversion '%%%c'", conv);
+        }
+    }
+    if (k < np) {
+        buf_release(&b);
+        return tpl_r_error(r, at, "format: not all arguments converted");
+    }
+    *out = from_buf(ar, &b, false);
+    return true;
+}
+
+FILTER(pprint)
+{
+    (void)a;
+    (void)at;
+    buf b = BUF_INIT;
+    tpl_value_repr(v, &b);
+    *out = from_buf(tpl_r_arena(r), &b, false);
+    return true;
+}
+
+FILTER(xmlattr)
+{
+    arena *ar = tpl_r_arena(r);
+    bool autospace = tpl_value_truthy(ARG(0, tpl_bool(true)));
+    if (v.kind != TPL_MAP)
+        return tpl_r_error(r, at, "xmlattr needs a map");
+    buf b = BUF_INIT;
+    bool any = false;
+    for (size_t i = 0; i < v.u.map->len; i++) {
+        tpl_value val = v.u.map->entries[i].value;
+        if (val.kind == TPL_NONE || val.kind == TPL_UNDEFINED)
+            continue;
+        tpl_value k = tpl_to_string(ar, v.u.map->entries[i].key);
+        if (any)
+            buf_putc(&b, ' ');
+        tpl_escape_html(&b, k.u.s, k.len);
+        buf_puts(&b, "=\"");
+        tpl_value ev = tpl_escape_value(ar, val);
+        buf_put(&b, ev.u.s, ev.len);
+        buf_putc(&b, '"');
+        any = true;
+    }
+    buf c = BUF_INIT;
+    if (any && autospace)
+        buf_putc(&c, ' ');
+    buf_put(&c, b.data, b.len);
+    buf_release(&b);
+    *out = from_buf(ar, &c, true);
+    return true;
+}
+
+/* ---- sheaf filters ---------------------------------------------------- */
+
+static bool as_date(tpl_value v, sheaf_date *d)
+{
+    if (v.kind == TPL_DATE) {
+        d->t = v.u.t;
+        d->offset_min = tpl_date_offset(v);
+        d->has_time = (v.flags & TPL_HAS_TIME) != 0;
+        d->has_zone = (v.flags & TPL_HAS_ZONE) != 0;
+        return true;
+    }
+    if (v.kind == TPL_STRING)
+        return date_parse(v.u.s, v.len, d);
+    return false;
+}
+
+FILTER(date)
+{
+    if (v.kind == TPL_UNDEFINED || v.kind == TPL_NONE) {
+        *out = tpl_undefined();
+        return true;
+    }
+    sheaf_date d;
+    if (!as_date(v, &d))
+        return tpl_r_error(r, at, "date needs a date (or a string like 2024-03-18)");
+    tpl_value fmt = ARG(0, tpl_str("%b %-d, %Y"));
+    if (!want_str(r, at, "date format", fmt))
+        return false;
+    buf b = BUF_INIT;
+    date_format(&b, &d, fmt.u.s);
+    *out = from_buf(tpl_r_arena(r), &b, false);
+    return true;
+}
+
+FILTER(rfc3339)
+{
+    (void)a;
+    if (v.kind == TPL_UNDEFINED || v.kind == TPL_NONE) {
+        *out = tpl_undefined();
+        return true;
+    }
+    sheaf_date d;
+    if (!as_date(v, &d))
+        return tpl_r_error(r, at, "rfc3339 needs a date");
+    buf b = BUF_INIT;
+    date_format_rfc3339(&b, &d);
+    *out = from_buf(tpl_r_arena(r), &b, false);
+    return true;
+}
+
+FILTER(slugify)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    buf b = BUF_INIT;
+    text_slugify(&b, s.u.s, s.len);
+    *out = from_buf(tpl_r_arena(r), &b, false);
+    return true;
+}
+
+static bool is_absolute_url(const char *s)
+{
+    if (!strncmp(s, "//", 2))
+        return true;
+    const char *p = s;
+    while (*p && (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.'))
+        p++;
+    return p != s && *p == ':';
+}
+
+/* base path of a base_url: "https://x.io/notes/" → "/notes/", "/" → "/" */
+static void split_base(const char *base, const char **origin_end, const char **path)
+{
+    const char *p = strstr(base, "://");
+    if (p) {
+        p = strchr(p + 3, '/');
+        if (!p)
+            p = base + strlen(base);
+    } else {
+        p = base;
+    }
+    *origin_end = p;
+    *path = *p ? p : "/";
+}
+
+static bool url_filter(tpl_render_state *r, tpl_value v, bool absolute, tpl_value *out)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    const char *base = tpl_r_options(r)->base_url ? tpl_r_options(r)->base_url : "/";
+    if (is_absolute_url(s.u.s)) {
+        *out = s;
+        return true;
+    }
+    const char *oend, *path;
+    split_base(base, &oend, &path);
+    size_t plen = strlen(path);
+    bool path_slash = plen && path[plen - 1] == '/';
+    buf b = BUF_INIT;
+    if (absolute)
+        buf_put(&b, base, (size_t)(oend - base));
+    if (s.len && s.u.s[0] == '/' && !strncmp(s.u.s, path, plen) && plen > 1) {
+        buf_put(&b, s.u.s, s.len);
+    } else {
+        buf_puts(&b, path);
+        if (!path_slash)
+            buf_putc(&b, '/');
+        const char *rest = s.u.s;
+        while (*rest == '/')
+            rest++;
+        buf_puts(&b, rest);
+    }
+    *out = from_buf(ar, &b, false);
+    return true;
+}
+
+FILTER(absolute_url)
+{
+    (void)a;
+    (void)at;
+    return url_filter(r, v, true, out);
+}
+
+FILTER(relative_url)
+{
+    (void)a;
+    (void)at;
+    return url_filter(r, v, false, out);
+}
+
+FILTER(group_by)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    if (!a->given[0])
+        return tpl_r_error(r, at, "group_by needs an attribute");
+    tpl_value *keys = arena_alloc(ar, (l->len + 1) * sizeof *keys);
+    size_t *counts = arena_calloc(ar, (l->len + 1) * sizeof *counts);
+    size_t *gidx = arena_alloc(ar, (l->len + 1) * sizeof *gidx);
+    size_t ng = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        tpl_value k = attr_of(l->items[i], a->v[0]);
+        size_t g;
+        for (g = 0; g < ng; g++)
+            if (tpl_value_equal(keys[g], k))
+                break;
+        if (g == ng)
+            keys[ng++] = k;
+        counts[g]++;
+        gidx[i] = g;
+    }
+    tpl_list *o = tpl_list_new(ar, ng);
+    tpl_list **lists = arena_alloc(ar, (ng + 1) * sizeof *lists);
+    for (size_t g = 0; g < ng; g++) {
+        lists[g] = tpl_list_new(ar, counts[g]);
+        lists[g]->len = 0;
+    }
+    for (size_t i = 0; i < l->len; i++)
+        lists[gidx[i]]->items[lists[gidx[i]]->len++] = l->items[i];
+    for (size_t g = 0; g < ng; g++)
+        o->items[g] = group_value(ar, keys[g], lists[g]);
+    *out = tpl_list_value(o);
+    return true;
+}
+
+FILTER(limit)
+{
+    arena *ar = tpl_r_arena(r);
+    const tpl_list *l = want_iter(r, at, v);
+    if (!l)
+        return false;
+    int64_t n;
+    if (!a->given[0])
+        return tpl_r_error(r, at, "limit needs a number");
+    if (!want_int(r, at, "limit", a->v[0], &n))
+        return false;
+    if (n < 0)
+        n = 0;
+    size_t k = (size_t)n < l->len ? (size_t)n : l->len;
+    *out = list_of(ar, l->items, k);
+    return true;
+}
+
+FILTER(xml_escape)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < s.len; i++) {
+        switch (s.u.s[i]) {
+        case '&': buf_puts(&b, "&amp;"); break;
+        case '<': buf_puts(&b, "&lt;"); break;
+        case '>': buf_puts(&b, "&gt;"); break;
+        case '"': buf_puts(&b, "&quot;"); break;
+        case '\'': buf_puts(&b, "&apos;"); break;
+        default: buf_putc(&b, s.u.s[i]);
+        }
+    }
+    *out = from_buf(tpl_r_arena(r), &b, true);
+    return true;
+}
+
+#define SELECT_PARAMS "a0,a1,a2,a3,a4,a5,attribute,default"
+
+static const tpl_filter_def filters[] = {
+    { "abs", "", f_abs },
+    { "absolute_url", "", f_absolute_url },
+    { "attr", "name", f_attr },
+    { "batch", "linecount,fill_with", f_batch },
+    { "capitalize", "", f_capitalize },
+    { "center", "width", f_center },
+    { "count", "", f_length },
+    { "d", "default_value,boolean", f_default },
+    { "date", "format", f_date },
+    { "default", "default_value,boolean", f_default },
+    { "dictsort", "case_sensitive,by,reverse", f_dictsort },
+    { "e", "", f_escape },
+    { "escape", "", f_escape },
+    { "filesizeformat", "binary", f_filesizeformat },
+    { "first", "", f_first },
+    { "float", "default", f_float },
+    { "forceescape", "", f_forceescape },
+    { "format", "a0,a1,a2,a3,a4,a5", f_format },
+    { "group_by", "attribute", f_group_by },
+    { "groupby", "attribute,default,case_sensitive", f_groupby },
+    { "indent", "width,first,blank", f_indent },
+    { "int", "default,base", f_int },
+    { "items", "", f_items },
+    { "join", "d,attribute", f_join },
+    { "last", "", f_last },
+    { "length", "", f_length },
+    { "limit", "n", f_limit },
+    { "list", "", f_list },
+    { "lower", "", f_lower },
+    { "map", SELECT_PARAMS, f_map },
+    { "max", "case_sensitive,attribute", f_max },
+    { "min", "case_sensitive,attribute", f_min },
+    { "pprint", "", f_pprint },
+    { "reject", SELECT_PARAMS, f_reject },
+    { "rejectattr", SELECT_PARAMS, f_rejectattr },
+    { "relative_url", "", f_relative_url },
+    { "replace", "old,new,count", f_replace },
+    { "reverse", "", f_reverse },
+    { "rfc3339", "", f_rfc3339 },
+    { "round", "precision,method", f_round },
+    { "safe", "", f_safe },
+    { "select", SELECT_PARAMS, f_select },
+    { "selectattr", SELECT_PARAMS, f_selectattr },
+    { "slice", "slices,fill_with", f_slice },
+    { "slugify", "", f_slugify },
+    { "sort", "reverse,case_sensitive,attribute", f_sort },
+    { "string", "", f_string },
+    { "striptags", "", f_striptags },
+    { "sum", "attribute,start", f_sum },
+    { "title", "", f_title },
+    { "tojson", "indent", f_tojson },
+    { "trim", "chars", f_trim },
+    { "truncate", "length,killwords,end,leeway", f_truncate },
+    { "unique", "case_sensitive,attribute", f_unique },
+    { "upper", "", f_upper },
+    { "urlencode", "", f_urlencode },
+    { "wordcount", "", f_wordcount },
+    { "xml_escape", "", f_xml_escape },
+    { "xmlattr", "autospace", f_xmlattr },
+};
+
+int tpl_filter_find(const char *name)
+{
+    size_t lo = 0, hi = sizeof filters / sizeof filters[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(name, filters[mid].name);
+        if (!c)
+            return (int)mid;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+const tpl_filter_def *tpl_filter_get(int i) { return &filters[i]; }
+
+/* ---- tests ------------------------------------------------------------ */
+
+#define TEST_FN(name) \
+    static bool t_##name(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a, bool *out)
+
+TEST_FN(defined) { (void)r; (void)at; (void)a; *out = v.kind != TPL_UNDEFINED; return true; }
+TEST_FN(undefined) { (void)r; (void)at; (void)a; *out = v.kind == TPL_UNDEFINED; return true; }
+TEST_FN(none) { (void)r; (void)at; (void)a; *out = v.kind == TPL_NONE; return true; }
+TEST_FN(boolean) { (void)r; (void)at; (void)a; *out = v.kind == TPL_BOOL; return true; }
+TEST_FN(true) { (void)r; (void)at; (void)a; *out = v.kind == TPL_BOOL && v.u.b; return true; }
+TEST_FN(false) { (void)r; (void)at; (void)a; *out = v.kind == TPL_BOOL && !v.u.b; return true; }
+TEST_FN(integer) { (void)r; (void)at; (void)a; *out = v.kind == TPL_INT; return true; }
+TEST_FN(float) { (void)r; (void)at; (void)a; *out = v.kind == TPL_FLOAT; return true; }
+TEST_FN(number) { (void)r; (void)at; (void)a; *out = tpl_is_number(v); return true; }
+TEST_FN(string) { (void)r; (void)at; (void)a; *out = v.kind == TPL_STRING; return true; }
+TEST_FN(mapping) { (void)r; (void)at; (void)a; *out = v.kind == TPL_MAP; return true; }
+TEST_FN(sequence)
+{
+    (void)r; (void)at; (void)a;
+    *out = v.kind == TPL_LIST || v.kind == TPL_STRING || v.kind == TPL_MAP;
+    return true;
+}
+TEST_FN(iterable)
+{
+    (void)r; (void)at; (void)a;
+    *out = v.kind == TPL_LIST || v.kind == TPL_STRING || v.kind == TPL_MAP || v.kind == TPL_UNDEFINED;
+    return true;
+}
+TEST_FN(callable) { (void)r; (void)at; (void)a; *out = v.kind == TPL_OBJECT; return true; }
+TEST_FN(escaped)
+{
+    (void)r; (void)at; (void)a;
+    *out = v.kind == TPL_STRING && (v.flags & TPL_SAFE);
+    return true;
+}
+
+static bool int_of(tpl_render_state *r, const node *at, tpl_value v, int64_t *x)
+{
+    if (v.kind == TPL_INT || v.kind == TPL_BOOL) {
+        *x = v.kind == TPL_BOOL ? v.u.b : v.u.i;
+        return true;
+    }
+    return tpl_r_error(r, at, "this test needs an integer");
+}
+
+TEST_FN(even)
+{
+    (void)a;
+    int64_t x;
+    if (v.kind == TPL_FLOAT) {
+        *out = fmod(v.u.f, 2) == 0;
+        return true;
+    }
+    if (!int_of(r, at, v, &x))
+        return false;
+    *out = x % 2 == 0;
+    return true;
+}
+
+TEST_FN(odd)
+{
+    (void)a;
+    int64_t x;
+    if (v.kind == TPL_FLOAT) {
+        *out = fabs(fmod(v.u.f, 2)) == 1;
+        return true;
+    }
+    if (!int_of(r, at, v, &x))
+        return false;
+    *out = x % 2 != 0;
+    return true;
+}
+
+TEST_FN(divisibleby)
+{
+    int64_t x, y;
+    if (!a->given[0])
+        return tpl_r_error(r, at, "divisibleby needs a number");
+    if (!int_of(r, at, v, &x) || !int_of(r, at, a->v[0], &y))
+        return false;
+    if (y == 0)
+        return tpl_r_error(r, at, "divisibleby(0)");
+    *out = x % y == 0;
+    return true;
+}
+
+static bool cmp_test(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a, int op,
+                     bool *out)
+{
+    if (!a->given[0])
+        return tpl_r_error(r, at, "this test needs a value to compare with");
+    if (op == 0) {
+        *out = tpl_value_equal(v, a->v[0]);
+        return true;
+    }
+    if (op == 1) {
+        *out = !tpl_value_equal(v, a->v[0]);
+        return true;
+    }
+    bool err = false;
+    int c = tpl_compare(v, a->v[0], false, &err);
+    if (err)
+        return tpl_r_error(r, at, "these values do not compare");
+    *out = op == 2 ? c < 0 : op == 3 ? c <= 0 : op == 4 ? c > 0 : c >= 0;
+    return true;
+}
+
+TEST_FN(eq) { return cmp_test(r, at, v, a, 0, out); }
+TEST_FN(ne) { return cmp_test(r, at, v, a, 1, out); }
+TEST_FN(lt) { return cmp_test(r, at, v, a, 2, out); }
+TEST_FN(le) { return cmp_test(r, at, v, a, 3, out); }
+TEST_FN(gt) { return cmp_test(r, at, v, a, 4, out); }
+TEST_FN(ge) { return cmp_test(r, at, v, a, 5, out); }
+
+TEST_FN(in)
+{
+    if (!a->given[0])
+        return tpl_r_error(r, at, "'in' test needs a container");
+    tpl_value h = a->v[0];
+    if (h.kind == TPL_STRING) {
+        if (v.kind != TPL_STRING)
+            return tpl_r_error(r, at, "'in <string>' needs a string");
+        *out = v.len == 0 || memmem(h.u.s, h.len, v.u.s, v.len) != NULL;
+    } else if (h.kind == TPL_LIST) {
+        *out = false;
+        for (size_t i = 0; i < h.u.list->len && !*out; i++)
+            *out = tpl_value_equal(h.u.list->items[i], v);
+    } else if (h.kind == TPL_MAP) {
+        *out = tpl_map_get_value(h.u.map, v).kind != TPL_UNDEFINED;
+    } else {
+        return tpl_r_error(r, at, "'in' test needs a string, list or map");
+    }
+    return true;
+}
+
+TEST_FN(sameas)
+{
+    if (!a->given[0])
+        return tpl_r_error(r, at, "sameas needs a value");
+    tpl_value o = a->v[0];
+    if (v.kind != o.kind)
+        *out = false;
+    else if (v.kind == TPL_NONE || v.kind == TPL_UNDEFINED)
+        *out = true;
+    else if (v.kind == TPL_BOOL)
+        *out = v.u.b == o.u.b;
+    else if (v.kind == TPL_INT)
+        *out = v.u.i == o.u.i && v.u.i >= -5 && v.u.i <= 256;
+    else
+        *out = v.u.obj == o.u.obj && v.len == o.len;
+    return true;
+}
+
+static bool case_test(tpl_value v, bool lower)
+{
+    if (v.kind != TPL_STRING)
+        return false;
+    bool cased = false;
+    for (size_t i = 0; i < v.len;) {
+        int32_t cp;
+        i += next_cp(v.u.s, v.len, i, &cp);
+        if (utf8proc_tolower(cp) != cp || utf8proc_toupper(cp) != cp) {
+            cased = true;
+            if (lower ? utf8proc_tolower(cp) != cp : utf8proc_toupper(cp) != cp)
+                return false;
+        }
+    }
+    return cased;
+}
+
+TEST_FN(lower) { (void)r; (void)at; (void)a; *out = case_test(v, true); return true; }
+TEST_FN(upper) { (void)r; (void)at; (void)a; *out = case_test(v, false); return true; }
+
+TEST_FN(filter)
+{
+    (void)r; (void)at;
+    *out = v.kind == TPL_STRING && tpl_filter_find(v.u.s) >= 0;
+    (void)a;
+    return true;
+}
+
+TEST_FN(test)
+{
+    (void)r; (void)at;
+    *out = v.kind == TPL_STRING && tpl_test_find(v.u.s) >= 0;
+    (void)a;
+    return true;
+}
+
+static const tpl_test_def tests[] = {
+    { "!=", "value", t_ne },
+    { "<", "value", t_lt },
+    { "<=", "value", t_le },
+    { "==", "value", t_eq },
+    { ">", "value", t_gt },
+    { ">=", "value", t_ge },
+    { "boolean", "", t_boolean },
+    { "callable", "", t_callable },
+    { "defined", "", t_defined },
+    { "divisibleby", "num", t_divisibleby },
+    { "eq", "value", t_eq },
+    { "equalto", "value", t_eq },
+    { "escaped", "", t_escaped },
+    { "even", "", t_even },
+    { "false", "", t_false },
+    { "filter", "", t_filter },
+    { "float", "", t_float },
+    { "ge", "value", t_ge },
+    { "greaterthan", "value", t_gt },
+    { "gt", "value", t_gt },
+    { "in", "seq", t_in },
+    { "integer", "", t_integer },
+    { "iterable", "", t_iterable },
+    { "le", "value", t_le },
+    { "lessthan", "value", t_lt },
+    { "lower", "", t_lower },
+    { "lt", "value", t_lt },
+    { "mapping", "", t_mapping },
+    { "ne", "value", t_ne },
+    { "none", "", t_none },
+    { "number", "", t_number },
+    { "odd", "", t_odd },
+    { "sameas", "other", t_sameas },
+    { "sequence", "", t_sequence },
+    { "string", "", t_string },
+    { "test", "", t_test },
+    { "true", "", t_true },
+    { "undefined", "", t_undefined },
+    { "upper", "", t_upper },
+};
+
+int tpl_test_find(const char *name)
+{
+    size_t lo = 0, hi = sizeof tests / sizeof tests[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(name, tests[mid].name);
+        if (!c)
+            return (int)mid;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+const tpl_test_def *tpl_test_get(int i) { return &tests[i]; }
+
+/* ---- methods ---------------------------------------------------------- */
+
+static const char *const str_methods[] = { "capitalize", "count", "endswith", "find", "join",
+                                           "lower", "lstrip", "replace", "rsplit", "rstrip",
+                                           "split", "splitlines", "startswith", "strip", "title",
+                                           "upper", NULL };
+static const char *const map_methods[] = { "get", "items", "keys", "values", NULL };
+static const char *const list_methods[] = { "count", "index", NULL };
+
+static bool in_list(const char *const *l, const char *s)
+{
+    for (size_t i = 0; l[i]; i++)
+        if (!strcmp(l[i], s))
+            return true;
+    return false;
+}
+
+bool tpl_has_method(tpl_value v, const char *name)
+{
+    switch (v.kind) {
+    case TPL_STRING: return in_list(str_methods, name);
+    case TPL_MAP: return in_list(map_methods, name);
+    case TPL_LIST: return in_list(list_methods, name);
+    default: return false;
+    }
+}
+
+static bool split_impl(tpl_render_state *r, const node *at, tpl_value s, tpl_value sep,
+                       int64_t maxsplit, bool from_right, tpl_value *out)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value parts[4096];
+    size_t n = 0;
+    if (sep.kind == TPL_STRING && sep.len == 0)
+        return tpl_r_error(r, at, "split: empty separator");
+    if (from_right && maxsplit >= 0) {
+        /* rsplit with a limit: split from the end */
+        size_t e = s.len;
+        tpl_value rev[4096];
+        size_t rn = 0;
+        int64_t done = 0;
+        if (sep.kind == TPL_STRING) {
+            while (done < maxsplit && rn < 4095) {
+                const char *p = NULL;
+                for (size_t i = e; i >= sep.len && !p; i--)
+                    if (!memcmp(s.u.s + i - sep.len, sep.u.s, sep.len))
+                        p = s.u.s + i - sep.len;
+                if (!p)
+                    break;
+                size_t ps = (size_t)(p - s.u.s);
+                rev[rn++] = tpl_str_copy(ar, p + sep.len, e - ps - sep.len);
+                e = ps;
+                done++;
+            }
+            rev[rn++] = tpl_str_copy(ar, s.u.s, e);
+        } else {
+            while (e > 0 && isspace((unsigned char)s.u.s[e - 1]))
+                e--;
+            while (e > 0 && rn < 4095) {
+                size_t b = e;
+                while (b > 0 && !isspace((unsigned char)s.u.s[b - 1]))
+                    b--;
+                if (done == maxsplit) {
+                    rev[rn++] = tpl_str_copy(ar, s.u.s, e);
+                    e = 0;
+                    break;
+                }
+                rev[rn++] = tpl_str_copy(ar, s.u.s + b, e - b);
+                done++;
+                e = b;
+                while (e > 0 && isspace((unsigned char)s.u.s[e - 1]))
+                    e--;
+            }
+        }
+        for (size_t i = 0; i < rn; i++)
+            parts[i] = rev[rn - 1 - i];
+        *out = list_of(ar, parts, rn);
+        return true;
+    }
+    int64_t done = 0;
+    if (sep.kind == TPL_STRING) {
+        size_t i = 0;
+        for (;;) {
+            const char *p = (maxsplit < 0 || done < maxsplit) && n < 4095
+                                ? memmem(s.u.s + i, s.len - i, sep.u.s, sep.len) : NULL;
+            if (!p) {
+                parts[n++] = tpl_str_copy(ar, s.u.s + i, s.len - i);
+                break;
+            }
+            parts[n++] = tpl_str_copy(ar, s.u.s + i, (size_t)(p - s.u.s) - i);
+            i = (size_t)(p - s.u.s) + sep.len;
+            done++;
+        }
+    } else {
+        size_t i = 0;
+        while (i < s.len && n < 4095) {
+            while (i < s.len && isspace((unsigned char)s.u.s[i]))
+                i++;
+            if (i >= s.len)
+                break;
+            if (maxsplit >= 0 && done == maxsplit) {
+                size_t e = s.len;
+                while (e > i && isspace((unsigned char)s.u.s[e - 1]))
+                    e--;
+                parts[n++] = tpl_str_copy(ar, s.u.s + i, e - i);
+                break;
+            }
+            size_t b = i;
+            while (i < s.len && !isspace((unsigned char)s.u.s[i]))
+                i++;
+            parts[n++] = tpl_str_copy(ar, s.u.s + b, i - b);
+            done++;
+        }
+    }
+    *out = list_of(ar, parts, n);
+    return true;
+}
+
+bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const char *name,
+                     const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
+                     size_t nkw, tpl_value *out)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value arg0 = npos > 0 ? pos[0] : tpl_none(), arg1 = npos > 1 ? pos[1] : tpl_none();
+    for (size_t k = 0; k < nkw; k++) {
+        if (!strcmp(kwn[k], "sep") || !strcmp(kwn[k], "default"))
+            arg0 = kwv[k];
+        else if (!strcmp(kwn[k], "maxsplit"))
+            arg1 = kwv[k];
+        else
+            return tpl_r_error(r, at, "%s() got an unexpected keyword argument '%s'", name, kwn[k]);
+    }
+    if (self.kind == TPL_STRING) {
+        tpl_args args = { 0 };
+        if (!strcmp(name, "upper"))
+            return case_filter(r, self, CASE_UPPER, out);
+        if (!strcmp(name, "lower"))
+            return case_filter(r, self, CASE_LOWER, out);
+        if (!strcmp(name, "title"))
+            return f_title(r, at, self, &args, out);
+        if (!strcmp(name, "capitalize"))
+            return f_capitalize(r, at, self, &args, out);
+        if (!strcmp(name, "strip") || !strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {
+            if (arg0.kind != TPL_NONE && arg0.kind != TPL_STRING)
+                return tpl_r_error(r, at, "%s() needs a string", name);
+            tpl_value s = strip(ar, self, arg0, name[0] != 'r', name[0] != 'l');
+            *out = mkstr(ar, s.u.s, s.len, s.flags & TPL_SAFE);
+            return true;
+        }
+        if (!strcmp(name, "startswith") || !strcmp(name, "endswith")) {
+            bool start = name[0] == 's';
+            tpl_value cands[64];
+            size_t nc = 0;
+            if (arg0.kind == TPL_LIST) {
+                for (size_t i = 0; i < arg0.u.list->len && nc < 64; i++)
+                    cands[nc++] = arg0.u.list->items[i];
+            } else {
+                cands[nc++] = arg0;
+            }
+            *out = tpl_bool(false);
+            for (size_t i = 0; i < nc; i++) {
+                if (cands[i].kind != TPL_STRING)
+                    return tpl_r_error(r, at, "%s() needs a string", name);
+                tpl_value c = cands[i];
+                if (c.len <= self.len &&
+                    !memcmp(start ? self.u.s : self.u.s + self.len - c.len, c.u.s, c.len))
+                    *out = tpl_bool(true);
+            }
+            return true;
+        }
+        if (!strcmp(name, "replace")) {
+            if (npos < 2)
+                return tpl_r_error(r, at, "replace() needs two arguments");
+            args.v[0] = pos[0];
+            args.v[1] = pos[1];
+            args.given[0] = args.given[1] = true;
+            if (npos > 2) {
+                args.v[2] = pos[2];
+                args.given[2] = true;
+            }
+            if (pos[0].kind != TPL_STRING || pos[1].kind != TPL_STRING)
+                return tpl_r_error(r, at, "replace() needs strings");
+            return f_replace(r, at, self, &args, out);
+        }
+        if (!strcmp(name, "split") || !strcmp(name, "rsplit")) {
+            int64_t maxsplit = -1;
+            if (arg1.kind != TPL_NONE && !want_int(r, at, "maxsplit", arg1, &maxsplit))
+                return false;
+            if (arg0.kind != TPL_NONE && arg0.kind != TPL_STRING)
+                return tpl_r_error(r, at, "%s() separator must be a string", name);
+            return split_impl(r, at, self, arg0, maxsplit, name[0] == 'r', out);
+        }
+        if (!strcmp(name, "splitlines")) {
+            args.v[0] = tpl_int(0);
+            tpl_list *l = tpl_list_new(ar, 0);
+            size_t cap = 0, n = 0;
+            tpl_value *items = NULL;
+            for (size_t i = 0; i < self.len;) {
+                size_t e = i;
+                while (e < self.len && !strchr("\n\r\v\f", self.u.s[e]))
+                    e++;
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    tpl_value *ni = arena_alloc(ar, cap * sizeof *ni);
+                    if (n)
+                        memcpy(ni, items, n * sizeof *ni);
+                    items = ni;
+                }
+                items[n++] = tpl_str_copy(ar, self.u.s + i, e - i);
+                i = e + 1;
+                if (e < self.len && self.u.s[e] == '\r' && i < self.len && self.u.s[i] == '\n')
+                    i++;
+            }
+            (void)l;
+            *out = list_of(ar, items, n);
+            return true;
+        }
+        if (!strcmp(name, "join")) {
+            args.v[0] = self;
+            args.given[0] = true;
+            return f_join(r, at, arg0, &args, out);
+        }
+        if (!strcmp(name, "count") || !strcmp(name, "find")) {
+            if (arg0.kind != TPL_STRING)
+                return tpl_r_error(r, at, "%s() needs a string", name);
+            if (!strcmp(name, "find")) {
+                const char *p = arg0.len ? memmem(self.u.s, self.len, arg0.u.s, arg0.len) : self.u.s;
+                *out = tpl_int(p ? (int64_t)cp_count(self.u.s, (size_t)(p - self.u.s)) : -1);
+                return true;
+            }
+            if (!arg0.len) {
+                *out = tpl_int((int64_t)cp_count(self.u.s, self.len) + 1);
+                return true;
+            }
+            int64_t c = 0;
+            for (const char *p = self.u.s; (p = memmem(p, self.len - (size_t)(p - self.u.s), arg0.u.s, arg0.len)); p += arg0.len)
+                c++;
+            *out = tpl_int(c);
+            return true;
+        }
+    }
+    if (self.kind == TPL_MAP) {
+        const tpl_map *m = self.u.map;
+        if (!strcmp(name, "get")) {
+            if (!npos)
+                return tpl_r_error(r, at, "get() needs a key");
+            tpl_value x = tpl_map_get_value(m, pos[0]);
+            *out = x.kind == TPL_UNDEFINED ? (npos > 1 ? pos[1] : tpl_none()) : x;
+            return true;
+        }
+        tpl_list *l = tpl_list_new(ar, m->len);
+        for (size_t i = 0; i < m->len; i++) {
+            if (!strcmp(name, "keys")) {
+                l->items[i] = m->entries[i].key;
+            } else if (!strcmp(name, "values")) {
+                l->items[i] = m->entries[i].value;
+            } else {
+                tpl_value pair[2] = { m->entries[i].key, m->entries[i].value };
+                l->items[i] = list_of(ar, pair, 2);
+            }
+        }
+        *out = tpl_list_value(l);
+        return true;
+    }
+    if (self.kind == TPL_LIST) {
+        const tpl_list *l = self.u.list;
+        if (!npos)
+            return tpl_r_error(r, at, "%s() needs an argument", name);
+        int64_t c = 0, idx = -1;
+        for (size_t i = 0; i < l->len; i++)
+            if (tpl_value_equal(l->items[i], pos[0])) {
+                c++;
+                if (idx < 0)
+                    idx = (int64_t)i;
+            }
+        if (!strcmp(name, "index")) {
+            if (idx < 0)
+                return tpl_r_error(r, at, "index(): the value is not in the list");
+            *out = tpl_int(idx);
+        } else {
+            *out = tpl_int(c);
+        }
+        return true;
+    }
+    return tpl_r_error(r, at, "no method '%s'", name);
+}

@@ -1,0 +1,225 @@
+/* tpl internals shared by the lexer, parser, evaluator, filters and loader.
+ * Nothing outside src/tpl/ includes this file.
+ *
+ * A template's source is lexed into a token array, parsed into an AST of
+ * `node`s allocated in the template's own arena, and never changed again:
+ * rendering only reads it, so any number of threads may render one template. */
+#ifndef SHEAF_TPL_INTERNAL_H
+#define SHEAF_TPL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag/diag.h"
+#include "tpl/tpl.h"
+#include "tpl/value.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* ---- tokens ---------------------------------------------------------- */
+
+typedef enum tok_kind {
+    T_EOF,
+    T_TEXT,        /* template data between tags (already whitespace-trimmed) */
+    T_VAR_BEGIN,   /* {{ */
+    T_VAR_END,     /* }} */
+    T_BLOCK_BEGIN, /* {% */
+    T_BLOCK_END,   /* %} */
+    T_NAME,
+    T_STRING,      /* s is the decoded string */
+    T_INT,
+    T_FLOAT,
+    T_OP           /* s is the operator text: "==", "(", "|", … */
+} tok_kind;
+
+typedef struct token {
+    tok_kind kind;
+    int line, col;
+    const char *s; /* NUL-terminated, in the template arena */
+    size_t n;
+    int64_t i;
+    double f;
+} token;
+
+/* Lexes src (newlines normalised, one trailing newline dropped as Jinja2
+ * does). Returns false after reporting an error. */
+bool tpl_lex(const char *path, const char *src, size_t len, arena *a, token **toks, size_t *ntoks,
+             diag_list *d);
+
+/* ---- AST ------------------------------------------------------------- */
+
+typedef enum node_kind {
+    /* statements */
+    N_BODY,     /* kids: statements */
+    N_TEXT,     /* s, slen */
+    N_OUTPUT,   /* a: expression */
+    N_IF,       /* a: cond, b: body, c: else (N_BODY or N_IF for elif) */
+    N_FOR,      /* names: targets, a: iterable, b: body, c: else body, d: filter */
+    N_SET,      /* names/kids as targets (see parse.c), a: value */
+    N_SET_BLOCK,/* names[0]: target, b: body, kids: filters (E_FILTER with a == NULL) */
+    N_BLOCK,    /* s: name, b: body, flags: scoped */
+    N_EXTENDS,  /* a: name expression */
+    N_INCLUDE,  /* a: name(s), flags: ignore missing / without context */
+    N_IMPORT,   /* a: name expression, s: alias, flags: with context */
+    N_FROM,     /* a: name expression, names: imported, aliases in kwnames */
+    N_MACRO,    /* s: name, names: params, kw: defaults (NULL = required), b: body */
+    N_CALL_BLOCK,/* a: call expression, names/kw: caller params, b: body */
+    N_WITH,     /* names: targets, kids: values, b: body */
+    N_FILTER_BLOCK, /* kids: filters (E_FILTER with a == NULL), b: body */
+
+    /* expressions */
+    E_LIT,      /* lit */
+    E_NAME,     /* s */
+    E_GETATTR,  /* a: object, s: attribute */
+    E_GETITEM,  /* a: object, b: key */
+    E_SLICE,    /* a: object, b: start, c: stop, d: step (each may be NULL) */
+    E_CALL,     /* a: callee, kids: positional, names + kw: keywords */
+    E_FILTER,   /* a: operand, s: filter, op: filter index, kids/names/kw: args */
+    E_TEST,     /* a: operand, s: test, op: test index, kids: args, flags: negated */
+    E_BIN,      /* op: BIN_*, a, b */
+    E_NEG,      /* a */
+    E_POS,      /* a */
+    E_NOT,      /* a */
+    E_AND,      /* a, b */
+    E_OR,       /* a, b */
+    E_CMP,      /* a: first operand, kids: operands, ops: operators */
+    E_COND,     /* a: condition, b: then, c: else (may be NULL) */
+    E_LIST,     /* kids */
+    E_TUPLE,    /* kids */
+    E_DICT,     /* kids: keys, kw: values */
+    E_CONCAT    /* kids */
+} node_kind;
+
+enum bin_op { BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_MOD, BIN_POW };
+enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IN, CMP_NOTIN };
+
+/* flags */
+#define NF_ALLOW_UNDEF 0x01  /* E_NAME: an unknown name is undefined, not an error */
+#define NF_SCOPED 0x02       /* N_BLOCK */
+#define NF_IGNORE_MISSING 0x04 /* N_INCLUDE */
+#define NF_NO_CONTEXT 0x08   /* N_INCLUDE without context */
+#define NF_WITH_CONTEXT 0x10 /* N_IMPORT / N_FROM with context */
+#define NF_NEGATED 0x20      /* E_TEST: is not */
+#define NF_ATTR_TARGET 0x40  /* N_SET: target is ns.attr (names[0]=ns, s=attr) */
+#define NF_TUPLE_TARGET 0x80 /* N_SET / N_FOR: several names */
+
+typedef struct node node;
+struct node {
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t op;
+    int line, col;
+    const char *path; /* the template's path, for errors */
+    const char *s;
+    size_t slen;
+    tpl_value lit;
+    node *a, *b, *c, *d;
+    node **kids;
+    size_t nkids;
+    const char **names; /* targets, params, keyword names */
+    size_t nnames;
+    node **kw;          /* values matching names (keywords, defaults) */
+    uint8_t *ops;       /* E_CMP operators */
+};
+
+/* ---- templates and the loader ----------------------------------------- */
+
+typedef struct tpl_block_def {
+    const char *name;
+    const node *node;
+} tpl_block_def;
+
+struct tpl_template {
+    char *name;  /* as looked up, e.g. "post.html" */
+    char *path;  /* as shown in errors, e.g. "templates/post.html" */
+    arena *a;    /* owns the AST and the source copy */
+    node *root;  /* N_BODY */
+    tpl_block_def *blocks;
+    size_t nblocks;
+    const char **refs; /* names used statically by extends/include/import/from */
+    size_t nrefs;
+    int *ref_line, *ref_col;
+    bool *ref_is_extends;
+    bool *ref_optional; /* include … ignore missing */
+};
+
+/* Parses one template. Returns NULL after reporting an error. */
+tpl_template *tpl_parse(const char *name, const char *path, const char *src, size_t len,
+                        diag_list *d);
+void tpl_template_free(tpl_template *t);
+
+/* Loads a template while rendering (dynamic names); NULL when missing
+ * (nothing reported: the caller reports with its own position). `tried`
+ * gets the places looked at. */
+const tpl_template *tpl_loader_get(tpl_loader *l, const char *name, buf *tried, diag_list *d);
+
+/* ---- filters and tests ------------------------------------------------ */
+
+typedef struct tpl_render_state tpl_render_state;
+
+/* Arguments as bound by name to a filter's parameter list. */
+typedef struct tpl_args {
+    tpl_value v[8];
+    bool given[8];
+} tpl_args;
+
+typedef bool (*tpl_filter_fn)(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a,
+                              tpl_value *out);
+typedef bool (*tpl_test_fn)(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a,
+                            bool *out);
+
+typedef struct tpl_filter_def {
+    const char *name;
+    const char *params; /* comma-separated parameter names, e.g. "length,killwords,end,leeway" */
+    tpl_filter_fn fn;
+} tpl_filter_def;
+
+typedef struct tpl_test_def {
+    const char *name;
+    const char *params;
+    tpl_test_fn fn;
+} tpl_test_def;
+
+int tpl_filter_find(const char *name);
+int tpl_test_find(const char *name);
+const tpl_filter_def *tpl_filter_get(int i);
+const tpl_test_def *tpl_test_get(int i);
+
+/* Evaluator services the filters use. */
+arena *tpl_r_arena(tpl_render_state *r);
+const tpl_options *tpl_r_options(tpl_render_state *r);
+bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Applies filter/test `idx` with positional args (used by map/select). */
+bool tpl_r_apply_filter(tpl_render_state *r, const node *at, int idx, tpl_value v,
+                        const tpl_value *pos, size_t npos, tpl_value *out);
+bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
+                      const tpl_value *pos, size_t npos, bool *out);
+/* Attribute lookup as `v.name` (maps: the key), then `v[name]`. */
+tpl_value tpl_getattr(tpl_value v, const char *name, size_t n);
+/* `v.a.b` with a dotted path, as the attribute= arguments of filters take it. */
+tpl_value tpl_getattr_path(tpl_value v, const char *path);
+
+/* ---- value helpers (filters.c) ---------------------------------------- */
+
+/* str(v) into the arena; keeps the safe flag of strings. */
+tpl_value tpl_to_string(arena *a, tpl_value v);
+/* Number of items (list, map, string characters); -1 when not sized. */
+long tpl_length(tpl_value v);
+/* Iterable as a list: list → itself, map → keys, string → characters,
+ * undefined → empty. NULL when not iterable. */
+const tpl_list *tpl_iterable(arena *a, tpl_value v);
+/* Python ordering; *err set when the types do not compare. */
+int tpl_compare(tpl_value a, tpl_value b, bool case_insensitive, bool *err);
+bool tpl_is_number(tpl_value v);
+double tpl_as_double(tpl_value v);
+/* Escaped copy of a value as markup (for Markup + str and join). */
+tpl_value tpl_escape_value(arena *a, tpl_value v);
+/* A method of a string, list or map called as v.name(args). */
+bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const char *name,
+                     const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
+                     size_t nkw, tpl_value *out);
+bool tpl_has_method(tpl_value v, const char *name);
+
+#endif

@@ -1,0 +1,237 @@
+/* Unit tests for the template engine: what the Jinja2 differential suite
+ * cannot check — error messages and positions, sheaf's own filters,
+ * inheritance and includes from memory, dates, concurrent renders. */
+#include "harness.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "diag/diag.h"
+#include "tpl/tpl.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+static arena *A;
+static tpl_map *vars(void)
+{
+    tpl_map *m = tpl_map_new(A, 8);
+    tpl_map *page = tpl_map_new(A, 4);
+    tpl_map_set_str(A, page, "title", tpl_str("Distributed <Training>"));
+    tpl_map_set_str(A, page, "url", tpl_str("/notes/posts/x/"));
+    tpl_map_set_str(A, page, "date", tpl_date(1710728400 /* 2024-03-18 02:20 UTC */, 480,
+                                               TPL_HAS_TIME | TPL_HAS_ZONE));
+    tpl_map_set_str(A, m, "page", tpl_map_value(page));
+    tpl_list *tags = tpl_list_new(A, 3);
+    tags->items[0] = tpl_str("b");
+    tags->items[1] = tpl_str("a");
+    tags->items[2] = tpl_str("c");
+    tpl_map_set_str(A, m, "tags", tpl_list_value(tags));
+    tpl_map_set_str(A, m, "n", tpl_int(7));
+    tpl_map_set_str(A, m, "nothing", tpl_none());
+    return m;
+}
+
+/* Renders `main` (plus named templates a/b from the NULL-terminated list),
+ * returning the output or "ERR <first diagnostic>". */
+static char *render_with(const char *const *named, const char *base_url)
+{
+    tpl_loader *l = tpl_loader_new(NULL, 0, false);
+    for (size_t i = 0; named[i]; i += 2)
+        tpl_loader_add(l, named[i], named[i + 1], strlen(named[i + 1]));
+    diag_list *d = diag_list_new();
+    buf out = BUF_INIT;
+    const tpl_template *t = tpl_load(l, named[0], d);
+    arena *scratch = arena_new();
+    tpl_options opt = { base_url ? base_url : "https://x.io/notes/" };
+    bool ok = t && tpl_render(t, l, vars(), &opt, NULL, scratch, &out, d);
+    char *res;
+    if (ok && !diag_error_count(d)) {
+        res = strdup(out.data);
+    } else {
+        buf e = BUF_INIT;
+        buf_puts(&e, "ERR ");
+        diag_sort(d);
+        if (diag_count(d))
+            diag_format(diag_get(d, 0), &e);
+        res = strdup(e.data);
+        buf_release(&e);
+    }
+    arena_free(scratch);
+    buf_release(&out);
+    diag_list_free(d);
+    tpl_loader_free(l);
+    return res;
+}
+
+static char *render1(const char *src)
+{
+    const char *named[] = { "main.html", src, NULL };
+    return render_with(named, NULL);
+}
+
+#define R(src, want)                \
+    do {                            \
+        char *got_ = render1(src);  \
+        EQ_STR(got_, want);         \
+        free(got_);                 \
+    } while (0)
+
+TEST(basics)
+{
+    R("Hello {{ page.title }}!", "Hello Distributed &lt;Training&gt;!");
+    R("{{ page.title | safe }}", "Distributed <Training>");
+    R("{{ n + 1 }} {{ n / 2 }} {{ n // 2 }} {{ n % 3 }} {{ 2 ** 10 }}", "8 3.5 3 1 1024");
+    R("{{ nothing }} {{ page.missing }}|", "None |");
+    R("{% for t in tags | sort %}{{ loop.index }}{{ t }}{% endfor %}", "1a2b3c");
+    R("{{ tags | join(', ') }}", "b, a, c");
+    R("a\n", "a");
+    R("{%- if true -%}  x  {%- endif -%}", "x");
+}
+
+TEST(sheaf_filters)
+{
+    R("{{ page.date | date('%b %-d, %Y') }}", "Mar 18, 2024");
+    R("{{ page.date | date('%Y-%m-%d %H:%M') }}", "2024-03-18 10:20");
+    R("{{ page.date | rfc3339 }}", "2024-03-18T10:20:00+08:00");
+    R("{{ page.date.year }}", "2024");
+    R("{{ 'LLM Training, 分布式!' | slugify }}", "llm-training-分布式");
+    R("{{ '/style.css' | relative_url }}", "/notes/style.css");
+    R("{{ 'style.css' | absolute_url }}", "https://x.io/notes/style.css");
+    R("{{ page.url | absolute_url }}", "https://x.io/notes/posts/x/");
+    R("{{ page.url | relative_url }}", "/notes/posts/x/");
+    R("{{ 'https://e.org/a' | absolute_url }}", "https://e.org/a");
+    R("{{ tags | limit(2) | join }}", "ba");
+    R("{{ 'a<b & \"c\"' | xml_escape }}", "a&lt;b &amp; &quot;c&quot;");
+    R("{% for g in [{'y': 1, 'v': 'a'}, {'y': 2, 'v': 'b'}, {'y': 1, 'v': 'c'}] | group_by('y') %}"
+      "{{ g.grouper }}:{{ g.list | map(attribute='v') | join }} {% endfor %}",
+      "1:ac 2:b ");
+}
+
+TEST(inheritance)
+{
+    const char *named[] = {
+        "child.html", "{% extends 'base.html' %}{% block t %}C{{ super() }}{% endblock %}",
+        "base.html", "{% extends 'root.html' %}{% block t %}B{{ super() }}{% endblock %}",
+        "root.html", "<{% block t %}R{% endblock %}>{% include 'inc.html' %}",
+        "inc.html", "[{{ n }}]", NULL };
+    char *got = render_with(named, NULL);
+    EQ_STR(got, "<CBR>[7]");
+    free(got);
+}
+
+TEST(macros_and_imports)
+{
+    const char *named[] = {
+        "main.html",
+        "{% import 'm.html' as m %}{% from 'm.html' import hi %}{{ m.hi('a') }}{{ hi(name='b') }}"
+        "{% call m.wrap() %}in{% endcall %}",
+        "m.html",
+        "{% macro hi(name, p='!') %}hi {{ name }}{{ p }}{% endmacro %}"
+        "{% macro wrap() %}<{{ caller() }}>{% endmacro %}",
+        NULL };
+    char *got = render_with(named, NULL);
+    EQ_STR(got, "hi a!hi b!<in>");
+    free(got);
+}
+
+TEST(errors)
+{
+    R("{{ nope }}", "ERR main.html:1:4: error: unknown variable 'nope'");
+    R("{{ nope is defined }}|{{ nope | default('d') }}", "False|d");
+    R("x\n{% for a in tags %}\n{{ a }}", "ERR main.html:2:4: error: 'for' opened here is never "
+                                        "closed (expected '{% endfor %}')");
+    R("{% endfor %}", "ERR main.html:1:4: error: 'endfor' without a matching 'for'");
+    R("{% frobnicate %}", "ERR main.html:1:4: error: unknown tag 'frobnicate'");
+    R("{{ tags | frob }}", "ERR main.html:1:11: error: unknown filter 'frob'");
+    R("{{ 'x' | truncate(1, 2, 3, 4, 5) }}",
+      "ERR main.html:1:10: error: filter 'truncate' takes at most 4 arguments (5 given)");
+    R("{{ tags | join(sep=',') }}",
+      "ERR main.html:1:11: error: filter 'join' got an unexpected keyword argument 'sep'");
+    R("{{ 1 + }}", "ERR main.html:1:8: error: expected an expression, found '}}'");
+    R("{{ super() }}", "ERR main.html:1:4: error: super() is only available inside a block");
+    R("{{ page.missing.x }}", "ERR main.html:1:4: error: 'page.missing' is undefined");
+    R("{{ 'a' + 1 }}", "ERR main.html:1:8: error: unsupported operand types for +: string and int");
+    R("{% include 'gone.html' %}",
+      "ERR main.html:1:12: error: template 'gone.html' not found (looked in: )");
+    R("{{ x", "ERR main.html:1:1: error: '{{' is never closed (expected '}}')");
+    R("{# c", "ERR main.html:1:1: error: comment '{#' is never closed (expected '#}')");
+    R("{% if x %}{% endfor %}", "ERR main.html:1:14: error: unexpected 'endfor': the innermost "
+                                "open tag is 'if' at line 1 (expected '{% endif %}')");
+}
+
+TEST(cycles)
+{
+    const char *named[] = { "a.html", "{% extends 'b.html' %}", "b.html", "{% extends 'a.html' %}",
+                            NULL };
+    char *got = render_with(named, NULL);
+    EQ_STR(got, "ERR b.html:1:12: error: template cycle: a.html extends b.html extends a.html");
+    free(got);
+    const char *named2[] = { "a.html", "{% include 'b.html' %}", "b.html", "x{% include 'a.html' %}",
+                             NULL };
+    got = render_with(named2, NULL);
+    EQ_STR(got, "ERR b.html:1:13: error: template cycle: a.html includes b.html includes a.html");
+    free(got);
+}
+
+/* Many threads render one parsed template at once. */
+static const tpl_template *shared_t;
+static tpl_loader *shared_l;
+static void *worker(void *arg)
+{
+    (void)arg;
+    arena *scratch = arena_new();
+    long bad = 0;
+    for (int i = 0; i < 200; i++) {
+        buf out = BUF_INIT;
+        diag_list *d = diag_list_new();
+        tpl_map *m = tpl_map_new(scratch, 1);
+        tpl_map_set_str(scratch, m, "i", tpl_int(i));
+        tpl_render(shared_t, shared_l, m, NULL, NULL, scratch, &out, d);
+        char want[64];
+        snprintf(want, sizeof want, "<%d>", i * 2);
+        bad += strcmp(out.data, want) != 0;
+        buf_release(&out);
+        diag_list_free(d);
+        arena_reset(scratch);
+    }
+    arena_free(scratch);
+    return (void *)bad;
+}
+
+TEST(threads)
+{
+    shared_l = tpl_loader_new(NULL, 0, false);
+    const char *src = "{% extends 'b.html' %}{% block x %}{{ i * 2 }}{% endblock %}";
+    tpl_loader_add(shared_l, "a.html", src, strlen(src));
+    const char *base = "<{% block x %}{% endblock %}>";
+    tpl_loader_add(shared_l, "b.html", base, strlen(base));
+    diag_list *d = diag_list_new();
+    shared_t = tpl_load(shared_l, "a.html", d);
+    OK(shared_t != NULL);
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, worker, NULL);
+    long bad = 0;
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        bad += (long)r;
+    }
+    EQ_INT(bad, 0);
+    diag_list_free(d);
+    tpl_loader_free(shared_l);
+}
+
+int main(void)
+{
+    A = arena_new();
+    RUN(basics);
+    RUN(sheaf_filters);
+    RUN(inheritance);
+    RUN(macros_and_imports);
+    RUN(errors);
+    RUN(cycles);
+    RUN(threads);
+    arena_free(A);
+    return harness_done();
+}
