@@ -49,7 +49,7 @@ escape e safe length count lower upper capitalize title trim default d join
 first last reverse sort truncate striptags urlencode replace int float string
 list abs round min max sum unique batch slice groupby map select reject
 selectattr rejectattr wordcount indent center tojson items dictsort
-date slugify absolute_url relative_url group_by limit xml_escape
+date slugify absolute_url relative_url group_by limit xml_escape rfc3339
 """.split())
 ALLOWED_METHODS = set("upper lower strip startswith endswith replace split items keys values get".split())
 ALLOWED_GLOBALS = {"range", "namespace", "loop", "super", "self", "caller", "varargs", "kwargs"}
@@ -480,6 +480,7 @@ def main(argv):
     site_obj, site, posts, plain, taglist, years, paginate = build_model(base_url, 2)
     env.filters.update(
         date=f_date,
+        rfc3339=lambda v: f_date(v, '%Y-%m-%dT%H:%M:%S%Z'),
         slugify=slugify,
         absolute_url=site_obj.absolute_url,
         relative_url=site_obj.relative_url,

@@ -1,0 +1,6 @@
+# The default theme against Python's Jinja2 (the reference for the template
+# language) with a mock site: every template renders, the HTML balances, ids
+# are unique, internal links resolve, the feed and sitemap are well-formed.
+add_test(NAME theme/mock
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/theme/render_mock.py)
+set_tests_properties(theme/mock PROPERTIES TIMEOUT 120 LABELS no-asan)
