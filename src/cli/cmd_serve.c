@@ -1,0 +1,280 @@
+/* cmd_serve: `sheaf serve` — build into a private temporary folder with
+ * base_url set to the server's own address, serve it (serve/serve.h), and
+ * rebuild what changed whenever the watcher (serve/watch.h) reports a
+ * quiet moment after edits. The loop is kept thin: it only waits, builds,
+ * prints and reports to the server. SIGINT and SIGTERM arrive through a
+ * signalfd (blocked in every thread), so they end the wait cleanly: the
+ * server stops, connections close, and the temporary folder is removed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "render/build.h"
+#include "serve/serve.h"
+#include "serve/watch.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+extern char **environ;
+
+static const char serve_usage[] =
+    "usage: sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open]\n"
+    "\n"
+    "Builds the site into a temporary folder, serves it, and rebuilds what\n"
+    "changed whenever a file under content/, templates/, themes/ or static/,\n"
+    "or site.yaml, is saved. Open pages reload by themselves; a failed build\n"
+    "is shown over the page until the next good one.\n"
+    "\n"
+    "  -s, --site DIR   the site folder (default: .)\n"
+    "  -p, --port N     the port to listen on (default: 8000; 0 picks a free one)\n"
+    "  -b, --bind ADDR  the address to listen on (default: 127.0.0.1; ::1 for IPv6)\n"
+    "  -D, --drafts     build drafts too\n"
+    "  -O, --open       open the site in the default browser\n"
+    "  -h, --help       show this help\n";
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(p);
+    else
+        unlink(p);
+    return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Opens url in the desktop's browser, without waiting for it. */
+static void open_browser(const char *url)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = { (char *)"xdg-open", (char *)url, NULL };
+    pid_t pid;
+    if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
+        fprintf(stderr, "sheaf serve: cannot open a browser (xdg-open); visit %s\n", url);
+    posix_spawn_file_actions_destroy(&fa);
+}
+
+/* Describes what changed, for the rebuild line: "content/a.md (+2 more)". */
+static void describe(const watch_changes *c, buf *out)
+{
+    if (c->full || c->n == 0) {
+        buf_puts(out, "full rebuild");
+        return;
+    }
+    buf_puts(out, c->paths[0]);
+    if (c->n > 1)
+        buf_printf(out, " (+%zu more)", c->n - 1);
+}
+
+static bool parse_port(const char *s, int *port)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > 65535)
+        return false;
+    *port = (int)v;
+    return true;
+}
+
+static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool open_it)
+{
+    int status = 1;
+    diag_list *d = diag_list_new();
+    struct stat st;
+    if (stat(site, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        diag_error(d, site, 0, 0, "not a site folder: %s",
+                   errno == ENOENT ? "no such folder" : strerror(errno));
+        cli_print_diags(d);
+        diag_list_free(d);
+        return 1;
+    }
+    char *site_abs = realpath(site, NULL);
+
+    /* Blocked here, before any thread exists, so every thread inherits it
+     * and the signals queue for the signalfd. */
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    signal(SIGPIPE, SIG_IGN);
+    int sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+
+    const char *tmpdir = getenv("TMPDIR");
+    buf tmp = BUF_INIT, out = BUF_INIT;
+    buf_printf(&tmp, "%s/sheaf-serve-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    bool have_tmp = mkdtemp(tmp.data) != NULL;
+    char *url = NULL;
+    build_session *bs = NULL;
+    watch *w = NULL;
+    serve_server *srv = NULL;
+    int fd = -1;
+    if (!have_tmp) {
+        diag_error(d, NULL, 0, 0, "cannot create a build folder in %s: %s",
+                   tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+        goto done;
+    }
+    buf_printf(&out, "%s/public", tmp.data);
+
+    fd = serve_listen(bind_addr, port, &url, d);
+    if (fd < 0)
+        goto done;
+    w = watch_new(site, d);
+    if (!w)
+        goto done;
+
+    build_options bo = { 0 };
+    bo.site_dir = site;
+    bo.out_dir = out.data;
+    bo.base_url = url;
+    bo.drafts = drafts;
+    bo.write = true;
+    bs = build_session_new(&bo);
+
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    build_stats bst = { 0 };
+    bool ok = build_session_run(bs, NULL, 0, d, &bst);
+    cli_print_diags(d);
+    if (ok)
+        printf("built %zu pages in %.0f ms\n", bst.pages, ms_since(&t0));
+    else
+        printf("build failed in %.0f ms (%zu errors); serving an error page until it is fixed\n",
+               ms_since(&t0), diag_error_count(d));
+
+    srv = serve_server_start(out.data, fd, d);
+    fd = -1; /* the server owns it, even when starting failed */
+    if (!srv)
+        goto done;
+    serve_server_report(srv, ok, d, NULL, 0);
+    diag_clear(d);
+    printf("Serving %s at %s (Ctrl-C to stop)\n", site_abs ? site_abs : site, url);
+    fflush(stdout);
+    if (open_it)
+        open_browser(url);
+
+    watch_changes ch = WATCH_CHANGES_INIT;
+    for (;;) {
+        watch_result r = watch_wait(w, sfd, 30, &ch, d);
+        if (r == WATCH_STOP)
+            break;
+        if (r == WATCH_ERROR) {
+            watch_changes_free(&ch);
+            goto done;
+        }
+        const char *const *paths = ch.full ? NULL : (const char *const *)ch.paths;
+        size_t n = ch.full ? 0 : ch.n;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        serve_server_lock_output(srv);
+        ok = build_session_run(bs, ch.full ? NULL : paths, n, d, &bst);
+        serve_server_unlock_output(srv);
+        double ms = ms_since(&t0);
+        buf what = BUF_INIT;
+        describe(&ch, &what);
+        cli_print_diags(d);
+        if (ok)
+            printf("rebuilt in %.0f ms: %s\n", ms, what.data);
+        else
+            printf("rebuild failed in %.0f ms (%zu errors): %s; still serving the last good "
+                   "build\n",
+                   ms, diag_error_count(d), what.data);
+        fflush(stdout);
+        serve_server_report(srv, ok, d, paths, n);
+        diag_clear(d);
+        buf_release(&what);
+    }
+    watch_changes_free(&ch);
+    printf("Stopped.\n");
+    status = 0;
+done:
+    cli_print_diags(d);
+    serve_server_stop(srv);
+    if (fd >= 0)
+        close(fd);
+    build_session_free(bs);
+    watch_free(w);
+    if (have_tmp)
+        remove_tree(tmp.data);
+    if (sfd >= 0)
+        close(sfd);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    buf_release(&tmp);
+    buf_release(&out);
+    free(url);
+    free(site_abs);
+    diag_list_free(d);
+    return status;
+}
+
+/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--open]`:
+ * argv[0] is "serve". Returns the exit status (0 after Ctrl-C, 1 errors,
+ * 2 usage). */
+int cli_serve(int argc, char **argv)
+{
+    const char *site = ".", *bind_addr = "127.0.0.1";
+    int port = 8000;
+    bool drafts = false, open_it = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *port_arg = NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(serve_usage, stdout);
+            return 0;
+        } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
+            site = argv[++i];
+        } else if (!strncmp(a, "--site=", 7)) {
+            site = a + 7;
+        } else if ((!strcmp(a, "-p") || !strcmp(a, "--port")) && i + 1 < argc) {
+            port_arg = argv[++i];
+        } else if (!strncmp(a, "--port=", 7)) {
+            port_arg = a + 7;
+        } else if ((!strcmp(a, "-b") || !strcmp(a, "--bind")) && i + 1 < argc) {
+            bind_addr = argv[++i];
+        } else if (!strncmp(a, "--bind=", 7)) {
+            bind_addr = a + 7;
+        } else if (!strcmp(a, "-D") || !strcmp(a, "--drafts")) {
+            drafts = true;
+        } else if (!strcmp(a, "-O") || !strcmp(a, "--open")) {
+            open_it = true;
+        } else {
+            fprintf(stderr, "sheaf serve: unknown option '%s'\n%s", a, serve_usage);
+            return 2;
+        }
+        if (port_arg && !parse_port(port_arg, &port)) {
+            fprintf(stderr, "sheaf serve: --port wants a number from 0 to 65535, not '%s'\n",
+                    port_arg);
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    return serve(site, bind_addr, port, drafts, open_it);
+}

@@ -1,0 +1,692 @@
+/* serve_http: the preview server itself — a libmicrohttpd daemon with one
+ * thread per connection over the build's output folder, the live-reload
+ * script injected into HTML on the way out, and the Server-Sent Events
+ * stream (/__sheaf/events) that tells open pages to reload, swap their
+ * stylesheets, or show the last build's errors.
+ *
+ * The reload state is one record — a generation number bumped by every
+ * report, whether the last build failed and with what — kept under a
+ * mutex; each event stream sleeps on a condition variable until the
+ * generation moves past the one its page was served with. A page carries
+ * "<boot>-<gen>" (boot differs between runs of the server), so a stream
+ * that connects after a rebuild it did not see, or to a restarted server,
+ * gets the current state at once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "serve/serve.h"
+#include "util/xalloc.h"
+
+#define EVENTS_PATH "/__sheaf/events"
+#define STATUS_PATH "/__sheaf/status"
+#define PING_SECONDS 15
+#define MAX_INJECT (64u << 20) /* larger "HTML" is sent as it is */
+
+typedef enum ev_kind { EV_RELOAD, EV_CSS, EV_ERROR } ev_kind;
+
+struct serve_server {
+    char *root;
+    struct MHD_Daemon *mhd;
+    pthread_rwlock_t output; /* held for writing while a build swaps files */
+
+    pthread_mutex_t mu; /* guards everything below */
+    pthread_cond_t changed;
+    bool stopping;
+    char boot[24];
+    unsigned long gen;
+    ev_kind kind;   /* of the last report */
+    bool failed;    /* the last build failed */
+    char *lines;    /* its diagnostics, one per line, or the changed stylesheets */
+    size_t nlines;
+};
+
+/* ---- listening socket ---- */
+
+int serve_listen(const char *host, int port, char **url, diag_list *d)
+{
+    *url = NULL;
+    if (port < 0 || port > 65535) {
+        diag_error(d, NULL, 0, 0, "port %d is out of range (0-65535)", port);
+        return -1;
+    }
+    struct addrinfo hints = { 0 }, *ai = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    char portstr[8];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    int rc = getaddrinfo(host, portstr, &hints, &ai);
+    if (rc != 0) {
+        diag_error(d, NULL, 0, 0, "cannot listen on '%s': %s", host, gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        diag_error(d, NULL, 0, 0, "cannot create a socket: %s", strerror(errno));
+        freeaddrinfo(ai);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ai->ai_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+        int e = errno;
+        if (e == EADDRINUSE)
+            diag_error(d, NULL, 0, 0,
+                       "port %d is already in use on %s: stop the other server or pick "
+                       "another port with --port",
+                       port, host);
+        else
+            diag_error(d, NULL, 0, 0, "cannot listen on %s port %d: %s (try another --bind or --port)",
+                       host, port, strerror(e));
+        close(fd);
+        freeaddrinfo(ai);
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    char addr[INET6_ADDRSTRLEN] = "";
+    int actual = port;
+    buf u = BUF_INIT;
+    if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof addr);
+        actual = ntohs(s6->sin6_port);
+        if (IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr))
+            buf_printf(&u, "http://localhost:%d/", actual);
+        else
+            buf_printf(&u, "http://[%s]:%d/", addr, actual);
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof addr);
+        actual = ntohs(s4->sin_port);
+        if (s4->sin_addr.s_addr == htonl(INADDR_ANY))
+            buf_printf(&u, "http://localhost:%d/", actual);
+        else
+            buf_printf(&u, "http://%s:%d/", addr, actual);
+    }
+    freeaddrinfo(ai);
+    *url = buf_detach(&u, NULL);
+    return fd;
+}
+
+/* ---- the injected script ---- */
+
+/* The page's copy of the reload state: which server and build it came from,
+ * and the errors to show at once when the last build failed. */
+static const char live_js[] =
+    "(function(){"
+    "if(window.__sheaf)return;window.__sheaf=S;"
+    "function overlay(lines){"
+    "var o=document.getElementById('__sheaf_overlay');"
+    "if(!lines){if(o)o.remove();return;}"
+    "if(!o){o=document.createElement('div');o.id='__sheaf_overlay';o.setAttribute('role','alert');"
+    "o.style.cssText='position:fixed;inset:0;z-index:2147483647;overflow:auto;margin:0;"
+    "padding:2em;box-sizing:border-box;background:rgba(24,24,24,.94);color:#f4f4f4;"
+    "font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;"
+    "text-align:left';"
+    "(document.body||document.documentElement).appendChild(o);}"
+    "o.textContent='sheaf: the build failed (still showing the last good build)\\n\\n'"
+    "+lines.join('\\n');}"
+    "function css(){var l=document.querySelectorAll('link[rel~=\"stylesheet\"][href]');"
+    "for(var i=0;i<l.length;i++){var u=new URL(l[i].href,location.href);"
+    "if(u.origin!==location.origin)continue;u.searchParams.set('__sheaf',Date.now());"
+    "l[i].href=u.href;}}"
+    "if(S.errors.length)overlay(S.errors);"
+    "var es=new EventSource('" EVENTS_PATH "?v='+encodeURIComponent(S.v));"
+    "es.addEventListener('reload',function(){es.close();location.reload();});"
+    "es.addEventListener('css',function(){css();});"
+    "es.addEventListener('error',function(e){"
+    "if(typeof e.data==='string')overlay(e.data.split('\\n'));});"
+    "window.addEventListener('pagehide',function(){es.close();});"
+    "})();";
+
+/* Appends the state as a JS object literal; caller holds s->mu. */
+static void state_json(serve_server *s, buf *out)
+{
+    char v[64];
+    snprintf(v, sizeof v, "%s-%lu", s->boot, s->gen);
+    buf_puts(out, "{\"v\":");
+    serve_json_string(out, v);
+    buf_puts(out, ",\"ok\":");
+    buf_puts(out, s->failed ? "false" : "true");
+    buf_puts(out, ",\"errors\":[");
+    if (s->failed && s->lines) {
+        const char *p = s->lines;
+        for (size_t i = 0; i < s->nlines; i++) {
+            const char *nl = strchr(p, '\n');
+            char *line = xstrndup(p, nl ? (size_t)(nl - p) : strlen(p));
+            if (i)
+                buf_putc(out, ',');
+            serve_json_string(out, line);
+            free(line);
+            p = nl ? nl + 1 : p + strlen(p);
+        }
+    }
+    buf_puts(out, "]}");
+}
+
+/* The script for one page, and the ETag suffix it implies. */
+static void make_script(serve_server *s, buf *script, buf *tag)
+{
+    pthread_mutex_lock(&s->mu);
+    buf_puts(script, "<script>/* sheaf serve: live reload */var S=");
+    state_json(s, script);
+    buf_puts(script, ";");
+    buf_puts(script, live_js);
+    buf_puts(script, "</script>\n");
+    buf_printf(tag, "%s-%lu", s->boot, s->gen);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- responses ---- */
+
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r)
+{
+    MHD_add_response_header(r, "Cache-Control", "no-cache");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *type,
+                                 char *body, size_t len)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(r, "Content-Type", type);
+    return queue(c, status, r);
+}
+
+static enum MHD_Result send_plain(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+    char *body = xstrdup(msg);
+    return send_text(c, status, "text/plain; charset=utf-8", body, strlen(body));
+}
+
+static bool read_all(int fd, size_t size, buf *out)
+{
+    buf_grow(out, size);
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(fd, out->data + out->len + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        got += (size_t)n;
+    }
+    out->len += got;
+    out->data[out->len] = '\0';
+    return true;
+}
+
+/* Sends an open file (the fd is consumed) with status; HTML gets the script. */
+static enum MHD_Result send_file(serve_server *s, struct MHD_Connection *c, unsigned status,
+                                 const char *path, int fd, const struct stat *st)
+{
+    const char *type = serve_mime_type(path);
+    bool html = serve_is_html(path) && (uint64_t)st->st_size <= MAX_INJECT;
+    buf etag = BUF_INIT, script = BUF_INIT, extra = BUF_INIT;
+    if (html)
+        make_script(s, &script, &extra);
+    serve_etag(st, html ? extra.data : NULL, &etag);
+    struct MHD_Response *r = NULL;
+    unsigned code = status;
+    const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+    if (status == MHD_HTTP_OK && serve_etag_match(inm, etag.data)) {
+        close(fd);
+        r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+        code = MHD_HTTP_NOT_MODIFIED;
+    } else if (html) {
+        buf page = BUF_INIT, body = BUF_INIT;
+        bool ok = read_all(fd, (size_t)st->st_size, &page);
+        close(fd);
+        if (!ok) {
+            buf_release(&page);
+            buf_release(&script);
+            buf_release(&extra);
+            buf_release(&etag);
+            return send_plain(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the file\n");
+        }
+        serve_inject(page.data, page.len, script.data, &body);
+        buf_release(&page);
+        size_t len;
+        char *data = buf_detach(&body, &len);
+        r = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+    } else {
+        r = MHD_create_response_from_fd64((uint64_t)st->st_size, fd);
+        if (!r)
+            close(fd);
+    }
+    buf_release(&script);
+    buf_release(&extra);
+    if (!r) {
+        buf_release(&etag);
+        return MHD_NO;
+    }
+    if (code != MHD_HTTP_NOT_MODIFIED)
+        MHD_add_response_header(r, "Content-Type", type);
+    if (status == MHD_HTTP_OK)
+        MHD_add_response_header(r, "ETag", etag.data);
+    buf_release(&etag);
+    return queue(c, code, r);
+}
+
+/* Opens path read-only if it is still a regular file. */
+static int open_regular(const char *path, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static const char not_built_page[] =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">"
+    "<title>Not found</title></head>\n<body>\n<h1>Not found</h1>\n"
+    "<p>There is no page at this address.</p>\n</body>\n</html>\n";
+
+/* The site's 404.html with status 404, or a small page of our own; both get
+ * the script, so a failed first build still shows its errors. Caller holds
+ * the output lock for reading. */
+static enum MHD_Result send_not_found(serve_server *s, struct MHD_Connection *c,
+                                      const char *root_real)
+{
+    if (root_real) {
+        buf p = BUF_INIT;
+        buf_printf(&p, "%s/404.html", root_real);
+        char *rp = realpath(p.data, NULL);
+        buf_release(&p);
+        size_t n = strlen(root_real);
+        struct stat st;
+        int fd = -1;
+        if (rp && !strncmp(rp, root_real, n) && rp[n] == '/')
+            fd = open_regular(rp, &st);
+        if (fd >= 0) {
+            enum MHD_Result r = send_file(s, c, MHD_HTTP_NOT_FOUND, rp, fd, &st);
+            free(rp);
+            return r;
+        }
+        free(rp);
+    }
+    buf script = BUF_INIT, tag = BUF_INIT, body = BUF_INIT;
+    make_script(s, &script, &tag);
+    serve_inject(not_built_page, sizeof not_built_page - 1, script.data, &body);
+    buf_release(&script);
+    buf_release(&tag);
+    size_t len;
+    char *data = buf_detach(&body, &len);
+    return send_text(c, MHD_HTTP_NOT_FOUND, "text/html; charset=utf-8", data, len);
+}
+
+/* ---- the event stream ---- */
+
+typedef struct stream {
+    serve_server *s;
+    unsigned long seen; /* generation the page knows */
+    bool stale;         /* the page is from another build or server: send the state */
+    bool started;
+    buf pending;
+    size_t off;
+} stream;
+
+/* Formats one event; each line of text becomes a data: line. */
+static void put_event(buf *out, const char *name, const char *id, const char *text)
+{
+    buf_printf(out, "id: %s\nevent: %s\n", id, name);
+    const char *p = text && *text ? text : "";
+    do {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        buf_puts(out, "data: ");
+        for (size_t i = 0; i < n; i++)
+            if (p[i] != '\r')
+                buf_putc(out, p[i]);
+        buf_putc(out, '\n');
+        p = nl ? nl + 1 : NULL;
+    } while (p && *p);
+    buf_putc(out, '\n');
+}
+
+/* Caller holds s->mu: the event that brings a page at st->seen up to date. */
+static void next_event(stream *st)
+{
+    serve_server *s = st->s;
+    char id[64];
+    snprintf(id, sizeof id, "%s-%lu", s->boot, s->gen);
+    bool missed = st->stale || s->gen - st->seen > 1;
+    if (s->failed)
+        put_event(&st->pending, "error", id, s->lines);
+    else if (s->kind == EV_CSS && !missed)
+        put_event(&st->pending, "css", id, s->lines);
+    else {
+        char g[24];
+        snprintf(g, sizeof g, "%lu", s->gen);
+        put_event(&st->pending, "reload", id, g);
+    }
+    st->seen = s->gen;
+    st->stale = false;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+    (void)pos;
+    stream *st = cls;
+    serve_server *s = st->s;
+    if (st->off >= st->pending.len) {
+        buf_reset(&st->pending);
+        st->off = 0;
+        pthread_mutex_lock(&s->mu);
+        if (!st->started) {
+            buf_puts(&st->pending, "retry: 1000\n\n");
+            st->started = true;
+        }
+        if (st->stale || st->seen != s->gen) {
+            next_event(st);
+        } else if (st->pending.len == 0) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += PING_SECONDS;
+            while (!s->stopping && st->seen == s->gen)
+                if (pthread_cond_timedwait(&s->changed, &s->mu, &until) == ETIMEDOUT)
+                    break;
+            if (s->stopping) {
+                pthread_mutex_unlock(&s->mu);
+                return MHD_CONTENT_READER_END_OF_STREAM;
+            }
+            if (st->seen != s->gen)
+                next_event(st);
+            else
+                buf_puts(&st->pending, ": ping\n\n");
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    size_t n = st->pending.len - st->off;
+    if (n > max)
+        n = max;
+    memcpy(out, st->pending.data + st->off, n);
+    st->off += n;
+    return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+    stream *st = cls;
+    buf_release(&st->pending);
+    free(st);
+}
+
+static enum MHD_Result send_events(serve_server *s, struct MHD_Connection *c)
+{
+    stream *st = xcalloc(1, sizeof *st);
+    st->s = s;
+    st->pending = (buf)BUF_INIT;
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
+    if (!v || !*v)
+        v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "v");
+    pthread_mutex_lock(&s->mu);
+    st->seen = s->gen;
+    char mine[64];
+    snprintf(mine, sizeof mine, "%s-%lu", s->boot, s->gen);
+    /* No version at all: a client of its own (curl, a test) that only
+     * wants what comes next. */
+    st->stale = v && strcmp(v, mine) != 0;
+    pthread_mutex_unlock(&s->mu);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    if (!r) {
+        stream_free(st);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "text/event-stream; charset=utf-8");
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    return queue(c, MHD_HTTP_OK, r);
+}
+
+static enum MHD_Result send_status(serve_server *s, struct MHD_Connection *c)
+{
+    buf b = BUF_INIT;
+    pthread_mutex_lock(&s->mu);
+    state_json(s, &b);
+    pthread_mutex_unlock(&s->mu);
+    buf_putc(&b, '\n');
+    size_t len;
+    char *data = buf_detach(&b, &len);
+    return send_text(c, MHD_HTTP_OK, "application/json", data, len);
+}
+
+/* ---- dispatch ---- */
+
+/* Appends one query argument to the redirect target. */
+static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    (void)kind;
+    buf *loc = cls;
+    buf_putc(loc, strchr(loc->data, '?') ? '&' : '?');
+    buf_puts(loc, key);
+    if (value) {
+        buf_putc(loc, '=');
+        buf_puts(loc, value);
+    }
+    return MHD_YES;
+}
+
+static size_t no_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return strlen(s); /* serve_resolve decodes the path itself, exactly once */
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    (void)upload;
+    serve_server *s = cls;
+    if (!*con_cls) {
+        /* First call: headers only. Answer on the next, once any body was
+         * read (GET and HEAD have none). */
+        *con_cls = (void *)1;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        *upload_size = 0; /* drop a body; the method is refused below */
+        return MHD_YES;
+    }
+    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+        char *body = xstrdup("only GET and HEAD are served here\n");
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+        MHD_add_response_header(r, "Allow", "GET, HEAD");
+        MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+        return queue(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+    }
+    if (!strcmp(url, EVENTS_PATH))
+        return send_events(s, c);
+    if (!strcmp(url, STATUS_PATH))
+        return send_status(s, c);
+
+    pthread_rwlock_rdlock(&s->output);
+    char *root_real = realpath(s->root, NULL);
+    buf file = BUF_INIT, loc = BUF_INIT;
+    serve_status st = root_real ? serve_resolve(root_real, url, &file, &loc) : SERVE_NOT_FOUND;
+    if (st == SERVE_NOT_FOUND && !root_real && url[0] != '/')
+        st = SERVE_BAD_REQUEST;
+    enum MHD_Result ret;
+    struct stat sb;
+    int fd = st == SERVE_FILE ? open_regular(file.data, &sb) : -1;
+    if (st == SERVE_FILE && fd < 0)
+        st = SERVE_NOT_FOUND;
+    switch (st) {
+    case SERVE_FILE:
+        ret = send_file(s, c, MHD_HTTP_OK, file.data, fd, &sb);
+        break;
+    case SERVE_REDIRECT: {
+        /* Keep the query string (raw: nothing is unescaped for us). */
+        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_query, &loc);
+        buf body = BUF_INIT;
+        buf_printf(&body, "moved to %s\n", loc.data);
+        size_t len;
+        char *data = buf_detach(&body, &len);
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+        MHD_add_response_header(r, "Location", loc.data);
+        MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+        ret = queue(c, MHD_HTTP_MOVED_PERMANENTLY, r);
+        break;
+    }
+    case SERVE_NOT_FOUND:
+        ret = send_not_found(s, c, root_real);
+        break;
+    case SERVE_FORBIDDEN:
+        ret = send_plain(c, MHD_HTTP_FORBIDDEN, "403 forbidden\n");
+        break;
+    default:
+        ret = send_plain(c, MHD_HTTP_BAD_REQUEST, "400 bad request\n");
+        break;
+    }
+    pthread_rwlock_unlock(&s->output);
+    free(root_real);
+    buf_release(&file);
+    buf_release(&loc);
+    return ret;
+}
+
+/* ---- the server ---- */
+
+serve_server *serve_server_start(const char *root, int listen_fd, diag_list *d)
+{
+    serve_server *s = xcalloc(1, sizeof *s);
+    s->root = xstrdup(root);
+    pthread_rwlockattr_t ra;
+    pthread_rwlockattr_init(&ra);
+    /* A rebuild must not wait behind a stream of requests. */
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&s->output, &ra);
+    pthread_rwlockattr_destroy(&ra);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_cond_init(&s->changed, &ca);
+    pthread_condattr_destroy(&ca);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(s->boot, sizeof s->boot, "%lx%x", (unsigned long)now.tv_sec,
+             (unsigned)(now.tv_nsec ^ (unsigned)getpid()) & 0xffffu);
+
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    bool v6 = getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0 &&
+              ss.ss_family == AF_INET6;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_POLL | (v6 ? MHD_USE_IPv6 : 0);
+    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+                              MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+                              MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, (void *)NULL,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+                              MHD_OPTION_END);
+    if (!s->mhd) {
+        diag_error(d, NULL, 0, 0, "cannot start the HTTP server (libmicrohttpd)");
+        close(listen_fd);
+        s->mhd = NULL;
+        serve_server_stop(s);
+        return NULL;
+    }
+    return s;
+}
+
+void serve_server_stop(serve_server *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->stopping = true;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->mu);
+    if (s->mhd)
+        MHD_stop_daemon(s->mhd);
+    pthread_cond_destroy(&s->changed);
+    pthread_mutex_destroy(&s->mu);
+    pthread_rwlock_destroy(&s->output);
+    free(s->lines);
+    free(s->root);
+    free(s);
+}
+
+void serve_server_lock_output(serve_server *s)
+{
+    pthread_rwlock_wrlock(&s->output);
+}
+
+void serve_server_unlock_output(serve_server *s)
+{
+    pthread_rwlock_unlock(&s->output);
+}
+
+void serve_server_report(serve_server *s, bool ok, const diag_list *d,
+                         const char *const *changed, size_t nchanged)
+{
+    buf lines = BUF_INIT, one = BUF_INIT;
+    size_t n = 0;
+    ev_kind kind = EV_RELOAD;
+    if (!ok) {
+        kind = EV_ERROR;
+        for (size_t i = 0; d && i < diag_count(d); i++) {
+            const diag *e = diag_get(d, i);
+            buf_reset(&one);
+            diag_format(e, &one);
+            if (n++)
+                buf_putc(&lines, '\n');
+            for (size_t k = 0; k < one.len; k++)
+                buf_putc(&lines, one.data[k] == '\n' || one.data[k] == '\r' ? ' ' : one.data[k]);
+        }
+        if (n == 0) {
+            buf_puts(&lines, "error: the build failed");
+            n = 1;
+        }
+    } else if (serve_css_only(changed, nchanged)) {
+        kind = EV_CSS;
+        for (size_t i = 0; i < nchanged; i++) {
+            if (n++)
+                buf_putc(&lines, '\n');
+            buf_puts(&lines, changed[i]);
+        }
+    }
+    buf_release(&one);
+    pthread_mutex_lock(&s->mu);
+    if (kind == EV_CSS && s->failed)
+        kind = EV_RELOAD; /* the overlay must go: reload */
+    s->gen++;
+    s->kind = kind;
+    s->failed = !ok;
+    free(s->lines);
+    s->lines = buf_detach(&lines, NULL);
+    s->nlines = n;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->mu);
+}

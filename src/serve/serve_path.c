@@ -1,0 +1,283 @@
+/* serve_path: what the preview server decides for each request before it
+ * touches a socket — which file a URL names (and what it must refuse), its
+ * Content-Type and ETag, and where the live-reload script goes in HTML. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "serve/serve.h"
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* %-decodes raw into out once; false on a broken escape. out may hold NULs. */
+static bool percent_decode(const char *raw, buf *out)
+{
+    for (const char *p = raw; *p; p++) {
+        if (*p != '%') {
+            buf_putc(out, *p);
+            continue;
+        }
+        int hi = hexval((unsigned char)p[1]), lo = hi < 0 ? -1 : hexval((unsigned char)p[2]);
+        if (hi < 0 || lo < 0)
+            return false;
+        buf_putc(out, hi * 16 + lo);
+        p += 2;
+    }
+    return true;
+}
+
+static bool has_dotdot_segment(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && s[i] == '/')
+            i++;
+        size_t j = i;
+        while (j < len && s[j] != '/')
+            j++;
+        if (j - i == 2 && s[i] == '.' && s[i + 1] == '.')
+            return true;
+        i = j;
+    }
+    return false;
+}
+
+static bool inside(const char *root, const char *p)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return p[0] == '/';
+    return !strncmp(root, p, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* realpath(path) inside root and a regular file or folder? */
+static serve_status check_real(const char *root, const char *path, buf *real, struct stat *st)
+{
+    char *rp = realpath(path, NULL);
+    if (!rp)
+        return errno == EACCES ? SERVE_FORBIDDEN : SERVE_NOT_FOUND;
+    serve_status r = SERVE_FILE;
+    if (!inside(root, rp))
+        r = SERVE_FORBIDDEN;
+    else if (stat(rp, st) != 0)
+        r = SERVE_NOT_FOUND;
+    else if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+        r = SERVE_FORBIDDEN;
+    buf_reset(real);
+    buf_puts(real, rp);
+    free(rp);
+    return r;
+}
+
+serve_status serve_resolve(const char *root_real, const char *raw_path, buf *file,
+                           buf *location)
+{
+    buf_reset(file);
+    buf_reset(location);
+    if (raw_path[0] != '/')
+        return SERVE_BAD_REQUEST;
+    for (const char *p = raw_path; (p = strchr(p, '%')) != NULL; p++)
+        if (p[1] == '2' && (p[2] == 'f' || p[2] == 'F'))
+            return SERVE_FORBIDDEN;
+        else if (p[1] == '5' && (p[2] == 'c' || p[2] == 'C'))
+            return SERVE_FORBIDDEN;
+    buf dec = BUF_INIT;
+    serve_status r;
+    if (!percent_decode(raw_path, &dec)) {
+        r = SERVE_BAD_REQUEST;
+        goto out;
+    }
+    if (memchr(dec.data, '\0', dec.len) || memchr(dec.data, '\\', dec.len) ||
+        has_dotdot_segment(dec.data, dec.len)) {
+        r = SERVE_FORBIDDEN;
+        goto out;
+    }
+    buf path = BUF_INIT;
+    buf_puts(&path, root_real);
+    buf_puts(&path, dec.data);
+    struct stat st;
+    r = check_real(root_real, path.data, file, &st);
+    if (r == SERVE_FILE && S_ISDIR(st.st_mode)) {
+        if (dec.data[dec.len - 1] != '/') {
+            const char *p = raw_path;
+            while (p[1] == '/')
+                p++; /* "//host/x" must not become a link to another host */
+            buf_puts(location, p);
+            buf_putc(location, '/');
+            buf_reset(file);
+            r = SERVE_REDIRECT;
+        } else {
+            buf_reset(&path);
+            buf_puts(&path, file->data);
+            buf_puts(&path, "/index.html");
+            r = check_real(root_real, path.data, file, &st);
+            if (r == SERVE_FILE && !S_ISREG(st.st_mode))
+                r = SERVE_NOT_FOUND;
+        }
+    }
+    if (r != SERVE_FILE)
+        buf_reset(file);
+    buf_release(&path);
+out:
+    buf_release(&dec);
+    return r;
+}
+
+static const struct {
+    const char *ext;
+    const char *type;
+} mime_types[] = {
+    { "html", "text/html; charset=utf-8" },
+    { "htm", "text/html; charset=utf-8" },
+    { "css", "text/css; charset=utf-8" },
+    { "js", "text/javascript; charset=utf-8" },
+    { "mjs", "text/javascript; charset=utf-8" },
+    { "svg", "image/svg+xml" },
+    { "png", "image/png" },
+    { "jpg", "image/jpeg" },
+    { "jpeg", "image/jpeg" },
+    { "gif", "image/gif" },
+    { "webp", "image/webp" },
+    { "avif", "image/avif" },
+    { "ico", "image/x-icon" },
+    { "woff", "font/woff" },
+    { "woff2", "font/woff2" },
+    { "xml", "application/xml; charset=utf-8" },
+    { "json", "application/json" },
+    { "txt", "text/plain; charset=utf-8" },
+    { "md", "text/plain; charset=utf-8" },
+    { "pdf", "application/pdf" },
+    { "wasm", "application/wasm" },
+    { "mp4", "video/mp4" },
+    { "webm", "video/webm" },
+    { "mp3", "audio/mpeg" },
+};
+
+const char *serve_mime_type(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        for (size_t i = 0; i < sizeof mime_types / sizeof mime_types[0]; i++)
+            if (!strcasecmp(dot + 1, mime_types[i].ext))
+                return mime_types[i].type;
+    return "application/octet-stream";
+}
+
+bool serve_is_html(const char *path)
+{
+    return !strncmp(serve_mime_type(path), "text/html", 9);
+}
+
+void serve_etag(const struct stat *st, const char *extra, buf *out)
+{
+    buf_printf(out, "\"%jx-%jx-%jx.%lx", (uintmax_t)st->st_ino, (uintmax_t)st->st_size,
+               (uintmax_t)st->st_mtim.tv_sec, (unsigned long)st->st_mtim.tv_nsec);
+    if (extra && *extra)
+        buf_printf(out, "-%s", extra);
+    buf_putc(out, '"');
+}
+
+bool serve_etag_match(const char *inm, const char *etag)
+{
+    if (!inm)
+        return false;
+    const char *e = etag, *p = inm;
+    if (!strncmp(e, "W/", 2))
+        e += 2;
+    size_t elen = strlen(e);
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        const char *start = p;
+        if (*p == '"') {
+            const char *q = strchr(p + 1, '"');
+            p = q ? q + 1 : p + strlen(p);
+        } else {
+            while (*p && *p != ',')
+                p++;
+        }
+        size_t len = (size_t)(p - start);
+        while (len && (start[len - 1] == ' ' || start[len - 1] == '\t'))
+            len--;
+        if (len == 1 && *start == '*')
+            return true;
+        if (len > 2 && !strncmp(start, "W/", 2)) {
+            start += 2;
+            len -= 2;
+        }
+        if (len == elen && !memcmp(start, e, len))
+            return true;
+    }
+    return false;
+}
+
+void serve_inject(const char *html, size_t len, const char *script, buf *out)
+{
+    static const char tag[] = "</body>";
+    size_t at = len;
+    if (len >= 7)
+        for (size_t i = len - 7 + 1; i-- > 0;)
+            if (!strncasecmp(html + i, tag, 7)) {
+                at = i;
+                break;
+            }
+    buf_put(out, html, at);
+    buf_puts(out, script);
+    buf_put(out, html + at, len - at);
+}
+
+void serve_json_string(buf *out, const char *s)
+{
+    buf_putc(out, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            buf_putc(out, '\\');
+            buf_putc(out, (int)c);
+        } else if (c == '\n') {
+            buf_puts(out, "\\n");
+        } else if (c == '\t') {
+            buf_puts(out, "\\t");
+        } else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f) {
+            buf_printf(out, "\\u%04x", c);
+        } else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            buf_printf(out, "\\u%04x", p[2] == 0xa8 ? 0x2028u : 0x2029u);
+            p += 2;
+        } else {
+            buf_putc(out, (int)c);
+        }
+    }
+    buf_putc(out, '"');
+}
+
+bool serve_css_only(const char *const *changed, size_t n)
+{
+    if (!changed || n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = changed[i];
+        size_t len = strlen(p);
+        if (len < 4 || strcasecmp(p + len - 4, ".css"))
+            return false;
+        if (!strncmp(p, "templates/", 10) || strstr(p, "/templates/"))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,376 @@
+/* watch: inotify over a site's sources for `sheaf serve`.
+ *
+ * The site folder itself is watched without recursion, for site.yaml and
+ * for the four source folders appearing or going away; each source folder
+ * is watched recursively. inotify gives one watch per folder, so every new
+ * folder gets its own as it is created or moved in, and the files already
+ * in it by then count as changed (a `cp -r` or `mv` lands before the watch
+ * does). What cannot be known file by file — a queue overflow, a folder
+ * moved out, a source folder created or removed — asks for a full build. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "serve/watch.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static const char *const source_dirs[] = { "content", "templates", "themes", "static" };
+
+#define FILE_EVENTS                                                                     \
+    (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |    \
+     IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+
+typedef struct wdir {
+    int wd;
+    char *rel; /* "content/posts"; "" for the site folder */
+} wdir;
+
+struct watch {
+    int fd;
+    char *site;
+    wdir *dirs;
+    size_t ndirs, cap;
+};
+
+bool watch_ignored(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || name[0] == '.')
+        return true; /* hidden, and .#lock files, .swp */
+    if (name[n - 1] == '~')
+        return true;
+    if (name[0] == '#' && n > 1 && name[n - 1] == '#')
+        return true;
+    if (!strcmp(name, "4913"))
+        return true; /* vim's probe for a writable folder */
+    static const char *const ext[] = { ".swp", ".swx", ".swpx", ".swo" };
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && !strcmp(name + n - e, ext[i]))
+            return true;
+    }
+    return false;
+}
+
+static wdir *find_wd(watch *w, int wd)
+{
+    for (size_t i = 0; i < w->ndirs; i++)
+        if (w->dirs[i].wd == wd)
+            return &w->dirs[i];
+    return NULL;
+}
+
+/* Sets wd's path; returns false when wd was already known under a path
+ * (the same folder reached twice, through a symlink: do not recurse). */
+static bool remember(watch *w, int wd, const char *rel)
+{
+    wdir *d = find_wd(w, wd);
+    if (d) {
+        bool same = !strcmp(d->rel, rel);
+        free(d->rel);
+        d->rel = xstrdup(rel);
+        (void)same;
+        return false;
+    }
+    if (w->ndirs == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 16;
+        w->dirs = xrealloc(w->dirs, w->cap * sizeof *w->dirs);
+    }
+    w->dirs[w->ndirs].wd = wd;
+    w->dirs[w->ndirs].rel = xstrdup(rel);
+    w->ndirs++;
+    return true;
+}
+
+static void forget_wd(watch *w, int wd)
+{
+    for (size_t i = 0; i < w->ndirs; i++)
+        if (w->dirs[i].wd == wd) {
+            free(w->dirs[i].rel);
+            w->dirs[i] = w->dirs[--w->ndirs];
+            return;
+        }
+}
+
+/* Drops the watches of rel and everything under it (moved away). */
+static void forget_tree(watch *w, const char *rel)
+{
+    size_t n = strlen(rel);
+    for (size_t i = 0; i < w->ndirs;) {
+        const char *r = w->dirs[i].rel;
+        if (!strncmp(r, rel, n) && (r[n] == '\0' || r[n] == '/')) {
+            inotify_rm_watch(w->fd, w->dirs[i].wd);
+            free(w->dirs[i].rel);
+            w->dirs[i] = w->dirs[--w->ndirs];
+        } else {
+            i++;
+        }
+    }
+}
+
+typedef struct pathset {
+    char **p;
+    size_t n, cap;
+} pathset;
+
+static void pathset_add(pathset *s, const char *rel)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->p[i], rel))
+            return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->p = xrealloc(s->p, s->cap * sizeof *s->p);
+    }
+    s->p[s->n++] = xstrdup(rel);
+}
+
+static char *join(const char *a, const char *b)
+{
+    buf p = BUF_INIT;
+    if (*a)
+        buf_printf(&p, "%s/", a);
+    buf_puts(&p, b);
+    return buf_detach(&p, NULL);
+}
+
+/* Watches the folder rel (relative to the site) and every folder under it;
+ * with found, adds the files met on the way (they may predate the watch). */
+static void add_tree(watch *w, const char *rel, pathset *found)
+{
+    char *abs = join(w->site, rel);
+    int wd = inotify_add_watch(w->fd, abs, FILE_EVENTS | IN_ONLYDIR);
+    if (wd < 0 || !remember(w, wd, rel)) {
+        free(abs);
+        return;
+    }
+    DIR *dir = opendir(abs);
+    free(abs);
+    if (!dir)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (watch_ignored(e->d_name))
+            continue;
+        char *child = join(rel, e->d_name);
+        char *cabs = join(w->site, child);
+        struct stat st;
+        if (stat(cabs, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                add_tree(w, child, found);
+            else if (found)
+                pathset_add(found, child);
+        }
+        free(cabs);
+        free(child);
+    }
+    closedir(dir);
+}
+
+watch *watch_new(const char *site_dir, diag_list *d)
+{
+    watch *w = xcalloc(1, sizeof *w);
+    w->site = xstrdup(site_dir && *site_dir ? site_dir : ".");
+    w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (w->fd < 0) {
+        diag_error(d, w->site, 0, 0, "cannot watch for changes (inotify): %s", strerror(errno));
+        watch_free(w);
+        return NULL;
+    }
+    int wd = inotify_add_watch(w->fd, w->site,
+                               IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE |
+                                   IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR);
+    if (wd < 0) {
+        diag_error(d, w->site, 0, 0, "cannot watch for changes: %s%s", strerror(errno),
+                   errno == ENOSPC ? " (raise fs.inotify.max_user_watches)" : "");
+        watch_free(w);
+        return NULL;
+    }
+    remember(w, wd, "");
+    for (size_t i = 0; i < sizeof source_dirs / sizeof source_dirs[0]; i++)
+        add_tree(w, source_dirs[i], NULL);
+    return w;
+}
+
+void watch_free(watch *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    for (size_t i = 0; i < w->ndirs; i++)
+        free(w->dirs[i].rel);
+    free(w->dirs);
+    free(w->site);
+    free(w);
+}
+
+void watch_changes_free(watch_changes *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->paths[i]);
+    free(c->paths);
+    c->paths = NULL;
+    c->n = 0;
+    c->full = false;
+}
+
+static bool is_source_dir(const char *name)
+{
+    for (size_t i = 0; i < sizeof source_dirs / sizeof source_dirs[0]; i++)
+        if (!strcmp(name, source_dirs[i]))
+            return true;
+    return false;
+}
+
+/* Is any component of rel hidden or a dropping? (an editor's temporary
+ * folder, .git inside content/) */
+static bool ignored_path(const char *rel)
+{
+    const char *p = rel;
+    while (*p) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        char part[NAME_MAX + 1];
+        if (n > NAME_MAX)
+            n = NAME_MAX;
+        memcpy(part, p, n);
+        part[n] = '\0';
+        if (watch_ignored(part))
+            return true;
+        p = slash ? slash + 1 : p + n;
+    }
+    return false;
+}
+
+/* Takes one event into the set; *full when a full build is needed. */
+static void take(watch *w, const struct inotify_event *ev, pathset *set, bool *full)
+{
+    if (ev->mask & IN_Q_OVERFLOW) {
+        *full = true;
+        return;
+    }
+    if (ev->mask & IN_IGNORED) {
+        forget_wd(w, ev->wd);
+        return;
+    }
+    wdir *d = find_wd(w, ev->wd);
+    if (!d)
+        return;
+    if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
+        return; /* the parent reports it */
+    if (!ev->len || watch_ignored(ev->name))
+        return;
+    bool top = d->rel[0] == '\0';
+    char *rel = join(d->rel, ev->name);
+    if (top) {
+        if (!strcmp(ev->name, "site.yaml") && !(ev->mask & IN_ISDIR)) {
+            pathset_add(set, "site.yaml");
+        } else if (is_source_dir(ev->name) && (ev->mask & IN_ISDIR)) {
+            if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+                add_tree(w, rel, NULL);
+            else if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+                forget_tree(w, rel);
+            if (ev->mask & (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM))
+                *full = true;
+        }
+        free(rel);
+        return;
+    }
+    if (ignored_path(rel)) {
+        free(rel);
+        return;
+    }
+    if (ev->mask & IN_ISDIR) {
+        if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
+            add_tree(w, rel, set);
+        } else if (ev->mask & IN_MOVED_FROM) {
+            forget_tree(w, rel);
+            *full = true; /* its files are gone, and nobody listed them */
+        }
+        /* IN_DELETE of a folder: its files were reported one by one. */
+        free(rel);
+        return;
+    }
+    pathset_add(set, rel);
+    free(rel);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out, diag_list *d)
+{
+    watch_changes_free(out);
+    pathset set = { 0 };
+    bool full = false, any = false;
+    long first = 0;
+    char evbuf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        struct pollfd p[2] = { { w->fd, POLLIN, 0 }, { stop_fd, POLLIN, 0 } };
+        int timeout = -1;
+        if (any) {
+            long left = first + 2000 - now_ms();
+            timeout = left < quiet_ms ? (int)(left > 0 ? left : 0) : quiet_ms;
+        }
+        int r = poll(p, stop_fd >= 0 ? 2 : 1, timeout);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            diag_error(d, w->site, 0, 0, "watching for changes failed: %s", strerror(errno));
+            for (size_t i = 0; i < set.n; i++)
+                free(set.p[i]);
+            free(set.p);
+            return WATCH_ERROR;
+        }
+        if (stop_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            for (size_t i = 0; i < set.n; i++)
+                free(set.p[i]);
+            free(set.p);
+            return WATCH_STOP;
+        }
+        if (r == 0) {
+            if (set.n || full)
+                break;
+            any = false; /* only ignored names moved: keep waiting */
+            continue;
+        }
+        for (;;) {
+            ssize_t n = read(w->fd, evbuf, sizeof evbuf);
+            if (n <= 0)
+                break;
+            for (char *q = evbuf; q < evbuf + n;) {
+                const struct inotify_event *ev = (const struct inotify_event *)q;
+                take(w, ev, &set, &full);
+                q += sizeof *ev + ev->len;
+            }
+        }
+        if (!any) {
+            any = true;
+            first = now_ms();
+        }
+    }
+    if (set.n)
+        qsort(set.p, set.n, sizeof *set.p, cmp_str);
+    out->paths = set.p;
+    out->n = set.n;
+    out->full = full;
+    return WATCH_CHANGED;
+}
