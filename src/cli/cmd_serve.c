@@ -127,7 +127,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     sigaddset(&sigs, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     signal(SIGPIPE, SIG_IGN);
-    int sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+    int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 
     const char *tmpdir = getenv("TMPDIR");
     buf tmp = BUF_INIT, out = BUF_INIT;
@@ -224,8 +224,14 @@ done:
     watch_free(w);
     if (have_tmp)
         remove_tree(tmp.data);
-    if (sfd >= 0)
+    if (sfd >= 0) {
+        /* Take the signals that stopped us, so unblocking them below does
+         * not deliver them again. */
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            ;
         close(sfd);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     buf_release(&tmp);
     buf_release(&out);
