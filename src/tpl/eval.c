@@ -33,6 +33,7 @@ struct frame {
     const char **names;
     tpl_value *vals;
     bool with_vars; /* past this frame (the root), look in the render's variables */
+    bool captured;  /* a macro or caller keeps this frame as its closure */
 };
 
 typedef struct obj {
@@ -65,6 +66,7 @@ typedef struct super_obj {
     int kind;
     const char *name;
     size_t level;
+    struct frame *scope; /* the frame the block runs in (root unless scoped) */
 } super_obj;
 
 typedef struct method_obj {
@@ -197,6 +199,11 @@ static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *o
                 return true;
             }
         }
+    }
+    if (!strcmp(name, "self")) {
+        static const obj self_obj = { O_SELF };
+        *out = objv(&self_obj);
+        return true;
     }
     for (size_t i = 0; builtin_names[i]; i++)
         if (!strcmp(builtin_names[i], name)) {
@@ -342,11 +349,33 @@ static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, si
         return loop_attr(r, (loop_obj *)v.u.obj, name);
     case O_NAMESPACE:
         return tpl_map_get(((const ns_obj *)v.u.obj)->m, name, nlen);
+    case O_MACRO: {
+        const macro_obj *m = v.u.obj;
+        const node *def = m->def;
+        if (!strcmp(name, "name"))
+            return def->kind == N_MACRO ? tpl_str(m->name) : tpl_none();
+        if (!strcmp(name, "arguments")) {
+            tpl_list *l = tpl_list_new(r->a, def->nnames);
+            for (size_t i = 0; i < def->nnames; i++)
+                l->items[i] = tpl_str(def->names[i]);
+            tpl_value t = tpl_list_value(l);
+            t.flags |= TPL_TUPLE;
+            return t;
+        }
+        if (!strcmp(name, "catch_kwargs"))
+            return tpl_bool(def->flags & NF_USES_KWARGS);
+        if (!strcmp(name, "catch_varargs"))
+            return tpl_bool(def->flags & NF_USES_VARARGS);
+        if (!strcmp(name, "caller"))
+            return tpl_bool(def->flags & NF_USES_CALLER);
+        return tpl_undefined();
+    }
     case O_SELF: {
         super_obj *b = arena_alloc(r->a, sizeof *b);
         b->kind = O_BLOCKREF;
         b->name = name;
         b->level = 0;
+        b->scope = r->root;
         return objv(b);
     }
     case O_CYCLER:
@@ -1021,6 +1050,8 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
             if (!eval(r, f, n->kids[i], &l->items[i]))
                 return false;
         *out = tpl_list_value(l);
+        if (n->kind == E_TUPLE)
+            out->flags |= TPL_TUPLE;
         return true;
     }
     case E_DICT: {
@@ -1053,6 +1084,11 @@ static tpl_value capture_value(tpl_render_state *r, buf *b)
 static bool render_block_level(tpl_render_state *r, frame *f, const char *name, size_t level,
                                const node *at, buf *out);
 
+/* Calls a macro (or a call block's caller) the way Jinja2's Macro.__call__
+ * binds arguments: positional ones fill the parameters in order, keywords
+ * fill the rest; leftovers go to `varargs`/`kwargs` when the body mentions
+ * them and are errors otherwise. A call block's caller arrives as the
+ * keyword `caller`. */
 static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, const tpl_value *pos,
                        size_t npos, const char **kwn, const tpl_value *kwv, size_t nkw,
                        tpl_value caller, tpl_value *out)
@@ -1061,48 +1097,79 @@ static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, 
     if (r->depth > 200)
         return tpl_r_error(r, at, "macro calls nested too deeply (recursion?)");
     frame *mf = frame_new(r, m->closure);
-    bool *given = arena_calloc(r->a, def->nnames + 1);
-    size_t extra = npos > def->nnames ? npos - def->nnames : 0;
-    for (size_t i = 0; i < npos && i < def->nnames; i++) {
-        frame_set(r, mf, def->names[i], pos[i]);
-        given[i] = true;
-    }
-    tpl_list *varargs = tpl_list_new(r->a, extra);
-    for (size_t i = 0; i < extra; i++)
-        varargs->items[i] = pos[def->nnames + i];
-    tpl_map *kwargs = tpl_map_new(r->a, 0);
-    for (size_t k = 0; k < nkw; k++) {
-        size_t j;
-        for (j = 0; j < def->nnames; j++)
-            if (!strcmp(def->names[j], kwn[k]))
-                break;
-        if (j == def->nnames) {
-            tpl_map_set_str(r->a, kwargs, kwn[k], kwv[k]);
+    size_t np = def->nnames;
+    bool *used = arena_calloc(r->a, nkw + 1);
+    tpl_value *vals = arena_alloc(r->a, (np + 1) * sizeof *vals);
+    bool *given = arena_calloc(r->a, np + 1);
+    bool caller_taken = false;
+    for (size_t i = 0; i < np; i++) {
+        if (i < npos) {
+            vals[i] = pos[i];
+            given[i] = true;
             continue;
         }
-        if (given[j])
-            return tpl_r_error(r, at, "macro '%s' got argument '%s' twice", m->name, kwn[k]);
-        frame_set(r, mf, def->names[j], kwv[k]);
-        given[j] = true;
+        for (size_t k = 0; k < nkw; k++)
+            if (!used[k] && !strcmp(kwn[k], def->names[i])) {
+                vals[i] = kwv[k];
+                given[i] = used[k] = true;
+                break;
+            }
+        if (!given[i] && caller.kind != TPL_UNDEFINED && !strcmp(def->names[i], "caller")) {
+            vals[i] = caller;
+            given[i] = caller_taken = true;
+        }
     }
-    if (extra)
-        return tpl_r_error(r, at, "macro '%s' takes at most %zu argument%s (%zu given)", m->name,
-                           def->nnames, def->nnames == 1 ? "" : "s", npos);
-    if (kwargs->len)
-        return tpl_r_error(r, at, "macro '%s' has no parameter '%s'", m->name,
+    for (size_t k = 0; k < nkw; k++)
+        for (size_t j = k + 1; j < nkw; j++)
+            if (!strcmp(kwn[k], kwn[j]))
+                return tpl_r_error(r, at, "macro '%s' got argument '%s' twice", m->name, kwn[k]);
+    tpl_value callerv = tpl_undefined();
+    if (def->flags & NF_USES_CALLER) {
+        for (size_t k = 0; k < nkw; k++)
+            if (!used[k] && !strcmp(kwn[k], "caller")) {
+                callerv = kwv[k];
+                used[k] = true;
+            }
+        if (!caller_taken && caller.kind != TPL_UNDEFINED)
+            callerv = caller;
+        caller_taken = true;
+    }
+    if (caller.kind != TPL_UNDEFINED && !caller_taken && !(def->flags & NF_USES_KWARGS))
+        return tpl_r_error(r, at, "macro '%s' was called with {%% call %%} but does not use "
+                                  "caller()", m->name);
+    tpl_map *kwargs = tpl_map_new(r->a, 0);
+    for (size_t k = 0; k < nkw; k++)
+        if (!used[k])
+            tpl_map_set_str(r->a, kwargs, kwn[k], kwv[k]);
+    if (caller.kind != TPL_UNDEFINED && !caller_taken)
+        tpl_map_set_str(r->a, kwargs, "caller", caller);
+    if (kwargs->len && !(def->flags & NF_USES_KWARGS))
+        return tpl_r_error(r, at, "macro '%s' takes no keyword argument '%s'", m->name,
                            kwargs->entries[0].key.u.s);
-    for (size_t i = 0; i < def->nnames; i++) {
-        if (given[i])
-            continue;
-        tpl_value v = tpl_undefined();
-        if (def->kw && def->kw[i] && !eval(r, mf, def->kw[i], &v))
-            return false;
+    if (npos > np && !(def->flags & NF_USES_VARARGS))
+        return tpl_r_error(r, at, "macro '%s' takes not more than %zu argument(s)", m->name, np);
+    for (size_t i = 0; i < np; i++) {
+        tpl_value v = vals[i];
+        if (!given[i]) {
+            v = tpl_undefined();
+            if (def->kw && def->kw[i] && !eval(r, mf, def->kw[i], &v))
+                return false;
+        }
         frame_set(r, mf, def->names[i], v);
     }
-    frame_set(r, mf, "varargs", tpl_list_value(varargs));
-    frame_set(r, mf, "kwargs", tpl_map_value(kwargs));
-    if (caller.kind != TPL_UNDEFINED)
-        frame_set(r, mf, "caller", caller);
+    if (def->flags & NF_USES_VARARGS) {
+        size_t extra = npos > np ? npos - np : 0;
+        tpl_list *va = tpl_list_new(r->a, extra);
+        for (size_t i = 0; i < extra; i++)
+            va->items[i] = pos[np + i];
+        tpl_value vv = tpl_list_value(va);
+        vv.flags |= TPL_TUPLE;
+        frame_set(r, mf, "varargs", vv);
+    }
+    if (def->flags & NF_USES_KWARGS)
+        frame_set(r, mf, "kwargs", tpl_map_value(kwargs));
+    if (def->flags & NF_USES_CALLER)
+        frame_set(r, mf, "caller", callerv);
     buf b = BUF_INIT;
     r->depth++;
     bool ok = exec(r, mf, def->b, &b);
@@ -1190,6 +1257,7 @@ static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value 
                        const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                        size_t nkw, tpl_value *out)
 {
+    (void)f;
     switch (okind(fn)) {
     case O_MACRO:
         return call_macro(r, at, fn.u.obj, pos, npos, kwn, kwv, nkw,
@@ -1200,7 +1268,8 @@ static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value 
     case O_BLOCKREF: {
         const super_obj *s = fn.u.obj;
         buf b = BUF_INIT;
-        bool ok = render_block_level(r, f, s->name, s->kind == O_SUPER ? s->level + 1 : 0, at, &b);
+        bool ok = render_block_level(r, s->scope, s->name, s->kind == O_SUPER ? s->level + 1 : 0,
+                                     at, &b);
         *out = capture_value(r, &b);
         buf_release(&b);
         return ok;
@@ -1311,11 +1380,12 @@ static bool render_block_level(tpl_render_state *r, frame *f, const char *name, 
         if (seen++ < level)
             continue;
         const node *def = bs->v[i].def;
-        frame *bf = frame_new(r, (def->flags & NF_SCOPED) ? f : r->root);
+        frame *bf = frame_new(r, f);
         super_obj *s = arena_alloc(r->a, sizeof *s);
         s->kind = O_SUPER;
         s->name = name;
         s->level = level;
+        s->scope = f;
         frame_set(r, bf, "super", objv(s));
         if (r->depth > 200)
             return tpl_r_error(r, at, "blocks nested too deeply");
@@ -1484,6 +1554,9 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
         tpl_list *kept = tpl_list_new(r->a, items->len);
         size_t k = 0;
         for (size_t i = 0; i < items->len; i++) {
+            if (lf->captured)
+                lf = frame_new(r, f);
+            lf->n = 0;
             if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
                 return false;
             tpl_value c;
@@ -1494,30 +1567,23 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
         }
         kept->len = k;
         items = kept;
-        lf = frame_new(r, f);
     }
     if (!items->len)
         return n->c ? exec(r, f, n->c, out) : true;
     loop_obj *lo = arena_calloc(r->a, sizeof *lo);
     lo->kind = O_LOOP;
     lo->items = items;
-    tpl_value outer;
-    lo->depth = 1;
-    for (frame *g = f; g; g = g->parent) {
-        bool found = false;
-        for (size_t i = 0; i < g->n; i++)
-            if (!strcmp(g->names[i], "loop") && okind(g->vals[i]) == O_LOOP) {
-                outer = g->vals[i];
-                lo->depth = ((const loop_obj *)outer.u.obj)->depth + 1;
-                found = true;
-                break;
-            }
-        if (found)
-            break;
-    }
-    frame_set(r, lf, "loop", objv(lo));
+    lo->depth = 1; /* depth counts recursive loops, which sheaf has not */
+    /* Each iteration runs in a fresh frame: a `set` in one iteration is
+     * seen neither by the next one nor after the loop (as in Jinja2). The
+     * frame is reused unless a macro defined in it captured it. */
     for (size_t i = 0; i < items->len; i++) {
         lo->i = i;
+        if (lf->captured)
+            lf = frame_new(r, f);
+        lf->n = 0;
+        if (n->flags & NF_LOOP_USED)
+            frame_set(r, lf, "loop", objv(lo));
         if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
             return false;
         if (!exec(r, lf, n->b, out))
@@ -1597,7 +1663,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
     case N_BLOCK:
         if (r->extends_seen)
             return true;
-        return render_block_level(r, f, n->s, 0, n, out);
+        return render_block_level(r, (n->flags & NF_SCOPED) ? f : r->root, n->s, 0, n, out);
     case N_EXTENDS: {
         if (r->extends_seen)
             return tpl_r_error(r, n, "a template can extend only one parent");
@@ -1640,6 +1706,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
         m->name = n->s;
         m->def = n;
         m->closure = f;
+        f->captured = true;
         frame_set(r, f, n->s, objv(m));
         return true;
     }
@@ -1658,6 +1725,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
         c->name = "caller";
         c->def = n;
         c->closure = f;
+        f->captured = true;
         tpl_value res;
         if (!call_macro(r, call, fn.u.obj, pos, call->nkids, call->names, kwv, call->nnames,
                         objv(c), &res))

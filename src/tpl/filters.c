@@ -200,8 +200,7 @@ const tpl_list *tpl_iterable(arena *a, tpl_value v)
             size_t j = i + 1;
             while (j < v.len && ((unsigned char)v.u.s[j] & 0xC0) == 0x80)
                 j++;
-            l->items[k] = tpl_strn(v.u.s + i, j - i);
-            l->items[k].flags = v.flags & TPL_SAFE;
+            l->items[k] = tpl_strn(v.u.s + i, j - i); /* str(Markup) chars are plain */
             k++;
             i = j;
         }
@@ -406,6 +405,14 @@ static tpl_value list_of(arena *ar, const tpl_value *v, size_t n)
     if (n)
         memcpy(l->items, v, n * sizeof *v);
     return tpl_list_value(l);
+}
+
+/* A (key, value) tuple. */
+static tpl_value pair_of(arena *ar, const tpl_value *v)
+{
+    tpl_value t = list_of(ar, v, 2);
+    t.flags |= TPL_TUPLE;
+    return t;
 }
 
 /* ---- filters ---------------------------------------------------------- */
@@ -633,6 +640,8 @@ FILTER(last)
     if (!l)
         return false;
     *out = l->len ? l->items[l->len - 1] : tpl_undefined();
+    if (v.kind == TPL_STRING && l->len) /* reversed(Markup) indexes: stays Markup */
+        out->flags |= v.flags & TPL_SAFE;
     return true;
 }
 
@@ -700,7 +709,7 @@ FILTER(dictsort)
     sort_item *items = arena_alloc(ar, (n + 1) * sizeof *items);
     for (size_t i = 0; i < n; i++) {
         tpl_value pair[2] = { v.u.map->entries[i].key, v.u.map->entries[i].value };
-        items[i].val = list_of(ar, pair, 2);
+        items[i].val = pair_of(ar, pair);
         items[i].key = by_value ? pair[1] : pair[0];
     }
     if (!sort_items(r, at, items, n, !cs, rev))
@@ -725,7 +734,7 @@ FILTER(items)
     tpl_list *o = tpl_list_new(ar, v.u.map->len);
     for (size_t i = 0; i < v.u.map->len; i++) {
         tpl_value pair[2] = { v.u.map->entries[i].key, v.u.map->entries[i].value };
-        o->items[i] = list_of(ar, pair, 2);
+        o->items[i] = pair_of(ar, pair);
     }
     *out = tpl_list_value(o);
     return true;
@@ -2704,7 +2713,7 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
                 l->items[i] = m->entries[i].value;
             } else {
                 tpl_value pair[2] = { m->entries[i].key, m->entries[i].value };
-                l->items[i] = list_of(ar, pair, 2);
+                l->items[i] = pair_of(ar, pair);
             }
         }
         *out = tpl_list_value(l);

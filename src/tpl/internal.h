@@ -103,11 +103,17 @@ enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IN, CMP_NOTIN 
 #define NF_NEGATED 0x20      /* E_TEST: is not */
 #define NF_ATTR_TARGET 0x40  /* N_SET: target is ns.attr (names[0]=ns, s=attr) */
 #define NF_TUPLE_TARGET 0x80 /* N_SET / N_FOR: several names */
+/* What Jinja2 declares only when the body mentions it (an included template
+ * sees `loop` only then; a macro takes extra arguments only then). */
+#define NF_LOOP_USED 0x100     /* N_FOR: the body uses `loop` (or has a scoped block) */
+#define NF_USES_CALLER 0x200   /* N_MACRO / N_CALL_BLOCK */
+#define NF_USES_VARARGS 0x400
+#define NF_USES_KWARGS 0x800
 
 typedef struct node node;
 struct node {
     uint8_t kind;
-    uint8_t flags;
+    uint16_t flags;
     uint16_t op;
     int line, col;
     const char *path; /* the template's path, for errors */

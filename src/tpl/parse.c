@@ -812,6 +812,54 @@ static bool parse_targets(parser *p, slist *names)
     }
 }
 
+/* Whether n (not descending into blocks, as Jinja2's find_undeclared)
+ * loads the variable `name`. */
+static bool mentions(const node *n, const char *name)
+{
+    if (!n || n->kind == N_BLOCK)
+        return false;
+    if (n->kind == E_NAME && !strcmp(n->s, name))
+        return true;
+    if (mentions(n->a, name) || mentions(n->b, name) || mentions(n->c, name) ||
+        mentions(n->d, name))
+        return true;
+    if (n->kind != N_FROM)
+        for (size_t i = 0; i < n->nkids; i++)
+            if (mentions(n->kids[i], name))
+                return true;
+    if (n->kw)
+        for (size_t i = 0; i < n->nnames; i++)
+            if (mentions(n->kw[i], name))
+                return true;
+    return false;
+}
+
+static bool has_scoped_block(const node *n)
+{
+    if (!n)
+        return false;
+    if (n->kind == N_BLOCK && (n->flags & NF_SCOPED))
+        return true;
+    if (has_scoped_block(n->a) || has_scoped_block(n->b) || has_scoped_block(n->c) ||
+        has_scoped_block(n->d))
+        return true;
+    if (n->kind != N_FROM)
+        for (size_t i = 0; i < n->nkids; i++)
+            if (has_scoped_block(n->kids[i]))
+                return true;
+    return false;
+}
+
+static void mark_macro_uses(node *n)
+{
+    if (mentions(n->b, "caller"))
+        n->flags |= NF_USES_CALLER;
+    if (mentions(n->b, "varargs"))
+        n->flags |= NF_USES_VARARGS;
+    if (mentions(n->b, "kwargs"))
+        n->flags |= NF_USES_KWARGS;
+}
+
 static node *parse_for(parser *p, token *tag)
 {
     node *n = mk(p, N_FOR, tag);
@@ -870,6 +918,8 @@ static node *parse_for(parser *p, token *tag)
         if (!n->c)
             return NULL;
     }
+    if (mentions(n->b, "loop") || has_scoped_block(n))
+        n->flags |= NF_LOOP_USED;
     return expect_block_end(p) ? n : NULL;
 }
 
@@ -1188,6 +1238,7 @@ static node *parse_stmt(parser *p)
             return NULL;
         if (peek(p)->kind == T_NAME)
             next(p);
+        mark_macro_uses(n);
         return expect_block_end(p) ? n : NULL;
     }
     if (!strcmp(nm, "call")) {
@@ -1206,7 +1257,10 @@ static node *parse_stmt(parser *p)
         static const char *const ends[] = { "endcall", NULL };
         const char *which;
         n->b = body_until(p, tag, ends, &which);
-        return n->b && expect_block_end(p) ? n : NULL;
+        if (!n->b)
+            return NULL;
+        mark_macro_uses(n);
+        return expect_block_end(p) ? n : NULL;
     }
     if (!strcmp(nm, "with")) {
         node *n = mk(p, N_WITH, tag);

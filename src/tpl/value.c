@@ -182,7 +182,7 @@ bool tpl_value_equal(tpl_value a, tpl_value b)
     case TPL_DATE:
         return a.u.t == b.u.t;
     case TPL_LIST:
-        if (a.u.list->len != b.u.list->len)
+        if (a.u.list->len != b.u.list->len || ((a.flags ^ b.flags) & TPL_TUPLE))
             return false;
         for (size_t i = 0; i < a.u.list->len; i++)
             if (!tpl_value_equal(a.u.list->items[i], b.u.list->items[i]))
@@ -358,16 +358,29 @@ void tpl_value_to_str(tpl_value v, buf *out)
     case TPL_DATE:
         date_str(v, out);
         break;
-    case TPL_LIST:
-        buf_putc(out, '[');
+    case TPL_LIST: {
+        bool tuple = v.flags & TPL_TUPLE;
+        buf_putc(out, tuple ? '(' : '[');
         for (size_t i = 0; i < v.u.list->len; i++) {
             if (i)
                 buf_puts(out, ", ");
             tpl_value_repr(v.u.list->items[i], out);
         }
-        buf_putc(out, ']');
+        if (tuple && v.u.list->len == 1)
+            buf_putc(out, ',');
+        buf_putc(out, tuple ? ')' : ']');
         break;
+    }
     case TPL_MAP:
+        if ((v.flags & TPL_GROUP) && v.u.map->len == 2) {
+            /* groupby's namedtuple */
+            buf_puts(out, "_GroupTuple(grouper=");
+            tpl_value_repr(v.u.map->entries[0].value, out);
+            buf_puts(out, ", list=");
+            tpl_value_repr(v.u.map->entries[1].value, out);
+            buf_putc(out, ')');
+            break;
+        }
         buf_putc(out, '{');
         for (size_t i = 0; i < v.u.map->len; i++) {
             if (i)

@@ -39,6 +39,7 @@ typedef enum tpl_kind {
 #define TPL_HAS_TIME 0x02 /* date: a time of day was given */
 #define TPL_HAS_ZONE 0x04 /* date: an offset was given (else UTC / naive) */
 #define TPL_GROUP 0x08    /* map {grouper, list} from groupby: unpacks as a pair */
+#define TPL_TUPLE 0x10    /* list: a Python tuple, printed (a, b) — literals, items(), varargs */
 
 typedef struct tpl_list tpl_list;
 typedef struct tpl_map tpl_map;
