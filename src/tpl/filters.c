@@ -96,20 +96,85 @@ static tpl_value from_buf(arena *a, buf *b, bool safe)
 }
 
 enum { CASE_LOWER, CASE_UPPER, CASE_TITLE };
-static void map_case(buf *b, const char *s, size_t n, int mode)
+
+/* One character in Python's case: full mappings (ß → SS) from casemap.c. */
+static void put_case(buf *b, int32_t cp, int mode)
 {
-    for (size_t i = 0; i < n;) {
+    const char *sp = tpl_case_special(cp, mode);
+    if (sp) {
+        buf_puts(b, sp);
+        return;
+    }
+    put_cp(b, mode == CASE_LOWER ? utf8proc_tolower(cp)
+              : mode == CASE_UPPER ? utf8proc_toupper(cp) : utf8proc_totitle(cp));
+}
+
+/* Unicode's Cased and Case_Ignorable properties, near enough. */
+static bool is_cased_cp(int32_t cp)
+{
+    utf8proc_category_t c = utf8proc_category(cp);
+    return c == UTF8PROC_CATEGORY_LU || c == UTF8PROC_CATEGORY_LL || c == UTF8PROC_CATEGORY_LT ||
+           utf8proc_tolower(cp) != cp || utf8proc_toupper(cp) != cp;
+}
+
+static bool is_case_ignorable_cp(int32_t cp)
+{
+    switch (cp) {
+    case '\'': case '.': case ':': case '^': case '`': case 0xB7: case 0x387: case 0x5F4:
+    case 0x2018: case 0x2019: case 0x2024: case 0x2027: case 0xFE13: case 0xFE52: case 0xFE55:
+    case 0xFF07: case 0xFF0E: case 0xFF1A:
+        return true;
+    }
+    utf8proc_category_t c = utf8proc_category(cp);
+    return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_ME || c == UTF8PROC_CATEGORY_CF ||
+           c == UTF8PROC_CATEGORY_LM || c == UTF8PROC_CATEGORY_SK;
+}
+
+/* Python's lower() of U+03A3 at s[i]: ς at the end of a word, else σ. */
+static bool final_sigma(const char *s, size_t n, size_t i, size_t k)
+{
+    bool before = false;
+    for (size_t j = i; j > 0;) {
+        size_t b = j - 1;
+        while (b > 0 && ((unsigned char)s[b] & 0xC0) == 0x80)
+            b--;
+        int32_t cp;
+        next_cp(s, n, b, &cp);
+        j = b;
+        if (is_case_ignorable_cp(cp))
+            continue;
+        before = is_cased_cp(cp);
+        break;
+    }
+    if (!before)
+        return false;
+    for (size_t j = i + k; j < n;) {
+        int32_t cp;
+        j += next_cp(s, n, j, &cp);
+        if (is_case_ignorable_cp(cp))
+            continue;
+        return !is_cased_cp(cp);
+    }
+    return true;
+}
+
+/* Maps s[from..n) (s[0..from) is context for the final sigma). */
+static void map_case_at(buf *b, const char *s, size_t n, size_t from, int mode)
+{
+    for (size_t i = from; i < n;) {
         int32_t cp;
         size_t k = next_cp(s, n, i, &cp);
-        if (k == 1 && (unsigned char)s[i] >= 0x80) {
+        if (k == 1 && (unsigned char)s[i] >= 0x80)
             buf_putc(b, s[i]);
-        } else {
-            put_cp(b, mode == CASE_LOWER ? utf8proc_tolower(cp)
-                      : mode == CASE_UPPER ? utf8proc_toupper(cp) : utf8proc_totitle(cp));
-        }
+        else if (cp == 0x3A3 && mode == CASE_LOWER)
+            buf_puts(b, final_sigma(s, n, i, k) ? "\xcf\x82" : "\xcf\x83");
+        else
+            put_case(b, cp, mode);
         i += k;
     }
 }
+
+static void map_case(buf *b, const char *s, size_t n, int mode) { map_case_at(b, s, n, 0, mode); }
 
 /* ---- value helpers ---------------------------------------------------- */
 
@@ -493,35 +558,62 @@ FILTER(capitalize)
     if (s.len) {
         int32_t cp;
         size_t k = next_cp(s.u.s, s.len, 0, &cp);
-        put_cp(&b, utf8proc_totitle(cp));
-        map_case(&b, s.u.s + k, s.len - k, CASE_LOWER);
+        put_case(&b, cp, CASE_TITLE);
+        map_case_at(&b, s.u.s, s.len, k, CASE_LOWER);
     }
     *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
     return true;
 }
 
+/* Jinja2's title: the string cut at runs of whitespace and -({[<, each piece
+ * as piece[0].upper() + piece[1:].lower(). */
 FILTER(title)
 {
     (void)a;
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
     buf b = BUF_INIT;
-    bool start = true;
     for (size_t i = 0; i < s.len;) {
         int32_t cp;
         size_t k = next_cp(s.u.s, s.len, i, &cp);
         bool sep = cp == '-' || cp == '(' || cp == '{' || cp == '[' || cp == '<' || is_space_cp(cp);
         if (sep) {
             buf_put(&b, s.u.s + i, k);
-            start = true;
-        } else {
-            put_cp(&b, start ? utf8proc_toupper(cp) : utf8proc_tolower(cp));
-            start = false;
+            i += k;
+            continue;
         }
-        i += k;
+        size_t e = i + k;
+        while (e < s.len) {
+            int32_t c;
+            size_t m = next_cp(s.u.s, s.len, e, &c);
+            if (c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || is_space_cp(c))
+                break;
+            e += m;
+        }
+        put_case(&b, cp, CASE_UPPER);
+        map_case_at(&b, s.u.s + i + k, e - i - k, 0, CASE_LOWER);
+        i = e;
     }
     *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
     return true;
+}
+
+/* Python's str.title(): title case after an uncased character, else lower. */
+static tpl_value py_title(arena *ar, tpl_value s)
+{
+    buf b = BUF_INIT;
+    bool prev_cased = false;
+    for (size_t i = 0; i < s.len;) {
+        int32_t cp;
+        size_t k = next_cp(s.u.s, s.len, i, &cp);
+        if (prev_cased && cp == 0x3A3)
+            buf_puts(&b, final_sigma(s.u.s, s.len, i, k) ? "\xcf\x82" : "\xcf\x83");
+        else
+            put_case(&b, cp, prev_cased ? CASE_LOWER : CASE_TITLE);
+        prev_cased = is_cased_cp(cp);
+        i += k;
+    }
+    return from_buf(ar, &b, s.flags & TPL_SAFE);
 }
 
 static bool in_chars(int32_t cp, tpl_value chars)
@@ -2482,94 +2574,133 @@ bool tpl_has_method(tpl_value v, const char *name)
     }
 }
 
+/* Length of the whitespace character (Python's isspace) at s[i], or 0. */
+static size_t space_at(const char *s, size_t n, size_t i)
+{
+    int32_t cp;
+    size_t k = next_cp(s, n, i, &cp);
+    return is_space_cp(cp) ? k : 0;
+}
+
+/* Length of the whitespace character ending at s[e], or 0. */
+static size_t space_before(const char *s, size_t e)
+{
+    size_t b = e - 1;
+    while (b > 0 && ((unsigned char)s[b] & 0xC0) == 0x80 && e - b < 4)
+        b--;
+    return space_at(s, e, b) == e - b ? e - b : 0;
+}
+
+typedef struct vlist {
+    tpl_value *v;
+    size_t n, cap;
+} vlist;
+
+static void vl_push(arena *ar, vlist *l, tpl_value x)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        tpl_value *nv = arena_alloc(ar, nc * sizeof *nv);
+        if (l->n)
+            memcpy(nv, l->v, l->n * sizeof *nv);
+        l->v = nv;
+        l->cap = nc;
+    }
+    l->v[l->n++] = x;
+}
+
+/* Python's str.split / str.rsplit. */
 static bool split_impl(tpl_render_state *r, const node *at, tpl_value s, tpl_value sep,
                        int64_t maxsplit, bool from_right, tpl_value *out)
 {
     arena *ar = tpl_r_arena(r);
-    tpl_value parts[4096];
-    size_t n = 0;
+    vlist parts = { 0 };
+    const char *p = s.u.s;
     if (sep.kind == TPL_STRING && sep.len == 0)
         return tpl_r_error(r, at, "split: empty separator");
-    if (from_right && maxsplit >= 0) {
-        /* rsplit with a limit: split from the end */
-        size_t e = s.len;
-        tpl_value rev[4096];
-        size_t rn = 0;
-        int64_t done = 0;
-        if (sep.kind == TPL_STRING) {
-            while (done < maxsplit && rn < 4095) {
-                const char *p = NULL;
-                for (size_t i = e; i >= sep.len && !p; i--)
-                    if (!memcmp(s.u.s + i - sep.len, sep.u.s, sep.len))
-                        p = s.u.s + i - sep.len;
-                if (!p)
-                    break;
-                size_t ps = (size_t)(p - s.u.s);
-                rev[rn++] = tpl_str_copy(ar, p + sep.len, e - ps - sep.len);
-                e = ps;
-                done++;
-            }
-            rev[rn++] = tpl_str_copy(ar, s.u.s, e);
-        } else {
-            while (e > 0 && isspace((unsigned char)s.u.s[e - 1]))
-                e--;
-            while (e > 0 && rn < 4095) {
-                size_t b = e;
-                while (b > 0 && !isspace((unsigned char)s.u.s[b - 1]))
-                    b--;
-                if (done == maxsplit) {
-                    rev[rn++] = tpl_str_copy(ar, s.u.s, e);
-                    e = 0;
-                    break;
-                }
-                rev[rn++] = tpl_str_copy(ar, s.u.s + b, e - b);
-                done++;
-                e = b;
-                while (e > 0 && isspace((unsigned char)s.u.s[e - 1]))
-                    e--;
-            }
-        }
-        for (size_t i = 0; i < rn; i++)
-            parts[i] = rev[rn - 1 - i];
-        *out = list_of(ar, parts, rn);
-        return true;
-    }
     int64_t done = 0;
-    if (sep.kind == TPL_STRING) {
+    if (sep.kind == TPL_STRING && !from_right) {
         size_t i = 0;
         for (;;) {
-            const char *p = (maxsplit < 0 || done < maxsplit) && n < 4095
-                                ? memmem(s.u.s + i, s.len - i, sep.u.s, sep.len) : NULL;
-            if (!p) {
-                parts[n++] = tpl_str_copy(ar, s.u.s + i, s.len - i);
+            const char *m = maxsplit < 0 || done < maxsplit
+                                ? memmem(p + i, s.len - i, sep.u.s, sep.len) : NULL;
+            if (!m) {
+                vl_push(ar, &parts, tpl_str_copy(ar, p + i, s.len - i));
                 break;
             }
-            parts[n++] = tpl_str_copy(ar, s.u.s + i, (size_t)(p - s.u.s) - i);
-            i = (size_t)(p - s.u.s) + sep.len;
+            vl_push(ar, &parts, tpl_str_copy(ar, p + i, (size_t)(m - p) - i));
+            i = (size_t)(m - p) + sep.len;
             done++;
         }
-    } else {
-        size_t i = 0;
-        while (i < s.len && n < 4095) {
-            while (i < s.len && isspace((unsigned char)s.u.s[i]))
-                i++;
+    } else if (sep.kind == TPL_STRING) {
+        size_t e = s.len;
+        for (;;) {
+            const char *m = NULL;
+            if (maxsplit < 0 || done < maxsplit)
+                for (size_t i = e; i >= sep.len && !m; i--)
+                    if (!memcmp(p + i - sep.len, sep.u.s, sep.len))
+                        m = p + i - sep.len;
+            if (!m) {
+                vl_push(ar, &parts, tpl_str_copy(ar, p, e));
+                break;
+            }
+            size_t ms = (size_t)(m - p);
+            vl_push(ar, &parts, tpl_str_copy(ar, m + sep.len, e - ms - sep.len));
+            e = ms;
+            done++;
+        }
+    } else if (!from_right) {
+        size_t i = 0, k;
+        for (;;) {
+            while (i < s.len && (k = space_at(p, s.len, i)))
+                i += k;
             if (i >= s.len)
                 break;
             if (maxsplit >= 0 && done == maxsplit) {
                 size_t e = s.len;
-                while (e > i && isspace((unsigned char)s.u.s[e - 1]))
-                    e--;
-                parts[n++] = tpl_str_copy(ar, s.u.s + i, e - i);
+                while (e > i && (k = space_before(p, e)))
+                    e -= k;
+                vl_push(ar, &parts, tpl_str_copy(ar, p + i, e - i));
                 break;
             }
             size_t b = i;
-            while (i < s.len && !isspace((unsigned char)s.u.s[i]))
-                i++;
-            parts[n++] = tpl_str_copy(ar, s.u.s + b, i - b);
+            while (i < s.len && !space_at(p, s.len, i))
+                i += next_cp(p, s.len, i, &(int32_t){ 0 });
+            vl_push(ar, &parts, tpl_str_copy(ar, p + b, i - b));
             done++;
         }
+    } else {
+        size_t e = s.len, k;
+        for (;;) {
+            while (e > 0 && (k = space_before(p, e)))
+                e -= k;
+            if (e == 0)
+                break;
+            if (maxsplit >= 0 && done == maxsplit) {
+                size_t b = 0;
+                while (b < e && (k = space_at(p, e, b)))
+                    b += k;
+                vl_push(ar, &parts, tpl_str_copy(ar, p + b, e - b));
+                break;
+            }
+            size_t b = e;
+            while (b > 0 && !space_before(p, b)) {
+                b--;
+                while (b > 0 && ((unsigned char)p[b] & 0xC0) == 0x80)
+                    b--;
+            }
+            vl_push(ar, &parts, tpl_str_copy(ar, p + b, e - b));
+            done++;
+            e = b;
+        }
     }
-    *out = list_of(ar, parts, n);
+    if (from_right)
+        for (size_t i = 0; i < parts.n / 2; i++) {
+            tpl_value t = parts.v[i];
+            parts.v[i] = parts.v[parts.n - 1 - i];
+            parts.v[parts.n - 1 - i] = t;
+        }
+    *out = list_of(ar, parts.v, parts.n);
     return true;
 }
 
@@ -2593,8 +2724,10 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
             return case_filter(r, self, CASE_UPPER, out);
         if (!strcmp(name, "lower"))
             return case_filter(r, self, CASE_LOWER, out);
-        if (!strcmp(name, "title"))
-            return f_title(r, at, self, &args, out);
+        if (!strcmp(name, "title")) {
+            *out = py_title(ar, self);
+            return true;
+        }
         if (!strcmp(name, "capitalize"))
             return f_capitalize(r, at, self, &args, out);
         if (!strcmp(name, "strip") || !strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {

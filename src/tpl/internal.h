@@ -207,6 +207,10 @@ tpl_value tpl_getattr(tpl_value v, const char *name, size_t n);
 /* `v.a.b` with a dotted path, as the attribute= arguments of filters take it. */
 tpl_value tpl_getattr_path(tpl_value v, const char *path);
 
+/* Python's full case mapping of cp where it differs from libutf8proc's
+ * (mode 0 lower, 1 upper, 2 title); NULL when they agree. casemap.c. */
+const char *tpl_case_special(int32_t cp, int mode);
+
 /* ---- value helpers (filters.c) ---------------------------------------- */
 
 /* str(v) into the arena; keeps the safe flag of strings. */
