@@ -1,46 +1,218 @@
-/* md: Markdown → HTML with cmark, one parse per page.
+/* md: Markdown → HTML with cmark, one parse and one walk per page.
  *
- * The AST is walked once before rendering:
- *  - each heading becomes a custom block holding its own HTML with an id
- *    (`<h2 id="llm-training">…</h2>`); ids are slugs of the heading's text,
- *    made unique within the page (x, x-1, x-2; an empty slug is "section");
- *  - each link and image destination goes to the resolver, which may
- *    rewrite it (cross-post links); cmark then escapes it as usual;
- *  - text and code spans are counted as words (each CJK character one word;
- *    code blocks and raw HTML do not count);
- *  - a `<!--more-->` (as its own HTML block, or inline) ends the summary,
- *    which is otherwise the first paragraph.
- * The document is then rendered one top-level block at a time, so the
- * summary is the concatenation of the blocks before the marker. Source
- * positions come from cmark (inline positions need cmark >= 0.30) and are
- * shifted by the body's first line in the file. */
+ * cmark parses the body; we then walk its AST once with an iterator and
+ * write the HTML ourselves, node by node, exactly as cmark_render_html does
+ * (same markup, same escaping of text and attributes, same URL escaping and
+ * unsafe-URL filter, same `<!-- raw HTML omitted -->` when raw HTML is not
+ * allowed). Only two things differ from cmark's own output:
+ *  - headings carry an id: `<h2 id="llm-training">`. The id is the slug of
+ *    the heading's plain text (text_slugify), "section" when that is empty,
+ *    made unique within the page by suffixes: x, x-1, x-2, …;
+ *  - link and image destinations may be rewritten by the resolver.
+ *
+ * Along the way:
+ *  - headings are collected (level, id, plain title, inline HTML, line);
+ *  - every link and image outside an image's alt text goes to the resolver
+ *    with its file position. cmark (0.30) gives inline nodes a line and a
+ *    column, but the column is off on paragraph lines whose prefix differs
+ *    from the first line's (lazy continuation, extra indentation, tabs); when
+ *    the column does not point at the link's '[' (or the image's '!') in the
+ *    source, it is corrected by the smallest shift that lands on one and on
+ *    the link's closing ')' or ']'. Columns count bytes, from 1;
+ *  - the summary is the HTML before the first `<!--more-->` (an HTML block or
+ *    inline HTML holding that comment), with the elements still open at
+ *    that point closed, so it is well-formed; the marker itself is left out
+ *    of the summary (but stays in the body, as cmark renders it). Without a
+ *    marker, the summary is the first top-level paragraph;
+ *  - word count: the text of each paragraph and heading — text nodes and
+ *    code spans, with line breaks and inline HTML as word separators — is
+ *    counted with text_word_count (each CJK character one word). Code
+ *    blocks, raw HTML and image alt text are not counted.
+ *
+ * No global state: pages render on several threads at once. Everything in
+ * the result lives in the caller's arena; cmark's memory is freed here. */
 #include <cmark.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "md/md.h"
 #include "util/buf.h"
 #include "util/text.h"
+#include "util/xalloc.h"
+
+/* ---- escaping, as cmark's houdini does ---- */
+
+/* Text and attribute values: houdini_escape_html0 with secure = 0. */
+static void put_escaped(buf *b, const char *s, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep;
+        switch (s[i]) {
+        case '"': rep = "&quot;"; break;
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        default: continue;
+        }
+        buf_put(b, s + start, i - start);
+        buf_puts(b, rep);
+        start = i + 1;
+    }
+    buf_put(b, s + start, n - start);
+}
+
+static void put_escaped_cstr(buf *b, const char *s)
+{
+    if (s)
+        put_escaped(b, s, strlen(s));
+}
+
+/* Bytes houdini_escape_href writes as they are. */
+static bool href_safe(unsigned char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return true;
+    return c != 0 && strchr("!#$%()*+,-./:;=?@_~", c) != NULL;
+}
+
+static void put_href(buf *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (href_safe(*p)) {
+            buf_putc(b, *p);
+        } else if (*p == '&') {
+            buf_puts(b, "&amp;");
+        } else if (*p == '\'') {
+            buf_puts(b, "&#x27;");
+        } else {
+            char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+            buf_put(b, e, 3);
+        }
+    }
+}
+
+static bool starts_ci(const char *s, const char *prefix)
+{
+    return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* cmark's _scan_dangerous_url: javascript:, vbscript:, file: and data:,
+ * except data:image/{png,gif,jpeg,webp} (for links and images alike). */
+static bool dangerous_url(const char *u)
+{
+    static const char *const ok[] = { "data:image/png", "data:image/gif", "data:image/jpeg",
+                                      "data:image/webp" };
+    static const char *const bad[] = { "javascript:", "vbscript:", "file:", "data:" };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        if (starts_ci(u, ok[i]))
+            return false;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (starts_ci(u, bad[i]))
+            return true;
+    return false;
+}
+
+/* ---- small growable arrays (malloc; copied into the arena at the end) ---- */
 
 typedef struct vec {
     void *v;
     size_t n, cap, size;
 } vec;
 
-static void *vec_push(arena *a, vec *x)
+static void *vec_push(vec *x)
 {
     if (x->n == x->cap) {
-        size_t nc = x->cap ? x->cap * 2 : 16;
-        void *nv = arena_alloc(a, nc * x->size);
-        if (x->n)
-            memcpy(nv, x->v, x->n * x->size);
-        x->v = nv;
-        x->cap = nc;
+        x->cap = x->cap ? x->cap * 2 : 8;
+        x->v = xrealloc(x->v, x->cap * x->size);
     }
-    return (char *)x->v + x->size * x->n++;
+    void *p = (char *)x->v + x->size * x->n++;
+    memset(p, 0, x->size);
+    return p;
 }
 
-/* Plain text of an inline subtree (for heading titles and link texts). */
+static void *vec_to_arena(vec *x, arena *a)
+{
+    void *p = NULL;
+    if (x->n) {
+        p = arena_alloc(a, x->n * x->size);
+        memcpy(p, x->v, x->n * x->size);
+    }
+    free(x->v);
+    x->v = NULL;
+    return p;
+}
+
+/* ---- a set of strings (heading ids taken so far) ---- */
+
+typedef struct idset {
+    const char **slot;
+    size_t cap, n;
+} idset;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static bool idset_has(const idset *set, const char *s)
+{
+    if (!set->cap)
+        return false;
+    for (size_t i = hash_str(s) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+        if (!set->slot[i])
+            return false;
+        if (!strcmp(set->slot[i], s))
+            return true;
+    }
+}
+
+/* s must outlive the set (it lives in the arena). */
+static void idset_add(idset *set, const char *s)
+{
+    if ((set->n + 1) * 2 > set->cap) {
+        idset big = { xcalloc(set->cap ? set->cap * 2 : 16, sizeof(char *)),
+                      set->cap ? set->cap * 2 : 16, 0 };
+        for (size_t i = 0; i < set->cap; i++)
+            if (set->slot[i])
+                idset_add(&big, set->slot[i]);
+        free(set->slot);
+        *set = big;
+    }
+    size_t i = hash_str(s) & (set->cap - 1);
+    while (set->slot[i])
+        i = (i + 1) & (set->cap - 1);
+    set->slot[i] = s;
+    set->n++;
+}
+
+/* ---- the walk ---- */
+
+typedef struct renderer {
+    arena *a;
+    bool unsafe, hard_breaks;
+    int line0; /* added to cmark's 1-based lines */
+    str src;
+    size_t *line_start; /* lazily: offsets of the source lines */
+    size_t nlines;
+    md_link_fn resolve;
+    void *ctx;
+    buf html, tmp, words;
+    size_t nwords;
+    vec heads, links;
+    idset ids;
+    cmark_node *plain; /* inside this image: only its alt text is written */
+} renderer;
+
+/* Plain text of an inline subtree: text and code spans, breaks as spaces,
+ * raw HTML left out; an image contributes its alt text. */
 static void plain_text(cmark_node *n, buf *b)
 {
     for (cmark_node *c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
@@ -53,6 +225,8 @@ static void plain_text(cmark_node *n, buf *b)
         case CMARK_NODE_LINEBREAK:
             buf_putc(b, ' ');
             break;
+        case CMARK_NODE_HTML_INLINE:
+            break;
         default:
             plain_text(c, b);
             break;
@@ -60,206 +234,481 @@ static void plain_text(cmark_node *n, buf *b)
     }
 }
 
-static bool id_taken(const md_heading *h, size_t n, const char *id)
+static void cr(buf *b)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(h[i].id, id))
-            return true;
-    return false;
+    if (b->len && b->data[b->len - 1] != '\n')
+        buf_putc(b, '\n');
 }
 
-/* Inline HTML of a heading's children: render them inside a throwaway
- * paragraph and strip <p> … </p>\n. */
-static char *inline_html(cmark_node *heading, int opts, arena *a)
+static bool in_tight_list(cmark_node *para)
 {
-    cmark_node *p = cmark_node_new(CMARK_NODE_PARAGRAPH);
-    cmark_node *c;
-    while ((c = cmark_node_first_child(heading)))
-        cmark_node_append_child(p, c);
-    char *html = cmark_render_html(p, opts);
-    size_t n = strlen(html);
-    char *res;
-    if (n >= 8 && !strncmp(html, "<p>", 3))
-        res = arena_strndup(a, html + 3, n - 3 - 5);
-    else
-        res = arena_strdup(a, html);
-    free(html);
-    /* give the children back so the tree stays whole */
-    while ((c = cmark_node_first_child(p)))
-        cmark_node_append_child(heading, c);
-    cmark_node_free(p);
-    return res;
+    cmark_node *gp = cmark_node_parent(cmark_node_parent(para));
+    return gp && cmark_node_get_type(gp) == CMARK_NODE_LIST && cmark_node_get_list_tight(gp);
 }
+
+/* Writes what cmark writes when leaving n (markup only, no side effects);
+ * used both by the walk and to close open elements at <!--more-->. */
+static void emit_exit(renderer *r, buf *b, cmark_node *n)
+{
+    switch (cmark_node_get_type(n)) {
+    case CMARK_NODE_BLOCK_QUOTE:
+        cr(b);
+        buf_puts(b, "</blockquote>\n");
+        break;
+    case CMARK_NODE_LIST:
+        buf_puts(b, cmark_node_get_list_type(n) == CMARK_BULLET_LIST ? "</ul>\n" : "</ol>\n");
+        break;
+    case CMARK_NODE_ITEM:
+        buf_puts(b, "</li>\n");
+        break;
+    case CMARK_NODE_HEADING:
+        buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
+        break;
+    case CMARK_NODE_PARAGRAPH:
+        if (!in_tight_list(n))
+            buf_puts(b, "</p>\n");
+        break;
+    case CMARK_NODE_CUSTOM_BLOCK:
+        cr(b);
+        buf_puts(b, cmark_node_get_on_exit(n));
+        cr(b);
+        break;
+    case CMARK_NODE_CUSTOM_INLINE:
+        buf_puts(b, cmark_node_get_on_exit(n));
+        break;
+    case CMARK_NODE_STRONG:
+        buf_puts(b, "</strong>");
+        break;
+    case CMARK_NODE_EMPH:
+        buf_puts(b, "</em>");
+        break;
+    case CMARK_NODE_LINK:
+        buf_puts(b, "</a>");
+        break;
+    case CMARK_NODE_IMAGE: {
+        const char *title = cmark_node_get_title(n);
+        if (title && *title) {
+            buf_puts(b, "\" title=\"");
+            put_escaped_cstr(b, title);
+        }
+        buf_puts(b, "\" />");
+        break;
+    }
+    default:
+        (void)r;
+        break;
+    }
+}
+
+static void put_url(renderer *r, buf *b, const char *url)
+{
+    if (!url)
+        url = "";
+    if (r->unsafe || !dangerous_url(url))
+        put_href(b, url);
+}
+
+/* ---- link positions ---- */
+
+static void index_lines(renderer *r)
+{
+    vec v = { .size = sizeof(size_t) };
+    *(size_t *)vec_push(&v) = 0;
+    for (size_t i = 0; i < r->src.len; i++) {
+        char c = r->src.ptr[i];
+        if (c == '\r' && i + 1 < r->src.len && r->src.ptr[i + 1] == '\n')
+            i++;
+        else if (c != '\r' && c != '\n')
+            continue;
+        *(size_t *)vec_push(&v) = i + 1;
+    }
+    r->line_start = v.v;
+    r->nlines = v.n;
+}
+
+/* Source line `line` (cmark's numbering, from 1) as [*s, *s + *n). */
+static bool source_line(renderer *r, int line, const char **s, size_t *n)
+{
+    if (!r->line_start)
+        index_lines(r);
+    if (line < 1 || (size_t)line > r->nlines)
+        return false;
+    size_t b = r->line_start[line - 1];
+    size_t e = (size_t)line < r->nlines ? r->line_start[line] : r->src.len;
+    while (e > b && (r->src.ptr[e - 1] == '\n' || r->src.ptr[e - 1] == '\r'))
+        e--;
+    *s = r->src.ptr + b;
+    *n = e - b;
+    return true;
+}
+
+static bool pos_ok(const char *s, size_t n, long col, long end, char want)
+{
+    if (col < 1 || (size_t)col > n || s[col - 1] != want)
+        return false;
+    if (end < 0) /* the link ends on another line */
+        return true;
+    return end >= 1 && (size_t)end <= n && (s[end - 1] == ')' || s[end - 1] == ']');
+}
+
+/* The column of n's first byte ('[' or '!') in its source line. */
+static int link_column(renderer *r, cmark_node *n, bool image)
+{
+    int line = cmark_node_get_start_line(n), col = cmark_node_get_start_column(n);
+    long end = cmark_node_get_end_line(n) == line ? cmark_node_get_end_column(n) : -1;
+    const char *s;
+    size_t len;
+    char want = image ? '!' : '[';
+    if (!source_line(r, line, &s, &len))
+        return col;
+    if (pos_ok(s, len, col, end, want))
+        return col;
+    for (int strict = 1; strict >= 0; strict--)
+        for (long d = 1; d <= (long)len + col; d++)
+            for (int sign = 1; sign >= -1; sign -= 2) {
+                long c = col + sign * d, e = end < 0 || !strict ? -1 : end + sign * d;
+                if (pos_ok(s, len, c, e, want))
+                    return (int)c;
+            }
+    return col > 0 ? col : 1;
+}
+
+/* ---- headings ---- */
+
+static const char *unique_id(renderer *r, const char *title, size_t n)
+{
+    buf slug = BUF_INIT;
+    text_slugify(&slug, title, n);
+    if (!slug.len)
+        buf_puts(&slug, "section");
+    char *id;
+    if (!idset_has(&r->ids, slug.data)) {
+        id = arena_strndup(r->a, slug.data, slug.len);
+    } else {
+        buf u = BUF_INIT;
+        for (int k = 1;; k++) {
+            buf_reset(&u);
+            buf_printf(&u, "%s-%d", slug.data, k);
+            if (!idset_has(&r->ids, u.data))
+                break;
+        }
+        id = arena_strndup(r->a, u.data, u.len);
+        buf_release(&u);
+    }
+    buf_release(&slug);
+    idset_add(&r->ids, id);
+    return id;
+}
+
+/* ---- the summary marker ---- */
 
 static bool is_more(cmark_node *n)
 {
-    cmark_node_type t = cmark_node_get_type(n);
-    if (t != CMARK_NODE_HTML_BLOCK && t != CMARK_NODE_HTML_INLINE)
-        return false;
     const char *lit = cmark_node_get_literal(n);
     return lit && strstr(lit, "<!--more-->") != NULL;
+}
+
+/* The summary at a marker: the HTML so far, with every element the marker
+ * sits in closed. */
+static void summary_at(renderer *r, cmark_node *marker, buf *out)
+{
+    buf_put(out, r->html.data, r->html.len);
+    if (cmark_node_get_type(marker) == CMARK_NODE_HTML_INLINE)
+        while (out->len && (out->data[out->len - 1] == ' ' || out->data[out->len - 1] == '\n'))
+            out->len--;
+    out->data[out->len] = '\0';
+    for (cmark_node *p = cmark_node_parent(marker);
+         p && cmark_node_get_type(p) != CMARK_NODE_DOCUMENT; p = cmark_node_parent(p))
+        emit_exit(r, out, p);
+}
+
+static void flush_words(renderer *r)
+{
+    if (r->words.len)
+        r->nwords += text_word_count(r->words.data, r->words.len);
+    buf_reset(&r->words);
+}
+
+/* ---- entering a node ---- */
+
+static void enter_link(renderer *r, cmark_node *n, bool image)
+{
+    md_link *l = vec_push(&r->links);
+    const char *url = cmark_node_get_url(n);
+    l->dest = arena_strdup(r->a, url ? url : "");
+    buf_reset(&r->tmp);
+    plain_text(n, &r->tmp);
+    l->text = arena_strndup(r->a, r->tmp.data, r->tmp.len);
+    l->line = cmark_node_get_start_line(n) + r->line0;
+    l->col = link_column(r, n, image);
+    l->image = image;
+    const char *w = r->resolve ? r->resolve(r->ctx, l) : NULL;
+    buf *b = &r->html;
+    if (image) {
+        buf_puts(b, "<img src=\"");
+        put_url(r, b, w ? w : l->dest);
+        buf_puts(b, "\" alt=\"");
+        r->plain = n;
+    } else {
+        buf_puts(b, "<a href=\"");
+        put_url(r, b, w ? w : l->dest);
+        const char *title = cmark_node_get_title(n);
+        if (title && *title) {
+            buf_puts(b, "\" title=\"");
+            put_escaped_cstr(b, title);
+        }
+        buf_puts(b, "\">");
+    }
+}
+
+static void enter_heading(renderer *r, cmark_node *n)
+{
+    md_heading *h = vec_push(&r->heads);
+    h->level = cmark_node_get_heading_level(n);
+    h->line = cmark_node_get_start_line(n) + r->line0;
+    buf_reset(&r->tmp);
+    plain_text(n, &r->tmp);
+    h->title = arena_strndup(r->a, r->tmp.data, r->tmp.len);
+    h->id = unique_id(r, r->tmp.data, r->tmp.len);
+    cr(&r->html);
+    buf_printf(&r->html, "<h%d id=\"", h->level);
+    put_escaped_cstr(&r->html, h->id);
+    buf_puts(&r->html, "\">");
+}
+
+static void enter_code_block(renderer *r, cmark_node *n)
+{
+    buf *b = &r->html;
+    const char *info = cmark_node_get_fence_info(n);
+    cr(b);
+    if (!info || !*info) {
+        buf_puts(b, "<pre><code>");
+    } else {
+        size_t k = 0;
+        while (info[k] && !strchr(" \t\n\v\f\r", info[k]))
+            k++;
+        buf_puts(b, "<pre><code class=\"language-");
+        put_escaped(b, info, k);
+        buf_puts(b, "\">");
+    }
+    put_escaped_cstr(b, cmark_node_get_literal(n));
+    buf_puts(b, "</code></pre>\n");
+}
+
+static void enter(renderer *r, cmark_node *n)
+{
+    buf *b = &r->html;
+    switch (cmark_node_get_type(n)) {
+    case CMARK_NODE_BLOCK_QUOTE:
+        cr(b);
+        buf_puts(b, "<blockquote>\n");
+        break;
+    case CMARK_NODE_LIST:
+        cr(b);
+        if (cmark_node_get_list_type(n) == CMARK_BULLET_LIST)
+            buf_puts(b, "<ul>\n");
+        else if (cmark_node_get_list_start(n) == 1)
+            buf_puts(b, "<ol>\n");
+        else
+            buf_printf(b, "<ol start=\"%d\">\n", cmark_node_get_list_start(n));
+        break;
+    case CMARK_NODE_ITEM:
+        cr(b);
+        buf_puts(b, "<li>");
+        break;
+    case CMARK_NODE_HEADING:
+        enter_heading(r, n);
+        break;
+    case CMARK_NODE_CODE_BLOCK:
+        enter_code_block(r, n);
+        break;
+    case CMARK_NODE_HTML_BLOCK:
+        cr(b);
+        if (r->unsafe)
+            buf_puts(b, cmark_node_get_literal(n));
+        else
+            buf_puts(b, "<!-- raw HTML omitted -->");
+        cr(b);
+        break;
+    case CMARK_NODE_CUSTOM_BLOCK:
+        cr(b);
+        buf_puts(b, cmark_node_get_on_enter(n));
+        cr(b);
+        break;
+    case CMARK_NODE_THEMATIC_BREAK:
+        cr(b);
+        buf_puts(b, "<hr />\n");
+        break;
+    case CMARK_NODE_PARAGRAPH:
+        if (!in_tight_list(n)) {
+            cr(b);
+            buf_puts(b, "<p>");
+        }
+        break;
+    case CMARK_NODE_TEXT:
+        put_escaped_cstr(b, cmark_node_get_literal(n));
+        buf_puts(&r->words, cmark_node_get_literal(n));
+        break;
+    case CMARK_NODE_LINEBREAK:
+        buf_puts(b, "<br />\n");
+        buf_putc(&r->words, ' ');
+        break;
+    case CMARK_NODE_SOFTBREAK:
+        if (r->hard_breaks)
+            buf_puts(b, "<br />\n");
+        else
+            buf_putc(b, '\n');
+        buf_putc(&r->words, ' ');
+        break;
+    case CMARK_NODE_CODE:
+        buf_puts(b, "<code>");
+        put_escaped_cstr(b, cmark_node_get_literal(n));
+        buf_puts(b, "</code>");
+        buf_puts(&r->words, cmark_node_get_literal(n));
+        break;
+    case CMARK_NODE_HTML_INLINE:
+        if (r->unsafe)
+            buf_puts(b, cmark_node_get_literal(n));
+        else
+            buf_puts(b, "<!-- raw HTML omitted -->");
+        buf_putc(&r->words, ' ');
+        break;
+    case CMARK_NODE_CUSTOM_INLINE:
+        buf_puts(b, cmark_node_get_on_enter(n));
+        break;
+    case CMARK_NODE_STRONG:
+        buf_puts(b, "<strong>");
+        break;
+    case CMARK_NODE_EMPH:
+        buf_puts(b, "<em>");
+        break;
+    case CMARK_NODE_LINK:
+        enter_link(r, n, false);
+        break;
+    case CMARK_NODE_IMAGE:
+        enter_link(r, n, true);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Inside an image's alt text cmark writes only the escaped text. */
+static void enter_plain(renderer *r, cmark_node *n)
+{
+    switch (cmark_node_get_type(n)) {
+    case CMARK_NODE_TEXT:
+    case CMARK_NODE_CODE:
+    case CMARK_NODE_HTML_INLINE:
+        put_escaped_cstr(&r->html, cmark_node_get_literal(n));
+        break;
+    case CMARK_NODE_LINEBREAK:
+    case CMARK_NODE_SOFTBREAK:
+        buf_putc(&r->html, ' ');
+        break;
+    default:
+        break;
+    }
 }
 
 void md_render(str body, int first_line, const md_options *opt, md_link_fn resolve, void *ctx,
                arena *a, md_result *out)
 {
     memset(out, 0, sizeof *out);
+    md_options none = { 0 };
+    if (!opt)
+        opt = &none;
     int opts = CMARK_OPT_SOURCEPOS;
-    if (opt && opt->unsafe)
+    if (opt->unsafe)
         opts |= CMARK_OPT_UNSAFE;
-    if (opt && opt->smart)
+    if (opt->smart)
         opts |= CMARK_OPT_SMART;
-    if (opt && opt->hard_breaks)
+    if (opt->hard_breaks)
         opts |= CMARK_OPT_HARDBREAKS;
-    int render_opts = opts & ~CMARK_OPT_SOURCEPOS;
-    cmark_node *doc = cmark_parse_document(body.ptr, body.len, opts);
-    int line0 = first_line - 1;
+    cmark_parser *parser = cmark_parser_new(opts);
+    if (body.len)
+        cmark_parser_feed(parser, body.ptr, body.len);
+    cmark_node *doc = cmark_parser_finish(parser);
+    cmark_parser_free(parser);
 
-    vec heads = { .size = sizeof(md_heading) }, links = { .size = sizeof(md_link) };
-    size_t words = 0;
-    cmark_node *more_block = NULL; /* top-level block holding <!--more--> */
+    renderer r = {
+        .a = a,
+        .unsafe = opt->unsafe,
+        .hard_breaks = opt->hard_breaks,
+        .line0 = first_line - 1,
+        .src = body,
+        .resolve = resolve,
+        .ctx = ctx,
+        .html = BUF_INIT,
+        .tmp = BUF_INIT,
+        .words = BUF_INIT,
+        .heads = { .size = sizeof(md_heading) },
+        .links = { .size = sizeof(md_link) },
+    };
+    buf summary = BUF_INIT;
+    bool have_summary = false;
+    size_t head_start = 0, para_start = 0; /* where the current heading's content / top paragraph began */
 
     cmark_iter *it = cmark_iter_new(doc);
     cmark_event_type ev;
-    buf tmp = BUF_INIT;
-    /* headings are replaced after the walk (replacing during it would
-     * confuse the iterator) */
-    vec to_replace = { .size = sizeof(cmark_node *) };
     while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
         cmark_node *n = cmark_iter_get_node(it);
         cmark_node_type t = cmark_node_get_type(n);
-        if (ev == CMARK_EVENT_ENTER && !more_block && is_more(n)) {
-            cmark_node *top = n;
-            while (cmark_node_parent(top) && cmark_node_parent(top) != doc)
-                top = cmark_node_parent(top);
-            more_block = top;
-        }
-        if (ev != CMARK_EVENT_ENTER)
+        if (r.plain == n) /* leaving the image */
+            r.plain = NULL;
+        if (r.plain) {
+            if (ev == CMARK_EVENT_ENTER)
+                enter_plain(&r, n);
             continue;
-        switch (t) {
-        case CMARK_NODE_TEXT:
-        case CMARK_NODE_CODE: {
-            const char *lit = cmark_node_get_literal(n);
-            words += text_word_count(lit, strlen(lit));
-            break;
         }
-        case CMARK_NODE_HEADING:
-            *(cmark_node **)vec_push(a, &to_replace) = n;
-            break;
-        case CMARK_NODE_LINK:
-        case CMARK_NODE_IMAGE: {
-            md_link *l = vec_push(a, &links);
-            l->dest = arena_strdup(a, cmark_node_get_url(n) ? cmark_node_get_url(n) : "");
-            buf_reset(&tmp);
-            plain_text(n, &tmp);
-            l->text = arena_strndup(a, tmp.data, tmp.len);
-            l->line = cmark_node_get_start_line(n) + line0;
-            l->col = cmark_node_get_start_column(n);
-            l->image = t == CMARK_NODE_IMAGE;
-            if (resolve) {
-                const char *nu = resolve(ctx, l);
-                if (nu)
-                    cmark_node_set_url(n, nu);
+        if (ev == CMARK_EVENT_ENTER) {
+            if (!out->has_more && (t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE)
+                && is_more(n)) {
+                out->has_more = true;
+                buf_reset(&summary);
+                summary_at(&r, n, &summary);
+                have_summary = true;
             }
-            break;
-        }
-        default:
-            break;
+            bool top_para = t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc;
+            if (top_para) {
+                cr(&r.html);
+                para_start = r.html.len;
+            }
+            enter(&r, n);
+            if (t == CMARK_NODE_HEADING)
+                head_start = r.html.len;
+        } else {
+            if (t == CMARK_NODE_HEADING) {
+                md_heading *h = (md_heading *)r.heads.v + r.heads.n - 1;
+                h->html = arena_strndup(a, r.html.data + head_start, r.html.len - head_start);
+            }
+            emit_exit(&r, &r.html, n);
+            if (t == CMARK_NODE_PARAGRAPH || t == CMARK_NODE_HEADING)
+                flush_words(&r);
+            if (t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc && !have_summary) {
+                buf_put(&summary, r.html.data + para_start, r.html.len - para_start);
+                have_summary = true;
+            }
         }
     }
     cmark_iter_free(it);
-
-    cmark_node **hs = to_replace.v;
-    for (size_t i = 0; i < to_replace.n; i++) {
-        cmark_node *h = hs[i];
-        md_heading *mh = vec_push(a, &heads);
-        mh->level = cmark_node_get_heading_level(h);
-        mh->line = cmark_node_get_start_line(h) + line0;
-        buf_reset(&tmp);
-        plain_text(h, &tmp);
-        mh->title = arena_strndup(a, tmp.data, tmp.len);
-        buf slug = BUF_INIT;
-        text_slugify(&slug, tmp.data, tmp.len);
-        if (!slug.len)
-            buf_puts(&slug, "section");
-        const char *id = slug.data;
-        char *uniq = NULL;
-        for (int k = 1; id_taken(heads.v, heads.n - 1, id); k++) {
-            free(uniq);
-            buf u = BUF_INIT;
-            buf_printf(&u, "%s-%d", slug.data, k);
-            uniq = buf_detach(&u, NULL);
-            id = uniq;
-        }
-        mh->id = arena_strdup(a, id);
-        free(uniq);
-        buf_release(&slug);
-        mh->html = inline_html(h, render_opts, a);
-        /* the heading becomes a custom block carrying its HTML */
-        buf hb = BUF_INIT;
-        buf_printf(&hb, "<h%d id=\"", mh->level);
-        for (const char *p = mh->id; *p; p++) {
-            if (*p == '"')
-                buf_puts(&hb, "&quot;");
-            else if (*p == '&')
-                buf_puts(&hb, "&amp;");
-            else if (*p == '<')
-                buf_puts(&hb, "&lt;");
-            else if (*p == '>')
-                buf_puts(&hb, "&gt;");
-            else
-                buf_putc(&hb, *p);
-        }
-        buf_printf(&hb, "\">%s</h%d>", mh->html, mh->level);
-        cmark_node *cb = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
-        cmark_node_set_on_enter(cb, hb.data);
-        cmark_node_set_on_exit(cb, "");
-        buf_release(&hb);
-        if (more_block == h)
-            more_block = cb;
-        cmark_node_replace(h, cb);
-        cmark_node_free(h);
-    }
-    buf_release(&tmp);
-
-    /* render block by block */
-    buf html = BUF_INIT, summary = BUF_INIT;
-    bool in_summary = true, first_para_done = false;
-    cmark_node *first_para = NULL;
-    for (cmark_node *c = cmark_node_first_child(doc); c; c = cmark_node_next(c))
-        if (cmark_node_get_type(c) == CMARK_NODE_PARAGRAPH) {
-            first_para = c;
-            break;
-        }
-    for (cmark_node *c = cmark_node_first_child(doc); c; c = cmark_node_next(c)) {
-        char *h = cmark_render_html(c, render_opts);
-        size_t hl = strlen(h);
-        buf_put(&html, h, hl);
-        if (more_block) {
-            if (in_summary && c != more_block)
-                buf_put(&summary, h, hl);
-            else if (in_summary && c == more_block && cmark_node_get_type(c) != CMARK_NODE_HTML_BLOCK)
-                buf_put(&summary, h, hl); /* the marker was inline: keep its paragraph */
-            if (c == more_block)
-                in_summary = false;
-        } else if (c == first_para && !first_para_done) {
-            buf_put(&summary, h, hl);
-            first_para_done = true;
-        }
-        free(h);
-    }
     cmark_node_free(doc);
+    flush_words(&r);
 
-    out->html = arena_strndup(a, html.data, html.len);
-    out->html_len = html.len;
+    out->html = arena_strndup(a, r.html.data, r.html.len);
+    out->html_len = r.html.len;
     out->summary_html = arena_strndup(a, summary.data, summary.len);
     out->summary_len = summary.len;
-    out->has_more = more_block != NULL;
-    out->headings = heads.v;
-    out->nheadings = heads.n;
-    out->links = links.v;
-    out->nlinks = links.n;
-    out->word_count = words;
-    buf_release(&html);
+    out->nheadings = r.heads.n;
+    out->headings = vec_to_arena(&r.heads, a);
+    out->nlinks = r.links.n;
+    out->links = vec_to_arena(&r.links, a);
+    out->word_count = r.nwords;
+
+    buf_release(&r.html);
+    buf_release(&r.tmp);
+    buf_release(&r.words);
     buf_release(&summary);
+    free(r.line_start);
+    free(r.ids.slot);
 }
