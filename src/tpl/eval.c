@@ -771,55 +771,73 @@ static bool eval_args(tpl_render_state *r, frame *f, const node *n, tpl_value **
 }
 
 /* Binds positional and keyword arguments to a comma-separated parameter
- * list. */
+ * list. A parameter "*name" takes the remaining positional arguments as a
+ * list, "**name" the unknown keywords as a map. */
 static bool bind_args(tpl_render_state *r, const node *at, const char *kind, const char *fname,
                       const char *params, const tpl_value *pos, size_t npos, const char **kwn,
                       const tpl_value *kwv, size_t nkw, tpl_args *out)
 {
     memset(out, 0, sizeof *out);
     const char *names[8];
+    size_t lens[8];
     size_t nparams = 0;
-    char tmp[128];
-    size_t plen = strlen(params);
-    if (plen >= sizeof tmp)
-        plen = sizeof tmp - 1;
-    memcpy(tmp, params, plen);
-    tmp[plen] = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(tmp, ",", &save); tok && nparams < 8; tok = strtok_r(NULL, ",", &save))
-        names[nparams++] = params + (tok - tmp);
-    bool varargs = nparams && !strncmp(names[nparams - 1], "*", 1);
-    if (npos > nparams && !varargs)
-        return tpl_r_error(r, at, "%s '%s' takes at most %zu argument%s (%zu given)", kind, fname,
-                           nparams, nparams == 1 ? "" : "s", npos);
-    for (size_t i = 0; i < npos; i++) {
-        size_t slot = varargs && i >= nparams - 1 ? nparams - 1 : i;
-        if (varargs && slot == nparams - 1) {
-            /* collect the rest into a list in slot */
-            tpl_list *l = tpl_list_new(r->a, npos - i);
-            for (size_t k = i; k < npos; k++)
-                l->items[k - i] = pos[k];
-            out->v[slot] = tpl_list_value(l);
-            out->given[slot] = true;
+    for (const char *p = params; *p && nparams < 8;) {
+        const char *c = strchr(p, ',');
+        names[nparams] = p;
+        lens[nparams] = c ? (size_t)(c - p) : strlen(p);
+        nparams++;
+        if (!c)
             break;
-        }
-        out->v[slot] = pos[i];
-        out->given[slot] = true;
+        p = c + 1;
     }
+    int vi = -1, ki = -1;
+    size_t nplain = 0;
+    for (size_t i = 0; i < nparams; i++) {
+        if (!strncmp(names[i], "**", 2))
+            ki = (int)i;
+        else if (names[i][0] == '*')
+            vi = (int)i;
+        else
+            nplain++;
+    }
+    if (vi >= 0) {
+        size_t rest = npos > (size_t)vi ? npos - (size_t)vi : 0;
+        tpl_list *l = tpl_list_new(r->a, rest);
+        for (size_t k = 0; k < rest; k++)
+            l->items[k] = pos[(size_t)vi + k];
+        out->v[vi] = tpl_list_value(l);
+        out->given[vi] = true;
+    } else if (npos > nplain) {
+        return tpl_r_error(r, at, "%s '%s' takes at most %zu argument%s (%zu given)", kind, fname,
+                           nplain, nplain == 1 ? "" : "s", npos);
+    }
+    for (size_t i = 0; i < npos && (vi < 0 || i < (size_t)vi); i++) {
+        out->v[i] = pos[i];
+        out->given[i] = true;
+    }
+    tpl_map *extra = ki >= 0 ? tpl_map_new(r->a, nkw) : NULL;
     for (size_t k = 0; k < nkw; k++) {
         size_t j;
-        for (j = 0; j < nparams; j++) {
-            size_t len = strcspn(names[j], ",");
-            if (strlen(kwn[k]) == len && !strncmp(names[j], kwn[k], len))
+        for (j = 0; j < nparams; j++)
+            if (names[j][0] != '*' && strlen(kwn[k]) == lens[j] &&
+                !strncmp(names[j], kwn[k], lens[j]))
                 break;
-        }
-        if (j == nparams)
+        if (j == nparams) {
+            if (extra) {
+                tpl_map_set_str(r->a, extra, kwn[k], kwv[k]);
+                continue;
+            }
             return tpl_r_error(r, at, "%s '%s' got an unexpected keyword argument '%s'", kind,
                                fname, kwn[k]);
+        }
         if (out->given[j])
             return tpl_r_error(r, at, "%s '%s' got argument '%s' twice", kind, fname, kwn[k]);
         out->v[j] = kwv[k];
         out->given[j] = true;
+    }
+    if (extra) {
+        out->v[ki] = tpl_map_value(extra);
+        out->given[ki] = extra->len > 0;
     }
     return true;
 }

@@ -317,7 +317,9 @@ int tpl_compare(tpl_value a, tpl_value b, bool ci, bool *err)
         for (size_t i = 0; i < n; i++) {
             if (tpl_value_equal(a.u.list->items[i], b.u.list->items[i]))
                 continue;
-            return tpl_compare(a.u.list->items[i], b.u.list->items[i], ci, err);
+            int c = tpl_compare(a.u.list->items[i], b.u.list->items[i], ci, err);
+            if (c || *err)
+                return c;
         }
         return a.u.list->len < b.u.list->len ? -1 : a.u.list->len > b.u.list->len;
     }
@@ -769,9 +771,34 @@ FILTER(sort)
     bool cs = tpl_value_truthy(ARG(1, tpl_bool(false)));
     tpl_value attribute = ARG(2, tpl_none());
     sort_item *items = arena_alloc(ar, (l->len + 1) * sizeof *items);
+    /* attribute="a,b.c" sorts by several attributes (Jinja2 3.1) */
+    size_t nattr = 1;
+    const char *attrs[16];
+    tpl_value attrv[16];
+    if (attribute.kind == TPL_STRING && strchr(attribute.u.s, ',')) {
+        nattr = 0;
+        for (const char *p = attribute.u.s; nattr < 16;) {
+            const char *c = strchr(p, ',');
+            size_t len = c ? (size_t)(c - p) : strlen(p);
+            attrv[nattr] = tpl_str_copy(ar, p, len);
+            attrs[nattr] = attrv[nattr].u.s;
+            nattr++;
+            if (!c)
+                break;
+            p = c + 1;
+        }
+        (void)attrs;
+    }
     for (size_t i = 0; i < l->len; i++) {
         items[i].val = l->items[i];
-        items[i].key = attribute.kind == TPL_NONE ? l->items[i] : attr_of(l->items[i], attribute);
+        if (nattr > 1) {
+            tpl_list *k = tpl_list_new(ar, nattr);
+            for (size_t j = 0; j < nattr; j++)
+                k->items[j] = attr_of(l->items[i], attrv[j]);
+            items[i].key = tpl_list_value(k);
+        } else {
+            items[i].key = attribute.kind == TPL_NONE ? l->items[i] : attr_of(l->items[i], attribute);
+        }
     }
     if (!sort_items(r, at, items, l->len, !cs, rev))
         return false;
@@ -872,83 +899,86 @@ FILTER(truncate)
 }
 
 /* html.unescape for the entities markup commonly holds. */
+/* One character reference at s[0] == '&' as Python's html.unescape reads
+ * it; appends the replacement and returns the length consumed (0: none). */
 static size_t unescape_entity(const char *s, size_t n, buf *b)
 {
-    static const struct { const char *name; const char *utf8; } ents[] = {
-        { "amp", "&" }, { "lt", "<" }, { "gt", ">" }, { "quot", "\"" }, { "apos", "'" },
-        { "nbsp", "\xc2\xa0" }, { "copy", "\xc2\xa9" }, { "reg", "\xc2\xae" },
-        { "mdash", "\xe2\x80\x94" }, { "ndash", "\xe2\x80\x93" }, { "hellip", "\xe2\x80\xa6" },
-        { "laquo", "\xc2\xab" }, { "raquo", "\xc2\xbb" }, { "lsquo", "\xe2\x80\x98" },
-        { "rsquo", "\xe2\x80\x99" }, { "ldquo", "\xe2\x80\x9c" }, { "rdquo", "\xe2\x80\x9d" },
-        { "middot", "\xc2\xb7" }, { "times", "\xc3\x97" }, { "deg", "\xc2\xb0" },
-        { NULL, NULL } };
-    if (n < 3 || s[0] != '&')
+    if (n < 2)
         return 0;
     if (s[1] == '#') {
         size_t i = 2;
-        int base = 10;
-        if (i < n && (s[i] == 'x' || s[i] == 'X')) {
-            base = 16;
+        bool hex = i < n && (s[i] == 'x' || s[i] == 'X');
+        if (hex)
             i++;
-        }
         size_t st = i;
-        long cp = 0;
-        while (i < n && i - st < 8 && (base == 16 ? isxdigit((unsigned char)s[i]) : isdigit((unsigned char)s[i]))) {
-            cp = cp * base + (isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower(s[i]) - 'a' + 10);
+        int64_t cp = 0;
+        while (i < n && (hex ? isxdigit((unsigned char)s[i]) : isdigit((unsigned char)s[i]))) {
+            int d = isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10;
+            if (cp <= 0x110000)
+                cp = cp * (hex ? 16 : 10) + d;
             i++;
         }
         if (i == st)
             return 0;
         if (i < n && s[i] == ';')
             i++;
-        if (cp <= 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            cp = 0xFFFD;
-        put_cp(b, (int32_t)cp);
+        char tmp[8];
+        buf_puts(b, tpl_entity_numeric(cp, tmp));
         return i;
     }
-    for (size_t k = 0; ents[k].name; k++) {
-        size_t l = strlen(ents[k].name);
-        if (n >= l + 2 && !memcmp(s + 1, ents[k].name, l) && s[l + 1] == ';') {
-            buf_puts(b, ents[k].utf8);
-            return l + 2;
+    size_t e = 1;
+    while (e < n && e <= 32 && !strchr("\t\n\f <&#;", s[e]))
+        e++;
+    if (e == 1)
+        return 0;
+    if (e < n && s[e] == ';')
+        e++;
+    const char *name = s + 1;
+    size_t len = e - 1;
+    const char *rep = tpl_entity_named(name, len);
+    if (rep) {
+        buf_puts(b, rep);
+        return e;
+    }
+    for (size_t x = len - 1; x > 1; x--) {
+        rep = tpl_entity_named(name, x);
+        if (rep) {
+            buf_puts(b, rep);
+            return 1 + x;
         }
     }
     return 0;
 }
 
+/* markupsafe's striptags: drop <!--…--> (on one line) and <…>, join the
+ * words with single spaces, then html.unescape. */
 FILTER(striptags)
 {
     (void)a;
     (void)at;
     arena *ar = tpl_r_arena(r);
     tpl_value s = tpl_to_string(ar, v);
-    buf t = BUF_INIT;
-    /* comments first, then tags */
-    for (size_t i = 0; i < s.len;) {
-        if (i + 4 <= s.len && !memcmp(s.u.s + i, "<!--", 4)) {
-            const char *e = memmem(s.u.s + i + 4, s.len - i - 4, "-->", 3);
-            if (e) {
-                i = (size_t)(e - s.u.s) + 3;
-                continue;
-            }
-        }
-        buf_putc(&t, s.u.s[i]);
-        i++;
-    }
+    const char *p = s.u.s;
     buf u = BUF_INIT;
-    for (size_t i = 0; i < t.len;) {
-        if (t.data[i] == '<') {
-            const char *e = memchr(t.data + i + 1, '>', t.len - i - 1);
+    for (size_t i = 0; i < s.len;) {
+        if (p[i] == '<') {
+            if (i + 4 <= s.len && !memcmp(p + i, "<!--", 4)) {
+                const char *e = memmem(p + i + 4, s.len - i - 4, "-->", 3);
+                if (e && !memchr(p + i, '\n', (size_t)(e - p) - i)) {
+                    i = (size_t)(e - p) + 3;
+                    continue;
+                }
+            }
+            const char *e = memchr(p + i + 1, '>', s.len - i - 1);
             if (e) {
-                i = (size_t)(e - t.data) + 1;
+                i = (size_t)(e - p) + 1;
                 continue;
             }
         }
-        buf_putc(&u, t.data[i]);
+        buf_putc(&u, p[i]);
         i++;
     }
-    buf_release(&t);
-    /* collapse whitespace */
+    /* " ".join(s.split()) */
     buf w = BUF_INIT;
     bool pending = false;
     for (size_t i = 0; i < u.len;) {
@@ -1088,8 +1118,9 @@ FILTER(replace)
     return true;
 }
 
-/* Python int(str, base) */
-static bool parse_py_int(const char *s, size_t n, int base, int64_t *out)
+/* Python's int(str, base): 1 when s is an integer literal of that base
+ * (base 0: by its prefix), 0 when it is not, 2 when it does not fit 64 bits. */
+static int parse_py_int(const char *s, size_t n, int base, int64_t *out)
 {
     while (n && isspace((unsigned char)*s)) {
         s++;
@@ -1097,35 +1128,60 @@ static bool parse_py_int(const char *s, size_t n, int base, int64_t *out)
     }
     while (n && isspace((unsigned char)s[n - 1]))
         n--;
-    char tmp[80];
-    size_t k = 0;
     bool neg = false;
     if (n && (*s == '+' || *s == '-')) {
         neg = *s == '-';
         s++;
         n--;
     }
-    if (base == 16 && n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        s += 2;
-        n -= 2;
+    bool prefixed = false;
+    if (n >= 2 && s[0] == '0') {
+        char p = (char)tolower((unsigned char)s[1]);
+        int pb = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+        if (pb && (base == 0 || base == pb)) {
+            base = pb;
+            s += 2;
+            n -= 2;
+            prefixed = true;
+        }
     }
-    if (!n || n >= sizeof tmp)
-        return false;
+    if (base == 0) {
+        base = 10;
+        /* "010" is not a base-0 literal, "000" is */
+        bool nonzero = false;
+        for (size_t i = 0; i < n; i++)
+            nonzero |= s[i] != '0' && s[i] != '_';
+        if (n > 1 && s[0] == '0' && nonzero)
+            return 0;
+    }
+    if (!n || base < 2 || base > 36)
+        return 0;
+    uint64_t x = 0;
+    bool overflow = false;
+    size_t digits = 0;
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '_' && i > 0 && i + 1 < n && s[i + 1] != '_')
+        if (s[i] == '_') {
+            /* one underscore between digits, or right after a prefix */
+            if (i + 1 == n || s[i + 1] == '_' || (i == 0 && !prefixed))
+                return 0;
             continue;
-        int d = isdigit((unsigned char)s[i]) ? s[i] - '0' : isalpha((unsigned char)s[i]) ? tolower(s[i]) - 'a' + 10 : 99;
+        }
+        int d = isdigit((unsigned char)s[i]) ? s[i] - '0'
+              : isalpha((unsigned char)s[i]) ? tolower((unsigned char)s[i]) - 'a' + 10 : 99;
         if (d >= base)
-            return false;
-        tmp[k++] = s[i];
+            return 0;
+        if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            overflow = true;
+        else
+            x = x * (uint64_t)base + (uint64_t)d;
+        digits++;
     }
-    tmp[k] = 0;
-    errno = 0;
-    long long x = strtoll(tmp, NULL, base);
-    if (errno)
-        return false;
-    *out = neg ? -x : x;
-    return true;
+    if (!digits)
+        return 0;
+    if (overflow || x > (uint64_t)INT64_MAX + (neg ? 1 : 0))
+        return 2;
+    *out = neg ? (int64_t)(0 - x) : (int64_t)x;
+    return 1;
 }
 
 /* Python float(str) */
@@ -1178,20 +1234,27 @@ FILTER(int)
         *out = tpl_int(v.u.b);
         return true;
     case TPL_FLOAT:
-        if (isnan(v.u.f) || isinf(v.u.f) || fabs(v.u.f) > 9.2e18) {
+        if (isnan(v.u.f) || isinf(v.u.f)) {
             *out = dflt;
             return true;
         }
+        if (fabs(v.u.f) >= 9.2e18)
+            return tpl_r_error(r, at, "int: %g does not fit a 64-bit integer", v.u.f);
         *out = tpl_int((int64_t)v.u.f);
         return true;
     case TPL_STRING: {
         int64_t x;
-        if (parse_py_int(v.u.s, v.len, (int)base, &x)) {
+        int ok = parse_py_int(v.u.s, v.len, (int)base, &x);
+        if (ok == 2)
+            return tpl_r_error(r, at, "int: '%s' does not fit a 64-bit integer", v.u.s);
+        if (ok) {
             *out = tpl_int(x);
             return true;
         }
         double f;
-        if (parse_py_float(v.u.s, v.len, &f) && !isnan(f) && !isinf(f) && fabs(f) < 9.2e18) {
+        if (parse_py_float(v.u.s, v.len, &f) && !isnan(f) && !isinf(f)) {
+            if (fabs(f) >= 9.2e18)
+                return tpl_r_error(r, at, "int: '%s' does not fit a 64-bit integer", v.u.s);
             *out = tpl_int((int64_t)f);
             return true;
         }
@@ -1877,42 +1940,93 @@ FILTER(filesizeformat)
 }
 
 /* Python's "%s" % args, for the common conversions. */
+/* Appends s padded to `width` code points (Python's %-formatting). */
+static void pad_str(buf *b, const char *s, size_t n, long width, bool left)
+{
+    long len = (long)cp_count(s, n);
+    if (!left)
+        for (long i = len; i < width; i++)
+            buf_putc(b, ' ');
+    buf_put(b, s, n);
+    if (left)
+        for (long i = len; i < width; i++)
+            buf_putc(b, ' ');
+}
+
+/* Jinja2's format: Python's `str % args` (or `% kwargs` for %(name)s). A
+ * safe format string escapes the arguments, as Markup's % does. */
 FILTER(format)
 {
     arena *ar = tpl_r_arena(r);
     tpl_value s = tpl_to_string(ar, v);
-    tpl_value pos[6];
-    size_t np = positional(a, pos), k = 0;
+    const tpl_list *args = a->given[0] ? a->v[0].u.list : NULL;
+    const tpl_map *kw = a->given[1] ? a->v[1].u.map : NULL;
+    if (args && args->len && kw)
+        return tpl_r_error(r, at, "format: cannot mix positional and keyword arguments");
+    bool markup = s.flags & TPL_SAFE;
+    size_t np = args ? args->len : 0, k = 0;
     buf b = BUF_INIT;
+    const char *p = s.u.s;
     for (size_t i = 0; i < s.len; i++) {
-        if (s.u.s[i] != '%') {
-            buf_putc(&b, s.u.s[i]);
+        if (p[i] != '%') {
+            buf_putc(&b, p[i]);
             continue;
         }
-        size_t st = i++;
-        while (i < s.len && strchr("-+ #0123456789.", s.u.s[i]))
+        i++;
+        tpl_value x = tpl_undefined();
+        bool have = false;
+        if (i < s.len && p[i] == '(') {
+            const char *e = memchr(p + i, ')', s.len - i);
+            if (!e || !kw) {
+                buf_release(&b);
+                return tpl_r_error(r, at, "format: %%(name) needs keyword arguments");
+            }
+            x = tpl_map_get(kw, p + i + 1, (size_t)(e - p) - i - 1);
+            if (x.kind == TPL_UNDEFINED) {
+                buf_release(&b);
+                return tpl_r_error(r, at, "format: no argument '%.*s'", (int)((e - p) - (long)i - 1),
+                                   p + i + 1);
+            }
+            have = true;
+            i = (size_t)(e - p) + 1;
+        }
+        char flags[8];
+        size_t nf = 0;
+        while (i < s.len && strchr("-+ #0", p[i]) && nf < 7)
+            flags[nf++] = p[i++];
+        flags[nf] = 0;
+        long width = 0, prec = -1;
+        while (i < s.len && isdigit((unsigned char)p[i]) && width < 100000)
+            width = width * 10 + (p[i++] - '0');
+        if (i < s.len && p[i] == '.') {
             i++;
-        if (i >= s.len) {
+            prec = 0;
+            while (i < s.len && isdigit((unsigned char)p[i]) && prec < 100000)
+                prec = prec * 10 + (p[i++] - '0');
+        }
+        while (i < s.len && strchr("hlL", p[i]))
+            i++;
+        if (i >= s.len || width >= 100000 || prec >= 100000) {
             buf_release(&b);
             return tpl_r_error(r, at, "format: incomplete format");
         }
-        char conv = s.u.s[i];
+        char conv = p[i];
         if (conv == '%') {
             buf_putc(&b, '%');
             continue;
         }
-        if (k >= np) {
-            buf_release(&b);
-            return tpl_r_error(r, at, "format: not enough arguments for format string");
+        if (!have) {
+            if (kw && !args) {
+                x = tpl_map_value(kw);
+            } else {
+                if (k >= np) {
+                    buf_release(&b);
+                    return tpl_r_error(r, at, "format: not enough arguments for format string");
+                }
+                x = args->items[k++];
+            }
         }
-        tpl_value x = pos[k++];
-        char spec[32];
-        size_t sl = i - st;
-        if (sl > 20) {
-            buf_release(&b);
-            return tpl_r_error(r, at, "format: format too long");
-        }
-        memcpy(spec, s.u.s + st, sl);
+        bool left = strchr(flags, '-') != NULL;
         switch (conv) {
         case 's':
         case 'r': {
@@ -1921,41 +2035,86 @@ FILTER(format)
                 tpl_value_repr(x, &t);
             else
                 tpl_value_to_str(x, &t);
-            spec[sl] = 's';
-            spec[sl + 1] = 0;
-            buf_printf(&b, spec, t.data);
+            if (markup && !(x.kind == TPL_STRING && (x.flags & TPL_SAFE) && conv == 's')) {
+                buf e = BUF_INIT;
+                tpl_escape_html(&e, t.data, t.len);
+                buf_release(&t);
+                t = e;
+            }
+            size_t n = t.len;
+            if (prec >= 0)
+                n = cp_offset(t.data, t.len, (size_t)prec);
+            pad_str(&b, t.data, n, width, left);
+            buf_release(&t);
+            break;
+        }
+        case 'c': {
+            buf t = BUF_INIT;
+            if (x.kind == TPL_INT && x.u.i >= 0 && x.u.i <= 0x10FFFF)
+                put_cp(&t, (int32_t)x.u.i);
+            else if (x.kind == TPL_STRING && cp_count(x.u.s, x.len) == 1)
+                buf_put(&t, x.u.s, x.len);
+            else {
+                buf_release(&b);
+                return tpl_r_error(r, at, "format: %%c needs a number or one character");
+            }
+            pad_str(&b, t.data, t.len, width, left);
             buf_release(&t);
             break;
         }
         case 'd':
         case 'i':
+        case 'u':
         case 'x':
         case 'X':
-        case 'o':
-            if (!tpl_is_number(x)) {
+        case 'o': {
+            bool intonly = conv == 'x' || conv == 'X' || conv == 'o';
+            if (!tpl_is_number(x) || (intonly && x.kind == TPL_FLOAT)) {
                 buf_release(&b);
-                return tpl_r_error(r, at, "format: %%%c needs a number", conv);
+                return tpl_r_error(r, at, "format: %%%c needs %s", conv,
+                                   intonly ? "an integer" : "a number");
             }
-            spec[sl] = 'l';
-            spec[sl + 1] = 'l';
-            spec[sl + 2] = conv == 'i' ? 'd' : conv;
-            spec[sl + 3] = 0;
-            buf_printf(&b, spec, (long long)(x.kind == TPL_FLOAT ? (int64_t)x.u.f : x.kind == TPL_BOOL ? x.u.b : x.u.i));
+            if (x.kind == TPL_FLOAT && (isnan(x.u.f) || isinf(x.u.f) || fabs(x.u.f) >= 9.2e18)) {
+                buf_release(&b);
+                return tpl_r_error(r, at, "format: %%%c cannot format %g", conv, x.u.f);
+            }
+            char spec[48];
+            snprintf(spec, sizeof spec, "%%%s%ld%s%.0ld%s", flags, width, prec >= 0 ? "." : "",
+                     prec >= 0 ? prec : 0L, conv == 'i' || conv == 'u' ? "lld" : conv == 'd' ? "lld"
+                     : conv == 'x' ? "llx" : conv == 'X' ? "llX" : "llo");
+            if (prec == 0) /* "%.0ld" printed nothing: keep ".0" */
+                snprintf(spec, sizeof spec, "%%%s%ld.0%s", flags, width,
+                         conv == 'x' ? "llx" : conv == 'X' ? "llX" : conv == 'o' ? "llo" : "lld");
+            long long val = x.kind == TPL_FLOAT ? (long long)x.u.f : x.kind == TPL_BOOL ? x.u.b : x.u.i;
+            if (conv == 'o' && strchr(flags, '#')) {
+                /* Python writes 0o17 */
+                char digits[64];
+                snprintf(digits, sizeof digits, "%s0o%llo", val < 0 ? "-" : "",
+                         (unsigned long long)(val < 0 ? -val : val));
+                pad_str(&b, digits, strlen(digits), width, left);
+            } else {
+                buf_printf(&b, spec, val);
+            }
             break;
+        }
         case 'f':
         case 'F':
         case 'e':
         case 'E':
         case 'g':
-        case 'G':
+        case 'G': {
             if (!tpl_is_number(x)) {
                 buf_release(&b);
                 return tpl_r_error(r, at, "format: %%%c needs a number", conv);
             }
-            spec[sl] = conv;
-            spec[sl + 1] = 0;
+            char spec[48];
+            if (prec >= 0)
+                snprintf(spec, sizeof spec, "%%%s%ld.%ld%c", flags, width, prec, conv);
+            else
+                snprintf(spec, sizeof spec, "%%%s%ld%c", flags, width, conv);
             buf_printf(&b, spec, tpl_as_double(x));
             break;
+        }
         default:
             buf_release(&b);
             return tpl_r_error(r, at, "format: unsupported conversion '%%%c'", conv);
@@ -1963,9 +2122,9 @@ FILTER(format)
     }
     if (k < np) {
         buf_release(&b);
-        return tpl_r_error(r, at, "format: not all arguments converted");
+        return tpl_r_error(r, at, "format: not all arguments converted during string formatting");
     }
-    *out = from_buf(ar, &b, false);
+    *out = from_buf(ar, &b, markup);
     return true;
 }
 
@@ -2236,7 +2395,7 @@ static const tpl_filter_def filters[] = {
     { "first", "", f_first },
     { "float", "default", f_float },
     { "forceescape", "", f_forceescape },
-    { "format", "a0,a1,a2,a3,a4,a5", f_format },
+    { "format", "*args,**kwargs", f_format },
     { "group_by", "attribute", f_group_by },
     { "groupby", "attribute,default,case_sensitive", f_groupby },
     { "indent", "width,first,blank", f_indent },

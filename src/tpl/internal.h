@@ -211,6 +211,11 @@ tpl_value tpl_getattr_path(tpl_value v, const char *path);
  * (mode 0 lower, 1 upper, 2 title); NULL when they agree. casemap.c. */
 const char *tpl_case_special(int32_t cp, int mode);
 
+/* html.unescape's tables (entities.c): a named reference (name as written,
+ * with its ';' if any) or NULL; the text a numeric reference stands for. */
+const char *tpl_entity_named(const char *name, size_t n);
+const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
+
 /* ---- value helpers (filters.c) ---------------------------------------- */
 
 /* str(v) into the arena; keeps the safe flag of strings. */
