@@ -1903,7 +1903,9 @@ FILTER(attr)
 {
     if (!a->given[0] || a->v[0].kind != TPL_STRING)
         return tpl_r_error(r, at, "attr needs an attribute name");
-    *out = tpl_getattr(v, a->v[0].u.s, a->v[0].len);
+    /* getattr() only: a map's keys are items, not attributes */
+    *out = v.kind == TPL_MAP || v.kind == TPL_LIST ? tpl_undefined()
+                                                   : tpl_getattr(v, a->v[0].u.s, a->v[0].len);
     return true;
 }
 
@@ -2128,12 +2130,54 @@ FILTER(format)
     return true;
 }
 
+/* pprint's repr: as repr(), but dictionaries with sorted keys. */
+static void pp_repr(arena *ar, tpl_value v, buf *b)
+{
+    if (v.kind == TPL_LIST) {
+        bool tuple = v.flags & TPL_TUPLE;
+        buf_putc(b, tuple ? '(' : '[');
+        for (size_t i = 0; i < v.u.list->len; i++) {
+            if (i)
+                buf_puts(b, ", ");
+            pp_repr(ar, v.u.list->items[i], b);
+        }
+        if (tuple && v.u.list->len == 1)
+            buf_putc(b, ',');
+        buf_putc(b, tuple ? ')' : ']');
+    } else if (v.kind == TPL_MAP && !(v.flags & TPL_GROUP)) {
+        size_t n = v.u.map->len;
+        sort_item *it = arena_alloc(ar, (n + 1) * sizeof *it);
+        for (size_t i = 0; i < n; i++) {
+            it[i].key = v.u.map->entries[i].key;
+            it[i].val = v.u.map->entries[i].value;
+        }
+        sort_item *tmp = arena_alloc(ar, (n + 1) * sizeof *tmp);
+        if (!msort(it, tmp, n, false, false)) { /* unorderable keys: as written */
+            for (size_t i = 0; i < n; i++) {
+                it[i].key = v.u.map->entries[i].key;
+                it[i].val = v.u.map->entries[i].value;
+            }
+        }
+        buf_putc(b, '{');
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                buf_puts(b, ", ");
+            pp_repr(ar, it[i].key, b);
+            buf_puts(b, ": ");
+            pp_repr(ar, it[i].val, b);
+        }
+        buf_putc(b, '}');
+    } else {
+        tpl_value_repr(v, b);
+    }
+}
+
 FILTER(pprint)
 {
     (void)a;
     (void)at;
     buf b = BUF_INIT;
-    tpl_value_repr(v, &b);
+    pp_repr(tpl_r_arena(r), v, &b);
     *out = from_buf(tpl_r_arena(r), &b, false);
     return true;
 }
@@ -2535,6 +2579,14 @@ TEST_FN(divisibleby)
     int64_t x, y;
     if (!a->given[0])
         return tpl_r_error(r, at, "divisibleby needs a number");
+    if ((v.kind == TPL_FLOAT || a->v[0].kind == TPL_FLOAT) && tpl_is_number(v) &&
+        tpl_is_number(a->v[0])) {
+        double fy = tpl_as_double(a->v[0]);
+        if (fy == 0)
+            return tpl_r_error(r, at, "divisibleby(0)");
+        *out = fmod(tpl_as_double(v), fy) == 0;
+        return true;
+    }
     if (!int_of(r, at, v, &x) || !int_of(r, at, a->v[0], &y))
         return false;
     if (y == 0)
