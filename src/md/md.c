@@ -13,12 +13,9 @@
  * Along the way:
  *  - headings are collected (level, id, plain title, inline HTML, line);
  *  - every link and image outside an image's alt text goes to the resolver
- *    with its file position. cmark (0.30) gives inline nodes a line and a
- *    column, but the column is off on paragraph lines whose prefix differs
- *    from the first line's (lazy continuation, extra indentation, tabs); when
- *    the column does not point at the link's '[' (or the image's '!') in the
- *    source, it is corrected by the smallest shift that lands on one and on
- *    the link's closing ')' or ']'. Columns count bytes, from 1;
+ *    with its file position: the line, and the column (in bytes, from 1) of
+ *    its '[' ('!' for images, '<' for autolinks). cmark's own inline
+ *    positions are only a hint (see link_position);
  *  - the summary is the HTML before the first `<!--more-->` (an HTML block or
  *    inline HTML holding that comment), with the elements still open at
  *    that point closed, so it is well-formed; the marker itself is left out
@@ -209,6 +206,8 @@ typedef struct renderer {
     vec heads, links;
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
+    cmark_node *cur_leaf; /* block of the last link placed, and where it began */
+    int cur_line, cur_col;
 } renderer;
 
 /* Plain text of an inline subtree: text and code spans, breaks as spaces,
@@ -342,35 +341,104 @@ static bool source_line(renderer *r, int line, const char **s, size_t *n)
     return true;
 }
 
-static bool pos_ok(const char *s, size_t n, long col, long end, char want)
+/* Is s[i] a link or image start: `want` there, and not backslash-escaped?
+ * For an image, the '!' must be followed by '['. */
+static bool is_start(const char *s, size_t n, size_t i, const char *want, bool image)
 {
-    if (col < 1 || (size_t)col > n || s[col - 1] != want)
+    if (!strchr(want, s[i]) || s[i] == '\0')
         return false;
-    if (end < 0) /* the link ends on another line */
-        return true;
-    return end >= 1 && (size_t)end <= n && (s[end - 1] == ')' || s[end - 1] == ']');
+    if (image && (i + 1 >= n || s[i + 1] != '['))
+        return false;
+    size_t k = i;
+    while (k > 0 && s[k - 1] == '\\')
+        k--;
+    return (i - k) % 2 == 0;
 }
 
-/* The column of n's first byte ('[' or '!') in its source line. */
-static int link_column(renderer *r, cmark_node *n, bool image)
+/* A line that looks like the start of a link reference definition. */
+static bool ref_def_line(const char *s, size_t n)
 {
-    int line = cmark_node_get_start_line(n), col = cmark_node_get_start_column(n);
-    long end = cmark_node_get_end_line(n) == line ? cmark_node_get_end_column(n) : -1;
-    const char *s;
-    size_t len;
-    char want = image ? '!' : '[';
-    if (!source_line(r, line, &s, &len))
-        return col;
-    if (pos_ok(s, len, col, end, want))
-        return col;
-    for (int strict = 1; strict >= 0; strict--)
-        for (long d = 1; d <= (long)len + col; d++)
-            for (int sign = 1; sign >= -1; sign -= 2) {
-                long c = col + sign * d, e = end < 0 || !strict ? -1 : end + sign * d;
-                if (pos_ok(s, len, c, e, want))
-                    return (int)c;
+    size_t i = 0;
+    while (i < n && i < 3 && s[i] == ' ')
+        i++;
+    if (i >= n || s[i] != '[')
+        return false;
+    const char *close = memchr(s + i, ']', n - i);
+    return close && close + 1 < s + n && close[1] == ':';
+}
+
+/* Finds the file position of link/image n, which sits in leaf block `leaf`.
+ *
+ * cmark's inline positions are only hints: it drops newlines met inside
+ * link destinations and titles, dates a link that spans lines from its last
+ * line, counts lines of a paragraph from the link reference definitions
+ * that were taken out of it, and gets columns wrong on lines whose prefix
+ * differs from the block's first line (lazy continuations, indentation,
+ * tabs) and for autolinks. So the start is looked up in the source: of the
+ * unescaped '[' ('!' for images, also '<' for what looks like an autolink)
+ * after the previous link of the block, the one nearest cmark's hint
+ * (the line first, then the column). */
+static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool image, int *line_out,
+                          int *col_out)
+{
+    int hl = cmark_node_get_start_line(n), hc = cmark_node_get_start_column(n);
+    *line_out = hl;
+    *col_out = hc > 0 ? hc : 1;
+    if (!leaf)
+        return;
+    if (leaf != r->cur_leaf) {
+        r->cur_leaf = leaf;
+        r->cur_line = cmark_node_get_start_line(leaf);
+        r->cur_col = 0;
+        /* link reference definitions come first in a paragraph */
+        const char *s;
+        size_t len;
+        if (cmark_node_get_type(leaf) == CMARK_NODE_PARAGRAPH)
+            while (r->cur_line < cmark_node_get_end_line(leaf)
+                   && source_line(r, r->cur_line, &s, &len) && ref_def_line(s, len))
+                r->cur_line++;
+    }
+    const char *want = "[";
+    if (image) {
+        want = "!";
+    } else {
+        const char *url = cmark_node_get_url(n);
+        cmark_node *c = cmark_node_first_child(n);
+        const char *lit = c ? cmark_node_get_literal(c) : NULL;
+        if (url && lit && !cmark_node_next(c)
+            && (!strcmp(url, lit) || (!strncmp(url, "mailto:", 7) && !strcmp(url + 7, lit))))
+            want = "[<";
+    }
+    int last = cmark_node_get_end_line(leaf);
+    const long W = 1L << 20;
+    long best = -1;
+    int bl = 0, bc = 0;
+    for (int ln = r->cur_line; ln <= last; ln++) {
+        if (best >= 0 && (long)(ln - hl) * W > best)
+            break;
+        const char *s;
+        size_t len;
+        if (!source_line(r, ln, &s, &len))
+            break;
+        size_t from = ln == r->cur_line ? (size_t)r->cur_col : 0;
+        for (size_t i = from; i < len; i++) {
+            if (!is_start(s, len, i, want, image))
+                continue;
+            long dl = labs((long)(ln - hl)), dc = labs((long)i + 1 - hc);
+            long score = dl * W + dc;
+            if (best < 0 || score < best) {
+                best = score;
+                bl = ln;
+                bc = (int)i + 1;
             }
-    return col > 0 ? col : 1;
+        }
+    }
+    if (best < 0)
+        return;
+    *line_out = bl;
+    *col_out = bc;
+    r->cur_line = bl;
+    r->cur_col = bc; /* the next link starts after this one's first byte */
 }
 
 /* ---- headings ---- */
@@ -433,14 +501,20 @@ static void flush_words(renderer *r)
 
 static void enter_link(renderer *r, cmark_node *n, bool image)
 {
+    cmark_node *leaf = cmark_node_parent(n);
+    while (leaf && cmark_node_get_type(leaf) != CMARK_NODE_PARAGRAPH
+           && cmark_node_get_type(leaf) != CMARK_NODE_HEADING)
+        leaf = cmark_node_parent(leaf);
     md_link *l = vec_push(&r->links);
     const char *url = cmark_node_get_url(n);
     l->dest = arena_strdup(r->a, url ? url : "");
     buf_reset(&r->tmp);
     plain_text(n, &r->tmp);
     l->text = arena_strndup(r->a, r->tmp.data, r->tmp.len);
-    l->line = cmark_node_get_start_line(n) + r->line0;
-    l->col = link_column(r, n, image);
+    int line, col;
+    link_position(r, n, leaf, image, &line, &col);
+    l->line = line + r->line0;
+    l->col = col;
     l->image = image;
     const char *w = r->resolve ? r->resolve(r->ctx, l) : NULL;
     buf *b = &r->html;

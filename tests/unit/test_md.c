@@ -1,0 +1,387 @@
+/* Unit tests for md: the HTML must be cmark_render_html's, byte for byte,
+ * apart from heading ids and rewritten destinations; heading ids, the
+ * resolver's positions, the summary and word counts. */
+#include "harness.h"
+
+#include <cmark.h>
+#include <stdlib.h>
+
+#include "md/md.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* Our HTML with ` id="…"` taken out of heading tags. */
+static char *strip_ids(const char *html)
+{
+    buf b = BUF_INIT;
+    for (const char *p = html; *p;) {
+        if (p[0] == '<' && p[1] == 'h' && p[2] >= '1' && p[2] <= '6' && !strncmp(p + 3, " id=\"", 5)) {
+            buf_put(&b, p, 3);
+            const char *q = strchr(p + 8, '"');
+            p = q ? q + 1 : p + 8;
+        } else {
+            buf_putc(&b, *p++);
+        }
+    }
+    return buf_detach(&b, NULL);
+}
+
+/* Renders s both ways with the given options and compares. */
+static int same_as_cmark(const char *s, bool unsafe, bool smart, bool hard)
+{
+    md_options o = { unsafe, smart, hard };
+    int opts = (unsafe ? CMARK_OPT_UNSAFE : 0) | (smart ? CMARK_OPT_SMART : 0)
+               | (hard ? CMARK_OPT_HARDBREAKS : 0);
+    char *want = cmark_markdown_to_html(s, strlen(s), opts);
+    arena *a = arena_new();
+    md_result r;
+    md_render(str_from(s), 1, &o, NULL, NULL, a, &r);
+    char *got = strip_ids(r.html);
+    int ok = !strcmp(got, want) && strlen(r.html) == r.html_len;
+    if (!ok)
+        fprintf(stderr, "input [%s] (unsafe=%d smart=%d hard=%d)\n  got:  [%s]\n  want: [%s]\n", s,
+                unsafe, smart, hard, got, want);
+    free(got);
+    free(want);
+    arena_free(a);
+    return ok;
+}
+
+static int same_all_options(const char *s)
+{
+    int ok = 1;
+    for (int m = 0; m < 8; m++)
+        ok &= same_as_cmark(s, m & 1, m & 2, m & 4);
+    return ok;
+}
+
+static const char *const samples[] = {
+    "",
+    "plain text",
+    "*emph* **strong** ***both*** _u_ __uu__ *a **b** c*",
+    "# H1\n## H2\n### H3\n#### H4\n##### H5\n###### H6\n",
+    "Setext\n======\n\nTwo\n---\n",
+    "> quote\n> > nested\n>\n> - list in quote\n",
+    "> lazy\ncontinuation\n",
+    "- a\n- b\n  - c\n  - d\n    1. e\n    2. f\n- g\n",
+    "- loose\n\n- list\n\n  second para\n",
+    "3. three\n4. four\n",
+    "1) paren\n2) list\n",
+    "* * *\n---\n___\n",
+    "    indented code\n      more\n",
+    "```\nfenced <code> & \"q\"\n```\n",
+    "```python extra info\ndef f(): return 1 < 2\n```\n",
+    "~~~ c&\"<>\nx\n~~~\n",
+    "`code span` and `` a`b `` and `<tag>`",
+    "<div>\n*raw* block\n</div>\n\npara <span class=\"x\">inline</span> <!-- c -->\n",
+    "<script>alert(1)</script>\n",
+    "&amp; &copy; &#35; &#x22; &nbsp; &bogus; AT&T 4 < 5 > 3 \"quoted\" 'single'",
+    "<http://example.com/a?b=c&d=e> <mailto:x@y.z> <x@y.z>",
+    "line one  \nline two\\\nline three\nline four",
+    "![alt *text*](/img.png \"Title & more\") ![](empty.png) ![a ![b](c) d](e)",
+    "[link](/url \"title\") [empty]() [spaces](<a b>) [unicode](/ü/é) [q](/a'b\"c)",
+    "[ref] and [Ref][] and [text][ref]\n\n[ref]: /ref-url 'Ref Title'\n",
+    "[js](javascript:alert(1)) [JS](JAVASCRIPT:x) [vb](vbscript:x) [f](file:///etc) "
+    "[d](data:text/html,x) ![p](data:image/png;base64,AAA) [dp](data:image/png;x) "
+    "![g](data:image/gif;x) ![s](data:image/svg+xml;x) [ok](https://x.y/#a_b~c)",
+    "[br\\[a\\]ckets](/x%20y?q=[1]&r={2}|`^\\\\) [tab](/a\tb)",
+    "\"smart\" 'quotes' -- dashes --- and ... ellipsis",
+    "a\n\n\n\nb\n\n   \n",
+    "# heading with `code` and *emph* and [link](/l)\n",
+    "#\n\n# #\n",
+    "- [ ] not a task list (core cmark)\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+    "\\*not emph\\* \\# \\\\ \\`",
+    "<!--more-->\n",
+    "x <!--more--> y",
+    "1. a\n\n   ```\n   code in list\n   ```\n2. b\n   > quote in list\n",
+    "- a\n- <div>html in tight item</div>\n- c\n",
+    "Hard  \nbreak *em  \nph*\n",
+    "\tTab\tindented\n\n-\ttab list\n",
+    "中文段落，包含**粗体**和`代码`。\n\n## 分布式训练\n",
+    "a\r\nb\r\n\r\n# c\r\n",
+    "a\rb\r\rc",
+    "- \n  empty first line item\n-\n",
+    "[foo]: /u\n\n[foo]\n[FOO]\n[Foo][]\n",
+    "***\n**",
+    "<a href=\"x\">*emph in raw*</a>\n",
+    "<?php echo 1; ?>\n\n<!DOCTYPE html>\n\n<![CDATA[x]]>\n",
+};
+
+TEST(html_matches_cmark)
+{
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++)
+        OK(same_all_options(samples[i]));
+}
+
+/* Random documents built from pieces that exercise the renderer. */
+TEST(html_matches_cmark_random)
+{
+    static const char *const pieces[] = {
+        "# ", "## ", "> ", "- ", "1. ", "  ", "    ", "\n", "\n\n", "*", "**", "_", "`",
+        "```", "~~~", "[", "]", "(", ")", "![", "](", "/url", " \"t\"", "<", ">", "&",
+        "&amp;", "\"", "'", "<div>", "</div>", "<span>", "<!--more-->", "<!-- x -->",
+        "word ", "中文", "---", "===", "\\", "  \n", "javascript:", "http://a.b/c?d&e",
+        "<http://x.y>", "text", "\t", "|", "[r]", "[r]: /ref\n", "3) ", "...", "--",
+    };
+    unsigned seed = 12345;
+    buf doc = BUF_INIT;
+    int failures = 0;
+    for (int k = 0; k < 1500 && failures < 3; k++) {
+        buf_reset(&doc);
+        int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf_puts(&doc, pieces[(seed >> 16) % (sizeof pieces / sizeof *pieces)]);
+        }
+        if (!same_all_options(doc.data))
+            failures++;
+    }
+    EQ_INT(failures, 0);
+    buf_release(&doc);
+}
+
+static md_result render(arena *a, const char *s, int first_line, md_link_fn fn, void *ctx)
+{
+    md_options o = { true, false, false };
+    md_result r;
+    md_render(str_from(s), first_line, &o, fn, ctx, a, &r);
+    return r;
+}
+
+TEST(heading_ids)
+{
+    arena *a = arena_new();
+    md_result r = render(a,
+                         "# LLM Training\n\ntext\n\n## LLM Training\n\n## LLM training!\n\n"
+                         "## 分布式训练\n\n### `code` & *emph*\n\n## !!!\n\n## ---\n\n"
+                         "## LLM Training 1\n\n## Section\n",
+                         1, NULL, NULL);
+    EQ_INT(r.nheadings, 9);
+    if (r.nheadings == 9) {
+        EQ_STR(r.headings[0].id, "llm-training");
+        EQ_INT(r.headings[0].level, 1);
+        EQ_STR(r.headings[0].title, "LLM Training");
+        EQ_INT(r.headings[0].line, 1);
+        EQ_STR(r.headings[1].id, "llm-training-1");
+        EQ_STR(r.headings[2].id, "llm-training-2");
+        EQ_STR(r.headings[3].id, "分布式训练");
+        EQ_STR(r.headings[3].title, "分布式训练");
+        EQ_STR(r.headings[4].id, "code-emph");
+        EQ_STR(r.headings[4].title, "code & emph");
+        EQ_STR(r.headings[4].html, "<code>code</code> &amp; <em>emph</em>");
+        EQ_INT(r.headings[4].level, 3);
+        EQ_STR(r.headings[5].id, "section");
+        EQ_STR(r.headings[6].id, "section-1");
+        /* "llm-training-1" is taken by the second heading */
+        EQ_STR(r.headings[7].id, "llm-training-1-1");
+        EQ_STR(r.headings[8].id, "section-2");
+        EQ_INT(r.headings[8].line, 19);
+    }
+    OK(strstr(r.html, "<h1 id=\"llm-training\">LLM Training</h1>\n") != NULL);
+    OK(strstr(r.html, "<h2 id=\"分布式训练\">分布式训练</h2>\n") != NULL);
+    OK(strstr(r.html, "<h3 id=\"code-emph\"><code>code</code> &amp; <em>emph</em></h3>\n") != NULL);
+    arena_free(a);
+}
+
+TEST(heading_lines)
+{
+    arena *a = arena_new();
+    md_result r = render(a, "intro\n\nSetext\n===\n\n> ## in quote\n\n- # in list\n", 5, NULL, NULL);
+    EQ_INT(r.nheadings, 3);
+    if (r.nheadings == 3) {
+        EQ_INT(r.headings[0].line, 7);
+        EQ_STR(r.headings[0].id, "setext");
+        EQ_INT(r.headings[1].line, 10);
+        EQ_INT(r.headings[1].level, 2);
+        EQ_INT(r.headings[2].line, 12);
+        EQ_STR(r.headings[2].html, "in list");
+    }
+    arena_free(a);
+}
+
+typedef struct seen {
+    int n;
+    char log[2048];
+} seen;
+
+/* Rewrites *.md destinations to /posts/<name>/ and logs every call. */
+static const char *resolver(void *ctx, const md_link *l)
+{
+    seen *s = ctx;
+    size_t used = strlen(s->log);
+    snprintf(s->log + used, sizeof s->log - used, "%s%s|%s|%d:%d;", l->image ? "img " : "", l->dest,
+             l->text, l->line, l->col);
+    s->n++;
+    size_t n = strlen(l->dest);
+    if (n > 3 && !strcmp(l->dest + n - 3, ".md"))
+        return "/posts/x y/?a=1&b='2'";
+    if (!strcmp(l->dest, "drop"))
+        return "javascript:alert(1)";
+    return NULL;
+}
+
+TEST(links_resolved_with_positions)
+{
+    arena *a = arena_new();
+    seen s = { 0, "" };
+    const char *src = "See [this post](2024-02-01-x.md) for details.\n"  /* line 5 */
+                      "And ![pic *a*](img.png \"t\") and [ext](https://e.x/).\n"
+                      "\n"
+                      "> quote [q](q.md)\n"
+                      "lazy [l](l)\n"
+                      "\n"
+                      "- item\n"
+                      "     [indented](i) [two](t)\n"
+                      "\n"
+                      "# Head [h](h.md#frag)\n"
+                      "\n"
+                      "[ref] and \t[tab](tab)\n"
+                      "\n"
+                      "[ref]: r.md\n"
+                      "[multi\nline](m)\n"
+                      "[drop](drop)\n";
+    md_result r = render(a, src, 5, resolver, &s);
+    EQ_STR(s.log, "2024-02-01-x.md|this post|5:5;"
+                  "img img.png|pic a|6:5;"
+                  "https://e.x/|ext|6:33;"
+                  "q.md|q|8:9;"
+                  "l|l|9:6;"
+                  "i|indented|12:6;"
+                  "t|two|12:20;"
+                  "h.md#frag|h|14:8;"
+                  "r.md|ref|16:1;"
+                  "tab|tab|16:12;"
+                  "m|multi line|19:1;"
+                  "drop|drop|21:1;");
+    EQ_INT(r.nlinks, 12);
+    if (r.nlinks == 12) {
+        EQ_STR(r.links[0].dest, "2024-02-01-x.md");
+        EQ_STR(r.links[0].text, "this post");
+        EQ_INT(r.links[0].line, 5);
+        EQ_INT(r.links[0].col, 5);
+        OK(!r.links[0].image);
+        OK(r.links[1].image);
+        EQ_STR(r.links[1].text, "pic a");
+    }
+    OK(strstr(r.html, "<a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">this post</a>") != NULL);
+    OK(strstr(r.html, "<img src=\"img.png\" alt=\"pic a\" title=\"t\" />") != NULL);
+    OK(strstr(r.html, "<a href=\"https://e.x/\">ext</a>") != NULL);
+    OK(strstr(r.html, "<h1 id=\"head-h\">Head <a href=\"h.md#frag\">h</a></h1>") != NULL);
+    /* unsafe is on: a javascript: URL from the resolver is written */
+    OK(strstr(r.html, "<a href=\"javascript:alert(1)\">drop</a>") != NULL);
+
+    /* without unsafe, a dangerous URL from the resolver is dropped as cmark drops it */
+    seen s2 = { 0, "" };
+    md_options o = { false, false, false };
+    md_result r2;
+    md_render(str_from("[drop](drop) [keep](k.md)"), 1, &o, resolver, &s2, a, &r2);
+    EQ_STR(r2.html, "<p><a href=\"\">drop</a> <a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">keep</a></p>\n");
+    EQ_INT(s2.n, 2);
+
+    /* no resolver */
+    md_result r3 = render(a, "[a](b)", 1, NULL, NULL);
+    EQ_INT(r3.nlinks, 1);
+    EQ_STR(r3.html, "<p><a href=\"b\">a</a></p>\n");
+    arena_free(a);
+}
+
+TEST(summary)
+{
+    arena *a = arena_new();
+    md_result r = render(a, "# Title\n\nFirst *para*.\n\nSecond.\n", 1, NULL, NULL);
+    OK(!r.has_more);
+    EQ_STR(r.summary_html, "<p>First <em>para</em>.</p>\n");
+    EQ_INT(r.summary_len, strlen(r.summary_html));
+
+    r = render(a, "One.\n\nTwo.\n\n<!--more-->\n\nThree.\n", 1, NULL, NULL);
+    OK(r.has_more);
+    EQ_STR(r.summary_html, "<p>One.</p>\n<p>Two.</p>\n");
+    EQ_STR(r.html, "<p>One.</p>\n<p>Two.</p>\n<!--more-->\n<p>Three.</p>\n");
+
+    /* inline marker: the open elements are closed */
+    r = render(a, "> Intro *with <!--more--> rest* here\n\nafter\n", 1, NULL, NULL);
+    OK(r.has_more);
+    EQ_STR(r.summary_html, "<blockquote>\n<p>Intro <em>with</em></p>\n</blockquote>\n");
+
+    r = render(a, "- a\n- b <!--more--> c\n", 1, NULL, NULL);
+    EQ_STR(r.summary_html, "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n");
+
+    /* safe mode still splits (the body shows the omitted-HTML comment) */
+    md_options safe = { false, false, false };
+    md_render(str_from("A\n\n<!--more-->\n\nB\n"), 1, &safe, NULL, NULL, a, &r);
+    OK(r.has_more);
+    EQ_STR(r.summary_html, "<p>A</p>\n");
+    EQ_STR(r.html, "<p>A</p>\n<!-- raw HTML omitted -->\n<p>B</p>\n");
+
+    /* marker first: empty summary */
+    r = render(a, "<!--more-->\ntext\n", 1, NULL, NULL);
+    OK(r.has_more);
+    EQ_STR(r.summary_html, "");
+
+    /* no paragraph at all */
+    r = render(a, "# Only a heading\n\n    code\n", 1, NULL, NULL);
+    OK(!r.has_more);
+    EQ_STR(r.summary_html, "");
+    EQ_INT(r.summary_len, 0);
+
+    /* the first top-level paragraph, not one in a list */
+    r = render(a, "- item\n\nthe para\n", 1, NULL, NULL);
+    EQ_STR(r.summary_html, "<p>the para</p>\n");
+
+    /* empty body */
+    r = render(a, "", 1, NULL, NULL);
+    EQ_STR(r.html, "");
+    EQ_STR(r.summary_html, "");
+    EQ_INT(r.word_count, 0);
+    EQ_INT(r.nheadings, 0);
+    EQ_INT(r.nlinks, 0);
+    arena_free(a);
+}
+
+TEST(word_count)
+{
+    arena *a = arena_new();
+    EQ_INT(render(a, "one two three", 1, NULL, NULL).word_count, 3);
+    /* inline markup inside a word does not split it; breaks do separate */
+    EQ_INT(render(a, "foo*bar* baz\nqux  \nquux", 1, NULL, NULL).word_count, 4);
+    /* code spans count, code blocks and raw HTML do not */
+    EQ_INT(render(a, "use `make all` now\n\n    not counted here\n\n<div>\nnor this\n</div>\n",
+                  1, NULL, NULL).word_count, 4);
+    /* headings, links and list items count; image alt text does not */
+    EQ_INT(render(a, "# Big Title\n\n- [a link](x) ok\n- ![alt words](i.png)\n", 1, NULL, NULL)
+               .word_count, 5);
+    /* CJK characters one each */
+    EQ_INT(render(a, "## 分布式训练\n\n梯度压缩 and GPU scheduling。\n", 1, NULL, NULL).word_count,
+           5 + 4 + 3);
+    /* inline HTML separates */
+    EQ_INT(render(a, "a<br>b", 1, NULL, NULL).word_count, 2);
+    arena_free(a);
+}
+
+TEST(options)
+{
+    arena *a = arena_new();
+    md_options o = { false, true, true };
+    md_result r;
+    md_render(str_from("\"hi\" -- x\ny <b>z</b>"), 1, &o, NULL, NULL, a, &r);
+    EQ_STR(r.html, "<p>“hi” – x<br />\ny <!-- raw HTML omitted -->z<!-- raw HTML omitted --></p>\n");
+    md_render(str_from("a\nb"), 1, NULL, NULL, NULL, a, &r);
+    EQ_STR(r.html, "<p>a\nb</p>\n");
+    /* body need not be NUL-terminated */
+    md_render(str_make("*x* tail", 3), 1, NULL, NULL, NULL, a, &r);
+    EQ_STR(r.html, "<p><em>x</em></p>\n");
+    arena_free(a);
+}
+
+int main(void)
+{
+    RUN(html_matches_cmark);
+    RUN(html_matches_cmark_random);
+    RUN(heading_ids);
+    RUN(heading_lines);
+    RUN(links_resolved_with_positions);
+    RUN(summary);
+    RUN(word_count);
+    RUN(options);
+    return harness_done();
+}
