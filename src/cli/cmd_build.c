@@ -1,0 +1,142 @@
+/* cmd_build: `sheaf build` (write the site) and `sheaf check` (do all the
+ * work in memory, write nothing, report every problem). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "render/build.h"
+#include "util/fs.h"
+
+static const char build_usage[] =
+    "usage: sheaf build [-s DIR] [-o DIR] [--base-url URL] [--drafts] [-j N] [--stats] [-q]\n"
+    "\n"
+    "Builds the site in DIR (content/, templates/, static/, site.yaml) into the\n"
+    "output folder. The new output replaces the old one only when the whole build\n"
+    "succeeded; files whose bytes did not change are kept as they were.\n"
+    "\n"
+    "  -s, --site DIR    the site folder (default: .)\n"
+    "  -o, --output DIR  the output folder (default: DIR/public)\n"
+    "  --base-url URL    override base_url from site.yaml\n"
+    "  -D, --drafts      build drafts too\n"
+    "  -j, --jobs N      worker threads (default: one per core)\n"
+    "  --stats           print where the time went (load, markdown, model, render, write)\n"
+    "  -q, --quiet       print nothing but problems\n"
+    "  -h, --help        show this help\n";
+
+static const char check_usage[] =
+    "usage: sheaf check [-s DIR] [--drafts] [-j N]\n"
+    "\n"
+    "Reads, parses and renders the whole site in memory and reports every problem\n"
+    "(front matter, broken links and anchors, templates) sorted by file and line.\n"
+    "Writes nothing. Exit status 1 when there is an error.\n"
+    "\n"
+    "  -s, --site DIR    the site folder (default: .)\n"
+    "  -D, --drafts      check drafts too\n"
+    "  -j, --jobs N      worker threads (default: one per core)\n"
+    "  -h, --help        show this help\n";
+
+static int run(int argc, char **argv, bool check)
+{
+    static const struct option opts[] = {
+        { "site", required_argument, NULL, 's' },
+        { "output", required_argument, NULL, 'o' },
+        { "base-url", required_argument, NULL, 'b' },
+        { "drafts", no_argument, NULL, 'D' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "stats", no_argument, NULL, 'S' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *usage = check ? check_usage : build_usage;
+    build_options o = { .site_dir = ".", .write = !check };
+    bool quiet = false, stats = false;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, check ? "s:Dj:h" : "s:o:Dj:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': o.site_dir = optarg; break;
+        case 'o':
+            if (check)
+                goto bad;
+            o.out_dir = optarg;
+            break;
+        case 'b':
+            if (check)
+                goto bad;
+            o.base_url = optarg;
+            break;
+        case 'D': o.drafts = true; break;
+        case 'j': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 256) {
+                fprintf(stderr, "sheaf %s: -j needs a number of threads from 1 to 256, not '%s'\n",
+                        check ? "check" : "build", optarg);
+                return 2;
+            }
+            o.jobs = (int)n;
+            break;
+        }
+        case 'S':
+            if (check)
+                goto bad;
+            stats = true;
+            break;
+        case 'q': quiet = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        default:
+        bad:
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "sheaf %s: unexpected argument '%s'\n%s", check ? "check" : "build",
+                argv[optind], usage);
+        return 2;
+    }
+    if (!fs_is_dir(o.site_dir)) {
+        fprintf(stderr, "sheaf %s: %s: no such folder (give the site folder with -s DIR)\n",
+                check ? "check" : "build", o.site_dir);
+        return 2;
+    }
+    diag_list *d = diag_list_new();
+    build_stats st;
+    bool ok = build_site(&o, d, &st);
+    cli_print_diags(d);
+    size_t errors = diag_error_count(d), warnings = diag_warning_count(d);
+    diag_list_free(d);
+    if (check) {
+        if (!quiet)
+            fprintf(stderr, "%s: %zu page%s (%zu post%s), %zu error%s, %zu warning%s\n",
+                    ok ? "ok" : "failed", st.pages, st.pages == 1 ? "" : "s", st.posts,
+                    st.posts == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings,
+                    warnings == 1 ? "" : "s");
+        return ok ? 0 : 1;
+    }
+    if (!ok) {
+        fprintf(stderr, "build failed: %zu error%s; the previous output was left as it was\n", errors,
+                errors == 1 ? "" : "s");
+        return 1;
+    }
+    char *out = o.out_dir ? NULL : fs_join(o.site_dir, "public");
+    if (!quiet)
+        printf("Built %zu page%s (%zu post%s, %zu tag%s): %zu written, %zu unchanged, %zu removed in "
+               "%.0f ms → %s\n",
+               st.pages, st.pages == 1 ? "" : "s", st.posts, st.posts == 1 ? "" : "s", st.tags,
+               st.tags == 1 ? "" : "s", st.written + st.copied, st.unchanged, st.removed, st.ms_total,
+               o.out_dir ? o.out_dir : out);
+    if (stats)
+        printf("  config %.1f ms, load %.1f ms, markdown %.1f ms, model %.1f ms, render+write %.1f ms, "
+               "swap %.1f ms; %zu outputs rendered\n",
+               st.ms_config, st.ms_load, st.ms_markdown, st.ms_model, st.ms_render, st.ms_write,
+               st.rendered);
+    free(out);
+    return 0;
+}
+
+int cli_build(int argc, char **argv) { return run(argc, argv, false); }
+int cli_check(int argc, char **argv) { return run(argc, argv, true); }

@@ -1,0 +1,480 @@
+/* build: the pipeline, stage by stage (see build.h and DESIGN.md):
+ *   config → load + front matter (parallel) → output paths → markdown with
+ *   link resolution (parallel) → link checks, backlinks → model → render
+ *   every output (parallel) → swap the new output folder in.
+ * Rendering is a list of independent jobs over the finished, immutable
+ * model; each worker has its own scratch arena. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "render/build.h"
+#include "render/output.h"
+#include "site/site.h"
+#include "tpl/tpl.h"
+#include "util/fs.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- render jobs ----------------------------------------------------------- */
+
+typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_TAGS, J_ARCHIVE, J_FEED, J_SITEMAP, J_ROBOTS,
+                        J_404, J_ALIAS, J_FILE } job_kind;
+
+typedef struct job {
+    job_kind kind;
+    int a, b; /* page / tag / index page number / file; alias number */
+} job;
+
+typedef struct render_ctx {
+    site *s;
+    tpl_loader *l;
+    tpl_options opt;
+    output *out;
+    job *jobs;
+    size_t njobs;
+    arena **scratch;
+    diag_list **diags; /* one per worker: merged and de-duplicated after */
+    tpl_value years;
+    size_t index_pages;
+} render_ctx;
+
+static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char *title, const char *path)
+{
+    tpl_map *m = tpl_map_new(a, 4);
+    tpl_map_set_str(a, m, "kind", tpl_str(kind));
+    tpl_map_set_str(a, m, "title", tpl_str(title));
+    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_path, path)));
+    tpl_map_set_str(a, m, "permalink", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_url, path)));
+    return m;
+}
+
+static const char *index_path(arena *a, size_t n)
+{
+    return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
+}
+
+static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
+{
+    site *s = c->s;
+    tpl_map *vars = tpl_map_new(a, 6);
+    tpl_map_set_str(a, vars, "site", s->site_value);
+    const char *tname = NULL, *out_rel = NULL, *context = NULL;
+    switch (j->kind) {
+    case J_PAGE: {
+        page *p = &s->pages[j->a];
+        tname = p->template_name ? p->template_name : p->is_post ? "post.html" : "page.html";
+        out_rel = arena_printf(a, "%sindex.html", p->path);
+        context = p->src;
+        tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));
+        if (p->template_name && !tpl_loader_exists(c->l, p->template_name)) {
+            diag_error(d, p->src, 1, 1, "template '%s' (from 'template:' in the front matter) not found",
+                       p->template_name);
+            return;
+        }
+        break;
+    }
+    case J_INDEX: {
+        size_t k = (size_t)j->a, per = (size_t)s->cfg.paginate, total = c->index_pages;
+        size_t from = (k - 1) * per, to = from + per < s->nposts ? from + per : s->nposts;
+        tpl_list *pl = tpl_list_new(a, to - from);
+        for (size_t i = from; i < to; i++)
+            pl->items[i - from] = tpl_map_value(s->pages[s->posts[i]].value);
+        tpl_map *pg = tpl_map_new(a, 8);
+        tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
+        tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
+        tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
+        const char *bp = s->cfg.base_path;
+        if (k > 1)
+            tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, k - 1))));
+        if (k < total)
+            tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, k + 1))));
+        tpl_map_set_str(a, pg, "first_url", tpl_str(bp));
+        tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, total))));
+        tpl_map_set_str(a, vars, "paginator", tpl_map_value(pg));
+        const char *path = index_path(a, k);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "index", s->cfg.title, path)));
+        tname = "index.html";
+        out_rel = arena_printf(a, "%sindex.html", path);
+        context = k > 1 ? arena_printf(a, "the home page, page %zu", k) : "the home page";
+        break;
+    }
+    case J_TAG: {
+        tag_info *t = &s->tags[j->a];
+        tpl_map_set_str(a, vars, "tag", tpl_map_value(t->value));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "tag", t->name, t->path)));
+        tname = "tag.html";
+        out_rel = arena_printf(a, "%sindex.html", t->path);
+        context = arena_printf(a, "the page of tag '%s'", t->name);
+        break;
+    }
+    case J_TAGS:
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "tags", "Tags", "tags/")));
+        tname = "tags.html";
+        out_rel = "tags/index.html";
+        context = "the tags index";
+        break;
+    case J_ARCHIVE:
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "archive", "Archive", "archive/")));
+        tpl_map_set_str(a, vars, "years", c->years);
+        tname = "archive.html";
+        out_rel = "archive/index.html";
+        context = "the archive";
+        break;
+    case J_FEED:
+    case J_SITEMAP:
+    case J_ROBOTS:
+    case J_404: {
+        static const char *const names[] = { "atom.xml", "sitemap.xml", "robots.txt", "404.html" };
+        static const char *const kinds[] = { "feed", "sitemap", "robots", "404" };
+        int k = j->kind - J_FEED;
+        tname = names[k];
+        out_rel = names[k];
+        context = names[k];
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, kinds[k], k == 3 ? "Page not found" : s->cfg.title,
+                                                                 k == 3 ? "404.html" : names[k])));
+        break;
+    }
+    case J_ALIAS: {
+        page *p = &s->pages[j->a];
+        const char *al = p->aliases[j->b];
+        while (*al == '/')
+            al++;
+        size_t n = strlen(al);
+        out_rel = n == 0 ? "index.html" : al[n - 1] == '/' ? arena_printf(a, "%sindex.html", al)
+                  : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
+        const char *url = site_permalink(s, p->path);
+        buf b = BUF_INIT;
+        buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
+                       "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
+                       "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
+                       "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
+                   s->cfg.language, url, url, url, url);
+        output_put(c->out, out_rel, b.data, b.len, d);
+        buf_release(&b);
+        return;
+    }
+    case J_FILE: {
+        const site_file *f = &s->files[j->a];
+        char *src = f->data ? NULL : fs_join(s->dir, f->src);
+        output_copy(c->out, f->path, src, f->data, f->len, d);
+        free(src);
+        return;
+    }
+    }
+    tpl_map_seal(a, vars);
+    diag_list *td = diag_list_new();
+    const tpl_template *t = tpl_load(c->l, tname, td);
+    buf out = BUF_INIT;
+    if (t && tpl_render(t, c->l, vars, &c->opt, context, a, &out, td))
+        output_put(c->out, out_rel, out.data, out.len, d);
+    diag_move(d, td);
+    diag_list_free(td);
+    buf_release(&out);
+}
+
+static void render_job(void *vctx, size_t i, int worker)
+{
+    render_ctx *c = vctx;
+    render_one(c, &c->jobs[i], c->scratch[worker], c->diags[worker]);
+    arena_reset(c->scratch[worker]);
+}
+
+static void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        *v = xrealloc(*v, *cap * sizeof **v);
+    }
+    (*v)[(*n)++] = (job){ k, a, b };
+}
+
+/* The same template error on every page is reported once, with a count. */
+static void merge_diags(diag_list *d, diag_list **parts, int n)
+{
+    strmap *seen = strmap_new(64);
+    char **keys = NULL;
+    size_t nkeys = 0;
+    size_t *dups = NULL;
+    diag_list *uniq = diag_list_new();
+    for (int w = 0; w < n; w++) {
+        bool skip_notes = false;
+        for (size_t i = 0; i < diag_count(parts[w]); i++) {
+            const diag *e = diag_get(parts[w], i);
+            if (e->level == DIAG_NOTE) {
+                if (!skip_notes)
+                    diag_add(uniq, e->level, e->path, e->line, e->col, "%s", e->message);
+                continue;
+            }
+            buf k = BUF_INIT;
+            diag_format(e, &k);
+            char *key = buf_detach(&k, NULL);
+            long idx = strmap_put(seen, key, (long)nkeys);
+            if (idx != (long)nkeys) {
+                free(key);
+                dups[idx]++;
+                skip_notes = true;
+                continue;
+            }
+            keys = xrealloc(keys, (nkeys + 1) * sizeof *keys);
+            dups = xrealloc(dups, (nkeys + 1) * sizeof *dups);
+            keys[nkeys] = key;
+            dups[nkeys] = 0;
+            nkeys++;
+            skip_notes = false;
+            diag_add(uniq, e->level, e->path, e->line, e->col, "%s", e->message);
+        }
+    }
+    for (size_t i = 0; i < nkeys; i++)
+        if (dups[i])
+            diag_note(uniq, NULL, 0, 0, "the error '%s' came up %zu more time%s", keys[i], dups[i],
+                      dups[i] == 1 ? "" : "s");
+    diag_move(d, uniq);
+    diag_list_free(uniq);
+    for (size_t i = 0; i < nkeys; i++)
+        free(keys[i]);
+    free(keys);
+    free(dups);
+    strmap_free(seen);
+}
+
+static tpl_value archive_years(site *s)
+{
+    arena *a = s->a;
+    size_t ny = 0;
+    tpl_value *years = arena_alloc(a, (s->nposts + 1) * sizeof *years);
+    size_t k = 0;
+    while (k < s->nposts) {
+        buf y = BUF_INIT;
+        date_format(&y, &s->pages[s->posts[k]].date, "%Y");
+        size_t e = k;
+        for (;;) {
+            if (e >= s->nposts)
+                break;
+            buf z = BUF_INIT;
+            date_format(&z, &s->pages[s->posts[e]].date, "%Y");
+            bool same = !strcmp(z.data, y.data);
+            buf_release(&z);
+            if (!same)
+                break;
+            e++;
+        }
+        tpl_list *pl = tpl_list_new(a, e - k);
+        for (size_t i = k; i < e; i++)
+            pl->items[i - k] = tpl_map_value(s->pages[s->posts[i]].value);
+        tpl_map *m = tpl_map_new(a, 2);
+        tpl_map_set_str(a, m, "year", tpl_int(strtoll(y.data, NULL, 10)));
+        tpl_map_set_str(a, m, "posts", tpl_list_value(pl));
+        years[ny++] = tpl_map_value(m);
+        buf_release(&y);
+        k = e;
+    }
+    tpl_list *l = tpl_list_new(a, ny);
+    if (ny)
+        memcpy(l->items, years, ny * sizeof *years);
+    return tpl_list_value(l);
+}
+
+/* ---- the whole build --------------------------------------------------- */
+
+struct build_session {
+    build_options o;
+    char *site_dir, *out_dir, *base_url;
+};
+
+static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
+{
+    char rs[PATH_MAX], ro[PATH_MAX];
+    if (!realpath(site_dir, rs))
+        return true;
+    if (!realpath(out_dir, ro))
+        return true; /* does not exist yet */
+    static const char *const keep[] = { "", "/content", "/static", "/templates", "/themes", NULL };
+    for (size_t i = 0; keep[i]; i++) {
+        buf b = BUF_INIT;
+        buf_printf(&b, "%s%s", rs, keep[i]);
+        bool same = !strcmp(b.data, ro);
+        buf_release(&b);
+        if (same) {
+            diag_error(d, NULL, 0, 0, "refusing to use %s as the output folder: it holds the site's "
+                                      "sources and would be replaced", out_dir);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool run_build(build_session *bs, diag_list *d, build_stats *st)
+{
+    const build_options *o = &bs->o;
+    double t0 = now_ms(), t;
+    build_stats local = { 0 };
+    size_t errors_before = diag_error_count(d);
+    int jobs = site_jobs(o->jobs);
+
+    site s = { 0 };
+    s.dir = bs->site_dir;
+    s.a = arena_new();
+    s.drafts = o->drafts;
+    s.nwa = jobs;
+    s.wa = xcalloc((size_t)jobs, sizeof *s.wa);
+    for (int i = 0; i < jobs; i++)
+        s.wa[i] = arena_new();
+
+    bool ok = site_config_load(s.dir, bs->base_url, s.a, &s.cfg, d);
+    local.ms_config = now_ms() - t0;
+    if (!ok)
+        goto done;
+    t = now_ms();
+    site_load(&s, jobs, d);
+    site_assign_paths(&s, d);
+    local.ms_load = now_ms() - t;
+    t = now_ms();
+    site_render_markdown(&s, jobs, d);
+    local.ms_markdown = now_ms() - t;
+    t = now_ms();
+    site_check_links(&s, d);
+    site_build_model(&s);
+    local.ms_model = now_ms() - t;
+    if (diag_error_count(d) > errors_before) {
+        ok = false;
+        goto done;
+    }
+
+    /* render */
+    t = now_ms();
+    char *tdir = fs_join(s.dir, "templates");
+    buf theme_t = BUF_INIT;
+    buf_printf(&theme_t, "themes/%s/templates", s.cfg.theme);
+    char *thdir = fs_join(s.dir, theme_t.data);
+    const char *dirs[2] = { tdir, thdir };
+    tpl_loader *l = tpl_loader_new(dirs, 2, true);
+    output out;
+    if (!out_dir_is_safe(s.dir, bs->out_dir, d) || !output_begin(&out, bs->out_dir, o->write, d)) {
+        ok = false;
+        tpl_loader_free(l);
+        free(tdir);
+        free(thdir);
+        buf_release(&theme_t);
+        goto done;
+    }
+    render_ctx c = { .s = &s, .l = l, .out = &out };
+    c.opt.base_url = s.cfg.base_url;
+    job *jv = NULL;
+    size_t nj = 0, cj = 0;
+    for (size_t i = 0; i < s.nposts; i++)
+        add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
+    for (size_t i = 0; i < s.nplain; i++)
+        add_job(&jv, &nj, &cj, J_PAGE, s.plain[i], 0);
+    c.index_pages = s.nposts ? (s.nposts + (size_t)s.cfg.paginate - 1) / (size_t)s.cfg.paginate : 1;
+    for (size_t k = 1; k <= c.index_pages; k++)
+        add_job(&jv, &nj, &cj, J_INDEX, (int)k, 0);
+    for (size_t i = 0; i < s.ntags; i++)
+        add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
+    add_job(&jv, &nj, &cj, J_TAGS, 0, 0);
+    add_job(&jv, &nj, &cj, J_ARCHIVE, 0, 0);
+    add_job(&jv, &nj, &cj, J_FEED, 0, 0);
+    add_job(&jv, &nj, &cj, J_SITEMAP, 0, 0);
+    add_job(&jv, &nj, &cj, J_ROBOTS, 0, 0);
+    add_job(&jv, &nj, &cj, J_404, 0, 0);
+    for (size_t i = 0; i < s.npages; i++) {
+        page *p = &s.pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k < p->naliases; k++)
+            add_job(&jv, &nj, &cj, J_ALIAS, (int)i, (int)k);
+    }
+    size_t nrender = nj;
+    for (size_t i = 0; i < s.nfiles; i++)
+        add_job(&jv, &nj, &cj, J_FILE, (int)i, 0);
+    c.jobs = jv;
+    c.njobs = nj;
+    c.years = archive_years(&s);
+    c.scratch = xcalloc((size_t)jobs, sizeof *c.scratch);
+    c.diags = xcalloc((size_t)jobs, sizeof *c.diags);
+    for (int i = 0; i < jobs; i++) {
+        c.scratch[i] = arena_new();
+        c.diags[i] = diag_list_new();
+    }
+    site_parallel(nj, jobs, render_job, &c);
+    merge_diags(d, c.diags, jobs);
+    for (int i = 0; i < jobs; i++) {
+        arena_free(c.scratch[i]);
+        diag_list_free(c.diags[i]);
+    }
+    free(c.scratch);
+    free(c.diags);
+    free(jv);
+    local.ms_render = now_ms() - t;
+    t = now_ms();
+    ok = diag_error_count(d) == errors_before;
+    ok = output_end(&out, ok, d) && ok;
+    local.ms_write = now_ms() - t;
+    local.written = atomic_load(&out.written);
+    local.unchanged = atomic_load(&out.unchanged);
+    local.removed = atomic_load(&out.removed);
+    local.copied = atomic_load(&out.copied);
+    local.rendered = nrender;
+    output_free(&out);
+    tpl_loader_free(l);
+    free(tdir);
+    free(thdir);
+    buf_release(&theme_t);
+done:
+    local.posts = s.nposts;
+    local.pages = s.nposts + s.nplain;
+    local.tags = s.ntags;
+    local.ms_total = now_ms() - t0;
+    if (st)
+        *st = local;
+    site_free(&s);
+    return ok && diag_error_count(d) == errors_before;
+}
+
+build_session *build_session_new(const build_options *o)
+{
+    build_session *s = xcalloc(1, sizeof *s);
+    s->o = *o;
+    s->site_dir = xstrdup(o->site_dir ? o->site_dir : ".");
+    s->out_dir = o->out_dir ? xstrdup(o->out_dir) : fs_join(s->site_dir, "public");
+    s->base_url = o->base_url ? xstrdup(o->base_url) : NULL;
+    s->o.site_dir = s->site_dir;
+    s->o.out_dir = s->out_dir;
+    s->o.base_url = s->base_url;
+    return s;
+}
+
+void build_session_free(build_session *s)
+{
+    if (!s)
+        return;
+    free(s->site_dir);
+    free(s->out_dir);
+    free(s->base_url);
+    free(s);
+}
+
+bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
+                       build_stats *st)
+{
+    (void)changed;
+    (void)nchanged;
+    return run_build(s, d, st);
+}
+
+bool build_site(const build_options *o, diag_list *d, build_stats *st)
+{
+    build_session *s = build_session_new(o);
+    bool ok = build_session_run(s, NULL, 0, d, st);
+    build_session_free(s);
+    return ok;
+}

@@ -1,0 +1,447 @@
+/* links: cross-post links. While a page's Markdown renders, each link
+ * destination is classified and rewritten (a source path to another page
+ * becomes that page's URL); afterwards, once every page's headings are
+ * known, each link is checked — the file exists, is not an excluded draft,
+ * and its #anchor is one of the target's heading ids — and backlinks are
+ * collected. Broken links are reported at their line:col in the Markdown,
+ * with the closest existing id or file suggested. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "site/site.h"
+#include "util/strmap.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static bool has_scheme(const char *s)
+{
+    if (!strncmp(s, "//", 2))
+        return true;
+    if (!isalpha((unsigned char)*s))
+        return false;
+    const char *p = s;
+    while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.')
+        p++;
+    return *p == ':';
+}
+
+static int hexval(int c)
+{
+    return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+}
+
+static char *pct_decode(arena *a, const char *s, size_t n)
+{
+    char *o = arena_alloc(a, n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 2 < n && hexval((unsigned char)s[i + 1]) >= 0 &&
+            hexval((unsigned char)s[i + 2]) >= 0) {
+            o[k++] = (char)(hexval((unsigned char)s[i + 1]) * 16 + hexval((unsigned char)s[i + 2]));
+            i += 2;
+        } else {
+            o[k++] = s[i];
+        }
+    }
+    o[k] = 0;
+    return o;
+}
+
+/* Joins dir and rel and removes "." and ".." parts; NULL when it climbs
+ * above the root. */
+static char *normalize(arena *a, const char *dir, const char *rel)
+{
+    buf b = BUF_INIT;
+    if (dir && *dir) {
+        buf_puts(&b, dir);
+        buf_putc(&b, '/');
+    }
+    buf_puts(&b, rel);
+    char **parts = xcalloc(b.len + 1, sizeof *parts);
+    size_t n = 0;
+    bool ok = true;
+    char *save = NULL;
+    bool trailing = b.len && b.data[b.len - 1] == '/';
+    for (char *t = strtok_r(b.data, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(t, "."))
+            continue;
+        if (!strcmp(t, "..")) {
+            if (!n) {
+                ok = false;
+                break;
+            }
+            n--;
+            continue;
+        }
+        parts[n++] = t;
+    }
+    char *r = NULL;
+    if (ok) {
+        buf o = BUF_INIT;
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                buf_putc(&o, '/');
+            buf_puts(&o, parts[i]);
+        }
+        if (trailing && o.len)
+            buf_putc(&o, '/');
+        r = arena_strndup(a, o.data, o.len);
+        buf_release(&o);
+    }
+    free(parts);
+    buf_release(&b);
+    return r;
+}
+
+/* ---- the resolver (runs on the page's rendering thread) -------------- */
+
+typedef struct resolve_ctx {
+    const site *s;
+    const page *p;
+    arena *a;
+    link_rec *v;
+    size_t n, cap;
+    const strmap *outputs;
+} resolve_ctx;
+
+static link_rec *new_rec(resolve_ctx *c, const md_link *l, link_kind k)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 8;
+        link_rec *nv = arena_alloc(c->a, c->cap * sizeof *nv);
+        if (c->n)
+            memcpy(nv, c->v, c->n * sizeof *nv);
+        c->v = nv;
+    }
+    link_rec *r = &c->v[c->n++];
+    memset(r, 0, sizeof *r);
+    r->kind = k;
+    r->dest = l->dest;
+    r->text = l->text;
+    r->line = l->line;
+    r->col = l->col;
+    r->target = -1;
+    return r;
+}
+
+static const char *resolve(void *vctx, const md_link *l)
+{
+    resolve_ctx *c = vctx;
+    const site *s = c->s;
+    const char *dest = l->dest;
+    if (!*dest || has_scheme(dest)) {
+        new_rec(c, l, LINK_EXTERNAL);
+        return NULL;
+    }
+    if (dest[0] == '#') {
+        link_rec *r = new_rec(c, l, LINK_SELF);
+        r->anchor = pct_decode(c->a, dest + 1, strlen(dest + 1));
+        return NULL;
+    }
+    if (dest[0] == '/') {
+        new_rec(c, l, LINK_ABSOLUTE);
+        if (!strcmp(s->cfg.base_path, "/"))
+            return NULL;
+        return arena_printf(c->a, "%s%s", s->cfg.base_path, dest + 1);
+    }
+    /* path [?query] [#fragment] */
+    size_t plen = strcspn(dest, "?#");
+    const char *rest = dest + plen; /* "?…#…" kept as written */
+    const char *hash = strchr(dest, '#');
+    char *path = pct_decode(c->a, dest, plen);
+    char *rel = normalize(c->a, c->p->dir, path);
+    link_rec *r = new_rec(c, l, LINK_MISSING);
+    if (hash)
+        r->anchor = pct_decode(c->a, hash + 1, strlen(hash + 1));
+    if (rel) {
+        int file;
+        int pg = site_lookup(s, rel, &file);
+        if (pg < 0 && (!*rel || rel[strlen(rel) - 1] == '/')) {
+            const char *idx = arena_printf(c->a, "%sindex.md", rel);
+            pg = site_lookup(s, idx, &file);
+        }
+        if (pg >= 0 && s->pages[pg].path) {
+            r->kind = LINK_PAGE;
+            r->target = pg;
+            return arena_printf(c->a, "%s%s%s", s->cfg.base_path, s->pages[pg].path, rest);
+        }
+        if (pg >= 0) {
+            /* a page that failed to load: its own error says why */
+            r->kind = LINK_PAGE;
+            r->target = pg;
+            return NULL;
+        }
+        if (file >= 0) {
+            r->kind = LINK_FILE;
+            return arena_printf(c->a, "%s%s%s", s->cfg.base_path, s->files[file].path, rest);
+        }
+        r->missing_path = arena_printf(c->a, "content/%s", rel);
+    }
+    /* maybe a URL relative to the page's own output place (../tags/) */
+    if (c->outputs && c->p->path) {
+        char *out = normalize(c->a, c->p->path, path);
+        if (out) {
+            size_t n = strlen(out);
+            const char *key = !n || out[n - 1] == '/' ? arena_printf(c->a, "%sindex.html", out) : out;
+            if (strmap_get(c->outputs, key) >= 0 ||
+                strmap_get(c->outputs, arena_printf(c->a, "%s/index.html", out)) >= 0) {
+                r->kind = LINK_OUTPUT;
+                return NULL;
+            }
+        }
+    }
+    if (!r->missing_path)
+        r->missing_path = arena_printf(c->a, "%s (outside content/)", path);
+    return NULL;
+}
+
+typedef struct md_job_ctx {
+    site *s;
+    const strmap *outputs;
+} md_job_ctx;
+
+static void md_job(void *vctx, size_t i, int worker)
+{
+    md_job_ctx *c = vctx;
+    page *p = &c->s->pages[i];
+    if (p->failed || !p->path)
+        return;
+    resolve_ctx rc = { .s = c->s, .p = p, .a = c->s->wa[worker], .outputs = c->outputs };
+    md_render(p->body, p->body_line, &c->s->cfg.markdown, resolve, &rc, c->s->wa[worker], &p->md);
+    p->links = rc.v;
+    p->nlinks = rc.n;
+}
+
+void site_render_markdown(site *s, int jobs, diag_list *d)
+{
+    (void)d;
+    /* the set of output paths, for links written relative to the output */
+    strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
+    static const char *const generated[] = { "index.html", "tags/index.html", "archive/index.html",
+                                             "atom.xml", "sitemap.xml", "robots.txt", "404.html", NULL };
+    for (size_t i = 0; generated[i]; i++)
+        strmap_put(outputs, generated[i], 0);
+    for (size_t i = 0; i < s->npages; i++)
+        if (s->pages[i].path && !s->pages[i].excluded)
+            strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->pages[i].path), 0);
+    for (size_t i = 0; i < s->nfiles; i++)
+        strmap_put(outputs, s->files[i].path, 0);
+    for (size_t i = 0; i < s->npages; i++)
+        for (size_t k = 0; k < s->pages[i].ntags; k++) {
+            buf b = BUF_INIT;
+            text_slugify(&b, s->pages[i].tags[k], strlen(s->pages[i].tags[k]));
+            strmap_put(outputs, arena_printf(s->a, "tags/%s/index.html", b.data), 0);
+            buf_release(&b);
+        }
+    md_job_ctx c = { s, outputs };
+    site_parallel(s->npages, jobs, md_job, &c);
+    strmap_free(outputs);
+}
+
+/* ---- checks ---------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 200 || lb > 200)
+        return (size_t)-1;
+    size_t *row = xcalloc(lb + 1, sizeof *row);
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (a[i - 1] != b[j - 1]);
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            prev = cur;
+        }
+    }
+    size_t r = row[lb];
+    free(row);
+    return r;
+}
+
+static bool close_enough(const char *want, size_t dist)
+{
+    size_t n = strlen(want);
+    size_t lim = n / 3 > 2 ? n / 3 : 2;
+    return dist <= lim;
+}
+
+static const char *suggest_id(const page *t, const char *anchor)
+{
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < t->md.nheadings; i++) {
+        size_t dd = edit_distance(anchor, t->md.headings[i].id);
+        if (dd < bd) {
+            bd = dd;
+            best = t->md.headings[i].id;
+        }
+    }
+    return best && close_enough(anchor, bd) ? best : NULL;
+}
+
+/* The closest page or file path, relative to the linking page's folder. */
+static const char *suggest_file(const site *s, const page *p, const char *missing)
+{
+    const char *want = strncmp(missing, "content/", 8) ? missing : missing + 8;
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < s->npages; i++) {
+        size_t dd = edit_distance(want, s->pages[i].rel);
+        if (dd < bd) {
+            bd = dd;
+            best = s->pages[i].rel;
+        }
+    }
+    for (size_t i = 0; i < s->nfiles; i++) {
+        if (!s->files[i].content_rel)
+            continue;
+        size_t dd = edit_distance(want, s->files[i].content_rel);
+        if (dd < bd) {
+            bd = dd;
+            best = s->files[i].content_rel;
+        }
+    }
+    if (!best || !close_enough(want, bd))
+        return NULL;
+    /* say it relative to the page's folder when it is in the same one */
+    size_t dl = strlen(p->dir);
+    if (dl && !strncmp(best, p->dir, dl) && best[dl] == '/')
+        return best + dl + 1;
+    if (!dl)
+        return best;
+    return best;
+}
+
+static bool has_id(const page *t, const char *anchor)
+{
+    for (size_t i = 0; i < t->md.nheadings; i++)
+        if (!strcmp(t->md.headings[i].id, anchor))
+            return true;
+    return false;
+}
+
+static void report(const site *s, diag_list *d, const page *p, const link_rec *l, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void report(const site *s, diag_list *d, const page *p, const link_rec *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf b = BUF_INIT;
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    diag_add(d, s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col, "%s", b.data);
+    buf_release(&b);
+}
+
+static int cmp_backlink_date(const site *s, int a, int b)
+{
+    const page *x = &s->pages[a], *y = &s->pages[b];
+    if (x->has_date != y->has_date)
+        return x->has_date ? -1 : 1;
+    if (x->has_date && x->date.t != y->date.t)
+        return x->date.t > y->date.t ? -1 : 1;
+    return strcmp(x->src, y->src);
+}
+
+void site_check_links(site *s, diag_list *d)
+{
+    /* backlink counts first, then fill */
+    size_t *counts = xcalloc(s->npages + 1, sizeof *counts);
+    int *last = xcalloc(s->npages + 1, sizeof *last);
+    for (size_t i = 0; i < s->npages; i++)
+        last[i] = -1;
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k < p->nlinks; k++) {
+            const link_rec *l = &p->links[k];
+            switch (l->kind) {
+            case LINK_MISSING: {
+                const char *sug = suggest_file(s, p, l->missing_path);
+                report(s, d, p, l, "link to '%s': no such file %s%s%s%s", l->dest, l->missing_path,
+                       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                break;
+            }
+            case LINK_SELF:
+                if (!has_id(p, l->anchor)) {
+                    const char *sug = suggest_id(p, l->anchor);
+                    report(s, d, p, l, "link to '%s': no heading '%s' on this page%s%s%s", l->dest,
+                           l->anchor, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                }
+                break;
+            case LINK_PAGE: {
+                const page *t = &s->pages[l->target];
+                if (t->failed)
+                    break;
+                if (t->excluded) {
+                    report(s, d, p, l, "link to '%s': %s is a draft (build with --drafts, or publish it)",
+                           l->dest, t->src);
+                    break;
+                }
+                if (l->anchor && *l->anchor && !has_id(t, l->anchor)) {
+                    const char *sug = suggest_id(t, l->anchor);
+                    report(s, d, p, l, "link to '%s': no heading '%s' in %s%s%s%s", l->dest, l->anchor,
+                           t->src, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                }
+                if (t != p && last[l->target] != (int)i) {
+                    last[l->target] = (int)i;
+                    counts[l->target]++;
+                }
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < s->npages; i++) {
+        s->pages[i].backlinks = counts[i] ? arena_alloc(s->a, counts[i] * sizeof(int)) : NULL;
+        s->pages[i].backlink_text = counts[i] ? arena_alloc(s->a, counts[i] * sizeof(char *)) : NULL;
+        s->pages[i].nbacklinks = 0;
+        last[i] = -1;
+    }
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k < p->nlinks; k++) {
+            const link_rec *l = &p->links[k];
+            if (l->kind != LINK_PAGE || l->target == (int)i || s->pages[l->target].failed ||
+                s->pages[l->target].excluded || last[l->target] == (int)i)
+                continue;
+            page *t = &s->pages[l->target];
+            last[l->target] = (int)i;
+            t->backlinks[t->nbacklinks] = (int)i;
+            t->backlink_text[t->nbacklinks] = l->text;
+            t->nbacklinks++;
+        }
+    }
+    /* newest first (insertion sort: backlink lists are short) */
+    for (size_t i = 0; i < s->npages; i++) {
+        page *t = &s->pages[i];
+        for (size_t a = 1; a < t->nbacklinks; a++) {
+            int x = t->backlinks[a];
+            const char *xt = t->backlink_text[a];
+            size_t b = a;
+            while (b > 0 && cmp_backlink_date(s, t->backlinks[b - 1], x) > 0) {
+                t->backlinks[b] = t->backlinks[b - 1];
+                t->backlink_text[b] = t->backlink_text[b - 1];
+                b--;
+            }
+            t->backlinks[b] = x;
+            t->backlink_text[b] = xt;
+        }
+    }
+    free(counts);
+    free(last);
+}

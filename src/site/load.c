@@ -1,0 +1,617 @@
+/* load: content/ → pages and files; front matter; output paths.
+ *
+ * Every file is read once. `*.md` under content/ are pages (those under
+ * content/posts/ are dated posts); a folder holding index.md is a page
+ * bundle whose other files are copied beside the page. Other files keep
+ * their place. Theme and site static files go to the output root (the
+ * site's win). Front matter is parsed on `jobs` threads. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embed/embed.h"
+#include "site/site.h"
+#include "util/fs.h"
+#include "util/strmap.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+struct site_index {
+    strmap *pages; /* content rel → page index */
+    strmap *files; /* content rel → file index */
+};
+
+typedef struct growing {
+    page *pages;
+    size_t npages, cappages;
+    site_file *files;
+    size_t nfiles, capfiles;
+} growing;
+
+static page *add_page(site *s, growing *g)
+{
+    if (g->npages == g->cappages) {
+        g->cappages = g->cappages ? g->cappages * 2 : 64;
+        g->pages = xrealloc(g->pages, g->cappages * sizeof *g->pages);
+    }
+    page *p = &g->pages[g->npages];
+    memset(p, 0, sizeof *p);
+    p->index = (int)g->npages++;
+    p->prev = p->next = -1;
+    (void)s;
+    return p;
+}
+
+static site_file *add_file(growing *g)
+{
+    if (g->nfiles == g->capfiles) {
+        g->capfiles = g->capfiles ? g->capfiles * 2 : 64;
+        g->files = xrealloc(g->files, g->capfiles * sizeof *g->files);
+    }
+    site_file *f = &g->files[g->nfiles++];
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+static bool is_dropping(const char *name)
+{
+    size_t n = strlen(name);
+    return (n && name[n - 1] == '~') || !strcmp(name, "4913") || (n > 4 && !strcmp(name + n - 4, ".swp")) ||
+           (n > 4 && !strcmp(name + n - 4, ".swx")) || (name[0] == '#' && n > 1 && name[n - 1] == '#');
+}
+
+typedef struct walk_ctx {
+    site *s;
+    growing *g;
+    const char *prefix; /* "content", "static" or "themes/x/static" */
+    bool content;
+} walk_ctx;
+
+static void on_file(void *vctx, const char *rel)
+{
+    walk_ctx *c = vctx;
+    site *s = c->s;
+    const char *base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    if (is_dropping(base))
+        return;
+    buf src = BUF_INIT;
+    buf_printf(&src, "%s/%s", c->prefix, rel);
+    size_t n = strlen(rel);
+    if (c->content && n > 3 && !strcmp(rel + n - 3, ".md")) {
+        page *p = add_page(s, c->g);
+        p->src = arena_strdup(s->a, src.data);
+        p->rel = arena_strdup(s->a, rel);
+        const char *slash = strrchr(rel, '/');
+        p->dir = slash ? arena_strndup(s->a, rel, (size_t)(slash - rel)) : "";
+        p->is_post = !strncmp(rel, "posts/", 6);
+        if (!strcmp(base, "index.md") && slash)
+            p->bundle_dir = p->dir;
+    } else {
+        site_file *f = add_file(c->g);
+        f->src = arena_strdup(s->a, src.data);
+        f->path = arena_strdup(s->a, rel);
+        if (c->content)
+            f->content_rel = f->path;
+    }
+    buf_release(&src);
+}
+
+static void walk_dir(site *s, growing *g, const char *prefix, bool content, diag_list *d)
+{
+    char *root = fs_join(s->dir, prefix);
+    if (fs_is_dir(root)) {
+        walk_ctx c = { s, g, prefix, content };
+        if (!fs_walk(root, true, on_file, &c))
+            diag_error(d, prefix, 0, 0, "cannot read a folder below %s: %s", prefix, strerror(errno));
+    }
+    free(root);
+}
+
+/* ---- front matter ------------------------------------------------------- */
+
+static const fm_key_pos *key_pos(const fm_key_pos *pos, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(pos[i].key, key))
+            return &pos[i];
+    return NULL;
+}
+
+static void fm_type_error(diag_list *d, const page *p, const fm_key_pos *kp, const char *key,
+                          const char *want)
+{
+    diag_error(d, p->src, kp ? kp->vline : 1, kp ? kp->vcol : 1, "'%s' must be %s", key, want);
+}
+
+static bool to_date(tpl_value v, sheaf_date *out)
+{
+    if (v.kind == TPL_DATE) {
+        out->t = v.u.t;
+        out->offset_min = tpl_date_offset(v);
+        out->has_time = (v.flags & TPL_HAS_TIME) != 0;
+        out->has_zone = (v.flags & TPL_HAS_ZONE) != 0;
+        return true;
+    }
+    if (v.kind == TPL_STRING)
+        return date_parse(v.u.s, v.len, out);
+    return false;
+}
+
+/* "2024-03-18-hello-world" → "Hello world" */
+static const char *title_from_stem(arena *a, const char *stem)
+{
+    buf b = BUF_INIT;
+    for (const char *p = stem; *p; p++)
+        buf_putc(&b, *p == '-' || *p == '_' ? ' ' : *p);
+    if (b.len && b.data[0] >= 'a' && b.data[0] <= 'z')
+        b.data[0] = (char)(b.data[0] - 'a' + 'A');
+    const char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
+static void parse_page(site *s, page *p, arena *a, diag_list *d)
+{
+    char *full = fs_join(s->dir, p->src);
+    buf text = BUF_INIT;
+    if (!fs_read_file(full, &text)) {
+        diag_error(d, p->src, 0, 0, "cannot read: %s", strerror(errno));
+        p->failed = true;
+        free(full);
+        buf_release(&text);
+        return;
+    }
+    free(full);
+    p->text = buf_detach(&text, &p->text_len);
+    size_t bad = text_utf8_check(p->text, p->text_len);
+    if (bad != (size_t)-1) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < bad; i++) {
+            if (p->text[i] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        diag_error(d, p->src, line, col, "not valid UTF-8 (save the file as UTF-8)");
+        p->failed = true;
+        return;
+    }
+    fm_split sp;
+    if (!fm_split_source(str_make(p->text, p->text_len), p->src, &sp, d)) {
+        p->failed = true;
+        return;
+    }
+    p->body = sp.body;
+    p->body_line = sp.body_line;
+    fm_key_pos *pos = NULL;
+    size_t npos = 0;
+    tpl_value fm = tpl_map_value(tpl_map_new(a, 0));
+    if (sp.has_front_matter &&
+        !fm_parse_yaml_pos(sp.yaml, sp.yaml_line, p->src, a, &fm, &pos, &npos, d)) {
+        p->failed = true;
+        return;
+    }
+    if (fm.kind != TPL_MAP) {
+        diag_error(d, p->src, sp.yaml_line, 1, "front matter must be a mapping (title: …, date: …)");
+        p->failed = true;
+        return;
+    }
+    p->fm = fm;
+    const tpl_map *m = fm.u.map;
+    const char *base = strrchr(p->rel, '/');
+    base = base ? base + 1 : p->rel;
+    const char *stem_src = p->bundle_dir ? (strrchr(p->bundle_dir, '/') ? strrchr(p->bundle_dir, '/') + 1 : p->bundle_dir) : base;
+    char *stem = arena_strdup(a, stem_src);
+    size_t sl = strlen(stem);
+    if (!p->bundle_dir && sl > 3)
+        stem[sl - 3] = 0;
+    sheaf_date fdate;
+    size_t plen = date_parse_prefix(stem, strlen(stem), &fdate);
+    const char *slug_src = stem + plen;
+    p->title = title_from_stem(a, slug_src);
+    bool bad_fm = false;
+    for (size_t i = 0; i < m->len; i++) {
+        if (m->entries[i].key.kind != TPL_STRING)
+            continue;
+        const char *k = m->entries[i].key.u.s;
+        tpl_value v = m->entries[i].value;
+        const fm_key_pos *kp = key_pos(pos, npos, k);
+        if (v.kind == TPL_NONE)
+            continue;
+        if (!strcmp(k, "title")) {
+            if (v.kind == TPL_STRING)
+                p->title = v.u.s;
+            else if (v.kind == TPL_INT || v.kind == TPL_FLOAT || v.kind == TPL_BOOL || v.kind == TPL_DATE) {
+                buf b = BUF_INIT;
+                tpl_value_to_str(v, &b);
+                p->title = arena_strndup(a, b.data, b.len);
+                buf_release(&b);
+            } else {
+                fm_type_error(d, p, kp, k, "a string");
+                bad_fm = true;
+            }
+        } else if (!strcmp(k, "date") || !strcmp(k, "updated")) {
+            sheaf_date dt;
+            if (!to_date(v, &dt)) {
+                fm_type_error(d, p, kp, k, "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00");
+                bad_fm = true;
+            } else if (k[0] == 'd') {
+                p->date = dt;
+                p->has_date = true;
+            } else {
+                p->updated = dt;
+                p->has_updated = true;
+            }
+        } else if (!strcmp(k, "slug") || !strcmp(k, "template") || !strcmp(k, "summary")) {
+            if (v.kind != TPL_STRING) {
+                fm_type_error(d, p, kp, k, "a string");
+                bad_fm = true;
+            } else if (k[0] == 's' && k[1] == 'l') {
+                p->slug = v.u.s;
+            } else if (k[0] == 't') {
+                p->template_name = v.u.s;
+            } else {
+                p->summary_text = v.u.s;
+            }
+        } else if (!strcmp(k, "draft")) {
+            if (v.kind != TPL_BOOL) {
+                fm_type_error(d, p, kp, k, "true or false");
+                bad_fm = true;
+            } else {
+                p->draft = v.u.b;
+            }
+        } else if (!strcmp(k, "tags") || !strcmp(k, "aliases")) {
+            const tpl_value *items = &v;
+            size_t n = 1;
+            if (v.kind == TPL_LIST) {
+                items = v.u.list->items;
+                n = v.u.list->len;
+            }
+            const char **out = arena_alloc(a, (n + 1) * sizeof *out);
+            size_t k2 = 0;
+            for (size_t j = 0; j < n; j++) {
+                tpl_value it = items[j];
+                if (it.kind == TPL_STRING || it.kind == TPL_INT || it.kind == TPL_FLOAT) {
+                    buf b = BUF_INIT;
+                    tpl_value_to_str(it, &b);
+                    out[k2++] = arena_strndup(a, b.data, b.len);
+                    buf_release(&b);
+                } else {
+                    fm_type_error(d, p, kp, k, k[0] == 't' ? "a list of tag names" : "a list of paths");
+                    bad_fm = true;
+                    break;
+                }
+            }
+            if (k[0] == 't') {
+                /* drop duplicate tags */
+                size_t u = 0;
+                for (size_t j = 0; j < k2; j++) {
+                    bool dup = false;
+                    for (size_t q = 0; q < u && !dup; q++)
+                        dup = !strcmp(out[q], out[j]);
+                    if (!dup && out[j][0])
+                        out[u++] = out[j];
+                }
+                p->tags = out;
+                p->ntags = u;
+            } else {
+                p->aliases = out;
+                p->naliases = k2;
+            }
+        }
+    }
+    if (!p->has_date && plen) {
+        p->date = fdate;
+        p->has_date = true;
+    }
+    if (p->is_post && !p->has_date && !bad_fm) {
+        diag_error(d, p->src, 1, 1,
+                   "a post needs a date: add 'date: YYYY-MM-DD' to its front matter or name the "
+                   "file YYYY-MM-DD-%s", base);
+        bad_fm = true;
+    }
+    p->failed = bad_fm;
+    p->excluded = p->draft && !s->drafts;
+}
+
+typedef struct par_ctx {
+    site *s;
+    diag_list *d;
+} par_ctx;
+
+static void parse_job(void *vctx, size_t i, int worker)
+{
+    par_ctx *c = vctx;
+    parse_page(c->s, &c->s->pages[i], c->s->wa[worker], c->d);
+}
+
+bool site_load(site *s, int jobs, diag_list *d)
+{
+    growing g = { 0 };
+    size_t before = diag_error_count(d);
+    char *content = fs_join(s->dir, "content");
+    if (!fs_is_dir(content))
+        diag_warning(d, NULL, 0, 0, "%s: no such folder: the site has no pages yet (write them in content/)",
+                     strcmp(s->dir, ".") ? content : "content");
+    free(content);
+    /* static files: theme first, then the site's own (which win) */
+    buf theme = BUF_INIT;
+    buf_printf(&theme, "themes/%s", s->cfg.theme);
+    char *theme_dir = fs_join(s->dir, theme.data);
+    if (fs_is_dir(theme_dir)) {
+        buf st = BUF_INIT;
+        buf_printf(&st, "%s/static", theme.data);
+        walk_dir(s, &g, arena_strdup(s->a, st.data), false, d);
+        buf_release(&st);
+    } else if (!strcmp(s->cfg.theme, "default")) {
+        for (size_t i = 0; i < embed_count; i++) {
+            if (strncmp(embed_files[i].path, "static/", 7))
+                continue;
+            site_file *f = add_file(&g);
+            f->src = arena_printf(s->a, "(built-in)/%s", embed_files[i].path);
+            f->path = embed_files[i].path + 7;
+            f->data = embed_files[i].data;
+            f->len = embed_files[i].len;
+        }
+    } else {
+        diag_error(d, "site.yaml", 0, 0, "theme '%s' not found: there is no %s folder", s->cfg.theme,
+                   theme.data);
+    }
+    free(theme_dir);
+    buf_release(&theme);
+    size_t ntheme = g.nfiles;
+    walk_dir(s, &g, "static", false, d);
+    /* the site's static files replace the theme's */
+    if (ntheme && g.nfiles > ntheme) {
+        strmap *site_paths = strmap_new(g.nfiles - ntheme);
+        for (size_t i = ntheme; i < g.nfiles; i++)
+            strmap_put(site_paths, g.files[i].path, (long)i);
+        size_t k = 0;
+        for (size_t i = 0; i < g.nfiles; i++)
+            if (i >= ntheme || strmap_get(site_paths, g.files[i].path) < 0)
+                g.files[k++] = g.files[i];
+        g.nfiles = k;
+        strmap_free(site_paths);
+    }
+    walk_dir(s, &g, "content", true, d);
+    s->pages = g.pages;
+    s->npages = g.npages;
+    s->files = g.files;
+    s->nfiles = g.nfiles;
+    par_ctx c = { s, d };
+    site_parallel(s->npages, jobs, parse_job, &c);
+    /* indexes for link resolution */
+    s->index = xcalloc(1, sizeof *s->index);
+    s->index->pages = strmap_new(s->npages);
+    s->index->files = strmap_new(s->nfiles);
+    for (size_t i = 0; i < s->npages; i++)
+        strmap_put(s->index->pages, s->pages[i].rel, (long)i);
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (s->files[i].content_rel)
+            strmap_put(s->index->files, s->files[i].content_rel, (long)i);
+    return diag_error_count(d) == before;
+}
+
+int site_lookup(const site *s, const char *rel, int *file)
+{
+    *file = (int)strmap_get(s->index->files, rel);
+    return (int)strmap_get(s->index->pages, rel);
+}
+
+/* ---- output paths --------------------------------------------------------- */
+
+static void slug_component(buf *out, const char *s, size_t n)
+{
+    size_t before = out->len;
+    text_slugify(out, s, n);
+    if (out->len == before)
+        buf_puts(out, "page");
+}
+
+/* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ */
+static const char *page_path(site *s, page *p)
+{
+    buf b = BUF_INIT;
+    const char *rel = p->bundle_dir ? p->bundle_dir : p->rel;
+    size_t n = strlen(rel);
+    if (!p->bundle_dir)
+        n -= 3; /* .md */
+    const char *last = NULL;
+    size_t lastn = 0;
+    /* folders */
+    const char *start = rel;
+    for (const char *q = rel; q < rel + n; q++) {
+        if (*q == '/') {
+            slug_component(&b, start, (size_t)(q - start));
+            buf_putc(&b, '/');
+            start = q + 1;
+        }
+    }
+    last = start;
+    lastn = (size_t)(rel + n - start);
+    sheaf_date dd;
+    size_t plen = date_parse_prefix(last, lastn, &dd);
+    last += plen;
+    lastn -= plen;
+    const char *section = p->dir[0] ? p->dir : "";
+    size_t seclen = strcspn(section, "/");
+    const char *pattern = NULL;
+    for (size_t i = 0; i < s->cfg.npermalinks; i++)
+        if (strlen(s->cfg.permalinks[i].section) == seclen &&
+            !strncmp(s->cfg.permalinks[i].section, section, seclen))
+            pattern = s->cfg.permalinks[i].pattern;
+    buf slug = BUF_INIT;
+    if (p->slug)
+        slug_component(&slug, p->slug, strlen(p->slug));
+    else
+        slug_component(&slug, last, lastn);
+    const char *r;
+    if (!strcmp(rel, "index.md") || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5))) {
+        r = "";
+    } else if (pattern) {
+        buf o = BUF_INIT;
+        for (const char *q = pattern + 1; *q;) {
+            if (*q == ':') {
+                const char *e = q + 1;
+                while (*e && (isalnum((unsigned char)*e) || *e == '_'))
+                    e++;
+                size_t kl = (size_t)(e - q - 1);
+                if (kl == 4 && !strncmp(q + 1, "year", 4))
+                    date_format(&o, &p->date, "%Y");
+                else if (kl == 5 && !strncmp(q + 1, "month", 5))
+                    date_format(&o, &p->date, "%m");
+                else if (kl == 3 && !strncmp(q + 1, "day", 3))
+                    date_format(&o, &p->date, "%d");
+                else if (kl == 4 && !strncmp(q + 1, "slug", 4))
+                    buf_put(&o, slug.data, slug.len);
+                else if (kl == 7 && !strncmp(q + 1, "section", 7))
+                    buf_put(&o, section, seclen);
+                else
+                    buf_put(&o, q, (size_t)(e - q));
+                q = e;
+            } else {
+                buf_putc(&o, *q++);
+            }
+        }
+        if (o.len && o.data[o.len - 1] != '/')
+            buf_putc(&o, '/');
+        r = arena_strndup(s->a, o.data, o.len);
+        buf_release(&o);
+    } else {
+        buf_put(&b, slug.data, slug.len);
+        buf_putc(&b, '/');
+        r = arena_strndup(s->a, b.data, b.len);
+    }
+    buf_release(&slug);
+    buf_release(&b);
+    return r;
+}
+
+typedef struct outputs {
+    strmap *m;
+    const char **who;
+    size_t n, cap;
+} outputs;
+
+static bool claim(site *s, outputs *o, const char *path, const char *who, diag_list *d)
+{
+    if (o->n == o->cap) {
+        o->cap = o->cap ? o->cap * 2 : 256;
+        o->who = xrealloc(o->who, o->cap * sizeof *o->who);
+    }
+    long k = strmap_put(o->m, path, (long)o->n);
+    if (k != (long)o->n) {
+        const char *first = o->who[k];
+        size_t pl = strlen(path);
+        const char *shown = pl >= 10 && !strcmp(path + pl - 10, "index.html")
+                                ? arena_strndup(s->a, path, pl - 10) : path;
+        if (first[0] == '(')
+            diag_error(d, who, 1, 1, "this makes /%s, which sheaf generates itself (rename the file or set 'slug:')",
+                       shown);
+        else
+            diag_error(d, who, 1, 1, "this makes /%s, like %s (two sources, one output path)", shown, first);
+        return false;
+    }
+    o->who[o->n++] = who;
+    (void)s;
+    return true;
+}
+
+const char *site_url(const site *s, const char *path)
+{
+    return arena_printf(s->a, "%s%s", s->cfg.base_path, path);
+}
+
+const char *site_permalink(const site *s, const char *path)
+{
+    return arena_printf(s->a, "%s%s", s->cfg.base_url, path);
+}
+
+bool site_assign_paths(site *s, diag_list *d)
+{
+    size_t before = diag_error_count(d);
+    outputs o = { strmap_new(s->npages * 2 + s->nfiles + 64), NULL, 0, 0 };
+    static const char *const generated[] = { "index.html", "tags/index.html", "archive/index.html",
+                                             "atom.xml", "sitemap.xml", "robots.txt", "404.html",
+                                             NULL };
+    for (size_t i = 0; generated[i]; i++)
+        claim(s, &o, generated[i], "(generated)", d);
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed)
+            continue;
+        p->path = page_path(s, p);
+    }
+    /* bundles' files go beside their page */
+    strmap *bundles = strmap_new(16);
+    for (size_t i = 0; i < s->npages; i++)
+        if (s->pages[i].bundle_dir && s->pages[i].path)
+            strmap_put(bundles, s->pages[i].bundle_dir, (long)i);
+    for (size_t i = 0; i < s->nfiles; i++) {
+        site_file *f = &s->files[i];
+        if (!f->content_rel || !strmap_count(bundles))
+            continue;
+        /* the nearest enclosing bundle folder */
+        char *dir = xstrdup(f->content_rel);
+        for (char *sl = strrchr(dir, '/'); sl; sl = strrchr(dir, '/')) {
+            *sl = 0;
+            long b = strmap_get(bundles, dir);
+            if (b >= 0) {
+                f->path = arena_printf(s->a, "%s%s", s->pages[b].path, f->content_rel + strlen(dir) + 1);
+                break;
+            }
+        }
+        free(dir);
+    }
+    strmap_free(bundles);
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->excluded)
+            continue;
+        claim(s, &o, arena_printf(s->a, "%sindex.html", p->path), p->src, d);
+        for (size_t k = 0; k < p->naliases; k++) {
+            const char *al = p->aliases[k];
+            while (*al == '/')
+                al++;
+            size_t n = strlen(al);
+            const char *out = n == 0 ? "index.html"
+                            : al[n - 1] == '/' ? arena_printf(s->a, "%sindex.html", al)
+                            : strstr(al, ".htm") ? al : arena_printf(s->a, "%s/index.html", al);
+            claim(s, &o, out, p->src, d);
+        }
+    }
+    for (size_t i = 0; i < s->nfiles; i++)
+        claim(s, &o, s->files[i].path, s->files[i].src, d);
+    free(o.who);
+    strmap_free(o.m);
+    return diag_error_count(d) == before;
+}
+
+void site_free(site *s)
+{
+    for (size_t i = 0; i < s->npages; i++)
+        free(s->pages[i].text);
+    free(s->pages);
+    free(s->files);
+    free(s->posts);
+    free(s->plain);
+    if (s->tags) {
+        for (size_t i = 0; i < s->ntags; i++)
+            free(s->tags[i].posts);
+        free(s->tags);
+    }
+    if (s->index) {
+        strmap_free(s->index->pages);
+        strmap_free(s->index->files);
+        free(s->index);
+    }
+    for (int i = 0; i < s->nwa; i++)
+        arena_free(s->wa[i]);
+    free(s->wa);
+    arena_free(s->a);
+    memset(s, 0, sizeof *s);
+}

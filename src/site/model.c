@@ -1,0 +1,270 @@
+/* model: the collections and the values templates see, built once from
+ * indexes (no per-page scans of all posts): posts newest first with
+ * prev/next, tags with their posts, and a `page` map for every published
+ * page. See docs/variables.md for every field. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "site/site.h"
+#include "util/strmap.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+static const site *sort_site;
+
+static int cmp_posts(const void *x, const void *y)
+{
+    const page *a = &sort_site->pages[*(const int *)x], *b = &sort_site->pages[*(const int *)y];
+    if (a->date.t != b->date.t)
+        return a->date.t > b->date.t ? -1 : 1;
+    return strcmp(a->src, b->src);
+}
+
+static int cmp_plain(const void *x, const void *y)
+{
+    const page *a = &sort_site->pages[*(const int *)x], *b = &sort_site->pages[*(const int *)y];
+    return strcmp(a->path, b->path);
+}
+
+static int cmp_tags(const void *x, const void *y)
+{
+    const tag_info *a = x, *b = y;
+    return strcmp(a->slug, b->slug);
+}
+
+static tpl_value date_value(const sheaf_date *d)
+{
+    return tpl_date(d->t, d->offset_min,
+                    (uint8_t)((d->has_time ? TPL_HAS_TIME : 0) | (d->has_zone ? TPL_HAS_ZONE : 0)));
+}
+
+static tpl_value str_v(const char *s) { return tpl_str(s ? s : ""); }
+
+static tpl_value safe_v(const char *s, size_t n) { return tpl_safe_strn(s ? s : "", s ? n : 0); }
+
+/* {title, url, date} for prev/next and backlinks */
+static tpl_map *page_ref(site *s, const page *p)
+{
+    tpl_map *m = tpl_map_new(s->a, 4);
+    tpl_map_set_str(s->a, m, "title", str_v(p->title));
+    tpl_map_set_str(s->a, m, "url", str_v(site_url(s, p->path)));
+    if (p->has_date)
+        tpl_map_set_str(s->a, m, "date", date_value(&p->date));
+    return m;
+}
+
+static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, int parent)
+{
+    tpl_value tmp[256];
+    size_t k = 0;
+    while (*i < n && h[*i].level > parent) {
+        const md_heading *x = &h[*i];
+        (*i)++;
+        tpl_map *m = tpl_map_new(s->a, 4);
+        tpl_map_set_str(s->a, m, "level", tpl_int(x->level));
+        tpl_map_set_str(s->a, m, "id", str_v(x->id));
+        tpl_map_set_str(s->a, m, "title", str_v(x->title));
+        tpl_map_set_str(s->a, m, "children", toc_build(s, h, i, n, x->level));
+        if (k < 256)
+            tmp[k++] = tpl_map_value(m);
+    }
+    tpl_list *l = tpl_list_new(s->a, k);
+    if (k)
+        memcpy(l->items, tmp, k * sizeof *tmp);
+    return tpl_list_value(l);
+}
+
+static const char *tag_slug(site *s, const char *name)
+{
+    buf b = BUF_INIT;
+    text_slugify(&b, name, strlen(name));
+    if (!b.len)
+        buf_puts(&b, "tag");
+    const char *r = arena_strndup(s->a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
+static void page_value(site *s, page *p, strmap *tag_index)
+{
+    arena *a = s->a;
+    tpl_map *m = tpl_map_new(a, 24);
+    tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : "page"));
+    tpl_map_set_str(a, m, "title", str_v(p->title));
+    if (p->has_date)
+        tpl_map_set_str(a, m, "date", date_value(&p->date));
+    if (p->has_updated)
+        tpl_map_set_str(a, m, "updated", date_value(&p->updated));
+    tpl_map_set_str(a, m, "url", str_v(site_url(s, p->path)));
+    tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, p->path)));
+    /* slug: the last part of the path */
+    size_t pl = strlen(p->path);
+    const char *end = p->path + (pl ? pl - 1 : 0);
+    const char *st = end;
+    while (st > p->path && st[-1] != '/')
+        st--;
+    tpl_map_set_str(a, m, "slug", tpl_str_copy(a, st, (size_t)(end - st)));
+    tpl_list *tags = tpl_list_new(a, p->ntags);
+    for (size_t i = 0; i < p->ntags; i++) {
+        long ti = strmap_get(tag_index, tag_slug(s, p->tags[i]));
+        const tag_info *t = ti >= 0 ? &s->tags[ti] : NULL;
+        tpl_map *tm = tpl_map_new(a, 3);
+        tpl_map_set_str(a, tm, "name", str_v(p->tags[i]));
+        tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : tag_slug(s, p->tags[i])));
+        if (t)
+            tpl_map_set_str(a, tm, "url", str_v(site_url(s, t->path)));
+        tags->items[i] = tpl_map_value(tm);
+    }
+    tpl_map_set_str(a, m, "tags", tpl_list_value(tags));
+    tpl_map_set_str(a, m, "content", safe_v(p->md.html, p->md.html_len));
+    if (p->summary_text) {
+        buf b = BUF_INIT;
+        buf_puts(&b, "<p>");
+        for (const char *q = p->summary_text; *q; q++) {
+            switch (*q) {
+            case '&': buf_puts(&b, "&amp;"); break;
+            case '<': buf_puts(&b, "&lt;"); break;
+            case '>': buf_puts(&b, "&gt;"); break;
+            default: buf_putc(&b, *q);
+            }
+        }
+        buf_puts(&b, "</p>\n");
+        tpl_map_set_str(a, m, "summary", tpl_safe_strn(arena_strndup(a, b.data, b.len), b.len));
+        buf_release(&b);
+    } else {
+        tpl_map_set_str(a, m, "summary", safe_v(p->md.summary_html, p->md.summary_len));
+    }
+    tpl_map_set_str(a, m, "has_more", tpl_bool(p->md.has_more));
+    size_t hi = 0;
+    tpl_map_set_str(a, m, "toc", toc_build(s, p->md.headings, &hi, p->md.nheadings, 0));
+    tpl_map_set_str(a, m, "word_count", tpl_int((int64_t)p->md.word_count));
+    int64_t rt = ((int64_t)p->md.word_count + 249) / 250;
+    tpl_map_set_str(a, m, "reading_time", tpl_int(rt < 1 ? 1 : rt));
+    if (p->prev >= 0)
+        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, &s->pages[p->prev])));
+    if (p->next >= 0)
+        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, &s->pages[p->next])));
+    tpl_list *bl = tpl_list_new(a, p->nbacklinks);
+    for (size_t i = 0; i < p->nbacklinks; i++) {
+        tpl_map *r = page_ref(s, &s->pages[p->backlinks[i]]);
+        tpl_map_set_str(a, r, "text", str_v(p->backlink_text[i]));
+        bl->items[i] = tpl_map_value(r);
+    }
+    tpl_map_set_str(a, m, "backlinks", tpl_list_value(bl));
+    tpl_map_set_str(a, m, "params", p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(a, 0)));
+    tpl_map_set_str(a, m, "source", str_v(p->src));
+    tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
+    tpl_map_seal(a, m);
+    p->value = m;
+}
+
+void site_build_model(site *s)
+{
+    arena *a = s->a;
+    size_t np = 0, nplain = 0;
+    s->posts = xcalloc(s->npages + 1, sizeof *s->posts);
+    s->plain = xcalloc(s->npages + 1, sizeof *s->plain);
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        if (p->is_post)
+            s->posts[np++] = (int)i;
+        else
+            s->plain[nplain++] = (int)i;
+    }
+    s->nposts = np;
+    s->nplain = nplain;
+    sort_site = s;
+    qsort(s->posts, np, sizeof *s->posts, cmp_posts);
+    qsort(s->plain, nplain, sizeof *s->plain, cmp_plain);
+    for (size_t k = 0; k < np; k++) {
+        page *p = &s->pages[s->posts[k]];
+        p->next = k > 0 ? s->posts[k - 1] : -1;
+        p->prev = k + 1 < np ? s->posts[k + 1] : -1;
+    }
+    /* tags, by slug; the first spelling seen (newest post) names the tag */
+    strmap *tag_index = strmap_new(64);
+    size_t ntags = 0, captags = 16;
+    s->tags = xcalloc(captags, sizeof *s->tags);
+    for (size_t k = 0; k < np; k++) {
+        page *p = &s->pages[s->posts[k]];
+        for (size_t i = 0; i < p->ntags; i++) {
+            const char *slug = tag_slug(s, p->tags[i]);
+            long ti = strmap_get(tag_index, slug);
+            if (ti < 0) {
+                if (ntags == captags) {
+                    captags *= 2;
+                    s->tags = xrealloc(s->tags, captags * sizeof *s->tags);
+                }
+                ti = (long)ntags++;
+                tag_info *t = &s->tags[ti];
+                memset(t, 0, sizeof *t);
+                t->name = p->tags[i];
+                t->slug = slug;
+                t->path = arena_printf(a, "tags/%s/", slug);
+                strmap_put(tag_index, slug, ti);
+            }
+            tag_info *t = &s->tags[ti];
+            t->posts = xrealloc(t->posts, (t->nposts + 1) * sizeof *t->posts);
+            t->posts[t->nposts++] = s->posts[k];
+        }
+    }
+    s->ntags = ntags;
+    qsort(s->tags, ntags, sizeof *s->tags, cmp_tags);
+    strmap_free(tag_index);
+    tag_index = strmap_new(ntags + 1);
+    for (size_t i = 0; i < ntags; i++)
+        strmap_put(tag_index, s->tags[i].slug, (long)i);
+
+    for (size_t k = 0; k < np; k++)
+        page_value(s, &s->pages[s->posts[k]], tag_index);
+    for (size_t k = 0; k < nplain; k++)
+        page_value(s, &s->pages[s->plain[k]], tag_index);
+
+    tpl_list *posts = tpl_list_new(a, np);
+    for (size_t k = 0; k < np; k++)
+        posts->items[k] = tpl_map_value(s->pages[s->posts[k]].value);
+    tpl_list *plain = tpl_list_new(a, nplain);
+    for (size_t k = 0; k < nplain; k++)
+        plain->items[k] = tpl_map_value(s->pages[s->plain[k]].value);
+    tpl_list *tags = tpl_list_new(a, ntags);
+    for (size_t i = 0; i < ntags; i++) {
+        tag_info *t = &s->tags[i];
+        tpl_map *m = tpl_map_new(a, 5);
+        tpl_map_set_str(a, m, "name", str_v(t->name));
+        tpl_map_set_str(a, m, "slug", str_v(t->slug));
+        tpl_map_set_str(a, m, "url", str_v(site_url(s, t->path)));
+        tpl_list *tp = tpl_list_new(a, t->nposts);
+        for (size_t k = 0; k < t->nposts; k++)
+            tp->items[k] = tpl_map_value(s->pages[t->posts[k]].value);
+        tpl_map_set_str(a, m, "posts", tpl_list_value(tp));
+        tpl_map_set_str(a, m, "count", tpl_int((int64_t)t->nposts));
+        t->value = m;
+        tags->items[i] = tpl_map_value(m);
+    }
+    strmap_free(tag_index);
+
+    tpl_map *sm = tpl_map_new(a, 16);
+    const site_config *c = &s->cfg;
+    tpl_map_set_str(a, sm, "title", str_v(c->title));
+    tpl_map_set_str(a, sm, "description", str_v(c->description));
+    tpl_map_set_str(a, sm, "base_url", str_v(c->base_url));
+    tpl_map_set_str(a, sm, "base_path", str_v(c->base_path));
+    tpl_map_set_str(a, sm, "author", str_v(c->author));
+    tpl_map_set_str(a, sm, "language", str_v(c->language));
+    tpl_map_set_str(a, sm, "params", c->params);
+    tpl_map_set_str(a, sm, "posts", tpl_list_value(posts));
+    tpl_map_set_str(a, sm, "pages", tpl_list_value(plain));
+    tpl_map_set_str(a, sm, "tags", tpl_list_value(tags));
+    /* build_date: the newest post's date keeps output reproducible; a site
+     * without posts gets the Unix epoch */
+    sheaf_date bd = { 0, 0, true, false };
+    if (np)
+        bd = s->pages[s->posts[0]].has_updated && s->pages[s->posts[0]].updated.t > s->pages[s->posts[0]].date.t
+                 ? s->pages[s->posts[0]].updated : s->pages[s->posts[0]].date;
+    tpl_map_set_str(a, sm, "build_date", date_value(&bd));
+    tpl_map_seal(a, sm);
+    s->site_value = tpl_map_value(sm);
+}

@@ -1,0 +1,166 @@
+/* site: the site model — configuration, the pages loaded from content/,
+ * their cross-post links, and the collections (posts, tags, archive,
+ * pagination) the templates see. Built by render/build.c in stages; after
+ * site_model_values() nothing in it changes, so pages render on any thread.
+ *
+ * Paths: `src` fields are relative to the site folder ("content/posts/a.md");
+ * `path` fields are output paths relative to the output root, without the
+ * base path ("posts/a/" for a page, "posts/img/x.png" for a file); URLs
+ * handed to templates carry the base path ("/notes/posts/a/"). */
+#ifndef SHEAF_SITE_H
+#define SHEAF_SITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag/diag.h"
+#include "fm/fm.h"
+#include "md/md.h"
+#include "tpl/value.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/date.h"
+
+/* ---- configuration (site.yaml) ----------------------------------------- */
+
+typedef struct permalink_rule {
+    const char *section; /* first folder under content/, e.g. "posts" */
+    const char *pattern; /* e.g. "/:year/:month/:slug/" */
+} permalink_rule;
+
+typedef struct site_config {
+    const char *title, *description, *author, *language, *theme;
+    const char *base_url;  /* normalised: ends with '/' */
+    const char *base_path; /* "/" or "/notes/" */
+    const char *origin;    /* "https://x.io" or "" */
+    long paginate;
+    md_options markdown;
+    bool links_warn;       /* links: warn */
+    const char *deploy_target;
+    permalink_rule *permalinks;
+    size_t npermalinks;
+    tpl_value params;      /* map */
+    tpl_value raw;         /* the whole file as a map */
+} site_config;
+
+/* Reads DIR/site.yaml (missing is fine) into cfg, allocating in a.
+ * base_url_override (may be NULL) wins over the file. */
+bool site_config_load(const char *site_dir, const char *base_url_override, arena *a,
+                      site_config *cfg, diag_list *d);
+
+/* ---- pages and links ------------------------------------------------- */
+
+typedef enum link_kind {
+    LINK_EXTERNAL,  /* left alone */
+    LINK_PAGE,      /* to another page (target, anchor) */
+    LINK_SELF,      /* #anchor on the same page */
+    LINK_FILE,      /* a content file (image, download) */
+    LINK_OUTPUT,    /* an existing output path written relative to the page */
+    LINK_ABSOLUTE,  /* /path on the site: base path prefixed */
+    LINK_MISSING    /* no such file: an error */
+} link_kind;
+
+typedef struct link_rec {
+    link_kind kind;
+    const char *dest;   /* as written */
+    const char *text;
+    const char *anchor; /* decoded fragment, NULL when none */
+    const char *missing_path; /* LINK_MISSING: the source path looked for */
+    int target;         /* LINK_PAGE: page index */
+    int line, col;
+} link_rec;
+
+typedef struct page {
+    int index;
+    const char *src;      /* "content/posts/2024-03-18-a.md" */
+    const char *rel;      /* "posts/2024-03-18-a.md" (relative to content/) */
+    const char *dir;      /* "posts" (folder of the source, relative to content/) */
+    const char *bundle_dir; /* for index.md bundles: the bundle folder, else NULL */
+    bool is_post, draft, excluded, failed;
+    char *text;           /* file contents (malloc'd; freed with the site) */
+    size_t text_len;
+    str body;
+    int body_line;
+    tpl_value fm;         /* front matter map */
+    const char *title, *slug, *template_name, *summary_text;
+    bool has_date, has_updated;
+    sheaf_date date, updated;
+    const char **tags;
+    size_t ntags;
+    const char **aliases;
+    size_t naliases;
+    const char *path;     /* output path: "posts/a/" */
+    md_result md;
+    link_rec *links;
+    size_t nlinks;
+    int *backlinks;       /* page indexes, newest first */
+    const char **backlink_text;
+    size_t nbacklinks;
+    int prev, next;       /* older / newer post index, -1 at the ends */
+    tpl_map *value;       /* the `page` map templates see */
+} page;
+
+/* A file copied to the output: from content/, static/ or a theme. */
+typedef struct site_file {
+    const char *src;      /* path relative to the site dir, or "(built-in)/static/x" */
+    const char *path;     /* output path */
+    const unsigned char *data; /* embedded bytes, or NULL to copy src */
+    size_t len;
+    const char *content_rel; /* for content files: path relative to content/ */
+} site_file;
+
+typedef struct tag_info {
+    const char *name, *slug, *path;
+    int *posts;           /* newest first */
+    size_t nposts;
+    tpl_map *value;
+} tag_info;
+
+typedef struct site {
+    const char *dir;      /* site folder */
+    site_config cfg;
+    arena *a;             /* everything built serially lives here */
+    arena **wa;           /* one per worker thread, for parallel stages */
+    int nwa;
+    bool drafts;
+    page *pages;
+    size_t npages;
+    site_file *files;
+    size_t nfiles;
+    int *posts;           /* published posts, newest first */
+    size_t nposts;
+    int *plain;           /* published non-post pages, by path */
+    size_t nplain;
+    tag_info *tags;       /* by name */
+    size_t ntags;
+    /* src (relative to content/) → page or file, for link resolution */
+    struct site_index *index;
+    tpl_value site_value; /* the `site` map */
+} site;
+
+/* Walks content/ (pages and content files) and static folders; reads every
+ * page and parses its front matter (in parallel, `jobs` threads). */
+bool site_load(site *s, int jobs, diag_list *d);
+/* Output paths, permalinks and the duplicate-path check (needs front matter). */
+bool site_assign_paths(site *s, diag_list *d);
+/* Markdown for every published page, with the cross-post link resolver. */
+void site_render_markdown(site *s, int jobs, diag_list *d);
+/* Checks every link (files, anchors, drafts) and fills backlinks. */
+void site_check_links(site *s, diag_list *d);
+/* Sorts posts, builds tags/archive/prev-next and every template value. */
+void site_build_model(site *s);
+void site_free(site *s);
+
+/* Looks up a content path (relative to content/) → page index or -1;
+ * *file gets a file index or -1. */
+int site_lookup(const site *s, const char *content_rel, int *file);
+
+/* The URL templates see for an output path: base path + path. */
+const char *site_url(const site *s, const char *path);
+const char *site_permalink(const site *s, const char *path);
+
+/* Runs fn(i, worker) for i in [0, n) on `jobs` threads (0: one per core). */
+void site_parallel(size_t n, int jobs, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
+int site_jobs(int jobs);
+
+#endif

@@ -1,0 +1,200 @@
+/* fs: file-system helpers (see fs.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+bool fs_read_file(const char *path, buf *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        errno = EISDIR;
+        return false;
+    }
+    if (fstat(fd, &st) == 0 && st.st_size > 0)
+        buf_grow(out, (size_t)st.st_size);
+    for (;;) {
+        buf_grow(out, 65536);
+        ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        if (n == 0)
+            break;
+        out->len += (size_t)n;
+        out->data[out->len] = 0;
+    }
+    close(fd);
+    return true;
+}
+
+bool fs_write_file(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    const char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return close(fd) == 0;
+}
+
+bool fs_mkdirs(const char *path)
+{
+    if (mkdir(path, 0755) == 0)
+        return true;
+    if (errno == EEXIST) {
+        if (fs_is_dir(path))
+            return true;
+        errno = ENOTDIR;
+        return false;
+    }
+    if (errno != ENOENT)
+        return false;
+    char *copy = xstrdup(path);
+    char *slash = strrchr(copy, '/');
+    bool ok = true;
+    if (slash && slash != copy) {
+        *slash = 0;
+        ok = fs_mkdirs(copy);
+    }
+    free(copy);
+    if (!ok)
+        return false;
+    return mkdir(path, 0755) == 0 || (errno == EEXIST && fs_is_dir(path));
+}
+
+bool fs_rmtree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path) == 0;
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool ok = true;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = fs_join(path, e->d_name);
+        ok &= fs_rmtree(p);
+        free(p);
+    }
+    closedir(d);
+    return rmdir(path) == 0 && ok;
+}
+
+bool fs_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool fs_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *fs_join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *r = xmalloc(la + lb + 2);
+    memcpy(r, a, la);
+    size_t k = la;
+    if (la && a[la - 1] != '/')
+        r[k++] = '/';
+    memcpy(r + k, b, lb + 1);
+    return r;
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static bool walk(const char *root, const char *rel, bool skip_hidden, fs_walk_fn fn, void *ctx)
+{
+    char *dir = rel[0] ? fs_join(root, rel) : xstrdup(root);
+    DIR *d = opendir(dir);
+    if (!d) {
+        int e = errno;
+        free(dir);
+        errno = e;
+        return false;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (skip_hidden && e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            names = xrealloc(names, cap * sizeof *names);
+        }
+        names[n++] = xstrdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);
+        char *full = fs_join(dir, names[i]);
+        struct stat st;
+        if (lstat(full, &st) == 0) {
+            if (S_ISLNK(st.st_mode) && stat(full, &st) != 0)
+                st.st_mode = 0;
+            if (S_ISDIR(st.st_mode)) {
+                struct stat lst;
+                if (lstat(full, &lst) == 0 && !S_ISLNK(lst.st_mode))
+                    ok &= walk(root, r, skip_hidden, fn, ctx);
+            } else if (S_ISREG(st.st_mode)) {
+                fn(ctx, r);
+            }
+        }
+        free(full);
+        free(r);
+        free(names[i]);
+    }
+    free(names);
+    free(dir);
+    return ok;
+}
+
+bool fs_walk(const char *root, bool skip_hidden, fs_walk_fn fn, void *ctx)
+{
+    return walk(root, "", skip_hidden, fn, ctx);
+}

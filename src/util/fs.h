@@ -1,0 +1,32 @@
+/* fs: the few file-system helpers every stage needs — whole-file reads and
+ * writes, recursive mkdir/remove, and a sorted recursive walk. */
+#ifndef SHEAF_FS_H
+#define SHEAF_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* Appends the whole file to out. Returns false with errno set. */
+bool fs_read_file(const char *path, buf *out);
+/* Writes data to path in one call (created or truncated). false + errno. */
+bool fs_write_file(const char *path, const void *data, size_t len);
+/* mkdir -p; false + errno. */
+bool fs_mkdirs(const char *path);
+/* rm -rf; missing is fine. */
+bool fs_rmtree(const char *path);
+bool fs_is_dir(const char *path);
+bool fs_is_file(const char *path);
+
+/* Calls fn for every regular file below root (not following symlinked
+ * folders), in byte order of the relative path; `rel` is relative to root.
+ * Hidden names (starting with '.') are skipped when skip_hidden. Returns
+ * false (errno set) when a folder cannot be read. */
+typedef void (*fs_walk_fn)(void *ctx, const char *rel);
+bool fs_walk(const char *root, bool skip_hidden, fs_walk_fn fn, void *ctx);
+
+/* a/b joined with one slash; caller frees. */
+char *fs_join(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,93 @@
+/* strmap: FNV-1a hashed, linear probing, grows at 50% load. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strmap.h"
+#include "util/xalloc.h"
+
+typedef struct slot {
+    const char *key;
+    long value;
+    uint64_t hash;
+} slot;
+
+struct strmap {
+    slot *v;
+    size_t cap, n;
+};
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+strmap *strmap_new(size_t hint)
+{
+    strmap *m = xcalloc(1, sizeof *m);
+    m->cap = 16;
+    while (m->cap < hint * 2)
+        m->cap *= 2;
+    m->v = xcalloc(m->cap, sizeof *m->v);
+    return m;
+}
+
+void strmap_free(strmap *m)
+{
+    if (!m)
+        return;
+    free(m->v);
+    free(m);
+}
+
+static void grow(strmap *m)
+{
+    slot *old = m->v;
+    size_t oc = m->cap;
+    m->cap *= 2;
+    m->v = xcalloc(m->cap, sizeof *m->v);
+    for (size_t i = 0; i < oc; i++) {
+        if (!old[i].key)
+            continue;
+        size_t j = old[i].hash & (m->cap - 1);
+        while (m->v[j].key)
+            j = (j + 1) & (m->cap - 1);
+        m->v[j] = old[i];
+    }
+    free(old);
+}
+
+long strmap_put(strmap *m, const char *key, long value)
+{
+    if ((m->n + 1) * 2 > m->cap)
+        grow(m);
+    uint64_t h = hash(key);
+    size_t j = h & (m->cap - 1);
+    while (m->v[j].key) {
+        if (m->v[j].hash == h && !strcmp(m->v[j].key, key))
+            return m->v[j].value;
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->v[j].key = key;
+    m->v[j].value = value;
+    m->v[j].hash = h;
+    m->n++;
+    return value;
+}
+
+long strmap_get(const strmap *m, const char *key)
+{
+    uint64_t h = hash(key);
+    size_t j = h & (m->cap - 1);
+    while (m->v[j].key) {
+        if (m->v[j].hash == h && !strcmp(m->v[j].key, key))
+            return m->v[j].value;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
+size_t strmap_count(const strmap *m) { return m->n; }
