@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""End-to-end fixture sites: build each one with the real binary and check
+what it wrote and said.
+
+A fixture is a folder tests/sites/<name>/ holding `site/` (the input site,
+copied to a fresh temporary folder before the first step) and `test.yaml`,
+a list of steps run in order:
+
+  - run: [build, --drafts]    # sheaf arguments; "-s <site>" is appended
+    status: 0                 # expected exit status (default 0)
+    stdout: [regex, ...]      # each must match some line of stdout
+    stderr: [line, ...]       # each must be a line of stderr, word for word
+    stderr_exact: true        # ... and stderr holds nothing else
+    files:                    # output files (relative to public/) and
+      posts/a/index.html:     #   snippets each must contain
+        - '<h1>A</h1>'
+    not_in:                   # snippets a file must NOT contain
+      index.html: ['Draft']
+    absent: [drafts/x/index.html]   # paths that must not exist
+    snapshot: first           # remember the output tree (bytes, inode, mtime)
+    same_as: first            # output bytes equal a snapshot's
+    kept: first               # ... and every file kept its inode and mtime
+    untouched: first          # the output folder is byte-for-byte the snapshot
+  - write: {content/x.md: "text"}   # edit the site between steps
+  - remove: [content/x.md]
+  - sleep: 1.1                # let mtimes move on (for `kept`)
+  - copy_out: j1              # keep a copy of public/ under a name
+  - compare_out: j1           # public/ equals that copy byte for byte
+
+usage: run.py path/to/sheaf NAME   (or: run.py path/to/sheaf, for all)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tree(root):
+    """path → (bytes, inode, mtime_ns) for every file below root."""
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            full = os.path.join(dirpath, f)
+            st = os.lstat(full)
+            with open(full, "rb") as fh:
+                out[os.path.relpath(full, root)] = (fh.read(), st.st_ino, st.st_mtime_ns)
+    return out
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def run_fixture(sheaf, name):
+    spec_path = os.path.join(HERE, name, "test.yaml")
+    with open(spec_path, encoding="utf-8") as f:
+        steps = yaml.safe_load(f)
+    tmp = tempfile.mkdtemp(prefix="sheaf-site-")
+    try:
+        site = os.path.join(tmp, "site")
+        src = os.path.join(HERE, name, "site")
+        if os.path.isdir(src):
+            shutil.copytree(src, site, symlinks=True)
+        else:
+            os.makedirs(site)
+        out = os.path.join(site, "public")
+        snaps, copies = {}, {}
+        for i, step in enumerate(steps, 1):
+            where = f"{name} step {i}"
+            if "write" in step:
+                for rel, text in step["write"].items():
+                    p = os.path.join(site, rel)
+                    os.makedirs(os.path.dirname(p), exist_ok=True)
+                    with open(p, "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                continue
+            if "remove" in step:
+                for rel in step["remove"]:
+                    p = os.path.join(site, rel)
+                    if os.path.isdir(p):
+                        shutil.rmtree(p)
+                    else:
+                        os.unlink(p)
+                continue
+            if "sleep" in step:
+                time.sleep(step["sleep"])
+                continue
+            if "copy_out" in step:
+                dst = os.path.join(tmp, "copy-" + step["copy_out"])
+                shutil.rmtree(dst, ignore_errors=True)
+                shutil.copytree(out, dst)
+                copies[step["copy_out"]] = dst
+                continue
+            if "compare_out" in step:
+                a = {k: v[0] for k, v in tree(out).items()}
+                b = {k: v[0] for k, v in tree(copies[step["compare_out"]]).items()}
+                check(a.keys() == b.keys(),
+                      f"{where}: file lists differ: {sorted(set(a) ^ set(b))}")
+                diff = [k for k in a if a[k] != b[k]]
+                check(not diff, f"{where}: files differ: {diff}")
+                continue
+            args = [sheaf] + [str(a) for a in step["run"]] + ["-s", site]
+            env = dict(os.environ, NO_COLOR="1")
+            p = subprocess.run(args, capture_output=True, timeout=120, env=env, cwd=tmp)
+            stdout = p.stdout.decode("utf-8", "replace")
+            stderr = p.stderr.decode("utf-8", "replace").replace(site + "/", "")
+            shown = f"\n--- stdout\n{stdout}--- stderr\n{stderr}"
+            want = step.get("status", 0)
+            check(p.returncode == want,
+                  f"{where}: `{' '.join(args[1:])}` exited {p.returncode}, not {want}{shown}")
+            lines = stderr.splitlines()
+            for line in step.get("stderr", []):
+                check(line in lines, f"{where}: stderr lacks the line\n  {line}{shown}")
+            if step.get("stderr_exact"):
+                extra = [l for l in lines if l not in step.get("stderr", [])]
+                check(not extra, f"{where}: unexpected stderr lines {extra}{shown}")
+            for rx in step.get("stdout", []):
+                check(any(re.search(rx, l) for l in stdout.splitlines()),
+                      f"{where}: no stdout line matches /{rx}/{shown}")
+            for rel, snippets in (step.get("files") or {}).items():
+                p2 = os.path.join(out, rel)
+                check(os.path.isfile(p2), f"{where}: {rel} was not written{shown}")
+                with open(p2, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                for s in snippets or []:
+                    check(s in text, f"{where}: {rel} lacks\n  {s}\n--- {rel}\n{text}")
+            for rel, snippets in (step.get("not_in") or {}).items():
+                with open(os.path.join(out, rel), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                for s in snippets:
+                    check(s not in text, f"{where}: {rel} should not contain\n  {s}")
+            for rel in step.get("absent", []):
+                check(not os.path.exists(os.path.join(out, rel)),
+                      f"{where}: {rel} should not exist")
+            if "same_as" in step or "kept" in step or "untouched" in step:
+                now = tree(out)
+                ref = snaps[step.get("same_as") or step.get("kept") or step.get("untouched")]
+                check(now.keys() == ref.keys(),
+                      f"{where}: file lists differ: {sorted(set(now) ^ set(ref))}")
+                diff = [k for k in now if now[k][0] != ref[k][0]]
+                check(not diff, f"{where}: contents differ: {diff}")
+                if "kept" in step or "untouched" in step:
+                    moved = [k for k in now if now[k][1:] != ref[k][1:]]
+                    check(not moved, f"{where}: rewritten (inode or mtime changed): {moved}")
+            if "snapshot" in step:
+                snaps[step["snapshot"]] = tree(out)
+            leftovers = [e for e in os.listdir(site) if ".tmp-" in e]
+            check(not leftovers, f"{where}: temporary folders left behind: {leftovers}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    sheaf = os.path.abspath(sys.argv[1])
+    names = sys.argv[2:] or sorted(
+        d for d in os.listdir(HERE) if os.path.isfile(os.path.join(HERE, d, "test.yaml")))
+    failed = 0
+    for name in names:
+        try:
+            run_fixture(sheaf, name)
+            print(f"ok   {name}")
+        except Fail as e:
+            failed += 1
+            print(f"FAIL {name}: {e}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
