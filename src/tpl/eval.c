@@ -289,6 +289,27 @@ static const char *type_name(tpl_value v)
     return "?";
 }
 
+/* "a list", "an int", "an undefined value" */
+static const char *a_type(tpl_value v)
+{
+    switch ((tpl_kind)v.kind) {
+    case TPL_UNDEFINED: return "an undefined value";
+    case TPL_INT: return "an int";
+    case TPL_NONE: return "none";
+    case TPL_OBJECT:
+        switch (okind(v)) {
+        case O_MACRO: return "a macro";
+        case O_LOOP: return "a loop";
+        case O_NAMESPACE: return "a namespace";
+        default: return "a function";
+        }
+    default: break;
+    }
+    static const char *const names[] = { "", "", "a bool", "", "a float", "a string", "a date",
+                                         "a list", "a map" };
+    return names[v.kind];
+}
+
 /* ---- expressions ------------------------------------------------------ */
 
 static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out);
@@ -537,7 +558,7 @@ static bool eval_slice(tpl_render_state *r, frame *f, const node *n, tpl_value *
     }
     if (v.kind == TPL_UNDEFINED)
         return undefined_error(r, n->a, NULL);
-    return tpl_r_error(r, n, "cannot slice a %s", type_name(v));
+    return tpl_r_error(r, n, "cannot slice %s", a_type(v));
 }
 
 static bool num_binop(tpl_render_state *r, const node *n, int op, tpl_value a, tpl_value b,
@@ -1341,7 +1362,7 @@ static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value 
     default:
         break;
     }
-    return tpl_r_error(r, at, "a %s cannot be called", type_name(fn));
+    return tpl_r_error(r, at, "%s cannot be called", a_type(fn));
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -1537,7 +1558,7 @@ static bool assign_targets(tpl_render_state *r, frame *f, const node *at, const 
     else if (v.kind == TPL_STRING || v.kind == TPL_MAP)
         l = tpl_iterable(r->a, v);
     if (!l)
-        return tpl_r_error(r, at, "cannot unpack a %s into %zu names", type_name(v), n);
+        return tpl_r_error(r, at, "cannot unpack %s into %zu names", a_type(v), n);
     if (l->len != n)
         return tpl_r_error(r, at, "cannot unpack %zu value%s into %zu names", l->len,
                            l->len == 1 ? "" : "s", n);
@@ -1565,7 +1586,7 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
     } else {
         items = tpl_iterable(r->a, it);
         if (!items)
-            return tpl_r_error(r, n->a, "cannot loop over a %s", type_name(it));
+            return tpl_r_error(r, n->a, "cannot loop over %s", a_type(it));
     }
     frame *lf = frame_new(r, f);
     if (n->d) {
@@ -1734,7 +1755,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
         if (!eval(r, f, call->a, &fn))
             return false;
         if (okind(fn) != O_MACRO)
-            return tpl_r_error(r, call, "'call' needs a macro, not a %s", type_name(fn));
+            return tpl_r_error(r, call, "'call' needs a macro, not %s", a_type(fn));
         tpl_value *pos, *kwv;
         if (!eval_args(r, f, call, &pos, &kwv))
             return false;

@@ -259,8 +259,15 @@ static const char ops1[] = "+-*/%~<>=.,:|()[]{}";
 static bool lex_tag(lexer *x, const char *end, tok_kind end_kind, int oline, int ocol)
 {
     int depth = 0;
+    int bline[64], bcol[64];
+    char bch[64];
     for (;;) {
         skip_space(x);
+        if (x->pos >= x->len && depth > 0) {
+            int k = depth <= 64 ? depth - 1 : 63;
+            diag_error(x->d, x->path, bline[k], bcol[k], "'%c' is never closed", bch[k]);
+            return false;
+        }
         if (x->pos >= x->len)
             return err(x, oline, ocol,
                        end_kind == T_VAR_END ? "'{{' is never closed (expected '}}')"
@@ -311,8 +318,14 @@ static bool lex_tag(lexer *x, const char *end, tok_kind end_kind, int oline, int
             diag_error(x->d, x->path, line, col, "unexpected character '%c' in a tag", c);
             return false;
         }
-        if (*op == '(' || *op == '[' || *op == '{')
+        if (*op == '(' || *op == '[' || *op == '{') {
+            if (depth < 64) {
+                bline[depth] = line;
+                bcol[depth] = col;
+                bch[depth] = *op;
+            }
             depth++;
+        }
         else if ((*op == ')' || *op == ']' || *op == '}') && op[1] == 0 && depth > 0)
             depth--;
         token *t = push(x, T_OP, line, col);
