@@ -207,7 +207,7 @@ typedef struct renderer {
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
     cmark_node *cur_leaf; /* block of the last link placed, and where it began */
-    int cur_line, cur_col;
+    int cur_line, cur_col, cur_lag;
 } renderer;
 
 /* Plain text of an inline subtree: text and code spans, breaks as spaces,
@@ -367,6 +367,18 @@ static bool ref_def_line(const char *s, size_t n)
     return close && close + 1 < s + n && close[1] == ':';
 }
 
+/* Does u start with an URI scheme, as an autolink's must? */
+static bool has_scheme(const char *u)
+{
+    size_t i = 0;
+    if (!((u[0] >= 'a' && u[0] <= 'z') || (u[0] >= 'A' && u[0] <= 'Z')))
+        return false;
+    while (u[i] && (strchr("+.-", u[i]) || (u[i] >= '0' && u[i] <= '9') || (u[i] >= 'a' && u[i] <= 'z')
+                    || (u[i] >= 'A' && u[i] <= 'Z')))
+        i++;
+    return i >= 2 && i <= 32 && u[i] == ':';
+}
+
 /* Finds the file position of link/image n, which sits in leaf block `leaf`.
  *
  * cmark's inline positions are only hints: it drops newlines met inside
@@ -382,6 +394,12 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
                           int *col_out)
 {
     int hl = cmark_node_get_start_line(n), hc = cmark_node_get_start_column(n);
+    /* a link that spans lines gets its last line; its text knows better */
+    for (cmark_node *c = cmark_node_first_child(n); c; c = cmark_node_first_child(c))
+        if (cmark_node_get_start_line(c) > 0) {
+            hl = cmark_node_get_start_line(c);
+            break;
+        }
     *line_out = hl;
     *col_out = hc > 0 ? hc : 1;
     if (!leaf)
@@ -390,6 +408,7 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
         r->cur_leaf = leaf;
         r->cur_line = cmark_node_get_start_line(leaf);
         r->cur_col = 0;
+        r->cur_lag = 0;
         /* link reference definitions come first in a paragraph */
         const char *s;
         size_t len;
@@ -398,6 +417,7 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
                    && source_line(r, r->cur_line, &s, &len) && ref_def_line(s, len))
                 r->cur_line++;
     }
+    hl += r->cur_lag; /* cmark's line count, once behind, stays behind */
     const char *want = "[";
     if (image) {
         want = "!";
@@ -405,31 +425,36 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
         const char *url = cmark_node_get_url(n);
         cmark_node *c = cmark_node_first_child(n);
         const char *lit = c ? cmark_node_get_literal(c) : NULL;
-        if (url && lit && !cmark_node_next(c)
+        if (url && lit && !cmark_node_next(c) && has_scheme(url)
             && (!strcmp(url, lit) || (!strncmp(url, "mailto:", 7) && !strcmp(url + 7, lit))))
-            want = "[<";
+            want = "<[";
     }
     int last = cmark_node_get_end_line(leaf);
     const long W = 1L << 20;
     long best = -1;
     int bl = 0, bc = 0;
-    for (int ln = r->cur_line; ln <= last; ln++) {
-        if (best >= 0 && (long)(ln - hl) * W > best)
-            break;
-        const char *s;
-        size_t len;
-        if (!source_line(r, ln, &s, &len))
-            break;
-        size_t from = ln == r->cur_line ? (size_t)r->cur_col : 0;
-        for (size_t i = from; i < len; i++) {
-            if (!is_start(s, len, i, want, image))
-                continue;
-            long dl = labs((long)(ln - hl)), dc = labs((long)i + 1 - hc);
-            long score = dl * W + dc;
-            if (best < 0 || score < best) {
-                best = score;
-                bl = ln;
-                bc = (int)i + 1;
+    /* an autolink's '<' first; then (a link whose text is its URL) '[' */
+    for (const char *w = want; *w && best < 0; w++) {
+        char one[2] = { *w, 0 };
+        for (int ln = r->cur_line; ln <= last; ln++) {
+            if (best >= 0 && (long)(ln - hl) * W > best)
+                break;
+            const char *s;
+            size_t len;
+            if (!source_line(r, ln, &s, &len))
+                break;
+            size_t from = ln == r->cur_line ? (size_t)r->cur_col : 0;
+            for (size_t i = from; i < len; i++) {
+                if (!is_start(s, len, i, one, image))
+                    continue;
+                long score = labs((long)(ln - hl)) * W + labs((long)i + 1 - hc);
+                if (*w == '<' && labs((long)(ln - hl)) > 1)
+                    continue;
+                if (best < 0 || score < best) {
+                    best = score;
+                    bl = ln;
+                    bc = (int)i + 1;
+                }
             }
         }
     }
@@ -437,6 +462,7 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
         return;
     *line_out = bl;
     *col_out = bc;
+    r->cur_lag += bl - hl;
     r->cur_line = bl;
     r->cur_col = bc; /* the next link starts after this one's first byte */
 }

@@ -285,6 +285,42 @@ TEST(links_resolved_with_positions)
     arena_free(a);
 }
 
+/* Where cmark's own inline positions go wrong. */
+TEST(link_positions_hard)
+{
+    arena *a = arena_new();
+    seen s = { 0, "" };
+    const char *src = "[d1]: /one\n"                          /* 1 */
+                      "[d2]: /two\n"                          /* 2 */
+                      "`[x]` \\[no] [not a link] [a](a)\n"    /* 3 */
+                      "x [multi\n"                            /* 4 */
+                      "line](m) [b](b\n"                      /* 5 */
+                      "\"title\n"                             /* 6 */
+                      "more\") [c](c)\n"                      /* 7 */
+                      "<http://auto.x> and\n"                 /* 8 */
+                      "   <mailto:m@x.y> [d1]\n"              /* 9 */
+                      "\n"                                    /* 10 */
+                      "> q\n"                                 /* 11 */
+                      "> > lazy\n"                            /* 12 */
+                      "\t<http://tab.x> [e](e)\n"             /* 13 */
+                      "\n"                                    /* 14 */
+                      "- [![img](i)](l) ![two](j)\n";         /* 15 */
+    render(a, src, 1, resolver, &s);
+    EQ_STR(s.log, "a|a|3:26;"
+                  "m|multi line|4:3;"
+                  "b|b|5:10;"
+                  "c|c|7:8;"
+                  "http://auto.x|http://auto.x|8:1;"
+                  "mailto:m@x.y|mailto:m@x.y|9:4;"
+                  "/one|d1|9:19;"
+                  "http://tab.x|http://tab.x|13:2;"
+                  "e|e|13:17;"
+                  "l|img|15:3;"
+                  "img i|img|15:4;"
+                  "img j|two|15:18;");
+    arena_free(a);
+}
+
 TEST(summary)
 {
     arena *a = arena_new();
@@ -380,6 +416,7 @@ int main(void)
     RUN(heading_ids);
     RUN(heading_lines);
     RUN(links_resolved_with_positions);
+    RUN(link_positions_hard);
     RUN(summary);
     RUN(word_count);
     RUN(options);
