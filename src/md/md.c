@@ -355,7 +355,8 @@ static bool is_start(const char *s, size_t n, size_t i, const char *want, bool i
     return (i - k) % 2 == 0;
 }
 
-/* A line that looks like the start of a link reference definition. */
+/* A line that looks like the start of a link reference definition:
+ * up to 3 spaces, `[label]:`, the label without unescaped brackets. */
 static bool ref_def_line(const char *s, size_t n)
 {
     size_t i = 0;
@@ -363,8 +364,15 @@ static bool ref_def_line(const char *s, size_t n)
         i++;
     if (i >= n || s[i] != '[')
         return false;
-    const char *close = memchr(s + i, ']', n - i);
-    return close && close + 1 < s + n && close[1] == ':';
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '[')
+            return false;
+        else if (s[i] == ']')
+            return i + 1 < n && s[i + 1] == ':';
+    }
+    return false;
 }
 
 /* Does u start with an URI scheme, as an autolink's must? */
@@ -419,6 +427,7 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
     }
     hl += r->cur_lag; /* cmark's line count, once behind, stays behind */
     const char *want = "[";
+    const char *auto_text = NULL; /* what follows the '<' of an autolink */
     if (image) {
         want = "!";
     } else {
@@ -426,8 +435,10 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
         cmark_node *c = cmark_node_first_child(n);
         const char *lit = c ? cmark_node_get_literal(c) : NULL;
         if (url && lit && !cmark_node_next(c) && has_scheme(url)
-            && (!strcmp(url, lit) || (!strncmp(url, "mailto:", 7) && !strcmp(url + 7, lit))))
+            && (!strcmp(url, lit) || (!strncmp(url, "mailto:", 7) && !strcmp(url + 7, lit)))) {
             want = "<[";
+            auto_text = lit;
+        }
     }
     int last = cmark_node_get_end_line(leaf);
     const long W = 1L << 20;
@@ -448,8 +459,14 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
                 if (!is_start(s, len, i, one, image))
                     continue;
                 long score = labs((long)(ln - hl)) * W + labs((long)i + 1 - hc);
-                if (*w == '<' && labs((long)(ln - hl)) > 1)
-                    continue;
+                if (*w == '<') {
+                    /* the source spells the URL out (up to any entity);
+                     * cmark's column for an autolink is no hint at all */
+                    size_t k = strcspn(auto_text, "&");
+                    if (k > len - i - 1 || strncmp(s + i + 1, auto_text, k) != 0)
+                        continue;
+                    score = labs((long)(ln - hl)) * W + (long)i;
+                }
                 if (best < 0 || score < best) {
                     best = score;
                     bl = ln;

@@ -113,6 +113,44 @@ TEST(html_matches_cmark)
         OK(same_all_options(samples[i]));
 }
 
+/* Every link's position must point at a '[', '!' or '<' of the source. */
+typedef struct posck {
+    const char *src;
+    int bad;
+} posck;
+
+static const char *check_pos(void *ctx, const md_link *l)
+{
+    posck *p = ctx;
+    const char *s = p->src;
+    for (int ln = 1; ln < l->line && *s; ln++) {
+        s += strcspn(s, "\r\n");
+        if (*s == '\r' && s[1] == '\n')
+            s++;
+        if (*s)
+            s++;
+    }
+    size_t len = strcspn(s, "\r\n");
+    char want = l->image ? '!' : '[';
+    if (l->col < 1 || (size_t)l->col > len || (s[l->col - 1] != want && s[l->col - 1] != '<')) {
+        if (!p->bad)
+            fprintf(stderr, "input [%s]: link %s at %d:%d\n", p->src, l->dest, l->line, l->col);
+        p->bad++;
+    }
+    return NULL;
+}
+
+static int positions_ok(const char *s)
+{
+    posck p = { s, 0 };
+    arena *a = arena_new();
+    md_result r;
+    md_options o = { true, false, false };
+    md_render(str_from(s), 1, &o, check_pos, &p, a, &r);
+    arena_free(a);
+    return p.bad == 0;
+}
+
 /* Random documents built from pieces that exercise the renderer. */
 TEST(html_matches_cmark_random)
 {
@@ -125,7 +163,7 @@ TEST(html_matches_cmark_random)
     };
     unsigned seed = 12345;
     buf doc = BUF_INIT;
-    int failures = 0;
+    int failures = 0, pos_failures = 0;
     for (int k = 0; k < 1500 && failures < 3; k++) {
         buf_reset(&doc);
         int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
@@ -135,8 +173,11 @@ TEST(html_matches_cmark_random)
         }
         if (!same_all_options(doc.data))
             failures++;
+        if (!positions_ok(doc.data))
+            pos_failures++;
     }
     EQ_INT(failures, 0);
+    EQ_INT(pos_failures, 0);
     buf_release(&doc);
 }
 
