@@ -1,6 +1,7 @@
 /* config: site.yaml → site_config, with a default for every key.
  * An unknown key is a warning at its line; a value of the wrong type is an
  * error at the value. No site.yaml at all is a valid (default) site. */
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
@@ -26,6 +27,52 @@ static bool type_error(diag_list *d, const char *path, const fm_key_pos *p, cons
 {
     diag_error(d, path, p ? p->vline : 1, p ? p->vcol : 1, "'%s' must be %s", key, want);
     return false;
+}
+
+/* Where `key` of a nested mapping is written: fm_parse_yaml_pos knows the
+ * top-level keys only, so look in the text below the parent key (block
+ * style: a more indented line `key:`; flow style: `key:` on the value's
+ * line). Falls back to the parent's value. */
+static void nested_pos(const char *text, const fm_key_pos *parent, const char *key, int *line,
+                       int *col)
+{
+    *line = parent ? parent->vline : 1;
+    *col = parent ? parent->vcol : 1;
+    if (!parent)
+        return;
+    size_t kl = strlen(key);
+    const char *s = text;
+    for (int l = 1; l < parent->line && *s; l++) {
+        s = strchr(s, '\n');
+        if (!s)
+            return;
+        s++;
+    }
+    for (int l = parent->line; *s; l++) {
+        const char *eol = strchr(s, '\n');
+        size_t n = eol ? (size_t)(eol - s) : strlen(s);
+        size_t ind = 0;
+        while (ind < n && s[ind] == ' ')
+            ind++;
+        bool blank = ind == n || s[ind] == '#';
+        if (l > parent->line && !blank && (int)ind < parent->col)
+            return; /* back at the parent's level: not found */
+        for (size_t i = l == parent->line ? (size_t)parent->col - 1 + kl : ind; i + kl < n; i++) {
+            if (strncmp(s + i, key, kl) || (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')))
+                continue;
+            size_t j = i + kl;
+            while (j < n && s[j] == ' ')
+                j++;
+            if (j < n && s[j] == ':') {
+                *line = l;
+                *col = (int)i + 1;
+                return;
+            }
+        }
+        if (!eol)
+            return;
+        s = eol + 1;
+    }
 }
 
 /* "https://x.io/notes" → base_url "https://x.io/notes/", origin
@@ -161,8 +208,12 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
             tpl_value t = tpl_map_get_cstr(val.u.map, "target");
             if (t.kind == TPL_STRING)
                 c->deploy_target = t.u.s;
-            else if (t.kind != TPL_UNDEFINED && t.kind != TPL_NONE)
-                ok = type_error(d, shown, p, "deploy.target", "a string");
+            else if (t.kind != TPL_UNDEFINED && t.kind != TPL_NONE) {
+                int tl, tc;
+                nested_pos(copy, p, "target", &tl, &tc);
+                diag_error(d, shown, tl, tc, "'deploy.target' must be a string (a folder, or host:path for rsync)");
+                ok = false;
+            }
         } else if (!strcmp(key, "markdown")) {
             if (val.kind != TPL_MAP) {
                 ok = type_error(d, shown, p, key, "a mapping (markdown: {unsafe: true})");
@@ -175,14 +226,15 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
                 bool *slot = !strcmp(mk, "unsafe") ? &c->markdown.unsafe
                            : !strcmp(mk, "smart") ? &c->markdown.smart
                            : !strcmp(mk, "hard_breaks") ? &c->markdown.hard_breaks : NULL;
+                int ml, mc;
+                nested_pos(copy, p, mk, &ml, &mc);
                 if (!slot) {
-                    diag_warning(d, shown, p ? p->vline : 1, p ? p->vcol : 1,
+                    diag_warning(d, shown, ml, mc,
                                  "unknown key 'markdown.%s' (known: unsafe, smart, hard_breaks)", mk);
                     continue;
                 }
                 if (mv.kind != TPL_BOOL) {
-                    diag_error(d, shown, p ? p->vline : 1, p ? p->vcol : 1,
-                               "'markdown.%s' must be true or false", mk);
+                    diag_error(d, shown, ml, mc, "'markdown.%s' must be true or false", mk);
                     ok = false;
                     continue;
                 }
@@ -197,9 +249,36 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
             c->permalinks = arena_alloc(a, (pm->len + 1) * sizeof *c->permalinks);
             for (size_t k2 = 0; k2 < pm->len; k2++) {
                 tpl_value pk = pm->entries[k2].key, pv = pm->entries[k2].value;
-                if (pk.kind != TPL_STRING || pv.kind != TPL_STRING || pv.u.s[0] != '/') {
-                    ok = type_error(d, shown, p, key,
-                                    "a mapping of section → pattern starting with '/' (posts: /:year/:slug/)");
+                if (pk.kind != TPL_STRING) {
+                    ok = type_error(d, shown, p, key, "a mapping of section → pattern (posts: /:year/:slug/)");
+                    continue;
+                }
+                int pl, pc;
+                nested_pos(copy, p, pk.u.s, &pl, &pc);
+                if (pv.kind != TPL_STRING || pv.u.s[0] != '/') {
+                    diag_error(d, shown, pl, pc,
+                               "'permalinks.%s' must be a pattern starting with '/' (like /:year/:month/:slug/)",
+                               pk.u.s);
+                    ok = false;
+                    continue;
+                }
+                const char *bad = NULL;
+                for (const char *q = strchr(pv.u.s, ':'); q && !bad; q = strchr(q + 1, ':')) {
+                    size_t n = 0;
+                    while (isalnum((unsigned char)q[1 + n]) || q[1 + n] == '_')
+                        n++;
+                    static const char *const names[] = { "year", "month", "day", "slug", "section", NULL };
+                    bool known = false;
+                    for (size_t k3 = 0; names[k3]; k3++)
+                        known |= strlen(names[k3]) == n && !strncmp(q + 1, names[k3], n);
+                    if (!known)
+                        bad = arena_strndup(a, q, n + 1);
+                }
+                if (bad) {
+                    diag_error(d, shown, pl, pc,
+                               "'permalinks.%s': unknown placeholder '%s' (known: :year :month :day :slug :section)",
+                               pk.u.s, bad);
+                    ok = false;
                     continue;
                 }
                 c->permalinks[c->npermalinks].section = pk.u.s;
