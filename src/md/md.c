@@ -146,8 +146,15 @@ static void *vec_to_arena(vec *x, arena *a)
 
 /* ---- a set of strings (heading ids taken so far) ---- */
 
+/* Each id remembers the next suffix to try when it is taken again, so n
+ * headings with one title cost O(n), not O(n^2). */
+typedef struct idslot {
+    const char *s;
+    int next;
+} idslot;
+
 typedef struct idset {
-    const char **slot;
+    idslot *slot;
     size_t cap, n;
 } idset;
 
@@ -159,15 +166,15 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-static bool idset_has(const idset *set, const char *s)
+static idslot *idset_find(const idset *set, const char *s)
 {
     if (!set->cap)
-        return false;
+        return NULL;
     for (size_t i = hash_str(s) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
-        if (!set->slot[i])
-            return false;
-        if (!strcmp(set->slot[i], s))
-            return true;
+        if (!set->slot[i].s)
+            return NULL;
+        if (!strcmp(set->slot[i].s, s))
+            return &set->slot[i];
     }
 }
 
@@ -175,18 +182,20 @@ static bool idset_has(const idset *set, const char *s)
 static void idset_add(idset *set, const char *s)
 {
     if ((set->n + 1) * 2 > set->cap) {
-        idset big = { xcalloc(set->cap ? set->cap * 2 : 16, sizeof(char *)),
-                      set->cap ? set->cap * 2 : 16, 0 };
+        size_t cap = set->cap ? set->cap * 2 : 16;
+        idset big = { xcalloc(cap, sizeof(idslot)), cap, 0 };
         for (size_t i = 0; i < set->cap; i++)
-            if (set->slot[i])
-                idset_add(&big, set->slot[i]);
+            if (set->slot[i].s) {
+                idset_add(&big, set->slot[i].s);
+                idset_find(&big, set->slot[i].s)->next = set->slot[i].next;
+            }
         free(set->slot);
         *set = big;
     }
     size_t i = hash_str(s) & (set->cap - 1);
-    while (set->slot[i])
+    while (set->slot[i].s)
         i = (i + 1) & (set->cap - 1);
-    set->slot[i] = s;
+    set->slot[i] = (idslot){ s, 1 };
     set->n++;
 }
 
@@ -471,6 +480,8 @@ static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool ima
                     best = score;
                     bl = ln;
                     bc = (int)i + 1;
+                } else if ((long)i + 1 > hc || *w == '<') {
+                    break; /* further along this line only gets worse */
                 }
             }
         }
@@ -493,16 +504,19 @@ static const char *unique_id(renderer *r, const char *title, size_t n)
     if (!slug.len)
         buf_puts(&slug, "section");
     char *id;
-    if (!idset_has(&r->ids, slug.data)) {
+    idslot *base = idset_find(&r->ids, slug.data);
+    if (!base) {
         id = arena_strndup(r->a, slug.data, slug.len);
     } else {
         buf u = BUF_INIT;
-        for (int k = 1;; k++) {
+        int k = base->next;
+        for (;; k++) {
             buf_reset(&u);
             buf_printf(&u, "%s-%d", slug.data, k);
-            if (!idset_has(&r->ids, u.data))
+            if (!idset_find(&r->ids, u.data))
                 break;
         }
+        base->next = k + 1;
         id = arena_strndup(r->a, u.data, u.len);
         buf_release(&u);
     }
