@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include <cmark.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "md/md.h"
@@ -450,6 +451,61 @@ TEST(options)
     arena_free(a);
 }
 
+/* Pages render on several threads at once. */
+static const char *thread_doc = "# T\n\n## T\n\nsee [a](a.md) and ![i](i.png) 中文 words\n\n<!--more-->\n\nend\n";
+
+static const char *count_links(void *ctx, const md_link *l)
+{
+    (void)l;
+    ++*(int *)ctx;
+    return "/rewritten/";
+}
+
+static void *render_many(void *arg)
+{
+    char *want = arg;
+    int bad = 0;
+    for (int i = 0; i < 300; i++) {
+        arena *a = arena_new();
+        int n = 0;
+        md_result r = render(a, thread_doc, 1, count_links, &n);
+        if (strcmp(r.html, want) || n != 2 || r.nheadings != 2 || strcmp(r.headings[1].id, "t-1"))
+            bad++;
+        arena_free(a);
+    }
+    return bad ? want : NULL;
+}
+
+TEST(threads)
+{
+    arena *a = arena_new();
+    int n = 0;
+    md_result r = render(a, thread_doc, 1, count_links, &n);
+    EQ_INT(n, 2);
+    EQ_INT(r.word_count, 1 + 1 + 6 + 1);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        OK(pthread_create(&t[i], NULL, render_many, (void *)r.html) == 0);
+    for (int i = 0; i < 4; i++) {
+        void *res;
+        pthread_join(t[i], &res);
+        OK(res == NULL);
+    }
+    /* many headings with one title */
+    buf b = BUF_INIT;
+    for (int i = 0; i < 3000; i++)
+        buf_puts(&b, "## Same\n");
+    md_result m;
+    md_render(str_make(b.data, b.len), 1, NULL, NULL, NULL, a, &m);
+    EQ_INT(m.nheadings, 3000);
+    if (m.nheadings == 3000) {
+        EQ_STR(m.headings[0].id, "same");
+        EQ_STR(m.headings[2999].id, "same-2999");
+    }
+    buf_release(&b);
+    arena_free(a);
+}
+
 int main(void)
 {
     RUN(html_matches_cmark);
@@ -461,5 +517,6 @@ int main(void)
     RUN(summary);
     RUN(word_count);
     RUN(options);
+    RUN(threads);
     return harness_done();
 }
