@@ -406,7 +406,9 @@ static bool has_scheme(const char *u)
  * tabs) and for autolinks. So the start is looked up in the source: of the
  * unescaped '[' ('!' for images, also '<' for what looks like an autolink)
  * after the previous link of the block, the one nearest cmark's hint
- * (the line first, then the column). */
+ * (the line first, then the column); the hint's line comes from the link's
+ * text and is shifted by how far behind cmark was for the previous link.
+ * An autolink is found by its URL after the '<'. */
 static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool image, int *line_out,
                           int *col_out)
 {
