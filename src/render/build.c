@@ -63,6 +63,17 @@ static const char *index_path(arena *a, size_t n)
     return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
 }
 
+/* Where an alias (`aliases:` in front matter) is written: "/old/" →
+ * "old/index.html", "old.html" as is, "old" → "old/index.html". */
+static const char *alias_output(arena *a, const char *al)
+{
+    while (*al == '/')
+        al++;
+    size_t n = strlen(al);
+    return n == 0 ? "index.html" : al[n - 1] == '/' ? arena_printf(a, "%sindex.html", al)
+           : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
+}
+
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;
@@ -146,12 +157,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     }
     case J_ALIAS: {
         page *p = &s->pages[j->a];
-        const char *al = p->aliases[j->b];
-        while (*al == '/')
-            al++;
-        size_t n = strlen(al);
-        out_rel = n == 0 ? "index.html" : al[n - 1] == '/' ? arena_printf(a, "%sindex.html", al)
-                  : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
+        out_rel = alias_output(a, p->aliases[j->b]);
         const char *url = site_permalink(s, p->path);
         buf b = BUF_INIT;
         buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -284,6 +290,44 @@ static tpl_value archive_years(site *s)
     return tpl_list_value(l);
 }
 
+/* Tag pages and /page/N/ are known only once the model is built, so their
+ * clash with a page, an alias or a file is checked here (site_assign_paths
+ * checked everything else). */
+static bool check_generated_paths(site *s, size_t index_pages, diag_list *d)
+{
+    strmap *gen = strmap_new(s->ntags + index_pages + 8);
+    for (size_t k = 2; k <= index_pages; k++)
+        strmap_put(gen, arena_printf(s->a, "page/%zu/index.html", k), 0);
+    for (size_t i = 0; i < s->ntags; i++)
+        strmap_put(gen, arena_printf(s->a, "%sindex.html", s->tags[i].path), 0);
+    bool ok = true;
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k <= p->naliases; k++) {
+            const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
+                                     : alias_output(s->a, p->aliases[k - 1]);
+            if (strmap_get(gen, out) >= 0) {
+                size_t n = strlen(out);
+                diag_error(d, p->src, 1, 1,
+                           "this makes /%.*s, which sheaf generates itself (rename the file or set 'slug:')",
+                           (int)(n >= 10 && !strcmp(out + n - 10, "index.html") ? n - 10 : n), out);
+                ok = false;
+            }
+        }
+    }
+    for (size_t i = 0; i < s->nfiles; i++) {
+        if (strmap_get(gen, s->files[i].path) >= 0) {
+            diag_error(d, s->files[i].src, 0, 0, "this makes /%s, which sheaf generates itself",
+                       s->files[i].path);
+            ok = false;
+        }
+    }
+    strmap_free(gen);
+    return ok;
+}
+
 /* ---- the whole build --------------------------------------------------- */
 
 struct build_session {
@@ -345,6 +389,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     site_check_links(&s, d);
     site_build_model(&s);
     local.ms_model = now_ms() - t;
+    check_generated_paths(&s, s.nposts ? (s.nposts + (size_t)s.cfg.paginate - 1) / (size_t)s.cfg.paginate : 1, d);
     if (diag_error_count(d) > errors_before) {
         ok = false;
         goto done;
