@@ -91,25 +91,29 @@ static void report_libyaml_error(composer *c)
     const char *problem = p->problem ? p->problem : "unknown YAML error";
     switch (p->error) {
     case YAML_MEMORY_ERROR:
-        error_at(c, c->first_line, 1, "out of memory while parsing YAML");
+        error_at(c, c->first_line, 1, "YAML: out of memory");
         break;
     case YAML_READER_ERROR: {
         int line, col;
         offset_pos(c, p->problem_offset, &line, &col);
         if (p->problem_value != -1)
-            error_at(c, line, col, "%s (0x%02X)", problem, (unsigned)p->problem_value);
+            error_at(c, line, col, "YAML: %s (0x%02X)", problem, (unsigned)p->problem_value);
         else
-            error_at(c, line, col, "%s", problem);
+            error_at(c, line, col, "YAML: %s", problem);
         break;
     }
-    default:
-        if (p->context)
-            error_at(c, mark_line(c, p->problem_mark), mark_col(p->problem_mark), "%s %s",
-                     problem, p->context);
+    default: {
+        /* `YAML: problem (context at line N)`, as PyYAML shows both marks */
+        yaml_mark_t m = p->problem_mark, cm = p->context_mark;
+        if (!p->context)
+            error_at(c, mark_line(c, m), mark_col(m), "YAML: %s", problem);
+        else if (cm.line != m.line || cm.column != m.column)
+            error_at(c, mark_line(c, m), mark_col(m), "YAML: %s (%s at line %d)", problem,
+                     p->context, mark_line(c, cm));
         else
-            error_at(c, mark_line(c, p->problem_mark), mark_col(p->problem_mark), "%s",
-                     problem);
+            error_at(c, mark_line(c, m), mark_col(m), "YAML: %s (%s)", problem, p->context);
         break;
+    }
     }
 }
 
@@ -519,7 +523,7 @@ static bool resolve_tagged(composer *c, const char *tag, const char *s, size_t n
         return false;
     }
     if (!ok) {
-        error_at(c, mark_line(c, m), mark_col(m), "'%.*s' is not a valid !!%s value",
+        error_at(c, mark_line(c, m), mark_col(m), "YAML: '%.*s' is not a valid !!%s value",
                  (int)(n > 200 ? 200 : n), s, t);
         *out = tpl_str_copy(c->a, s, n);
     }
@@ -642,7 +646,7 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out, bool 
                     tpl_value it = p.v.u.list->items[i];
                     if (it.kind != TPL_MAP) {
                         error_at(c, mark_line(c, p.vm), mark_col(p.vm),
-                                 "expected a mapping for merging, but found %s", kind_name(it));
+                                 "YAML: expected a mapping for merging, but found %s", kind_name(it));
                         p.merge = false;
                         break;
                     }
@@ -652,13 +656,13 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out, bool 
                     continue;
             } else {
                 error_at(c, mark_line(c, p.vm), mark_col(p.vm),
-                         "expected a mapping or list of mappings for merging, but found %s",
+                         "YAML: expected a mapping or list of mappings for merging, but found %s",
                          kind_name(p.v));
                 continue;
             }
         } else if (p.k.kind == TPL_LIST || p.k.kind == TPL_MAP) {
             error_at(c, mark_line(c, p.km), mark_col(p.km),
-                     "found unhashable key while constructing a mapping");
+                     "YAML: found unhashable key while constructing a mapping");
             continue;
         } else {
             total++;
@@ -781,10 +785,10 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out, bool roo
         const anchor *an = anchor_find(c, name);
         if (!an)
             error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
-                     "found undefined alias '%s'", name);
+                     "YAML: found undefined alias '%s'", name);
         else if (!an->done)
             error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
-                     "alias '%s' refers to a node that contains it", name);
+                     "YAML: alias '%s' refers to a node that contains it", name);
         else
             *out = an->v;
         yaml_event_delete(ev);
@@ -800,7 +804,7 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out, bool roo
     case YAML_MAPPING_START_EVENT: {
         if (c->depth >= MAX_DEPTH) {
             error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
-                     "nesting is too deep (more than %d levels)", MAX_DEPTH);
+                     "YAML: nesting is too deep (more than %d levels)", MAX_DEPTH);
             yaml_event_delete(ev);
             return false;
         }
@@ -812,7 +816,7 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out, bool roo
     }
     default:
         error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
-                 "unexpected YAML event");
+                 "YAML: unexpected YAML event");
         yaml_event_delete(ev);
         return false;
     }
@@ -833,11 +837,12 @@ static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_valu
     tpl_value root = tpl_none();
     bool ok = true;
     if (!yaml_parser_initialize(&c.p)) {
-        error_at(&c, c.first_line, 1, "out of memory while parsing YAML");
+        error_at(&c, c.first_line, 1, "YAML: out of memory");
         ok = false;
     } else {
         yaml_parser_set_input_string(&c.p, (const unsigned char *)(yaml.ptr ? yaml.ptr : ""),
                                      yaml.len);
+        yaml_parser_set_encoding(&c.p, YAML_UTF8_ENCODING);
         bool done = false;
         while (ok && !done) {
             yaml_event_t ev;
