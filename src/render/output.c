@@ -1,4 +1,5 @@
-/* output: temporary folder, write-if-changed via hard links, swap. */
+/* output: stage changed files, commit them by rename (see output.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "render/output.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/strmap.h"
 #include "util/xalloc.h"
 
 bool output_begin(output *o, const char *target, bool write, diag_list *d)
@@ -21,6 +23,8 @@ bool output_begin(output *o, const char *target, bool write, diag_list *d)
     atomic_init(&o->unchanged, 0);
     atomic_init(&o->removed, 0);
     atomic_init(&o->copied, 0);
+    pthread_mutex_init(&o->mu, NULL);
+    o->produced = strmap_new(1024);
     if (!write)
         return true;
     size_t n = strlen(target);
@@ -51,7 +55,29 @@ bool output_begin(output *o, const char *target, bool write, diag_list *d)
         diag_error(d, NULL, 0, 0, "cannot create %s: %s", o->tmp, strerror(errno));
         return false;
     }
+    o->fresh = !fs_is_dir(o->target);
     return true;
+}
+
+/* Records rel as produced (and staged when `staged`). */
+static void record(output *o, const char *rel, bool staged)
+{
+    pthread_mutex_lock(&o->mu);
+    char *k = xstrdup(rel);
+    if (o->nkeys == o->capkeys) {
+        o->capkeys = o->capkeys ? o->capkeys * 2 : 1024;
+        o->keys = xrealloc(o->keys, o->capkeys * sizeof *o->keys);
+    }
+    o->keys[o->nkeys++] = k;
+    strmap_put(o->produced, k, 1);
+    if (staged) {
+        if (o->nstaged == o->capstaged) {
+            o->capstaged = o->capstaged ? o->capstaged * 2 : 1024;
+            o->staged = xrealloc(o->staged, o->capstaged * sizeof *o->staged);
+        }
+        o->staged[o->nstaged++] = k;
+    }
+    pthread_mutex_unlock(&o->mu);
 }
 
 static bool ensure_parent(const char *path)
@@ -83,13 +109,16 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
         return true;
     char *dst = fs_join(o->tmp, rel);
     char *old = fs_join(o->target, rel);
-    bool ok = ensure_parent(dst);
-    if (ok && same_as(old, data, len) && link(old, dst) == 0) {
+    bool ok = true;
+    if (!o->fresh && same_as(old, data, len)) {
         atomic_fetch_add(&o->unchanged, 1);
-    } else if (ok) {
-        ok = fs_write_file(dst, data, len);
-        if (ok)
+        record(o, rel, false);
+    } else {
+        ok = ensure_parent(dst) && fs_write_file(dst, data, len);
+        if (ok) {
             atomic_fetch_add(&o->written, 1);
+            record(o, rel, true);
+        }
     }
     if (!ok)
         diag_error(d, NULL, 0, 0, "cannot write %s: %s", dst, strerror(errno));
@@ -163,13 +192,16 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
         return true;
     char *dst = fs_join(o->tmp, rel);
     char *old = fs_join(o->target, rel);
-    bool ok = ensure_parent(dst);
-    if (ok && same_file_content(src, old) && link(old, dst) == 0) {
+    bool ok = true;
+    if (!o->fresh && same_file_content(src, old)) {
         atomic_fetch_add(&o->unchanged, 1);
-    } else if (ok) {
-        ok = copy_fd(src, dst);
-        if (ok)
+        record(o, rel, false);
+    } else {
+        ok = ensure_parent(dst) && copy_fd(src, dst);
+        if (ok) {
             atomic_fetch_add(&o->copied, 1);
+            record(o, rel, true);
+        }
     }
     if (!ok)
         diag_error(d, NULL, 0, 0, "cannot copy %s to %s: %s", src, dst, strerror(errno));
@@ -178,18 +210,79 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
     return ok;
 }
 
-typedef struct removed_ctx {
+typedef struct stale_ctx {
     output *o;
-} removed_ctx;
+    char **v;
+    size_t n, cap;
+} stale_ctx;
 
-static void count_removed(void *vctx, const char *rel)
+static void find_stale(void *vctx, const char *rel)
 {
-    removed_ctx *c = vctx;
-    char *p = fs_join(c->o->tmp, rel);
-    struct stat st;
-    if (lstat(p, &st) != 0)
-        atomic_fetch_add(&c->o->removed, 1);
-    free(p);
+    stale_ctx *c = vctx;
+    if (strmap_get(c->o->produced, rel) >= 0)
+        return;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 64;
+        c->v = xrealloc(c->v, c->cap * sizeof *c->v);
+    }
+    c->v[c->n++] = xstrdup(rel);
+}
+
+/* Removes now-empty folders below root (not root itself). */
+static bool prune_empty(const char *path, bool is_root)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    bool empty = true;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = fs_join(path, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (!prune_empty(p, false))
+                empty = false;
+        } else {
+            empty = false;
+        }
+        free(p);
+    }
+    closedir(d);
+    if (empty && !is_root)
+        return rmdir(path) == 0;
+    return empty;
+}
+
+/* Moves one staged file into the target, replacing whatever is in the way
+ * (a folder where a file now goes, or a file where a folder now goes). */
+static bool commit_one(output *o, const char *rel)
+{
+    char *src = fs_join(o->tmp, rel), *dst = fs_join(o->target, rel);
+    bool ok = ensure_parent(dst);
+    if (!ok && errno == ENOTDIR) {
+        /* a file sits where a folder must be: remove it */
+        for (char *p = strchr(dst + strlen(o->target) + 1, '/'); p; p = strchr(p + 1, '/')) {
+            *p = 0;
+            struct stat st;
+            if (lstat(dst, &st) == 0 && !S_ISDIR(st.st_mode))
+                unlink(dst);
+            *p = '/';
+        }
+        ok = ensure_parent(dst);
+    }
+    if (ok && rename(src, dst) != 0) {
+        if (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST) {
+            fs_rmtree(dst);
+            ok = rename(src, dst) == 0;
+        } else {
+            ok = false;
+        }
+    }
+    free(src);
+    free(dst);
+    return ok;
 }
 
 bool output_end(output *o, bool ok, diag_list *d)
@@ -200,30 +293,7 @@ bool output_end(output *o, bool ok, diag_list *d)
         fs_rmtree(o->tmp);
         return false;
     }
-    bool had_old = fs_is_dir(o->target);
-    if (had_old) {
-        removed_ctx c = { o };
-        fs_walk(o->target, false, count_removed, &c);
-        buf old = BUF_INIT;
-        buf_printf(&old, "%s.old-%ld", o->tmp, (long)getpid());
-        if (rename(o->target, old.data) != 0) {
-            diag_error(d, NULL, 0, 0, "cannot move the old output %s aside: %s", o->target,
-                       strerror(errno));
-            buf_release(&old);
-            fs_rmtree(o->tmp);
-            return false;
-        }
-        if (rename(o->tmp, o->target) != 0) {
-            int e = errno;
-            rename(old.data, o->target);
-            diag_error(d, NULL, 0, 0, "cannot move the new output into %s: %s", o->target, strerror(e));
-            buf_release(&old);
-            fs_rmtree(o->tmp);
-            return false;
-        }
-        fs_rmtree(old.data);
-        buf_release(&old);
-    } else {
+    if (o->fresh) {
         struct stat st;
         if (lstat(o->target, &st) == 0) {
             diag_error(d, NULL, 0, 0, "%s exists and is not a folder: not replacing it", o->target);
@@ -236,8 +306,29 @@ bool output_end(output *o, bool ok, diag_list *d)
             fs_rmtree(o->tmp);
             return false;
         }
+        return true;
     }
-    return true;
+    bool all = true;
+    for (size_t i = 0; i < o->nstaged; i++) {
+        if (!commit_one(o, o->staged[i])) {
+            diag_error(d, NULL, 0, 0, "cannot move %s into %s: %s", o->staged[i], o->target,
+                       strerror(errno));
+            all = false;
+        }
+    }
+    stale_ctx c = { o, NULL, 0, 0 };
+    fs_walk(o->target, false, find_stale, &c);
+    for (size_t i = 0; i < c.n; i++) {
+        char *p = fs_join(o->target, c.v[i]);
+        if (unlink(p) == 0)
+            atomic_fetch_add(&o->removed, 1);
+        free(p);
+        free(c.v[i]);
+    }
+    free(c.v);
+    prune_empty(o->target, true);
+    fs_rmtree(o->tmp);
+    return all;
 }
 
 void output_free(output *o)
@@ -245,4 +336,11 @@ void output_free(output *o)
     free(o->target);
     free(o->tmp);
     o->target = o->tmp = NULL;
+    for (size_t i = 0; i < o->nkeys; i++)
+        free(o->keys[i]);
+    free(o->keys);
+    free(o->staged);
+    strmap_free(o->produced);
+    o->produced = NULL;
+    pthread_mutex_destroy(&o->mu);
 }

@@ -213,6 +213,10 @@ static void md_job(void *vctx, size_t i, int worker)
     md_render(p->body, p->body_line, &c->s->cfg.markdown, resolve, &rc, c->s->wa[worker], &p->md);
     p->links = rc.v;
     p->nlinks = rc.n;
+    /* everything needed from the source now lives in the arenas */
+    free(p->text);
+    p->text = NULL;
+    p->body = str_make("", 0);
 }
 
 void site_render_markdown(site *s, int jobs, diag_list *d)

@@ -22,10 +22,10 @@ bool fs_read_file(const char *path, buf *out)
         errno = EISDIR;
         return false;
     }
-    if (fstat(fd, &st) == 0 && st.st_size > 0)
-        buf_grow(out, (size_t)st.st_size);
+    size_t want = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
     for (;;) {
-        buf_grow(out, 65536);
+        if (out->cap - out->len < 2 || out->cap == 0)
+            buf_grow(out, want);
         ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
         if (n < 0) {
             if (errno == EINTR)
@@ -39,6 +39,7 @@ bool fs_read_file(const char *path, buf *out)
             break;
         out->len += (size_t)n;
         out->data[out->len] = 0;
+        want = 65536;
     }
     close(fd);
     return true;
