@@ -122,13 +122,17 @@ static int run(int argc, char **argv, bool check)
                 errors == 1 ? "" : "s");
         return 1;
     }
-    char *out = o.out_dir ? NULL : fs_join(o.site_dir, "public");
+    /* shown as a folder: "public/", "../site/public/" */
+    char *out = fs_join(o.out_dir ? o.out_dir : o.site_dir, o.out_dir ? "" : "public/");
+    const char *shown = out;
+    while (shown[0] == '.' && shown[1] == '/' && shown[2])
+        shown += 2;
     if (!quiet)
         printf("Built %zu page%s (%zu post%s, %zu tag%s): %zu written, %zu unchanged, %zu removed in "
                "%.0f ms → %s\n",
                st.pages, st.pages == 1 ? "" : "s", st.posts, st.posts == 1 ? "" : "s", st.tags,
                st.tags == 1 ? "" : "s", st.written + st.copied, st.unchanged, st.removed, st.ms_total,
-               o.out_dir ? o.out_dir : out);
+               shown);
     if (stats)
         printf("  config %.1f ms, load %.1f ms, markdown %.1f ms, model %.1f ms, render+write %.1f ms, "
                "swap %.1f ms; %zu outputs rendered\n",
