@@ -58,7 +58,8 @@ static void error_at(composer *c, int line, int col, const char *fmt, ...)
     va_start(ap, fmt);
     buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    diag_error(c->d, c->path, line, col, "%s", b.data);
+    if (c->d)
+        diag_error(c->d, c->path, line, col, "%s", b.data);
     buf_release(&b);
     c->errors++;
 }
@@ -537,8 +538,8 @@ static tpl_value resolve_scalar(composer *c, const yaml_event_t *ev)
     const char *tag = (const char *)ev->data.scalar.tag;
     tpl_value v;
     if (tag) {
-        if (strcmp(tag, "!") == 0) /* the non-specific tag: a string */
-            return tpl_str_copy(c->a, s, n);
+        if (strcmp(tag, "!") == 0) /* PyYAML resolves `! x` as if plain, whatever its style */
+            return resolve_plain(c, s, n);
         if (resolve_tagged(c, tag, s, n, ev->start_mark, &v))
             return v;
     }
