@@ -225,7 +225,7 @@ static void expr_text(const node *n, buf *b)
         break;
     case E_GETATTR:
         expr_text(n->a, b);
-        buf_putc(b, '.');
+        tpl_putc(b, (char)'.');
         buf_puts(b, n->s);
         break;
     case E_GETITEM:
@@ -410,13 +410,11 @@ static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, si
     default:
         break;
     }
-    if (v.kind == TPL_MAP) {
-        tpl_value x = tpl_map_get(v.u.map, name, nlen);
-        if (x.kind != TPL_UNDEFINED)
-            return x;
-    }
+    /* Jinja2's getattr: a method of the value wins over a key of that name */
     if (tpl_has_method(v, name))
         return method_value(r, v, name);
+    if (v.kind == TPL_MAP)
+        return tpl_map_get(v.u.map, name, nlen);
     return tpl_getattr(v, name, nlen);
 }
 
@@ -681,11 +679,13 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
         out->flags = (a.flags | b.flags) & TPL_SAFE;
         return true;
     }
-    if (n->op == BIN_ADD && a.kind == TPL_LIST && b.kind == TPL_LIST) {
+    if (n->op == BIN_ADD && a.kind == TPL_LIST && b.kind == TPL_LIST &&
+        !((a.flags ^ b.flags) & TPL_TUPLE)) {
         tpl_list *l = tpl_list_new(r->a, a.u.list->len + b.u.list->len);
         memcpy(l->items, a.u.list->items, a.u.list->len * sizeof(tpl_value));
         memcpy(l->items + a.u.list->len, b.u.list->items, b.u.list->len * sizeof(tpl_value));
         *out = tpl_list_value(l);
+        out->flags |= a.flags & TPL_TUPLE;
         return true;
     }
     if (n->op == BIN_MUL && (a.kind == TPL_INT || b.kind == TPL_INT) &&
@@ -1691,7 +1691,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
     }
     case N_SET_BLOCK: {
         buf b = BUF_INIT;
-        bool ok = exec(r, f, n->b, &b);
+        bool ok = exec(r, frame_new(r, f), n->b, &b); /* a scope of its own */
         tpl_value v = capture_value(r, &b);
         buf_release(&b);
         if (!ok || !apply_chain(r, f, n->kids, n->nkids, v, &v))
@@ -1784,7 +1784,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
     }
     case N_FILTER_BLOCK: {
         buf b = BUF_INIT;
-        bool ok = exec(r, f, n->b, &b);
+        bool ok = exec(r, frame_new(r, f), n->b, &b); /* a scope of its own */
         tpl_value v = capture_value(r, &b);
         buf_release(&b);
         if (!ok || !apply_chain(r, f, n->kids, n->nkids, v, &v))

@@ -20,6 +20,10 @@
 
 static size_t next_cp(const char *s, size_t n, size_t i, int32_t *cp)
 {
+    if ((unsigned char)s[i] < 0x80) {
+        *cp = (unsigned char)s[i];
+        return 1;
+    }
     utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), cp);
     if (k <= 0) {
         *cp = (unsigned char)s[i];
@@ -100,6 +104,13 @@ enum { CASE_LOWER, CASE_UPPER, CASE_TITLE };
 /* One character in Python's case: full mappings (ß → SS) from casemap.c. */
 static void put_case(buf *b, int32_t cp, int mode)
 {
+    if (cp < 0x80) {
+        if (mode == CASE_LOWER)
+            tpl_putc(b, (char)(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp));
+        else
+            tpl_putc(b, (char)(cp >= 'a' && cp <= 'z' ? cp - 32 : cp));
+        return;
+    }
     const char *sp = tpl_case_special(cp, mode);
     if (sp) {
         buf_puts(b, sp);
@@ -165,7 +176,7 @@ static void map_case_at(buf *b, const char *s, size_t n, size_t from, int mode)
         int32_t cp;
         size_t k = next_cp(s, n, i, &cp);
         if (k == 1 && (unsigned char)s[i] >= 0x80)
-            buf_putc(b, s[i]);
+            tpl_putc(b, (char)s[i]);
         else if (cp == 0x3A3 && mode == CASE_LOWER)
             buf_puts(b, final_sigma(s, n, i, k) ? "\xcf\x82" : "\xcf\x83");
         else
@@ -258,7 +269,9 @@ const tpl_list *tpl_iterable(arena *a, tpl_value v)
         return l;
     }
     case TPL_STRING: {
-        size_t n = cp_count(v.u.s, v.len);
+        /* as many pieces as the loop below cuts (a stray continuation byte
+         * at the start is a piece of its own) */
+        size_t n = cp_count(v.u.s, v.len) + (v.len && ((unsigned char)v.u.s[0] & 0xC0) == 0x80);
         tpl_list *l = tpl_list_new(a, n);
         size_t k = 0;
         for (size_t i = 0; i < v.len;) {
@@ -975,7 +988,7 @@ FILTER(striptags)
                 continue;
             }
         }
-        buf_putc(&u, p[i]);
+        tpl_putc(&u, (char)p[i]);
         i++;
     }
     /* " ".join(s.split()) */
@@ -988,7 +1001,7 @@ FILTER(striptags)
             pending = w.len > 0;
         } else {
             if (pending)
-                buf_putc(&w, ' ');
+                tpl_putc(&w, (char)' ');
             pending = false;
             buf_put(&w, u.data + i, k);
         }
@@ -1004,7 +1017,7 @@ FILTER(striptags)
                 continue;
             }
         }
-        buf_putc(&x, w.data[i]);
+        tpl_putc(&x, (char)w.data[i]);
         i++;
     }
     buf_release(&w);
@@ -1017,9 +1030,9 @@ static void url_quote(buf *b, const char *s, size_t n, const char *safe, bool pl
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~' || (c && strchr(safe, c)))
-            buf_putc(b, c);
+            tpl_putc(b, (char)c);
         else if (plus && c == ' ')
-            buf_putc(b, '+');
+            tpl_putc(b, (char)'+');
         else
             buf_printf(b, "%%%02X", c);
     }
@@ -1043,17 +1056,19 @@ FILTER(urlencode)
                 val = v.u.map->entries[i].value;
             } else {
                 tpl_value it = l->items[i];
-                if (it.kind != TPL_LIST || it.u.list->len != 2)
+                if (it.kind != TPL_LIST || it.u.list->len != 2) {
+                    buf_release(&b);
                     return tpl_r_error(r, at, "urlencode needs a string, a map or a list of pairs");
+                }
                 k = it.u.list->items[0];
                 val = it.u.list->items[1];
             }
             if (i)
-                buf_putc(&b, '&');
+                tpl_putc(&b, (char)'&');
             k = tpl_to_string(ar, k);
             val = tpl_to_string(ar, val);
             url_quote(&b, k.u.s, k.len, "", true);
-            buf_putc(&b, '=');
+            tpl_putc(&b, (char)'=');
             url_quote(&b, val.u.s, val.len, "", true);
         }
     } else {
@@ -1705,12 +1720,12 @@ FILTER(indent)
             return false;
         }
         for (int64_t i = 0; i < k; i++)
-            buf_putc(&ind, ' ');
+            tpl_putc(&ind, (char)' ');
     }
     /* s += "\n"; lines = s.splitlines() */
     buf src = BUF_INIT;
     buf_put(&src, s.u.s, s.len);
-    buf_putc(&src, '\n');
+    tpl_putc(&src, (char)'\n');
     buf b = BUF_INIT;
     size_t i = 0, line = 0;
     while (i < src.len) {
@@ -1722,7 +1737,7 @@ FILTER(indent)
             next = e + 2;
         bool empty = e == i;
         if (line > 0)
-            buf_putc(&b, '\n');
+            tpl_putc(&b, (char)'\n');
         if ((line == 0 && first) || (line > 0 && (blank || !empty)))
             buf_put(&b, ind.data, ind.len);
         buf_put(&b, src.data + i, e - i);
@@ -1750,10 +1765,10 @@ FILTER(center)
     int64_t marg = width - len, left = marg / 2 + (marg & width & 1);
     buf b = BUF_INIT;
     for (int64_t i = 0; i < left; i++)
-        buf_putc(&b, ' ');
+        tpl_putc(&b, (char)' ');
     buf_put(&b, s.u.s, s.len);
     for (int64_t i = 0; i < marg - left; i++)
-        buf_putc(&b, ' ');
+        tpl_putc(&b, (char)' ');
     *out = from_buf(ar, &b, s.flags & TPL_SAFE);
     return true;
 }
@@ -1783,13 +1798,13 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
     case TPL_DATE: {
         sheaf_date d = { v.u.t, tpl_date_offset(v), (v.flags & TPL_HAS_TIME) != 0,
                          (v.flags & TPL_HAS_ZONE) != 0 };
-        buf_putc(b, '"');
+        tpl_putc(b, (char)'"');
         date_format_rfc3339(b, &d);
-        buf_putc(b, '"');
+        tpl_putc(b, (char)'"');
         return true;
     }
     case TPL_STRING:
-        buf_putc(b, '"');
+        tpl_putc(b, (char)'"');
         for (size_t i = 0; i < v.len;) {
             int32_t cp;
             size_t k = next_cp(v.u.s, v.len, i, &cp);
@@ -1815,19 +1830,19 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
                         buf_printf(b, "\\u%04x", cp);
                     }
                 } else {
-                    buf_putc(b, cp);
+                    tpl_putc(b, (char)cp);
                 }
             }
         }
-        buf_putc(b, '"');
+        tpl_putc(b, (char)'"');
         return true;
     case TPL_LIST:
     case TPL_MAP: {
         bool map = v.kind == TPL_MAP;
         size_t n = map ? v.u.map->len : v.u.list->len;
-        buf_putc(b, map ? '{' : '[');
+        tpl_putc(b, (char)map ? '{' : '[');
         if (!n) {
-            buf_putc(b, map ? '}' : ']');
+            tpl_putc(b, (char)map ? '}' : ']');
             return true;
         }
         size_t *order = arena_alloc(tpl_r_arena(r), n * sizeof *order);
@@ -1852,13 +1867,13 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
         }
         for (size_t i = 0; i < n; i++) {
             if (i)
-                buf_putc(b, ',');
+                tpl_putc(b, (char)',');
             if (indent >= 0) {
-                buf_putc(b, '\n');
+                tpl_putc(b, (char)'\n');
                 for (int64_t k = 0; k < indent * (level + 1); k++)
-                    buf_putc(b, ' ');
+                    tpl_putc(b, (char)' ');
             } else if (i) {
-                buf_putc(b, ' ');
+                tpl_putc(b, (char)' ');
             }
             if (map) {
                 tpl_value k = v.u.map->entries[order[i]].key;
@@ -1873,11 +1888,11 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
             }
         }
         if (indent >= 0) {
-            buf_putc(b, '\n');
+            tpl_putc(b, (char)'\n');
             for (int64_t k = 0; k < indent * level; k++)
-                buf_putc(b, ' ');
+                tpl_putc(b, (char)' ');
         }
-        buf_putc(b, map ? '}' : ']');
+        tpl_putc(b, (char)map ? '}' : ']');
         return true;
     }
     default:
@@ -1948,11 +1963,11 @@ static void pad_str(buf *b, const char *s, size_t n, long width, bool left)
     long len = (long)cp_count(s, n);
     if (!left)
         for (long i = len; i < width; i++)
-            buf_putc(b, ' ');
+            tpl_putc(b, (char)' ');
     buf_put(b, s, n);
     if (left)
         for (long i = len; i < width; i++)
-            buf_putc(b, ' ');
+            tpl_putc(b, (char)' ');
 }
 
 /* Jinja2's format: Python's `str % args` (or `% kwargs` for %(name)s). A
@@ -1971,7 +1986,7 @@ FILTER(format)
     const char *p = s.u.s;
     for (size_t i = 0; i < s.len; i++) {
         if (p[i] != '%') {
-            buf_putc(&b, p[i]);
+            tpl_putc(&b, (char)p[i]);
             continue;
         }
         i++;
@@ -2014,7 +2029,7 @@ FILTER(format)
         }
         char conv = p[i];
         if (conv == '%') {
-            buf_putc(&b, '%');
+            tpl_putc(&b, (char)'%');
             continue;
         }
         if (!have) {
@@ -2135,15 +2150,15 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
 {
     if (v.kind == TPL_LIST) {
         bool tuple = v.flags & TPL_TUPLE;
-        buf_putc(b, tuple ? '(' : '[');
+        tpl_putc(b, (char)tuple ? '(' : '[');
         for (size_t i = 0; i < v.u.list->len; i++) {
             if (i)
                 buf_puts(b, ", ");
             pp_repr(ar, v.u.list->items[i], b);
         }
         if (tuple && v.u.list->len == 1)
-            buf_putc(b, ',');
-        buf_putc(b, tuple ? ')' : ']');
+            tpl_putc(b, (char)',');
+        tpl_putc(b, (char)tuple ? ')' : ']');
     } else if (v.kind == TPL_MAP && !(v.flags & TPL_GROUP)) {
         size_t n = v.u.map->len;
         sort_item *it = arena_alloc(ar, (n + 1) * sizeof *it);
@@ -2158,7 +2173,7 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
                 it[i].val = v.u.map->entries[i].value;
             }
         }
-        buf_putc(b, '{');
+        tpl_putc(b, (char)'{');
         for (size_t i = 0; i < n; i++) {
             if (i)
                 buf_puts(b, ", ");
@@ -2166,7 +2181,7 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
             buf_puts(b, ": ");
             pp_repr(ar, it[i].val, b);
         }
-        buf_putc(b, '}');
+        tpl_putc(b, (char)'}');
     } else {
         tpl_value_repr(v, b);
     }
@@ -2196,17 +2211,17 @@ FILTER(xmlattr)
             continue;
         tpl_value k = tpl_to_string(ar, v.u.map->entries[i].key);
         if (any)
-            buf_putc(&b, ' ');
+            tpl_putc(&b, (char)' ');
         tpl_escape_html(&b, k.u.s, k.len);
         buf_puts(&b, "=\"");
         tpl_value ev = tpl_escape_value(ar, val);
         buf_put(&b, ev.u.s, ev.len);
-        buf_putc(&b, '"');
+        tpl_putc(&b, (char)'"');
         any = true;
     }
     buf c = BUF_INIT;
     if (any && autospace)
-        buf_putc(&c, ' ');
+        tpl_putc(&c, (char)' ');
     buf_put(&c, b.data, b.len);
     buf_release(&b);
     *out = from_buf(ar, &c, true);
@@ -2320,7 +2335,7 @@ static bool url_filter(tpl_render_state *r, tpl_value v, bool absolute, tpl_valu
     } else {
         buf_puts(&b, path);
         if (!path_slash)
-            buf_putc(&b, '/');
+            tpl_putc(&b, (char)'/');
         const char *rest = s.u.s;
         while (*rest == '/')
             rest++;
@@ -2412,7 +2427,7 @@ FILTER(xml_escape)
         case '>': buf_puts(&b, "&gt;"); break;
         case '"': buf_puts(&b, "&quot;"); break;
         case '\'': buf_puts(&b, "&apos;"); break;
-        default: buf_putc(&b, s.u.s[i]);
+        default: tpl_putc(&b, (char)s.u.s[i]);
         }
     }
     *out = from_buf(tpl_r_arena(r), &b, true);

@@ -120,13 +120,32 @@ static bool lex_string(lexer *x)
             char e = x->src[x->pos + 1];
             advance(x, 2);
             switch (e) {
-            case 'n': buf_putc(&b, '\n'); break;
-            case 't': buf_putc(&b, '\t'); break;
-            case 'r': buf_putc(&b, '\r'); break;
-            case '0': buf_putc(&b, '\0'); break;
-            case '\\': buf_putc(&b, '\\'); break;
-            case '\'': buf_putc(&b, '\''); break;
-            case '"': buf_putc(&b, '"'); break;
+            case 'n': tpl_putc(&b, (char)'\n'); break;
+            case 't': tpl_putc(&b, (char)'\t'); break;
+            case 'r': tpl_putc(&b, (char)'\r'); break;
+            case 'a': tpl_putc(&b, '\a'); break;
+            case 'b': tpl_putc(&b, '\b'); break;
+            case 'f': tpl_putc(&b, '\f'); break;
+            case 'v': tpl_putc(&b, '\v'); break;
+            case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+                /* octal: up to three digits, like Python */
+                unsigned cp = (unsigned)(e - '0');
+                for (int k = 0; k < 2 && x->pos < x->len && x->src[x->pos] >= '0' &&
+                                x->src[x->pos] <= '7'; k++) {
+                    cp = cp * 8 + (unsigned)(x->src[x->pos] - '0');
+                    advance(x, 1);
+                }
+                if (cp < 0x80) {
+                    tpl_putc(&b, (char)cp);
+                } else {
+                    tpl_putc(&b, (char)(0xC0 | (cp >> 6)));
+                    tpl_putc(&b, (char)(0x80 | (cp & 0x3F)));
+                }
+                break;
+            }
+            case '\\': tpl_putc(&b, (char)'\\'); break;
+            case '\'': tpl_putc(&b, (char)'\''); break;
+            case '"': tpl_putc(&b, (char)'"'); break;
             case '\n': break;
             case 'x':
             case 'u':
@@ -144,30 +163,30 @@ static bool lex_string(lexer *x)
                     advance(x, 1);
                 }
                 if (cp < 0x80) {
-                    buf_putc(&b, (int)cp);
+                    tpl_putc(&b, (char)(int)cp);
                 } else if (cp < 0x800) {
-                    buf_putc(&b, (int)(0xC0 | (cp >> 6)));
-                    buf_putc(&b, (int)(0x80 | (cp & 0x3F)));
+                    tpl_putc(&b, (char)(int)(0xC0 | (cp >> 6)));
+                    tpl_putc(&b, (char)(int)(0x80 | (cp & 0x3F)));
                 } else if (cp < 0x10000) {
-                    buf_putc(&b, (int)(0xE0 | (cp >> 12)));
-                    buf_putc(&b, (int)(0x80 | ((cp >> 6) & 0x3F)));
-                    buf_putc(&b, (int)(0x80 | (cp & 0x3F)));
+                    tpl_putc(&b, (char)(int)(0xE0 | (cp >> 12)));
+                    tpl_putc(&b, (char)(int)(0x80 | ((cp >> 6) & 0x3F)));
+                    tpl_putc(&b, (char)(int)(0x80 | (cp & 0x3F)));
                 } else {
-                    buf_putc(&b, (int)(0xF0 | (cp >> 18)));
-                    buf_putc(&b, (int)(0x80 | ((cp >> 12) & 0x3F)));
-                    buf_putc(&b, (int)(0x80 | ((cp >> 6) & 0x3F)));
-                    buf_putc(&b, (int)(0x80 | (cp & 0x3F)));
+                    tpl_putc(&b, (char)(int)(0xF0 | (cp >> 18)));
+                    tpl_putc(&b, (char)(int)(0x80 | ((cp >> 12) & 0x3F)));
+                    tpl_putc(&b, (char)(int)(0x80 | ((cp >> 6) & 0x3F)));
+                    tpl_putc(&b, (char)(int)(0x80 | (cp & 0x3F)));
                 }
                 break;
             }
             default:
-                buf_putc(&b, '\\');
-                buf_putc(&b, e);
+                tpl_putc(&b, (char)'\\');
+                tpl_putc(&b, (char)e);
                 break;
             }
             continue;
         }
-        buf_putc(&b, c);
+        tpl_putc(&b, (char)c);
         advance(x, 1);
     }
     token *t = push(x, T_STRING, line, col);
@@ -326,8 +345,16 @@ static bool lex_tag(lexer *x, const char *end, tok_kind end_kind, int oline, int
             }
             depth++;
         }
-        else if ((*op == ')' || *op == ']' || *op == '}') && op[1] == 0 && depth > 0)
+        else if ((*op == ')' || *op == ']' || *op == '}') && op[1] == 0 && depth > 0) {
+            int k = depth <= 64 ? depth - 1 : 63;
+            char want = bch[k] == '(' ? ')' : bch[k] == '[' ? ']' : '}';
+            if (*op != want) {
+                diag_error(x->d, x->path, bline[k], bcol[k], "'%c' is never closed (found '%c')",
+                           bch[k], *op);
+                return false;
+            }
             depth--;
+        }
         token *t = push(x, T_OP, line, col);
         t->s = arena_strdup(x->a, op);
         t->n = strlen(op);

@@ -975,6 +975,19 @@ static bool parse_filter_chain(parser *p, nlist *chain)
 static node *parse_set(parser *p, token *tag)
 {
     token *t = peek(p);
+    if (is_op(t, "(")) { /* set (a, b) = … */
+        next(p);
+        slist names = { 0 };
+        if (!parse_targets(p, &names) || !expect_op(p, ")") || !expect_op(p, "="))
+            return NULL;
+        node *n = mk(p, N_SET, tag);
+        n->names = names.v;
+        n->nnames = names.n;
+        if (names.n > 1)
+            n->flags |= NF_TUPLE_TARGET;
+        n->a = parse_tuple_expr(p);
+        return n->a && expect_block_end(p) ? n : NULL;
+    }
     if (t->kind != T_NAME)
         return fail(p, t, "expected a variable name after 'set', found '%s'", describe(t));
     /* ns.attr = … */

@@ -1,6 +1,7 @@
 /* value: construction, lookup, equality and printing of template values
  * (see value.h for the ownership rule). */
 #include "tpl/value.h"
+#include "tpl/internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,7 +110,18 @@ void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value)
     m->entries[m->len].key = key;
     m->entries[m->len].value = value;
     m->len++;
-    m->index = NULL; /* stale: rebuilt by tpl_map_seal */
+    /* keep the hash index current, so building a big map stays linear */
+    if (m->index && key.kind == TPL_STRING && m->len * 2 <= m->index_cap) {
+        size_t mask = m->index_cap - 1, i = hash_bytes(key.u.s, key.len) & mask;
+        while (m->index[i])
+            i = (i + 1) & mask;
+        m->index[i] = (uint32_t)m->len;
+    } else if (m->len >= 12 && (m->index || key.kind == TPL_STRING)) {
+        m->index = NULL;
+        tpl_map_seal(a, m);
+    } else {
+        m->index = NULL; /* stale: rebuilt by tpl_map_seal */
+    }
 }
 
 void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value)
@@ -259,26 +271,26 @@ static void float_repr(double f, buf *out)
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     if (neg)
-        buf_putc(out, '-');
+        tpl_putc(out, (char)'-');
     if (exp >= -4 && exp < 16) {
         if (exp < 0) {
             buf_puts(out, "0.");
             for (int i = -1; i > exp; i--)
-                buf_putc(out, '0');
+                tpl_putc(out, (char)'0');
             buf_put(out, digits, nd);
         } else {
             for (int i = 0; i <= exp; i++)
-                buf_putc(out, (size_t)i < nd ? digits[i] : '0');
-            buf_putc(out, '.');
+                tpl_putc(out, (size_t)i < nd ? digits[i] : (char)0x30);
+            tpl_putc(out, (char)'.');
             if ((size_t)exp + 1 < nd)
                 buf_put(out, digits + exp + 1, nd - (size_t)exp - 1);
             else
-                buf_putc(out, '0');
+                tpl_putc(out, (char)'0');
         }
     } else {
-        buf_putc(out, digits[0]);
+        tpl_putc(out, (char)digits[0]);
         if (nd > 1) {
-            buf_putc(out, '.');
+            tpl_putc(out, (char)'.');
             buf_put(out, digits + 1, nd - 1);
         }
         buf_printf(out, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
@@ -290,12 +302,12 @@ static void str_repr(const char *s, size_t n, buf *out)
 {
     bool has_sq = memchr(s, '\'', n) != NULL, has_dq = memchr(s, '"', n) != NULL;
     char q = has_sq && !has_dq ? '"' : '\'';
-    buf_putc(out, q);
+    tpl_putc(out, (char)q);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == (unsigned char)q || c == '\\') {
-            buf_putc(out, '\\');
-            buf_putc(out, c);
+            tpl_putc(out, (char)'\\');
+            tpl_putc(out, (char)c);
         } else if (c == '\n') {
             buf_puts(out, "\\n");
         } else if (c == '\r') {
@@ -305,10 +317,10 @@ static void str_repr(const char *s, size_t n, buf *out)
         } else if (c < 0x20 || c == 0x7f) {
             buf_printf(out, "\\x%02x", c);
         } else {
-            buf_putc(out, c);
+            tpl_putc(out, (char)c);
         }
     }
-    buf_putc(out, q);
+    tpl_putc(out, (char)q);
 }
 
 void tpl_value_repr(tpl_value v, buf *out)
@@ -360,15 +372,15 @@ void tpl_value_to_str(tpl_value v, buf *out)
         break;
     case TPL_LIST: {
         bool tuple = v.flags & TPL_TUPLE;
-        buf_putc(out, tuple ? '(' : '[');
+        tpl_putc(out, (char)tuple ? '(' : '[');
         for (size_t i = 0; i < v.u.list->len; i++) {
             if (i)
                 buf_puts(out, ", ");
             tpl_value_repr(v.u.list->items[i], out);
         }
         if (tuple && v.u.list->len == 1)
-            buf_putc(out, ',');
-        buf_putc(out, tuple ? ')' : ']');
+            tpl_putc(out, (char)',');
+        tpl_putc(out, (char)tuple ? ')' : ']');
         break;
     }
     case TPL_MAP:
@@ -378,10 +390,10 @@ void tpl_value_to_str(tpl_value v, buf *out)
             tpl_value_repr(v.u.map->entries[0].value, out);
             buf_puts(out, ", list=");
             tpl_value_repr(v.u.map->entries[1].value, out);
-            buf_putc(out, ')');
+            tpl_putc(out, (char)')');
             break;
         }
-        buf_putc(out, '{');
+        tpl_putc(out, (char)'{');
         for (size_t i = 0; i < v.u.map->len; i++) {
             if (i)
                 buf_puts(out, ", ");
@@ -389,7 +401,7 @@ void tpl_value_to_str(tpl_value v, buf *out)
             buf_puts(out, ": ");
             tpl_value_repr(v.u.map->entries[i].value, out);
         }
-        buf_putc(out, '}');
+        tpl_putc(out, (char)'}');
         break;
     case TPL_OBJECT:
         buf_puts(out, "<object>");
