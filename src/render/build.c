@@ -253,40 +253,67 @@ static void merge_diags(diag_list *d, diag_list **parts, int n)
     strmap_free(seen);
 }
 
+/* Posts by year, newest year first. The year is the one each post was
+ * written in (its own offset), so posts sorted by instant need not come in
+ * year runs: bucket them, keeping the newest-first order inside a year. */
+static int cmp_year_desc(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
 static tpl_value archive_years(site *s)
 {
     arena *a = s->a;
-    size_t ny = 0;
-    tpl_value *years = arena_alloc(a, (s->nposts + 1) * sizeof *years);
-    size_t k = 0;
-    while (k < s->nposts) {
+    int *year = xcalloc(s->nposts + 1, sizeof *year);
+    int *distinct = xcalloc(s->nposts + 1, sizeof *distinct);
+    size_t nd = 0;
+    for (size_t k = 0; k < s->nposts; k++) {
         buf y = BUF_INIT;
         date_format(&y, &s->pages[s->posts[k]].date, "%Y");
-        size_t e = k;
-        for (;;) {
-            if (e >= s->nposts)
-                break;
-            buf z = BUF_INIT;
-            date_format(&z, &s->pages[s->posts[e]].date, "%Y");
-            bool same = !strcmp(z.data, y.data);
-            buf_release(&z);
-            if (!same)
-                break;
-            e++;
-        }
-        tpl_list *pl = tpl_list_new(a, e - k);
-        for (size_t i = k; i < e; i++)
-            pl->items[i - k] = tpl_map_value(s->pages[s->posts[i]].value);
-        tpl_map *m = tpl_map_new(a, 2);
-        tpl_map_set_str(a, m, "year", tpl_int(strtoll(y.data, NULL, 10)));
-        tpl_map_set_str(a, m, "posts", tpl_list_value(pl));
-        years[ny++] = tpl_map_value(m);
+        year[k] = (int)strtol(y.data, NULL, 10);
         buf_release(&y);
-        k = e;
+        distinct[nd++] = year[k];
     }
-    tpl_list *l = tpl_list_new(a, ny);
-    if (ny)
-        memcpy(l->items, years, ny * sizeof *years);
+    qsort(distinct, nd, sizeof *distinct, cmp_year_desc);
+    size_t u = 0;
+    for (size_t k = 0; k < nd; k++)
+        if (!u || distinct[u - 1] != distinct[k])
+            distinct[u++] = distinct[k];
+    /* count, then fill each year's list in post order */
+    size_t *count = xcalloc(u + 1, sizeof *count), *fill = xcalloc(u + 1, sizeof *fill);
+    size_t *slot = xcalloc(s->nposts + 1, sizeof *slot);
+    for (size_t k = 0; k < s->nposts; k++) {
+        size_t lo = 0, hi = u; /* binary search in the descending list */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (distinct[mid] > year[k])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        slot[k] = lo;
+        count[lo]++;
+    }
+    tpl_list **lists = xcalloc(u + 1, sizeof *lists);
+    for (size_t i = 0; i < u; i++)
+        lists[i] = tpl_list_new(a, count[i]);
+    for (size_t k = 0; k < s->nposts; k++)
+        lists[slot[k]]->items[fill[slot[k]]++] = tpl_map_value(s->pages[s->posts[k]].value);
+    tpl_list *l = tpl_list_new(a, u);
+    for (size_t i = 0; i < u; i++) {
+        tpl_map *m = tpl_map_new(a, 2);
+        tpl_map_set_str(a, m, "year", tpl_int(distinct[i]));
+        tpl_map_set_str(a, m, "posts", tpl_list_value(lists[i]));
+        tpl_map_seal(a, m);
+        l->items[i] = tpl_map_value(m);
+    }
+    free(year);
+    free(distinct);
+    free(count);
+    free(fill);
+    free(slot);
+    free(lists);
     return tpl_list_value(l);
 }
 

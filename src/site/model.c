@@ -4,6 +4,7 @@
  * page. See docs/variables.md for every field. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "site/site.h"
@@ -27,10 +28,13 @@ static int cmp_plain(const void *x, const void *y)
     return strcmp(a->path, b->path);
 }
 
+/* Tags by name, ignoring ASCII case ("alpha" < "Beta" < "gamma"); names
+ * equal but for case fall back to the slug, which is unique. */
 static int cmp_tags(const void *x, const void *y)
 {
     const tag_info *a = x, *b = y;
-    return strcmp(a->slug, b->slug);
+    int c = strcasecmp(a->name, b->name);
+    return c ? c : strcmp(a->slug, b->slug);
 }
 
 static tpl_value date_value(const sheaf_date *d)
@@ -56,7 +60,11 @@ static tpl_map *page_ref(site *s, const page *p)
 
 static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, int parent)
 {
-    tpl_value tmp[256];
+    /* the children are the headings up to the next one at parent's level */
+    size_t room = 0;
+    for (size_t j = *i; j < n && h[j].level > parent; j++)
+        room++;
+    tpl_value *tmp = xcalloc(room + 1, sizeof *tmp);
     size_t k = 0;
     while (*i < n && h[*i].level > parent) {
         const md_heading *x = &h[*i];
@@ -66,12 +74,12 @@ static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, in
         tpl_map_set_str(s->a, m, "id", str_v(x->id));
         tpl_map_set_str(s->a, m, "title", str_v(x->title));
         tpl_map_set_str(s->a, m, "children", toc_build(s, h, i, n, x->level));
-        if (k < 256)
-            tmp[k++] = tpl_map_value(m);
+        tmp[k++] = tpl_map_value(m);
     }
     tpl_list *l = tpl_list_new(s->a, k);
     if (k)
         memcpy(l->items, tmp, k * sizeof *tmp);
+    free(tmp);
     return tpl_list_value(l);
 }
 
