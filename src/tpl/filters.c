@@ -609,7 +609,7 @@ FILTER(title)
         map_case_at(&b, s.u.s + i + k, e - i - k, 0, CASE_LOWER);
         i = e;
     }
-    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    *out = from_buf(tpl_r_arena(r), &b, false); /* "".join(…): no longer Markup */
     return true;
 }
 
@@ -2882,11 +2882,8 @@ static bool split_impl(tpl_render_state *r, const node *at, tpl_value s, tpl_val
                 i += k;
             if (i >= s.len)
                 break;
-            if (maxsplit >= 0 && done == maxsplit) {
-                size_t e = s.len;
-                while (e > i && (k = space_before(p, e)))
-                    e -= k;
-                vl_push(ar, &parts, tpl_str_copy(ar, p + i, e - i));
+            if (maxsplit >= 0 && done == maxsplit) { /* the rest, as it is */
+                vl_push(ar, &parts, tpl_str_copy(ar, p + i, s.len - i));
                 break;
             }
             size_t b = i;
@@ -2903,10 +2900,7 @@ static bool split_impl(tpl_render_state *r, const node *at, tpl_value s, tpl_val
             if (e == 0)
                 break;
             if (maxsplit >= 0 && done == maxsplit) {
-                size_t b = 0;
-                while (b < e && (k = space_at(p, e, b)))
-                    b += k;
-                vl_push(ar, &parts, tpl_str_copy(ar, p + b, e - b));
+                vl_push(ar, &parts, tpl_str_copy(ar, p, e));
                 break;
             }
             size_t b = e;

@@ -325,7 +325,11 @@ static void str_repr(const char *s, size_t n, buf *out)
 
 void tpl_value_repr(tpl_value v, buf *out)
 {
-    if (v.kind == TPL_STRING)
+    if (v.kind == TPL_STRING && (v.flags & TPL_SAFE)) {
+        buf_puts(out, "Markup(");
+        str_repr(v.u.s, v.len, out);
+        tpl_putc(out, ')');
+    } else if (v.kind == TPL_STRING)
         str_repr(v.u.s, v.len, out);
     else
         tpl_value_to_str(v, out);
@@ -385,12 +389,12 @@ void tpl_value_to_str(tpl_value v, buf *out)
     }
     case TPL_MAP:
         if ((v.flags & TPL_GROUP) && v.u.map->len == 2) {
-            /* groupby's namedtuple */
-            buf_puts(out, "_GroupTuple(grouper=");
+            /* groupby's namedtuple prints as a tuple */
+            tpl_putc(out, '(');
             tpl_value_repr(v.u.map->entries[0].value, out);
-            buf_puts(out, ", list=");
+            buf_puts(out, ", ");
             tpl_value_repr(v.u.map->entries[1].value, out);
-            tpl_putc(out, (char)')');
+            tpl_putc(out, ')');
             break;
         }
         tpl_putc(out, (char)'{');
