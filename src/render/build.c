@@ -360,6 +360,7 @@ static bool check_generated_paths(site *s, size_t index_pages, diag_list *d)
 struct build_session {
     build_options o;
     char *site_dir, *out_dir, *base_url;
+    site_source_cache *sources; /* NULL for a one-shot build */
 };
 
 static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
@@ -394,6 +395,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
 
     site s = { 0 };
     s.dir = bs->site_dir;
+    s.sources = bs->sources;
     s.a = arena_new();
     s.drafts = o->drafts;
     s.nwa = jobs;
@@ -532,21 +534,30 @@ void build_session_free(build_session *s)
     free(s->site_dir);
     free(s->out_dir);
     free(s->base_url);
+    site_source_cache_free(s->sources);
     free(s);
 }
 
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
                        build_stats *st)
 {
-    (void)changed;
-    (void)nchanged;
+    /* Every run rebuilds the whole site in memory, which keeps the output
+     * exactly build_site's; what carries over is the bytes of the sources
+     * that did not change (and unchanged outputs are never rewritten). A
+     * full run (changed == NULL) forgets them too. */
+    if (!s->sources)
+        s->sources = site_source_cache_new();
+    if (!changed || !nchanged)
+        site_source_cache_clear(s->sources);
+    for (size_t i = 0; changed && i < nchanged; i++)
+        site_source_cache_forget(s->sources, changed[i]);
     return run_build(s, d, st);
 }
 
 bool build_site(const build_options *o, diag_list *d, build_stats *st)
 {
     build_session *s = build_session_new(o);
-    bool ok = build_session_run(s, NULL, 0, d, st);
+    bool ok = run_build(s, d, st);
     build_session_free(s);
     return ok;
 }

@@ -154,17 +154,11 @@ static const char *title_from_stem(arena *a, const char *stem)
 
 static void parse_page(site *s, page *p, arena *a, diag_list *d)
 {
-    char *full = fs_join(s->dir, p->src);
-    buf text = BUF_INIT;
-    if (!fs_read_file(full, &text)) {
+    if (!site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
         diag_error(d, p->src, 0, 0, "cannot read: %s", strerror(errno));
         p->failed = true;
-        free(full);
-        buf_release(&text);
         return;
     }
-    free(full);
-    p->text = buf_detach(&text, &p->text_len);
     size_t bad = text_utf8_check(p->text, p->text_len);
     if (bad != (size_t)-1) {
         int line = 1, col = 1;

@@ -21,6 +21,8 @@
 #include "util/buf.h"
 #include "util/date.h"
 
+typedef struct site_source_cache site_source_cache; /* see site_source_read */
+
 /* ---- configuration (site.yaml) ----------------------------------------- */
 
 typedef struct permalink_rule {
@@ -136,7 +138,23 @@ typedef struct site {
     /* src (relative to content/) → page or file, for link resolution */
     struct site_index *index;
     tpl_value site_value; /* the `site` map */
+    site_source_cache *sources; /* kept between session runs; NULL: read every file */
 } site;
+
+/* Source bytes kept between the runs of a build session (`sheaf serve`).
+ * A lookup stats the file and uses the kept bytes only when its size, mtime
+ * and inode still match. Thread-safe. */
+site_source_cache *site_source_cache_new(void);
+/* site_source_cache_free(NULL) does nothing. */
+void site_source_cache_free(site_source_cache *c);
+/* Forgets one file (src relative to the site folder) / every file. */
+void site_source_cache_forget(site_source_cache *c, const char *src);
+void site_source_cache_clear(site_source_cache *c);
+/* Reads dir/src into *data (malloc'd, NUL-terminated; the caller frees it),
+ * from the cache when it is still current. c may be NULL. Returns false with
+ * errno set when the file cannot be read. */
+bool site_source_read(site_source_cache *c, const char *dir, const char *src, char **data,
+                      size_t *len);
 
 /* Walks content/ (pages and content files) and static folders; reads every
  * page and parses its front matter (in parallel, `jobs` threads). */

@@ -1,0 +1,141 @@
+/* sources: the bytes of content files kept between the runs of a build
+ * session (`sheaf serve`), so a rebuild reads only the files that changed.
+ *
+ * An entry remembers the file's size, mtime and inode; a lookup stats the
+ * file and uses the entry only when all three still match, so a change the
+ * watcher did not report is still seen. Lookups and stores come from the
+ * loader's worker threads, hence the lock. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "site/site.h"
+#include "util/fs.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
+
+typedef struct source_entry {
+    char *key;  /* path relative to the site folder */
+    char *data; /* NUL-terminated */
+    size_t len;
+    struct stat st;
+    bool live;
+} source_entry;
+
+struct site_source_cache {
+    pthread_mutex_t mu;
+    strmap *index; /* key → entry number */
+    source_entry *v;
+    size_t n, cap;
+};
+
+site_source_cache *site_source_cache_new(void)
+{
+    site_source_cache *c = xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    c->index = strmap_new(256);
+    return c;
+}
+
+void site_source_cache_free(site_source_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].key);
+        free(c->v[i].data);
+    }
+    free(c->v);
+    strmap_free(c->index);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+static void drop(source_entry *e)
+{
+    free(e->data);
+    e->data = NULL;
+    e->len = 0;
+    e->live = false;
+}
+
+void site_source_cache_forget(site_source_cache *c, const char *src)
+{
+    pthread_mutex_lock(&c->mu);
+    long i = strmap_get(c->index, src);
+    if (i >= 0)
+        drop(&c->v[i]);
+    pthread_mutex_unlock(&c->mu);
+}
+
+void site_source_cache_clear(site_source_cache *c)
+{
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->n; i++)
+        drop(&c->v[i]);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+bool site_source_read(site_source_cache *c, const char *dir, const char *src, char **data,
+                      size_t *len)
+{
+    char *full = fs_join(dir, src);
+    struct stat st;
+    bool have_st = stat(full, &st) == 0;
+    if (c && have_st) {
+        pthread_mutex_lock(&c->mu);
+        long i = strmap_get(c->index, src);
+        if (i >= 0 && c->v[i].live && same_file(&c->v[i].st, &st)) {
+            *data = xstrndup(c->v[i].data, c->v[i].len);
+            *len = c->v[i].len;
+            pthread_mutex_unlock(&c->mu);
+            free(full);
+            return true;
+        }
+        pthread_mutex_unlock(&c->mu);
+    }
+    buf b = BUF_INIT;
+    bool ok = fs_read_file(full, &b);
+    free(full);
+    if (!ok) {
+        buf_release(&b);
+        return false;
+    }
+    *data = buf_detach(&b, len);
+    if (c && have_st) {
+        /* a file written while it was read keeps no entry: its stat may
+         * describe the older bytes */
+        struct stat after;
+        char *again = fs_join(dir, src);
+        bool stable = stat(again, &after) == 0 && same_file(&st, &after);
+        free(again);
+        pthread_mutex_lock(&c->mu);
+        long i = strmap_get(c->index, src);
+        if (i < 0) {
+            if (c->n == c->cap) {
+                c->cap = c->cap ? c->cap * 2 : 256;
+                c->v = xrealloc(c->v, c->cap * sizeof *c->v);
+            }
+            i = (long)c->n++;
+            memset(&c->v[i], 0, sizeof c->v[i]);
+            c->v[i].key = xstrdup(src);
+            strmap_put(c->index, c->v[i].key, i);
+        }
+        drop(&c->v[i]);
+        if (stable) {
+            c->v[i].data = xstrndup(*data, *len);
+            c->v[i].len = *len;
+            c->v[i].st = st;
+            c->v[i].live = true;
+        }
+        pthread_mutex_unlock(&c->mu);
+    }
+    return true;
+}

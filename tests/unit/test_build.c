@@ -1,0 +1,135 @@
+/* Unit tests for render/build: a build session (what `sheaf serve` runs)
+ * writes exactly what a fresh build_site writes, after edits it was told
+ * about and after edits it was not told about. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "render/build.h"
+#include "util/buf.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+    char path[512], cmd[600];
+    snprintf(path, sizeof path, "%s/site/%s", root, rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+    if (system(cmd) != 0)
+        return;
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void rm(const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/site/%s", root, rel);
+    unlink(path);
+}
+
+/* A fresh one-shot build into root/fresh; then diff -r against root/out. */
+static bool same_as_fresh(void)
+{
+    char cmd[800], site[300], fresh[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/fresh'", root);
+    if (system(cmd) != 0)
+        return false;
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(fresh, sizeof fresh, "%s/fresh", root);
+    build_options o = { .site_dir = site, .out_dir = fresh, .write = true, .jobs = 2 };
+    diag_list *d = diag_list_new();
+    bool ok = build_site(&o, d, NULL);
+    diag_list_free(d);
+    snprintf(cmd, sizeof cmd, "diff -r '%s/fresh' '%s/out' >&2", root, root);
+    return ok && system(cmd) == 0;
+}
+
+static bool exists(const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/out/%s", root, rel);
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+TEST(session_matches_build_site)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-build-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site.yaml", "title: Session\nbase_url: https://example.org/\n");
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nA links to [b](2024-01-02-b.md#part).\n");
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B\n---\n## Part\n\nB.\n");
+    put("content/about.md", "---\ntitle: About\n---\nAbout.\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st;
+
+    OK(build_session_run(s, NULL, 0, d, &st));
+    EQ_INT(diag_count(d), 0);
+    EQ_INT(st.posts, 2);
+    OK(same_as_fresh());
+
+    /* an edit the session is told about */
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B2\n---\n## Part\n\nB, longer now.\n");
+    const char *ch1[] = { "content/posts/2024-01-02-b.md" };
+    OK(build_session_run(s, ch1, 1, d, &st));
+    OK(same_as_fresh());
+
+    /* an edit it is not told about (a lost event) is still seen */
+    put("content/about.md", "---\ntitle: About us\n---\nAbout, edited.\n");
+    const char *ch2[] = { "templates/base.html" };
+    OK(build_session_run(s, ch2, 1, d, &st));
+    OK(same_as_fresh());
+
+    /* a new post and a deleted page */
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\ntags: [y]\n---\nC.\n");
+    rm("content/about.md");
+    const char *ch3[] = { "content/posts/2024-01-03-c.md", "content/about.md" };
+    OK(build_session_run(s, ch3, 2, d, &st));
+    EQ_INT(st.posts, 3);
+    OK(!exists("about/index.html"));
+    OK(exists("tags/y/index.html"));
+    OK(same_as_fresh());
+
+    /* an error keeps the previous output; fixing it builds again */
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\n---\nC links to [nowhere](x.md).\n");
+    OK(!build_session_run(s, ch3, 1, d, &st));
+    OK(diag_error_count(d) == 1);
+    OK(exists("tags/y/index.html"));
+    diag_clear(d);
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\n---\nC.\n");
+    OK(build_session_run(s, ch3, 1, d, &st));
+    OK(!exists("tags/y/index.html"));
+    OK(same_as_fresh());
+
+    /* site.yaml changes everything */
+    put("site.yaml", "title: Renamed\nbase_url: https://example.org/sub/\n");
+    const char *ch4[] = { "site.yaml" };
+    OK(build_session_run(s, ch4, 1, d, &st));
+    OK(same_as_fresh());
+    EQ_INT(diag_count(d), 0);
+
+    diag_list_free(d);
+    build_session_free(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
+int main(void)
+{
+    RUN(session_matches_build_site);
+    return harness_done();
+}
