@@ -52,10 +52,9 @@ static bool is_space_cp(int32_t cp)
 
 static bool is_word_cp(int32_t cp)
 {
-    if (cp == '_')
-        return true;
     if (cp < 0x80)
-        return isalnum(cp);
+        return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') ||
+               cp == '_';
     utf8proc_category_t c = utf8proc_category(cp);
     return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) ||
            (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
@@ -173,6 +172,24 @@ static bool final_sigma(const char *s, size_t n, size_t i, size_t k)
 static void map_case_at(buf *b, const char *s, size_t n, size_t from, int mode)
 {
     for (size_t i = from; i < n;) {
+        if ((unsigned char)s[i] < 0x80) { /* a run of ASCII */
+            size_t e = i;
+            while (e < n && (unsigned char)s[e] < 0x80)
+                e++;
+            buf_grow(b, e - i);
+            char *d = b->data + b->len;
+            for (size_t k = i; k < e; k++) {
+                char c = s[k];
+                if (mode == CASE_LOWER)
+                    d[k - i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+                else
+                    d[k - i] = (char)(c >= 'a' && c <= 'z' ? c - 32 : c);
+            }
+            b->len += e - i;
+            b->data[b->len] = '\0';
+            i = e;
+            continue;
+        }
         int32_t cp;
         size_t k = next_cp(s, n, i, &cp);
         if (k == 1 && (unsigned char)s[i] >= 0x80)
@@ -220,22 +237,30 @@ tpl_value tpl_escape_value(arena *a, tpl_value v)
 
 void tpl_escape_html(buf *out, const char *s, size_t n)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *rep;
-        switch (s[i]) {
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        case '"': rep = "&#34;"; break;
-        case '\'': rep = "&#39;"; break;
-        default: continue;
+    static const char *const rep[256] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
+                                          ['"'] = "&#34;", ['\''] = "&#39;" };
+    static const unsigned char extra[256] = { ['&'] = 4, ['<'] = 3, ['>'] = 3, ['"'] = 4,
+                                              ['\''] = 4 };
+    size_t grow = n;
+    for (size_t i = 0; i < n; i++)
+        grow += extra[(unsigned char)s[i]];
+    buf_grow(out, grow);
+    char *d = out->data + out->len;
+    if (grow == n) {
+        memcpy(d, s, n);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (extra[c]) {
+                memcpy(d, rep[c], (size_t)extra[c] + 1);
+                d += extra[c] + 1;
+            } else {
+                *d++ = (char)c;
+            }
         }
-        buf_put(out, s + start, i - start);
-        buf_puts(out, rep);
-        start = i + 1;
     }
-    buf_put(out, s + start, n - start);
+    out->len += grow;
+    out->data[out->len] = '\0';
 }
 
 long tpl_length(tpl_value v)
@@ -972,53 +997,89 @@ FILTER(striptags)
     arena *ar = tpl_r_arena(r);
     tpl_value s = tpl_to_string(ar, v);
     const char *p = s.u.s;
+    size_t n = s.len;
     buf u = BUF_INIT;
-    for (size_t i = 0; i < s.len;) {
-        if (p[i] == '<') {
-            if (i + 4 <= s.len && !memcmp(p + i, "<!--", 4)) {
-                const char *e = memmem(p + i + 4, s.len - i - 4, "-->", 3);
-                if (e && !memchr(p + i, '\n', (size_t)(e - p) - i)) {
-                    i = (size_t)(e - p) + 3;
-                    continue;
-                }
-            }
-            const char *e = memchr(p + i + 1, '>', s.len - i - 1);
-            if (e) {
-                i = (size_t)(e - p) + 1;
+    buf_grow(&u, n);
+    for (size_t i = 0; i < n;) {
+        const char *lt = memchr(p + i, '<', n - i);
+        if (!lt) {
+            buf_put(&u, p + i, n - i);
+            break;
+        }
+        size_t at_lt = (size_t)(lt - p);
+        buf_put(&u, p + i, at_lt - i);
+        i = at_lt;
+        if (i + 4 <= n && !memcmp(p + i, "<!--", 4)) {
+            const char *e = memmem(p + i + 4, n - i - 4, "-->", 3);
+            if (e && !memchr(p + i, '\n', (size_t)(e - p) - i)) {
+                i = (size_t)(e - p) + 3;
                 continue;
             }
         }
-        tpl_putc(&u, (char)p[i]);
-        i++;
+        const char *gt = memchr(p + i + 1, '>', n - i - 1);
+        if (gt) {
+            i = (size_t)(gt - p) + 1;
+        } else {
+            tpl_putc(&u, '<');
+            i++;
+        }
     }
     /* " ".join(s.split()) */
     buf w = BUF_INIT;
+    buf_grow(&w, u.len);
     bool pending = false;
     for (size_t i = 0; i < u.len;) {
+        unsigned char c = (unsigned char)u.data[i];
+        if (c < 0x80 && c != ' ' && !(c >= 0x09 && c <= 0x0d) && !(c >= 0x1c && c <= 0x1f)) {
+            /* a run of plain ASCII */
+            size_t e = i + 1;
+            while (e < u.len) {
+                unsigned char d = (unsigned char)u.data[e];
+                if (d >= 0x80 || d == ' ' || (d >= 0x09 && d <= 0x0d) || (d >= 0x1c && d <= 0x1f))
+                    break;
+                e++;
+            }
+            if (pending)
+                tpl_putc(&w, ' ');
+            pending = false;
+            buf_put(&w, u.data + i, e - i);
+            i = e;
+            continue;
+        }
         int32_t cp;
         size_t k = next_cp(u.data, u.len, i, &cp);
         if (is_space_cp(cp)) {
             pending = w.len > 0;
         } else {
             if (pending)
-                tpl_putc(&w, (char)' ');
+                tpl_putc(&w, ' ');
             pending = false;
             buf_put(&w, u.data + i, k);
         }
         i += k;
     }
     buf_release(&u);
+    if (!memchr(w.data, '&', w.len)) {
+        *out = from_buf(ar, &w, false);
+        return true;
+    }
     buf x = BUF_INIT;
+    buf_grow(&x, w.len);
     for (size_t i = 0; i < w.len;) {
-        if (w.data[i] == '&') {
-            size_t k = unescape_entity(w.data + i, w.len - i, &x);
-            if (k) {
-                i += k;
-                continue;
-            }
+        const char *amp = memchr(w.data + i, '&', w.len - i);
+        if (!amp) {
+            buf_put(&x, w.data + i, w.len - i);
+            break;
         }
-        tpl_putc(&x, (char)w.data[i]);
-        i++;
+        size_t ai = (size_t)(amp - w.data);
+        buf_put(&x, w.data + i, ai - i);
+        size_t k = unescape_entity(w.data + ai, w.len - ai, &x);
+        if (k) {
+            i = ai + k;
+        } else {
+            tpl_putc(&x, '&');
+            i = ai + 1;
+        }
     }
     buf_release(&w);
     *out = from_buf(ar, &x, false);
@@ -1692,7 +1753,13 @@ FILTER(wordcount)
     bool in = false;
     for (size_t i = 0; i < s.len;) {
         int32_t cp;
-        i += next_cp(s.u.s, s.len, i, &cp);
+        unsigned char c = (unsigned char)s.u.s[i];
+        if (c < 0x80) {
+            cp = c;
+            i++;
+        } else {
+            i += next_cp(s.u.s, s.len, i, &cp);
+        }
         bool w = is_word_cp(cp);
         if (w && !in)
             n++;
