@@ -33,6 +33,8 @@ typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_TAGS, J_ARCHIVE, J_FEED, J_SIT
 typedef struct job {
     job_kind kind;
     int a, b; /* page / tag / index page number / file; alias number */
+    int worker;      /* who ran it, and where its diagnostics are in */
+    size_t d0, d1;   /* that worker's list: [d0, d1) */
 } job;
 
 typedef struct render_ctx {
@@ -191,7 +193,11 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 static void render_job(void *vctx, size_t i, int worker)
 {
     render_ctx *c = vctx;
-    render_one(c, &c->jobs[i], c->scratch[worker], c->diags[worker]);
+    job *j = &c->jobs[i];
+    j->worker = worker;
+    j->d0 = diag_count(c->diags[worker]);
+    render_one(c, j, c->scratch[worker], c->diags[worker]);
+    j->d1 = diag_count(c->diags[worker]);
     arena_reset(c->scratch[worker]);
 }
 
@@ -201,26 +207,24 @@ static void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
         *cap = *cap ? *cap * 2 : 256;
         *v = xrealloc(*v, *cap * sizeof **v);
     }
-    (*v)[(*n)++] = (job){ k, a, b };
+    (*v)[(*n)++] = (job){ k, a, b, 0, 0, 0 };
 }
 
-/* The same template error on every page is reported once, with a count. */
-static void merge_diags(diag_list *d, diag_list **parts, int n)
+/* Diagnostics in job order (not in the order threads happened to finish),
+ * so the output is the same for any -j. The same template error on many
+ * pages is reported once, for the first page, with a note counting the
+ * others. */
+static void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
 {
+    /* pass 1: how often each error (formatted) came up */
     strmap *seen = strmap_new(64);
     char **keys = NULL;
-    size_t nkeys = 0;
-    size_t *dups = NULL;
-    diag_list *uniq = diag_list_new();
-    for (int w = 0; w < n; w++) {
-        bool skip_notes = false;
-        for (size_t i = 0; i < diag_count(parts[w]); i++) {
-            const diag *e = diag_get(parts[w], i);
-            if (e->level == DIAG_NOTE) {
-                if (!skip_notes)
-                    diag_add(uniq, e->level, e->path, e->line, e->col, "%s", e->message);
+    size_t nkeys = 0, *dups = NULL;
+    for (size_t ji = 0; ji < njobs; ji++)
+        for (size_t i = jobs[ji].d0; i < jobs[ji].d1; i++) {
+            const diag *e = diag_get(parts[jobs[ji].worker], i);
+            if (e->level == DIAG_NOTE)
                 continue;
-            }
             buf k = BUF_INIT;
             diag_format(e, &k);
             char *key = buf_detach(&k, NULL);
@@ -228,28 +232,46 @@ static void merge_diags(diag_list *d, diag_list **parts, int n)
             if (idx != (long)nkeys) {
                 free(key);
                 dups[idx]++;
-                skip_notes = true;
                 continue;
             }
             keys = xrealloc(keys, (nkeys + 1) * sizeof *keys);
             dups = xrealloc(dups, (nkeys + 1) * sizeof *dups);
             keys[nkeys] = key;
-            dups[nkeys] = 0;
-            nkeys++;
-            skip_notes = false;
-            diag_add(uniq, e->level, e->path, e->line, e->col, "%s", e->message);
+            dups[nkeys++] = 0;
+        }
+    /* pass 2: each error once, with its notes, then the count */
+    bool *done = xcalloc(nkeys + 1, sizeof *done);
+    for (size_t ji = 0; ji < njobs; ji++) {
+        const job *jb = &jobs[ji];
+        for (size_t i = jb->d0; i < jb->d1; i++) {
+            const diag *e = diag_get(parts[jb->worker], i);
+            if (e->level == DIAG_NOTE)
+                continue; /* emitted with its error */
+            buf k = BUF_INIT;
+            diag_format(e, &k);
+            long idx = strmap_get(seen, k.data);
+            buf_release(&k);
+            if (idx < 0 || done[idx])
+                continue;
+            done[idx] = true;
+            diag_add(d, e->level, e->path, e->line, e->col, "%s", e->message);
+            size_t n = i + 1;
+            for (; n < jb->d1; n++) {
+                const diag *note = diag_get(parts[jb->worker], n);
+                if (note->level != DIAG_NOTE)
+                    break;
+                diag_add(d, note->level, note->path, note->line, note->col, "%s", note->message);
+            }
+            if (dups[idx])
+                diag_note(d, e->path, e->line, e->col, "the same error came up %zu more time%s, on other pages",
+                          dups[idx], dups[idx] == 1 ? "" : "s");
         }
     }
-    for (size_t i = 0; i < nkeys; i++)
-        if (dups[i])
-            diag_note(uniq, NULL, 0, 0, "the error '%s' came up %zu more time%s", keys[i], dups[i],
-                      dups[i] == 1 ? "" : "s");
-    diag_move(d, uniq);
-    diag_list_free(uniq);
     for (size_t i = 0; i < nkeys; i++)
         free(keys[i]);
     free(keys);
     free(dups);
+    free(done);
     strmap_free(seen);
 }
 
@@ -480,7 +502,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
         c.diags[i] = diag_list_new();
     }
     site_parallel(nj, jobs, render_job, &c);
-    merge_diags(d, c.diags, jobs);
+    merge_diags(d, c.diags, jv, nj);
     for (int i = 0; i < jobs; i++) {
         arena_free(c.scratch[i]);
         diag_list_free(c.diags[i]);
