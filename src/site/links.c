@@ -159,9 +159,15 @@ static const char *resolve(void *vctx, const md_link *l)
     if (rel) {
         int file;
         int pg = site_lookup(s, rel, &file);
-        if (pg < 0 && (!*rel || rel[strlen(rel) - 1] == '/')) {
-            const char *idx = arena_printf(c->a, "%sindex.md", rel);
-            pg = site_lookup(s, idx, &file);
+        if (pg < 0 && file < 0) {
+            /* a folder, with or without its slash: its index.md (a bundle) */
+            size_t rl = strlen(rel);
+            const char *idx = !rl || rel[rl - 1] == '/' ? arena_printf(c->a, "%sindex.md", rel)
+                                                       : arena_printf(c->a, "%s/index.md", rel);
+            int f2;
+            int pg2 = site_lookup(s, idx, &f2);
+            if (pg2 >= 0)
+                pg = pg2;
         }
         if (pg >= 0 && s->pages[pg].path) {
             r->kind = LINK_PAGE;
@@ -377,7 +383,8 @@ void site_check_links(site *s, diag_list *d)
                 break;
             }
             case LINK_SELF:
-                if (!has_id(p, l->anchor)) {
+                /* `#` alone is the top of the page */
+                if (*l->anchor && !has_id(p, l->anchor)) {
                     const char *sug = suggest_id(p, l->anchor);
                     report(s, d, p, l, "link to '%s': no heading '%s' on this page%s%s%s", l->dest,
                            l->anchor, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
