@@ -176,6 +176,9 @@ def main():
         except Fail as e:
             failed += 1
             print(f"FAIL {name}: {e}")
+        except Exception as e:  # a broken test.yaml, a crash of the runner
+            failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {e}")
     sys.exit(1 if failed else 0)
 
 
