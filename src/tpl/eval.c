@@ -799,6 +799,18 @@ static bool bind_args(tpl_render_state *r, const node *at, const char *kind, con
                       const tpl_value *kwv, size_t nkw, tpl_args *out)
 {
     memset(out, 0, sizeof *out);
+    if (nkw == 0 && !strchr(params, '*')) { /* the common case: positional only */
+        size_t np = *params ? 1 : 0;
+        for (const char *c = params; (c = strchr(c, ',')); c++)
+            np++;
+        if (npos <= np && npos <= 8) {
+            for (size_t i = 0; i < npos; i++) {
+                out->v[i] = pos[i];
+                out->given[i] = true;
+            }
+            return true;
+        }
+    }
     const char *names[8];
     size_t lens[8];
     size_t nparams = 0;

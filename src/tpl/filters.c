@@ -2859,6 +2859,8 @@ static bool in_list(const char *const *l, const char *s)
 
 bool tpl_has_method(tpl_value v, const char *name)
 {
+    if (v.kind == TPL_MAP && !strchr("gikv", name[0])) /* get items keys values */
+        return false;
     switch (v.kind) {
     case TPL_STRING: return in_list(str_methods, name);
     case TPL_MAP: return in_list(map_methods, name);

@@ -77,7 +77,8 @@ static long find_str(const tpl_map *m, const char *key, size_t klen)
     }
     for (size_t i = 0; i < m->len; i++) {
         const tpl_value *k = &m->entries[i].key;
-        if (k->kind == TPL_STRING && k->len == klen && memcmp(k->u.s, key, klen) == 0)
+        if (k->kind == TPL_STRING && k->len == klen &&
+            (klen == 0 || (k->u.s[0] == key[0] && memcmp(k->u.s, key, klen) == 0)))
             return (long)i;
     }
     return -1;
