@@ -69,7 +69,8 @@ def f_date(value, fmt="%b %-d, %Y"):
             continue
         if spec == "Z":
             off = int(d.utcoffset().total_seconds() // 60)
-            out.append("UTC" if off == 0 else d.strftime("%z"))
+            sign, off = ("+" if off > 0 else "-"), abs(off)
+            out.append("UTC" if off == 0 else f"{sign}{off // 60:02d}:{off % 60:02d}")
         else:
             out.append(d.strftime("%" + spec))
         i += 2
