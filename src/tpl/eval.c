@@ -188,7 +188,7 @@ static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *o
 {
     for (frame *g = f; g; g = g->parent) {
         for (size_t i = g->n; i-- > 0;)
-            if (!strcmp(g->names[i], name)) {
+            if (g->names[i][0] == name[0] && !strcmp(g->names[i], name)) {
                 *out = g->vals[i];
                 return true;
             }
@@ -780,8 +780,9 @@ static bool compare_op(tpl_render_state *r, const node *at, int op, tpl_value a,
 static bool eval_args(tpl_render_state *r, frame *f, const node *n, tpl_value **pos,
                       tpl_value **kwv)
 {
-    *pos = arena_alloc(r->a, (n->nkids + 1) * sizeof **pos);
-    *kwv = arena_alloc(r->a, (n->nnames + 1) * sizeof **kwv);
+    static tpl_value none_[1];
+    *pos = n->nkids ? arena_alloc(r->a, n->nkids * sizeof **pos) : none_;
+    *kwv = n->nnames ? arena_alloc(r->a, n->nnames * sizeof **kwv) : none_;
     for (size_t i = 0; i < n->nkids; i++)
         if (!eval(r, f, n->kids[i], &(*pos)[i]))
             return false;
@@ -799,11 +800,14 @@ static bool bind_args(tpl_render_state *r, const node *at, const char *kind, con
                       const tpl_value *kwv, size_t nkw, tpl_args *out)
 {
     memset(out, 0, sizeof *out);
-    if (nkw == 0 && !strchr(params, '*')) { /* the common case: positional only */
+    if (nkw == 0) { /* the common case: positional only */
         size_t np = *params ? 1 : 0;
-        for (const char *c = params; (c = strchr(c, ',')); c++)
-            np++;
-        if (npos <= np && npos <= 8) {
+        bool star = false;
+        for (const char *c = params; *c; c++) {
+            np += *c == ',';
+            star |= *c == '*';
+        }
+        if (!star && npos <= np && npos <= 8) {
             for (size_t i = 0; i < npos; i++) {
                 out->v[i] = pos[i];
                 out->given[i] = true;
