@@ -383,6 +383,7 @@ struct build_session {
     build_options o;
     char *site_dir, *out_dir, *base_url;
     site_source_cache *sources; /* NULL for a one-shot build */
+    site_page_cache *pages;     /* likewise */
 };
 
 static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
@@ -418,6 +419,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     site s = { 0 };
     s.dir = bs->site_dir;
     s.sources = bs->sources;
+    s.page_cache = bs->pages;
     s.a = arena_new();
     s.drafts = o->drafts;
     s.nwa = jobs;
@@ -557,20 +559,27 @@ void build_session_free(build_session *s)
     free(s->out_dir);
     free(s->base_url);
     site_source_cache_free(s->sources);
+    site_page_cache_free(s->pages);
     free(s);
 }
 
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
                        build_stats *st)
 {
-    /* Every run rebuilds the whole site in memory, which keeps the output
-     * exactly build_site's; what carries over is the bytes of the sources
-     * that did not change (and unchanged outputs are never rewritten). A
-     * full run (changed == NULL) forgets them too. */
-    if (!s->sources)
+    /* Every run rebuilds the site model and renders every output in
+     * memory, which keeps the output exactly build_site's (and unchanged
+     * outputs are never rewritten). What carries over: the bytes of sources
+     * that did not change, and each unchanged page's front matter and
+     * Markdown (see site/pagecache.c for when those are still valid). A full
+     * run (changed == NULL) forgets everything. */
+    if (!s->sources) {
         s->sources = site_source_cache_new();
-    if (!changed || !nchanged)
+        s->pages = site_page_cache_new();
+    }
+    if (!changed || !nchanged) {
         site_source_cache_clear(s->sources);
+        site_page_cache_clear(s->pages);
+    }
     for (size_t i = 0; changed && i < nchanged; i++)
         site_source_cache_forget(s->sources, changed[i]);
     return run_build(s, d, st);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "site/pagecache.h"
 #include "site/site.h"
 #include "util/strmap.h"
 #include "util/text.h"
@@ -207,6 +208,7 @@ static const char *resolve(void *vctx, const md_link *l)
 typedef struct md_job_ctx {
     site *s;
     const strmap *outputs;
+    uint64_t env; /* hash of everything the resolver looks at */
 } md_job_ctx;
 
 static void md_job(void *vctx, size_t i, int worker)
@@ -215,14 +217,55 @@ static void md_job(void *vctx, size_t i, int worker)
     page *p = &c->s->pages[i];
     if (p->failed || !p->path)
         return;
-    resolve_ctx rc = { .s = c->s, .p = p, .a = c->s->wa[worker], .outputs = c->outputs };
-    md_render(p->body, p->body_line, &c->s->cfg.markdown, resolve, &rc, c->s->wa[worker], &p->md);
-    p->links = rc.v;
-    p->nlinks = rc.n;
+    page_cache_entry *e = p->cache;
+    if (!page_cache_take_md(e, c->env, p)) {
+        /* in a session, render into the entry's arena so the result can stay */
+        arena *a = e && e->parsed ? e->a : c->s->wa[worker];
+        resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
+        md_render(p->body, p->body_line, &c->s->cfg.markdown, resolve, &rc, a, &p->md);
+        p->links = rc.v;
+        p->nlinks = rc.n;
+        if (e && e->parsed)
+            page_cache_keep_md(e, c->env, p);
+    }
     /* everything needed from the source now lives in the arenas */
     free(p->text);
     p->text = NULL;
     p->body = str_make("", 0);
+}
+
+/* FNV-1a over everything resolve() reads besides the page's own text: the
+ * base path, the Markdown options, every page's source and output path and
+ * draft state (link records name pages by index, so the order counts too),
+ * every file, and every tag (tag pages are link targets). Equal hashes mean
+ * a kept rendering of an unchanged page is still exact. */
+static void env_add(uint64_t *h, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : "\x01"); *p; p++)
+        *h = (*h ^ *p) * 1099511628211ull;
+    *h = (*h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t link_env(const site *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    env_add(&h, s->cfg.base_path);
+    char opts[4] = { (char)('0' + s->cfg.markdown.unsafe), (char)('0' + s->cfg.markdown.smart),
+                     (char)('0' + s->cfg.markdown.hard_breaks), 0 };
+    env_add(&h, opts);
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        env_add(&h, p->rel);
+        env_add(&h, p->path);
+        env_add(&h, p->excluded ? "x" : p->failed ? "f" : "-");
+        for (size_t k = 0; k < p->ntags; k++)
+            env_add(&h, p->tags[k]);
+    }
+    for (size_t i = 0; i < s->nfiles; i++) {
+        env_add(&h, s->files[i].content_rel);
+        env_add(&h, s->files[i].path);
+    }
+    return h;
 }
 
 void site_render_markdown(site *s, int jobs, diag_list *d)
@@ -246,7 +289,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
             strmap_put(outputs, arena_printf(s->a, "tags/%s/index.html", b.data), 0);
             buf_release(&b);
         }
-    md_job_ctx c = { s, outputs };
+    md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0 };
     site_parallel(s->npages, jobs, md_job, &c);
     strmap_free(outputs);
 }

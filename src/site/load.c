@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "embed/embed.h"
+#include "site/pagecache.h"
 #include "site/site.h"
 #include "util/fs.h"
 #include "util/strmap.h"
@@ -154,7 +155,7 @@ static const char *title_from_stem(arena *a, const char *stem)
 
 static void parse_page(site *s, page *p, arena *a, diag_list *d)
 {
-    if (!site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
+    if (!p->text && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
         diag_error(d, p->src, 0, 0, "cannot read: %s", strerror(errno));
         p->failed = true;
         return;
@@ -320,7 +321,27 @@ typedef struct par_ctx {
 static void parse_job(void *vctx, size_t i, int worker)
 {
     par_ctx *c = vctx;
-    parse_page(c->s, &c->s->pages[i], c->s->wa[worker], c->d);
+    site *s = c->s;
+    page *p = &s->pages[i];
+    page_cache_entry *e = p->cache;
+    if (!e) {
+        parse_page(s, p, s->wa[worker], c->d);
+        return;
+    }
+    /* a build session: reuse the last parse when the bytes are the same */
+    if (!site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
+        diag_error(c->d, p->src, 0, 0, "cannot read: %s", strerror(errno));
+        p->failed = true;
+        return;
+    }
+    if (page_cache_take_parse(e, p))
+        return;
+    diag_list *mine = diag_list_new();
+    parse_page(s, p, page_cache_fresh_arena(e), mine);
+    if (diag_count(mine) == 0 && !p->failed)
+        page_cache_keep_parse(e, p);
+    diag_move(c->d, mine);
+    diag_list_free(mine);
 }
 
 bool site_load(site *s, int jobs, diag_list *d)
@@ -376,6 +397,12 @@ bool site_load(site *s, int jobs, diag_list *d)
     s->npages = g.npages;
     s->files = g.files;
     s->nfiles = g.nfiles;
+    if (s->page_cache) {
+        page_cache_begin(s->page_cache);
+        for (size_t i = 0; i < s->npages; i++)
+            s->pages[i].cache = page_cache_slot(s->page_cache, s->pages[i].src);
+        page_cache_prune(s->page_cache);
+    }
     par_ctx c = { s, d };
     site_parallel(s->npages, jobs, parse_job, &c);
     /* indexes for link resolution */

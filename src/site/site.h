@@ -22,6 +22,8 @@
 #include "util/date.h"
 
 typedef struct site_source_cache site_source_cache; /* see site_source_read */
+typedef struct site_page_cache site_page_cache;     /* see site_page_cache_new */
+typedef struct page_cache_entry page_cache_entry;
 
 /* ---- configuration (site.yaml) ----------------------------------------- */
 
@@ -100,6 +102,7 @@ typedef struct page {
     size_t nbacklinks;
     int prev, next;       /* older / newer post index, -1 at the ends */
     tpl_map *value;       /* the `page` map templates see */
+    page_cache_entry *cache; /* in a build session: what the last run kept, else NULL */
 } page;
 
 /* A file copied to the output: from content/, static/ or a theme. */
@@ -139,6 +142,7 @@ typedef struct site {
     struct site_index *index;
     tpl_value site_value; /* the `site` map */
     site_source_cache *sources; /* kept between session runs; NULL: read every file */
+    site_page_cache *page_cache; /* parsed pages kept between session runs, or NULL */
 } site;
 
 /* Source bytes kept between the runs of a build session (`sheaf serve`).
@@ -155,6 +159,16 @@ void site_source_cache_clear(site_source_cache *c);
  * errno set when the file cannot be read. */
 bool site_source_read(site_source_cache *c, const char *dir, const char *src, char **data,
                       size_t *len);
+
+/* Front matter and Markdown of each page kept between the runs of a build
+ * session: a page is parsed again only when its bytes changed, and its
+ * Markdown rendered again only when its bytes or the pages it can link to
+ * changed. Not thread-safe; one per session. */
+site_page_cache *site_page_cache_new(void);
+/* site_page_cache_free(NULL) does nothing. */
+void site_page_cache_free(site_page_cache *c);
+/* Forgets every page. */
+void site_page_cache_clear(site_page_cache *c);
 
 /* Walks content/ (pages and content files) and static folders; reads every
  * page and parses its front matter (in parallel, `jobs` threads). */

@@ -114,12 +114,65 @@ TEST(session_matches_build_site)
     OK(!exists("tags/y/index.html"));
     OK(same_as_fresh());
 
+    /* the target of a cached page's link loses its heading: the cached
+     * link is checked again and fails; restoring it fixes the build */
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B2\n---\n## Other\n\nB.\n");
+    const char *ch5[] = { "content/posts/2024-01-02-b.md" };
+    OK(!build_session_run(s, ch5, 1, d, &st));
+    EQ_INT(diag_error_count(d), 1);
+    diag_clear(d);
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B2\n---\n## Part\n\nB.\n");
+    OK(build_session_run(s, ch5, 1, d, &st));
+    OK(same_as_fresh());
+
+    /* a new slug moves the target: the unchanged page linking to it must
+     * get the new URL */
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B2\nslug: bee\n---\n## Part\n\nB.\n");
+    OK(build_session_run(s, ch5, 1, d, &st));
+    OK(exists("posts/bee/index.html"));
+    OK(!exists("posts/b/index.html"));
+    OK(same_as_fresh());
+
+    /* front matter only: a title and a tag */
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A renamed\ntags: [x, z]\n---\nA links to [b](2024-01-02-b.md#part).\n");
+    const char *ch6[] = { "content/posts/2024-01-01-a.md" };
+    OK(build_session_run(s, ch6, 1, d, &st));
+    OK(exists("tags/z/index.html"));
+    OK(same_as_fresh());
+
+    /* a page with a front-matter error reports it on every run */
+    put("content/posts/2024-01-04-bad.md", "---\ntitle: [x\n---\n");
+    const char *ch7[] = { "content/posts/2024-01-04-bad.md" };
+    OK(!build_session_run(s, ch7, 1, d, &st));
+    EQ_INT(diag_error_count(d), 1);
+    diag_clear(d);
+    OK(!build_session_run(s, ch6, 1, d, &st));
+    EQ_INT(diag_error_count(d), 1);
+    diag_clear(d);
+    rm("content/posts/2024-01-04-bad.md");
+    OK(build_session_run(s, ch7, 1, d, &st));
+    OK(same_as_fresh());
+
+    /* drafts: hidden, then published */
+    put("content/posts/2024-01-05-d.md", "---\ntitle: D\ndraft: true\n---\nD to [a](2024-01-01-a.md).\n");
+    const char *ch8[] = { "content/posts/2024-01-05-d.md" };
+    OK(build_session_run(s, ch8, 1, d, &st));
+    OK(!exists("posts/d/index.html"));
+    OK(same_as_fresh());
+    put("content/posts/2024-01-05-d.md", "---\ntitle: D\n---\nD to [a](2024-01-01-a.md).\n");
+    OK(build_session_run(s, ch8, 1, d, &st));
+    OK(exists("posts/d/index.html"));
+    OK(same_as_fresh());
+
     /* site.yaml changes everything */
     put("site.yaml", "title: Renamed\nbase_url: https://example.org/sub/\n");
     const char *ch4[] = { "site.yaml" };
     OK(build_session_run(s, ch4, 1, d, &st));
     OK(same_as_fresh());
     EQ_INT(diag_count(d), 0);
+    /* and a full run after all that */
+    OK(build_session_run(s, NULL, 0, d, &st));
+    OK(same_as_fresh());
 
     diag_list_free(d);
     build_session_free(s);
