@@ -471,7 +471,7 @@ static const char *page_path(site *s, page *p)
     else
         slug_component(&slug, last, lastn);
     const char *r;
-    if (!strcmp(rel, "index.md") || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5))) {
+    if (!p->slug && (!strcmp(rel, "index.md") || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5)))) {
         r = "";
     } else if (pattern) {
         buf o = BUF_INIT;
