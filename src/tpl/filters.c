@@ -1548,7 +1548,7 @@ FILTER(batch)
     const tpl_list *l = want_iter(r, at, v);
     if (!l)
         return false;
-    int64_t count;
+    int64_t count = 0;
     if (!a->given[0] || !want_int(r, at, "batch size", a->v[0], &count))
         return a->given[0] ? false : tpl_r_error(r, at, "batch needs a size");
     if (count <= 0)
@@ -1576,7 +1576,7 @@ FILTER(slice)
     const tpl_list *l = want_iter(r, at, v);
     if (!l)
         return false;
-    int64_t slices;
+    int64_t slices = 0;
     if (!a->given[0])
         return tpl_r_error(r, at, "slice needs a number of slices");
     if (!want_int(r, at, "slice count", a->v[0], &slices))
@@ -1781,7 +1781,7 @@ FILTER(indent)
     if (w.kind == TPL_STRING) {
         buf_put(&ind, w.u.s, w.len);
     } else {
-        int64_t k;
+        int64_t k = 0;
         if (!want_int(r, at, "indent width", w, &k)) {
             buf_release(&ind);
             return false;
@@ -2469,7 +2469,7 @@ FILTER(limit)
     const tpl_list *l = want_iter(r, at, v);
     if (!l)
         return false;
-    int64_t n;
+    int64_t n = 0;
     if (!a->given[0])
         return tpl_r_error(r, at, "limit needs a number");
     if (!want_int(r, at, "limit", a->v[0], &n))
@@ -2631,7 +2631,7 @@ static bool int_of(tpl_render_state *r, const node *at, tpl_value v, int64_t *x)
 TEST_FN(even)
 {
     (void)a;
-    int64_t x;
+    int64_t x = 0;
     if (v.kind == TPL_FLOAT) {
         *out = fmod(v.u.f, 2) == 0;
         return true;
@@ -2645,7 +2645,7 @@ TEST_FN(even)
 TEST_FN(odd)
 {
     (void)a;
-    int64_t x;
+    int64_t x = 0;
     if (v.kind == TPL_FLOAT) {
         *out = fabs(fmod(v.u.f, 2)) == 1;
         return true;
@@ -2658,7 +2658,7 @@ TEST_FN(odd)
 
 TEST_FN(divisibleby)
 {
-    int64_t x, y;
+    int64_t x = 0, y = 0;
     if (!a->given[0])
         return tpl_r_error(r, at, "divisibleby needs a number");
     if ((v.kind == TPL_FLOAT || a->v[0].kind == TPL_FLOAT) && tpl_is_number(v) &&
