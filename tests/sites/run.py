@@ -24,6 +24,7 @@ a list of steps run in order:
   - write: {content/x.md: "text"}   # edit the site between steps
   - remove: [content/x.md]
   - sleep: 1.1                # let mtimes move on (for `kept`)
+  - from_repo: [content, site.yaml]   # copy these from the repository root
   - copy_out: j1              # keep a copy of public/ under a name
   - compare_out: j1           # public/ equals that copy byte for byte
 
@@ -93,6 +94,15 @@ def run_fixture(sheaf, name):
                         shutil.rmtree(p)
                     else:
                         os.unlink(p)
+                continue
+            if "from_repo" in step:
+                repo = os.path.dirname(os.path.dirname(HERE))
+                for rel in step["from_repo"]:
+                    s, dst = os.path.join(repo, rel), os.path.join(site, rel)
+                    if os.path.isdir(s):
+                        shutil.copytree(s, dst, dirs_exist_ok=True)
+                    else:
+                        shutil.copy(s, dst)
                 continue
             if "sleep" in step:
                 time.sleep(step["sleep"])
