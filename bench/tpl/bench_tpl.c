@@ -3,10 +3,9 @@
  * an index page listing 10,000 posts. bench_jinja.py renders the same
  * templates and data with Jinja2 and prints the ratio.
  *
- * Build (after building sheaf into build/):
- *   cc -O2 -D_GNU_SOURCE -Isrc bench/tpl/bench_tpl.c build/libsheaf_tpl.a \
- *      build/libsheaf_embed.a build/libsheaf_util.a -lutf8proc -lpthread -lm -o bench_tpl
- * Run: ./bench_tpl bench/tpl/templates [DUMPDIR [post|index]]
+ * Build: cmake --build build --target bench_tpl (a Release or RelWithDebInfo
+ * build folder). Run: build/bench_tpl bench/tpl/templates [DUMPDIR [post|index]]
+ * or, for both engines and their ratio: bench/tpl/bench_jinja.py build/bench_tpl
  * DUMPDIR ("-": none) gets post.out and index.out, one render each, to
  * compare; the last argument runs one page only. */
 #include <stdio.h>
