@@ -126,20 +126,6 @@ static void fm_type_error(diag_list *d, const page *p, const fm_key_pos *kp, con
     diag_error(d, p->src, kp ? kp->vline : 1, kp ? kp->vcol : 1, "'%s' must be %s", key, want);
 }
 
-static bool to_date(tpl_value v, sheaf_date *out)
-{
-    if (v.kind == TPL_DATE) {
-        out->t = v.u.t;
-        out->offset_min = tpl_date_offset(v);
-        out->has_time = (v.flags & TPL_HAS_TIME) != 0;
-        out->has_zone = (v.flags & TPL_HAS_ZONE) != 0;
-        return true;
-    }
-    if (v.kind == TPL_STRING)
-        return date_parse(v.u.s, v.len, out);
-    return false;
-}
-
 /* "2024-03-18-hello-world" → "Hello world" */
 static const char *title_from_stem(arena *a, const char *stem)
 {
@@ -231,7 +217,7 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
             }
         } else if (!strcmp(k, "date") || !strcmp(k, "updated")) {
             sheaf_date dt;
-            if (!to_date(v, &dt)) {
+            if (!tpl_value_as_date(v, &dt)) {
                 fm_type_error(d, p, kp, k, "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00");
                 bad_fm = true;
             } else if (k[0] == 'd') {

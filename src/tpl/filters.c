@@ -2297,20 +2297,6 @@ FILTER(xmlattr)
 
 /* ---- sheaf filters ---------------------------------------------------- */
 
-static bool as_date(tpl_value v, sheaf_date *d)
-{
-    if (v.kind == TPL_DATE) {
-        d->t = v.u.t;
-        d->offset_min = tpl_date_offset(v);
-        d->has_time = (v.flags & TPL_HAS_TIME) != 0;
-        d->has_zone = (v.flags & TPL_HAS_ZONE) != 0;
-        return true;
-    }
-    if (v.kind == TPL_STRING)
-        return date_parse(v.u.s, v.len, d);
-    return false;
-}
-
 FILTER(date)
 {
     if (v.kind == TPL_UNDEFINED || v.kind == TPL_NONE) {
@@ -2318,7 +2304,7 @@ FILTER(date)
         return true;
     }
     sheaf_date d;
-    if (!as_date(v, &d))
+    if (!tpl_value_as_date(v, &d))
         return tpl_r_error(r, at, "date needs a date (or a string like 2024-03-18)");
     tpl_value fmt = ARG(0, tpl_str("%b %-d, %Y"));
     if (!want_str(r, at, "date format", fmt))
@@ -2337,7 +2323,7 @@ FILTER(rfc3339)
         return true;
     }
     sheaf_date d;
-    if (!as_date(v, &d))
+    if (!tpl_value_as_date(v, &d))
         return tpl_r_error(r, at, "rfc3339 needs a date");
     buf b = BUF_INIT;
     date_format_rfc3339(&b, &d);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/date.h"
+
 tpl_value tpl_str(const char *s)
 {
     return tpl_strn(s, strlen(s));
@@ -412,4 +414,18 @@ void tpl_value_to_str(tpl_value v, buf *out)
         buf_puts(out, "<object>");
         break;
     }
+}
+
+bool tpl_value_as_date(tpl_value v, sheaf_date *out)
+{
+    if (v.kind == TPL_DATE) {
+        out->t = v.u.t;
+        out->offset_min = tpl_date_offset(v);
+        out->has_time = (v.flags & TPL_HAS_TIME) != 0;
+        out->has_zone = (v.flags & TPL_HAS_ZONE) != 0;
+        return true;
+    }
+    if (v.kind == TPL_STRING)
+        return date_parse_loose(v.u.s, v.len, out);
+    return false;
 }

@@ -102,6 +102,10 @@ tpl_value tpl_safe_strn(const char *s, size_t n); /* markup, not copied */
  * UTC; flags TPL_HAS_TIME / TPL_HAS_ZONE say what the source gave. */
 tpl_value tpl_date(int64_t t, int32_t offset_min, uint8_t flags);
 static inline int32_t tpl_date_offset(tpl_value v) { return (int32_t)v.len; }
+struct sheaf_date;
+/* A date value, or a string holding one (a YAML timestamp, or a time without
+ * seconds: date_parse_loose), as a sheaf_date. False for anything else. */
+bool tpl_value_as_date(tpl_value v, struct sheaf_date *out);
 
 /* Lists: allocate with room for n, fill items[0..n), then hand out. */
 tpl_list *tpl_list_new(arena *a, size_t n);

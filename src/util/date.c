@@ -110,7 +110,9 @@ static void fill(sheaf_date *out, int y, int mo, int d, int h, int mi, int s, in
     out->has_zone = has_zone;
 }
 
-bool date_parse(const char *s, size_t n, sheaf_date *out)
+/* The YAML timestamp grammar; with loose, the seconds may be left out
+ * ("2024-03-18 10:20"), as Jekyll and Hugo front matter allow. */
+static bool parse_timestamp(const char *s, size_t n, sheaf_date *out, bool loose)
 {
     size_t i = 0;
     int y, mo, d;
@@ -140,13 +142,18 @@ bool date_parse(const char *s, size_t n, sheaf_date *out)
     } else {
         return false;
     }
-    int h, mi, sec;
+    int h, mi, sec = 0;
     if (!read_num(s, n, &i, 1, 2, &h) || i >= n || s[i++] != ':')
         return false;
-    if (!read_num(s, n, &i, 2, 2, &mi) || i >= n || s[i++] != ':')
+    if (!read_num(s, n, &i, 2, 2, &mi))
         return false;
-    if (!read_num(s, n, &i, 2, 2, &sec))
+    if (i < n && s[i] == ':') {
+        i++;
+        if (!read_num(s, n, &i, 2, 2, &sec))
+            return false;
+    } else if (!loose) {
         return false;
+    }
     if (h > 23 || mi > 59 || sec > 59)
         return false;
     if (i < n && s[i] == '.') {
@@ -189,6 +196,16 @@ bool date_parse(const char *s, size_t n, sheaf_date *out)
         return false;
     fill(out, y, mo, d, h, mi, sec, off, true, true);
     return true;
+}
+
+bool date_parse(const char *s, size_t n, sheaf_date *out)
+{
+    return parse_timestamp(s, n, out, false);
+}
+
+bool date_parse_loose(const char *s, size_t n, sheaf_date *out)
+{
+    return parse_timestamp(s, n, out, true);
 }
 
 size_t date_parse_prefix(const char *name, size_t n, sheaf_date *out)

@@ -21,6 +21,9 @@ typedef struct sheaf_date {
  * `2024-03-18 10:20:30.5 +08:00`, `…Z`, `…-0500`, `2024-3-8 1:02:03`.
  * A date without a zone is taken as UTC. Returns false when s is not one. */
 bool date_parse(const char *s, size_t n, sheaf_date *out);
+/* date_parse, also taking a time without seconds ("2024-03-18 10:20", as
+ * Jekyll and Hugo do): for front matter dates written as strings. */
+bool date_parse_loose(const char *s, size_t n, sheaf_date *out);
 /* Parses a `YYYY-MM-DD-` prefix of a file name; returns the prefix length
  * (11) and fills out, or 0 when there is none or it is not a real date. */
 size_t date_parse_prefix(const char *name, size_t n, sheaf_date *out);

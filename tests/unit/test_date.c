@@ -75,6 +75,19 @@ TEST(parse_forms)
     OK(parse("2024-03-18 10:20:30 Z", &d));
     OK(parse("2024-03-18 \t 10:20:30.", &d)); /* YAML allows an empty fraction */
 
+    /* Front matter strings may leave the seconds out; YAML timestamps may not. */
+    OK(!parse("2024-03-18 10:20", &d));
+    OK(date_parse_loose("2024-03-18 10:20", 16, &d));
+    EQ_INT(d.t, 1710720000 + 10 * 3600 + 20 * 60);
+    OK(d.has_time);
+    OK(date_parse_loose("2024-03-18T10:20+08:00", 22, &d));
+    EQ_INT(d.offset_min, 480);
+    EQ_INT(d.t, 1710720000 + 2 * 3600 + 20 * 60);
+    OK(date_parse_loose("2024-03-18 10:20:30", 19, &d));
+    OK(!date_parse_loose("2024-03-18 10:2", 15, &d));
+    OK(!date_parse_loose("2024-03-18 10:20:", 17, &d));
+    OK(!date_parse_loose("2024-03-18 10", 13, &d));
+
     OK(parse("2024-3-8 1:02:03", &d));
     EQ_INT(d.t, 1709859723);
     OK(parse("2024-03-18T23:30:00+08:00", &d));
