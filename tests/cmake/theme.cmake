@@ -4,3 +4,9 @@
 add_test(NAME theme/mock
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/theme/render_mock.py)
 set_tests_properties(theme/mock PROPERTIES TIMEOUT 120 LABELS no-asan)
+
+# The Nu HTML Checker over sheaf's own build of the example site and the mock
+# posts: every page and the stylesheet, 0 errors.
+add_test(NAME theme/vnu
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/theme/vnu.sh $<TARGET_FILE:sheaf>)
+set_tests_properties(theme/vnu PROPERTIES TIMEOUT 120 LABELS no-asan)

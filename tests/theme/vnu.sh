@@ -1,0 +1,21 @@
+#!/bin/sh
+# The Nu HTML Checker over what sheaf builds with the default theme: the
+# example site (site.yaml, content/) plus the theme's mock posts (a Chinese
+# post, code, tables, nested headings, enough posts to paginate), under a
+# sub-path base URL. Every HTML page and the stylesheet: 0 errors.
+#   tests/theme/vnu.sh SHEAF_BINARY
+set -eu
+sheaf=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+vnu=$root/tests/node_modules/vnu-jar/build/dist/vnu.jar
+[ -f "$vnu" ] || { echo "vnu.sh: no $vnu (scripts/deps.sh test installs it)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$root/site.yaml" "$root/content" "$tmp/"
+cp "$root"/tests/theme/mock/*.md "$tmp/content/posts/"
+"$sheaf" build -q -s "$tmp" -o "$tmp/out" --base-url https://example.github.io/notes/
+pages=$(find "$tmp/out" -name '*.html' | wc -l)
+[ "$pages" -ge 15 ] || { echo "vnu.sh: only $pages HTML pages built" >&2; exit 1; }
+java -jar "$vnu" --skip-non-html --errors-only "$tmp/out"
+java -jar "$vnu" --css --errors-only "$tmp/out/style.css"
+echo "vnu.sh: $pages HTML pages and style.css: no errors"
