@@ -5,12 +5,19 @@
 #   bench/run.sh [SIZE…]            default sizes: 1000 10000
 #   RUNS=5 WORK=/tmp/sheaf-bench SHEAF=build/sheaf bench/run.sh 1000 10000 100000
 #   NO_HUGO=1 bench/run.sh 100000   skip Hugo (at 100,000 posts it needs ~25 GB)
+#   OUT=/dev/shm/sheaf-bench bench/run.sh   write the outputs to a tmpfs
 #
 # Corpora come from bench/gen_corpus.py (deterministic: same posts, dates,
 # tags and links in the native and the Hugo flavour). Each build runs RUNS
 # times after a warm-up with its output folder removed first; then one more
 # run under GNU time gives peak RSS. Needs hyperfine, hugo, /usr/bin/time, a
 # C compiler and libcmark-dev (for the floor).
+#
+# Between runs the previous output is moved aside, not deleted: on ext4,
+# creating files soon after deleting thousands makes the inode allocator skip
+# every recently freed inode (recently_deleted() in a perf profile), so each
+# clean build would run slower than the one before it, for every tool alike.
+# The moved outputs are deleted at the end.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -20,7 +27,10 @@ SHEAF=${SHEAF:-$root/build/sheaf}
 case $SHEAF in /*) ;; *) SHEAF=$(pwd)/$SHEAF ;; esac
 [ -x "$SHEAF" ] || { echo "bench: no sheaf binary at $SHEAF (build it first)" >&2; exit 1; }
 [ $# -gt 0 ] || set -- 1000 10000
-mkdir -p "$WORK/corpora" "$WORK/out" "$WORK/results"
+OUT=${OUT:-$WORK/out}
+mkdir -p "$WORK/corpora" "$OUT/.old" "$WORK/results"
+printf '[ -e "$1" ] && mv "$1" "%s/.old/${1##*/}.$(date +%%s%%N)"; true\n' "$OUT" > "$WORK/stash.sh"
+trap 'rm -rf "$OUT/.old"' EXIT
 cc -O2 -o "$WORK/floor" "$here/floor.c" -lcmark
 
 gen() { # flavor size
@@ -30,10 +40,10 @@ gen() { # flavor size
 
 measure() { # name size command…
     name=$1 n=$2; shift 2
-    out="$WORK/out/$name-$n"
-    hyperfine -N --style basic --warmup 1 --runs "$RUNS" --prepare "rm -rf $out" \
+    out="$OUT/$name-$n"
+    hyperfine -N --style basic --warmup 1 --runs "$RUNS" --prepare "sh $WORK/stash.sh $out" \
         --export-json "$WORK/results/$name-$n.json" --command-name "$name-$n" "$*" >/dev/null
-    rm -rf "$out"
+    sh "$WORK/stash.sh" "$out"
     /usr/bin/time -f '%M' -o "$WORK/results/$name-$n.rss" "$@" >/dev/null 2>&1
 }
 
@@ -41,15 +51,15 @@ for n in "$@"; do
     gen native "$n"
     c="$WORK/corpora/native-$n"
     echo "== $n posts"
-    measure floor "$n" "$WORK/floor" "$c/content/posts" "$WORK/out/floor-$n"
-    measure sheaf "$n" "$SHEAF" build -q -s "$c" -o "$WORK/out/sheaf-$n"
-    measure sheaf1 "$n" "$SHEAF" build -q -j 1 -s "$c" -o "$WORK/out/sheaf1-$n"
+    measure floor "$n" "$WORK/floor" "$c/content/posts" "$OUT/floor-$n"
+    measure sheaf "$n" "$SHEAF" build -q -s "$c" -o "$OUT/sheaf-$n"
+    measure sheaf1 "$n" "$SHEAF" build -q -j 1 -s "$c" -o "$OUT/sheaf1-$n"
     if [ -z "${NO_HUGO:-}" ] && command -v hugo >/dev/null; then
         gen hugo "$n"
-        measure hugo "$n" hugo --quiet -s "$WORK/corpora/hugo-$n" -d "$WORK/out/hugo-$n"
+        measure hugo "$n" hugo --quiet -s "$WORK/corpora/hugo-$n" -d "$OUT/hugo-$n"
     fi
     # Where sheaf's time goes, and that a second build rewrites nothing.
-    "$SHEAF" build -s "$c" -o "$WORK/out/sheaf-$n" >/dev/null
-    "$SHEAF" build --stats -s "$c" -o "$WORK/out/sheaf-$n" > "$WORK/results/sheaf-$n.stats" 2>&1 || true
+    "$SHEAF" build -s "$c" -o "$OUT/sheaf-$n" >/dev/null
+    "$SHEAF" build --stats -s "$c" -o "$OUT/sheaf-$n" > "$WORK/results/sheaf-$n.stats" 2>&1 || true
 done
 python3 "$here/summarize.py" "$WORK/results" "$@"
