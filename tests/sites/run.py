@@ -27,6 +27,17 @@ a list of steps run in order:
   - from_repo: [content, site.yaml]   # copy these from the repository root
   - copy_out: j1              # keep a copy of public/ under a name
   - compare_out: j1           # public/ equals that copy byte for byte
+  - golden: expected          # public/ equals tests/sites/<name>/expected/
+                              #   byte for byte, same file list
+
+Golden trees are regenerated, after a change that alters the output on
+purpose, with
+
+    SHEAF_UPDATE_GOLDEN=1 ctest --test-dir build -R sites/
+    git diff --stat tests/sites/; git diff tests/sites/   # review, then commit
+
+which rewrites each `golden:` folder from what the step built (and says so)
+instead of comparing.
 
 usage: run.py path/to/sheaf NAME   (or: run.py path/to/sheaf, for all)
 """
@@ -120,6 +131,32 @@ def run_fixture(sheaf, name):
                       f"{where}: file lists differ: {sorted(set(a) ^ set(b))}")
                 diff = [k for k in a if a[k] != b[k]]
                 check(not diff, f"{where}: files differ: {diff}")
+                continue
+            if "golden" in step:
+                golden = os.path.join(HERE, name, step["golden"])
+                if os.environ.get("SHEAF_UPDATE_GOLDEN"):
+                    shutil.rmtree(golden, ignore_errors=True)
+                    shutil.copytree(out, golden)
+                    print(f"updated {os.path.relpath(golden, HERE)}: review it with git diff")
+                    continue
+                check(os.path.isdir(golden), f"{where}: no golden tree {golden} "
+                      "(SHEAF_UPDATE_GOLDEN=1 writes it)")
+                a = {k: v[0] for k, v in tree(out).items()}
+                b = {k: v[0] for k, v in tree(golden).items()}
+                check(a.keys() == b.keys(), f"{where}: files differ from {step['golden']}/: "
+                      f"only built {sorted(set(a) - set(b))}, only expected {sorted(set(b) - set(a))}")
+                diff = sorted(k for k in a if a[k] != b[k])
+                if diff:
+                    import difflib
+                    first = diff[0]
+                    lines = difflib.unified_diff(
+                        b[first].decode("utf-8", "replace").splitlines(),
+                        a[first].decode("utf-8", "replace").splitlines(),
+                        f"{step['golden']}/{first}", f"built/{first}", lineterm="", n=1)
+                    shown = "\n".join(list(lines)[:40])
+                    raise Fail(f"{where}: {len(diff)} files differ from {step['golden']}/: "
+                               f"{diff}\n{shown}\n(if the change is meant, "
+                               "SHEAF_UPDATE_GOLDEN=1 rewrites the tree; review with git diff)")
                 continue
             args = [sheaf] + [str(a) for a in step["run"]] + ["-s", site]
             env = dict(os.environ, NO_COLOR="1")
