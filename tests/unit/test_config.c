@@ -1,0 +1,200 @@
+/* Unit tests for site/config: defaults, every key's value, base_url split
+ * into origin and path, the command-line override, and the diagnostics for
+ * bad files (the exact texts are in tests/sites/config-errors). */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag/diag.h"
+#include "site/site.h"
+#include "util/arena.h"
+
+static char dir[64];
+
+/* Writes dir/site.yaml (or removes it when text is NULL), loads it. */
+static bool load(const char *text, const char *override, arena *a, site_config *c, diag_list *d)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/site.yaml", dir);
+    unlink(path);
+    if (text) {
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return false;
+        fputs(text, f);
+        fclose(f);
+    }
+    return site_config_load(dir, override, a, c, d);
+}
+
+static const diag *first(diag_list *d) { return diag_count(d) ? diag_get(d, 0) : NULL; }
+
+TEST(defaults_without_site_yaml)
+{
+    arena *a = arena_new();
+    diag_list *d = diag_list_new();
+    site_config c;
+    OK(load(NULL, NULL, a, &c, d));
+    EQ_INT(diag_count(d), 0);
+    EQ_STR(c.title, "My notes");
+    EQ_STR(c.language, "en");
+    EQ_STR(c.theme, "default");
+    EQ_INT(c.paginate, 10);
+    OK(c.markdown.unsafe);
+    OK(!c.markdown.smart);
+    OK(!c.links_warn);
+    EQ_STR(c.base_url, "/");
+    EQ_STR(c.base_path, "/");
+    EQ_STR(c.origin, "");
+    OK(c.deploy_target == NULL);
+    EQ_INT(c.npermalinks, 0);
+    EQ_INT(c.params.kind, TPL_MAP);
+    diag_list_free(d);
+    arena_free(a);
+}
+
+TEST(every_key)
+{
+    arena *a = arena_new();
+    diag_list *d = diag_list_new();
+    site_config c;
+    OK(load("title: \"☀️ Hello World.\"\n"
+            "description: Notes\n"
+            "author: A. Researcher\n"
+            "language: zh-CN\n"
+            "theme: plain\n"
+            "base_url: https://user.github.io/notes\n"
+            "paginate: 3\n"
+            "links: warn\n"
+            "markdown: {unsafe: false, smart: true, hard_breaks: true}\n"
+            "permalinks:\n  posts: /:year/:slug/\n  notes: /n/:slug/\n"
+            "deploy:\n  target: host:/srv/www\n"
+            "params: {mastodon: '@me'}\n"
+            "empty:\n",
+            NULL, a, &c, d));
+    /* 'empty' is unknown: a warning, not an error */
+    EQ_INT(diag_error_count(d), 0);
+    EQ_INT(diag_warning_count(d), 1);
+    EQ_STR(c.title, "☀️ Hello World.");
+    EQ_STR(c.description, "Notes");
+    EQ_STR(c.author, "A. Researcher");
+    EQ_STR(c.language, "zh-CN");
+    EQ_STR(c.theme, "plain");
+    EQ_STR(c.base_url, "https://user.github.io/notes/");
+    EQ_STR(c.origin, "https://user.github.io");
+    EQ_STR(c.base_path, "/notes/");
+    EQ_INT(c.paginate, 3);
+    OK(c.links_warn);
+    OK(!c.markdown.unsafe);
+    OK(c.markdown.smart);
+    OK(c.markdown.hard_breaks);
+    EQ_INT(c.npermalinks, 2);
+    EQ_STR(c.permalinks[0].section, "posts");
+    EQ_STR(c.permalinks[0].pattern, "/:year/:slug/");
+    EQ_STR(c.permalinks[1].section, "notes");
+    EQ_STR(c.deploy_target, "host:/srv/www");
+    EQ_STR(tpl_map_get_cstr(c.params.u.map, "mastodon").u.s, "@me");
+    diag_list_free(d);
+    arena_free(a);
+}
+
+TEST(base_url_forms_and_override)
+{
+    static const struct { const char *in, *url, *origin, *path; } cases[] = {
+        { "https://example.org", "https://example.org/", "https://example.org", "/" },
+        { "https://example.org/", "https://example.org/", "https://example.org", "/" },
+        { "http://localhost:8000/a/b", "http://localhost:8000/a/b/", "http://localhost:8000", "/a/b/" },
+        { "/notes", "/notes/", "", "/notes/" },
+        { "notes/", "/notes/", "", "/notes/" },
+        { "", "/", "", "/" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        arena *a = arena_new();
+        diag_list *d = diag_list_new();
+        site_config c;
+        char text[128];
+        snprintf(text, sizeof text, "base_url: \"%s\"\n", cases[i].in);
+        OK(load(text, NULL, a, &c, d));
+        EQ_STR(c.base_url, cases[i].url);
+        EQ_STR(c.origin, cases[i].origin);
+        EQ_STR(c.base_path, cases[i].path);
+        diag_list_free(d);
+        arena_free(a);
+    }
+    /* the command line wins, also over a file that failed */
+    arena *a = arena_new();
+    diag_list *d = diag_list_new();
+    site_config c;
+    OK(!load("base_url: https://example.org/\npaginate: 0\n", "http://127.0.0.1:8000/", a, &c, d));
+    EQ_STR(c.base_url, "http://127.0.0.1:8000/");
+    EQ_STR(c.base_path, "/");
+    diag_list_free(d);
+    arena_free(a);
+}
+
+TEST(errors_carry_positions)
+{
+    static const struct { const char *text; int line, col; const char *msg; } cases[] = {
+        { "title: [a, b]\n", 1, 8, "'title' must be a string" },
+        { "paginate: 0\n", 1, 11, "'paginate' must be a whole number of posts per page (1 or more)" },
+        { "paginate: ten\n", 1, 11, "'paginate' must be a whole number of posts per page (1 or more)" },
+        { "links: strict\n", 1, 8, "'links' must be 'error' or 'warn'" },
+        { "markdown:\n  smart: yes please\n", 2, 3, "'markdown.smart' must be true or false" },
+        { "permalinks:\n  posts: x/:slug\n", 2, 3,
+          "'permalinks.posts' must be a pattern starting with '/' (like /:year/:month/:slug/)" },
+        { "deploy: here\n", 1, 9, "'deploy' must be a mapping (deploy: {target: …})" },
+        { "- a\n- b\n", 1, 1, "site.yaml must be a mapping of keys (title: …, base_url: …)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        arena *a = arena_new();
+        diag_list *d = diag_list_new();
+        site_config c;
+        OK(!load(cases[i].text, NULL, a, &c, d));
+        const diag *e = first(d);
+        OK(e != NULL);
+        if (e) {
+            EQ_INT(e->level, DIAG_ERROR);
+            EQ_INT(e->line, cases[i].line);
+            EQ_INT(e->col, cases[i].col);
+            EQ_STR(e->message, cases[i].msg);
+        }
+        /* a failed file still leaves usable defaults */
+        EQ_STR(c.base_path, "/");
+        diag_list_free(d);
+        arena_free(a);
+    }
+}
+
+TEST(malformed_yaml_is_an_error)
+{
+    arena *a = arena_new();
+    diag_list *d = diag_list_new();
+    site_config c;
+    OK(!load("title: ok\nparams: [unclosed\n", NULL, a, &c, d));
+    OK(diag_error_count(d) >= 1);
+    const diag *e = first(d);
+    OK(e && e->line >= 2);
+    diag_list_free(d);
+    arena_free(a);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/sheaf-test-config-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    RUN(defaults_without_site_yaml);
+    RUN(every_key);
+    RUN(base_url_forms_and_override);
+    RUN(errors_carry_positions);
+    RUN(malformed_yaml_is_an_error);
+    char path[128];
+    snprintf(path, sizeof path, "%s/site.yaml", dir);
+    unlink(path);
+    rmdir(dir);
+    return harness_done();
+}
