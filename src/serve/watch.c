@@ -28,6 +28,11 @@ static const char *const source_dirs[] = { "content", "templates", "themes", "st
     (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |    \
      IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
 
+/* How long to wait for more once every changed file has been closed after
+ * writing or moved into place: an editor's save is one burst of events
+ * microseconds apart, so this only has to outlast the burst. */
+#define SETTLED_MS 3
+
 typedef struct wdir {
     int wd;
     char *rel; /* "content/posts"; "" for the site folder */
@@ -116,21 +121,45 @@ static void forget_tree(watch *w, const char *rel)
     }
 }
 
+/* The changed paths of one burst, each with what its last event says: the
+ * file is whole (closed after writing, moved into place, touched), still
+ * open for writing, or gone for now (deleted, moved away, just created) —
+ * an editor's rename-then-write may bring it back in a moment. */
+typedef enum path_state { PATH_WHOLE, PATH_WRITING, PATH_GONE } path_state;
+
 typedef struct pathset {
     char **p;
+    unsigned char *state; /* path_state */
     size_t n, cap;
+    size_t count[3];      /* paths in each state */
 } pathset;
 
-static void pathset_add(pathset *s, const char *rel)
+static void pathset_add(pathset *s, const char *rel, path_state st)
+{
+    size_t i = 0;
+    while (i < s->n && strcmp(s->p[i], rel))
+        i++;
+    if (i == s->n) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 16;
+            s->p = xrealloc(s->p, s->cap * sizeof *s->p);
+            s->state = xrealloc(s->state, s->cap * sizeof *s->state);
+        }
+        s->p[s->n] = xstrdup(rel);
+        s->state[s->n++] = PATH_WHOLE;
+        s->count[PATH_WHOLE]++;
+    }
+    s->count[s->state[i]]--;
+    s->state[i] = (unsigned char)st;
+    s->count[st]++;
+}
+
+static void pathset_free(pathset *s)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->p[i], rel))
-            return;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 16;
-        s->p = xrealloc(s->p, s->cap * sizeof *s->p);
-    }
-    s->p[s->n++] = xstrdup(rel);
+        free(s->p[i]);
+    free(s->p);
+    free(s->state);
 }
 
 static char *join(const char *a, const char *b)
@@ -167,7 +196,7 @@ static void add_tree(watch *w, const char *rel, pathset *found)
             if (S_ISDIR(st.st_mode))
                 add_tree(w, child, found);
             else if (found)
-                pathset_add(found, child);
+                pathset_add(found, child, PATH_WHOLE);
         }
         free(cabs);
         free(child);
@@ -270,10 +299,13 @@ static void take(watch *w, const struct inotify_event *ev, pathset *set, bool *f
     if (!ev->len || watch_ignored(ev->name))
         return;
     bool top = d->rel[0] == '\0';
+    path_state st = ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB) ? PATH_WHOLE
+                  : ev->mask & IN_MODIFY ? PATH_WRITING
+                  : PATH_GONE;
     char *rel = join(d->rel, ev->name);
     if (top) {
         if (!strcmp(ev->name, "site.yaml") && !(ev->mask & IN_ISDIR)) {
-            pathset_add(set, "site.yaml");
+            pathset_add(set, "site.yaml", st);
         } else if (is_source_dir(ev->name) && (ev->mask & IN_ISDIR)) {
             if (ev->mask & (IN_CREATE | IN_MOVED_TO))
                 add_tree(w, rel, NULL);
@@ -300,7 +332,7 @@ static void take(watch *w, const struct inotify_event *ev, pathset *set, bool *f
         free(rel);
         return;
     }
-    pathset_add(set, rel);
+    pathset_add(set, rel, st);
     free(rel);
 }
 
@@ -327,23 +359,25 @@ watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out,
         struct pollfd p[2] = { { w->fd, POLLIN, 0 }, { stop_fd, POLLIN, 0 } };
         int timeout = -1;
         if (any) {
+            /* until a file open for writing is closed (never a half-written
+             * file), quiet_ms after a file went away, a moment when all are
+             * whole; two seconds at most */
             long left = first + 2000 - now_ms();
-            timeout = left < quiet_ms ? (int)(left > 0 ? left : 0) : quiet_ms;
+            long quiet = set.count[PATH_WRITING] ? left
+                       : set.count[PATH_GONE] || full || quiet_ms < SETTLED_MS ? quiet_ms
+                       : SETTLED_MS;
+            timeout = left < quiet ? (int)(left > 0 ? left : 0) : (int)quiet;
         }
         int r = poll(p, stop_fd >= 0 ? 2 : 1, timeout);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             diag_error(d, w->site, 0, 0, "watching for changes failed: %s", strerror(errno));
-            for (size_t i = 0; i < set.n; i++)
-                free(set.p[i]);
-            free(set.p);
+            pathset_free(&set);
             return WATCH_ERROR;
         }
         if (stop_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            for (size_t i = 0; i < set.n; i++)
-                free(set.p[i]);
-            free(set.p);
+            pathset_free(&set);
             return WATCH_STOP;
         }
         if (r == 0) {
@@ -372,5 +406,6 @@ watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out,
     out->paths = set.p;
     out->n = set.n;
     out->full = full;
+    free(set.state);
     return WATCH_CHANGED;
 }

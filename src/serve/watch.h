@@ -32,9 +32,12 @@ void watch_changes_free(watch_changes *c);
 
 typedef enum watch_result { WATCH_CHANGED, WATCH_STOP, WATCH_ERROR } watch_result;
 
-/* Waits for changes. When one arrives, keeps collecting until quiet_ms
- * pass without another (or two seconds in all), then fills *out (emptied
- * first) and returns WATCH_CHANGED. Returns WATCH_STOP as soon as stop_fd
+/* Waits for changes. When one arrives, keeps collecting until every changed
+ * file open for writing has been closed, then until the events pause:
+ * quiet_ms when a file was deleted or moved away (an editor's rename-then-
+ * write may bring it back), a few milliseconds when each is whole (closed
+ * after writing, or moved into place); two seconds at most in all. Then
+ * fills *out (emptied first) and returns WATCH_CHANGED. Returns WATCH_STOP as soon as stop_fd
  * (-1: none) is readable, and WATCH_ERROR after reporting into d. */
 watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out, diag_list *d);
 

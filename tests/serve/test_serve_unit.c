@@ -2,6 +2,7 @@
  * URL names, what is refused, MIME types, ETags, script injection, JSON
  * for the page) and of the watcher, on temporary folders; no socket. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,67 @@ TEST(watcher)
     diag_list_free(d);
 }
 
+/* A writer that pauses mid-file for longer than the quiet time. */
+static void *slow_writer(void *arg)
+{
+    const char *path = arg;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs("---\ntitle: half", f);
+    fflush(f);
+    usleep(150 * 1000);
+    fputs(" and whole\n---\n", f);
+    fclose(f);
+    return NULL;
+}
+
+/* watch_wait returns only once a file open for writing has been closed,
+ * however long the writer pauses; a file deleted and written again by an
+ * editor is one change. */
+TEST(watch_waits_for_whole_files)
+{
+    mk("whole");
+    mk("whole/content");
+    put("whole/content/a.md", "old");
+    char site[512], path[600], back[608];
+    snprintf(site, sizeof site, "%s/whole", tmp);
+    snprintf(path, sizeof path, "%s/content/a.md", site);
+    diag_list *d = diag_list_new();
+    watch *w = watch_new(site, d);
+    OK(w != NULL);
+    if (!w) {
+        diag_list_free(d);
+        return;
+    }
+    pthread_t t;
+    OK(pthread_create(&t, NULL, slow_writer, path) == 0);
+    watch_changes c = WATCH_CHANGES_INIT;
+    EQ_INT(watch_wait(w, -1, 30, &c, d), WATCH_CHANGED);
+    EQ_INT(c.n, 1);
+    FILE *f = fopen(path, "r");
+    char text[64] = "";
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    EQ_STR(text, "---\ntitle: half and whole\n---\n");
+    pthread_join(t, NULL);
+
+    /* vim's default save: the file renamed to a backup, a new one written,
+     * the backup deleted */
+    snprintf(back, sizeof back, "%s~", path);
+    OK(rename(path, back) == 0);
+    put("whole/content/a.md", "new");
+    OK(unlink(back) == 0);
+    wait_changes(w, "content/a.md");
+    watch_changes_free(&c);
+    watch_free(w);
+    EQ_INT(diag_count(d), 0);
+    diag_list_free(d);
+}
+
 TEST(listen_errors)
 {
     diag_list *d = diag_list_new();
@@ -400,6 +462,7 @@ int main(void)
     RUN(css_only);
     RUN(ignored_names);
     RUN(watcher);
+    RUN(watch_waits_for_whole_files);
     RUN(listen_errors);
     rm_rf(tmp);
     return harness_done();
