@@ -43,18 +43,24 @@
 /* ---- escaping, as cmark's houdini does ---- */
 
 /* Text and attribute values: houdini_escape_html0 with secure = 0. */
+static const char *escape_of(char c)
+{
+    switch (c) {
+    case '"': return "&quot;";
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    default: return NULL;
+    }
+}
+
 static void put_escaped(buf *b, const char *s, size_t n)
 {
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *rep;
-        switch (s[i]) {
-        case '"': rep = "&quot;"; break;
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        default: continue;
-        }
+        const char *rep = escape_of(s[i]);
+        if (!rep)
+            continue;
         buf_put(b, s + start, i - start);
         buf_puts(b, rep);
         start = i + 1;
@@ -62,10 +68,20 @@ static void put_escaped(buf *b, const char *s, size_t n)
     buf_put(b, s + start, n - start);
 }
 
+/* The same for a NUL-terminated string (most text): strcspn skips the
+ * plain stretches many bytes at a time. */
 static void put_escaped_cstr(buf *b, const char *s)
 {
-    if (s)
-        put_escaped(b, s, strlen(s));
+    if (!s)
+        return;
+    for (;;) {
+        size_t k = strcspn(s, "\"&<>");
+        buf_put(b, s, k);
+        if (!s[k])
+            return;
+        buf_puts(b, escape_of(s[k]));
+        s += k + 1;
+    }
 }
 
 /* Bytes houdini_escape_href writes as they are. */
@@ -322,6 +338,15 @@ static void index_lines(renderer *r)
 {
     vec v = { .size = sizeof(size_t) };
     *(size_t *)vec_push(&v) = 0;
+    const char *p = r->src.ptr, *end = r->src.ptr + r->src.len;
+    if (!memchr(p, '\r', r->src.len)) {
+        /* the usual case, '\n' only: memchr finds each at memory speed */
+        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+            *(size_t *)vec_push(&v) = (size_t)(++p - r->src.ptr);
+        r->line_start = v.v;
+        r->nlines = v.n;
+        return;
+    }
     for (size_t i = 0; i < r->src.len; i++) {
         char c = r->src.ptr[i];
         if (c == '\r' && i + 1 < r->src.len && r->src.ptr[i + 1] == '\n')

@@ -17,6 +17,7 @@
  * digit, so a lone "—" or "|" between words is not counted. */
 #include "util/text.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <utf8proc.h>
@@ -129,27 +130,39 @@ static bool is_cjk_punct(int32_t cp)
            (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65);
 }
 
+/* ASCII bytes for word counting: bit 0 says space (ends a run), bit 1 a
+ * letter or digit (makes the run a word); 0 is punctuation (joins a run). */
+static unsigned char ascii_class[128];
+
+static void init_ascii_class(void)
+{
+    for (int c = 0; c < 128; c++)
+        ascii_class[c] = c == ' ' || (c >= '\t' && c <= '\r') ? 1
+                       : (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? 2
+                       : 0;
+}
+
 size_t text_word_count(const char *s, size_t n)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_ascii_class);
     size_t words = 0;
     bool in_run = false, run_counted = false;
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x80) {
-            i++;
-            if (c == ' ' || (c >= '\t' && c <= '\r')) {
-                in_run = false;
-            } else {
-                if (!in_run)
-                    run_counted = false;
-                in_run = true;
-                if (!run_counted && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                     (c >= '0' && c <= '9'))) {
-                    words++;
-                    run_counted = true;
-                }
-            }
+            /* a stretch of ASCII without branches on the bytes: a word is
+             * counted at the first letter or digit of each run */
+            unsigned counted = in_run && run_counted, space = !in_run;
+            do {
+                unsigned cls = ascii_class[c], alnum = cls >> 1;
+                space = cls & 1;
+                words += alnum & ~counted & 1u;
+                counted = (counted | alnum) & (space ^ 1u);
+            } while (++i < n && (c = (unsigned char)s[i]) < 0x80);
+            in_run = !space;
+            run_counted = counted;
             continue;
         }
         int32_t cp;
