@@ -384,6 +384,7 @@ struct build_session {
     char *site_dir, *out_dir, *base_url;
     site_source_cache *sources; /* NULL for a one-shot build */
     site_page_cache *pages;     /* likewise */
+    output_memory *outputs;     /* what the last run committed; likewise */
 };
 
 static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
@@ -457,7 +458,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     const char *dirs[2] = { tdir, thdir };
     tpl_loader *l = tpl_loader_new(dirs, 2, true);
     output out;
-    if (!out_dir_is_safe(s.dir, bs->out_dir, d) || !output_begin(&out, bs->out_dir, o->write, d)) {
+    if (!out_dir_is_safe(s.dir, bs->out_dir, d) || !output_begin(&out, bs->out_dir, o->write, bs->outputs, d)) {
         ok = false;
         tpl_loader_free(l);
         free(tdir);
@@ -560,6 +561,7 @@ void build_session_free(build_session *s)
     free(s->base_url);
     site_source_cache_free(s->sources);
     site_page_cache_free(s->pages);
+    output_memory_free(s->outputs);
     free(s);
 }
 
@@ -575,6 +577,7 @@ bool build_session_run(build_session *s, const char *const *changed, size_t ncha
     if (!s->sources) {
         s->sources = site_source_cache_new();
         s->pages = site_page_cache_new();
+        s->outputs = output_memory_new();
     }
     if (!changed || !nchanged) {
         site_source_cache_clear(s->sources);

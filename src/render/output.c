@@ -14,11 +14,62 @@
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
-bool output_begin(output *o, const char *target, bool write, diag_list *d)
+struct output_memory {
+    bool valid;      /* filled by a build that committed; else compare on disk */
+    strmap *idx;     /* path → slot */
+    char **keys;
+    uint64_t *hashes;
+    size_t *lens;
+    size_t n;
+};
+
+output_memory *output_memory_new(void) { return xcalloc(1, sizeof(output_memory)); }
+
+static void memory_clear(output_memory *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->hashes);
+    free(m->lens);
+    strmap_free(m->idx);
+    memset(m, 0, sizeof *m);
+}
+
+void output_memory_free(output_memory *m)
+{
+    if (!m)
+        return;
+    memory_clear(m);
+    free(m);
+}
+
+/* A fast 64-bit hash of the bytes (8 at a time, multiply-xorshift mixing);
+ * with the length it tells an unchanged output from a changed one. */
+static uint64_t hash_bytes(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+        h ^= h >> 31;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, len - i);
+    h = (h ^ w) * 0x94D049BB133111EBu;
+    return h ^ (h >> 29);
+}
+
+bool output_begin(output *o, const char *target, bool write, output_memory *mem, diag_list *d)
 {
     memset(o, 0, sizeof *o);
     o->target = xstrdup(target);
     o->write = write;
+    o->mem = write ? mem : NULL;
+    o->known = o->mem && o->mem->valid;
     atomic_init(&o->written, 0);
     atomic_init(&o->unchanged, 0);
     atomic_init(&o->removed, 0);
@@ -59,15 +110,20 @@ bool output_begin(output *o, const char *target, bool write, diag_list *d)
     return true;
 }
 
-/* Records rel as produced (and staged when `staged`). */
-static void record(output *o, const char *rel, bool staged)
+/* Records rel as produced (and staged when `staged`), with its bytes' hash
+ * and length (SIZE_MAX: not known). */
+static void record(output *o, const char *rel, bool staged, uint64_t hash, size_t len)
 {
     pthread_mutex_lock(&o->mu);
     char *k = xstrdup(rel);
     if (o->nkeys == o->capkeys) {
         o->capkeys = o->capkeys ? o->capkeys * 2 : 1024;
         o->keys = xrealloc(o->keys, o->capkeys * sizeof *o->keys);
+        o->hashes = xrealloc(o->hashes, o->capkeys * sizeof *o->hashes);
+        o->lens = xrealloc(o->lens, o->capkeys * sizeof *o->lens);
     }
+    o->hashes[o->nkeys] = hash;
+    o->lens[o->nkeys] = len;
     o->keys[o->nkeys++] = k;
     strmap_put(o->produced, k, 1);
     if (staged) {
@@ -110,14 +166,24 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
     char *dst = fs_join(o->tmp, rel);
     char *old = fs_join(o->target, rel);
     bool ok = true;
-    if (!o->fresh && same_as(old, data, len)) {
+    uint64_t h = o->mem ? hash_bytes(data, len) : 0;
+    bool same;
+    if (o->fresh) {
+        same = false;
+    } else if (o->known) {
+        long i = strmap_get(o->mem->idx, rel);
+        same = i >= 0 && o->mem->lens[i] == len && o->mem->hashes[i] == h;
+    } else {
+        same = same_as(old, data, len);
+    }
+    if (same) {
         atomic_fetch_add(&o->unchanged, 1);
-        record(o, rel, false);
+        record(o, rel, false, h, len);
     } else {
         ok = ensure_parent(dst) && fs_write_file(dst, data, len);
         if (ok) {
             atomic_fetch_add(&o->written, 1);
-            record(o, rel, true);
+            record(o, rel, true, h, len);
         }
     }
     if (!ok)
@@ -195,12 +261,12 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
     bool ok = true;
     if (!o->fresh && same_file_content(src, old)) {
         atomic_fetch_add(&o->unchanged, 1);
-        record(o, rel, false);
+        record(o, rel, false, 0, SIZE_MAX);
     } else {
         ok = ensure_parent(dst) && copy_fd(src, dst);
         if (ok) {
             atomic_fetch_add(&o->copied, 1);
-            record(o, rel, true);
+            record(o, rel, true, 0, SIZE_MAX);
         }
     }
     if (!ok)
@@ -255,6 +321,39 @@ static bool prune_empty(const char *path, bool is_root)
     return empty;
 }
 
+/* Removes the folders of path that became empty, up to (not) root. */
+static void prune_parents(const char *root, char *path)
+{
+    size_t rootlen = strlen(root);
+    char *slash;
+    while ((slash = strrchr(path, '/')) != NULL && (size_t)(slash - path) > rootlen) {
+        *slash = '\0';
+        if (rmdir(path) != 0)
+            break;
+    }
+}
+
+/* The memory becomes this build's output: every produced path. */
+static void remember(output *o)
+{
+    output_memory *m = o->mem;
+    if (!m)
+        return;
+    memory_clear(m);
+    m->idx = strmap_new(o->nkeys);
+    m->keys = xmalloc((o->nkeys ? o->nkeys : 1) * sizeof *m->keys);
+    m->hashes = xmalloc((o->nkeys ? o->nkeys : 1) * sizeof *m->hashes);
+    m->lens = xmalloc((o->nkeys ? o->nkeys : 1) * sizeof *m->lens);
+    for (size_t i = 0; i < o->nkeys; i++) {
+        m->keys[i] = xstrdup(o->keys[i]);
+        m->hashes[i] = o->hashes[i];
+        m->lens[i] = o->lens[i];
+        strmap_put(m->idx, m->keys[i], (long)i);
+    }
+    m->n = o->nkeys;
+    m->valid = true;
+}
+
 /* Moves one staged file into the target, replacing whatever is in the way
  * (a folder where a file now goes, or a file where a folder now goes). */
 static bool commit_one(output *o, const char *rel)
@@ -306,6 +405,7 @@ bool output_end(output *o, bool ok, diag_list *d)
             fs_rmtree(o->tmp);
             return false;
         }
+        remember(o);
         return true;
     }
     bool all = true;
@@ -317,17 +417,32 @@ bool output_end(output *o, bool ok, diag_list *d)
         }
     }
     stale_ctx c = { o, NULL, 0, 0 };
-    fs_walk(o->target, false, find_stale, &c);
+    if (o->known) {
+        /* what the last run wrote and this one did not */
+        for (size_t i = 0; i < o->mem->n; i++)
+            find_stale(&c, o->mem->keys[i]);
+    } else {
+        fs_walk(o->target, false, find_stale, &c);
+    }
     for (size_t i = 0; i < c.n; i++) {
         char *p = fs_join(o->target, c.v[i]);
         if (unlink(p) == 0)
             atomic_fetch_add(&o->removed, 1);
+        if (o->known)
+            prune_parents(o->target, p);
         free(p);
         free(c.v[i]);
     }
     free(c.v);
-    prune_empty(o->target, true);
+    if (!o->known)
+        prune_empty(o->target, true);
     fs_rmtree(o->tmp);
+    if (o->mem) {
+        if (all)
+            remember(o);
+        else
+            memory_clear(o->mem); /* not sure what is there now: compare with the disk */
+    }
     return all;
 }
 
@@ -339,6 +454,8 @@ void output_free(output *o)
     for (size_t i = 0; i < o->nkeys; i++)
         free(o->keys[i]);
     free(o->keys);
+    free(o->hashes);
+    free(o->lens);
     free(o->staged);
     strmap_free(o->produced);
     o->produced = NULL;

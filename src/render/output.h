@@ -15,12 +15,23 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag/diag.h"
 
 #include <pthread.h>
 
 struct strmap;
+
+/* What a build session last committed to its output folder: each path with
+ * the length and a 64-bit hash of its bytes. With it, unchanged outputs are
+ * recognised without reading the old files, and stale ones without walking
+ * the folder. Valid only while nothing but the session writes the folder
+ * (`sheaf serve`'s private one). */
+typedef struct output_memory output_memory;
+output_memory *output_memory_new(void);
+/* output_memory_free(NULL) does nothing. */
+void output_memory_free(output_memory *m);
 
 typedef struct output {
     char *target;   /* the output folder, e.g. "public" */
@@ -31,13 +42,18 @@ typedef struct output {
     pthread_mutex_t mu;
     struct strmap *produced; /* every output path of this build */
     char **keys;
+    uint64_t *hashes; /* of keys[i]'s bytes; lens[i] SIZE_MAX: a copied file */
+    size_t *lens;
     size_t nkeys, capkeys;
+    output_memory *mem; /* the session's record to update, or NULL */
+    bool known;         /* mem holds the target's contents: trust it */
     char **staged;  /* paths written to the staging folder */
     size_t nstaged, capstaged;
 } output;
 
-/* Prepares the temporary folder. */
-bool output_begin(output *o, const char *target, bool write, diag_list *d);
+/* Prepares the temporary folder. mem (may be NULL) is the session's record
+ * of the target; output_end brings it up to date. */
+bool output_begin(output *o, const char *target, bool write, output_memory *mem, diag_list *d);
 /* Writes one file (rel: "posts/a/index.html"). */
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d);
 /* Copies a file from src (or `data` when not NULL). */
