@@ -15,6 +15,10 @@ int cli_new(int argc, char **argv);
 int cli_deploy(int argc, char **argv);
 int cli_render(int argc, char **argv);
 
+struct build_stats;
+/* Prints where a build's time went (--stats), on one indented line. */
+void cli_print_stats(const struct build_stats *st);
+
 /* Prints every diagnostic to stderr (coloured on a terminal) after sorting. */
 void cli_print_diags(diag_list *d);
 /* Colour on stderr? (a terminal, and NO_COLOR unset) */

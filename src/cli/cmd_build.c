@@ -134,12 +134,17 @@ static int run(int argc, char **argv, bool check)
                st.tags == 1 ? "" : "s", st.written + st.copied, st.unchanged, st.removed, st.ms_total,
                shown);
     if (stats)
-        printf("  config %.1f ms, load %.1f ms, markdown %.1f ms, model %.1f ms, render+write %.1f ms, "
-               "swap %.1f ms; %zu outputs rendered\n",
-               st.ms_config, st.ms_load, st.ms_markdown, st.ms_model, st.ms_render, st.ms_write,
-               st.rendered);
+        cli_print_stats(&st);
     free(out);
     return 0;
+}
+
+void cli_print_stats(const build_stats *st)
+{
+    printf("  config %.1f ms, load %.1f ms, markdown %.1f ms, model %.1f ms, render+write %.1f ms, "
+           "swap %.1f ms; %zu outputs rendered, %zu written\n",
+           st->ms_config, st->ms_load, st->ms_markdown, st->ms_model, st->ms_render, st->ms_write,
+           st->rendered, st->written + st->copied);
 }
 
 int cli_build(int argc, char **argv) { return run(argc, argv, false); }

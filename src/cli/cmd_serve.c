@@ -30,7 +30,7 @@
 extern char **environ;
 
 static const char serve_usage[] =
-    "usage: sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open]\n"
+    "usage: sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open] [--stats]\n"
     "\n"
     "Builds the site into a temporary folder, serves it, and rebuilds what\n"
     "changed whenever a file under content/, templates/, themes/ or static/,\n"
@@ -42,6 +42,7 @@ static const char serve_usage[] =
     "  -b, --bind ADDR  the address to listen on (default: 127.0.0.1; ::1 for IPv6)\n"
     "  -D, --drafts     build drafts too\n"
     "  -O, --open       open the site in the default browser\n"
+    "      --stats      after each rebuild, print where its time went\n"
     "  -h, --help       show this help\n";
 
 static double ms_since(const struct timespec *t0)
@@ -104,7 +105,8 @@ static bool parse_port(const char *s, int *port)
     return true;
 }
 
-static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool open_it)
+static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool open_it,
+                 bool stats)
 {
     int status = 1;
     diag_list *d = diag_list_new();
@@ -203,6 +205,8 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         cli_print_diags(d);
         if (ok)
             printf("rebuilt in %.0f ms: %s\n", ms, what.data);
+        if (stats)
+            cli_print_stats(&bst);
         else
             printf("rebuild failed in %.0f ms (%zu errors): %s; still serving the last good "
                    "build\n",
@@ -241,14 +245,14 @@ done:
     return status;
 }
 
-/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--open]`:
+/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--open] [--stats]`:
  * argv[0] is "serve". Returns the exit status (0 after Ctrl-C, 1 errors,
  * 2 usage). */
 int cli_serve(int argc, char **argv)
 {
     const char *site = ".", *bind_addr = "127.0.0.1";
     int port = 8000;
-    bool drafts = false, open_it = false;
+    bool drafts = false, open_it = false, stats = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *port_arg = NULL;
@@ -271,6 +275,8 @@ int cli_serve(int argc, char **argv)
             drafts = true;
         } else if (!strcmp(a, "-O") || !strcmp(a, "--open")) {
             open_it = true;
+        } else if (!strcmp(a, "--stats")) {
+            stats = true;
         } else {
             fprintf(stderr, "sheaf serve: unknown option '%s'\n%s", a, serve_usage);
             return 2;
@@ -282,5 +288,5 @@ int cli_serve(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return serve(site, bind_addr, port, drafts, open_it);
+    return serve(site, bind_addr, port, drafts, open_it, stats);
 }
