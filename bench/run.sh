@@ -38,8 +38,25 @@ gen() { # flavor size
         python3 "$here/gen_corpus.py" --posts "$2" --out "$WORK/corpora/$1-$2" --flavor "$1" >/dev/null
 }
 
+# Waits (up to a minute) until the machine is idle: after deleting gigabytes,
+# ext4 and the disk keep kernel threads busy for a while.
+settle() {
+    i=0
+    while [ $i -lt 60 ]; do
+        set -- $(head -1 /proc/stat)
+        b1=$(($2 + $3 + $4 + $7 + $8)) t1=$(($2 + $3 + $4 + $5 + $6 + $7 + $8))
+        sleep 1
+        set -- $(head -1 /proc/stat)
+        b2=$(($2 + $3 + $4 + $7 + $8)) t2=$(($2 + $3 + $4 + $5 + $6 + $7 + $8))
+        [ $(( (b2 - b1) * 100 )) -lt $(( (t2 - t1) * 3 )) ] && return
+        i=$((i + 1))
+    done
+    echo "bench: the machine is still busy after a minute; figures will be noisy" >&2
+}
+
 measure() { # name size command…
     name=$1 n=$2; shift 2
+    settle
     out="$OUT/$name-$n"
     hyperfine -N --style basic --warmup 1 --runs "$RUNS" --prepare "sh $WORK/stash.sh $out" \
         --export-json "$WORK/results/$name-$n.json" --command-name "$name-$n" "$*" >/dev/null
