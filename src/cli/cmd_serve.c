@@ -170,8 +170,8 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     if (ok)
         printf("built %zu pages in %.0f ms\n", bst.pages, ms_since(&t0));
     else
-        printf("build failed in %.0f ms (%zu errors); serving an error page until it is fixed\n",
-               ms_since(&t0), diag_error_count(d));
+        printf("build failed in %.0f ms (%zu error%s); serving an error page until it is fixed\n",
+               ms_since(&t0), diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
 
     srv = serve_server_start(out.data, fd, d);
     fd = -1; /* the server owns it, even when starting failed */
@@ -203,14 +203,15 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         buf what = BUF_INIT;
         describe(&ch, &what);
         cli_print_diags(d);
+        size_t nerr = diag_error_count(d);
         if (ok)
             printf("rebuilt in %.0f ms: %s\n", ms, what.data);
+        else
+            printf("rebuild failed in %.0f ms (%zu error%s): %s; still serving the last good "
+                   "build\n",
+                   ms, nerr, nerr == 1 ? "" : "s", what.data);
         if (stats)
             cli_print_stats(&bst);
-        else
-            printf("rebuild failed in %.0f ms (%zu errors): %s; still serving the last good "
-                   "build\n",
-                   ms, diag_error_count(d), what.data);
         fflush(stdout);
         serve_server_report(srv, ok, d, paths, n);
         diag_clear(d);

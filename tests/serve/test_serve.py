@@ -468,6 +468,8 @@ def reload_checks(sheaf, site, port, srv, env):
     check("edit: one rebuild line with its time",
           srv.wait_line(r"^rebuilt in \d+ ms: content/posts/2024-01-02-hello\.md$", 5, n0)
           is not None, "\n".join(srv.lines[n0:]))
+    check("edit: nothing says it failed",
+          not [x for x in srv.lines[n0:] if "failed" in x], "\n".join(srv.lines[n0:]))
 
     # A page from before that rebuild catches up at once on connecting.
     stale = Events(port, "?v=0-0")
