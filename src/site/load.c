@@ -157,7 +157,8 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
                 col++;
             }
         }
-        diag_error(d, p->src, line, col, "not valid UTF-8 (save the file as UTF-8)");
+        diag_error(d, p->src, line, col, "not valid UTF-8: byte 0x%02x at offset %zu (save the file as UTF-8)",
+                   (unsigned char)p->text[bad], bad);
         p->failed = true;
         return;
     }
@@ -336,8 +337,10 @@ bool site_load(site *s, int jobs, diag_list *d)
     size_t before = diag_error_count(d);
     char *content = fs_join(s->dir, "content");
     if (!fs_is_dir(content))
-        diag_warning(d, NULL, 0, 0, "%s: no such folder: the site has no pages yet (write them in content/)",
-                     strcmp(s->dir, ".") ? content : "content");
+        diag_error(d, NULL, 0, 0,
+                   "%s: no such folder: nothing to build here (pages go in content/; "
+                   "`sheaf new site DIR` starts a site, -s DIR builds one elsewhere)",
+                   strcmp(s->dir, ".") ? content : "content");
     free(content);
     /* static files: theme first, then the site's own (which win) */
     buf theme = BUF_INIT;

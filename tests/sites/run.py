@@ -21,7 +21,8 @@ a list of steps run in order:
     same_as: first            # output bytes equal a snapshot's
     kept: first               # ... and every file kept its inode and mtime
     untouched: first          # the output folder is byte-for-byte the snapshot
-  - write: {content/x.md: "text"}   # edit the site between steps
+  - write: {content/x.md: "text"}   # edit the site between steps (a
+                                    #   !!binary value is written as bytes)
   - remove: [content/x.md]
   - sleep: 1.1                # let mtimes move on (for `kept`)
   - from_repo: [content, site.yaml]   # copy these from the repository root
@@ -95,8 +96,12 @@ def run_fixture(sheaf, name):
                 for rel, text in step["write"].items():
                     p = os.path.join(site, rel)
                     os.makedirs(os.path.dirname(p), exist_ok=True)
-                    with open(p, "w", encoding="utf-8") as fh:
-                        fh.write(text)
+                    if isinstance(text, bytes):  # a !!binary value: bytes as they are
+                        with open(p, "wb") as fh:
+                            fh.write(text)
+                    else:
+                        with open(p, "w", encoding="utf-8") as fh:
+                            fh.write(text)
                 continue
             if "remove" in step:
                 for rel in step["remove"]:
