@@ -1272,6 +1272,7 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         for (size_t i = 0; i < npos; i++) {
             if (pos[i].kind != TPL_MAP)
                 return tpl_r_error(r, at, "%s() takes a map or keyword arguments", b->name);
+            tpl_map_touch_all(pos[i].u.map);
             for (size_t k = 0; k < pos[i].u.map->len; k++)
                 tpl_map_set(r->a, m, pos[i].u.map->entries[k].key, pos[i].u.map->entries[k].value);
         }
@@ -1591,6 +1592,7 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
     const tpl_list *items;
     if (it.kind == TPL_MAP && n->nnames == 2) {
         /* sheaf extension: for k, v in map — entries in document order */
+        tpl_map_touch_all(it.u.map);
         tpl_list *l = tpl_list_new(r->a, it.u.map->len);
         for (size_t i = 0; i < it.u.map->len; i++) {
             tpl_list *pair = tpl_list_new(r->a, 2);

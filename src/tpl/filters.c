@@ -282,6 +282,7 @@ const tpl_list *tpl_iterable(arena *a, tpl_value v)
     case TPL_LIST:
         return v.u.list;
     case TPL_MAP: {
+        tpl_map_touch_all(v.u.map);
         if (v.flags & TPL_GROUP) {
             tpl_list *l = tpl_list_new(a, 2);
             l->items[0] = v.u.map->entries[0].value;
@@ -862,6 +863,7 @@ FILTER(dictsort)
         by_value = true;
     else
         return tpl_r_error(r, at, "dictsort: 'by' must be 'key' or 'value'");
+    tpl_map_touch_all(v.u.map);
     size_t n = v.u.map->len;
     sort_item *items = arena_alloc(ar, (n + 1) * sizeof *items);
     for (size_t i = 0; i < n; i++) {
@@ -888,6 +890,7 @@ FILTER(items)
     }
     if (v.kind != TPL_MAP)
         return tpl_r_error(r, at, "items needs a map");
+    tpl_map_touch_all(v.u.map);
     tpl_list *o = tpl_list_new(ar, v.u.map->len);
     for (size_t i = 0; i < v.u.map->len; i++) {
         tpl_value pair[2] = { v.u.map->entries[i].key, v.u.map->entries[i].value };
@@ -1108,6 +1111,8 @@ FILTER(urlencode)
     if (v.kind == TPL_MAP || v.kind == TPL_LIST) {
         const tpl_list *l = NULL;
         size_t n = v.kind == TPL_MAP ? v.u.map->len : v.u.list->len;
+        if (v.kind == TPL_MAP)
+            tpl_map_touch_all(v.u.map);
         if (v.kind == TPL_LIST)
             l = v.u.list;
         for (size_t i = 0; i < n; i++) {
@@ -1906,6 +1911,8 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
     case TPL_LIST:
     case TPL_MAP: {
         bool map = v.kind == TPL_MAP;
+        if (map)
+            tpl_map_touch_all(v.u.map);
         size_t n = map ? v.u.map->len : v.u.list->len;
         tpl_putc(b, (char)map ? '{' : '[');
         if (!n) {
@@ -2227,6 +2234,7 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
             tpl_putc(b, (char)',');
         tpl_putc(b, (char)tuple ? ')' : ']');
     } else if (v.kind == TPL_MAP && !(v.flags & TPL_GROUP)) {
+        tpl_map_touch_all(v.u.map);
         size_t n = v.u.map->len;
         sort_item *it = arena_alloc(ar, (n + 1) * sizeof *it);
         for (size_t i = 0; i < n; i++) {
@@ -2270,6 +2278,7 @@ FILTER(xmlattr)
     bool autospace = tpl_value_truthy(ARG(0, tpl_bool(true)));
     if (v.kind != TPL_MAP)
         return tpl_r_error(r, at, "xmlattr needs a map");
+    tpl_map_touch_all(v.u.map);
     buf b = BUF_INIT;
     bool any = false;
     for (size_t i = 0; i < v.u.map->len; i++) {
@@ -3113,6 +3122,7 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
             *out = x.kind == TPL_UNDEFINED ? (npos > 1 ? pos[1] : tpl_none()) : x;
             return true;
         }
+        tpl_map_touch_all(m);
         tpl_list *l = tpl_list_new(ar, m->len);
         for (size_t i = 0; i < m->len; i++) {
             if (!strcmp(name, "keys")) {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "util/date.h"
+#include "util/xalloc.h"
 
 tpl_value tpl_str(const char *s)
 {
@@ -157,13 +158,68 @@ void tpl_map_seal(arena *a, tpl_map *m)
 tpl_value tpl_map_get(const tpl_map *m, const char *key, size_t klen)
 {
     long at = find_str(m, key, klen);
+    if (at >= 0)
+        tpl_map_touch(m, at);
     return at < 0 ? tpl_undefined() : m->entries[at].value;
 }
 
 tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 {
     long at = find_value(m, key);
+    if (at >= 0)
+        tpl_map_touch(m, at);
     return at < 0 ? tpl_undefined() : m->entries[at].value;
+}
+
+long tpl_map_find(const tpl_map *m, const char *key) { return find_str(m, key, strlen(key)); }
+
+static _Thread_local tpl_deps *deps_current;
+
+tpl_deps *tpl_deps_use(tpl_deps *d)
+{
+    tpl_deps *old = deps_current;
+    deps_current = d;
+    return old;
+}
+
+void tpl_deps_note(const tpl_map *m, long index)
+{
+    tpl_deps *d = deps_current;
+    if (!d)
+        return;
+    uint64_t e = (uint64_t)m->owner << 16 | (uint64_t)(index & 0xffff);
+    if (d->n && d->v[d->n - 1] == e)
+        return;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 16;
+        d->v = xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = e;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void tpl_deps_finish(tpl_deps *d)
+{
+    if (!d->n)
+        return;
+    qsort(d->v, d->n, sizeof *d->v, cmp_u64);
+    size_t u = 1;
+    for (size_t i = 1; i < d->n; i++)
+        if (d->v[i] != d->v[u - 1])
+            d->v[u++] = d->v[i];
+    d->n = u;
+}
+
+void tpl_deps_release(tpl_deps *d)
+{
+    free(d->v);
+    d->v = NULL;
+    d->n = d->cap = 0;
 }
 
 static bool is_number(tpl_value v)
@@ -204,6 +260,8 @@ bool tpl_value_equal(tpl_value a, tpl_value b)
                 return false;
         return true;
     case TPL_MAP:
+        tpl_map_touch_all(a.u.map);
+        tpl_map_touch_all(b.u.map);
         if (a.u.map->len != b.u.map->len)
             return false;
         for (size_t i = 0; i < a.u.map->len; i++) {
@@ -391,6 +449,7 @@ void tpl_value_to_str(tpl_value v, buf *out)
         break;
     }
     case TPL_MAP:
+        tpl_map_touch_all(v.u.map);
         if ((v.flags & TPL_GROUP) && v.u.map->len == 2) {
             /* groupby's namedtuple prints as a tuple */
             tpl_putc(out, '(');

@@ -78,7 +78,33 @@ struct tpl_map {
     tpl_map_entry *entries;
     uint32_t *index;   /* open addressing over entries (NULL: scan); see value.c */
     size_t index_cap;
+    uint32_t owner;    /* non-zero: reads are recorded (tpl_deps), see below */
 };
+
+/* Dependency recording. A map with a non-zero `owner` (sheaf gives each
+ * page's map one) reports every read of it to the thread's current
+ * recorder, if any: one entry per key looked up, TPL_DEPS_ALL when the map
+ * is read whole (iterated, printed, compared, converted). A build session
+ * uses this to know which outputs read which page fields. */
+#define TPL_DEPS_ALL 0xffffu
+typedef struct tpl_deps {
+    uint64_t *v;       /* owner << 16 | entry index (or TPL_DEPS_ALL) */
+    size_t n, cap;
+} tpl_deps;
+/* Sets the calling thread's recorder (NULL: none); returns the old one. */
+tpl_deps *tpl_deps_use(tpl_deps *d);
+/* Sorts and drops repeats. */
+void tpl_deps_finish(tpl_deps *d);
+void tpl_deps_release(tpl_deps *d);
+void tpl_deps_note(const tpl_map *m, long index); /* the slow path of the two below */
+static inline void tpl_map_touch(const tpl_map *m, long index)
+{
+    if (m->owner)
+        tpl_deps_note(m, index);
+}
+static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)TPL_DEPS_ALL); }
+/* The entry index of a string key, or -1 (not recorded). */
+long tpl_map_find(const tpl_map *m, const char *key);
 
 /* Constructors. Strings are NOT copied by tpl_str: the bytes must live at
  * least as long as the value (use tpl_str_copy to copy into an arena). */
