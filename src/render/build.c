@@ -15,6 +15,7 @@
 #include "site/site.h"
 #include "tpl/tpl.h"
 #include "util/fs.h"
+#include "util/text.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
@@ -48,6 +49,8 @@ typedef struct render_ctx {
     diag_list **diags; /* one per worker: merged and de-duplicated after */
     tpl_value years;
     size_t index_pages;
+    tpl_deps *deps;    /* a build session: what each job read of the pages, or NULL */
+    const size_t *pick; /* a build session's partial rebuild: the jobs to run, or NULL */
 } render_ctx;
 
 static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char *title, const char *path)
@@ -193,10 +196,21 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 static void render_job(void *vctx, size_t i, int worker)
 {
     render_ctx *c = vctx;
+    if (c->pick)
+        i = c->pick[i];
     job *j = &c->jobs[i];
     j->worker = worker;
     j->d0 = diag_count(c->diags[worker]);
+    tpl_deps *old = NULL;
+    if (c->deps) {
+        c->deps[i].n = 0;
+        old = tpl_deps_use(&c->deps[i]);
+    }
     render_one(c, j, c->scratch[worker], c->diags[worker]);
+    if (c->deps) {
+        tpl_deps_use(old);
+        tpl_deps_finish(&c->deps[i]);
+    }
     j->d1 = diag_count(c->diags[worker]);
     arena_reset(c->scratch[worker]);
 }
@@ -379,13 +393,40 @@ static bool check_generated_paths(site *s, size_t index_pages, diag_list *d)
 
 /* ---- the whole build --------------------------------------------------- */
 
+/* What a build session keeps of its last good run, for rebuilding only
+ * what an edit of a page's body touches: the site model, the loaded
+ * templates, the render jobs and what each read of the pages. */
+typedef struct last_run {
+    site s;
+    tpl_loader *l;
+    char *tdir, *thdir;
+    render_ctx c;      /* jobs, years, options; scratch and diags are per run */
+    size_t nrender;    /* jobs that render a template (the rest copy files) */
+} last_run;
+
 struct build_session {
     build_options o;
     char *site_dir, *out_dir, *base_url;
     site_source_cache *sources; /* NULL for a one-shot build */
     site_page_cache *pages;     /* likewise */
     output_memory *outputs;     /* what the last run committed; likewise */
+    last_run *last;             /* the last run, when it was good and said nothing */
 };
+
+static void last_run_free(last_run *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->c.njobs; i++)
+        tpl_deps_release(&r->c.deps[i]);
+    free(r->c.deps);
+    free(r->c.jobs);
+    tpl_loader_free(r->l);
+    free(r->tdir);
+    free(r->thdir);
+    site_free(&r->s);
+    free(r);
+}
 
 static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
 {
@@ -414,8 +455,10 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     const build_options *o = &bs->o;
     double t0 = now_ms(), t;
     build_stats local = { 0 };
-    size_t errors_before = diag_error_count(d);
+    size_t errors_before = diag_error_count(d), diags_before = diag_count(d);
     int jobs = site_jobs(o->jobs);
+    last_run_free(bs->last); /* this run replaces it, or leaves none */
+    bs->last = NULL;
 
     site s = { 0 };
     s.dir = bs->site_dir;
@@ -498,6 +541,8 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     c.jobs = jv;
     c.njobs = nj;
     c.years = archive_years(&s);
+    if (bs->sources && o->write)
+        c.deps = xcalloc(nj + 1, sizeof *c.deps);
     c.scratch = xcalloc((size_t)jobs, sizeof *c.scratch);
     c.diags = xcalloc((size_t)jobs, sizeof *c.diags);
     for (int i = 0; i < jobs; i++) {
@@ -512,7 +557,8 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     }
     free(c.scratch);
     free(c.diags);
-    free(jv);
+    c.scratch = NULL;
+    c.diags = NULL;
     local.ms_render = now_ms() - t;
     t = now_ms();
     ok = diag_error_count(d) == errors_before;
@@ -524,18 +570,40 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     local.copied = atomic_load(&out.copied);
     local.rendered = nrender;
     output_free(&out);
-    tpl_loader_free(l);
-    free(tdir);
-    free(thdir);
     buf_release(&theme_t);
-done:
-    local.posts = s.nposts;
-    local.pages = s.nposts + s.nplain;
-    local.tags = s.ntags;
+    if (ok && c.deps && diag_count(d) == diags_before) {
+        /* a good, quiet session run: keep it for rebuilding body edits */
+        last_run *r = xcalloc(1, sizeof *r);
+        r->s = s;
+        r->l = l;
+        r->tdir = tdir;
+        r->thdir = thdir;
+        r->c = c;
+        r->c.s = &r->s;
+        r->c.l = l;
+        r->c.out = NULL;
+        r->nrender = nrender;
+        bs->last = r;
+        memset(&s, 0, sizeof s);
+    } else {
+        for (size_t i = 0; c.deps && i < nj; i++)
+            tpl_deps_release(&c.deps[i]);
+        free(c.deps);
+        free(jv);
+        tpl_loader_free(l);
+        free(tdir);
+        free(thdir);
+    }
+done:;
+    const site *ks = s.a ? &s : &bs->last->s; /* kept for the next run? */
+    local.posts = ks->nposts;
+    local.pages = ks->nposts + ks->nplain;
+    local.tags = ks->ntags;
     local.ms_total = now_ms() - t0;
     if (st)
         *st = local;
-    site_free(&s);
+    if (s.a)
+        site_free(&s);
     return ok && diag_error_count(d) == errors_before;
 }
 
@@ -562,7 +630,192 @@ void build_session_free(build_session *s)
     site_source_cache_free(s->sources);
     site_page_cache_free(s->pages);
     output_memory_free(s->outputs);
+    last_run_free(s->last);
     free(s);
+}
+
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* Do two renderings of a page link to the same places with the same words
+ * (positions aside)? Then every link check and backlink stays as it was. */
+static bool same_links(const page *p, const link_rec *v, size_t n)
+{
+    if (p->nlinks != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const link_rec *a = &p->links[i], *b = &v[i];
+        if (a->kind != b->kind || a->target != b->target || !same_str(a->dest, b->dest) ||
+            !same_str(a->text, b->text) || !same_str(a->anchor, b->anchor) ||
+            !same_str(a->missing_path, b->missing_path))
+            return false;
+    }
+    return true;
+}
+
+static bool same_ids(const md_result *a, const md_result *b)
+{
+    if (a->nheadings != b->nheadings)
+        return false;
+    for (size_t i = 0; i < a->nheadings; i++)
+        if (strcmp(a->headings[i].id, b->headings[i].id) != 0)
+            return false;
+    return true;
+}
+
+/* Does job j (by what it read in its last render) depend on any of the
+ * given entries of the map owned by `owner`? */
+static bool job_reads(const tpl_deps *dp, uint32_t owner, const long *idx, size_t n)
+{
+    uint64_t lo = (uint64_t)owner << 16, hi = lo | 0xffff;
+    size_t a = 0, b = dp->n;
+    while (a < b) { /* first entry >= lo */
+        size_t m = (a + b) / 2;
+        if (dp->v[m] < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    for (; a < dp->n && dp->v[a] <= hi; a++) {
+        uint64_t k = dp->v[a] & 0xffff;
+        if (k == TPL_DEPS_ALL)
+            return true;
+        for (size_t i = 0; i < n; i++)
+            if ((uint64_t)idx[i] == k)
+                return true;
+    }
+    return false;
+}
+
+/* A rebuild after edits that only touched the bodies of existing pages —
+ * the same front matter, the same heading ids, the same links — done on the
+ * last run's model: each such page's Markdown is rendered again, its value
+ * updated in place, and only the outputs whose last render read a field
+ * that changed are rendered again. Anything else (or any diagnostic) makes
+ * it return false without writing, and the caller runs a full build. */
+static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n, diag_list *d,
+                         build_stats *st, bool *done)
+{
+    *done = false;
+    last_run *L = bs->last;
+    if (!L || !n)
+        return false;
+    double t0 = now_ms();
+    site *s = &L->s;
+    size_t npick = 0;
+    size_t *pick = xcalloc(L->c.njobs + 1, sizeof *pick);
+    bool *picked = xcalloc(L->c.njobs + 1, sizeof *picked);
+    bool ok = true;
+    size_t i;
+    for (i = 0; i < n && ok; i++) {
+        const char *rel = changed[i];
+        size_t len = strlen(rel);
+        ok = !strncmp(rel, "content/", 8) && len > 11 && !strcmp(rel + len - 3, ".md");
+        int file = -1;
+        int pi = ok ? site_lookup(s, rel + 8, &file) : -1;
+        ok = ok && pi >= 0;
+        page *p = ok ? &s->pages[pi] : NULL;
+        ok = ok && !p->failed && !p->excluded && p->path && p->value;
+        buf text = BUF_INIT;
+        char *path = ok ? fs_join(bs->site_dir, rel) : NULL;
+        str body;
+        int body_line;
+        ok = ok && fs_read_file(path, &text) && text_utf8_check(text.data, text.len) == (size_t)-1 &&
+             site_page_body_edit(p, text.data, text.len, &body, &body_line);
+        free(path);
+        if (ok) {
+            /* the new Markdown lives as long as the model: in its arena */
+            char *copy = arena_strndup(s->a, body.ptr, body.len);
+            page q = *p;
+            site_page_markdown(s, &q, str_make(copy, body.len), body_line, s->a);
+            ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks);
+            if (ok) {
+                p->md = q.md;
+                p->links = q.links;
+                long idx[SITE_BODY_FIELDS];
+                size_t nidx = site_update_body_fields(s, p, idx);
+                for (size_t j = 0; nidx && j < L->nrender; j++)
+                    if (!picked[j] && job_reads(&L->c.deps[j], p->value->owner, idx, nidx)) {
+                        picked[j] = true;
+                        pick[npick++] = j;
+                    }
+            }
+        }
+        buf_release(&text);
+    }
+    free(picked);
+    if (!ok) {
+        /* the model may be half updated: it is no use any more */
+        free(pick);
+        last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    double t_md = now_ms();
+    /* render what read a changed field, in job order (the diagnostics' order) */
+    for (size_t a = 1; a < npick; a++)
+        for (size_t b = a; b > 0 && pick[b - 1] > pick[b]; b--) {
+            size_t x = pick[b];
+            pick[b] = pick[b - 1];
+            pick[b - 1] = x;
+        }
+    int jobs = site_jobs(bs->o.jobs);
+    output out;
+    if (!output_begin(&out, bs->out_dir, true, bs->outputs, d) || !out.known) {
+        output_end(&out, false, d);
+        output_free(&out);
+        free(pick);
+        last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    out.partial = true;
+    render_ctx *c = &L->c;
+    c->out = &out;
+    c->pick = pick;
+    c->scratch = xcalloc((size_t)jobs, sizeof *c->scratch);
+    c->diags = xcalloc((size_t)jobs, sizeof *c->diags);
+    for (int w = 0; w < jobs; w++) {
+        c->scratch[w] = arena_new();
+        c->diags[w] = diag_list_new();
+    }
+    site_parallel(npick, jobs, render_job, c);
+    size_t ndiags = 0;
+    for (int w = 0; w < jobs; w++) {
+        ndiags += diag_count(c->diags[w]);
+        arena_free(c->scratch[w]);
+        diag_list_free(c->diags[w]);
+    }
+    free(c->scratch);
+    free(c->diags);
+    c->scratch = NULL;
+    c->diags = NULL;
+    c->pick = NULL;
+    c->out = NULL;
+    free(pick);
+    double t_render = now_ms();
+    ok = output_end(&out, ndiags == 0, d) && ndiags == 0;
+    build_stats local = { 0 };
+    local.written = atomic_load(&out.written);
+    local.unchanged = atomic_load(&out.unchanged);
+    output_free(&out);
+    if (!ok) {
+        /* a full build says what went wrong, in order */
+        last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    local.posts = s->nposts;
+    local.pages = s->nposts + s->nplain;
+    local.tags = s->ntags;
+    local.rendered = npick;
+    local.ms_markdown = t_md - t0;
+    local.ms_render = t_render - t_md;
+    local.ms_write = now_ms() - t_render;
+    local.ms_total = now_ms() - t0;
+    if (st)
+        *st = local;
+    *done = true;
+    return true;
 }
 
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
@@ -585,6 +838,9 @@ bool build_session_run(build_session *s, const char *const *changed, size_t ncha
     }
     for (size_t i = 0; changed && i < nchanged; i++)
         site_source_cache_forget(s->sources, changed[i]);
+    bool done;
+    if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st, &done) && done)
+        return true;
     return run_build(s, d, st);
 }
 

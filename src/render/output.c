@@ -354,6 +354,25 @@ static void remember(output *o)
     m->valid = true;
 }
 
+/* The memory takes this partial build's outputs; the others stay as they were. */
+static void remember_some(output *o)
+{
+    output_memory *m = o->mem;
+    for (size_t i = 0; i < o->nkeys; i++) {
+        long at = strmap_get(m->idx, o->keys[i]);
+        if (at < 0) {
+            m->keys = xrealloc(m->keys, (m->n + 1) * sizeof *m->keys);
+            m->hashes = xrealloc(m->hashes, (m->n + 1) * sizeof *m->hashes);
+            m->lens = xrealloc(m->lens, (m->n + 1) * sizeof *m->lens);
+            at = (long)m->n++;
+            m->keys[at] = xstrdup(o->keys[i]);
+            strmap_put(m->idx, m->keys[at], at);
+        }
+        m->hashes[at] = o->hashes[i];
+        m->lens[at] = o->lens[i];
+    }
+}
+
 /* Moves one staged file into the target, replacing whatever is in the way
  * (a folder where a file now goes, or a file where a folder now goes). */
 static bool commit_one(output *o, const char *rel)
@@ -415,6 +434,15 @@ bool output_end(output *o, bool ok, diag_list *d)
                        strerror(errno));
             all = false;
         }
+    }
+    if (o->partial) {
+        /* a build session's rebuild of a few outputs: the rest stays */
+        fs_rmtree(o->tmp);
+        if (!all)
+            memory_clear(o->mem);
+        else if (o->known)
+            remember_some(o);
+        return all;
     }
     stale_ctx c = { o, NULL, 0, 0 };
     if (o->known) {

@@ -47,6 +47,7 @@ typedef struct output {
     size_t nkeys, capkeys;
     output_memory *mem; /* the session's record to update, or NULL */
     bool known;         /* mem holds the target's contents: trust it */
+    bool partial;       /* only some outputs are produced: the others stay */
     char **staged;  /* paths written to the staging folder */
     size_t nstaged, capstaged;
 } output;

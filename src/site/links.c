@@ -291,7 +291,15 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         }
     md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0 };
     site_parallel(s->npages, jobs, md_job, &c);
-    strmap_free(outputs);
+    s->outputs = outputs; /* kept for site_page_markdown */
+}
+
+void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
+{
+    resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
+    md_render(body, body_line, &s->cfg.markdown, resolve, &rc, a, &p->md);
+    p->links = rc.v;
+    p->nlinks = rc.n;
 }
 
 /* ---- checks ---------------------------------------------------------- */

@@ -607,6 +607,7 @@ void site_free(site *s)
         free(s->pages[i].text);
     free(s->pages);
     free(s->files);
+    strmap_free(s->outputs);
     free(s->posts);
     free(s->plain);
     if (s->tags) {

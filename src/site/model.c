@@ -94,6 +94,54 @@ static const char *tag_slug(site *s, const char *name)
     return r;
 }
 
+/* The fields of a page's value that come from its body, in this order. */
+static const char *const body_keys[SITE_BODY_FIELDS] = { "content", "summary", "has_more", "toc",
+                                                         "word_count", "reading_time" };
+
+static void body_values(site *s, const page *p, tpl_value v[SITE_BODY_FIELDS])
+{
+    arena *a = s->a;
+    v[0] = safe_v(p->md.html, p->md.html_len);
+    if (p->summary_text) {
+        buf b = BUF_INIT;
+        buf_puts(&b, "<p>");
+        for (const char *q = p->summary_text; *q; q++) {
+            switch (*q) {
+            case '&': buf_puts(&b, "&amp;"); break;
+            case '<': buf_puts(&b, "&lt;"); break;
+            case '>': buf_puts(&b, "&gt;"); break;
+            default: buf_putc(&b, *q);
+            }
+        }
+        buf_puts(&b, "</p>\n");
+        v[1] = tpl_safe_strn(arena_strndup(a, b.data, b.len), b.len);
+        buf_release(&b);
+    } else {
+        v[1] = safe_v(p->md.summary_html, p->md.summary_len);
+    }
+    v[2] = tpl_bool(p->md.has_more);
+    size_t hi = 0;
+    v[3] = toc_build(s, p->md.headings, &hi, p->md.nheadings, 0);
+    v[4] = tpl_int((int64_t)p->md.word_count);
+    int64_t rt = ((int64_t)p->md.word_count + 249) / 250;
+    v[5] = tpl_int(rt < 1 ? 1 : rt);
+}
+
+size_t site_update_body_fields(site *s, page *p, long *changed)
+{
+    tpl_value v[SITE_BODY_FIELDS];
+    body_values(s, p, v);
+    size_t n = 0;
+    for (size_t i = 0; i < SITE_BODY_FIELDS; i++) {
+        long at = tpl_map_find(p->value, body_keys[i]);
+        if (at < 0 || tpl_value_equal(p->value->entries[at].value, v[i]))
+            continue;
+        p->value->entries[at].value = v[i];
+        changed[n++] = at;
+    }
+    return n;
+}
+
 static void page_value(site *s, page *p, strmap *tag_index)
 {
     arena *a = s->a;
@@ -125,30 +173,10 @@ static void page_value(site *s, page *p, strmap *tag_index)
         tags->items[i] = tpl_map_value(tm);
     }
     tpl_map_set_str(a, m, "tags", tpl_list_value(tags));
-    tpl_map_set_str(a, m, "content", safe_v(p->md.html, p->md.html_len));
-    if (p->summary_text) {
-        buf b = BUF_INIT;
-        buf_puts(&b, "<p>");
-        for (const char *q = p->summary_text; *q; q++) {
-            switch (*q) {
-            case '&': buf_puts(&b, "&amp;"); break;
-            case '<': buf_puts(&b, "&lt;"); break;
-            case '>': buf_puts(&b, "&gt;"); break;
-            default: buf_putc(&b, *q);
-            }
-        }
-        buf_puts(&b, "</p>\n");
-        tpl_map_set_str(a, m, "summary", tpl_safe_strn(arena_strndup(a, b.data, b.len), b.len));
-        buf_release(&b);
-    } else {
-        tpl_map_set_str(a, m, "summary", safe_v(p->md.summary_html, p->md.summary_len));
-    }
-    tpl_map_set_str(a, m, "has_more", tpl_bool(p->md.has_more));
-    size_t hi = 0;
-    tpl_map_set_str(a, m, "toc", toc_build(s, p->md.headings, &hi, p->md.nheadings, 0));
-    tpl_map_set_str(a, m, "word_count", tpl_int((int64_t)p->md.word_count));
-    int64_t rt = ((int64_t)p->md.word_count + 249) / 250;
-    tpl_map_set_str(a, m, "reading_time", tpl_int(rt < 1 ? 1 : rt));
+    tpl_value body[SITE_BODY_FIELDS];
+    body_values(s, p, body);
+    for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
+        tpl_map_set_str(a, m, body_keys[i], body[i]);
     if (p->prev >= 0)
         tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, &s->pages[p->prev])));
     if (p->next >= 0)
@@ -164,6 +192,7 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map_set_str(a, m, "source", str_v(p->src));
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
     tpl_map_seal(a, m);
+    m->owner = (uint32_t)p->index + 1; /* reads of it are recorded in build sessions */
     p->value = m;
 }
 

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fm/fm.h"
 #include "site/pagecache.h"
+#include "diag/diag.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
@@ -160,4 +162,26 @@ void page_cache_keep_md(page_cache_entry *e, uint64_t env, const page *p)
      * arena; after a few, start the entry afresh on the next run */
     if (++e->md_runs > 3)
         e->parsed = false;
+}
+
+bool site_page_body_edit(const page *p, const char *text, size_t len, str *body, int *body_line)
+{
+    const page_cache_entry *e = p->cache;
+    if (!e || !e->parsed || p->failed)
+        return false;
+    diag_list *d = diag_list_new();
+    fm_split was, now;
+    bool ok = fm_split_source(str_make(e->text, e->len), p->src, &was, d) &&
+              fm_split_source(str_make(text, len), p->src, &now, d) && diag_count(d) == 0 &&
+              was.has_front_matter == now.has_front_matter && was.body_line == now.body_line;
+    diag_list_free(d);
+    if (!ok)
+        return false;
+    /* the same bytes up to where the body starts */
+    size_t head = (size_t)(was.body.ptr - e->text);
+    if ((size_t)(now.body.ptr - text) != head || memcmp(e->text, text, head) != 0)
+        return false;
+    *body = now.body;
+    *body_line = now.body_line;
+    return true;
 }

@@ -141,6 +141,7 @@ typedef struct site {
     /* src (relative to content/) → page or file, for link resolution */
     struct site_index *index;
     tpl_value site_value; /* the `site` map */
+    struct strmap *outputs; /* every output path (links may name outputs); after markdown */
     site_source_cache *sources; /* kept between session runs; NULL: read every file */
     site_page_cache *page_cache; /* parsed pages kept between session runs, or NULL */
 } site;
@@ -177,10 +178,25 @@ bool site_load(site *s, int jobs, diag_list *d);
 bool site_assign_paths(site *s, diag_list *d);
 /* Markdown for every published page, with the cross-post link resolver. */
 void site_render_markdown(site *s, int jobs, diag_list *d);
+/* In a build session: is `text` (the new bytes of p's file) an edit of its
+ * body only — the same bytes as when p was parsed, up to where the body
+ * starts? Then everything that comes from the front matter is unchanged;
+ * *body and *body_line locate the new body in text. */
+bool site_page_body_edit(const page *p, const char *text, size_t len, str *body, int *body_line);
+/* Renders one page's Markdown again (a build session, after an edit of
+ * its body): p->md and p->links, allocated in a. Needs a site whose
+ * Markdown was rendered (site_render_markdown). */
+void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
 /* Checks every link (files, anchors, drafts) and fills backlinks. */
 void site_check_links(site *s, diag_list *d);
 /* Sorts posts, builds tags/archive/prev-next and every template value. */
 void site_build_model(site *s);
+/* The fields of a page's template value that come from its body (content,
+ * summary, toc, word counts): after site_page_markdown, sets them again in
+ * p->value, in place, and returns how many changed, their entry indexes in
+ * changed[] (room for SITE_BODY_FIELDS). */
+#define SITE_BODY_FIELDS 6
+size_t site_update_body_fields(site *s, page *p, long *changed);
 void site_free(site *s);
 
 /* Looks up a content path (relative to content/) → page index or -1;

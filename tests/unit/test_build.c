@@ -181,8 +181,105 @@ TEST(session_matches_build_site)
     OK(system(cmd) == 0);
 }
 
+/* Edits of a page's body only are rebuilt from the last run's model,
+ * rendering just the outputs that read what changed; the result must still
+ * be exactly a fresh build's, whatever the templates read. */
+TEST(session_body_edits)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-build-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site.yaml", "title: Fast\nbase_url: https://example.org/\n");
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nA links to [b](2024-01-02-b.md#part).\n");
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B\ntags: [x, y]\n---\nFirst paragraph of B.\n\n## Part\n\nB.\n");
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\n---\nC.\n");
+    put("content/about.md", "---\ntitle: About\n---\nAbout.\n");
+    /* templates that read body fields of other pages in unusual ways */
+    put("templates/archive.html",
+        "{% for p in site.posts %}{{ p.title }} {{ p.word_count }}|{% endfor %}\n");
+    put("templates/tags.html",
+        "{% for t in site.tags %}{% for p in t.posts %}{% for k, v in p.items() %}"
+        "{% if k == 'word_count' %}{{ v }}{% endif %}{% endfor %}{% endfor %}{% endfor %}\n");
+    put("templates/404.html", "{{ site.pages | map(attribute='content') | join('') | length }}\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st;
+    OK(build_session_run(s, NULL, 0, d, &st));
+    EQ_INT(diag_count(d), 0);
+    size_t all = st.rendered;
+    OK(all > 10);
+
+    /* more words at the end of B: B's page, and whatever reads its word
+     * count (archive, tags index), but not C's or the tag pages */
+    const char *chb[] = { "content/posts/2024-01-02-b.md" };
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B\ntags: [x, y]\n---\nFirst paragraph of B.\n\n## Part\n\nB, and many more words than before.\n");
+    OK(build_session_run(s, chb, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(st.rendered > 0 && st.rendered < all);
+    OK(same_as_fresh());
+
+    /* B's summary (its first paragraph) changes: the lists showing it too */
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B\ntags: [x, y]\n---\nA new first paragraph.\n\n## Part\n\nB, and many more words than before.\n");
+    OK(build_session_run(s, chb, 1, d, &st));
+    OK(st.rendered < all);
+    OK(same_as_fresh());
+
+    /* a plain page's body: the 404 page reads it through site.pages */
+    const char *cha[] = { "content/about.md" };
+    put("content/about.md", "---\ntitle: About\n---\nAbout us, at length.\n");
+    OK(build_session_run(s, cha, 1, d, &st));
+    OK(st.rendered < all);
+    OK(same_as_fresh());
+
+    /* nothing that shows changes (the same HTML): nothing is rendered */
+    put("content/about.md", "---\ntitle: About\n---\nAbout us,   at length.\n");
+    OK(build_session_run(s, cha, 1, d, &st));
+    OK(same_as_fresh());
+
+    /* a new heading id, a new link, a new title: full rebuilds */
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\n---\n## New\n\nC.\n");
+    const char *chc[] = { "content/posts/2024-01-03-c.md" };
+    OK(build_session_run(s, chc, 1, d, &st));
+    EQ_INT(st.rendered, all);
+    OK(same_as_fresh());
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\n---\n## New\n\nC, see [a](2024-01-01-a.md).\n");
+    OK(build_session_run(s, chc, 1, d, &st));
+    EQ_INT(st.rendered, all);
+    OK(same_as_fresh());
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C2\n---\n## New\n\nC, see [a](2024-01-01-a.md).\n");
+    OK(build_session_run(s, chc, 1, d, &st));
+    EQ_INT(st.rendered, all);
+    OK(same_as_fresh());
+
+    /* a body edit that breaks a link: a full build reports it, writes nothing */
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nA links to [b](2024-01-02-b.md#nope).\n");
+    const char *cha2[] = { "content/posts/2024-01-01-a.md" };
+    OK(!build_session_run(s, cha2, 1, d, &st));
+    EQ_INT(diag_error_count(d), 1);
+    diag_clear(d);
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nA links to [b](2024-01-02-b.md#part), again.\n");
+    OK(build_session_run(s, cha2, 1, d, &st));
+    OK(same_as_fresh());
+    /* and the next body edit is quick again */
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nA links to [b](2024-01-02-b.md#part), once more.\n");
+    OK(build_session_run(s, cha2, 1, d, &st));
+    OK(st.rendered < all);
+    OK(same_as_fresh());
+    EQ_INT(diag_count(d), 0);
+
+    diag_list_free(d);
+    build_session_free(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(session_matches_build_site);
+    RUN(session_body_edits);
     return harness_done();
 }
