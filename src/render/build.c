@@ -652,6 +652,36 @@ static bool same_links(const page *p, const link_rec *v, size_t n)
     return true;
 }
 
+static bool same_date(bool ha, const sheaf_date *a, bool hb, const sheaf_date *b)
+{
+    return ha == hb && (!ha || (a->t == b->t && a->offset_min == b->offset_min &&
+                                a->has_time == b->has_time && a->has_zone == b->has_zone));
+}
+
+static bool same_strs(const char **a, size_t na, const char **b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return false;
+    return true;
+}
+
+/* After a front-matter edit: is the page where it was — the same dates,
+ * slug, template, summary, tags, aliases and draft state? Then only its
+ * title and params can differ, and no list changes order or membership. */
+static bool same_place(const page *a, const page *b)
+{
+    return !b->failed && a->draft == b->draft && a->excluded == b->excluded &&
+           same_date(a->has_date, &a->date, b->has_date, &b->date) &&
+           same_date(a->has_updated, &a->updated, b->has_updated, &b->updated) &&
+           same_str(a->slug, b->slug) && same_str(a->template_name, b->template_name) &&
+           same_str(a->summary_text, b->summary_text) &&
+           same_strs(a->tags, a->ntags, b->tags, b->ntags) &&
+           same_strs(a->aliases, a->naliases, b->aliases, b->naliases);
+}
+
 static bool same_ids(const md_result *a, const md_result *b)
 {
     if (a->nheadings != b->nheadings)
@@ -686,11 +716,12 @@ static bool job_reads(const tpl_deps *dp, uint32_t owner, const long *idx, size_
     return false;
 }
 
-/* A rebuild after edits that only touched the bodies of existing pages —
- * the same front matter, the same heading ids, the same links — done on the
- * last run's model: each such page's Markdown is rendered again, its value
- * updated in place, and only the outputs whose last render read a field
- * that changed are rendered again. Anything else (or any diagnostic) makes
+/* A rebuild after edits of existing pages that leave every page where it
+ * was — the same dates, tags, slug, draft state (a new title or params are
+ * fine), the same heading ids, the same links — done on the last run's
+ * model: each such page is parsed and its Markdown rendered again, its
+ * value (and the references to it) updated in place, and only the outputs
+ * whose last render read a field that changed are rendered again. Anything else (or any diagnostic) makes
  * it return false without writing, and the caller runs a full build. */
 static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n, diag_list *d,
                          build_stats *st, bool *done)
@@ -717,24 +748,43 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         ok = ok && !p->failed && !p->excluded && p->path && p->value;
         buf text = BUF_INIT;
         char *path = ok ? fs_join(bs->site_dir, rel) : NULL;
-        str body;
-        int body_line;
-        ok = ok && fs_read_file(path, &text) && text_utf8_check(text.data, text.len) == (size_t)-1 &&
-             site_page_body_edit(p, text.data, text.len, &body, &body_line);
+        ok = ok && fs_read_file(path, &text) && text_utf8_check(text.data, text.len) == (size_t)-1;
         free(path);
         if (ok) {
-            /* the new Markdown lives as long as the model: in its arena */
-            char *copy = arena_strndup(s->a, body.ptr, body.len);
+            /* the new bytes live as long as the model: in its arena */
+            char *copy = arena_strndup(s->a, text.data, text.len);
             page q = *p;
-            site_page_markdown(s, &q, str_make(copy, body.len), body_line, s->a);
-            ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks);
+            str body;
+            int body_line;
+            if (site_page_body_edit(p, copy, text.len, &body, &body_line)) {
+                q.body = body;
+                q.body_line = body_line;
+            } else {
+                /* the front matter changed: fine while the page stays where
+                 * it is, dated, tagged and published as before */
+                diag_list *pd = diag_list_new();
+                ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && same_place(p, &q);
+                diag_list_free(pd);
+            }
+            if (ok) {
+                site_page_markdown(s, &q, q.body, q.body_line, s->a);
+                ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks);
+            }
             if (ok) {
                 p->md = q.md;
                 p->links = q.links;
-                long idx[SITE_BODY_FIELDS];
+                p->title = q.title;
+                p->fm = q.fm;
+                long idx[SITE_BODY_FIELDS + 2];
+                bool ref_changed;
                 size_t nidx = site_update_body_fields(s, p, idx);
-                for (size_t j = 0; nidx && j < L->nrender; j++)
-                    if (!picked[j] && job_reads(&L->c.deps[j], p->value->owner, idx, nidx)) {
+                nidx += site_update_head_fields(s, p, idx + nidx, &ref_changed);
+                const long ref_title[1] = { 0 }; /* page_ref() sets title first */
+                uint32_t owner = site_page_owner(p);
+                for (size_t j = 0; (nidx || ref_changed) && j < L->nrender; j++)
+                    if (!picked[j] &&
+                        ((nidx && job_reads(&L->c.deps[j], owner, idx, nidx)) ||
+                         (ref_changed && job_reads(&L->c.deps[j], SITE_REF_OWNER | owner, ref_title, 1)))) {
                         picked[j] = true;
                         pick[npick++] = j;
                     }

@@ -300,6 +300,25 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     p->excluded = p->draft && !s->drafts;
 }
 
+bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a, diag_list *d)
+{
+    /* back to what the walk knew of the file: where it is, not what it says */
+    p->text = (char *)text;
+    p->text_len = len;
+    p->fm = tpl_undefined();
+    p->title = p->slug = p->template_name = p->summary_text = NULL;
+    p->has_date = p->has_updated = p->draft = p->failed = p->excluded = false;
+    memset(&p->date, 0, sizeof p->date);
+    memset(&p->updated, 0, sizeof p->updated);
+    p->tags = p->aliases = NULL;
+    p->ntags = p->naliases = 0;
+    size_t before = diag_count(d);
+    parse_page(s, p, a, d);
+    p->text = NULL; /* not ours */
+    p->text_len = 0;
+    return !p->failed && diag_count(d) == before;
+}
+
 typedef struct par_ctx {
     site *s;
     diag_list *d;

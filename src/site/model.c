@@ -55,7 +55,54 @@ static tpl_map *page_ref(site *s, const page *p)
     tpl_map_set_str(s->a, m, "url", str_v(site_url(s, p->path)));
     if (p->has_date)
         tpl_map_set_str(s->a, m, "date", date_value(&p->date));
+    m->owner = SITE_REF_OWNER | site_page_owner(p);
     return m;
+}
+
+/* Sets the title of a {title, url, date[, text]} reference if it is to p. */
+static bool retitle_ref(tpl_value v, const page *p)
+{
+    if (v.kind != TPL_MAP || v.u.map->owner != (SITE_REF_OWNER | site_page_owner(p)))
+        return false;
+    long at = tpl_map_find(v.u.map, "title");
+    if (at < 0)
+        return false;
+    ((tpl_map *)v.u.map)->entries[at].value = str_v(p->title);
+    return true;
+}
+
+size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_changed)
+{
+    size_t n = 0;
+    long at = tpl_map_find(p->value, "title");
+    tpl_value t = str_v(p->title);
+    bool retitled = at >= 0 && !tpl_value_equal(p->value->entries[at].value, t);
+    if (retitled) {
+        p->value->entries[at].value = t;
+        changed[n++] = at;
+    }
+    at = tpl_map_find(p->value, "params");
+    tpl_value pv = p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(s->a, 0));
+    if (at >= 0 && !tpl_value_equal(p->value->entries[at].value, pv)) {
+        p->value->entries[at].value = pv;
+        changed[n++] = at;
+    }
+    *ref_changed = false;
+    if (!retitled)
+        return n;
+    /* the references to p: its neighbours' prev/next, its targets' backlinks */
+    if (p->prev >= 0)
+        *ref_changed |= retitle_ref(tpl_map_get_cstr(s->pages[p->prev].value, "next"), p);
+    if (p->next >= 0)
+        *ref_changed |= retitle_ref(tpl_map_get_cstr(s->pages[p->next].value, "prev"), p);
+    for (size_t i = 0; i < p->nlinks; i++) {
+        if (p->links[i].kind != LINK_PAGE)
+            continue;
+        tpl_value bl = tpl_map_get_cstr(s->pages[p->links[i].target].value, "backlinks");
+        for (size_t k = 0; bl.kind == TPL_LIST && k < bl.u.list->len; k++)
+            *ref_changed |= retitle_ref(bl.u.list->items[k], p);
+    }
+    return n;
 }
 
 static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, int parent)
@@ -192,7 +239,7 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map_set_str(a, m, "source", str_v(p->src));
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
     tpl_map_seal(a, m);
-    m->owner = (uint32_t)p->index + 1; /* reads of it are recorded in build sessions */
+    m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;
 }
 

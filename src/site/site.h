@@ -183,6 +183,10 @@ void site_render_markdown(site *s, int jobs, diag_list *d);
  * starts? Then everything that comes from the front matter is unchanged;
  * *body and *body_line locate the new body in text. */
 bool site_page_body_edit(const page *p, const char *text, size_t len, str *body, int *body_line);
+/* Parses `text` (the new bytes of p's file, kept alive by the caller) into
+ * p's front-matter fields, as the first load did; values in a. False when
+ * the page has a problem (reported into d). */
+bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a, diag_list *d);
 /* Renders one page's Markdown again (a build session, after an edit of
  * its body): p->md and p->links, allocated in a. Needs a site whose
  * Markdown was rendered (site_render_markdown). */
@@ -197,6 +201,16 @@ void site_build_model(site *s);
  * changed[] (room for SITE_BODY_FIELDS). */
 #define SITE_BODY_FIELDS 6
 size_t site_update_body_fields(site *s, page *p, long *changed);
+/* The same for the front-matter fields that can change without moving the
+ * page (title, params): sets them again in p->value and in every {title,
+ * url, date} reference to p (prev/next of its neighbours, backlinks of the
+ * pages it links to). Returns how many of p->value's entries changed, their
+ * indexes in changed[] (room for 2); *ref_changed: the references' title. */
+size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_changed);
+/* Owner ids of the template values (tpl_map.owner): a page's own map, and
+ * the {title, url, date} references to it. */
+#define SITE_REF_OWNER 0x80000000u
+static inline uint32_t site_page_owner(const page *p) { return (uint32_t)p->index + 1; }
 void site_free(site *s);
 
 /* Looks up a content path (relative to content/) → page index or -1;
