@@ -37,9 +37,16 @@ bool build_site(const build_options *o, diag_list *d, build_stats *st);
  * The options are copied. The first run is a full build; each later run is
  * told which source files changed (created, modified or deleted; paths
  * relative to site_dir, e.g. "content/posts/a.md", "templates/base.html",
- * "site.yaml") and re-parses only those, re-rendering only the outputs that
- * depend on them. The output is byte-for-byte what build_site would write.
- * A run with errors writes nothing and keeps the previous output and model. */
+ * "site.yaml"). Edits that leave every page where it was (a body, a title,
+ * other front-matter values; the same dates, tags, slug, draft state,
+ * heading ids and links) are rebuilt on the last good run's model,
+ * rendering only the outputs whose templates read a value that changed;
+ * the list of changes is trusted then. Other runs re-parse only the changed
+ * files (checking every source's size, mtime and inode for changes nobody
+ * reported) and render everything in memory. Either way the output is
+ * byte-for-byte what build_site would write, and only files whose bytes
+ * changed are written. A run with errors writes nothing and keeps the
+ * previous output. */
 typedef struct build_session build_session;
 build_session *build_session_new(const build_options *o);
 void build_session_free(build_session *s);
