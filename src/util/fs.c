@@ -182,8 +182,8 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_walk_fn
                 struct stat lst;
                 if (lstat(full, &lst) == 0 && !S_ISLNK(lst.st_mode))
                     ok &= walk(root, r, skip_hidden, fn, ctx);
-            } else if (S_ISREG(st.st_mode)) {
-                fn(ctx, r);
+            } else if (S_ISREG(st.st_mode) || st.st_mode == 0) {
+                fn(ctx, r); /* a link to nowhere too: its reader says so */
             }
         }
         free(full);

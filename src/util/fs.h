@@ -20,7 +20,8 @@ bool fs_is_dir(const char *path);
 bool fs_is_file(const char *path);
 
 /* Calls fn for every regular file below root (not following symlinked
- * folders), in byte order of the relative path; `rel` is relative to root.
+ * folders), and for every symlink that points nowhere (so that whoever
+ * reads it reports the problem), in byte order of the relative path; `rel` is relative to root.
  * Hidden names (starting with '.') are skipped when skip_hidden. Returns
  * false (errno set) when a folder cannot be read. */
 typedef void (*fs_walk_fn)(void *ctx, const char *rel);

@@ -24,6 +24,7 @@ a list of steps run in order:
   - write: {content/x.md: "text"}   # edit the site between steps (a
                                     #   !!binary value is written as bytes)
   - remove: [content/x.md]
+  - symlink: {content/x.md: /nowhere}   # a symbolic link
   - sleep: 1.1                # let mtimes move on (for `kept`)
   - from_repo: [content, site.yaml]   # copy these from the repository root
   - copy_out: j1              # keep a copy of public/ under a name
@@ -102,6 +103,12 @@ def run_fixture(sheaf, name):
                     else:
                         with open(p, "w", encoding="utf-8") as fh:
                             fh.write(text)
+                continue
+            if "symlink" in step:
+                for rel, target in step["symlink"].items():
+                    p = os.path.join(site, rel)
+                    os.makedirs(os.path.dirname(p), exist_ok=True)
+                    os.symlink(target, p)
                 continue
             if "remove" in step:
                 for rel in step["remove"]:
