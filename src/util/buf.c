@@ -26,7 +26,8 @@ void buf_grow(buf *b, size_t n)
     b->cap = cap;
 }
 
-void buf_put(buf *b, const void *p, size_t n)
+/* The slow paths of the inline buf_put and buf_putc (buf.h): grow first. */
+void buf_put_grow_(buf *b, const void *p, size_t n)
 {
     if (n == 0)
         return;
@@ -36,12 +37,7 @@ void buf_put(buf *b, const void *p, size_t n)
     b->data[b->len] = '\0';
 }
 
-void buf_puts(buf *b, const char *s)
-{
-    buf_put(b, s, strlen(s));
-}
-
-void buf_putc(buf *b, int c)
+void buf_putc_grow_(buf *b, int c)
 {
     buf_grow(b, 1);
     b->data[b->len++] = (char)c;

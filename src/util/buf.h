@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct buf {
     char *data;
@@ -20,9 +21,29 @@ extern char buf_empty_[1];
 
 /* Makes room for at least n more bytes (plus the NUL). */
 void buf_grow(buf *b, size_t n);
-void buf_put(buf *b, const void *p, size_t n);
-void buf_puts(buf *b, const char *s);
-void buf_putc(buf *b, int c);
+void buf_put_grow_(buf *b, const void *p, size_t n);
+void buf_putc_grow_(buf *b, int c);
+/* Appending is inline while there is room: it is on every hot path. */
+static inline void buf_put(buf *b, const void *p, size_t n)
+{
+    if (b->len + n < b->cap) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+    } else {
+        buf_put_grow_(b, p, n);
+    }
+}
+static inline void buf_puts(buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+static inline void buf_putc(buf *b, int c)
+{
+    if (b->len + 1 < b->cap) {
+        b->data[b->len++] = (char)c;
+        b->data[b->len] = '\0';
+    } else {
+        buf_putc_grow_(b, c);
+    }
+}
 void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Sets the length to n (n <= len). */
