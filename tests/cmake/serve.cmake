@@ -1,8 +1,7 @@
 # The preview server: unit checks of what it decides per request and of the
 # watcher (C, no socket), `sheaf serve` over real sockets (python3), and a
 # headless Chromium driven by playwright-core that watches a page change as
-# its source is edited. The last two need the real pipeline and exit 77
-# (skipped) only when `sheaf build` is not available in the binary.
+# its source is edited.
 add_executable(test_serve_unit ${CMAKE_CURRENT_SOURCE_DIR}/serve/test_serve_unit.c)
 sheaf_target_defaults(test_serve_unit)
 target_include_directories(test_serve_unit PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
@@ -14,6 +13,5 @@ add_test(NAME serve/http
 add_test(NAME serve/browser
          COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/serve/browser.mjs $<TARGET_FILE:sheaf>)
 set_tests_properties(serve/unit PROPERTIES LABELS serve TIMEOUT 60)
-set_tests_properties(serve/http PROPERTIES LABELS serve TIMEOUT 180 SKIP_RETURN_CODE 77)
-set_tests_properties(serve/browser PROPERTIES LABELS "serve;no-asan" TIMEOUT 180
-                     SKIP_RETURN_CODE 77)
+set_tests_properties(serve/http PROPERTIES LABELS serve TIMEOUT 180)
+set_tests_properties(serve/browser PROPERTIES LABELS "serve;no-asan" TIMEOUT 180)
