@@ -1001,6 +1001,24 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
             return false;
         if (v.kind == TPL_UNDEFINED)
             return undefined_error(r, n->a, NULL);
+        if (v.kind == TPL_MAP && !strchr("gikv", n->s[0])) { /* no map method: a key */
+            const tpl_map *m = v.u.map;
+            node *mn = (node *)n;
+            unsigned ci = atomic_load_explicit(&mn->icache, memory_order_relaxed);
+            const tpl_value *k = ci < m->len ? &m->entries[ci].key : NULL;
+            long at = k && k->kind == TPL_STRING && k->len == n->slen && !memcmp(k->u.s, n->s, n->slen)
+                          ? (long)ci
+                          : tpl_map_find_n(m, n->s, n->slen);
+            if (at < 0) {
+                *out = tpl_undefined();
+                return true;
+            }
+            if ((unsigned)at != ci && at < 0xffff)
+                atomic_store_explicit(&mn->icache, (uint16_t)at, memory_order_relaxed);
+            tpl_map_touch(m, at);
+            *out = m->entries[at].value;
+            return true;
+        }
         *out = get_attr(r, v, n->s, n->slen);
         return true;
     }

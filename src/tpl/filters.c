@@ -239,28 +239,21 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
 {
     static const char *const rep[256] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
                                           ['"'] = "&#34;", ['\''] = "&#39;" };
-    static const unsigned char extra[256] = { ['&'] = 4, ['<'] = 3, ['>'] = 3, ['"'] = 4,
-                                              ['\''] = 4 };
-    size_t grow = n;
-    for (size_t i = 0; i < n; i++)
-        grow += extra[(unsigned char)s[i]];
-    buf_grow(out, grow);
-    char *d = out->data + out->len;
-    if (grow == n) {
-        memcpy(d, s, n);
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (extra[c]) {
-                memcpy(d, rep[c], (size_t)extra[c] + 1);
-                d += extra[c] + 1;
-            } else {
-                *d++ = (char)c;
-            }
-        }
+    static const unsigned char len[256] = { ['&'] = 5, ['<'] = 4, ['>'] = 4, ['"'] = 5,
+                                            ['\''] = 5 };
+    /* one pass: each plain stretch copied whole, then its replacement */
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && !len[(unsigned char)s[j]])
+            j++;
+        buf_put(out, s + i, j - i);
+        if (j == n)
+            break;
+        unsigned char c = (unsigned char)s[j];
+        buf_put(out, rep[c], len[c]);
+        i = j + 1;
     }
-    out->len += grow;
-    out->data[out->len] = '\0';
 }
 
 long tpl_length(tpl_value v)

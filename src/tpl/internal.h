@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "diag/diag.h"
@@ -124,6 +125,10 @@ struct node {
     uint8_t kind;
     uint16_t flags;
     uint16_t op;
+    /* E_GETATTR on a map: the entry index the name was last found at (maps
+     * made alike — every page's — have it at the same place); a hint only,
+     * checked before use, shared by every thread rendering the template */
+    _Atomic uint16_t icache;
     int line, col;
     const char *path; /* the template's path, for errors */
     const char *s;

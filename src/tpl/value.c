@@ -172,6 +172,7 @@ tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 }
 
 long tpl_map_find(const tpl_map *m, const char *key) { return find_str(m, key, strlen(key)); }
+long tpl_map_find_n(const tpl_map *m, const char *key, size_t klen) { return find_str(m, key, klen); }
 
 static _Thread_local tpl_deps *deps_current;
 

@@ -105,6 +105,7 @@ static inline void tpl_map_touch(const tpl_map *m, long index)
 static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)TPL_DEPS_ALL); }
 /* The entry index of a string key, or -1 (not recorded). */
 long tpl_map_find(const tpl_map *m, const char *key);
+long tpl_map_find_n(const tpl_map *m, const char *key, size_t klen);
 
 /* Constructors. Strings are NOT copied by tpl_str: the bytes must live at
  * least as long as the value (use tpl_str_copy to copy into an arena). */
