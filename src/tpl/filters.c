@@ -984,8 +984,9 @@ static size_t unescape_entity(const char *s, size_t n, buf *b)
     return 0;
 }
 
-/* markupsafe's striptags: drop <!--…--> (on one line) and <…>, join the
- * words with single spaces, then html.unescape. */
+/* markupsafe's striptags (2.1, as Debian's Jinja2 uses): drop every
+ * <!--…--> (also across lines), then every <…>, join the words with single
+ * spaces, then html.unescape. */
 FILTER(striptags)
 {
     (void)a;
@@ -994,67 +995,76 @@ FILTER(striptags)
     tpl_value s = tpl_to_string(ar, v);
     const char *p = s.u.s;
     size_t n = s.len;
-    buf u = BUF_INIT;
-    buf_grow(&u, n);
-    for (size_t i = 0; i < n;) {
-        const char *lt = memchr(p + i, '<', n - i);
-        if (!lt) {
-            buf_put(&u, p + i, n - i);
-            break;
+    /* markupsafe 2.1: every <!--…--> (across lines) goes first, then every
+     * <…> of what is left, each match searched left to right */
+    buf nc = BUF_INIT;
+    const char *cm = memmem(p, n, "<!--", 4);
+    if (cm) {
+        size_t i = 0;
+        while (cm) {
+            size_t at_c = (size_t)(cm - p);
+            const char *e = memmem(cm + 4, n - at_c - 4, "-->", 3);
+            if (!e)
+                break;
+            buf_put(&nc, p + i, at_c - i);
+            i = (size_t)(e - p) + 3;
+            cm = memmem(p + i, n - i, "<!--", 4);
         }
-        size_t at_lt = (size_t)(lt - p);
-        buf_put(&u, p + i, at_lt - i);
-        i = at_lt;
-        if (i + 4 <= n && !memcmp(p + i, "<!--", 4)) {
-            const char *e = memmem(p + i + 4, n - i - 4, "-->", 3);
-            if (e && !memchr(p + i, '\n', (size_t)(e - p) - i)) {
-                i = (size_t)(e - p) + 3;
+        buf_put(&nc, p + i, n - i);
+        p = nc.data;
+        n = nc.len;
+    }
+    /* then, in one pass, tags dropped and the words of what is left joined
+     * with single spaces (" ".join(s.split())) */
+    buf w = BUF_INIT;
+    buf_grow(&w, n);
+    bool pending = false;
+    bool tags = true; /* false once a '<' has no '>' after it: no tag follows */
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '<' && tags) {
+            const char *gt = memchr(p + i + 1, '>', n - i - 1);
+            if (gt) {
+                i = (size_t)(gt - p) + 1;
                 continue;
             }
+            tags = false;
         }
-        const char *gt = memchr(p + i + 1, '>', n - i - 1);
-        if (gt) {
-            i = (size_t)(gt - p) + 1;
-        } else {
-            tpl_putc(&u, '<');
-            i++;
-        }
-    }
-    /* " ".join(s.split()) */
-    buf w = BUF_INIT;
-    buf_grow(&w, u.len);
-    bool pending = false;
-    for (size_t i = 0; i < u.len;) {
-        unsigned char c = (unsigned char)u.data[i];
-        if (c < 0x80 && c != ' ' && !(c >= 0x09 && c <= 0x0d) && !(c >= 0x1c && c <= 0x1f)) {
-            /* a run of plain ASCII */
+        if (c < 0x80) {
+            if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) {
+                pending = w.len > 0;
+                i++;
+                continue;
+            }
+            /* a run of plain ASCII up to the next space, tag or non-ASCII */
             size_t e = i + 1;
-            while (e < u.len) {
-                unsigned char d = (unsigned char)u.data[e];
-                if (d >= 0x80 || d == ' ' || (d >= 0x09 && d <= 0x0d) || (d >= 0x1c && d <= 0x1f))
+            while (e < n) {
+                unsigned char d = (unsigned char)p[e];
+                if (d >= 0x80 || d == '<' || d == ' ' || (d >= 0x09 && d <= 0x0d) ||
+                    (d >= 0x1c && d <= 0x1f))
                     break;
                 e++;
             }
             if (pending)
                 tpl_putc(&w, ' ');
             pending = false;
-            buf_put(&w, u.data + i, e - i);
+            buf_put(&w, p + i, e - i);
             i = e;
             continue;
         }
         int32_t cp;
-        size_t k = next_cp(u.data, u.len, i, &cp);
+        size_t k = next_cp(p, n, i, &cp);
         if (is_space_cp(cp)) {
             pending = w.len > 0;
         } else {
             if (pending)
                 tpl_putc(&w, ' ');
             pending = false;
-            buf_put(&w, u.data + i, k);
+            buf_put(&w, p + i, k);
         }
         i += k;
     }
-    buf_release(&u);
+    buf_release(&nc);
     if (!memchr(w.data, '&', w.len)) {
         *out = from_buf(ar, &w, false);
         return true;
