@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "render/build.h"
 #include "render/output.h"
@@ -740,8 +741,17 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     for (i = 0; i < n && ok; i++) {
         const char *rel = changed[i];
         size_t len = strlen(rel);
-        ok = !strncmp(rel, "content/", 8) && len > 11 && !strcmp(rel + len - 3, ".md");
         int file = -1;
+        if (!strncmp(rel, "content/", 8) && site_lookup(s, rel + 8, &file) < 0 && file < 0) {
+            /* not part of the site, and gone (an editor's temporary file,
+             * `sed -i`'s): nothing to do */
+            char *gone = fs_join(bs->site_dir, rel);
+            bool exists = access(gone, F_OK) == 0 || errno != ENOENT;
+            free(gone);
+            if (!exists)
+                continue;
+        }
+        ok = !strncmp(rel, "content/", 8) && len > 11 && !strcmp(rel + len - 3, ".md");
         int pi = ok ? site_lookup(s, rel + 8, &file) : -1;
         ok = ok && pi >= 0;
         page *p = ok ? &s->pages[pi] : NULL;
