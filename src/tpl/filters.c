@@ -1752,28 +1752,39 @@ FILTER(reject) { return select_impl(r, at, v, a, false, false, out); }
 FILTER(selectattr) { return select_impl(r, at, v, a, true, true, out); }
 FILTER(rejectattr) { return select_impl(r, at, v, a, true, false, out); }
 
+/* \w for ASCII: letters, digits, '_' */
+static const unsigned char ascii_word[128] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+};
+
 FILTER(wordcount)
 {
     (void)a;
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
-    int64_t n = 0;
-    bool in = false;
-    for (size_t i = 0; i < s.len;) {
-        int32_t cp;
-        unsigned char c = (unsigned char)s.u.s[i];
-        if (c < 0x80) {
-            cp = c;
+    const unsigned char *p = (const unsigned char *)s.u.s;
+    size_t n = s.len;
+    int64_t count = 0;
+    unsigned in = 0;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            /* a word starts where a \w byte follows a non-\w one */
+            unsigned w = ascii_word[p[i]];
+            count += w & ~in;
+            in = w;
             i++;
-        } else {
-            i += next_cp(s.u.s, s.len, i, &cp);
+            continue;
         }
-        bool w = is_word_cp(cp);
-        if (w && !in)
-            n++;
+        int32_t cp;
+        i += next_cp(s.u.s, n, i, &cp);
+        unsigned w = is_word_cp(cp);
+        count += w & ~in;
         in = w;
     }
-    *out = tpl_int(n);
+    *out = tpl_int(count);
     return true;
 }
 
