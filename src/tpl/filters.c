@@ -984,6 +984,19 @@ static size_t unescape_entity(const char *s, size_t n, buf *b)
     return 0;
 }
 
+/* Bytes that end a run of plain ASCII text in striptags: whitespace
+ * (Python's, in ASCII), '<', and the start of anything non-ASCII. */
+static const unsigned char strip_stop[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 /* markupsafe's striptags (2.1, as Debian's Jinja2 uses): drop every
  * <!--…--> (also across lines), then every <…>, join the words with single
  * spaces, then html.unescape. */
@@ -1038,13 +1051,8 @@ FILTER(striptags)
             }
             /* a run of plain ASCII up to the next space, tag or non-ASCII */
             size_t e = i + 1;
-            while (e < n) {
-                unsigned char d = (unsigned char)p[e];
-                if (d >= 0x80 || d == '<' || d == ' ' || (d >= 0x09 && d <= 0x0d) ||
-                    (d >= 0x1c && d <= 0x1f))
-                    break;
+            while (e < n && !strip_stop[(unsigned char)p[e]])
                 e++;
-            }
             if (pending)
                 tpl_putc(&w, ' ');
             pending = false;
