@@ -91,6 +91,27 @@ static tpl_value mkstr(arena *a, const char *s, size_t n, bool safe)
     return v;
 }
 
+/* A string of n bytes in the arena, for the caller to fill (NUL added). */
+static tpl_value arena_string(arena *a, size_t n, bool safe, char **data)
+{
+    char *d = arena_alloc(a, n + 1);
+    d[n] = '\0';
+    *data = d;
+    tpl_value v = tpl_str(d);
+    v.len = n;
+    if (safe)
+        v.flags |= TPL_SAFE;
+    return v;
+}
+
+static bool is_ascii(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return false;
+    return true;
+}
+
 static tpl_value from_buf(arena *a, buf *b, bool safe)
 {
     tpl_value v = mkstr(a, b->data, b->len, safe);
@@ -563,6 +584,16 @@ FILTER(length)
 static bool case_filter(tpl_render_state *r, tpl_value v, int mode, tpl_value *out)
 {
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    if (is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
+        char *d;
+        *out = arena_string(tpl_r_arena(r), s.len, s.flags & TPL_SAFE, &d);
+        for (size_t k = 0; k < s.len; k++) {
+            char c = s.u.s[k];
+            d[k] = mode == CASE_LOWER ? (char)(c >= 'A' && c <= 'Z' ? c + 32 : c)
+                                      : (char)(c >= 'a' && c <= 'z' ? c - 32 : c);
+        }
+        return true;
+    }
     buf b = BUF_INIT;
     map_case(&b, s.u.s, s.len, mode);
     *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
