@@ -965,6 +965,20 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
         parts[i] = tpl_to_string(r->a, parts[i]);
         any_safe |= (parts[i].flags & TPL_SAFE) != 0;
     }
+    if (!any_safe) { /* plain strings: their lengths add up, straight into the arena */
+        size_t len = 0;
+        for (size_t i = 0; i < n->nkids; i++)
+            len += parts[i].len;
+        char *d = arena_alloc(r->a, len + 1), *w = d;
+        for (size_t i = 0; i < n->nkids; i++) {
+            memcpy(w, parts[i].u.s, parts[i].len);
+            w += parts[i].len;
+        }
+        *w = '\0';
+        *out = tpl_str(d);
+        out->len = len;
+        return true;
+    }
     buf b = BUF_INIT;
     for (size_t i = 0; i < n->nkids; i++) {
         if (any_safe && !(parts[i].flags & TPL_SAFE))
