@@ -333,37 +333,23 @@ static void prune_parents(const char *root, char *path)
     }
 }
 
-/* The memory becomes this build's output: every produced path. */
-static void remember(output *o)
+/* The memory takes this build's outputs: all of them (`whole`: whatever the
+ * last run left is forgotten), or just those a partial build produced (the
+ * others stay as they were). */
+static void remember(output *o, bool whole)
 {
     output_memory *m = o->mem;
-    if (!m)
-        return;
-    memory_clear(m);
-    m->idx = strmap_new(o->nkeys);
-    m->keys = xmalloc((o->nkeys ? o->nkeys : 1) * sizeof *m->keys);
-    m->hashes = xmalloc((o->nkeys ? o->nkeys : 1) * sizeof *m->hashes);
-    m->lens = xmalloc((o->nkeys ? o->nkeys : 1) * sizeof *m->lens);
-    for (size_t i = 0; i < o->nkeys; i++) {
-        m->keys[i] = xstrdup(o->keys[i]);
-        m->hashes[i] = o->hashes[i];
-        m->lens[i] = o->lens[i];
-        strmap_put(m->idx, m->keys[i], (long)i);
+    if (whole) {
+        memory_clear(m);
+        m->idx = strmap_new(o->nkeys + 1);
     }
-    m->n = o->nkeys;
-    m->valid = true;
-}
-
-/* The memory takes this partial build's outputs; the others stay as they were. */
-static void remember_some(output *o)
-{
-    output_memory *m = o->mem;
+    size_t room = m->n + o->nkeys + 1;
+    m->keys = xrealloc(m->keys, room * sizeof *m->keys);
+    m->hashes = xrealloc(m->hashes, room * sizeof *m->hashes);
+    m->lens = xrealloc(m->lens, room * sizeof *m->lens);
     for (size_t i = 0; i < o->nkeys; i++) {
-        long at = strmap_get(m->idx, o->keys[i]);
+        long at = whole ? -1 : strmap_get(m->idx, o->keys[i]);
         if (at < 0) {
-            m->keys = xrealloc(m->keys, (m->n + 1) * sizeof *m->keys);
-            m->hashes = xrealloc(m->hashes, (m->n + 1) * sizeof *m->hashes);
-            m->lens = xrealloc(m->lens, (m->n + 1) * sizeof *m->lens);
             at = (long)m->n++;
             m->keys[at] = xstrdup(o->keys[i]);
             strmap_put(m->idx, m->keys[at], at);
@@ -371,6 +357,7 @@ static void remember_some(output *o)
         m->hashes[at] = o->hashes[i];
         m->lens[at] = o->lens[i];
     }
+    m->valid = true;
 }
 
 /* Moves one staged file into the target, replacing whatever is in the way
@@ -424,7 +411,8 @@ bool output_end(output *o, bool ok, diag_list *d)
             fs_rmtree(o->tmp);
             return false;
         }
-        remember(o);
+        if (o->mem)
+            remember(o, true);
         return true;
     }
     bool all = true;
@@ -441,7 +429,7 @@ bool output_end(output *o, bool ok, diag_list *d)
         if (!all)
             memory_clear(o->mem);
         else if (o->known)
-            remember_some(o);
+            remember(o, false);
         return all;
     }
     stale_ctx c = { o, NULL, 0, 0 };
@@ -467,7 +455,7 @@ bool output_end(output *o, bool ok, diag_list *d)
     fs_rmtree(o->tmp);
     if (o->mem) {
         if (all)
-            remember(o);
+            remember(o, true);
         else
             memory_clear(o->mem); /* not sure what is there now: compare with the disk */
     }
