@@ -975,8 +975,7 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
             w += parts[i].len;
         }
         *w = '\0';
-        *out = tpl_str(d);
-        out->len = len;
+        *out = tpl_strn(d, len);
         return true;
     }
     buf b = BUF_INIT;

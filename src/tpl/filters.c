@@ -97,8 +97,7 @@ static tpl_value arena_string(arena *a, size_t n, bool safe, char **data)
     char *d = arena_alloc(a, n + 1);
     d[n] = '\0';
     *data = d;
-    tpl_value v = tpl_str(d);
-    v.len = n;
+    tpl_value v = tpl_strn(d, n);
     if (safe)
         v.flags |= TPL_SAFE;
     return v;
