@@ -17,7 +17,6 @@
  * digit, so a lone "—" or "|" between words is not counted. */
 #include "util/text.h"
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include <utf8proc.h>
@@ -132,20 +131,15 @@ static bool is_cjk_punct(int32_t cp)
 
 /* ASCII bytes for word counting: bit 0 says space (ends a run), bit 1 a
  * letter or digit (makes the run a word); 0 is punctuation (joins a run). */
-static unsigned char ascii_class[128];
-
-static void init_ascii_class(void)
-{
-    for (int c = 0; c < 128; c++)
-        ascii_class[c] = c == ' ' || (c >= '\t' && c <= '\r') ? 1
-                       : (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? 2
-                       : 0;
-}
+static const unsigned char ascii_class[128] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+    0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
+    0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
+};
 
 size_t text_word_count(const char *s, size_t n)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, init_ascii_class);
     size_t words = 0;
     bool in_run = false, run_counted = false;
     size_t i = 0;
