@@ -216,6 +216,33 @@ static void render_job(void *vctx, size_t i, int worker)
     arena_reset(c->scratch[worker]);
 }
 
+/* Each worker's scratch arena and diagnostics list, for one round of jobs. */
+static void workers_new(render_ctx *c, int jobs)
+{
+    c->scratch = xcalloc((size_t)jobs, sizeof *c->scratch);
+    c->diags = xcalloc((size_t)jobs, sizeof *c->diags);
+    for (int w = 0; w < jobs; w++) {
+        c->scratch[w] = arena_new();
+        c->diags[w] = diag_list_new();
+    }
+}
+
+/* Frees them; returns how many diagnostics they held. */
+static size_t workers_free(render_ctx *c, int jobs)
+{
+    size_t n = 0;
+    for (int w = 0; w < jobs; w++) {
+        n += diag_count(c->diags[w]);
+        arena_free(c->scratch[w]);
+        diag_list_free(c->diags[w]);
+    }
+    free(c->scratch);
+    free(c->diags);
+    c->scratch = NULL;
+    c->diags = NULL;
+    return n;
+}
+
 static void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
 {
     if (*n == *cap) {
@@ -544,22 +571,10 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     c.years = archive_years(&s);
     if (bs->sources && o->write)
         c.deps = xcalloc(nj + 1, sizeof *c.deps);
-    c.scratch = xcalloc((size_t)jobs, sizeof *c.scratch);
-    c.diags = xcalloc((size_t)jobs, sizeof *c.diags);
-    for (int i = 0; i < jobs; i++) {
-        c.scratch[i] = arena_new();
-        c.diags[i] = diag_list_new();
-    }
+    workers_new(&c, jobs);
     site_parallel(nj, jobs, render_job, &c);
     merge_diags(d, c.diags, jv, nj);
-    for (int i = 0; i < jobs; i++) {
-        arena_free(c.scratch[i]);
-        diag_list_free(c.diags[i]);
-    }
-    free(c.scratch);
-    free(c.diags);
-    c.scratch = NULL;
-    c.diags = NULL;
+    workers_free(&c, jobs);
     local.ms_render = now_ms() - t;
     t = now_ms();
     ok = diag_error_count(d) == errors_before;
@@ -722,12 +737,12 @@ static bool job_reads(const tpl_deps *dp, uint32_t owner, const long *idx, size_
  * fine), the same heading ids, the same links — done on the last run's
  * model: each such page is parsed and its Markdown rendered again, its
  * value (and the references to it) updated in place, and only the outputs
- * whose last render read a field that changed are rendered again. Anything else (or any diagnostic) makes
- * it return false without writing, and the caller runs a full build. */
+ * whose last render read a field that changed are rendered again.
+ * Anything else (or any diagnostic) makes it return false without writing,
+ * and the caller runs a full build. */
 static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n, diag_list *d,
-                         build_stats *st, bool *done)
+                         build_stats *st)
 {
-    *done = false;
     last_run *L = bs->last;
     if (!L || !n)
         return false;
@@ -741,8 +756,10 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     for (i = 0; i < n && ok; i++) {
         const char *rel = changed[i];
         size_t len = strlen(rel);
+        bool in_content = !strncmp(rel, "content/", 8);
         int file = -1;
-        if (!strncmp(rel, "content/", 8) && site_lookup(s, rel + 8, &file) < 0 && file < 0) {
+        int pi = in_content ? site_lookup(s, rel + 8, &file) : -1;
+        if (in_content && pi < 0 && file < 0) {
             /* not part of the site, and gone (an editor's temporary file,
              * `sed -i`'s): nothing to do */
             char *gone = fs_join(bs->site_dir, rel);
@@ -751,9 +768,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
             if (!exists)
                 continue;
         }
-        ok = !strncmp(rel, "content/", 8) && len > 11 && !strcmp(rel + len - 3, ".md");
-        int pi = ok ? site_lookup(s, rel + 8, &file) : -1;
-        ok = ok && pi >= 0;
+        ok = pi >= 0 && len > 11 && !strcmp(rel + len - 3, ".md");
         page *p = ok ? &s->pages[pi] : NULL;
         ok = ok && !p->failed && !p->excluded && p->path && p->value;
         buf text = BUF_INIT;
@@ -792,16 +807,18 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
                 const long ref_title[1] = { 0 }; /* page_ref() sets title first */
                 uint32_t owner = site_page_owner(p);
                 for (size_t j = 0; (nidx || ref_changed) && j < L->nrender; j++)
-                    if (!picked[j] &&
-                        ((nidx && job_reads(&L->c.deps[j], owner, idx, nidx)) ||
-                         (ref_changed && job_reads(&L->c.deps[j], SITE_REF_OWNER | owner, ref_title, 1)))) {
-                        picked[j] = true;
-                        pick[npick++] = j;
-                    }
+                    picked[j] = picked[j] ||
+                                (nidx && job_reads(&L->c.deps[j], owner, idx, nidx)) ||
+                                (ref_changed &&
+                                 job_reads(&L->c.deps[j], SITE_REF_OWNER | owner, ref_title, 1));
             }
         }
         buf_release(&text);
     }
+    /* render what read a changed field, in job order */
+    for (size_t j = 0; ok && j < L->nrender; j++)
+        if (picked[j])
+            pick[npick++] = j;
     free(picked);
     if (!ok) {
         /* the model may be half updated: it is no use any more */
@@ -811,13 +828,6 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         return false;
     }
     double t_md = now_ms();
-    /* render what read a changed field, in job order (the diagnostics' order) */
-    for (size_t a = 1; a < npick; a++)
-        for (size_t b = a; b > 0 && pick[b - 1] > pick[b]; b--) {
-            size_t x = pick[b];
-            pick[b] = pick[b - 1];
-            pick[b - 1] = x;
-        }
     int jobs = site_jobs(bs->o.jobs);
     output out;
     if (!output_begin(&out, bs->out_dir, true, bs->outputs, d) || !out.known) {
@@ -832,23 +842,9 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     render_ctx *c = &L->c;
     c->out = &out;
     c->pick = pick;
-    c->scratch = xcalloc((size_t)jobs, sizeof *c->scratch);
-    c->diags = xcalloc((size_t)jobs, sizeof *c->diags);
-    for (int w = 0; w < jobs; w++) {
-        c->scratch[w] = arena_new();
-        c->diags[w] = diag_list_new();
-    }
+    workers_new(c, jobs);
     site_parallel(npick, jobs, render_job, c);
-    size_t ndiags = 0;
-    for (int w = 0; w < jobs; w++) {
-        ndiags += diag_count(c->diags[w]);
-        arena_free(c->scratch[w]);
-        diag_list_free(c->diags[w]);
-    }
-    free(c->scratch);
-    free(c->diags);
-    c->scratch = NULL;
-    c->diags = NULL;
+    size_t ndiags = workers_free(c, jobs);
     c->pick = NULL;
     c->out = NULL;
     free(pick);
@@ -874,7 +870,6 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     local.ms_total = now_ms() - t0;
     if (st)
         *st = local;
-    *done = true;
     return true;
 }
 
@@ -898,8 +893,7 @@ bool build_session_run(build_session *s, const char *const *changed, size_t ncha
     }
     for (size_t i = 0; changed && i < nchanged; i++)
         site_source_cache_forget(s->sources, changed[i]);
-    bool done;
-    if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st, &done) && done)
+    if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st))
         return true;
     return run_build(s, d, st);
 }
