@@ -37,8 +37,9 @@ typedef enum watch_result { WATCH_CHANGED, WATCH_STOP, WATCH_ERROR } watch_resul
  * quiet_ms when a file was deleted or moved away (an editor's rename-then-
  * write may bring it back), a few milliseconds when each is whole (closed
  * after writing, or moved into place); two seconds at most in all. Then
- * fills *out (emptied first) and returns WATCH_CHANGED. Returns WATCH_STOP as soon as stop_fd
- * (-1: none) is readable, and WATCH_ERROR after reporting into d. */
+ * fills *out (emptied first) and returns WATCH_CHANGED. Returns WATCH_STOP
+ * as soon as stop_fd (-1: none) is readable, and WATCH_ERROR after
+ * reporting into d. */
 watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out, diag_list *d);
 
 /* Is this file name an editor's dropping, or hidden? ("a.md~", ".a.md.swp",
