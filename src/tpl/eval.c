@@ -362,8 +362,10 @@ static tpl_value method_value(tpl_render_state *r, tpl_value self, const char *n
     return objv(m);
 }
 
-/* v.name for the evaluator (objects too). */
-static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, size_t nlen)
+/* v.name for the evaluator (objects too). hint (may be NULL): where the
+ * expression last found the name in a map (see tpl_map_get_hinted). */
+static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, size_t nlen,
+                          _Atomic uint16_t *hint)
 {
     switch (okind(v)) {
     case O_LOOP:
@@ -414,7 +416,7 @@ static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, si
     if (tpl_has_method(v, name))
         return method_value(r, v, name);
     if (v.kind == TPL_MAP)
-        return tpl_map_get(v.u.map, name, nlen);
+        return hint ? tpl_map_get_hinted(v.u.map, name, nlen, hint) : tpl_map_get(v.u.map, name, nlen);
     return tpl_getattr(v, name, nlen);
 }
 
@@ -478,7 +480,7 @@ static tpl_value get_item(tpl_render_state *r, tpl_value v, tpl_value k)
     }
     case TPL_OBJECT:
         if (k.kind == TPL_STRING)
-            return get_attr(r, v, k.u.s, k.len);
+            return get_attr(r, v, k.u.s, k.len, NULL);
         return tpl_undefined();
     default:
         return tpl_undefined();
@@ -1014,25 +1016,7 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
             return false;
         if (v.kind == TPL_UNDEFINED)
             return undefined_error(r, n->a, NULL);
-        if (v.kind == TPL_MAP && !strchr("gikv", n->s[0])) { /* no map method: a key */
-            const tpl_map *m = v.u.map;
-            node *mn = (node *)n;
-            unsigned ci = atomic_load_explicit(&mn->icache, memory_order_relaxed);
-            const tpl_value *k = ci < m->len ? &m->entries[ci].key : NULL;
-            long at = k && k->kind == TPL_STRING && k->len == n->slen && !memcmp(k->u.s, n->s, n->slen)
-                          ? (long)ci
-                          : tpl_map_find_n(m, n->s, n->slen);
-            if (at < 0) {
-                *out = tpl_undefined();
-                return true;
-            }
-            if ((unsigned)at != ci && at < 0xffff)
-                atomic_store_explicit(&mn->icache, (uint16_t)at, memory_order_relaxed);
-            tpl_map_touch(m, at);
-            *out = m->entries[at].value;
-            return true;
-        }
-        *out = get_attr(r, v, n->s, n->slen);
+        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->icache);
         return true;
     }
     case E_GETITEM: {

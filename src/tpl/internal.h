@@ -125,9 +125,7 @@ struct node {
     uint8_t kind;
     uint16_t flags;
     uint16_t op;
-    /* E_GETATTR on a map: the entry index the name was last found at (maps
-     * made alike — every page's — have it at the same place); a hint only,
-     * checked before use, shared by every thread rendering the template */
+    /* E_GETATTR: where the name was last found in a map (tpl_map_get_hinted) */
     _Atomic uint16_t icache;
     int line, col;
     const char *path; /* the template's path, for errors */

@@ -172,7 +172,20 @@ tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 }
 
 long tpl_map_find(const tpl_map *m, const char *key) { return find_str(m, key, strlen(key)); }
-long tpl_map_find_n(const tpl_map *m, const char *key, size_t klen) { return find_str(m, key, klen); }
+tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, _Atomic uint16_t *hint)
+{
+    unsigned h = atomic_load_explicit(hint, memory_order_relaxed);
+    const tpl_value *k = h < m->len ? &m->entries[h].key : NULL;
+    long at = k && k->kind == TPL_STRING && k->len == klen && !memcmp(k->u.s, key, klen)
+                  ? (long)h
+                  : find_str(m, key, klen);
+    if (at < 0)
+        return tpl_undefined();
+    if ((unsigned)at != h && at < 0xffff)
+        atomic_store_explicit(hint, (uint16_t)at, memory_order_relaxed);
+    tpl_map_touch(m, at);
+    return m->entries[at].value;
+}
 
 static _Thread_local tpl_deps *deps_current;
 

@@ -14,6 +14,7 @@
 #ifndef SHEAF_TPL_VALUE_H
 #define SHEAF_TPL_VALUE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,7 +106,10 @@ static inline void tpl_map_touch(const tpl_map *m, long index)
 static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)TPL_DEPS_ALL); }
 /* The entry index of a string key, or -1 (not recorded). */
 long tpl_map_find(const tpl_map *m, const char *key);
-long tpl_map_find_n(const tpl_map *m, const char *key, size_t klen);
+/* tpl_map_get, trying the entry *hint first and leaving the found one
+ * there: one hint per attribute expression, as maps made alike (every
+ * page's) keep a key at the same place. Safe to share between threads. */
+tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, _Atomic uint16_t *hint);
 
 /* Constructors. Strings are NOT copied by tpl_str: the bytes must live at
  * least as long as the value (use tpl_str_copy to copy into an arena). */
