@@ -126,10 +126,21 @@ struct tpl_render_state {
     const tpl_template *parent;
     int depth;
     bool failed;
+    bool have_base;
+    tpl_base base;
 };
 
 arena *tpl_r_arena(tpl_render_state *r) { return r->a; }
 const tpl_options *tpl_r_options(tpl_render_state *r) { return r->opt; }
+
+const tpl_base *tpl_r_base(tpl_render_state *r)
+{
+    if (!r->have_base) {
+        tpl_split_base(r->opt->base_url ? r->opt->base_url : "/", &r->base);
+        r->have_base = true;
+    }
+    return &r->base;
+}
 
 bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
 {
@@ -159,7 +170,7 @@ static frame *frame_new(tpl_render_state *r, frame *parent)
 static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value v)
 {
     for (size_t i = 0; i < f->n; i++)
-        if (!strcmp(f->names[i], name)) {
+        if (f->names[i] == name || (f->names[i][0] == name[0] && !strcmp(f->names[i], name))) {
             f->vals[i] = v;
             return;
         }
@@ -183,17 +194,22 @@ static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value
 static const char *const builtin_names[] = { "range", "dict", "namespace", "cycler", "joiner",
                                              NULL };
 
-/* Looks a name up through the frames, the variables and the built-ins. */
-static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *out)
+/* Looks a name up through the frames, the variables and the built-ins.
+ * `hint` (may be NULL) is the expression's remembered place of the name in
+ * the variables (tpl_map_get_hinted). */
+static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, _Atomic uint16_t *hint,
+                          tpl_value *out)
 {
     for (frame *g = f; g; g = g->parent) {
         for (size_t i = g->n; i-- > 0;)
-            if (g->names[i][0] == name[0] && !strcmp(g->names[i], name)) {
+            if (g->names[i] == name || (g->names[i][0] == name[0] && !strcmp(g->names[i], name))) {
                 *out = g->vals[i];
                 return true;
             }
         if (!g->parent && g->with_vars && r->vars) {
-            tpl_value v = tpl_map_get_cstr(r->vars, name);
+            size_t len = strlen(name);
+            tpl_value v = hint ? tpl_map_get_hinted(r->vars, name, len, hint)
+                               : tpl_map_get(r->vars, name, len);
             if (v.kind != TPL_UNDEFINED) {
                 *out = v;
                 return true;
@@ -214,6 +230,11 @@ static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *o
             return true;
         }
     return false;
+}
+
+static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *out)
+{
+    return lookup_hinted(r, f, name, NULL, out);
 }
 
 /* A short text of simple expressions, for messages: page.prev.url */
@@ -318,39 +339,46 @@ static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value 
                        const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                        size_t nkw, tpl_value *out);
 
-static tpl_value loop_attr(tpl_render_state *r, loop_obj *lo, const char *name)
+static const char *const loop_attrs[] = { NULL, "index", "index0", "revindex", "revindex0", "first",
+                                          "last", "length", "depth", "depth0", "previtem",
+                                          "nextitem", "cycle", "changed" };
+enum { LA_INDEX = 1, LA_INDEX0, LA_REVINDEX, LA_REVINDEX0, LA_FIRST, LA_LAST, LA_LENGTH, LA_DEPTH,
+       LA_DEPTH0, LA_PREVITEM, LA_NEXTITEM, LA_CYCLE, LA_CHANGED };
+
+int tpl_loop_attr(const char *name)
+{
+    for (int k = 1; k < (int)(sizeof loop_attrs / sizeof *loop_attrs); k++)
+        if (!strcmp(name, loop_attrs[k]))
+            return k;
+    return 0;
+}
+
+/* loop.<name>; id: tpl_loop_attr(name), which the parser keeps in the node */
+static tpl_value loop_attr(tpl_render_state *r, loop_obj *lo, const char *name, int id)
 {
     size_t len = lo->items->len, i = lo->i;
-    if (!strcmp(name, "index"))
-        return tpl_int((int64_t)i + 1);
-    if (!strcmp(name, "index0"))
-        return tpl_int((int64_t)i);
-    if (!strcmp(name, "revindex"))
-        return tpl_int((int64_t)(len - i));
-    if (!strcmp(name, "revindex0"))
-        return tpl_int((int64_t)(len - i - 1));
-    if (!strcmp(name, "first"))
-        return tpl_bool(i == 0);
-    if (!strcmp(name, "last"))
-        return tpl_bool(i + 1 == len);
-    if (!strcmp(name, "length"))
-        return tpl_int((int64_t)len);
-    if (!strcmp(name, "depth"))
-        return tpl_int(lo->depth);
-    if (!strcmp(name, "depth0"))
-        return tpl_int(lo->depth - 1);
-    if (!strcmp(name, "previtem"))
-        return i > 0 ? lo->items->items[i - 1] : tpl_undefined();
-    if (!strcmp(name, "nextitem"))
-        return i + 1 < len ? lo->items->items[i + 1] : tpl_undefined();
-    if (!strcmp(name, "cycle") || !strcmp(name, "changed")) {
+    switch (id) {
+    case LA_INDEX: return tpl_int((int64_t)i + 1);
+    case LA_INDEX0: return tpl_int((int64_t)i);
+    case LA_REVINDEX: return tpl_int((int64_t)(len - i));
+    case LA_REVINDEX0: return tpl_int((int64_t)(len - i - 1));
+    case LA_FIRST: return tpl_bool(i == 0);
+    case LA_LAST: return tpl_bool(i + 1 == len);
+    case LA_LENGTH: return tpl_int((int64_t)len);
+    case LA_DEPTH: return tpl_int(lo->depth);
+    case LA_DEPTH0: return tpl_int(lo->depth - 1);
+    case LA_PREVITEM: return i > 0 ? lo->items->items[i - 1] : tpl_undefined();
+    case LA_NEXTITEM: return i + 1 < len ? lo->items->items[i + 1] : tpl_undefined();
+    case LA_CYCLE:
+    case LA_CHANGED: {
         method_obj *m = arena_alloc(r->a, sizeof *m);
         m->kind = O_METHOD;
         m->self = objv(lo);
         m->name = name;
         return objv(m);
     }
-    return tpl_undefined();
+    default: return tpl_undefined();
+    }
 }
 
 static tpl_value method_value(tpl_render_state *r, tpl_value self, const char *name)
@@ -363,13 +391,14 @@ static tpl_value method_value(tpl_render_state *r, tpl_value self, const char *n
 }
 
 /* v.name for the evaluator (objects too). hint (may be NULL): where the
- * expression last found the name in a map (see tpl_map_get_hinted). */
+ * expression last found the name in a map (see tpl_map_get_hinted);
+ * loop_id: tpl_loop_attr(name), or -1 to look it up. */
 static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, size_t nlen,
-                          _Atomic uint16_t *hint)
+                          _Atomic uint16_t *hint, int loop_id)
 {
     switch (okind(v)) {
     case O_LOOP:
-        return loop_attr(r, (loop_obj *)v.u.obj, name);
+        return loop_attr(r, (loop_obj *)v.u.obj, name, loop_id < 0 ? tpl_loop_attr(name) : loop_id);
     case O_NAMESPACE:
         return tpl_map_get(((const ns_obj *)v.u.obj)->m, name, nlen);
     case O_MACRO: {
@@ -480,7 +509,7 @@ static tpl_value get_item(tpl_render_state *r, tpl_value v, tpl_value k)
     }
     case TPL_OBJECT:
         if (k.kind == TPL_STRING)
-            return get_attr(r, v, k.u.s, k.len, NULL);
+            return get_attr(r, v, k.u.s, k.len, NULL, -1);
         return tpl_undefined();
     default:
         return tpl_undefined();
@@ -802,6 +831,8 @@ static bool bind_args(tpl_render_state *r, const node *at, const char *kind, con
                       const tpl_value *kwv, size_t nkw, tpl_args *out)
 {
     memset(out, 0, sizeof *out);
+    if (nkw == 0 && npos == 0) /* the commonest case: nothing to bind */
+        return true;
     if (nkw == 0) { /* the common case: positional only */
         size_t np = *params ? 1 : 0;
         bool star = false;
@@ -940,10 +971,10 @@ static bool eval_call(tpl_render_state *r, frame *f, const node *n, tpl_value *o
     tpl_value fn;
     /* `super()` and `caller()` get clear errors when out of place */
     if (n->a->kind == E_NAME && !strcmp(n->a->s, "super")) {
-        if (!lookup(r, f, "super", &fn))
+        if (!lookup(r, f, tpl_name_super, &fn))
             return tpl_r_error(r, n->a, "super() is only available inside a block");
     } else if (n->a->kind == E_NAME && !strcmp(n->a->s, "caller")) {
-        if (!lookup(r, f, "caller", &fn))
+        if (!lookup(r, f, tpl_name_caller, &fn))
             return tpl_r_error(r, n->a, "caller() is only available inside a macro called with "
                                         "{%% call %%}");
     } else if (!eval(r, f, n->a, &fn)) {
@@ -1001,7 +1032,7 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
         *out = n->lit;
         return true;
     case E_NAME:
-        if (lookup(r, f, n->s, out))
+        if (lookup_hinted(r, f, n->s, &((node *)n)->icache, out))
             return true;
         if (n->flags & NF_ALLOW_UNDEF) {
             *out = tpl_undefined();
@@ -1016,7 +1047,7 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
             return false;
         if (v.kind == TPL_UNDEFINED)
             return undefined_error(r, n->a, NULL);
-        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->icache);
+        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->icache, n->op);
         return true;
     }
     case E_GETITEM: {
@@ -1234,12 +1265,12 @@ static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, 
             va->items[i] = pos[np + i];
         tpl_value vv = tpl_list_value(va);
         vv.flags |= TPL_TUPLE;
-        frame_set(r, mf, "varargs", vv);
+        frame_set(r, mf, tpl_name_varargs, vv);
     }
     if (def->flags & NF_USES_KWARGS)
-        frame_set(r, mf, "kwargs", tpl_map_value(kwargs));
+        frame_set(r, mf, tpl_name_kwargs, tpl_map_value(kwargs));
     if (def->flags & NF_USES_CALLER)
-        frame_set(r, mf, "caller", callerv);
+        frame_set(r, mf, tpl_name_caller, callerv);
     buf b = BUF_INIT;
     r->depth++;
     bool ok = exec(r, mf, def->b, &b);
@@ -1410,9 +1441,17 @@ static void write_value(tpl_render_state *r, tpl_value v, buf *out)
         else
             tpl_escape_html(out, v.u.s, v.len);
         return;
-    case TPL_INT:
-        buf_printf(out, "%lld", (long long)v.u.i);
+    case TPL_INT: {
+        char tmp[24], *e = tmp + sizeof tmp, *d = e;
+        uint64_t u = v.u.i < 0 ? 0 - (uint64_t)v.u.i : (uint64_t)v.u.i;
+        do
+            *--d = (char)('0' + u % 10);
+        while (u /= 10);
+        if (v.u.i < 0)
+            *--d = '-';
+        buf_put(out, d, (size_t)(e - d));
         return;
+    }
     default: {
         tpl_value s = tpl_to_string(r->a, v);
         tpl_escape_html(out, s.u.s, s.len);
@@ -1457,7 +1496,7 @@ static bool render_block_level(tpl_render_state *r, frame *f, const char *name, 
         s->name = name;
         s->level = level;
         s->scope = f;
-        frame_set(r, bf, "super", objv(s));
+        frame_set(r, bf, tpl_name_super, objv(s));
         if (r->depth > 200)
             return tpl_r_error(r, at, "blocks nested too deeply");
         r->depth++;
@@ -1655,7 +1694,7 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
             lf = frame_new(r, f);
         lf->n = 0;
         if (n->flags & NF_LOOP_USED)
-            frame_set(r, lf, "loop", objv(lo));
+            frame_set(r, lf, tpl_name_loop, objv(lo));
         if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
             return false;
         if (!exec(r, lf, n->b, out))

@@ -44,7 +44,9 @@ static bool is_space_cp(int32_t cp)
 {
     if (cp == ' ' || (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1f) || cp == 0x85)
         return true;
-    if (cp < 0x80)
+    /* past ASCII, the separators (Zs, Zl, Zp) are U+00A0, U+1680 and
+     * U+2000–U+3000 */
+    if (cp < 0xA0 || (cp > 0xA0 && cp < 0x1680) || (cp > 0x1680 && cp < 0x2000) || cp > 0x3000)
         return false;
     utf8proc_category_t c = utf8proc_category(cp);
     return c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
@@ -55,6 +57,10 @@ static bool is_word_cp(int32_t cp)
     if (cp < 0x80)
         return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') ||
                cp == '_';
+    /* the letters of running CJK text without a table look-up: the CJK
+     * ideographs assigned since Unicode 10 and the Hangul syllables (Lo) */
+    if ((cp >= 0x4E00 && cp <= 0x9FEA) || (cp >= 0xAC00 && cp <= 0xD7A3))
+        return true;
     utf8proc_category_t c = utf8proc_category(cp);
     return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) ||
            (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
@@ -257,23 +263,38 @@ tpl_value tpl_escape_value(arena *a, tpl_value v)
 
 void tpl_escape_html(buf *out, const char *s, size_t n)
 {
-    static const char *const rep[256] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
-                                          ['"'] = "&#34;", ['\''] = "&#39;" };
+    /* each replacement padded to 8 bytes, copied whole, the pointer moved
+     * by its real length */
+    static const char rep[256][8] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
+                                      ['"'] = "&#34;", ['\''] = "&#39;" };
     static const unsigned char len[256] = { ['&'] = 5, ['<'] = 4, ['>'] = 4, ['"'] = 5,
                                             ['\''] = 5 };
-    /* one pass: each plain stretch copied whole, then its replacement */
     size_t i = 0;
+    while (i < n && !len[(unsigned char)s[i]])
+        i++;
+    if (i == n) {
+        buf_put(out, s, n);
+        return;
+    }
+    /* room for the worst case (every byte left replaced), then raw writes:
+     * each plain stretch copied whole, then its replacement */
+    buf_grow(out, i + (n - i) * 5 + 3);
+    char *w = out->data + out->len;
+    memcpy(w, s, i);
+    w += i;
     while (i < n) {
+        unsigned char c = (unsigned char)s[i++];
+        memcpy(w, rep[c], 8);
+        w += len[c];
         size_t j = i;
         while (j < n && !len[(unsigned char)s[j]])
             j++;
-        buf_put(out, s + i, j - i);
-        if (j == n)
-            break;
-        unsigned char c = (unsigned char)s[j];
-        buf_put(out, rep[c], len[c]);
-        i = j + 1;
+        memcpy(w, s + i, j - i);
+        w += j - i;
+        i = j;
     }
+    *w = '\0';
+    out->len = (size_t)(w - out->data);
 }
 
 long tpl_length(tpl_value v)
@@ -1014,18 +1035,87 @@ static size_t unescape_entity(const char *s, size_t n, buf *b)
     return 0;
 }
 
-/* Bytes that end a run of plain ASCII text in striptags: whitespace
- * (Python's, in ASCII), '<', and the start of anything non-ASCII. */
-static const unsigned char strip_stop[256] = {
+/* How striptags' main loop reads a byte: part of a word, Python whitespace
+ * (in ASCII), '<', or the lead of something non-ASCII. */
+enum { ST_WORD, ST_SPACE, ST_LT, ST_HIGH };
+static const unsigned char strip_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
-    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 };
+
+static bool starts_comment(const char *p, size_t n, size_t i)
+{
+    return n - i >= 4 && p[i + 1] == '!' && p[i + 2] == '-' && p[i + 3] == '-';
+}
+
+/* Tags dropped and the words of what is left joined with single spaces
+ * (" ".join(s.split())), written to d, which has room for n bytes (the
+ * result is never longer). Returns the length, or (size_t)-1 when the text
+ * holds a "<!--": markupsafe removes comments before tags, which differs
+ * when a comment holds a '>' or sits inside a tag — the caller does that
+ * and calls again with comments_gone. */
+static size_t strip_tags_words(const char *p, size_t n, char *d, bool comments_gone)
+{
+    size_t w = 0;
+    bool sp = true;   /* nothing written yet, or a space last: spaces now add nothing */
+    bool tags = true; /* false once a '<' has no '>' after it: no tag follows */
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)p[i];
+        unsigned cls = strip_class[c];
+        if (cls <= ST_SPACE) { /* without a branch: a space is written, kept if it is the first */
+            bool is_sp = cls == ST_SPACE;
+            d[w] = is_sp ? ' ' : (char)c;
+            w += !(is_sp & sp);
+            sp = is_sp;
+            i++;
+            continue;
+        }
+        if (cls == ST_LT) {
+            const char *gt = tags ? memchr(p + i + 1, '>', n - i - 1) : NULL;
+            if (gt) {
+                if (!comments_gone)
+                    for (const char *q = p + i; (q = memchr(q, '<', (size_t)(gt - q))); q++)
+                        if (starts_comment(p, n, (size_t)(q - p)))
+                            return (size_t)-1;
+                i = (size_t)(gt - p) + 1;
+                continue;
+            }
+            tags = false; /* a '<' without a '>' is text */
+            d[w++] = '<';
+            sp = false;
+            i++;
+            continue;
+        }
+        int32_t cp;
+        size_t k = next_cp(p, n, i, &cp);
+        if (is_space_cp(cp)) {
+            d[w] = ' ';
+            w += !sp;
+            sp = true;
+        } else {
+            memcpy(d + w, p + i, k);
+            w += k;
+            sp = false;
+        }
+        i += k;
+    }
+    return w && sp ? w - 1 : w; /* no trailing space */
+}
+
+/* Whether html.unescape could change s: some '&' starts a reference. */
+static bool may_hold_entity(const char *s, size_t n)
+{
+    for (const char *amp = s; (amp = memchr(amp, '&', n - (size_t)(amp - s))); amp++)
+        if ((size_t)(amp - s) + 1 < n && !strchr("\t\n\f <&;", amp[1]))
+            return true;
+    return false;
+}
 
 /* markupsafe's striptags (2.1, as Debian's Jinja2 uses): drop every
  * <!--…--> (also across lines), then every <…>, join the words with single
@@ -1038,86 +1128,41 @@ FILTER(striptags)
     tpl_value s = tpl_to_string(ar, v);
     const char *p = s.u.s;
     size_t n = s.len;
-    /* markupsafe 2.1: every <!--…--> (across lines) goes first, then every
-     * <…> of what is left, each match searched left to right */
-    buf nc = BUF_INIT;
-    const char *cm = memmem(p, n, "<!--", 4);
-    if (cm) {
+    char *d = arena_alloc(ar, n + 1);
+    size_t w = strip_tags_words(p, n, d, false);
+    if (w == (size_t)-1) {
+        /* every <!--…--> first, each match searched left to right */
+        buf nc = BUF_INIT;
         size_t i = 0;
-        while (cm) {
+        for (const char *cm = memmem(p, n, "<!--", 4); cm; cm = memmem(p + i, n - i, "<!--", 4)) {
             size_t at_c = (size_t)(cm - p);
             const char *e = memmem(cm + 4, n - at_c - 4, "-->", 3);
             if (!e)
                 break;
             buf_put(&nc, p + i, at_c - i);
             i = (size_t)(e - p) + 3;
-            cm = memmem(p + i, n - i, "<!--", 4);
         }
         buf_put(&nc, p + i, n - i);
-        p = nc.data;
-        n = nc.len;
+        w = strip_tags_words(nc.data, nc.len, d, true);
+        buf_release(&nc);
     }
-    /* then, in one pass, tags dropped and the words of what is left joined
-     * with single spaces (" ".join(s.split())) */
-    buf w = BUF_INIT;
-    buf_grow(&w, n);
-    bool pending = false;
-    bool tags = true; /* false once a '<' has no '>' after it: no tag follows */
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '<' && tags) {
-            const char *gt = memchr(p + i + 1, '>', n - i - 1);
-            if (gt) {
-                i = (size_t)(gt - p) + 1;
-                continue;
-            }
-            tags = false;
-        }
-        if (c < 0x80) {
-            if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) {
-                pending = w.len > 0;
-                i++;
-                continue;
-            }
-            /* a run of plain ASCII up to the next space, tag or non-ASCII */
-            size_t e = i + 1;
-            while (e < n && !strip_stop[(unsigned char)p[e]])
-                e++;
-            if (pending)
-                tpl_putc(&w, ' ');
-            pending = false;
-            buf_put(&w, p + i, e - i);
-            i = e;
-            continue;
-        }
-        int32_t cp;
-        size_t k = next_cp(p, n, i, &cp);
-        if (is_space_cp(cp)) {
-            pending = w.len > 0;
-        } else {
-            if (pending)
-                tpl_putc(&w, ' ');
-            pending = false;
-            buf_put(&w, p + i, k);
-        }
-        i += k;
-    }
-    buf_release(&nc);
-    if (!memchr(w.data, '&', w.len)) {
-        *out = from_buf(ar, &w, false);
+    d[w] = '\0';
+    arena_shrink(ar, d, n + 1, w + 1);
+    if (!may_hold_entity(d, w)) {
+        *out = tpl_strn(d, w);
         return true;
     }
     buf x = BUF_INIT;
-    buf_grow(&x, w.len);
-    for (size_t i = 0; i < w.len;) {
-        const char *amp = memchr(w.data + i, '&', w.len - i);
+    buf_grow(&x, w);
+    for (size_t i = 0; i < w;) {
+        const char *amp = memchr(d + i, '&', w - i);
         if (!amp) {
-            buf_put(&x, w.data + i, w.len - i);
+            buf_put(&x, d + i, w - i);
             break;
         }
-        size_t ai = (size_t)(amp - w.data);
-        buf_put(&x, w.data + i, ai - i);
-        size_t k = unescape_entity(w.data + ai, w.len - ai, &x);
+        size_t ai = (size_t)(amp - d);
+        buf_put(&x, d + i, ai - i);
+        size_t k = unescape_entity(d + ai, w - ai, &x);
         if (k) {
             i = ai + k;
         } else {
@@ -1125,7 +1170,6 @@ FILTER(striptags)
             i = ai + 1;
         }
     }
-    buf_release(&w);
     *out = from_buf(ar, &x, false);
     return true;
 }
@@ -1790,14 +1834,15 @@ FILTER(reject) { return select_impl(r, at, v, a, false, false, out); }
 FILTER(selectattr) { return select_impl(r, at, v, a, true, true, out); }
 FILTER(rejectattr) { return select_impl(r, at, v, a, true, false, out); }
 
-/* \w for ASCII: letters, digits, '_' */
-static const unsigned char ascii_word[128] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
-};
+/* \w for an ASCII byte: letters, digits, '_' (0 or 1) */
+static inline unsigned ascii_word(unsigned char c)
+{
+    return ((unsigned char)(c - '0') < 10) | ((unsigned char)((c | 0x20) - 'a') < 26) | (c == '_');
+}
 
+/* Jinja2's wordcount: len(re.findall(r"\w+", s)). A word starts where a \w
+ * character follows a non-\w one; all-ASCII stretches are counted 32 bytes
+ * at a time in a loop the compiler can vectorise. */
 FILTER(wordcount)
 {
     (void)a;
@@ -1806,21 +1851,36 @@ FILTER(wordcount)
     const unsigned char *p = (const unsigned char *)s.u.s;
     size_t n = s.len;
     int64_t count = 0;
-    unsigned in = 0;
+    unsigned in = 0; /* whether the character before i is \w */
     for (size_t i = 0; i < n;) {
-        if (p[i] < 0x80) {
-            /* a word starts where a \w byte follows a non-\w one */
-            unsigned w = ascii_word[p[i]];
+        size_t end = n - i >= 32 ? i + 32 : n;
+        if (end == i + 32) {
+            unsigned char hi = 0;
+            for (size_t k = 0; k < 32; k++)
+                hi |= p[i + k];
+            if (!(hi & 0x80)) {
+                unsigned starts = ascii_word(p[i]) & ~in;
+                for (size_t k = 1; k < 32; k++)
+                    starts += ascii_word(p[i + k]) & ~ascii_word(p[i + k - 1]);
+                count += starts;
+                in = ascii_word(p[i + 31]);
+                i = end;
+                continue;
+            }
+        }
+        while (i < end) { /* one character at a time up to the block's end */
+            unsigned w;
+            if (p[i] < 0x80) {
+                w = ascii_word(p[i]);
+                i++;
+            } else {
+                int32_t cp;
+                i += next_cp(s.u.s, n, i, &cp);
+                w = is_word_cp(cp);
+            }
             count += w & ~in;
             in = w;
-            i++;
-            continue;
         }
-        int32_t cp;
-        i += next_cp(s.u.s, n, i, &cp);
-        unsigned w = is_word_cp(cp);
-        count += w & ~in;
-        in = w;
     }
     *out = tpl_int(count);
     return true;
@@ -2396,10 +2456,19 @@ FILTER(slugify)
 {
     (void)a;
     (void)at;
-    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    arena *ar = tpl_r_arena(r);
+    tpl_value s = tpl_to_string(ar, v);
+    if (is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
+        char *d = arena_alloc(ar, s.len + 1);
+        size_t n = text_slugify_ascii(d, s.u.s, s.len);
+        d[n] = '\0';
+        arena_shrink(ar, d, s.len + 1, n + 1);
+        *out = tpl_strn(d, n);
+        return true;
+    }
     buf b = BUF_INIT;
     text_slugify(&b, s.u.s, s.len);
-    *out = from_buf(tpl_r_arena(r), &b, false);
+    *out = from_buf(ar, &b, false);
     return true;
 }
 
@@ -2413,8 +2482,7 @@ static bool is_absolute_url(const char *s)
     return p != s && *p == ':';
 }
 
-/* base path of a base_url: "https://x.io/notes/" → "/notes/", "/" → "/" */
-static void split_base(const char *base, const char **origin_end, const char **path)
+void tpl_split_base(const char *base, tpl_base *out)
 {
     const char *p = strstr(base, "://");
     if (p) {
@@ -2424,38 +2492,44 @@ static void split_base(const char *base, const char **origin_end, const char **p
     } else {
         p = base;
     }
-    *origin_end = p;
-    *path = *p ? p : "/";
+    out->url = base;
+    out->origin_len = (size_t)(p - base);
+    out->path = *p ? p : "/";
+    out->path_len = strlen(out->path);
 }
 
 static bool url_filter(tpl_render_state *r, tpl_value v, bool absolute, tpl_value *out)
 {
     arena *ar = tpl_r_arena(r);
     tpl_value s = tpl_to_string(ar, v);
-    const char *base = tpl_r_options(r)->base_url ? tpl_r_options(r)->base_url : "/";
     if (is_absolute_url(s.u.s)) {
         *out = s;
         return true;
     }
-    const char *oend, *path;
-    split_base(base, &oend, &path);
-    size_t plen = strlen(path);
-    bool path_slash = plen && path[plen - 1] == '/';
-    buf b = BUF_INIT;
-    if (absolute)
-        buf_put(&b, base, (size_t)(oend - base));
-    if (s.len && s.u.s[0] == '/' && !strncmp(s.u.s, path, plen) && plen > 1) {
-        buf_put(&b, s.u.s, s.len);
-    } else {
-        buf_puts(&b, path);
-        if (!path_slash)
-            tpl_putc(&b, (char)'/');
-        const char *rest = s.u.s;
+    const tpl_base *b = tpl_r_base(r);
+    size_t plen = b->path_len;
+    /* origin + s when s is already under the base path, else origin + path
+     * (with its '/') + s without its leading slashes */
+    bool under = s.len && s.u.s[0] == '/' && plen > 1 && !strncmp(s.u.s, b->path, plen);
+    const char *rest = s.u.s;
+    if (!under)
         while (*rest == '/')
             rest++;
-        buf_puts(&b, rest);
+    size_t rlen = s.len - (size_t)(rest - s.u.s);
+    bool slash = !under && b->path[plen - 1] != '/';
+    size_t olen = absolute ? b->origin_len : 0;
+    size_t n = olen + (under ? 0 : plen + slash) + rlen;
+    char *d;
+    *out = arena_string(ar, n, false, &d);
+    memcpy(d, b->url, olen);
+    d += olen;
+    if (!under) {
+        memcpy(d, b->path, plen);
+        d += plen;
+        if (slash)
+            *d++ = '/';
     }
-    *out = from_buf(ar, &b, false);
+    memcpy(d, rest, rlen);
     return true;
 }
 

@@ -52,10 +52,21 @@ typedef struct token {
     double f;
 } token;
 
+/* A loader's table of names (names.c): each distinct name once, so the
+ * evaluator can compare names by pointer. tpl_names_intern returns the
+ * table's copy of s[0..n) (NUL-terminated); for the names the evaluator
+ * binds itself, the constants below. */
+typedef struct tpl_names tpl_names;
+tpl_names *tpl_names_new(void);
+void tpl_names_free(tpl_names *t);
+const char *tpl_names_intern(tpl_names *t, const char *s, size_t n);
+extern const char tpl_name_loop[], tpl_name_super[], tpl_name_caller[], tpl_name_varargs[],
+    tpl_name_kwargs[];
+
 /* Lexes src (newlines normalised, one trailing newline dropped as Jinja2
- * does). Returns false after reporting an error. */
-bool tpl_lex(const char *path, const char *src, size_t len, arena *a, token **toks, size_t *ntoks,
-             diag_list *d);
+ * does); names go through `names`. Returns false after reporting an error. */
+bool tpl_lex(const char *path, const char *src, size_t len, arena *a, tpl_names *names,
+             token **toks, size_t *ntoks, diag_list *d);
 
 /* ---- AST ------------------------------------------------------------- */
 
@@ -81,7 +92,7 @@ typedef enum node_kind {
     /* expressions */
     E_LIT,      /* lit */
     E_NAME,     /* s */
-    E_GETATTR,  /* a: object, s: attribute */
+    E_GETATTR,  /* a: object, s: attribute, op: tpl_loop_attr(s) */
     E_GETITEM,  /* a: object, b: key */
     E_SLICE,    /* a: object, b: start, c: stop, d: step (each may be NULL) */
     E_CALL,     /* a: callee, kids: positional, names + kw: keywords */
@@ -162,9 +173,10 @@ struct tpl_template {
     bool *ref_optional; /* include … ignore missing */
 };
 
-/* Parses one template. Returns NULL after reporting an error. */
+/* Parses one template, its names interned in `names`. Returns NULL after
+ * reporting an error. */
 tpl_template *tpl_parse(const char *name, const char *path, const char *src, size_t len,
-                        diag_list *d);
+                        tpl_names *names, diag_list *d);
 void tpl_template_free(tpl_template *t);
 
 /* Loads a template while rendering (dynamic names); NULL when missing
@@ -207,6 +219,17 @@ const tpl_test_def *tpl_test_get(int i);
 /* Evaluator services the filters use. */
 arena *tpl_r_arena(tpl_render_state *r);
 const tpl_options *tpl_r_options(tpl_render_state *r);
+/* The render's base URL, split once: "https://x.io/notes/" has origin
+ * "https://x.io" (origin_len bytes of url) and path "/notes/"; "/" and a
+ * bare path have no origin. */
+typedef struct tpl_base {
+    const char *url;
+    size_t origin_len;
+    const char *path;
+    size_t path_len;
+} tpl_base;
+void tpl_split_base(const char *base_url, tpl_base *out);
+const tpl_base *tpl_r_base(tpl_render_state *r);
 bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Applies filter/test `idx` with positional args (used by map/select). */
@@ -214,6 +237,8 @@ bool tpl_r_apply_filter(tpl_render_state *r, const node *at, int idx, tpl_value 
                         const tpl_value *pos, size_t npos, tpl_value *out);
 bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
                       const tpl_value *pos, size_t npos, bool *out);
+/* Which attribute of `loop` a name is (0: none); E_GETATTR keeps it in op. */
+int tpl_loop_attr(const char *name);
 /* Attribute lookup as `v.name` (maps: the key), then `v[name]`. */
 tpl_value tpl_getattr(tpl_value v, const char *name, size_t n);
 /* `v.a.b` with a dotted path, as the attribute= arguments of filters take it. */

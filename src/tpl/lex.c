@@ -20,6 +20,7 @@ typedef struct lexer {
     size_t len, pos;
     int line, col;
     arena *a;
+    tpl_names *names;
     token *toks;
     size_t n, cap;
     diag_list *d;
@@ -321,7 +322,7 @@ static bool lex_tag(lexer *x, const char *end, tok_kind end_kind, int oline, int
                                   ((unsigned char)x->src[e] & 0x80)))
                 e++;
             token *t = push(x, T_NAME, line, col);
-            t->s = arena_strndup(x->a, x->src + s, e - s);
+            t->s = tpl_names_intern(x->names, x->src + s, e - s);
             t->n = e - s;
             advance(x, e - s);
             continue;
@@ -423,8 +424,8 @@ static int try_raw(lexer *x)
     }
 }
 
-bool tpl_lex(const char *path, const char *src0, size_t len0, arena *a, token **toks,
-             size_t *ntoks, diag_list *d)
+bool tpl_lex(const char *path, const char *src0, size_t len0, arena *a, tpl_names *names,
+             token **toks, size_t *ntoks, diag_list *d)
 {
     /* Normalise newlines and drop one trailing newline. */
     char *src = arena_alloc(a, len0 + 1);
@@ -442,7 +443,8 @@ bool tpl_lex(const char *path, const char *src0, size_t len0, arena *a, token **
         len--;
     src[len] = 0;
 
-    lexer x = { .path = path, .src = src, .len = len, .line = 1, .col = 1, .a = a, .d = d };
+    lexer x = { .path = path, .src = src, .len = len, .line = 1, .col = 1, .a = a, .names = names,
+                .d = d };
     while (x.pos < x.len) {
         /* find the next tag start */
         size_t s = x.pos;

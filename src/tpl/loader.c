@@ -38,6 +38,7 @@ struct tpl_loader {
     size_t n, cap;
     mem_tpl *mem;
     size_t nmem;
+    tpl_names *names; /* shared by its templates */
 };
 
 tpl_loader *tpl_loader_new(const char *const *dirs, size_t ndirs, bool embedded)
@@ -48,6 +49,7 @@ tpl_loader *tpl_loader_new(const char *const *dirs, size_t ndirs, bool embedded)
         l->dirs[i] = xstrdup(dirs[i]);
     l->ndirs = ndirs;
     l->embedded = embedded;
+    l->names = tpl_names_new();
     pthread_mutex_init(&l->mu, NULL);
     return l;
 }
@@ -69,6 +71,7 @@ void tpl_loader_free(tpl_loader *l)
         free(l->mem[i].text);
     }
     free(l->mem);
+    tpl_names_free(l->names);
     pthread_mutex_destroy(&l->mu);
     free(l);
 }
@@ -249,7 +252,7 @@ static tpl_template *load_locked(tpl_loader *l, const char *name, const char *at
             return NULL;
         }
         buf_release(&tried);
-        t = tpl_parse(name, path, text, len, d);
+        t = tpl_parse(name, path, text, len, l->names, d);
         free(text);
         free(path);
         if (l->n == l->cap) {

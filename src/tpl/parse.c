@@ -274,6 +274,7 @@ static node *parse_postfix(parser *p, node *n)
                 g->a = n;
                 g->s = name->s;
                 g->slen = name->n;
+                g->op = (uint16_t)tpl_loop_attr(name->s);
                 n = g;
             } else if (name->kind == T_INT) {
                 next(p);
@@ -1405,7 +1406,7 @@ done:;
 }
 
 tpl_template *tpl_parse(const char *name, const char *path, const char *src, size_t len,
-                        diag_list *d)
+                        tpl_names *names, diag_list *d)
 {
     tpl_template *t = calloc(1, sizeof *t);
     t->a = arena_new();
@@ -1413,7 +1414,7 @@ tpl_template *tpl_parse(const char *name, const char *path, const char *src, siz
     t->path = strdup(path);
     token *toks;
     size_t ntoks;
-    if (!tpl_lex(t->path, src, len, t->a, &toks, &ntoks, d)) {
+    if (!tpl_lex(t->path, src, len, t->a, names, &toks, &ntoks, d)) {
         tpl_template_free(t);
         return NULL;
     }

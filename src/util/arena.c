@@ -59,11 +59,11 @@ static block *new_block(size_t size)
     return b;
 }
 
+static size_t round_up(size_t n);
+
 void *arena_alloc(arena *a, size_t n)
 {
-    n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-    if (n == 0)
-        n = ALIGN;
+    n = round_up(n);
     a->total += n;
     block *h = a->head;
     if (h && h->size - h->used >= n) {
@@ -129,6 +129,22 @@ char *arena_printf(arena *a, const char *fmt, ...)
         p[0] = '\0';
     va_end(ap);
     return p;
+}
+
+static size_t round_up(size_t n)
+{
+    n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    return n ? n : ALIGN;
+}
+
+void arena_shrink(arena *a, void *p, size_t old_n, size_t new_n)
+{
+    block *h = a->head;
+    size_t o = round_up(old_n), k = round_up(new_n);
+    if (!h || k >= o || (unsigned char *)p + o != h->data + h->used)
+        return;
+    h->used -= o - k;
+    a->total -= o - k;
 }
 
 void arena_reset(arena *a)

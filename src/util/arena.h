@@ -22,6 +22,12 @@ char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_strdup(arena *a, const char *s);
 /* printf into the arena. */
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Gives back the end of the most recent allocation: p came from the last
+ * arena_alloc(a, old_n) and only its first new_n bytes are kept. For
+ * strings written straight into the arena before their length is known
+ * (allocate the most they can need, write, shrink). Does nothing when p was
+ * not the last allocation of its block. */
+void arena_shrink(arena *a, void *p, size_t old_n, size_t new_n);
 /* Forgets everything allocated, keeping the first block for reuse. */
 void arena_reset(arena *a);
 /* Bytes handed out since the last reset (for --stats). */

@@ -50,9 +50,37 @@ static bool is_mark(utf8proc_category_t c)
     return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME;
 }
 
+size_t text_slugify_ascii(char *d, const char *s, size_t n)
+{
+    size_t w = 0;
+    bool dash = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned char l = c | 0x20;
+        if ((l >= 'a' && l <= 'z') || (c >= '0' && c <= '9')) {
+            if (dash && w)
+                d[w++] = '-';
+            dash = false;
+            d[w++] = (char)(c >= '0' && c <= '9' ? c : l);
+        } else {
+            dash = true;
+        }
+    }
+    return w;
+}
+
 void text_slugify(buf *out, const char *s, size_t n)
 {
     size_t start = out->len;
+    size_t ascii = 0;
+    while (ascii < n && (unsigned char)s[ascii] < 0x80)
+        ascii++;
+    if (ascii == n) {
+        buf_grow(out, n);
+        out->len += text_slugify_ascii(out->data + out->len, s, n);
+        out->data[out->len] = '\0';
+        return;
+    }
     bool dash = false; /* a run of "other" is waiting to become '-' */
     bool prev_kept = false;
     size_t i = 0;

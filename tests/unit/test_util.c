@@ -51,6 +51,25 @@ TEST(arena_basics)
     arena_free(NULL);
 }
 
+TEST(arena_shrink_gives_back_the_tail)
+{
+    arena *a = arena_new();
+    char *p = arena_alloc(a, 100);
+    size_t used = arena_used(a);
+    arena_shrink(a, p, 100, 10);
+    EQ_INT(arena_used(a), used - 96); /* 112 → 16: sizes round up to 16 */
+    char *q = arena_alloc(a, 8);
+    OK(q == p + 16);                  /* the next allocation reuses the tail */
+    arena_shrink(a, p, 16, 1);        /* not the last allocation: kept */
+    EQ_INT(arena_used(a), used - 96 + 16);
+    arena_shrink(a, q, 8, 100);       /* growing is not shrinking: nothing */
+    EQ_INT(arena_used(a), used - 96 + 16);
+    char *big = arena_alloc(a, 1 << 20); /* a block of its own, behind the head */
+    arena_shrink(a, big, 1 << 20, 1);
+    OK(arena_alloc(a, 16) == q + 16);
+    arena_free(a);
+}
+
 TEST(diag_sorting_and_format)
 {
     diag_list *d = diag_list_new();
@@ -111,6 +130,7 @@ int main(void)
 {
     RUN(buf_basics);
     RUN(arena_basics);
+    RUN(arena_shrink_gives_back_the_tail);
     RUN(diag_sorting_and_format);
     RUN(value_printing);
     return harness_done();

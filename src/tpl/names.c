@@ -1,0 +1,87 @@
+/* names: one copy of each name a loader's templates use (see internal.h).
+ *
+ * Variables, loop targets, macro parameters and attribute names all come
+ * out of the lexer through here, so two mentions of `tag` — in a `for` and
+ * in an include inside it — are the same pointer and the evaluator's scope
+ * lookups mostly compare pointers. The names the evaluator binds itself
+ * (loop, super, …) are handed out as its own constants. A table belongs to
+ * one loader and is used under the loader's lock; it is freed with it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpl/internal.h"
+#include "util/xalloc.h"
+
+const char tpl_name_loop[] = "loop";
+const char tpl_name_super[] = "super";
+const char tpl_name_caller[] = "caller";
+const char tpl_name_varargs[] = "varargs";
+const char tpl_name_kwargs[] = "kwargs";
+
+static const char *const known[] = { tpl_name_loop, tpl_name_super, tpl_name_caller,
+                                     tpl_name_varargs, tpl_name_kwargs };
+
+struct tpl_names {
+    char **slot; /* open addressing, NULL: free */
+    size_t cap, n;
+    arena *a;    /* the bytes */
+};
+
+tpl_names *tpl_names_new(void)
+{
+    tpl_names *t = xcalloc(1, sizeof *t);
+    t->cap = 64;
+    t->slot = xcalloc(t->cap, sizeof *t->slot);
+    t->a = arena_new();
+    return t;
+}
+
+void tpl_names_free(tpl_names *t)
+{
+    if (!t)
+        return;
+    free(t->slot);
+    arena_free(t->a);
+    free(t);
+}
+
+static size_t hash(const char *s, size_t n)
+{
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+/* Where s lives or would go. */
+static size_t find(const tpl_names *t, const char *s, size_t n)
+{
+    size_t i = hash(s, n) & (t->cap - 1);
+    while (t->slot[i] && !(strlen(t->slot[i]) == n && !memcmp(t->slot[i], s, n)))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+const char *tpl_names_intern(tpl_names *t, const char *s, size_t n)
+{
+    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+        if (!strncmp(known[k], s, n) && !known[k][n])
+            return known[k];
+    size_t i = find(t, s, n);
+    if (t->slot[i])
+        return t->slot[i];
+    if (2 * (t->n + 1) > t->cap) {
+        char **old = t->slot;
+        size_t oc = t->cap;
+        t->cap *= 2;
+        t->slot = xcalloc(t->cap, sizeof *t->slot);
+        for (size_t k = 0; k < oc; k++)
+            if (old[k])
+                t->slot[find(t, old[k], strlen(old[k]))] = old[k];
+        free(old);
+        i = find(t, s, n);
+    }
+    t->slot[i] = arena_strndup(t->a, s, n);
+    t->n++;
+    return t->slot[i];
+}
