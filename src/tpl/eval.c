@@ -935,6 +935,10 @@ bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
 static bool apply_filter_node(tpl_render_state *r, frame *f, const node *n, tpl_value v,
                               tpl_value *out)
 {
+    if (!n->nkids && !n->nnames) { /* no arguments: nothing to bind */
+        static const tpl_args none;
+        return tpl_filter_get(n->op)->fn(r, n, v, &none, out);
+    }
     tpl_value *pos, *kwv;
     if (!eval_args(r, f, n, &pos, &kwv))
         return false;
@@ -1025,31 +1029,54 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
     return true;
 }
 
+static bool eval_name(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    if (lookup_hinted(r, f, n->s, &((node *)n)->icache, out))
+        return true;
+    if (n->flags & NF_ALLOW_UNDEF) {
+        *out = tpl_undefined();
+        return true;
+    }
+    if (!strcmp(n->s, "super"))
+        return tpl_r_error(r, n, "super() is only available inside a block");
+    return tpl_r_error(r, n, "unknown variable '%s'", n->s);
+}
+
+/* The expressions templates are mostly made of get direct branches before
+ * the switch: a jump table's one indirect branch mispredicts a lot on the
+ * repeating mix of kinds a loop body has, conditional branches much less. */
+static bool eval_any(tpl_render_state *r, frame *f, const node *n, tpl_value *out);
+
 static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
-    switch (n->kind) {
-    case E_LIT:
-        *out = n->lit;
-        return true;
-    case E_NAME:
-        if (lookup_hinted(r, f, n->s, &((node *)n)->icache, out))
-            return true;
-        if (n->flags & NF_ALLOW_UNDEF) {
-            *out = tpl_undefined();
-            return true;
-        }
-        if (!strcmp(n->s, "super"))
-            return tpl_r_error(r, n, "super() is only available inside a block");
-        return tpl_r_error(r, n, "unknown variable '%s'", n->s);
-    case E_GETATTR: {
+    if (n->kind == E_GETATTR) {
         tpl_value v;
-        if (!eval(r, f, n->a, &v))
+        const node *o = n->a;
+        if (o->kind == E_NAME ? !eval_name(r, f, o, &v) : !eval(r, f, o, &v))
             return false;
         if (v.kind == TPL_UNDEFINED)
-            return undefined_error(r, n->a, NULL);
+            return undefined_error(r, o, NULL);
         *out = get_attr(r, v, n->s, n->slen, &((node *)n)->icache, n->op);
         return true;
     }
+    if (n->kind == E_NAME)
+        return eval_name(r, f, n, out);
+    if (n->kind == E_FILTER) {
+        tpl_value v;
+        if (!eval(r, f, n->a, &v))
+            return false;
+        return apply_filter_node(r, f, n, v, out);
+    }
+    if (n->kind == E_LIT) {
+        *out = n->lit;
+        return true;
+    }
+    return eval_any(r, f, n, out);
+}
+
+static bool eval_any(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
+{
+    switch (n->kind) { /* E_LIT, E_NAME, E_GETATTR and E_FILTER: see eval */
     case E_GETITEM: {
         tpl_value v, k;
         if (!eval(r, f, n->a, &v) || !eval(r, f, n->b, &k))
@@ -1063,12 +1090,6 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
         return eval_slice(r, f, n, out);
     case E_CALL:
         return eval_call(r, f, n, out);
-    case E_FILTER: {
-        tpl_value v;
-        if (!eval(r, f, n->a, &v))
-            return false;
-        return apply_filter_node(r, f, n, v, out);
-    }
     case E_TEST:
         return eval_test(r, f, n, out);
     case E_BIN:
@@ -1713,22 +1734,25 @@ static bool apply_chain(tpl_render_state *r, frame *f, node **chain, size_t n, t
     return true;
 }
 
+static bool exec_output(tpl_render_state *r, frame *f, const node *n, buf *out)
+{
+    tpl_value v;
+    if (!eval(r, f, n->a, &v))
+        return false;
+    if (v.kind == TPL_OBJECT && okind(v) != O_NAMESPACE)
+        return tpl_r_error(r, n->a, "cannot print a %s (did you mean to call it?)", type_name(v));
+    write_value(r, v, out);
+    return true;
+}
+
 static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
 {
     switch (n->kind) {
     case N_TEXT:
         buf_put(out, n->s, n->slen);
         return true;
-    case N_OUTPUT: {
-        tpl_value v;
-        if (!eval(r, f, n->a, &v))
-            return false;
-        if (v.kind == TPL_OBJECT && okind(v) != O_NAMESPACE)
-            return tpl_r_error(r, n->a, "cannot print a %s (did you mean to call it?)",
-                               type_name(v));
-        write_value(r, v, out);
-        return true;
-    }
+    case N_OUTPUT:
+        return exec_output(r, f, n, out);
     case N_BODY:
         return exec(r, f, n, out);
     case N_IF: {
@@ -1886,7 +1910,12 @@ static bool exec(tpl_render_state *r, frame *f, const node *n, buf *out)
                 return false;
             continue;
         }
-        if (!exec_stmt(r, f, n->kids[i], out))
+        const node *k = n->kids[i];
+        if (k->kind == N_TEXT) { /* the commonest statements without the switch (see eval) */
+            buf_put(out, k->s, k->slen);
+            continue;
+        }
+        if (!(k->kind == N_OUTPUT ? exec_output(r, f, k, out) : exec_stmt(r, f, k, out)))
             return false;
     }
     return true;
