@@ -128,9 +128,29 @@ struct tpl_render_state {
     bool failed;
     bool have_base;
     tpl_base base;
+    buf spare; /* tpl_r_take_buf */
 };
 
 arena *tpl_r_arena(tpl_render_state *r) { return r->a; }
+
+buf tpl_r_take_buf(tpl_render_state *r)
+{
+    buf b = r->spare;
+    r->spare = (buf)BUF_INIT;
+    buf_reset(&b);
+    return b;
+}
+
+void tpl_r_give_buf(tpl_render_state *r, buf *b)
+{
+    if (b->cap > r->spare.cap) {
+        buf_release(&r->spare);
+        r->spare = *b;
+        *b = (buf)BUF_INIT;
+    } else {
+        buf_release(b);
+    }
+}
 const tpl_options *tpl_r_options(tpl_render_state *r) { return r->opt; }
 
 const tpl_base *tpl_r_base(tpl_render_state *r)
@@ -1975,9 +1995,8 @@ bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const
     static const tpl_options no_opt = { "/" };
     tpl_render_state r = { .l = l, .opt = opt ? opt : &no_opt, .a = scratch, .d = d,
                            .context = context, .vars = vars };
-    frame top = { 0 };
-    top.with_vars = true;
-    (void)top;
+    r.spare = (buf)BUF_INIT;
     bool ok = render_template(&r, t, NULL, true, out, NULL);
+    buf_release(&r.spare);
     return ok && !r.failed;
 }

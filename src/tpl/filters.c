@@ -124,6 +124,15 @@ static tpl_value from_buf(arena *a, buf *b, bool safe)
     return v;
 }
 
+/* The same for a buffer from tpl_r_take_buf, which goes back for reuse:
+ * the filters on every page's path build their results without a malloc. */
+static tpl_value keep_buf(tpl_render_state *r, buf *b, bool safe)
+{
+    tpl_value v = mkstr(tpl_r_arena(r), b->data, b->len, safe);
+    tpl_r_give_buf(r, b);
+    return v;
+}
+
 enum { CASE_LOWER, CASE_UPPER, CASE_TITLE };
 
 /* One character in Python's case: full mappings (ß → SS) from casemap.c. */
@@ -670,9 +679,9 @@ static bool case_filter(tpl_render_state *r, tpl_value v, int mode, tpl_value *o
         }
         return true;
     }
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     map_case(&b, s.u.s, s.len, mode);
-    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    *out = keep_buf(r, &b, s.flags & TPL_SAFE);
     return true;
 }
 
@@ -695,14 +704,14 @@ FILTER(capitalize)
     (void)a;
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     if (s.len) {
         int32_t cp;
         size_t k = next_cp(s.u.s, s.len, 0, &cp);
         put_case(&b, cp, CASE_TITLE);
         map_case_at(&b, s.u.s, s.len, k, CASE_LOWER);
     }
-    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    *out = keep_buf(r, &b, s.flags & TPL_SAFE);
     return true;
 }
 
@@ -713,7 +722,7 @@ FILTER(title)
     (void)a;
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     for (size_t i = 0; i < s.len;) {
         int32_t cp;
         size_t k = next_cp(s.u.s, s.len, i, &cp);
@@ -735,7 +744,7 @@ FILTER(title)
         map_case_at(&b, s.u.s + i + k, e - i - k, 0, CASE_LOWER);
         i = e;
     }
-    *out = from_buf(tpl_r_arena(r), &b, false); /* "".join(…): no longer Markup */
+    *out = keep_buf(r, &b, false); /* "".join(…): no longer Markup */
     return true;
 }
 
@@ -839,7 +848,7 @@ FILTER(join)
         any_safe |= (items[i].flags & TPL_SAFE) != 0;
     }
     sep = tpl_to_string(ar, sep);
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     for (size_t i = 0; i < l->len; i++) {
         if (i) {
             if (any_safe && !(sep.flags & TPL_SAFE))
@@ -852,7 +861,7 @@ FILTER(join)
         else
             buf_put(&b, items[i].u.s, items[i].len);
     }
-    *out = from_buf(ar, &b, any_safe);
+    *out = keep_buf(r, &b, any_safe);
     return true;
 }
 
@@ -1024,7 +1033,7 @@ FILTER(truncate)
         return true;
     }
     size_t cut = cp_offset(s.u.s, s.len, (size_t)(length - (int64_t)elen));
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     if (killwords) {
         buf_put(&b, s.u.s, cut);
     } else {
@@ -1035,7 +1044,7 @@ FILTER(truncate)
         buf_put(&b, s.u.s, k ? k - 1 : cut);
     }
     buf_put(&b, end.u.s, end.len);
-    *out = from_buf(ar, &b, false);
+    *out = keep_buf(r, &b, false);
     return true;
 }
 
@@ -2502,9 +2511,9 @@ FILTER(date)
     tpl_value fmt = ARG(0, tpl_str("%b %-d, %Y"));
     if (!want_str(r, at, "date format", fmt))
         return false;
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     date_format(&b, &d, fmt.u.s);
-    *out = from_buf(tpl_r_arena(r), &b, false);
+    *out = keep_buf(r, &b, false);
     return true;
 }
 
@@ -2518,9 +2527,9 @@ FILTER(rfc3339)
     sheaf_date d;
     if (!tpl_value_as_date(v, &d))
         return tpl_r_error(r, at, "rfc3339 needs a date");
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     date_format_rfc3339(&b, &d);
-    *out = from_buf(tpl_r_arena(r), &b, false);
+    *out = keep_buf(r, &b, false);
     return true;
 }
 
@@ -3052,7 +3061,8 @@ static bool in_list(const char *const *l, const char *s)
 
 bool tpl_has_method(tpl_value v, const char *name)
 {
-    if (v.kind == TPL_MAP && !strchr("gikv", name[0])) /* get items keys values */
+    char c = name[0];
+    if (v.kind == TPL_MAP && c != 'g' && c != 'i' && c != 'k' && c != 'v') /* get items keys values */
         return false;
     switch (v.kind) {
     case TPL_STRING: return in_list(str_methods, name);

@@ -230,6 +230,11 @@ typedef struct tpl_base {
 } tpl_base;
 void tpl_split_base(const char *base_url, tpl_base *out);
 const tpl_base *tpl_r_base(tpl_render_state *r);
+/* A buffer to build a filter's result in, empty, with the capacity of one
+ * given back before (no malloc once a render is under way); give it back
+ * with tpl_r_give_buf once its bytes are copied (it is BUF_INIT after). */
+buf tpl_r_take_buf(tpl_render_state *r);
+void tpl_r_give_buf(tpl_render_state *r, buf *b);
 bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Applies filter/test `idx` with positional args (used by map/select). */
