@@ -1765,6 +1765,20 @@ static bool exec_output(tpl_render_state *r, frame *f, const node *n, buf *out)
     return true;
 }
 
+static bool exec_if(tpl_render_state *r, frame *f, const node *n, buf *out)
+{
+    for (const node *c = n; c; c = c->c) {
+        if (c->kind != N_IF)
+            return exec(r, f, c, out);
+        tpl_value v;
+        if (!eval(r, f, c->a, &v))
+            return false;
+        if (tpl_value_truthy(v))
+            return exec(r, f, c->b, out);
+    }
+    return true;
+}
+
 static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
 {
     switch (n->kind) {
@@ -1775,18 +1789,8 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
         return exec_output(r, f, n, out);
     case N_BODY:
         return exec(r, f, n, out);
-    case N_IF: {
-        for (const node *c = n; c; c = c->c) {
-            if (c->kind != N_IF)
-                return exec(r, f, c, out);
-            tpl_value v;
-            if (!eval(r, f, c->a, &v))
-                return false;
-            if (tpl_value_truthy(v))
-                return exec(r, f, c->b, out);
-        }
-        return true;
-    }
+    case N_IF:
+        return exec_if(r, f, n, out);
     case N_FOR:
         return exec_for(r, f, n, out);
     case N_SET: {
@@ -1935,7 +1939,10 @@ static bool exec(tpl_render_state *r, frame *f, const node *n, buf *out)
             buf_put(out, k->s, k->slen);
             continue;
         }
-        if (!(k->kind == N_OUTPUT ? exec_output(r, f, k, out) : exec_stmt(r, f, k, out)))
+        bool ok = k->kind == N_OUTPUT ? exec_output(r, f, k, out)
+                  : k->kind == N_IF   ? exec_if(r, f, k, out)
+                                      : exec_stmt(r, f, k, out);
+        if (!ok)
             return false;
     }
     return true;

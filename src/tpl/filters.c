@@ -14,15 +14,26 @@
 
 #include "tpl/internal.h"
 #include "util/date.h"
+#include "util/scan.h"
 #include "util/text.h"
 
 /* ---- UTF-8 and Python string helpers ---------------------------------- */
 
 static size_t next_cp(const char *s, size_t n, size_t i, int32_t *cp)
 {
-    if ((unsigned char)s[i] < 0x80) {
-        *cp = (unsigned char)s[i];
+    const unsigned char *u = (const unsigned char *)s + i;
+    if (u[0] < 0x80) {
+        *cp = u[0];
         return 1;
+    }
+    /* the three-byte form (most of the BMP, CJK among it) decoded here when
+     * it is well-formed: not overlong, not a surrogate */
+    if ((u[0] & 0xF0) == 0xE0 && n - i >= 3 && (u[1] & 0xC0) == 0x80 && (u[2] & 0xC0) == 0x80) {
+        int32_t c = (u[0] & 0x0F) << 12 | (u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+        if (c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) {
+            *cp = c;
+            return 3;
+        }
     }
     utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), cp);
     if (k <= 0) {
@@ -109,13 +120,7 @@ static tpl_value arena_string(arena *a, size_t n, bool safe, char **data)
     return v;
 }
 
-static bool is_ascii(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] >= 0x80)
-            return false;
-    return true;
-}
+static bool is_ascii(const char *s, size_t n) { return scan_is_ascii(s, n); }
 
 static tpl_value from_buf(arena *a, buf *b, bool safe)
 {
@@ -270,50 +275,6 @@ tpl_value tpl_escape_value(arena *a, tpl_value v)
     return from_buf(a, &b, true);
 }
 
-/* ---- eight bytes at a time ---------------------------------------------
- * Each helper gives a mask with the high bit of every byte of x that is
- * what it tests, exactly (no carries cross bytes); the range tests assume
- * 7-bit bytes, which callers check with swar_high first. */
-#define SWAR_ONES 0x0101010101010101u
-#define SWAR_HIGH 0x8080808080808080u
-#define SWAR_LOW7 0x7f7f7f7f7f7f7f7fu
-
-/* 8 bytes as a number whose lowest byte is p[0] */
-static inline uint64_t swar_load(const char *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    return x;
-}
-static inline void swar_store(char *d, uint64_t x)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    memcpy(d, &x, 8);
-}
-static inline uint64_t swar_high(uint64_t x) { return x & SWAR_HIGH; }
-static inline uint64_t swar_eq(uint64_t x, unsigned char c)
-{
-    uint64_t y = x ^ (SWAR_ONES * c);
-    return ~(((y & SWAR_LOW7) + SWAR_LOW7) | y) & SWAR_HIGH;
-}
-static inline uint64_t swar_ge(uint64_t x, unsigned char c) /* 1 <= c <= 0x80 */
-{
-    return ((x & SWAR_LOW7) + SWAR_ONES * (unsigned char)(0x80 - c)) & SWAR_HIGH;
-}
-static inline uint64_t swar_range(uint64_t x, unsigned char lo, unsigned char hi)
-{
-    return swar_ge(x, lo) & ~swar_ge(x, (unsigned char)(hi + 1));
-}
-/* index of the first flagged byte of a non-zero mask */
-static inline unsigned swar_first(uint64_t m) { return (unsigned)__builtin_ctzll(m) / 8; }
-/* how many bytes a mask flags (the multiply sums the bytes into the top one) */
-static inline unsigned swar_count(uint64_t m) { return (unsigned)(((m >> 7) * SWAR_ONES) >> 56); }
-
 /* What HTML escaping puts for a byte (padded to 8 bytes, copied whole) and
  * its real length; 0 for bytes kept as they are. */
 static const char esc_rep[256][8] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
@@ -321,24 +282,9 @@ static const char esc_rep[256][8] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "
 static const unsigned char esc_len[256] = { ['&'] = 5, ['<'] = 4, ['>'] = 4, ['"'] = 5,
                                             ['\''] = 5 };
 
-/* the first byte of s[i..n) that HTML escaping replaces, or n */
-static size_t next_special(const char *s, size_t i, size_t n)
-{
-    for (; n - i >= 8; i += 8) {
-        uint64_t x = swar_load(s + i);
-        uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
-                     swar_eq(x, '\'');
-        if (m)
-            return i + swar_first(m);
-    }
-    while (i < n && !esc_len[(unsigned char)s[i]])
-        i++;
-    return i;
-}
-
 void tpl_escape_html(buf *out, const char *s, size_t n)
 {
-    size_t i = next_special(s, 0, n);
+    size_t i = scan_html_special(s, 0, n);
     if (i == n) {
         buf_put(out, s, n);
         return;
@@ -353,7 +299,7 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i++];
         memcpy(w, esc_rep[c], 8);
         w += esc_len[c];
-        size_t j = next_special(s, i, n);
+        size_t j = scan_html_special(s, i, n);
         memcpy(w, s + i, j - i);
         w += j - i;
         i = j;
@@ -672,11 +618,10 @@ static bool case_filter(tpl_render_state *r, tpl_value v, int mode, tpl_value *o
     if (is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
         char *d;
         *out = arena_string(tpl_r_arena(r), s.len, s.flags & TPL_SAFE, &d);
-        for (size_t k = 0; k < s.len; k++) {
-            char c = s.u.s[k];
-            d[k] = mode == CASE_LOWER ? (char)(c >= 'A' && c <= 'Z' ? c + 32 : c)
-                                      : (char)(c >= 'a' && c <= 'z' ? c - 32 : c);
-        }
+        if (mode == CASE_LOWER)
+            scan_flip_case(d, s.u.s, s.len, 'A', 'Z');
+        else
+            scan_flip_case(d, s.u.s, s.len, 'a', 'z');
         return true;
     }
     buf b = tpl_r_take_buf(r);
@@ -1131,27 +1076,14 @@ static size_t strip_tags_words(const char *p, size_t n, char *d, bool comments_g
     bool sp = true;   /* nothing written yet, or a space last: spaces now add nothing */
     bool tags = true; /* false once a '<' has no '>' after it: no tag follows */
     for (size_t i = 0; i < n;) {
-        if (n - i >= 8) {
-            /* plain text copies through unchanged: 8 bytes at once up to the
-             * first byte that is not ASCII, '<', a control or a space that
-             * follows a space */
-            uint64_t x = swar_load(p + i);
-            uint64_t spaces = swar_eq(x, ' ');
-            uint64_t stop = swar_high(x) | swar_eq(x, '<') | (~swar_ge(x, 0x20) & SWAR_HIGH) |
-                            (spaces & (spaces << 8)) | (sp ? spaces & 0x80 : 0);
-            swar_store(d + w, x);
-            if (!stop) {
-                w += 8;
-                i += 8;
-                sp = (spaces >> 56) != 0;
-                continue;
-            }
-            unsigned k = swar_first(stop);
-            if (k) {
-                w += k;
-                i += k;
-                sp = p[i - 1] == ' ';
-            }
+        size_t e = scan_plain_text(p, i, n, sp); /* copied as it is */
+        if (e > i) {
+            memcpy(d + w, p + i, e - i);
+            w += e - i;
+            sp = p[e - 1] == ' ';
+            i = e;
+            if (i == n)
+                break;
         }
         unsigned char c = (unsigned char)p[i];
         unsigned cls = strip_class[c];
@@ -1928,7 +1860,8 @@ static inline unsigned ascii_word(unsigned char c)
 }
 
 /* Jinja2's wordcount: len(re.findall(r"\w+", s)). A word starts where a \w
- * character follows a non-\w one; ASCII is read 8 bytes at a time. */
+ * character follows a non-\w one; all-ASCII blocks are counted whole
+ * (scan.h). */
 FILTER(wordcount)
 {
     (void)a;
@@ -1939,18 +1872,9 @@ FILTER(wordcount)
     int64_t count = 0;
     unsigned in = 0; /* whether the character before i is \w */
     for (size_t i = 0; i < n;) {
-        if (n - i >= 8) {
-            uint64_t x = swar_load(s.u.s + i);
-            if (!swar_high(x)) {
-                uint64_t word = swar_range(x, '0', '9') | swar_range(x | SWAR_ONES * 0x20, 'a', 'z') |
-                                swar_eq(x, '_');
-                uint64_t starts = word & ~((word << 8) | (in ? 0x80u : 0));
-                count += swar_count(starts);
-                in = (word >> 63) != 0;
-                i += 8;
-                continue;
-            }
-        }
+        count += (int64_t)scan_ascii_words(s.u.s, &i, n, &in);
+        if (i == n)
+            break;
         unsigned w;
         if (p[i] < 0x80) {
             w = ascii_word(p[i]);

@@ -50,21 +50,36 @@ static bool is_mark(utf8proc_category_t c)
     return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME;
 }
 
+/* For each ASCII byte, what a slug keeps of it: the lower-case letter or
+ * the digit, or 0 for the bytes that separate words. */
+static const char slug_keep[128] = {
+    ['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4', ['5'] = '5', ['6'] = '6',
+    ['7'] = '7', ['8'] = '8', ['9'] = '9',
+    ['A'] = 'a', ['B'] = 'b', ['C'] = 'c', ['D'] = 'd', ['E'] = 'e', ['F'] = 'f', ['G'] = 'g',
+    ['H'] = 'h', ['I'] = 'i', ['J'] = 'j', ['K'] = 'k', ['L'] = 'l', ['M'] = 'm', ['N'] = 'n',
+    ['O'] = 'o', ['P'] = 'p', ['Q'] = 'q', ['R'] = 'r', ['S'] = 's', ['T'] = 't', ['U'] = 'u',
+    ['V'] = 'v', ['W'] = 'w', ['X'] = 'x', ['Y'] = 'y', ['Z'] = 'z',
+    ['a'] = 'a', ['b'] = 'b', ['c'] = 'c', ['d'] = 'd', ['e'] = 'e', ['f'] = 'f', ['g'] = 'g',
+    ['h'] = 'h', ['i'] = 'i', ['j'] = 'j', ['k'] = 'k', ['l'] = 'l', ['m'] = 'm', ['n'] = 'n',
+    ['o'] = 'o', ['p'] = 'p', ['q'] = 'q', ['r'] = 'r', ['s'] = 's', ['t'] = 't', ['u'] = 'u',
+    ['v'] = 'v', ['w'] = 'w', ['x'] = 'x', ['y'] = 'y', ['z'] = 'z',
+};
+
 size_t text_slugify_ascii(char *d, const char *s, size_t n)
 {
+    /* without branches: a '-' is written before each kept byte and kept
+     * when separators came before it and something was written already;
+     * the byte is written and kept when it is a letter or digit */
     size_t w = 0;
-    bool dash = false;
+    unsigned gap = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        unsigned char l = c | 0x20;
-        if ((l >= 'a' && l <= 'z') || (c >= '0' && c <= '9')) {
-            if (dash && w)
-                d[w++] = '-';
-            dash = false;
-            d[w++] = (char)(c >= '0' && c <= '9' ? c : l);
-        } else {
-            dash = true;
-        }
+        char k = slug_keep[(unsigned char)s[i] & 0x7f];
+        unsigned keep = k != 0;
+        d[w] = '-';
+        w += gap & keep & (w != 0);
+        d[w] = k;
+        w += keep;
+        gap = !keep;
     }
     return w;
 }

@@ -1,0 +1,227 @@
+/* scan: the byte-class scans of the text filters, many bytes at a time.
+ *
+ * Each scan has two bodies: SSE2 (every x86-64 has it) reads 16 bytes per
+ * step; the portable one reads 8 as a 64-bit number ("SWAR": a mask with
+ * the high bit of each byte that matches, computed without carries between
+ * bytes). Both give the same answers; SHEAF_NO_SIMD (CMake option, used by
+ * the sanitizer test pass) forces the portable one so both stay tested. */
+#ifndef SHEAF_SCAN_H
+#define SHEAF_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__) && !defined(SHEAF_NO_SIMD)
+#define SCAN_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* ---- the portable 8-byte masks ----------------------------------------- */
+
+#define SWAR_ONES 0x0101010101010101u
+#define SWAR_HIGH 0x8080808080808080u
+#define SWAR_LOW7 0x7f7f7f7f7f7f7f7fu
+
+/* 8 bytes as a number whose lowest byte is p[0] */
+static inline uint64_t swar_load(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+static inline uint64_t swar_high(uint64_t x) { return x & SWAR_HIGH; }
+static inline uint64_t swar_eq(uint64_t x, unsigned char c)
+{
+    uint64_t y = x ^ (SWAR_ONES * c);
+    return ~(((y & SWAR_LOW7) + SWAR_LOW7) | y) & SWAR_HIGH;
+}
+/* bytes >= c, for 1 <= c <= 0x80, of 7-bit bytes */
+static inline uint64_t swar_ge(uint64_t x, unsigned char c)
+{
+    return ((x & SWAR_LOW7) + SWAR_ONES * (unsigned char)(0x80 - c)) & SWAR_HIGH;
+}
+static inline uint64_t swar_range(uint64_t x, unsigned char lo, unsigned char hi)
+{
+    return swar_ge(x, lo) & ~swar_ge(x, (unsigned char)(hi + 1));
+}
+/* index of the first flagged byte of a non-zero mask */
+static inline unsigned swar_first(uint64_t m) { return (unsigned)__builtin_ctzll(m) / 8; }
+/* how many bytes a mask flags (the multiply sums the bytes into the top one) */
+static inline unsigned swar_count(uint64_t m) { return (unsigned)(((m >> 7) * SWAR_ONES) >> 56); }
+
+#ifdef SCAN_SSE2
+static inline unsigned sse_mask(__m128i m) { return (unsigned)_mm_movemask_epi8(m); }
+static inline unsigned bits16(unsigned m) /* population count without POPCNT */
+{
+    m = m - ((m >> 1) & 0x5555);
+    m = (m & 0x3333) + ((m >> 2) & 0x3333);
+    m = (m + (m >> 4)) & 0x0f0f;
+    return (m + (m >> 8)) & 0x1f;
+}
+#endif
+
+/* ---- the scans ------------------------------------------------------- */
+
+/* HTML escaping: the first of & < > " ' in s[i..n), or n. */
+static inline size_t scan_html_special(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i m = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('&')), _mm_cmpeq_epi8(x, _mm_set1_epi8('<'))),
+            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('>')),
+                         _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))));
+        unsigned k = sse_mask(m);
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
+                     swar_eq(x, '\'');
+        if (m)
+            return i + swar_first(m);
+    }
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'')
+            break;
+    }
+    return i;
+}
+
+/* striptags: how far from i the text is plain — printable ASCII other than
+ * '<', spaces one at a time (none first when after_space) — so it is
+ * copied as it is. Stops at n or at the first byte that is not. */
+static inline size_t scan_plain_text(const char *s, size_t i, size_t n, bool after_space)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
+        unsigned stop = sse_mask(_mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                                              _mm_cmpeq_epi8(x, _mm_set1_epi8('<'))));
+        unsigned sp = sse_mask(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+        stop |= sp & ((sp << 1) | after_space);
+        if (stop)
+            return i + (unsigned)__builtin_ctz(stop);
+        after_space = sp >> 15;
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        uint64_t sp = swar_eq(x, ' ');
+        uint64_t stop = swar_high(x) | swar_eq(x, '<') | (~swar_ge(x, 0x20) & SWAR_HIGH) |
+                        (sp & ((sp << 8) | (after_space ? 0x80u : 0)));
+        if (stop)
+            return i + swar_first(stop);
+        after_space = (sp >> 63) != 0;
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x80 || c == '<' || (c == ' ' && after_space))
+            break;
+        after_space = c == ' ';
+    }
+    return i;
+}
+
+/* wordcount: from *i on, while whole blocks of ASCII remain, the number of
+ * \w runs ([A-Za-z0-9_]) that start in them; *in says whether the byte
+ * before *i was \w, and is kept current. Stops (advancing *i) at a block
+ * holding a non-ASCII byte or when less than a block is left. */
+static inline size_t scan_ascii_words(const char *s, size_t *i, size_t n, unsigned *in)
+{
+    size_t count = 0, k = *i;
+    unsigned prev = *in;
+#ifdef SCAN_SSE2
+    for (; n - k >= 16; k += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+        if (sse_mask(x))
+            break; /* not all ASCII */
+        __m128i t = _mm_or_si128(x, _mm_set1_epi8(0x20));
+        __m128i w = _mm_or_si128(
+            _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                       _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))),
+                         _mm_and_si128(_mm_cmpgt_epi8(t, _mm_set1_epi8('a' - 1)),
+                                       _mm_cmplt_epi8(t, _mm_set1_epi8('z' + 1)))),
+            _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+        unsigned m = sse_mask(w);
+        count += bits16(m & ~((m << 1) | prev) & 0xffff);
+        prev = m >> 15;
+    }
+    if (n - k >= 16) { /* stopped at non-ASCII */
+        *i = k;
+        *in = prev;
+        return count;
+    }
+#endif
+    for (; n - k >= 8; k += 8) {
+        uint64_t x = swar_load(s + k);
+        if (swar_high(x))
+            break;
+        uint64_t w = swar_range(x, '0', '9') | swar_range(x | SWAR_ONES * 0x20, 'a', 'z') |
+                     swar_eq(x, '_');
+        count += swar_count(w & ~((w << 8) | (prev ? 0x80u : 0)));
+        prev = (w >> 63) != 0;
+    }
+    *i = k;
+    *in = prev;
+    return count;
+}
+
+/* Whether s[0..n) is all ASCII. */
+static inline bool scan_is_ascii(const char *s, size_t n)
+{
+    size_t i = 0;
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16)
+        if (sse_mask(_mm_loadu_si128((const __m128i *)(s + i))))
+            return false;
+#endif
+    for (; n - i >= 8; i += 8)
+        if (swar_high(swar_load(s + i)))
+            return false;
+    for (; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return false;
+    return true;
+}
+
+/* ASCII case: d[0..n) is s with the letters lo..hi ('A'..'Z' or 'a'..'z')
+ * switched to the other case. */
+static inline void scan_flip_case(char *d, const char *s, size_t n, char lo, char hi)
+{
+    size_t i = 0;
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i in = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8((char)(lo - 1))),
+                                   _mm_cmplt_epi8(x, _mm_set1_epi8((char)(hi + 1))));
+        _mm_storeu_si128((__m128i *)(d + i),
+                         _mm_xor_si128(x, _mm_and_si128(in, _mm_set1_epi8(0x20))));
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        x ^= swar_range(x, (unsigned char)lo, (unsigned char)hi) >> 2;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        x = __builtin_bswap64(x);
+#endif
+        memcpy(d + i, &x, 8);
+    }
+    for (; i < n; i++) {
+        char c = s[i];
+        d[i] = (char)(c >= lo && c <= hi ? c ^ 0x20 : c);
+    }
+}
+
+#endif
