@@ -2464,10 +2464,10 @@ FILTER(slugify)
     arena *ar = tpl_r_arena(r);
     tpl_value s = tpl_to_string(ar, v);
     if (is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
-        char *d = arena_alloc(ar, s.len + 1);
+        char *d = arena_alloc(ar, s.len + 16);
         size_t n = text_slugify_ascii(d, s.u.s, s.len);
         d[n] = '\0';
-        arena_shrink(ar, d, s.len + 1, n + 1);
+        arena_shrink(ar, d, s.len + 16, n + 1);
         *out = tpl_strn(d, n);
         return true;
     }

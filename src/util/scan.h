@@ -178,6 +178,43 @@ static inline size_t scan_ascii_words(const char *s, size_t *i, size_t n, unsign
     return count;
 }
 
+/* Slugs: for the next block of ASCII at s + i (16 bytes with SSE2, else
+ * 8), bit k of *keep says whether s[i + k] is a letter or digit, and
+ * low[0..block) gets the block lower-cased. Returns the block's size, 0 when
+ * less than a block is left. */
+#define SCAN_BLOCK 16
+static inline unsigned scan_alnum_block(const char *s, size_t i, size_t n, char low[SCAN_BLOCK],
+                                        unsigned *keep)
+{
+#ifdef SCAN_SSE2
+    if (n - i >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i up = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('A' - 1)),
+                                   _mm_cmplt_epi8(x, _mm_set1_epi8('Z' + 1)));
+        __m128i l = _mm_xor_si128(x, _mm_and_si128(up, _mm_set1_epi8(0x20)));
+        __m128i k = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+                                               _mm_cmplt_epi8(l, _mm_set1_epi8('z' + 1))),
+                                 _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                               _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))));
+        _mm_storeu_si128((__m128i *)low, l);
+        *keep = sse_mask(k);
+        return 16;
+    }
+#endif
+    if (n - i < 8)
+        return 0;
+    uint64_t x = swar_load(s + i);
+    uint64_t l = x ^ (swar_range(x, 'A', 'Z') >> 2);
+    uint64_t k = swar_range(l, 'a', 'z') | swar_range(x, '0', '9');
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    l = __builtin_bswap64(l);
+#endif
+    memcpy(low, &l, 8);
+    /* gather the high bit of each byte into bits 0..7 */
+    *keep = (unsigned)((((k >> 7) * 0x0102040810204080u) >> 56) & 0xff);
+    return 8;
+}
+
 /* Whether s[0..n) is all ASCII. */
 static inline bool scan_is_ascii(const char *s, size_t n)
 {

@@ -17,6 +17,8 @@
  * digit, so a lone "—" or "|" between words is not counted. */
 #include "util/text.h"
 
+#include "util/scan.h"
+
 #include <stdint.h>
 
 #include <utf8proc.h>
@@ -67,19 +69,41 @@ static const char slug_keep[128] = {
 
 size_t text_slugify_ascii(char *d, const char *s, size_t n)
 {
-    /* without branches: a '-' is written before each kept byte and kept
-     * when separators came before it and something was written already;
-     * the byte is written and kept when it is a letter or digit */
-    size_t w = 0;
-    unsigned gap = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* a block at a time: each run of letters and digits in the block's
+     * mask is copied from its lower-cased bytes whole, a '-' before it
+     * unless it is the first or carries on a run from the block before */
+    size_t w = 0, i = 0;
+    bool open = false; /* the byte before i was kept: a run may carry on */
+    char low[2 * SCAN_BLOCK] = { 0 };
+    unsigned keep, len;
+    while ((len = scan_alnum_block(s, i, n, low, &keep))) {
+        unsigned pos = 0;
+        while (keep) {
+            unsigned skip = (unsigned)__builtin_ctz(keep);
+            if ((skip || !open) && w)
+                d[w++] = '-';
+            pos += skip;
+            keep >>= skip;
+            unsigned run = (unsigned)__builtin_ctz(~keep);
+            memcpy(d + w, low + pos, SCAN_BLOCK);
+            w += run;
+            pos += run;
+            keep >>= run;
+            open = true;
+        }
+        open = open && pos == len;
+        i += len;
+    }
+    for (; i < n; i++) {
         char k = slug_keep[(unsigned char)s[i] & 0x7f];
-        unsigned keep = k != 0;
-        d[w] = '-';
-        w += gap & keep & (w != 0);
-        d[w] = k;
-        w += keep;
-        gap = !keep;
+        if (!k) {
+            open = false;
+            continue;
+        }
+        if (!open && w)
+            d[w++] = '-';
+        d[w++] = k;
+        open = true;
     }
     return w;
 }
@@ -91,7 +115,7 @@ void text_slugify(buf *out, const char *s, size_t n)
     while (ascii < n && (unsigned char)s[ascii] < 0x80)
         ascii++;
     if (ascii == n) {
-        buf_grow(out, n);
+        buf_grow(out, n + SCAN_BLOCK);
         out->len += text_slugify_ascii(out->data + out->len, s, n);
         out->data[out->len] = '\0';
         return;

@@ -14,9 +14,10 @@
  * no leading or trailing '-'. Invalid UTF-8 bytes count as "other". An input
  * with no letters or digits gives the empty string. */
 void text_slugify(buf *out, const char *s, size_t n);
-/* text_slugify of an all-ASCII s, written to d, which has room for n + 1
- * bytes (the slug is never longer than n; the byte past it may be
- * scribbled on); returns its length. No NUL is added. */
+/* text_slugify of an all-ASCII s, written to d, which has room for n + 16
+ * bytes (the slug is never longer than n; the bytes past it may be
+ * scribbled on: it copies whole blocks); returns its length. No NUL is
+ * added. */
 size_t text_slugify_ascii(char *d, const char *s, size_t n);
 /* Words in plain text: each CJK character (Han, Hiragana, Katakana, Hangul)
  * counts as one word; other text counts whitespace-separated runs. */
