@@ -793,6 +793,22 @@ FILTER(join)
         any_safe |= (items[i].flags & TPL_SAFE) != 0;
     }
     sep = tpl_to_string(ar, sep);
+    if (!any_safe) { /* plain strings: the lengths add up, straight into the arena */
+        size_t len = l->len ? sep.len * (l->len - 1) : 0;
+        for (size_t i = 0; i < l->len; i++)
+            len += items[i].len;
+        char *d;
+        *out = arena_string(ar, len, false, &d);
+        for (size_t i = 0; i < l->len; i++) {
+            if (i) {
+                memcpy(d, sep.u.s, sep.len);
+                d += sep.len;
+            }
+            memcpy(d, items[i].u.s, items[i].len);
+            d += items[i].len;
+        }
+        return true;
+    }
     buf b = tpl_r_take_buf(r);
     for (size_t i = 0; i < l->len; i++) {
         if (i) {
@@ -978,18 +994,16 @@ FILTER(truncate)
         return true;
     }
     size_t cut = cp_offset(s.u.s, s.len, (size_t)(length - (int64_t)elen));
-    buf b = tpl_r_take_buf(r);
-    if (killwords) {
-        buf_put(&b, s.u.s, cut);
-    } else {
-        /* rsplit(" ", 1)[0] */
+    if (!killwords) { /* rsplit(" ", 1)[0] */
         size_t k = cut;
         while (k > 0 && s.u.s[k - 1] != ' ')
             k--;
-        buf_put(&b, s.u.s, k ? k - 1 : cut);
+        cut = k ? k - 1 : cut;
     }
-    buf_put(&b, end.u.s, end.len);
-    *out = keep_buf(r, &b, false);
+    char *d;
+    *out = arena_string(ar, cut + end.len, false, &d);
+    memcpy(d, s.u.s, cut);
+    memcpy(d + cut, end.u.s, end.len);
     return true;
 }
 
