@@ -1096,6 +1096,8 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 
 static bool eval_any(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
+    if (n->kind == E_CONCAT) /* the next commonest, again before the switch */
+        return eval_concat(r, f, n, out);
     switch (n->kind) { /* E_LIT, E_NAME, E_GETATTR and E_FILTER: see eval */
     case E_GETITEM: {
         tpl_value v, k;
@@ -1207,8 +1209,6 @@ static bool eval_any(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
         *out = tpl_map_value(m);
         return true;
     }
-    case E_CONCAT:
-        return eval_concat(r, f, n, out);
     default:
         return tpl_r_error(r, n, "internal error: not an expression");
     }
