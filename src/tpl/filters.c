@@ -19,7 +19,7 @@
 
 /* ---- UTF-8 and Python string helpers ---------------------------------- */
 
-static size_t next_cp(const char *s, size_t n, size_t i, int32_t *cp)
+static inline size_t next_cp(const char *s, size_t n, size_t i, int32_t *cp)
 {
     const unsigned char *u = (const unsigned char *)s + i;
     if (u[0] < 0x80) {
@@ -1078,6 +1078,17 @@ static bool starts_comment(const char *p, size_t n, size_t i)
     return n - i >= 4 && p[i + 1] == '!' && p[i + 2] == '-' && p[i + 3] == '-';
 }
 
+/* The '>' that ends the tag opened at p[i], or NULL. Tags are mostly a few
+ * bytes: those are looked through here, longer ones with memchr. */
+static inline const char *tag_end(const char *p, size_t i, size_t n)
+{
+    size_t e = n - i > 16 ? i + 16 : n;
+    for (size_t k = i + 1; k < e; k++)
+        if (p[k] == '>')
+            return p + k;
+    return e < n ? memchr(p + e, '>', n - e) : NULL;
+}
+
 /* Tags dropped and the words of what is left joined with single spaces
  * (" ".join(s.split())), written to d, which has room for n bytes (the
  * result is never longer). Returns the length, or (size_t)-1 when the text
@@ -1110,7 +1121,7 @@ static size_t strip_tags_words(const char *p, size_t n, char *d, bool comments_g
             continue;
         }
         if (cls == ST_LT) {
-            const char *gt = tags ? memchr(p + i + 1, '>', n - i - 1) : NULL;
+            const char *gt = tags ? tag_end(p, i, n) : NULL;
             if (gt) {
                 if (!comments_gone)
                     for (const char *q = p + i; (q = memchr(q, '<', (size_t)(gt - q))); q++)
