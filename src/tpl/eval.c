@@ -217,7 +217,7 @@ static const char *const builtin_names[] = { "range", "dict", "namespace", "cycl
 /* Looks a name up through the frames, the variables and the built-ins.
  * `hint` (may be NULL) is the expression's remembered place of the name in
  * the variables (tpl_map_get_hinted). */
-static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, _Atomic uint16_t *hint,
+static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, tpl_map_hint *hint,
                           tpl_value *out)
 {
     for (frame *g = f; g; g = g->parent) {
@@ -414,7 +414,7 @@ static tpl_value method_value(tpl_render_state *r, tpl_value self, const char *n
  * expression last found the name in a map (see tpl_map_get_hinted);
  * loop_id: tpl_loop_attr(name), or -1 to look it up. */
 static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, size_t nlen,
-                          _Atomic uint16_t *hint, int loop_id)
+                          tpl_map_hint *hint, int loop_id)
 {
     switch (okind(v)) {
     case O_LOOP:
@@ -462,7 +462,7 @@ static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, si
         break;
     }
     /* Jinja2's getattr: a method of the value wins over a key of that name */
-    if (tpl_has_method(v, name))
+    if (tpl_may_have_method(v, name) && tpl_has_method(v, name))
         return method_value(r, v, name);
     if (v.kind == TPL_MAP)
         return hint ? tpl_map_get_hinted(v.u.map, name, nlen, hint) : tpl_map_get(v.u.map, name, nlen);
@@ -1051,7 +1051,7 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
 
 static bool eval_name(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
-    if (lookup_hinted(r, f, n->s, &((node *)n)->icache, out))
+    if (lookup_hinted(r, f, n->s, &((node *)n)->hint, out))
         return true;
     if (n->flags & NF_ALLOW_UNDEF) {
         *out = tpl_undefined();
@@ -1076,7 +1076,7 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
             return false;
         if (v.kind == TPL_UNDEFINED)
             return undefined_error(r, o, NULL);
-        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->icache, n->op);
+        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->hint, n->op);
         return true;
     }
     if (n->kind == E_NAME)

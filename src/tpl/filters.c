@@ -3010,8 +3010,7 @@ static bool in_list(const char *const *l, const char *s)
 
 bool tpl_has_method(tpl_value v, const char *name)
 {
-    char c = name[0];
-    if (v.kind == TPL_MAP && c != 'g' && c != 'i' && c != 'k' && c != 'v') /* get items keys values */
+    if (!tpl_may_have_method(v, name))
         return false;
     switch (v.kind) {
     case TPL_STRING: return in_list(str_methods, name);

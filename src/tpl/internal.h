@@ -136,8 +136,8 @@ struct node {
     uint8_t kind;
     uint16_t flags;
     uint16_t op;
-    /* E_GETATTR: where the name was last found in a map (tpl_map_get_hinted) */
-    _Atomic uint16_t icache;
+    /* E_GETATTR, E_NAME: where the name was last found in a map */
+    tpl_map_hint hint;
     int line, col;
     const char *path; /* the template's path, for errors */
     const char *s;
@@ -278,5 +278,13 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
                      const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                      size_t nkw, tpl_value *out);
 bool tpl_has_method(tpl_value v, const char *name);
+/* The quick part of tpl_has_method: false when it surely is false (a map's
+ * methods are get, items, keys and values; attributes of maps are looked up
+ * on every page). */
+static inline bool tpl_may_have_method(tpl_value v, const char *name)
+{
+    char c = name[0];
+    return v.kind != TPL_MAP || c == 'g' || c == 'i' || c == 'k' || c == 'v';
+}
 
 #endif

@@ -172,17 +172,27 @@ tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 }
 
 long tpl_map_find(const tpl_map *m, const char *key) { return find_str(m, key, strlen(key)); }
-tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, _Atomic uint16_t *hint)
+tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, tpl_map_hint *hint)
 {
-    unsigned h = atomic_load_explicit(hint, memory_order_relaxed);
-    const tpl_value *k = h < m->len ? &m->entries[h].key : NULL;
-    long at = k && k->kind == TPL_STRING && k->len == klen && !memcmp(k->u.s, key, klen)
-                  ? (long)h
-                  : find_str(m, key, klen);
-    if (at < 0)
-        return tpl_undefined();
-    if ((unsigned)at != h && at < 0xffff)
-        atomic_store_explicit(hint, (uint16_t)at, memory_order_relaxed);
+    unsigned h = atomic_load_explicit(&hint->index, memory_order_relaxed);
+    long at = -1;
+    if (h < m->len) {
+        const tpl_value *k = &m->entries[h].key;
+        if (k->kind == TPL_STRING && k->len == klen &&
+            (k->u.s == atomic_load_explicit(&hint->key, memory_order_relaxed) ||
+             !memcmp(k->u.s, key, klen)))
+            at = (long)h;
+    }
+    if (at < 0) {
+        at = find_str(m, key, klen);
+        if (at < 0)
+            return tpl_undefined();
+        if (at < 0xffff)
+            atomic_store_explicit(&hint->index, (uint16_t)at, memory_order_relaxed);
+    }
+    const char *found = m->entries[at].key.u.s;
+    if (found != atomic_load_explicit(&hint->key, memory_order_relaxed))
+        atomic_store_explicit(&hint->key, found, memory_order_relaxed);
     tpl_map_touch(m, at);
     return m->entries[at].value;
 }

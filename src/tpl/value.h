@@ -106,10 +106,17 @@ static inline void tpl_map_touch(const tpl_map *m, long index)
 static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)TPL_DEPS_ALL); }
 /* The entry index of a string key, or -1 (not recorded). */
 long tpl_map_find(const tpl_map *m, const char *key);
-/* tpl_map_get, trying the entry *hint first and leaving the found one
- * there: one hint per attribute expression, as maps made alike (every
- * page's) keep a key at the same place. Safe to share between threads. */
-tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, _Atomic uint16_t *hint);
+/* Where an expression last found its key in a map: maps made alike (every
+ * page's) keep a key at the same place, and often share the key's bytes
+ * (a literal of the code that built them), so the next map is checked
+ * there first, by pointer before by bytes. Safe to share between threads. */
+typedef struct tpl_map_hint {
+    _Atomic uint16_t index;
+    _Atomic(const char *) key; /* the bytes of the key found there */
+} tpl_map_hint;
+/* tpl_map_get, trying the hinted entry first and leaving the found one in
+ * the hint. */
+tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, tpl_map_hint *hint);
 
 /* Constructors. Strings are NOT copied by tpl_str: the bytes must live at
  * least as long as the value (use tpl_str_copy to copy into an arena). */

@@ -262,22 +262,22 @@ static void put_num(buf *out, int64_t v, int width, char pad, char flag)
         pad = ' ';
     else if (flag == '0')
         pad = '0';
-    char tmp[24];
-    int k = 0;
+    /* written right to left into tmp, then appended at once */
+    char tmp[48], *e = tmp + sizeof tmp, *d = e;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     do {
-        tmp[k++] = (char)('0' + u % 10);
+        *--d = (char)('0' + u % 10);
         u /= 10;
     } while (u);
-    int len = k + (v < 0);
-    if (pad == '0' && v < 0)
-        buf_putc(out, '-');
-    for (int i = len; i < width; i++)
-        buf_putc(out, pad);
-    if (pad != '0' && v < 0)
-        buf_putc(out, '-');
-    while (k)
-        buf_putc(out, tmp[--k]);
+    if (width > 32)
+        width = 32;
+    if (v < 0 && pad != '0')
+        *--d = '-';
+    while (e - d < width - (v < 0 && pad == '0'))
+        *--d = pad;
+    if (v < 0 && pad == '0')
+        *--d = '-';
+    buf_put(out, d, (size_t)(e - d));
 }
 
 static void put_offset(buf *out, int32_t off, bool colon)

@@ -83,12 +83,24 @@ static inline size_t scan_html_special(const char *s, size_t i, size_t n)
             return i + (unsigned)__builtin_ctz(k);
     }
 #endif
-    for (; n - i >= 8; i += 8) {
-        uint64_t x = swar_load(s + i);
+    for (;;) {
+        /* the last few bytes as one more block ending at n, its bytes
+         * before i left out */
+        size_t at = i;
+        if (n - i < 8) {
+            if (n < 8 || i == n)
+                break;
+            at = n - 8;
+        }
+        uint64_t x = swar_load(s + at);
         uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
                      swar_eq(x, '\'');
+        m &= ~(uint64_t)0 << (8 * (i - at));
         if (m)
-            return i + swar_first(m);
+            return at + swar_first(m);
+        if (at != i)
+            return n;
+        i += 8;
     }
     for (; i < n; i++) {
         char c = s[i];
