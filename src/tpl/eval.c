@@ -1028,7 +1028,7 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
             len += parts[i].len;
         char *d = arena_alloc(r->a, len + 1), *w = d;
         for (size_t i = 0; i < n->nkids; i++) {
-            memcpy(w, parts[i].u.s, parts[i].len);
+            copy_bytes(w, parts[i].u.s, parts[i].len);
             w += parts[i].len;
         }
         *w = '\0';

@@ -293,14 +293,14 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
      * each plain stretch copied whole, then its replacement */
     buf_grow(out, i + (n - i) * 5 + 3);
     char *w = out->data + out->len;
-    memcpy(w, s, i);
+    copy_bytes(w, s, i);
     w += i;
     while (i < n) {
         unsigned char c = (unsigned char)s[i++];
         memcpy(w, esc_rep[c], 8);
         w += esc_len[c];
         size_t j = scan_html_special(s, i, n);
-        memcpy(w, s + i, j - i);
+        copy_bytes(w, s + i, j - i);
         w += j - i;
         i = j;
     }
@@ -801,10 +801,10 @@ FILTER(join)
         *out = arena_string(ar, len, false, &d);
         for (size_t i = 0; i < l->len; i++) {
             if (i) {
-                memcpy(d, sep.u.s, sep.len);
+                copy_bytes(d, sep.u.s, sep.len);
                 d += sep.len;
             }
-            memcpy(d, items[i].u.s, items[i].len);
+            copy_bytes(d, items[i].u.s, items[i].len);
             d += items[i].len;
         }
         return true;
@@ -1103,7 +1103,7 @@ static size_t strip_tags_words(const char *p, size_t n, char *d, bool comments_g
     for (size_t i = 0; i < n;) {
         size_t e = scan_plain_text(p, i, n, sp); /* copied as it is */
         if (e > i) {
-            memcpy(d + w, p + i, e - i);
+            copy_bytes(d + w, p + i, e - i);
             w += e - i;
             sp = p[e - 1] == ' ';
             i = e;
@@ -2551,15 +2551,15 @@ static bool url_filter(tpl_render_state *r, tpl_value v, bool absolute, tpl_valu
     size_t n = olen + (under ? 0 : plen + slash) + rlen;
     char *d;
     *out = arena_string(ar, n, false, &d);
-    memcpy(d, b->url, olen);
+    copy_bytes(d, b->url, olen);
     d += olen;
     if (!under) {
-        memcpy(d, b->path, plen);
+        copy_bytes(d, b->path, plen);
         d += plen;
         if (slash)
             *d++ = '/';
     }
-    memcpy(d, rest, rlen);
+    copy_bytes(d, rest, rlen);
     return true;
 }
 
