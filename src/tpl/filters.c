@@ -289,20 +289,42 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
         buf_put(out, s, n);
         return;
     }
-    /* room for the worst case (every byte left replaced), then raw writes:
-     * each plain stretch copied whole, then its replacement */
-    buf_grow(out, i + (n - i) * 5 + 3);
+    /* room for the worst case (every byte left replaced) and for whole
+     * blocks and replacements written past the end, then raw writes */
+    buf_grow(out, i + (n - i) * 5 + SCAN_STEP + 8);
     char *w = out->data + out->len;
     copy_bytes(w, s, i);
     w += i;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i++];
-        memcpy(w, esc_rep[c], 8);
-        w += esc_len[c];
+    /* while a whole block follows the one at i, the block's pieces between
+     * its special bytes are copied as whole blocks (the next piece
+     * overwrites what a copy wrote past its piece), without branching on
+     * their lengths or scanning again */
+    while (n - i >= 2 * SCAN_STEP) {
+        unsigned m = scan_html_block(s + i), at = 0;
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            scan_copy_step(w, s + i + at);
+            w += k - at;
+            unsigned char c = (unsigned char)s[i + k];
+            memcpy(w, esc_rep[c], 8);
+            w += esc_len[c];
+            at = k + 1;
+            m &= m - 1;
+        }
+        scan_copy_step(w, s + i + at);
+        w += SCAN_STEP - at;
+        i += SCAN_STEP;
+    }
+    for (;;) { /* the rest: plain stretch, replacement */
         size_t j = scan_html_special(s, i, n);
         copy_bytes(w, s + i, j - i);
         w += j - i;
-        i = j;
+        if (j == n)
+            break;
+        unsigned char c = (unsigned char)s[j];
+        memcpy(w, esc_rep[c], 8);
+        w += esc_len[c];
+        i = j + 1;
     }
     *w = '\0';
     out->len = (size_t)(w - out->data);

@@ -110,6 +110,35 @@ static inline size_t scan_html_special(const char *s, size_t i, size_t n)
     return i;
 }
 
+/* HTML escaping a block at a time: SCAN_STEP bytes, and the mask of the
+ * special ones among the SCAN_STEP bytes at p (bit k: p[k]). */
+#ifdef SCAN_SSE2
+#define SCAN_STEP 16
+static inline unsigned scan_html_block(const char *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    return sse_mask(_mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('&')), _mm_cmpeq_epi8(x, _mm_set1_epi8('<'))),
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('>')),
+                     _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\''))))));
+}
+static inline void scan_copy_step(char *d, const char *s)
+{
+    _mm_storeu_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+}
+#else
+#define SCAN_STEP 8
+static inline unsigned scan_html_block(const char *p)
+{
+    uint64_t x = swar_load(p);
+    uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
+                 swar_eq(x, '\'');
+    return (unsigned)((((m >> 7) * 0x0102040810204080u) >> 56) & 0xff);
+}
+static inline void scan_copy_step(char *d, const char *s) { memcpy(d, s, 8); }
+#endif
+
 /* striptags: how far from i the text is plain — printable ASCII other than
  * '<', spaces one at a time (none first when after_space) — so it is
  * copied as it is. Stops at n or at the first byte that is not. */
