@@ -256,10 +256,8 @@ double tpl_as_double(tpl_value v)
     return v.kind == TPL_INT ? (double)v.u.i : v.kind == TPL_FLOAT ? v.u.f : v.kind == TPL_BOOL ? v.u.b : 0;
 }
 
-tpl_value tpl_to_string(arena *a, tpl_value v)
+tpl_value tpl_to_string_other(arena *a, tpl_value v)
 {
-    if (v.kind == TPL_STRING)
-        return v;
     buf b = BUF_INIT;
     tpl_value_to_str(v, &b);
     return from_buf(a, &b, false);
@@ -2562,7 +2560,7 @@ static bool url_filter(tpl_render_state *r, tpl_value v, bool absolute, tpl_valu
     size_t plen = b->path_len;
     /* origin + s when s is already under the base path, else origin + path
      * (with its '/') + s without its leading slashes */
-    bool under = s.len && s.u.s[0] == '/' && plen > 1 && !strncmp(s.u.s, b->path, plen);
+    bool under = s.len >= plen && s.u.s[0] == '/' && plen > 1 && !memcmp(s.u.s, b->path, plen);
     const char *rest = s.u.s;
     if (!under)
         while (*rest == '/')

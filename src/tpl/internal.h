@@ -260,8 +260,13 @@ const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
 
 /* ---- value helpers (filters.c) ---------------------------------------- */
 
-/* str(v) into the arena; keeps the safe flag of strings. */
-tpl_value tpl_to_string(arena *a, tpl_value v);
+/* str(v) into the arena; keeps the safe flag of strings (which are
+ * returned as they are, inline: every string filter starts with this). */
+tpl_value tpl_to_string_other(arena *a, tpl_value v);
+static inline tpl_value tpl_to_string(arena *a, tpl_value v)
+{
+    return v.kind == TPL_STRING ? v : tpl_to_string_other(a, v);
+}
 /* Number of items (list, map, string characters); -1 when not sized. */
 long tpl_length(tpl_value v);
 /* Iterable as a list: list → itself, map → keys, string → characters,
