@@ -184,6 +184,13 @@ static inline size_t scan_ascii_words(const char *s, size_t *i, size_t n, unsign
     size_t count = 0, k = *i;
     unsigned prev = *in;
 #ifdef SCAN_SSE2
+    /* per lane: 0xff where a word starts; subtracting that counts it in
+     * the lane; the lanes are summed before they could overflow */
+    __m128i acc = _mm_setzero_si128(), zero = _mm_setzero_si128();
+    __m128i before = _mm_setzero_si128(); /* lane 15: the byte before the block */
+    if (prev)
+        before = _mm_insert_epi16(before, 0xff00, 7);
+    unsigned lanes = 0;
     for (; n - k >= 16; k += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(s + k));
         if (sse_mask(x))
@@ -195,10 +202,19 @@ static inline size_t scan_ascii_words(const char *s, size_t *i, size_t n, unsign
                          _mm_and_si128(_mm_cmpgt_epi8(t, _mm_set1_epi8('a' - 1)),
                                        _mm_cmplt_epi8(t, _mm_set1_epi8('z' + 1)))),
             _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
-        unsigned m = sse_mask(w);
-        count += bits16(m & ~((m << 1) | prev) & 0xffff);
-        prev = m >> 15;
+        __m128i shifted = _mm_or_si128(_mm_slli_si128(w, 1), _mm_srli_si128(before, 15));
+        acc = _mm_sub_epi8(acc, _mm_andnot_si128(shifted, w));
+        before = w;
+        if (++lanes == 255) {
+            __m128i sum = _mm_sad_epu8(acc, zero);
+            count += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+            acc = zero;
+            lanes = 0;
+        }
     }
+    __m128i sum = _mm_sad_epu8(acc, zero);
+    count += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+    prev = (sse_mask(before) >> 15) & 1;
     if (n - k >= 16) { /* stopped at non-ASCII */
         *i = k;
         *in = prev;

@@ -107,6 +107,23 @@ TEST(sheaf_filters)
       "1:ac 2:b ");
 }
 
+/* Long texts through the block-at-a-time scans: past the 255 blocks after
+ * which wordcount's SSE2 lane counters are summed, and long escaping. */
+TEST(long_texts)
+{
+    R("{{ ('a ' * 5000) | wordcount }} {{ ('ab' * 9000) | wordcount }} "
+      "{{ ('x_1 ' * 3000 ~ 'é' ~ ' y' * 3000) | wordcount }}",
+      "5000 1 6001");
+    R("{{ ('<a> & ' * 1000) | striptags | wordcount }} {{ ('a<b>' * 2000) | length }}",
+      "0 8000");
+    char *got = render1("{{ ('a<b>\"' * 3000) }}");
+    size_t n = strlen(got);
+    EQ_INT(n, 3000 * strlen("a&lt;b&gt;&#34;"));
+    OK(!strncmp(got, "a&lt;b&gt;&#34;a&lt;b&gt;&#34;", 30));
+    OK(!strcmp(got + n - 15, "a&lt;b&gt;&#34;"));
+    free(got);
+}
+
 TEST(inheritance)
 {
     const char *named[] = {
@@ -227,6 +244,7 @@ int main(void)
     A = arena_new();
     RUN(basics);
     RUN(sheaf_filters);
+    RUN(long_texts);
     RUN(inheritance);
     RUN(macros_and_imports);
     RUN(errors);
