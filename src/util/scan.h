@@ -67,49 +67,6 @@ static inline unsigned bits16(unsigned m) /* population count without POPCNT */
 
 /* ---- the scans ------------------------------------------------------- */
 
-/* HTML escaping: the first of & < > " ' in s[i..n), or n. */
-static inline size_t scan_html_special(const char *s, size_t i, size_t n)
-{
-#ifdef SCAN_SSE2
-    for (; n - i >= 16; i += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i m = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('&')), _mm_cmpeq_epi8(x, _mm_set1_epi8('<'))),
-            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('>')),
-                         _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))));
-        unsigned k = sse_mask(m);
-        if (k)
-            return i + (unsigned)__builtin_ctz(k);
-    }
-#endif
-    for (;;) {
-        /* the last few bytes as one more block ending at n, its bytes
-         * before i left out */
-        size_t at = i;
-        if (n - i < 8) {
-            if (n < 8 || i == n)
-                break;
-            at = n - 8;
-        }
-        uint64_t x = swar_load(s + at);
-        uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
-                     swar_eq(x, '\'');
-        m &= ~(uint64_t)0 << (8 * (i - at));
-        if (m)
-            return at + swar_first(m);
-        if (at != i)
-            return n;
-        i += 8;
-    }
-    for (; i < n; i++) {
-        char c = s[i];
-        if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'')
-            break;
-    }
-    return i;
-}
-
 /* HTML escaping a block at a time: SCAN_STEP bytes, and the mask of the
  * special ones among the SCAN_STEP bytes at p (bit k: p[k]). */
 #ifdef SCAN_SSE2
@@ -138,6 +95,47 @@ static inline unsigned scan_html_block(const char *p)
 }
 static inline void scan_copy_step(char *d, const char *s) { memcpy(d, s, 8); }
 #endif
+
+/* HTML escaping: the first of & < > " ' in s[i..n), or n. */
+static inline size_t scan_html_special(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        unsigned k = scan_html_block(s + i);
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+    if (i < n && n >= 16) { /* the rest as the block ending at n, its bytes before i left out */
+        unsigned k = scan_html_block(s + n - 16) >> (16 - (n - i));
+        return k ? i + (unsigned)__builtin_ctz(k) : n;
+    }
+#endif
+    for (;;) {
+        /* the last few bytes as one more block ending at n, its bytes
+         * before i left out */
+        size_t at = i;
+        if (n - i < 8) {
+            if (n < 8 || i == n)
+                break;
+            at = n - 8;
+        }
+        uint64_t x = swar_load(s + at);
+        uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
+                     swar_eq(x, '\'');
+        m &= ~(uint64_t)0 << (8 * (i - at));
+        if (m)
+            return at + swar_first(m);
+        if (at != i)
+            return n;
+        i += 8;
+    }
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'')
+            break;
+    }
+    return i;
+}
 
 /* striptags: how far from i the text is plain — printable ASCII other than
  * '<', spaces one at a time (none first when after_space) — so it is
