@@ -847,12 +847,19 @@ static bool eval_args(tpl_render_state *r, frame *f, const node *n, tpl_value **
  * list. A parameter "*name" takes the remaining positional arguments as a
  * list, "**name" the unknown keywords as a map. */
 static bool bind_args(tpl_render_state *r, const node *at, const char *kind, const char *fname,
-                      const char *params, const tpl_value *pos, size_t npos, const char **kwn,
-                      const tpl_value *kwv, size_t nkw, tpl_args *out)
+                      const char *params, bool plain, const tpl_value *pos, size_t npos,
+                      const char **kwn, const tpl_value *kwv, size_t nkw, tpl_args *out)
 {
     memset(out, 0, sizeof *out);
     if (nkw == 0 && npos == 0) /* the commonest case: nothing to bind */
         return true;
+    if (plain) { /* positional arguments that bind in order (NF_PLAIN_ARGS) */
+        for (size_t i = 0; i < npos; i++) {
+            out->v[i] = pos[i];
+            out->given[i] = true;
+        }
+        return true;
+    }
     if (nkw == 0) { /* the common case: positional only */
         size_t np = *params ? 1 : 0;
         bool star = false;
@@ -937,7 +944,7 @@ bool tpl_r_apply_filter(tpl_render_state *r, const node *at, int idx, tpl_value 
 {
     const tpl_filter_def *fd = tpl_filter_get(idx);
     tpl_args args;
-    if (!bind_args(r, at, "filter", fd->name, fd->params, pos, npos, NULL, NULL, 0, &args))
+    if (!bind_args(r, at, "filter", fd->name, fd->params, false, pos, npos, NULL, NULL, 0, &args))
         return false;
     return fd->fn(r, at, v, &args, out);
 }
@@ -947,7 +954,7 @@ bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
 {
     const tpl_test_def *td = tpl_test_get(idx);
     tpl_args args;
-    if (!bind_args(r, at, "test", td->name, td->params, pos, npos, NULL, NULL, 0, &args))
+    if (!bind_args(r, at, "test", td->name, td->params, false, pos, npos, NULL, NULL, 0, &args))
         return false;
     return td->fn(r, at, v, &args, out);
 }
@@ -964,8 +971,8 @@ static bool apply_filter_node(tpl_render_state *r, frame *f, const node *n, tpl_
         return false;
     const tpl_filter_def *fd = tpl_filter_get(n->op);
     tpl_args args;
-    if (!bind_args(r, n, "filter", fd->name, fd->params, pos, n->nkids, n->names, kwv, n->nnames,
-                   &args))
+    if (!bind_args(r, n, "filter", fd->name, fd->params, n->flags & NF_PLAIN_ARGS, pos, n->nkids,
+                   n->names, kwv, n->nnames, &args))
         return false;
     return fd->fn(r, n, v, &args, out);
 }
@@ -980,8 +987,8 @@ static bool eval_test(tpl_render_state *r, frame *f, const node *n, tpl_value *o
         return false;
     const tpl_test_def *td = tpl_test_get(n->op);
     tpl_args args;
-    if (!bind_args(r, n, "test", td->name, td->params, pos, n->nkids, n->names, kwv, n->nnames,
-                   &args))
+    if (!bind_args(r, n, "test", td->name, td->params, n->flags & NF_PLAIN_ARGS, pos, n->nkids,
+                   n->names, kwv, n->nnames, &args))
         return false;
     bool res;
     if (!td->fn(r, n, v, &args, &res))

@@ -130,6 +130,9 @@ enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IN, CMP_NOTIN 
 #define NF_USES_CALLER 0x200   /* N_MACRO / N_CALL_BLOCK */
 #define NF_USES_VARARGS 0x400
 #define NF_USES_KWARGS 0x800
+/* E_FILTER / E_TEST: positional arguments only, no more than the parameters,
+ * none of them * or ** — they bind in order, nothing to check */
+#define NF_PLAIN_ARGS 0x1000
 
 typedef struct node node;
 struct node {

@@ -186,6 +186,19 @@ static bool parse_args(parser *p, node *call)
     return true;
 }
 
+/* NF_PLAIN_ARGS when a call's arguments bind to `params` in order. */
+static void mark_plain_args(node *n, const char *params)
+{
+    size_t np = *params ? 1 : 0;
+    for (const char *c = params; *c; c++) {
+        if (*c == '*')
+            return;
+        np += *c == ',';
+    }
+    if (!n->nnames && n->nkids <= np)
+        n->flags |= NF_PLAIN_ARGS;
+}
+
 static node *parse_filter(parser *p, node *operand)
 {
     token *t = peek(p);
@@ -204,6 +217,7 @@ static node *parse_filter(parser *p, node *operand)
         operand->flags |= NF_ALLOW_UNDEF;
     if (is_op(peek(p), "(") && !parse_args(p, f))
         return NULL;
+    mark_plain_args(f, tpl_filter_get(idx)->params);
     return f;
 }
 
@@ -256,6 +270,7 @@ static node *parse_test(parser *p, node *operand)
             n->nkids = 1;
         }
     }
+    mark_plain_args(n, tpl_test_get(idx)->params);
     return n;
 }
 
