@@ -1918,19 +1918,20 @@ FILTER(wordcount)
     unsigned in = 0; /* whether the character before i is \w */
     for (size_t i = 0; i < n;) {
         count += (int64_t)scan_ascii_words(s.u.s, &i, n, &in);
-        if (i == n)
-            break;
-        unsigned w;
-        if (p[i] < 0x80) {
-            w = ascii_word(p[i]);
-            i++;
-        } else {
-            int32_t cp;
-            i += next_cp(s.u.s, n, i, &cp);
-            w = is_word_cp(cp);
+        /* a character at a time through the block that stopped the scan */
+        for (size_t end = n - i > 16 ? i + 16 : n; i < end;) {
+            unsigned w;
+            if (p[i] < 0x80) {
+                w = ascii_word(p[i]);
+                i++;
+            } else {
+                int32_t cp;
+                i += next_cp(s.u.s, n, i, &cp);
+                w = is_word_cp(cp);
+            }
+            count += w & ~in;
+            in = w;
         }
-        count += w & ~in;
-        in = w;
     }
     *out = tpl_int(count);
     return true;

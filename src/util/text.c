@@ -76,8 +76,17 @@ size_t text_slugify_ascii(char *d, const char *s, size_t n)
     bool open = false; /* the byte before i was kept: a run may carry on */
     char low[2 * SCAN_BLOCK] = { 0 };
     unsigned keep, len;
-    while ((len = scan_alnum_block(s, i, n, low, &keep))) {
+    for (;;) {
         unsigned pos = 0;
+        if (!(len = scan_alnum_block(s, i, n, low, &keep))) {
+            /* the rest as the block ending at n, its bytes before i left out */
+            if (i == n || n < SCAN_STEP)
+                break;
+            len = scan_alnum_block(s, n - SCAN_STEP, n, low, &keep);
+            pos = (unsigned)(i - (n - len));
+            keep >>= pos;
+            i = n - len;
+        }
         while (keep) {
             unsigned skip = (unsigned)__builtin_ctz(keep);
             if ((skip || !open) && w)
