@@ -29,32 +29,52 @@ static const char summary[] =
 
 static tpl_value str(arena *a, const char *s) { return tpl_str_copy(a, s, strlen(s)); }
 
-static tpl_value post(arena *a, int i, int ntags)
+/* The data is laid out the way sheaf's site model lays out a site's: the
+ * texts read from each page (title, tags, summary, content) lie page after
+ * page in the order the pages were read (`text`), and the page maps, built
+ * together afterwards, sit together with their entries, lists and URLs
+ * (`model`). */
+typedef struct post_text {
+    tpl_value title, summary, content;
+    tpl_value tags[NTAGS];
+} post_text;
+
+static void read_post(arena *text, int i, int ntags, post_text *pt)
 {
     char t[128];
-    tpl_map *m = tpl_map_new(a, 8);
     snprintf(t, sizeof t, "Notes on distributed training, part %d", i);
-    tpl_map_set_str(a, m, "title", str(a, t));
-    snprintf(t, sizeof t, "/posts/part-%d/", i);
-    tpl_map_set_str(a, m, "url", str(a, t));
-    tpl_map_set_str(a, m, "date", tpl_date(EPOCH + (int64_t)i * 3600, 480, TPL_HAS_TIME | TPL_HAS_ZONE));
-    tpl_list *tags = tpl_list_new(a, (size_t)ntags);
+    pt->title = str(text, t);
     for (int k = 0; k < ntags; k++) {
         snprintf(t, sizeof t, "Topic %d: <Scheduling> & %s", (i + k) % 37, k % 2 ? "GPUs" : "Networks");
-        tags->items[k] = str(a, t);
+        pt->tags[k] = str(text, t);
     }
-    tpl_map_set_str(a, m, "tags", tpl_list_value(tags));
-    tpl_map_set_str(a, m, "summary", str(a, summary));
+    pt->summary = str(text, summary);
     buf c = BUF_INIT;
     for (int p = 0; p < 8; p++)
         buf_printf(&c, "<p>Paragraph %d of part %d: <em>%s</em></p>\n", p, i, summary);
-    tpl_map_set_str(a, m, "content", tpl_str_copy(a, c.data, c.len));
+    pt->content = tpl_str_copy(text, c.data, c.len);
     buf_release(&c);
-    tpl_map_seal(a, m);
+}
+
+static tpl_value post(arena *model, const post_text *pt, int i, int ntags)
+{
+    char t[128];
+    tpl_map *m = tpl_map_new(model, 8);
+    tpl_map_set_str(model, m, "title", pt->title);
+    snprintf(t, sizeof t, "/posts/part-%d/", i);
+    tpl_map_set_str(model, m, "url", str(model, t));
+    tpl_map_set_str(model, m, "date", tpl_date(EPOCH + (int64_t)i * 3600, 480, TPL_HAS_TIME | TPL_HAS_ZONE));
+    tpl_list *tags = tpl_list_new(model, (size_t)ntags);
+    for (int k = 0; k < ntags; k++)
+        tags->items[k] = pt->tags[k];
+    tpl_map_set_str(model, m, "tags", tpl_list_value(tags));
+    tpl_map_set_str(model, m, "summary", pt->summary);
+    tpl_map_set_str(model, m, "content", pt->content);
+    tpl_map_seal(model, m);
     return tpl_map_value(m);
 }
 
-static tpl_map *site(arena *a)
+static tpl_map *site(arena *a, arena *text)
 {
     tpl_map *s = tpl_map_new(a, 8);
     tpl_map_set_str(a, s, "title", str(a, "☀️ Hello World."));
@@ -72,9 +92,13 @@ static tpl_map *site(arena *a)
         ml->items[i] = tpl_map_value(m);
     }
     tpl_map_set_str(a, s, "menu", tpl_list_value(ml));
+    post_text *texts = malloc(NPOSTS * sizeof *texts);
+    for (int i = 0; i < NPOSTS; i++)
+        read_post(text, i, 3, &texts[i]);
     tpl_list *posts = tpl_list_new(a, NPOSTS);
     for (int i = 0; i < NPOSTS; i++)
-        posts->items[i] = post(a, i, 3);
+        posts->items[i] = post(a, &texts[i], i, 3);
+    free(texts);
     tpl_map_set_str(a, s, "posts", tpl_list_value(posts));
     tpl_map_seal(a, s);
     return s;
@@ -141,11 +165,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_tpl TEMPLATE_DIR [DUMPDIR]\n");
         return 2;
     }
-    arena *a = arena_new();
-    tpl_map *s = site(a);
+    arena *a = arena_new(), *text = arena_new();
+    tpl_map *s = site(a, text);
     tpl_map *vars = tpl_map_new(a, 2);
     tpl_map_set_str(a, vars, "site", tpl_map_value(s));
-    tpl_map_set_str(a, vars, "page", post(a, 4242, NTAGS));
+    post_text page;
+    read_post(text, 4242, NTAGS, &page);
+    tpl_map_set_str(a, vars, "page", post(a, &page, 4242, NTAGS));
     tpl_map_seal(a, vars);
     const char *dirs[1] = { argv[1] };
     tpl_loader *l = tpl_loader_new(dirs, 1, false);
@@ -157,5 +183,6 @@ int main(int argc, char **argv)
         printf("index: %.1f renders/s\n", bench(l, "index.html", vars, 5.0, dump));
     tpl_loader_free(l);
     arena_free(a);
+    arena_free(text);
     return 0;
 }
