@@ -746,7 +746,7 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
         if (k < 0)
             k = 0;
         if (seq.kind == TPL_STRING) {
-            if ((uint64_t)k * seq.len > (1u << 26))
+            if ((uint64_t)k * seq.len > TPL_MAX_STRING)
                 return tpl_r_error(r, n, "string repetition too large");
             buf bb = BUF_INIT;
             for (int64_t i = 0; i < k; i++)
@@ -755,7 +755,7 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
             out->flags = seq.flags & TPL_SAFE;
             buf_release(&bb);
         } else {
-            if ((uint64_t)k * seq.u.list->len > (1u << 24))
+            if ((uint64_t)k * seq.u.list->len > TPL_MAX_LIST)
                 return tpl_r_error(r, n, "list repetition too large");
             tpl_list *l = tpl_list_new(r->a, (size_t)k * seq.u.list->len);
             for (int64_t i = 0; i < k; i++)

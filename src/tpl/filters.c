@@ -1708,6 +1708,9 @@ FILTER(batch)
     if (count <= 0)
         return tpl_r_error(r, at, "batch size must be positive");
     bool fill = a->given[1] && a->v[1].kind != TPL_NONE;
+    if (fill && count > (int64_t)TPL_MAX_LIST)
+        return tpl_r_error(r, at, "batch: a size of %lld with a fill value is too large (at most %u)",
+                           (long long)count, TPL_MAX_LIST);
     size_t nb = (l->len + (size_t)count - 1) / (size_t)count;
     tpl_list *o = tpl_list_new(ar, nb);
     for (size_t b = 0; b < nb; b++) {
@@ -1737,6 +1740,9 @@ FILTER(slice)
         return false;
     if (slices <= 0)
         return tpl_r_error(r, at, "slice count must be positive");
+    if (slices > (int64_t)TPL_MAX_LIST)
+        return tpl_r_error(r, at, "slice: a count of %lld is too large (at most %u)",
+                           (long long)slices, TPL_MAX_LIST);
     bool fill = a->given[1] && a->v[1].kind != TPL_NONE;
     size_t len = l->len, per = len / (size_t)slices, extra = len % (size_t)slices, offset = 0;
     tpl_list *o = tpl_list_new(ar, (size_t)slices);
@@ -1954,6 +1960,9 @@ FILTER(indent)
             buf_release(&ind);
             return false;
         }
+        if (k > (int64_t)TPL_MAX_STRING)
+            return tpl_r_error(r, at, "indent: a width of %lld is too large (at most %u)",
+                               (long long)k, TPL_MAX_STRING);
         for (int64_t i = 0; i < k; i++)
             tpl_putc(&ind, (char)' ');
     }
@@ -1978,6 +1987,13 @@ FILTER(indent)
         buf_put(&b, src.data + i, e - i);
         i = next;
         line++;
+        if (b.len > TPL_MAX_STRING) {
+            buf_release(&src);
+            buf_release(&ind);
+            buf_release(&b);
+            return tpl_r_error(r, at, "indent: the result is too large (over %u bytes)",
+                               TPL_MAX_STRING);
+        }
     }
     buf_release(&src);
     buf_release(&ind);
@@ -1997,6 +2013,9 @@ FILTER(center)
         *out = s;
         return true;
     }
+    if (width > (int64_t)TPL_MAX_STRING)
+        return tpl_r_error(r, at, "center: a width of %lld is too large (at most %u)",
+                           (long long)width, TPL_MAX_STRING);
     int64_t marg = width - len, left = marg / 2 + (marg & width & 1);
     buf b = BUF_INIT;
     for (int64_t i = 0; i < left; i++)
@@ -2260,7 +2279,11 @@ FILTER(format)
         }
         while (i < s.len && strchr("hlL", p[i]))
             i++;
-        if (i >= s.len || width >= 100000 || prec >= 100000) {
+        if (width >= 100000 || prec >= 100000) {
+            buf_release(&b);
+            return tpl_r_error(r, at, "format: a width or precision of 100000 or more is too large");
+        }
+        if (i >= s.len) {
             buf_release(&b);
             return tpl_r_error(r, at, "format: incomplete format");
         }

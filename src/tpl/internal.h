@@ -261,6 +261,12 @@ const char *tpl_case_special(int32_t cp, int mode);
 const char *tpl_entity_named(const char *name, size_t n);
 const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
 
+/* The largest string and list a template may build (repetition with `*`,
+ * filters' widths and counts): past them it is an error, not an attempt
+ * that exhausts memory. */
+#define TPL_MAX_STRING (1u << 26) /* bytes */
+#define TPL_MAX_LIST (1u << 24)   /* items */
+
 /* ---- value helpers (filters.c) ---------------------------------------- */
 
 /* str(v) into the arena; keeps the safe flag of strings (which are
