@@ -1353,8 +1353,9 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
             return tpl_r_error(r, at, "range() step must not be zero");
         int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0)
                                : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
-        if (cnt > 10000000)
-            return tpl_r_error(r, at, "range() too large (%lld items)", (long long)cnt);
+        if (cnt > (int64_t)TPL_MAX_LIST)
+            return tpl_r_error(r, at, "range() too large (%lld items; at most %u)", (long long)cnt,
+                               TPL_MAX_LIST);
         tpl_list *l = tpl_list_new(r->a, (size_t)cnt);
         for (int64_t i = 0; i < cnt; i++)
             l->items[i] = tpl_int(a[0] + i * a[2]);
