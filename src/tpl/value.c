@@ -172,15 +172,24 @@ tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 }
 
 long tpl_map_find(const tpl_map *m, const char *key) { return find_str(m, key, strlen(key)); }
+/* memcmp(a, b, n) == 0 for the short keys of maps, without the call */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 16)
+        return !memcmp(a, b, n);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, tpl_map_hint *hint)
 {
     unsigned h = atomic_load_explicit(&hint->index, memory_order_relaxed);
     long at = -1;
     if (h < m->len) {
         const tpl_value *k = &m->entries[h].key;
-        if (k->kind == TPL_STRING && k->len == klen &&
-            (k->u.s == atomic_load_explicit(&hint->key, memory_order_relaxed) ||
-             !memcmp(k->u.s, key, klen)))
+        if (k->kind == TPL_STRING && k->len == klen && same_bytes(k->u.s, key, klen))
             at = (long)h;
     }
     if (at < 0) {
@@ -190,9 +199,6 @@ tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, tpl
         if (at < 0xffff)
             atomic_store_explicit(&hint->index, (uint16_t)at, memory_order_relaxed);
     }
-    const char *found = m->entries[at].key.u.s;
-    if (found != atomic_load_explicit(&hint->key, memory_order_relaxed))
-        atomic_store_explicit(&hint->key, found, memory_order_relaxed);
     tpl_map_touch(m, at);
     return m->entries[at].value;
 }

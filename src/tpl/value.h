@@ -107,12 +107,12 @@ static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)
 /* The entry index of a string key, or -1 (not recorded). */
 long tpl_map_find(const tpl_map *m, const char *key);
 /* Where an expression last found its key in a map: maps made alike (every
- * page's) keep a key at the same place, and often share the key's bytes
- * (a literal of the code that built them), so the next map is checked
- * there first, by pointer before by bytes. Safe to share between threads. */
+ * page's) keep a key at the same place, so the next map is checked there
+ * first. Safe to share between threads. (Only the place: a key's bytes may
+ * be freed and their address reused by another key, so keys are always
+ * compared by content.) */
 typedef struct tpl_map_hint {
     _Atomic uint16_t index;
-    _Atomic(const char *) key; /* the bytes of the key found there */
 } tpl_map_hint;
 /* tpl_map_get, trying the hinted entry first and leaving the found one in
  * the hint. */

@@ -86,6 +86,10 @@ TEST(basics)
     R("{{ tags | join(', ') }}", "b, a, c");
     R("a\n", "a");
     R("{%- if true -%}  x  {%- endif -%}", "x");
+    /* one expression over maps that keep the key at other places, or lack it */
+    R("{% for m in [{'a': 1, 'b': 2}, {'b': 3, 'a': 4}, {'c': 5}, {'a': 6}] %}{{ m.a }},{% endfor %}",
+      "1,4,,6,");
+    R("{% for k in ['ka', 'kb'] %}{% set m = {(k ~ ''): 1, 'kc': 2} %}{{ m.ka }}|{% endfor %}", "1||");
 }
 
 TEST(sheaf_filters)
