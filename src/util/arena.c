@@ -1,6 +1,7 @@
 /* arena: bump allocation in a chain of blocks (see arena.h).
  *
- * Blocks grow geometrically up to 1 MiB; a request larger than a quarter of
+ * struct arena is in arena.h (for the inline arena_alloc). Blocks grow
+ * geometrically up to 1 MiB; a request larger than a quarter of
  * the block size gets a block of its own so big strings do not waste space. */
 #include "util/arena.h"
 
@@ -16,18 +17,12 @@
 #define FIRST_BLOCK (16 * 1024)
 #define MAX_BLOCK (1024 * 1024)
 
-typedef struct block {
-    struct block *next;
-    size_t size, used;
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t size;
     int big; /* a block of its own for one large object */
     _Alignas(16) unsigned char data[];
 } block;
-
-struct arena {
-    block *head;
-    size_t next_size;
-    size_t total;
-};
 
 arena *arena_new(void)
 {
@@ -49,48 +44,47 @@ void arena_free(arena *a)
     free(a);
 }
 
+static size_t round_up(size_t n)
+{
+    n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    return n ? n : ALIGN;
+}
+
 static block *new_block(size_t size)
 {
     block *b = xmalloc(sizeof *b + size);
     b->next = NULL;
     b->big = 0;
     b->size = size;
-    b->used = 0;
     return b;
 }
 
-static size_t round_up(size_t n);
-
-void *arena_alloc(arena *a, size_t n)
+/* arena_alloc when the current block has no room. */
+void *arena_alloc_slow_(arena *a, size_t n)
 {
     n = round_up(n);
     a->total += n;
-    block *h = a->head;
-    if (h && h->size - h->used >= n) {
-        void *p = h->data + h->used;
-        h->used += n;
-        return p;
-    }
     if (n > a->next_size / 4) {
         /* A big object gets its own block, placed behind the current one so
          * the current block's free space stays usable. */
         block *b = new_block(n);
         b->big = 1;
-        b->used = n;
-        if (h) {
-            b->next = h->next;
-            h->next = b;
+        if (a->head) {
+            b->next = a->head->next;
+            a->head->next = b;
         } else {
             a->head = b;
+            a->next = a->end = b->data + n;
         }
         return b->data;
     }
     block *b = new_block(a->next_size);
     if (a->next_size < MAX_BLOCK)
         a->next_size *= 2;
-    b->next = h;
+    b->next = a->head;
     a->head = b;
-    b->used = n;
+    a->next = b->data + n;
+    a->end = b->data + b->size;
     return b->data;
 }
 
@@ -131,19 +125,12 @@ char *arena_printf(arena *a, const char *fmt, ...)
     return p;
 }
 
-static size_t round_up(size_t n)
-{
-    n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-    return n ? n : ALIGN;
-}
-
 void arena_shrink(arena *a, void *p, size_t old_n, size_t new_n)
 {
-    block *h = a->head;
     size_t o = round_up(old_n), k = round_up(new_n);
-    if (!h || k >= o || (unsigned char *)p + o != h->data + h->used)
+    if (k >= o || (unsigned char *)p + o != a->next)
         return;
-    h->used -= o - k;
+    a->next -= o - k;
     a->total -= o - k;
 }
 
@@ -159,11 +146,11 @@ void arena_reset(arena *a)
             free(b);
         b = n;
     }
-    if (keep) {
+    if (keep)
         keep->next = NULL;
-        keep->used = 0;
-    }
     a->head = keep;
+    a->next = keep ? keep->data : NULL;
+    a->end = keep ? keep->data + keep->size : NULL;
     a->total = 0;
 }
 

@@ -13,8 +13,28 @@ typedef struct arena arena;
 arena *arena_new(void);
 /* Frees every block. arena_free(NULL) does nothing. */
 void arena_free(arena *a);
+/* The fields are arena.c's; they are here so that the bump of the current
+ * block can be inline (it is on every hot path of a render). */
+struct arena {
+    unsigned char *next, *end; /* the free part of the current block */
+    size_t total;              /* bytes handed out since the last reset */
+    struct arena_block *head;  /* the current block, then older ones */
+    size_t next_size;          /* the size of the next block */
+};
+
 /* Returns n bytes aligned to 16, uninitialised; owned by the arena. */
-void *arena_alloc(arena *a, size_t n);
+void *arena_alloc_slow_(arena *a, size_t n);
+static inline void *arena_alloc(arena *a, size_t n)
+{
+    size_t k = n ? (n + 15) & ~(size_t)15 : 16;
+    if ((size_t)(a->end - a->next) >= k) {
+        void *p = a->next;
+        a->next += k;
+        a->total += k;
+        return p;
+    }
+    return arena_alloc_slow_(a, n);
+}
 /* Like arena_alloc, zero-filled. */
 void *arena_calloc(arena *a, size_t n);
 /* Copies of n bytes / of a C string into the arena, NUL-terminated. */
