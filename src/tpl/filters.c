@@ -635,15 +635,15 @@ FILTER(length)
 static bool case_filter(tpl_render_state *r, tpl_value v, int mode, tpl_value *out)
 {
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
-    if (is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
-        char *d;
-        *out = arena_string(tpl_r_arena(r), s.len, s.flags & TPL_SAFE, &d);
-        if (mode == CASE_LOWER)
-            scan_flip_case(d, s.u.s, s.len, 'A', 'Z');
-        else
-            scan_flip_case(d, s.u.s, s.len, 'a', 'z');
+    char *d;
+    tpl_value res = arena_string(tpl_r_arena(r), s.len, s.flags & TPL_SAFE, &d);
+    /* the common case, all ASCII, straight into the arena in one pass */
+    if (mode == CASE_LOWER ? scan_flip_case(d, s.u.s, s.len, 'A', 'Z')
+                           : scan_flip_case(d, s.u.s, s.len, 'a', 'z')) {
+        *out = res;
         return true;
     }
+    arena_shrink(tpl_r_arena(r), d, s.len + 1, 0);
     buf b = tpl_r_take_buf(r);
     map_case(&b, s.u.s, s.len, mode);
     *out = keep_buf(r, &b, s.flags & TPL_SAFE);
@@ -1100,13 +1100,20 @@ static bool starts_comment(const char *p, size_t n, size_t i)
 
 /* The '>' that ends the tag opened at p[i], or NULL. Tags are mostly a few
  * bytes: those are looked through here, longer ones with memchr. */
-static inline const char *tag_end(const char *p, size_t i, size_t n)
+static inline const char *tag_end(const char *p, size_t i, size_t n, bool *inner_lt)
 {
     size_t e = n - i > 16 ? i + 16 : n;
-    for (size_t k = i + 1; k < e; k++)
-        if (p[k] == '>')
+    bool lt = false;
+    for (size_t k = i + 1; k < e; k++) {
+        if (p[k] == '>') {
+            *inner_lt = lt;
             return p + k;
-    return e < n ? memchr(p + e, '>', n - e) : NULL;
+        }
+        lt |= p[k] == '<';
+    }
+    const char *gt = e < n ? memchr(p + e, '>', n - e) : NULL;
+    *inner_lt = lt || (gt && memchr(p + e, '<', (size_t)(gt - (p + e))));
+    return gt;
 }
 
 /* Tags dropped and the words of what is left joined with single spaces
@@ -1141,10 +1148,13 @@ static size_t strip_tags_words(const char *p, size_t n, char *d, bool comments_g
             continue;
         }
         if (cls == ST_LT) {
-            const char *gt = tags ? tag_end(p, i, n) : NULL;
+            bool inner_lt = false; /* another '<' before the '>' */
+            const char *gt = tags ? tag_end(p, i, n, &inner_lt) : NULL;
             if (gt) {
-                if (!comments_gone)
-                    for (const char *q = p + i; (q = memchr(q, '<', (size_t)(gt - q))); q++)
+                if (!comments_gone && starts_comment(p, n, i))
+                    return (size_t)-1;
+                if (!comments_gone && inner_lt)
+                    for (const char *q = p + i + 1; (q = memchr(q, '<', (size_t)(gt - q))); q++)
                         if (starts_comment(p, n, (size_t)(q - p)))
                             return (size_t)-1;
                 i = (size_t)(gt - p) + 1;

@@ -289,31 +289,41 @@ static inline bool scan_is_ascii(const char *s, size_t n)
 }
 
 /* ASCII case: d[0..n) is s with the letters lo..hi ('A'..'Z' or 'a'..'z')
- * switched to the other case. */
-static inline void scan_flip_case(char *d, const char *s, size_t n, char lo, char hi)
+ * switched to the other case. False (d partly written) when s is not all
+ * ASCII: the caller then maps the case of the whole string itself. */
+static inline bool scan_flip_case(char *d, const char *s, size_t n, char lo, char hi)
 {
     size_t i = 0;
 #ifdef SCAN_SSE2
+    __m128i high = _mm_setzero_si128();
     for (; n - i >= 16; i += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
         __m128i in = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8((char)(lo - 1))),
                                    _mm_cmplt_epi8(x, _mm_set1_epi8((char)(hi + 1))));
+        high = _mm_or_si128(high, x);
         _mm_storeu_si128((__m128i *)(d + i),
                          _mm_xor_si128(x, _mm_and_si128(in, _mm_set1_epi8(0x20))));
     }
+    if (sse_mask(high))
+        return false;
 #endif
+    uint64_t high8 = 0;
     for (; n - i >= 8; i += 8) {
         uint64_t x = swar_load(s + i);
+        high8 |= x;
         x ^= swar_range(x, (unsigned char)lo, (unsigned char)hi) >> 2;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         x = __builtin_bswap64(x);
 #endif
         memcpy(d + i, &x, 8);
     }
+    unsigned char h = 0;
     for (; i < n; i++) {
         char c = s[i];
+        h |= (unsigned char)c;
         d[i] = (char)(c >= lo && c <= hi ? c ^ 0x20 : c);
     }
+    return !swar_high(high8) && !(h & 0x80);
 }
 
 #endif
