@@ -187,10 +187,17 @@ static frame *frame_new(tpl_render_state *r, frame *parent)
     return f;
 }
 
+/* Names from the loader's table (names.c) are equal when their pointers
+ * are; others (from the C code) may still be equal by content. */
+static inline bool same_name(const char *a, const char *b)
+{
+    return a == b || (a[0] == b[0] && !strcmp(a, b));
+}
+
 static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value v)
 {
     for (size_t i = 0; i < f->n; i++)
-        if (f->names[i] == name || (f->names[i][0] == name[0] && !strcmp(f->names[i], name))) {
+        if (same_name(f->names[i], name)) {
             f->vals[i] = v;
             return;
         }
@@ -222,7 +229,7 @@ static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, tpl_m
 {
     for (frame *g = f; g; g = g->parent) {
         for (size_t i = g->n; i-- > 0;)
-            if (g->names[i] == name || (g->names[i][0] == name[0] && !strcmp(g->names[i], name))) {
+            if (same_name(g->names[i], name)) {
                 *out = g->vals[i];
                 return true;
             }
