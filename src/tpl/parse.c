@@ -27,7 +27,14 @@ typedef struct parser {
     tpl_template *tpl;
     /* static references */
     size_t refcap;
+    int depth;      /* recursion of the parser (unary, not, bodies) */
+    int expr_level; /* parse_expr calls under way */
 } parser;
+
+/* How deep templates may nest: statements in statements, and expressions
+ * in expressions (each level is a few stack frames when rendering; Python's
+ * recursion limit stops Jinja2 somewhat deeper). */
+#define MAX_NESTING 256
 
 static token *peek(parser *p) { return &p->t[p->i]; }
 static token *peek2(parser *p) { return &p->t[p->i + 1 < p->n ? p->i + 1 : p->i]; }
@@ -508,7 +515,30 @@ static node *parse_primary(parser *p)
     return fail(p, t, "expected an expression, found '%s'", describe(t));
 }
 
+static node *parse_unary_inner(parser *p, bool with_filter);
+
+/* The parser's own recursion is bounded too (an input of ten thousand
+ * '(' would otherwise overflow its stack before anything is built). */
+static bool enter(parser *p)
+{
+    if (p->depth >= MAX_NESTING) {
+        fail(p, peek(p), "nested too deeply (more than %d levels)", MAX_NESTING);
+        return false;
+    }
+    p->depth++;
+    return true;
+}
+
 static node *parse_unary(parser *p, bool with_filter)
+{
+    if (!enter(p))
+        return NULL;
+    node *n = parse_unary_inner(p, with_filter);
+    p->depth--;
+    return n;
+}
+
+static node *parse_unary_inner(parser *p, bool with_filter)
 {
     token *t = peek(p);
     node *n;
@@ -650,7 +680,10 @@ static node *parse_not(parser *p)
     token *t = peek(p);
     if (is_name(t, "not")) {
         next(p);
+        if (!enter(p))
+            return NULL;
         node *o = parse_not(p);
+        p->depth--;
         if (!o)
             return NULL;
         node *n = mk(p, E_NOT, t);
@@ -714,7 +747,56 @@ static node *parse_cond(parser *p)
     return e;
 }
 
-static node *parse_expr(parser *p) { return parse_cond(p); }
+/* Whether expression e nests deeper than MAX_NESTING, walked without
+ * recursion (chains like 1+1+…+1 or x|f|f|…|f are built by loops, not by
+ * the parser's recursion, and would be rendered by the evaluator's). */
+static bool too_deep(parser *p, node *e)
+{
+    struct item { const node *n; int depth; } stack[64];
+    struct item *st = stack; /* in the arena once it outgrows the array */
+    size_t sp = 0, cap = 64;
+    bool deep = false;
+    st[sp++] = (struct item){ e, 1 };
+    while (sp && !deep) {
+        struct item it = st[--sp];
+        if (it.depth > MAX_NESTING) {
+            fail(p, &(token){ .line = it.n->line, .col = it.n->col },
+                 "expression nested too deeply (more than %d levels)", MAX_NESTING);
+            deep = true;
+            break;
+        }
+        const node *n = it.n;
+        const node *kids[4] = { n->a, n->b, n->c, n->d };
+        size_t nk = n->kids ? n->nkids : 0, nkw = n->kw ? n->nnames : 0;
+        if (sp + 4 + nk + nkw > cap) {
+            size_t nc = (sp + 4 + nk + nkw) * 2;
+            struct item *ns = arena_alloc(p->a, nc * sizeof *ns);
+            memcpy(ns, st, sp * sizeof *ns);
+            st = ns;
+            cap = nc;
+        }
+        for (size_t k = 0; k < 4; k++)
+            if (kids[k])
+                st[sp++] = (struct item){ kids[k], it.depth + 1 };
+        for (size_t k = 0; k < nk; k++)
+            if (n->kids[k])
+                st[sp++] = (struct item){ n->kids[k], it.depth + 1 };
+        for (size_t k = 0; k < nkw; k++)
+            if (n->kw[k])
+                st[sp++] = (struct item){ n->kw[k], it.depth + 1 };
+    }
+    return deep;
+}
+
+static node *parse_expr(parser *p)
+{
+    p->expr_level++;
+    node *n = parse_cond(p);
+    p->expr_level--;
+    if (n && !p->expr_level && too_deep(p, n))
+        return NULL;
+    return n;
+}
 
 /* A tuple without parentheses (`a, b` in `set a, b = …`/`for a, b in`). */
 static node *parse_tuple_expr(parser *p)
@@ -1340,7 +1422,18 @@ static node *parse_stmt(parser *p)
     return fail(p, tag, "unknown tag '%s'", nm);
 }
 
+static node *parse_body_inner(parser *p, const char *const *ends, token **end_tok, token *open);
+
 static node *parse_body(parser *p, const char *const *ends, token **end_tok, token *open)
+{
+    if (!enter(p))
+        return NULL;
+    node *b = parse_body_inner(p, ends, end_tok, open);
+    p->depth--;
+    return b;
+}
+
+static node *parse_body_inner(parser *p, const char *const *ends, token **end_tok, token *open)
 {
     nlist kids = { 0 };
     token *body_start = peek(p);
