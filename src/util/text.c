@@ -120,10 +120,7 @@ size_t text_slugify_ascii(char *d, const char *s, size_t n)
 void text_slugify(buf *out, const char *s, size_t n)
 {
     size_t start = out->len;
-    size_t ascii = 0;
-    while (ascii < n && (unsigned char)s[ascii] < 0x80)
-        ascii++;
-    if (ascii == n) {
+    if (scan_is_ascii(s, n)) {
         buf_grow(out, n + SCAN_BLOCK);
         out->len += text_slugify_ascii(out->data + out->len, s, n);
         out->data[out->len] = '\0';
@@ -136,12 +133,12 @@ void text_slugify(buf *out, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         if (c < 0x80) {
             i++;
-            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                (c >= 'A' && c <= 'Z')) {
+            char kept = slug_keep[c];
+            if (kept) {
                 if (dash && out->len > start)
                     buf_putc(out, '-');
                 dash = false;
-                buf_putc(out, c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+                buf_putc(out, kept);
                 prev_kept = true;
             } else {
                 dash = true;
