@@ -850,6 +850,19 @@ static bool eval_args(tpl_render_state *r, frame *f, const node *n, tpl_value **
     return true;
 }
 
+bool tpl_args_in_order(const char *params, size_t npos, size_t nkw)
+{
+    if (nkw)
+        return false;
+    size_t np = *params ? 1 : 0;
+    for (const char *c = params; *c; c++) {
+        if (*c == '*')
+            return false;
+        np += *c == ',';
+    }
+    return npos <= np && npos <= 8;
+}
+
 /* Binds positional and keyword arguments to a comma-separated parameter
  * list. A parameter "*name" takes the remaining positional arguments as a
  * list, "**name" the unknown keywords as a map. */
@@ -860,27 +873,12 @@ static bool bind_args(tpl_render_state *r, const node *at, const char *kind, con
     memset(out, 0, sizeof *out);
     if (nkw == 0 && npos == 0) /* the commonest case: nothing to bind */
         return true;
-    if (plain) { /* positional arguments that bind in order (NF_PLAIN_ARGS) */
+    if (plain || tpl_args_in_order(params, npos, nkw)) { /* NF_PLAIN_ARGS, or found so now */
         for (size_t i = 0; i < npos; i++) {
             out->v[i] = pos[i];
             out->given[i] = true;
         }
         return true;
-    }
-    if (nkw == 0) { /* the common case: positional only */
-        size_t np = *params ? 1 : 0;
-        bool star = false;
-        for (const char *c = params; *c; c++) {
-            np += *c == ',';
-            star |= *c == '*';
-        }
-        if (!star && npos <= np && npos <= 8) {
-            for (size_t i = 0; i < npos; i++) {
-                out->v[i] = pos[i];
-                out->given[i] = true;
-            }
-            return true;
-        }
     }
     const char *names[8];
     size_t lens[8];

@@ -214,6 +214,11 @@ typedef struct tpl_test_def {
     tpl_test_fn fn;
 } tpl_test_def;
 
+/* Whether npos positional and nkw keyword arguments bind to the
+ * comma-separated `params` simply in order: no keywords, no * or **
+ * parameter, no more arguments than parameters (NF_PLAIN_ARGS). */
+bool tpl_args_in_order(const char *params, size_t npos, size_t nkw);
+
 int tpl_filter_find(const char *name);
 int tpl_test_find(const char *name);
 const tpl_filter_def *tpl_filter_get(int i);

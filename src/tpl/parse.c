@@ -196,13 +196,7 @@ static bool parse_args(parser *p, node *call)
 /* NF_PLAIN_ARGS when a call's arguments bind to `params` in order. */
 static void mark_plain_args(node *n, const char *params)
 {
-    size_t np = *params ? 1 : 0;
-    for (const char *c = params; *c; c++) {
-        if (*c == '*')
-            return;
-        np += *c == ',';
-    }
-    if (!n->nnames && n->nkids <= np)
+    if (tpl_args_in_order(params, n->nkids, n->nnames))
         n->flags |= NF_PLAIN_ARGS;
 }
 
