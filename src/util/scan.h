@@ -51,6 +51,18 @@ static inline uint64_t swar_range(uint64_t x, unsigned char lo, unsigned char hi
 }
 /* index of the first flagged byte of a non-zero mask */
 static inline unsigned swar_first(uint64_t m) { return (unsigned)__builtin_ctzll(m) / 8; }
+/* the mask as bits 0..7, bit k for byte k (the multiply gathers the bytes'
+ * high bits into the top byte) */
+static inline unsigned swar_bits(uint64_t m)
+{
+    return (unsigned)((((m >> 7) * 0x0102040810204080u) >> 56) & 0xff);
+}
+/* the bytes HTML escaping replaces: & < > " ' */
+static inline uint64_t swar_html(uint64_t x)
+{
+    return swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
+           swar_eq(x, '\'');
+}
 /* how many bytes a mask flags (the multiply sums the bytes into the top one) */
 static inline unsigned swar_count(uint64_t m) { return (unsigned)(((m >> 7) * SWAR_ONES) >> 56); }
 
@@ -88,10 +100,7 @@ static inline void scan_copy_step(char *d, const char *s)
 #define SCAN_STEP 8
 static inline unsigned scan_html_block(const char *p)
 {
-    uint64_t x = swar_load(p);
-    uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
-                 swar_eq(x, '\'');
-    return (unsigned)((((m >> 7) * 0x0102040810204080u) >> 56) & 0xff);
+    return swar_bits(swar_html(swar_load(p)));
 }
 static inline void scan_copy_step(char *d, const char *s) { memcpy(d, s, 8); }
 #endif
@@ -119,10 +128,7 @@ static inline size_t scan_html_special(const char *s, size_t i, size_t n)
                 break;
             at = n - 8;
         }
-        uint64_t x = swar_load(s + at);
-        uint64_t m = swar_eq(x, '&') | swar_eq(x, '<') | swar_eq(x, '>') | swar_eq(x, '"') |
-                     swar_eq(x, '\'');
-        m &= ~(uint64_t)0 << (8 * (i - at));
+        uint64_t m = swar_html(swar_load(s + at)) & ~(uint64_t)0 << (8 * (i - at));
         if (m)
             return at + swar_first(m);
         if (at != i)
@@ -265,8 +271,7 @@ static inline unsigned scan_alnum_block(const char *s, size_t i, size_t n, char 
     l = __builtin_bswap64(l);
 #endif
     memcpy(low, &l, 8);
-    /* gather the high bit of each byte into bits 0..7 */
-    *keep = (unsigned)((((k >> 7) * 0x0102040810204080u) >> 56) & 0xff);
+    *keep = swar_bits(k);
     return 8;
 }
 
