@@ -13,7 +13,6 @@
 
 #include "util/xalloc.h"
 
-#define ALIGN 16
 #define FIRST_BLOCK (16 * 1024)
 #define MAX_BLOCK (1024 * 1024)
 
@@ -44,12 +43,6 @@ void arena_free(arena *a)
     free(a);
 }
 
-static size_t round_up(size_t n)
-{
-    n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-    return n ? n : ALIGN;
-}
-
 static block *new_block(size_t size)
 {
     block *b = xmalloc(sizeof *b + size);
@@ -62,7 +55,7 @@ static block *new_block(size_t size)
 /* arena_alloc when the current block has no room. */
 void *arena_alloc_slow_(arena *a, size_t n)
 {
-    n = round_up(n);
+    n = arena_round_(n);
     a->total += n;
     if (n > a->next_size / 4) {
         /* A big object gets its own block, placed behind the current one so
@@ -127,7 +120,7 @@ char *arena_printf(arena *a, const char *fmt, ...)
 
 void arena_shrink(arena *a, void *p, size_t old_n, size_t new_n)
 {
-    size_t o = round_up(old_n), k = round_up(new_n);
+    size_t o = arena_round_(old_n), k = arena_round_(new_n);
     if (k >= o || (unsigned char *)p + o != a->next)
         return;
     a->next -= o - k;

@@ -22,11 +22,14 @@ struct arena {
     size_t next_size;          /* the size of the next block */
 };
 
+/* What an allocation of n bytes takes: n rounded up to 16, at least 16. */
+static inline size_t arena_round_(size_t n) { return n ? (n + 15) & ~(size_t)15 : 16; }
+
 /* Returns n bytes aligned to 16, uninitialised; owned by the arena. */
 void *arena_alloc_slow_(arena *a, size_t n);
 static inline void *arena_alloc(arena *a, size_t n)
 {
-    size_t k = n ? (n + 15) & ~(size_t)15 : 16;
+    size_t k = arena_round_(n);
     if ((size_t)(a->end - a->next) >= k) {
         void *p = a->next;
         a->next += k;
