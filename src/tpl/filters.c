@@ -120,7 +120,6 @@ static tpl_value arena_string(arena *a, size_t n, bool safe, char **data)
     return v;
 }
 
-static bool is_ascii(const char *s, size_t n) { return scan_is_ascii(s, n); }
 
 static tpl_value from_buf(arena *a, buf *b, bool safe)
 {
@@ -2542,7 +2541,7 @@ FILTER(slugify)
     (void)at;
     arena *ar = tpl_r_arena(r);
     tpl_value s = tpl_to_string(ar, v);
-    if (is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
+    if (scan_is_ascii(s.u.s, s.len)) { /* the common case, straight into the arena */
         char *d = arena_alloc(ar, s.len + 16);
         size_t n = text_slugify_ascii(d, s.u.s, s.len);
         d[n] = '\0';
