@@ -120,7 +120,6 @@ static tpl_value arena_string(arena *a, size_t n, bool safe, char **data)
     return v;
 }
 
-
 static tpl_value from_buf(arena *a, buf *b, bool safe)
 {
     tpl_value v = mkstr(a, b->data, b->len, safe);
