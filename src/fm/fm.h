@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "diag/diag.h"
-#include "tpl/value.h"
+#include "value/value.h"
 #include "util/arena.h"
 #include "util/str.h"
 

@@ -16,7 +16,7 @@
 #include "diag/diag.h"
 #include "fm/fm.h"
 #include "md/md.h"
-#include "tpl/value.h"
+#include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/date.h"

@@ -14,18 +14,9 @@
 
 #include "diag/diag.h"
 #include "tpl/tpl.h"
-#include "tpl/value.h"
+#include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
-
-/* buf_putc without the call, for the byte loops of the filters and output. */
-static inline void tpl_putc(buf *b, char c)
-{
-    if (b->len + 2 > b->cap)
-        buf_grow(b, 1);
-    b->data[b->len++] = c;
-    b->data[b->len] = '\0';
-}
 
 /* ---- tokens ---------------------------------------------------------- */
 

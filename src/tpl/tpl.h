@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "diag/diag.h"
-#include "tpl/value.h"
+#include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

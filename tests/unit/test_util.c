@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "diag/diag.h"
-#include "tpl/value.h"
+#include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

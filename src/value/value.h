@@ -10,9 +10,13 @@
  * is mutated after construction, many threads may read the site's values at
  * once without locks. Nothing here is reference-counted or freed one by one.
  *
- * A tpl_value is 16 bytes and passed by value. */
-#ifndef SHEAF_TPL_VALUE_H
-#define SHEAF_TPL_VALUE_H
+ * A tpl_value is 16 bytes and passed by value.
+ *
+ * The names keep their historic tpl_ prefix: the type was the template
+ * engine's before it became the stage that front matter, the site model and
+ * templates all share. */
+#ifndef SHEAF_VALUE_H
+#define SHEAF_VALUE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -184,6 +188,16 @@ void tpl_value_to_str(tpl_value v, buf *out);
 /* Appends repr(v) as Python prints it: strings quoted ('a', "it's"), the
  * rest as tpl_value_to_str. */
 void tpl_value_repr(tpl_value v, buf *out);
+
+/* buf_putc without the call, for the byte loops of value printing, the
+ * filters and output. */
+static inline void tpl_putc(buf *b, char c)
+{
+    if (b->len + 2 > b->cap)
+        buf_grow(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
 
 #include <string.h>
 static inline tpl_value tpl_map_get_cstr(const tpl_map *m, const char *key)

@@ -1,7 +1,6 @@
 /* value: construction, lookup, equality and printing of template values
  * (see value.h for the ownership rule). */
-#include "tpl/value.h"
-#include "tpl/internal.h"
+#include "value/value.h"
 
 #include <math.h>
 #include <stdio.h>
