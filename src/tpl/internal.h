@@ -263,7 +263,7 @@ const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
 #define TPL_MAX_STRING (1u << 26) /* bytes */
 #define TPL_MAX_LIST (1u << 24)   /* items */
 
-/* ---- value helpers (filters.c) ---------------------------------------- */
+/* ---- value helpers (valueops.c, methods.c) ---------------------------- */
 
 /* str(v) into the arena; keeps the safe flag of strings (which are
  * returned as they are, inline: every string filter starts with this). */
