@@ -69,17 +69,6 @@ static const char *index_path(arena *a, size_t n)
     return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
 }
 
-/* Where an alias (`aliases:` in front matter) is written: "/old/" →
- * "old/index.html", "old.html" as is, "old" → "old/index.html". */
-static const char *alias_output(arena *a, const char *al)
-{
-    while (*al == '/')
-        al++;
-    size_t n = strlen(al);
-    return n == 0 ? "index.html" : al[n - 1] == '/' ? arena_printf(a, "%sindex.html", al)
-           : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
-}
-
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;
@@ -163,7 +152,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     }
     case J_ALIAS: {
         page *p = &s->pages[j->a];
-        out_rel = alias_output(a, p->aliases[j->b]);
+        out_rel = site_alias_output(a, p->aliases[j->b]);
         const char *url = site_permalink(s, p->path);
         buf b = BUF_INIT;
         buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -317,108 +306,6 @@ static void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t
     strmap_free(seen);
 }
 
-/* Posts by year, newest year first. The year is the one each post was
- * written in (its own offset), so posts sorted by instant need not come in
- * year runs: bucket them, keeping the newest-first order inside a year. */
-static int cmp_year_desc(const void *x, const void *y)
-{
-    int a = *(const int *)x, b = *(const int *)y;
-    return a < b ? 1 : a > b ? -1 : 0;
-}
-
-static tpl_value archive_years(site *s)
-{
-    arena *a = s->a;
-    int *year = xcalloc(s->nposts + 1, sizeof *year);
-    int *distinct = xcalloc(s->nposts + 1, sizeof *distinct);
-    size_t nd = 0;
-    for (size_t k = 0; k < s->nposts; k++) {
-        buf y = BUF_INIT;
-        date_format(&y, &s->pages[s->posts[k]].date, "%Y");
-        year[k] = (int)strtol(y.data, NULL, 10);
-        buf_release(&y);
-        distinct[nd++] = year[k];
-    }
-    qsort(distinct, nd, sizeof *distinct, cmp_year_desc);
-    size_t u = 0;
-    for (size_t k = 0; k < nd; k++)
-        if (!u || distinct[u - 1] != distinct[k])
-            distinct[u++] = distinct[k];
-    /* count, then fill each year's list in post order */
-    size_t *count = xcalloc(u + 1, sizeof *count), *fill = xcalloc(u + 1, sizeof *fill);
-    size_t *slot = xcalloc(s->nposts + 1, sizeof *slot);
-    for (size_t k = 0; k < s->nposts; k++) {
-        size_t lo = 0, hi = u; /* binary search in the descending list */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (distinct[mid] > year[k])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        slot[k] = lo;
-        count[lo]++;
-    }
-    tpl_list **lists = xcalloc(u + 1, sizeof *lists);
-    for (size_t i = 0; i < u; i++)
-        lists[i] = tpl_list_new(a, count[i]);
-    for (size_t k = 0; k < s->nposts; k++)
-        lists[slot[k]]->items[fill[slot[k]]++] = tpl_map_value(s->pages[s->posts[k]].value);
-    tpl_list *l = tpl_list_new(a, u);
-    for (size_t i = 0; i < u; i++) {
-        tpl_map *m = tpl_map_new(a, 2);
-        tpl_map_set_str(a, m, "year", tpl_int(distinct[i]));
-        tpl_map_set_str(a, m, "posts", tpl_list_value(lists[i]));
-        tpl_map_seal(a, m);
-        l->items[i] = tpl_map_value(m);
-    }
-    free(year);
-    free(distinct);
-    free(count);
-    free(fill);
-    free(slot);
-    free(lists);
-    return tpl_list_value(l);
-}
-
-/* Tag pages and /page/N/ are known only once the model is built, so their
- * clash with a page, an alias or a file is checked here (site_assign_paths
- * checked everything else). */
-static bool check_generated_paths(site *s, size_t index_pages, diag_list *d)
-{
-    strmap *gen = strmap_new(s->ntags + index_pages + 8);
-    for (size_t k = 2; k <= index_pages; k++)
-        strmap_put(gen, arena_printf(s->a, "page/%zu/index.html", k), 0);
-    for (size_t i = 0; i < s->ntags; i++)
-        strmap_put(gen, arena_printf(s->a, "%sindex.html", s->tags[i].path), 0);
-    bool ok = true;
-    for (size_t i = 0; i < s->npages; i++) {
-        page *p = &s->pages[i];
-        if (p->failed || p->excluded || !p->path)
-            continue;
-        for (size_t k = 0; k <= p->naliases; k++) {
-            const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
-                                     : alias_output(s->a, p->aliases[k - 1]);
-            if (strmap_get(gen, out) >= 0) {
-                size_t n = strlen(out);
-                diag_error(d, p->src, 1, 1,
-                           "this makes /%.*s, which sheaf generates itself (rename the file or set 'slug:')",
-                           (int)(n >= 10 && !strcmp(out + n - 10, "index.html") ? n - 10 : n), out);
-                ok = false;
-            }
-        }
-    }
-    for (size_t i = 0; i < s->nfiles; i++) {
-        if (strmap_get(gen, s->files[i].path) >= 0) {
-            diag_error(d, s->files[i].src, 0, 0, "this makes /%s, which sheaf generates itself",
-                       s->files[i].path);
-            ok = false;
-        }
-    }
-    strmap_free(gen);
-    return ok;
-}
-
 /* ---- the whole build --------------------------------------------------- */
 
 /* What a build session keeps of its last good run, for rebuilding only
@@ -514,7 +401,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
     site_check_links(&s, d);
     site_build_model(&s);
     local.ms_model = now_ms() - t;
-    check_generated_paths(&s, s.nposts ? (s.nposts + (size_t)s.cfg.paginate - 1) / (size_t)s.cfg.paginate : 1, d);
+    site_check_generated_paths(&s, s.nposts ? (s.nposts + (size_t)s.cfg.paginate - 1) / (size_t)s.cfg.paginate : 1, d);
     if (diag_error_count(d) > errors_before) {
         ok = false;
         goto done;
@@ -568,7 +455,7 @@ static bool run_build(build_session *bs, diag_list *d, build_stats *st)
         add_job(&jv, &nj, &cj, J_FILE, (int)i, 0);
     c.jobs = jv;
     c.njobs = nj;
-    c.years = archive_years(&s);
+    c.years = site_archive_years(&s);
     if (bs->sources && o->write)
         c.deps = xcalloc(nj + 1, sizeof *c.deps);
     workers_new(&c, jobs);

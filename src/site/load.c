@@ -620,6 +620,55 @@ bool site_assign_paths(site *s, diag_list *d)
     return diag_error_count(d) == before;
 }
 
+/* Where an alias (`aliases:` in front matter) is written: "/old/" →
+ * "old/index.html", "old.html" as is, "old" → "old/index.html". */
+const char *site_alias_output(arena *a, const char *al)
+{
+    while (*al == '/')
+        al++;
+    size_t n = strlen(al);
+    return n == 0 ? "index.html" : al[n - 1] == '/' ? arena_printf(a, "%sindex.html", al)
+           : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
+}
+
+/* Tag pages and /page/N/ are known only once the model is built, so their
+ * clash with a page, an alias or a file is checked here (site_assign_paths
+ * checked everything else). */
+bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
+{
+    strmap *gen = strmap_new(s->ntags + index_pages + 8);
+    for (size_t k = 2; k <= index_pages; k++)
+        strmap_put(gen, arena_printf(s->a, "page/%zu/index.html", k), 0);
+    for (size_t i = 0; i < s->ntags; i++)
+        strmap_put(gen, arena_printf(s->a, "%sindex.html", s->tags[i].path), 0);
+    bool ok = true;
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k <= p->naliases; k++) {
+            const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
+                                     : site_alias_output(s->a, p->aliases[k - 1]);
+            if (strmap_get(gen, out) >= 0) {
+                size_t n = strlen(out);
+                diag_error(d, p->src, 1, 1,
+                           "this makes /%.*s, which sheaf generates itself (rename the file or set 'slug:')",
+                           (int)(n >= 10 && !strcmp(out + n - 10, "index.html") ? n - 10 : n), out);
+                ok = false;
+            }
+        }
+    }
+    for (size_t i = 0; i < s->nfiles; i++) {
+        if (strmap_get(gen, s->files[i].path) >= 0) {
+            diag_error(d, s->files[i].src, 0, 0, "this makes /%s, which sheaf generates itself",
+                       s->files[i].path);
+            ok = false;
+        }
+    }
+    strmap_free(gen);
+    return ok;
+}
+
 void site_free(site *s)
 {
     for (size_t i = 0; i < s->npages; i++)

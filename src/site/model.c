@@ -352,3 +352,67 @@ void site_build_model(site *s)
     tpl_map_seal(a, sm);
     s->site_value = tpl_map_value(sm);
 }
+
+/* Posts by year, newest year first. The year is the one each post was
+ * written in (its own offset), so posts sorted by instant need not come in
+ * year runs: bucket them, keeping the newest-first order inside a year. */
+static int cmp_year_desc(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+tpl_value site_archive_years(site *s)
+{
+    arena *a = s->a;
+    int *year = xcalloc(s->nposts + 1, sizeof *year);
+    int *distinct = xcalloc(s->nposts + 1, sizeof *distinct);
+    size_t nd = 0;
+    for (size_t k = 0; k < s->nposts; k++) {
+        buf y = BUF_INIT;
+        date_format(&y, &s->pages[s->posts[k]].date, "%Y");
+        year[k] = (int)strtol(y.data, NULL, 10);
+        buf_release(&y);
+        distinct[nd++] = year[k];
+    }
+    qsort(distinct, nd, sizeof *distinct, cmp_year_desc);
+    size_t u = 0;
+    for (size_t k = 0; k < nd; k++)
+        if (!u || distinct[u - 1] != distinct[k])
+            distinct[u++] = distinct[k];
+    /* count, then fill each year's list in post order */
+    size_t *count = xcalloc(u + 1, sizeof *count), *fill = xcalloc(u + 1, sizeof *fill);
+    size_t *slot = xcalloc(s->nposts + 1, sizeof *slot);
+    for (size_t k = 0; k < s->nposts; k++) {
+        size_t lo = 0, hi = u; /* binary search in the descending list */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (distinct[mid] > year[k])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        slot[k] = lo;
+        count[lo]++;
+    }
+    tpl_list **lists = xcalloc(u + 1, sizeof *lists);
+    for (size_t i = 0; i < u; i++)
+        lists[i] = tpl_list_new(a, count[i]);
+    for (size_t k = 0; k < s->nposts; k++)
+        lists[slot[k]]->items[fill[slot[k]]++] = tpl_map_value(s->pages[s->posts[k]].value);
+    tpl_list *l = tpl_list_new(a, u);
+    for (size_t i = 0; i < u; i++) {
+        tpl_map *m = tpl_map_new(a, 2);
+        tpl_map_set_str(a, m, "year", tpl_int(distinct[i]));
+        tpl_map_set_str(a, m, "posts", tpl_list_value(lists[i]));
+        tpl_map_seal(a, m);
+        l->items[i] = tpl_map_value(m);
+    }
+    free(year);
+    free(distinct);
+    free(count);
+    free(fill);
+    free(slot);
+    free(lists);
+    return tpl_list_value(l);
+}

@@ -176,6 +176,9 @@ void site_page_cache_clear(site_page_cache *c);
 bool site_load(site *s, int jobs, diag_list *d);
 /* Output paths, permalinks and the duplicate-path check (needs front matter). */
 bool site_assign_paths(site *s, diag_list *d);
+/* The output path of an alias (`aliases:` in front matter), allocated in a
+ * when it is not `al` itself: "/old/" → "old/index.html". */
+const char *site_alias_output(arena *a, const char *al);
 /* Markdown for every published page, with the cross-post link resolver. */
 void site_render_markdown(site *s, int jobs, diag_list *d);
 /* In a build session: is `text` (the new bytes of p's file) an edit of its
@@ -195,6 +198,13 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
 void site_check_links(site *s, diag_list *d);
 /* Sorts posts, builds tags/archive/prev-next and every template value. */
 void site_build_model(site *s);
+/* After the model: the outputs only it knows (tag pages, /page/2/ … up to
+ * `index_pages`) against every page, alias and file; each clash is an
+ * error. */
+bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d);
+/* The archive's posts by year: a list of {year, posts}, newest year first,
+ * allocated in s->a. */
+tpl_value site_archive_years(site *s);
 /* The fields of a page's template value that come from its body (content,
  * summary, toc, word counts): after site_page_markdown, sets them again in
  * p->value, in place, and returns how many changed, their entry indexes in
