@@ -1,0 +1,86 @@
+/* render internals shared by the pipeline (build.c), the render jobs
+ * (jobs.c) and the build session (session.c). Nothing outside src/render/
+ * includes this file. */
+#ifndef SHEAF_RENDER_INTERNAL_H
+#define SHEAF_RENDER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "diag/diag.h"
+#include "render/build.h"
+#include "render/output.h"
+#include "site/site.h"
+#include "tpl/tpl.h"
+
+static inline double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- render jobs (jobs.c) ---------------------------------------------- */
+
+typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_TAGS, J_ARCHIVE, J_FEED, J_SITEMAP, J_ROBOTS,
+                        J_404, J_ALIAS, J_FILE } job_kind;
+
+typedef struct job {
+    job_kind kind;
+    int a, b; /* page / tag / index page number / file; alias number */
+    int worker;      /* who ran it, and where its diagnostics are in */
+    size_t d0, d1;   /* that worker's list: [d0, d1) */
+} job;
+
+typedef struct render_ctx {
+    site *s;
+    tpl_loader *l;
+    tpl_options opt;
+    output *out;
+    job *jobs;
+    size_t njobs;
+    arena **scratch;
+    diag_list **diags; /* one per worker: merged and de-duplicated after */
+    tpl_value years;
+    size_t index_pages;
+    tpl_deps *deps;    /* a build session: what each job read of the pages, or NULL */
+    const size_t *pick; /* a build session's partial rebuild: the jobs to run, or NULL */
+} render_ctx;
+
+/* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
+void render_job(void *vctx, size_t i, int worker);
+void workers_new(render_ctx *c, int jobs);
+size_t workers_free(render_ctx *c, int jobs);
+void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b);
+void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs);
+
+/* ---- the build session (session.c) and its full run (build.c) ---------- */
+
+/* What a build session keeps of its last good run, for rebuilding only
+ * what an edit of a page's body touches: the site model, the loaded
+ * templates, the render jobs and what each read of the pages. */
+typedef struct last_run {
+    site s;
+    tpl_loader *l;
+    char *tdir, *thdir;
+    render_ctx c;      /* jobs, years, options; scratch and diags are per run */
+    size_t nrender;    /* jobs that render a template (the rest copy files) */
+} last_run;
+
+struct build_session {
+    build_options o;
+    char *site_dir, *out_dir, *base_url;
+    site_source_cache *sources; /* NULL for a one-shot build */
+    site_page_cache *pages;     /* likewise */
+    output_memory *outputs;     /* what the last run committed; likewise */
+    last_run *last;             /* the last run, when it was good and said nothing */
+};
+
+void last_run_free(last_run *r);
+/* A full run of the pipeline, with the session's caches (none for a
+ * one-shot build_site); a session's run is kept in bs->last when it was
+ * good and quiet. */
+bool run_build(build_session *bs, diag_list *d, build_stats *st);
+
+#endif

@@ -1,0 +1,262 @@
+/* jobs: the render jobs — one per output (a page, an index page, a tag
+ * page, the feed, an alias, a copied file, …) — run in parallel over the
+ * finished, immutable model, each worker with its own scratch arena and
+ * diagnostics list, merged in job order after. */
+#include <stdlib.h>
+
+#include "render/internal.h"
+#include "util/fs.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
+
+static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char *title, const char *path)
+{
+    tpl_map *m = tpl_map_new(a, 4);
+    tpl_map_set_str(a, m, "kind", tpl_str(kind));
+    tpl_map_set_str(a, m, "title", tpl_str(title));
+    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_path, path)));
+    tpl_map_set_str(a, m, "permalink", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_url, path)));
+    return m;
+}
+
+static const char *index_path(arena *a, size_t n)
+{
+    return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
+}
+
+static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
+{
+    site *s = c->s;
+    tpl_map *vars = tpl_map_new(a, 6);
+    tpl_map_set_str(a, vars, "site", s->site_value);
+    const char *tname = NULL, *out_rel = NULL, *context = NULL;
+    switch (j->kind) {
+    case J_PAGE: {
+        page *p = &s->pages[j->a];
+        tname = p->template_name ? p->template_name : p->is_post ? "post.html" : "page.html";
+        out_rel = arena_printf(a, "%sindex.html", p->path);
+        context = p->src;
+        tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));
+        if (p->template_name && !tpl_loader_exists(c->l, p->template_name)) {
+            diag_error(d, p->src, 1, 1, "template '%s' (from 'template:' in the front matter) not found",
+                       p->template_name);
+            return;
+        }
+        break;
+    }
+    case J_INDEX: {
+        size_t k = (size_t)j->a, per = (size_t)s->cfg.paginate, total = c->index_pages;
+        size_t from = (k - 1) * per, to = from + per < s->nposts ? from + per : s->nposts;
+        tpl_list *pl = tpl_list_new(a, to - from);
+        for (size_t i = from; i < to; i++)
+            pl->items[i - from] = tpl_map_value(s->pages[s->posts[i]].value);
+        tpl_map *pg = tpl_map_new(a, 8);
+        tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
+        tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
+        tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
+        const char *bp = s->cfg.base_path;
+        if (k > 1)
+            tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, k - 1))));
+        if (k < total)
+            tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, k + 1))));
+        tpl_map_set_str(a, pg, "first_url", tpl_str(bp));
+        tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, total))));
+        tpl_map_set_str(a, vars, "paginator", tpl_map_value(pg));
+        const char *path = index_path(a, k);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "index", s->cfg.title, path)));
+        tname = "index.html";
+        out_rel = arena_printf(a, "%sindex.html", path);
+        context = k > 1 ? arena_printf(a, "the home page, page %zu", k) : "the home page";
+        break;
+    }
+    case J_TAG: {
+        tag_info *t = &s->tags[j->a];
+        tpl_map_set_str(a, vars, "tag", tpl_map_value(t->value));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "tag", t->name, t->path)));
+        tname = "tag.html";
+        out_rel = arena_printf(a, "%sindex.html", t->path);
+        context = arena_printf(a, "the page of tag '%s'", t->name);
+        break;
+    }
+    case J_TAGS:
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "tags", "Tags", "tags/")));
+        tname = "tags.html";
+        out_rel = "tags/index.html";
+        context = "the tags index";
+        break;
+    case J_ARCHIVE:
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "archive", "Archive", "archive/")));
+        tpl_map_set_str(a, vars, "years", c->years);
+        tname = "archive.html";
+        out_rel = "archive/index.html";
+        context = "the archive";
+        break;
+    case J_FEED:
+    case J_SITEMAP:
+    case J_ROBOTS:
+    case J_404: {
+        static const char *const names[] = { "atom.xml", "sitemap.xml", "robots.txt", "404.html" };
+        static const char *const kinds[] = { "feed", "sitemap", "robots", "404" };
+        int k = j->kind - J_FEED;
+        tname = names[k];
+        out_rel = names[k];
+        context = names[k];
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, kinds[k], k == 3 ? "Page not found" : s->cfg.title,
+                                                                 k == 3 ? "404.html" : names[k])));
+        break;
+    }
+    case J_ALIAS: {
+        page *p = &s->pages[j->a];
+        out_rel = site_alias_output(a, p->aliases[j->b]);
+        const char *url = site_permalink(s, p->path);
+        buf b = BUF_INIT;
+        buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
+                       "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
+                       "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
+                       "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
+                   s->cfg.language, url, url, url, url);
+        output_put(c->out, out_rel, b.data, b.len, d);
+        buf_release(&b);
+        return;
+    }
+    case J_FILE: {
+        const site_file *f = &s->files[j->a];
+        char *src = f->data ? NULL : fs_join(s->dir, f->src);
+        output_copy(c->out, f->path, src, f->data, f->len, d);
+        free(src);
+        return;
+    }
+    }
+    tpl_map_seal(a, vars);
+    diag_list *td = diag_list_new();
+    const tpl_template *t = tpl_load(c->l, tname, td);
+    buf out = BUF_INIT;
+    if (t && tpl_render(t, c->l, vars, &c->opt, context, a, &out, td))
+        output_put(c->out, out_rel, out.data, out.len, d);
+    diag_move(d, td);
+    diag_list_free(td);
+    buf_release(&out);
+}
+
+void render_job(void *vctx, size_t i, int worker)
+{
+    render_ctx *c = vctx;
+    if (c->pick)
+        i = c->pick[i];
+    job *j = &c->jobs[i];
+    j->worker = worker;
+    j->d0 = diag_count(c->diags[worker]);
+    tpl_deps *old = NULL;
+    if (c->deps) {
+        c->deps[i].n = 0;
+        old = tpl_deps_use(&c->deps[i]);
+    }
+    render_one(c, j, c->scratch[worker], c->diags[worker]);
+    if (c->deps) {
+        tpl_deps_use(old);
+        tpl_deps_finish(&c->deps[i]);
+    }
+    j->d1 = diag_count(c->diags[worker]);
+    arena_reset(c->scratch[worker]);
+}
+
+/* Each worker's scratch arena and diagnostics list, for one round of jobs. */
+void workers_new(render_ctx *c, int jobs)
+{
+    c->scratch = xcalloc((size_t)jobs, sizeof *c->scratch);
+    c->diags = xcalloc((size_t)jobs, sizeof *c->diags);
+    for (int w = 0; w < jobs; w++) {
+        c->scratch[w] = arena_new();
+        c->diags[w] = diag_list_new();
+    }
+}
+
+/* Frees them; returns how many diagnostics they held. */
+size_t workers_free(render_ctx *c, int jobs)
+{
+    size_t n = 0;
+    for (int w = 0; w < jobs; w++) {
+        n += diag_count(c->diags[w]);
+        arena_free(c->scratch[w]);
+        diag_list_free(c->diags[w]);
+    }
+    free(c->scratch);
+    free(c->diags);
+    c->scratch = NULL;
+    c->diags = NULL;
+    return n;
+}
+
+void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        *v = xrealloc(*v, *cap * sizeof **v);
+    }
+    (*v)[(*n)++] = (job){ k, a, b, 0, 0, 0 };
+}
+
+/* Diagnostics in job order (not in the order threads happened to finish),
+ * so the output is the same for any -j. The same template error on many
+ * pages is reported once, for the first page, with a note counting the
+ * others. */
+void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
+{
+    /* pass 1: how often each error (formatted) came up */
+    strmap *seen = strmap_new(64);
+    char **keys = NULL;
+    size_t nkeys = 0, *dups = NULL;
+    for (size_t ji = 0; ji < njobs; ji++)
+        for (size_t i = jobs[ji].d0; i < jobs[ji].d1; i++) {
+            const diag *e = diag_get(parts[jobs[ji].worker], i);
+            if (e->level == DIAG_NOTE)
+                continue;
+            buf k = BUF_INIT;
+            diag_format(e, &k);
+            char *key = buf_detach(&k, NULL);
+            long idx = strmap_put(seen, key, (long)nkeys);
+            if (idx != (long)nkeys) {
+                free(key);
+                dups[idx]++;
+                continue;
+            }
+            keys = xrealloc(keys, (nkeys + 1) * sizeof *keys);
+            dups = xrealloc(dups, (nkeys + 1) * sizeof *dups);
+            keys[nkeys] = key;
+            dups[nkeys++] = 0;
+        }
+    /* pass 2: each error once, with its notes, then the count */
+    bool *done = xcalloc(nkeys + 1, sizeof *done);
+    for (size_t ji = 0; ji < njobs; ji++) {
+        const job *jb = &jobs[ji];
+        for (size_t i = jb->d0; i < jb->d1; i++) {
+            const diag *e = diag_get(parts[jb->worker], i);
+            if (e->level == DIAG_NOTE)
+                continue; /* emitted with its error */
+            buf k = BUF_INIT;
+            diag_format(e, &k);
+            long idx = strmap_get(seen, k.data);
+            buf_release(&k);
+            if (idx < 0 || done[idx])
+                continue;
+            done[idx] = true;
+            diag_add(d, e->level, e->path, e->line, e->col, "%s", e->message);
+            size_t n = i + 1;
+            for (; n < jb->d1; n++) {
+                const diag *note = diag_get(parts[jb->worker], n);
+                if (note->level != DIAG_NOTE)
+                    break;
+                diag_add(d, note->level, note->path, note->line, note->col, "%s", note->message);
+            }
+            if (dups[idx])
+                diag_note(d, e->path, e->line, e->col, "the same error came up %zu more time%s, on other pages",
+                          dups[idx], dups[idx] == 1 ? "" : "s");
+        }
+    }
+    for (size_t i = 0; i < nkeys; i++)
+        free(keys[i]);
+    free(keys);
+    free(dups);
+    free(done);
+    strmap_free(seen);
+}

@@ -1,0 +1,304 @@
+/* session: a build that keeps the parsed site in memory between runs
+ * (`sheaf serve`, see build.h): a full run of the pipeline (build.c) with
+ * the session's caches, or, after edits that leave every page where it
+ * was, a rebuild on the last run's model that renders only the outputs
+ * that read a changed value. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render/internal.h"
+#include "util/fs.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+void last_run_free(last_run *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->c.njobs; i++)
+        tpl_deps_release(&r->c.deps[i]);
+    free(r->c.deps);
+    free(r->c.jobs);
+    tpl_loader_free(r->l);
+    free(r->tdir);
+    free(r->thdir);
+    site_free(&r->s);
+    free(r);
+}
+
+build_session *build_session_new(const build_options *o)
+{
+    build_session *s = xcalloc(1, sizeof *s);
+    s->o = *o;
+    s->site_dir = xstrdup(o->site_dir ? o->site_dir : ".");
+    s->out_dir = o->out_dir ? xstrdup(o->out_dir) : fs_join(s->site_dir, "public");
+    s->base_url = o->base_url ? xstrdup(o->base_url) : NULL;
+    s->o.site_dir = s->site_dir;
+    s->o.out_dir = s->out_dir;
+    s->o.base_url = s->base_url;
+    return s;
+}
+
+void build_session_free(build_session *s)
+{
+    if (!s)
+        return;
+    free(s->site_dir);
+    free(s->out_dir);
+    free(s->base_url);
+    site_source_cache_free(s->sources);
+    site_page_cache_free(s->pages);
+    output_memory_free(s->outputs);
+    last_run_free(s->last);
+    free(s);
+}
+
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* Do two renderings of a page link to the same places with the same words
+ * (positions aside)? Then every link check and backlink stays as it was. */
+static bool same_links(const page *p, const link_rec *v, size_t n)
+{
+    if (p->nlinks != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const link_rec *a = &p->links[i], *b = &v[i];
+        if (a->kind != b->kind || a->target != b->target || !same_str(a->dest, b->dest) ||
+            !same_str(a->text, b->text) || !same_str(a->anchor, b->anchor) ||
+            !same_str(a->missing_path, b->missing_path))
+            return false;
+    }
+    return true;
+}
+
+static bool same_date(bool ha, const sheaf_date *a, bool hb, const sheaf_date *b)
+{
+    return ha == hb && (!ha || (a->t == b->t && a->offset_min == b->offset_min &&
+                                a->has_time == b->has_time && a->has_zone == b->has_zone));
+}
+
+static bool same_strs(const char **a, size_t na, const char **b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0)
+            return false;
+    return true;
+}
+
+/* After a front-matter edit: is the page where it was — the same dates,
+ * slug, template, summary, tags, aliases and draft state? Then only its
+ * title and params can differ, and no list changes order or membership. */
+static bool same_place(const page *a, const page *b)
+{
+    return !b->failed && a->draft == b->draft && a->excluded == b->excluded &&
+           same_date(a->has_date, &a->date, b->has_date, &b->date) &&
+           same_date(a->has_updated, &a->updated, b->has_updated, &b->updated) &&
+           same_str(a->slug, b->slug) && same_str(a->template_name, b->template_name) &&
+           same_str(a->summary_text, b->summary_text) &&
+           same_strs(a->tags, a->ntags, b->tags, b->ntags) &&
+           same_strs(a->aliases, a->naliases, b->aliases, b->naliases);
+}
+
+static bool same_ids(const md_result *a, const md_result *b)
+{
+    if (a->nheadings != b->nheadings)
+        return false;
+    for (size_t i = 0; i < a->nheadings; i++)
+        if (strcmp(a->headings[i].id, b->headings[i].id) != 0)
+            return false;
+    return true;
+}
+
+/* Does job j (by what it read in its last render) depend on any of the
+ * given entries of the map owned by `owner`? */
+static bool job_reads(const tpl_deps *dp, uint32_t owner, const long *idx, size_t n)
+{
+    uint64_t lo = (uint64_t)owner << 16, hi = lo | 0xffff;
+    size_t a = 0, b = dp->n;
+    while (a < b) { /* first entry >= lo */
+        size_t m = (a + b) / 2;
+        if (dp->v[m] < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    for (; a < dp->n && dp->v[a] <= hi; a++) {
+        uint64_t k = dp->v[a] & 0xffff;
+        if (k == TPL_DEPS_ALL)
+            return true;
+        for (size_t i = 0; i < n; i++)
+            if ((uint64_t)idx[i] == k)
+                return true;
+    }
+    return false;
+}
+
+/* A rebuild after edits of existing pages that leave every page where it
+ * was — the same dates, tags, slug, draft state (a new title or params are
+ * fine), the same heading ids, the same links — done on the last run's
+ * model: each such page is parsed and its Markdown rendered again, its
+ * value (and the references to it) updated in place, and only the outputs
+ * whose last render read a field that changed are rendered again.
+ * Anything else (or any diagnostic) makes it return false without writing,
+ * and the caller runs a full build. */
+static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n, diag_list *d,
+                         build_stats *st)
+{
+    last_run *L = bs->last;
+    if (!L || !n)
+        return false;
+    double t0 = now_ms();
+    site *s = &L->s;
+    size_t npick = 0;
+    size_t *pick = xcalloc(L->c.njobs + 1, sizeof *pick);
+    bool *picked = xcalloc(L->c.njobs + 1, sizeof *picked);
+    bool ok = true;
+    size_t i;
+    for (i = 0; i < n && ok; i++) {
+        const char *rel = changed[i];
+        size_t len = strlen(rel);
+        bool in_content = !strncmp(rel, "content/", 8);
+        int file = -1;
+        int pi = in_content ? site_lookup(s, rel + 8, &file) : -1;
+        if (in_content && pi < 0 && file < 0) {
+            /* not part of the site, and gone (an editor's temporary file,
+             * `sed -i`'s): nothing to do */
+            char *gone = fs_join(bs->site_dir, rel);
+            bool exists = access(gone, F_OK) == 0 || errno != ENOENT;
+            free(gone);
+            if (!exists)
+                continue;
+        }
+        ok = pi >= 0 && len > 11 && !strcmp(rel + len - 3, ".md");
+        page *p = ok ? &s->pages[pi] : NULL;
+        ok = ok && !p->failed && !p->excluded && p->path && p->value;
+        buf text = BUF_INIT;
+        char *path = ok ? fs_join(bs->site_dir, rel) : NULL;
+        ok = ok && fs_read_file(path, &text) && text_utf8_check(text.data, text.len) == (size_t)-1;
+        free(path);
+        if (ok) {
+            /* the new bytes live as long as the model: in its arena */
+            char *copy = arena_strndup(s->a, text.data, text.len);
+            page q = *p;
+            str body;
+            int body_line;
+            if (site_page_body_edit(p, copy, text.len, &body, &body_line)) {
+                q.body = body;
+                q.body_line = body_line;
+            } else {
+                /* the front matter changed: fine while the page stays where
+                 * it is, dated, tagged and published as before */
+                diag_list *pd = diag_list_new();
+                ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && same_place(p, &q);
+                diag_list_free(pd);
+            }
+            if (ok) {
+                site_page_markdown(s, &q, q.body, q.body_line, s->a);
+                ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks);
+            }
+            if (ok) {
+                p->md = q.md;
+                p->links = q.links;
+                p->title = q.title;
+                p->fm = q.fm;
+                long idx[SITE_BODY_FIELDS + 2];
+                bool ref_changed;
+                size_t nidx = site_update_body_fields(s, p, idx);
+                nidx += site_update_head_fields(s, p, idx + nidx, &ref_changed);
+                const long ref_title[1] = { 0 }; /* page_ref() sets title first */
+                uint32_t owner = site_page_owner(p);
+                for (size_t j = 0; (nidx || ref_changed) && j < L->nrender; j++)
+                    picked[j] = picked[j] ||
+                                (nidx && job_reads(&L->c.deps[j], owner, idx, nidx)) ||
+                                (ref_changed &&
+                                 job_reads(&L->c.deps[j], SITE_REF_OWNER | owner, ref_title, 1));
+            }
+        }
+        buf_release(&text);
+    }
+    /* render what read a changed field, in job order */
+    for (size_t j = 0; ok && j < L->nrender; j++)
+        if (picked[j])
+            pick[npick++] = j;
+    free(picked);
+    if (!ok) {
+        /* the model may be half updated: it is no use any more */
+        free(pick);
+        last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    double t_md = now_ms();
+    int jobs = site_jobs(bs->o.jobs);
+    output out;
+    if (!output_begin(&out, bs->out_dir, true, bs->outputs, d) || !out.known) {
+        output_end(&out, false, d);
+        output_free(&out);
+        free(pick);
+        last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    out.partial = true;
+    render_ctx *c = &L->c;
+    c->out = &out;
+    c->pick = pick;
+    workers_new(c, jobs);
+    site_parallel(npick, jobs, render_job, c);
+    size_t ndiags = workers_free(c, jobs);
+    c->pick = NULL;
+    c->out = NULL;
+    free(pick);
+    double t_render = now_ms();
+    ok = output_end(&out, ndiags == 0, d) && ndiags == 0;
+    build_stats local = { 0 };
+    local.written = atomic_load(&out.written);
+    local.unchanged = atomic_load(&out.unchanged);
+    output_free(&out);
+    if (!ok) {
+        /* a full build says what went wrong, in order */
+        last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    local.posts = s->nposts;
+    local.pages = s->nposts + s->nplain;
+    local.tags = s->ntags;
+    local.rendered = npick;
+    local.ms_markdown = t_md - t0;
+    local.ms_render = t_render - t_md;
+    local.ms_write = now_ms() - t_render;
+    local.ms_total = now_ms() - t0;
+    if (st)
+        *st = local;
+    return true;
+}
+
+bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
+                       build_stats *st)
+{
+    /* Every run rebuilds the site model and renders every output in
+     * memory, which keeps the output exactly build_site's (and unchanged
+     * outputs are never rewritten). What carries over: the bytes of sources
+     * that did not change, and each unchanged page's front matter and
+     * Markdown (see site/pagecache.c for when those are still valid). A full
+     * run (changed == NULL) forgets everything. */
+    if (!s->sources) {
+        s->sources = site_source_cache_new();
+        s->pages = site_page_cache_new();
+        s->outputs = output_memory_new();
+    }
+    if (!changed || !nchanged) {
+        site_source_cache_clear(s->sources);
+        site_page_cache_clear(s->pages);
+    }
+    for (size_t i = 0; changed && i < nchanged; i++)
+        site_source_cache_forget(s->sources, changed[i]);
+    if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st))
+        return true;
+    return run_build(s, d, st);
+}
