@@ -12,7 +12,6 @@
 #include "site/pagecache.h"
 #include "site/site.h"
 #include "util/strmap.h"
-#include "util/text.h"
 #include "util/xalloc.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -283,12 +282,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     for (size_t i = 0; i < s->nfiles; i++)
         strmap_put(outputs, s->files[i].path, 0);
     for (size_t i = 0; i < s->npages; i++)
-        for (size_t k = 0; k < s->pages[i].ntags; k++) {
-            buf b = BUF_INIT;
-            text_slugify(&b, s->pages[i].tags[k], strlen(s->pages[i].tags[k]));
-            strmap_put(outputs, arena_printf(s->a, "tags/%s/index.html", b.data), 0);
-            buf_release(&b);
-        }
+        for (size_t k = 0; k < s->pages[i].ntags; k++)
+            strmap_put(outputs,
+                       arena_printf(s->a, "tags/%s/index.html", site_tag_slug(s->a, s->pages[i].tags[k])), 0);
     md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0 };
     site_parallel(s->npages, jobs, md_job, &c);
     s->outputs = outputs; /* kept for site_page_markdown */

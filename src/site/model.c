@@ -130,13 +130,13 @@ static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, in
     return tpl_list_value(l);
 }
 
-static const char *tag_slug(site *s, const char *name)
+const char *site_tag_slug(arena *a, const char *name)
 {
     buf b = BUF_INIT;
     text_slugify(&b, name, strlen(name));
     if (!b.len)
-        buf_puts(&b, "tag");
-    const char *r = arena_strndup(s->a, b.data, b.len);
+        buf_puts(&b, "tag"); /* a name without letters or digits ("!!!") */
+    const char *r = arena_strndup(a, b.data, b.len);
     buf_release(&b);
     return r;
 }
@@ -210,11 +210,11 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map_set_str(a, m, "slug", tpl_str_copy(a, st, (size_t)(end - st)));
     tpl_list *tags = tpl_list_new(a, p->ntags);
     for (size_t i = 0; i < p->ntags; i++) {
-        long ti = strmap_get(tag_index, tag_slug(s, p->tags[i]));
+        long ti = strmap_get(tag_index, site_tag_slug(s->a, p->tags[i]));
         const tag_info *t = ti >= 0 ? &s->tags[ti] : NULL;
         tpl_map *tm = tpl_map_new(a, 3);
         tpl_map_set_str(a, tm, "name", str_v(p->tags[i]));
-        tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : tag_slug(s, p->tags[i])));
+        tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : site_tag_slug(s->a, p->tags[i])));
         if (t)
             tpl_map_set_str(a, tm, "url", str_v(site_url(s, t->path)));
         tags->items[i] = tpl_map_value(tm);
@@ -275,7 +275,7 @@ void site_build_model(site *s)
     for (size_t k = 0; k < np; k++) {
         page *p = &s->pages[s->posts[k]];
         for (size_t i = 0; i < p->ntags; i++) {
-            const char *slug = tag_slug(s, p->tags[i]);
+            const char *slug = site_tag_slug(s->a, p->tags[i]);
             long ti = strmap_get(tag_index, slug);
             if (ti < 0) {
                 if (ntags == captags) {

@@ -196,6 +196,10 @@ bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a,
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
 /* Checks every link (files, anchors, drafts) and fills backlinks. */
 void site_check_links(site *s, diag_list *d);
+/* The slug of a tag's name, in a: its page is tags/<slug>/. Tags whose
+ * names slug alike share one page. The one rule for the model's tag pages
+ * and for the link checker, which knows them before the model is built. */
+const char *site_tag_slug(arena *a, const char *name);
 /* Sorts posts, builds tags/archive/prev-next and every template value. */
 void site_build_model(site *s);
 /* After the model: the outputs only it knows (tag pages, /page/2/ … up to
