@@ -11,8 +11,8 @@
 
 #include "cli/cli.h"
 #include "deploy/deploy.h"
-#include "fm/fm.h"
 #include "render/build.h"
+#include "site/site.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -29,39 +29,6 @@ static const char deploy_usage[] =
     "  --base-url URL   override base_url from site.yaml\n"
     "  -q, --quiet      print nothing but errors\n"
     "  -h, --help       show this help\n";
-
-/* Reads deploy.target from DIR/site.yaml into out (empty when not set).
- * Returns false after reporting a file that cannot be read or parsed. */
-static bool read_target(const char *site_yaml, buf *out, diag_list *d)
-{
-    FILE *f = fopen(site_yaml, "rb");
-    if (!f)
-        return errno == ENOENT;
-    buf text = BUF_INIT;
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_put(&text, chunk, n);
-    fclose(f);
-    arena *a = arena_new();
-    tpl_value v;
-    bool ok = fm_parse_yaml(str_make(text.data, text.len), 1, site_yaml, a, &v, d);
-    if (ok && v.kind == TPL_MAP) {
-        tpl_value dep = tpl_map_get_cstr(v.u.map, "deploy");
-        tpl_value t = dep.kind == TPL_MAP ? tpl_map_get_cstr(dep.u.map, "target") : tpl_undefined();
-        if (t.kind == TPL_STRING)
-            buf_put(out, t.u.s, t.len);
-        else if (t.kind != TPL_UNDEFINED && t.kind != TPL_NONE) {
-            diag_error(d, site_yaml, 0, 0,
-                       "deploy.target must be a string: a folder or an rsync destination "
-                       "host:path");
-            ok = false;
-        }
-    }
-    arena_free(a);
-    buf_release(&text);
-    return ok;
-}
 
 static char *join2(const char *dir, const char *rel)
 {
@@ -94,8 +61,14 @@ static bool run_deploy(const char *site, const char *base_url, bool dry_run, boo
                        diag_list *d)
 {
     char *site_yaml = join2(site, "site.yaml");
+    /* deploy.target as the build reads it, with the same checks and messages */
+    arena *a = arena_new();
+    site_config cfg;
+    bool ok = site_config_load(site, base_url, a, &cfg, d);
     buf target = BUF_INIT;
-    bool ok = read_target(site_yaml, &target, d);
+    if (ok && cfg.deploy_target)
+        buf_puts(&target, cfg.deploy_target);
+    arena_free(a);
     if (ok && target.len == 0) {
         diag_error(d, site_yaml, 0, 0,
                    "no deploy target: set deploy.target in site.yaml to a folder or to an "

@@ -135,6 +135,17 @@ def main():
                    "above it: syncing there would delete the site's own files; choose a folder "
                    "of its own\n")
 
+        # A deploy.target of the wrong type: deploy says what build says, at
+        # the key's line and column (both read site.yaml one way).
+        set_target("[1, 2]")
+        line = len((base_yaml + "\ndeploy:\n").splitlines()) + 1
+        want = (f"{site}/site.yaml:{line}:3: error: 'deploy.target' must be a string (a folder, "
+                "or host:path for rsync)")
+        p = run([sheaf, "build", "-s", site, "-q"], env=env)
+        expect("bad target type: build", (p.returncode, p.stderr.splitlines()[:1]), (1, [want]))
+        p = run([sheaf, "deploy", "-s", site], env=env)
+        expect("bad target type: deploy", (p.returncode, p.stderr), (1, want + "\n"))
+
         # A failed build deploys nothing.
         www = os.path.join(tmp, "www")
         os.makedirs(www)
