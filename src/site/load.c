@@ -602,16 +602,8 @@ bool site_assign_paths(site *s, diag_list *d)
         if (p->failed || p->excluded)
             continue;
         claim(s, &o, arena_printf(s->a, "%sindex.html", p->path), p->src, d);
-        for (size_t k = 0; k < p->naliases; k++) {
-            const char *al = p->aliases[k];
-            while (*al == '/')
-                al++;
-            size_t n = strlen(al);
-            const char *out = n == 0 ? "index.html"
-                            : al[n - 1] == '/' ? arena_printf(s->a, "%sindex.html", al)
-                            : strstr(al, ".htm") ? al : arena_printf(s->a, "%s/index.html", al);
-            claim(s, &o, out, p->src, d);
-        }
+        for (size_t k = 0; k < p->naliases; k++)
+            claim(s, &o, site_alias_output(s->a, p->aliases[k]), p->src, d);
     }
     for (size_t i = 0; i < s->nfiles; i++)
         claim(s, &o, s->files[i].path, s->files[i].src, d);
