@@ -10,34 +10,7 @@
 #include <strings.h>
 
 #include "serve/serve.h"
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* %-decodes raw into out once; false on a broken escape. out may hold NULs. */
-static bool percent_decode(const char *raw, buf *out)
-{
-    for (const char *p = raw; *p; p++) {
-        if (*p != '%') {
-            buf_putc(out, *p);
-            continue;
-        }
-        int hi = hexval((unsigned char)p[1]), lo = hi < 0 ? -1 : hexval((unsigned char)p[2]);
-        if (hi < 0 || lo < 0)
-            return false;
-        buf_putc(out, hi * 16 + lo);
-        p += 2;
-    }
-    return true;
-}
+#include "util/url.h"
 
 static bool has_dotdot_segment(const char *s, size_t len)
 {
@@ -96,7 +69,7 @@ serve_status serve_resolve(const char *root_real, const char *raw_path, buf *fil
             return SERVE_FORBIDDEN;
     buf dec = BUF_INIT;
     serve_status r;
-    if (!percent_decode(raw_path, &dec)) {
+    if (!url_percent_decode(&dec, raw_path, strlen(raw_path), true)) {
         r = SERVE_BAD_REQUEST;
         goto out;
     }

@@ -7,6 +7,7 @@
 
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
 
@@ -84,13 +85,8 @@ static void split_base_url(arena *a, const char *in, site_config *c)
     if (b.data[b.len - 1] != '/')
         buf_putc(&b, '/');
     const char *s = b.data;
-    const char *scheme = strstr(s, "://");
-    const char *path = s;
-    if (scheme) {
-        path = strchr(scheme + 3, '/');
-        if (!path)
-            path = s + strlen(s);
-    } else if (s[0] != '/') {
+    const char *path = s + url_origin_len(s);
+    if (path == s && s[0] != '/') {
         /* "notes/" → "/notes/" */
         buf c2 = BUF_INIT;
         buf_putc(&c2, '/');

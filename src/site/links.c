@@ -12,6 +12,7 @@
 #include "site/pagecache.h"
 #include "site/site.h"
 #include "util/strmap.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -28,26 +29,14 @@ static bool has_scheme(const char *s)
     return *p == ':';
 }
 
-static int hexval(int c)
-{
-    return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
-}
-
+/* s[0..n) %-decoded, in a (a broken escape is kept as written) */
 static char *pct_decode(arena *a, const char *s, size_t n)
 {
-    char *o = arena_alloc(a, n + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '%' && i + 2 < n && hexval((unsigned char)s[i + 1]) >= 0 &&
-            hexval((unsigned char)s[i + 2]) >= 0) {
-            o[k++] = (char)(hexval((unsigned char)s[i + 1]) * 16 + hexval((unsigned char)s[i + 2]));
-            i += 2;
-        } else {
-            o[k++] = s[i];
-        }
-    }
-    o[k] = 0;
-    return o;
+    buf b = BUF_INIT;
+    url_percent_decode(&b, s, n, false);
+    char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
 }
 
 /* Joins dir and rel and removes "." and ".." parts; NULL when it climbs

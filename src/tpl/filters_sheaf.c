@@ -8,6 +8,7 @@
 #include "util/date.h"
 #include "util/scan.h"
 #include "util/text.h"
+#include "util/url.h"
 
 FILTER_FN(date)
 {
@@ -75,14 +76,7 @@ static bool is_absolute_url(const char *s)
 
 void tpl_split_base(const char *base, tpl_base *out)
 {
-    const char *p = strstr(base, "://");
-    if (p) {
-        p = strchr(p + 3, '/');
-        if (!p)
-            p = base + strlen(base);
-    } else {
-        p = base;
-    }
+    const char *p = base + url_origin_len(base);
     out->url = base;
     out->origin_len = (size_t)(p - base);
     out->path = *p ? p : "/";

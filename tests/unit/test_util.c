@@ -7,6 +7,7 @@
 #include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/url.h"
 
 TEST(buf_basics)
 {
@@ -126,6 +127,28 @@ TEST(value_printing)
     arena_free(a);
 }
 
+TEST(url_rules)
+{
+    buf b = BUF_INIT;
+    OK(url_percent_decode(&b, "a%20b%e5%88%86%2F", 17, true));
+    EQ_STR(b.data, "a b\xe5\x88\x86/");
+    buf_reset(&b);
+    /* a broken escape: kept as written, or refused */
+    OK(url_percent_decode(&b, "100%;%4g%4", 10, false));
+    EQ_STR(b.data, "100%;%4g%4");
+    buf_reset(&b);
+    OK(!url_percent_decode(&b, "a%4", 3, true));
+    EQ_STR(b.data, "a");
+    buf_reset(&b);
+    OK(url_percent_decode(&b, "x%00y", 5, true));
+    EQ_INT(b.len, 3);
+    buf_release(&b);
+    EQ_INT(url_origin_len("https://x.io/notes/"), 12);
+    EQ_INT(url_origin_len("https://x.io"), 12);
+    EQ_INT(url_origin_len("/notes/"), 0);
+    EQ_INT(url_origin_len("notes"), 0);
+}
+
 int main(void)
 {
     RUN(buf_basics);
@@ -133,5 +156,6 @@ int main(void)
     RUN(arena_shrink_gives_back_the_tail);
     RUN(diag_sorting_and_format);
     RUN(value_printing);
+    RUN(url_rules);
     return harness_done();
 }
