@@ -35,15 +35,24 @@ bool fm_split_source(str src, const char *path, fm_split *out, diag_list *d);
 bool fm_parse_yaml(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                    diag_list *d);
 
-/* Where each top-level key of a mapping was written (for "unknown key" and
- * "wrong type" messages). fm_parse_yaml_pos is fm_parse_yaml plus, for a
- * top-level mapping, parallel arrays of key positions. */
+/* Where each key of each mapping was written, for every message about a
+ * key: "unknown key" and "wrong type" when the file is read, and later ones
+ * (a `template:` that names no template) alike. fm_parse_yaml_pos is
+ * fm_parse_yaml plus one record per key of every mapping in the document
+ * (nested mappings first, each mapping's keys in its order; the records and
+ * their array are in `a`). A key written twice has the later place; keys
+ * merged in with `<<` have the place of the `<<`; keys that are not
+ * strings are recorded as text. */
 typedef struct fm_key_pos {
+    const tpl_map *map;  /* the mapping the key is in */
     const char *key;
     int line, col;       /* of the key */
     int vline, vcol;     /* of the value */
 } fm_key_pos;
 bool fm_parse_yaml_pos(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                        fm_key_pos **pos, size_t *npos, diag_list *d);
+/* The record of `key` in mapping m, or NULL. */
+const fm_key_pos *fm_key_find(const fm_key_pos *pos, size_t npos, const tpl_map *m,
+                              const char *key);
 
 #endif

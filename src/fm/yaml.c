@@ -41,10 +41,11 @@ typedef struct composer {
     int depth;
     anchor *anchors;
     size_t nanchors, capanchors;
-    /* positions of the root mapping's keys (fm_parse_yaml_pos) */
+    /* positions of every mapping's keys (fm_parse_yaml_pos); xmalloc'd
+     * while composing, copied into the arena at the end */
     bool want_pos;
     fm_key_pos *pos;
-    size_t npos;
+    size_t npos, cappos;
 } composer;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -561,7 +562,7 @@ static bool is_merge_key(const yaml_event_t *ev)
 
 /* ---- composing --------------------------------------------------------- */
 
-static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out, bool root);
+static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out);
 
 typedef struct pair {
     tpl_value k, v;
@@ -611,7 +612,7 @@ static void merge_map(composer *c, tpl_map *m, key_mark *marks, const tpl_map *s
         map_put(c, m, marks, src->entries[i].key, src->entries[i].value, p->km, p->vm);
 }
 
-static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out, bool root)
+static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
 {
     const char *anchor_name = (const char *)ev->data.mapping_start.anchor;
     tpl_map *m = tpl_map_new(c->a, 0);
@@ -632,12 +633,12 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out, bool 
         pair p = { 0 };
         p.km = ke.start_mark;
         p.merge = is_merge_key(&ke);
-        if (!(ok = compose_node(c, &ke, &p.k, false)))
+        if (!(ok = compose_node(c, &ke, &p.k)))
             break;
         if (!(ok = next_event(c, &ve)))
             break;
         p.vm = ve.start_mark;
-        if (!(ok = compose_node(c, &ve, &p.v, false)))
+        if (!(ok = compose_node(c, &ve, &p.v)))
             break;
         if (p.merge) {
             if (p.v.kind == TPL_MAP) {
@@ -685,7 +686,7 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out, bool 
         m->entries = arena_alloc(c->a, total * sizeof *m->entries);
         m->cap = total;
     }
-    key_mark *marks = root && c->want_pos ? xcalloc(total ? total : 1, sizeof *marks) : NULL;
+    key_mark *marks = c->want_pos ? xcalloc(total ? total : 1, sizeof *marks) : NULL;
     for (size_t i = 0; i < n; i++) {
         const pair *p = &pairs[i];
         if (!p->merge)
@@ -704,11 +705,14 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out, bool 
     free(pairs);
 
     if (marks) {
-        c->npos = m->len;
-        c->pos = arena_calloc(c->a, (m->len ? m->len : 1) * sizeof *c->pos);
+        if (c->npos + m->len > c->cappos) {
+            c->cappos = (c->npos + m->len) * 2;
+            c->pos = xrealloc(c->pos, c->cappos * sizeof *c->pos);
+        }
         for (size_t i = 0; i < m->len; i++) {
             tpl_value k = m->entries[i].key;
-            fm_key_pos *kp = &c->pos[i];
+            fm_key_pos *kp = &c->pos[c->npos++];
+            kp->map = m;
             if (k.kind == TPL_STRING) {
                 kp->key = k.u.s;
             } else {
@@ -752,7 +756,7 @@ static bool compose_sequence(composer *c, yaml_event_t *ev, tpl_value *out)
             break;
         }
         tpl_value v;
-        if (!compose_node(c, &e, &v, false)) {
+        if (!compose_node(c, &e, &v)) {
             free(items);
             return false;
         }
@@ -777,7 +781,7 @@ static bool compose_sequence(composer *c, yaml_event_t *ev, tpl_value *out)
 /* Composes the node that starts with *ev (deleting it) into *out. Returns
  * false only when parsing cannot go on (a libyaml error); other problems are
  * reported and give a stand-in value. */
-static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out, bool root)
+static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
 {
     *out = tpl_none();
     switch (ev->type) {
@@ -810,7 +814,7 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out, bool roo
             return false;
         }
         c->depth++;
-        bool ok = ev->type == YAML_MAPPING_START_EVENT ? compose_mapping(c, ev, out, root)
+        bool ok = ev->type == YAML_MAPPING_START_EVENT ? compose_mapping(c, ev, out)
                                                        : compose_sequence(c, ev, out);
         c->depth--;
         return ok;
@@ -855,7 +859,7 @@ static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_valu
                 yaml_event_t node;
                 if (!(ok = next_event(&c, &node)))
                     break;
-                if (!(ok = compose_node(&c, &node, &root, true)))
+                if (!(ok = compose_node(&c, &node, &root)))
                     break;
                 /* the document's end, so errors just after its root show */
                 yaml_event_t end;
@@ -885,9 +889,12 @@ static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_valu
     }
     *out = root;
     if (pos) {
-        *pos = root.kind == TPL_MAP ? c.pos : NULL;
-        *npos = root.kind == TPL_MAP ? c.npos : 0;
+        *pos = c.npos ? arena_alloc(a, c.npos * sizeof **pos) : NULL;
+        if (c.npos)
+            memcpy(*pos, c.pos, c.npos * sizeof **pos);
+        *npos = c.npos;
     }
+    free(c.pos);
     return ok && c.errors == 0;
 }
 
@@ -895,6 +902,14 @@ bool fm_parse_yaml(str yaml, int first_line, const char *path, arena *a, tpl_val
                    diag_list *d)
 {
     return parse(yaml, first_line, path, a, out, false, NULL, NULL, d);
+}
+
+const fm_key_pos *fm_key_find(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key)
+{
+    for (size_t i = 0; i < npos; i++)
+        if (pos[i].map == m && !strcmp(pos[i].key, key))
+            return &pos[i];
+    return NULL;
 }
 
 bool fm_parse_yaml_pos(str yaml, int first_line, const char *path, arena *a, tpl_value *out,

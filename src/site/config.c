@@ -15,14 +15,6 @@ static const char *const known_keys[] = { "title", "description", "base_url", "a
                                           "theme", "permalinks", "paginate", "markdown", "links",
                                           "deploy", "params", NULL };
 
-static const fm_key_pos *find_pos(const fm_key_pos *pos, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(pos[i].key, key))
-            return &pos[i];
-    return NULL;
-}
-
 static bool type_error(diag_list *d, const char *path, const fm_key_pos *p, const char *key,
                        const char *want)
 {
@@ -149,7 +141,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
         if (k.kind != TPL_STRING)
             continue;
         const char *key = k.u.s;
-        const fm_key_pos *p = find_pos(pos, npos, key);
+        const fm_key_pos *p = fm_key_find(pos, npos, m, key);
         bool known = false;
         for (size_t j = 0; known_keys[j]; j++)
             known |= !strcmp(known_keys[j], key);

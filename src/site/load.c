@@ -112,14 +112,6 @@ static void walk_dir(site *s, growing *g, const char *prefix, bool content, diag
 
 /* ---- front matter ------------------------------------------------------- */
 
-static const fm_key_pos *key_pos(const fm_key_pos *pos, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(pos[i].key, key))
-            return &pos[i];
-    return NULL;
-}
-
 static void fm_type_error(diag_list *d, const page *p, const fm_key_pos *kp, const char *key,
                           const char *want)
 {
@@ -201,7 +193,7 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
             continue;
         const char *k = m->entries[i].key.u.s;
         tpl_value v = m->entries[i].value;
-        const fm_key_pos *kp = key_pos(pos, npos, k);
+        const fm_key_pos *kp = fm_key_find(pos, npos, m, k);
         if (v.kind == TPL_NONE)
             continue;
         if (!strcmp(k, "title")) {

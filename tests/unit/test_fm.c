@@ -435,43 +435,60 @@ TEST(key_positions)
                                  "标题: 你好\nnested: {x: 1}\ntitle: Again\n"),
                          2, "p.md", a, &v, &pos, &npos, d));
     EQ_INT(diag_count(d), 0);
-    EQ_INT(npos, 5); /* one per key of the map, in its order */
-    if (npos == 5) {
-        EQ_STR(pos[0].key, "title"); /* the later duplicate's place */
-        EQ_INT(pos[0].line, 9);
-        EQ_INT(pos[0].col, 1);
-        EQ_INT(pos[0].vline, 9);
-        EQ_INT(pos[0].vcol, 8);
-        EQ_STR(pos[1].key, "date");
-        EQ_INT(pos[1].line, 3);
-        EQ_INT(pos[1].vcol, 9);
-        EQ_STR(pos[2].key, "tags");
-        EQ_INT(pos[2].line, 5);
-        EQ_INT(pos[2].col, 1);
-        EQ_INT(pos[2].vline, 6);
-        EQ_INT(pos[2].vcol, 3);
-        EQ_STR(pos[3].key, "标题");
-        EQ_INT(pos[3].line, 7);
-        EQ_INT(pos[3].vcol, 5);
-        EQ_STR(pos[4].key, "nested");
-        EQ_INT(pos[4].vline, 8);
-        EQ_INT(pos[4].vcol, 9);
+    /* one per key of each map: the nested map's first, then the root's in
+     * its order */
+    EQ_INT(npos, 6);
+    if (npos == 6) {
+        const tpl_map *root = v.u.map, *nested = tpl_map_get_cstr(root, "nested").u.map;
+        OK(pos[0].map == nested);
+        EQ_STR(pos[0].key, "x");
+        EQ_INT(pos[0].line, 8);
+        EQ_INT(pos[0].col, 10);
+        EQ_INT(pos[0].vcol, 13);
+        OK(pos[1].map == root);
+        EQ_STR(pos[1].key, "title"); /* the later duplicate's place */
+        EQ_INT(pos[1].line, 9);
+        EQ_INT(pos[1].col, 1);
+        EQ_INT(pos[1].vline, 9);
+        EQ_INT(pos[1].vcol, 8);
+        EQ_STR(pos[2].key, "date");
+        EQ_INT(pos[2].line, 3);
+        EQ_INT(pos[2].vcol, 9);
+        EQ_STR(pos[3].key, "tags");
+        EQ_INT(pos[3].line, 5);
+        EQ_INT(pos[3].col, 1);
+        EQ_INT(pos[3].vline, 6);
+        EQ_INT(pos[3].vcol, 3);
+        EQ_STR(pos[4].key, "标题");
+        EQ_INT(pos[4].line, 7);
+        EQ_INT(pos[4].vcol, 5);
+        EQ_STR(pos[5].key, "nested");
+        EQ_INT(pos[5].vline, 8);
+        EQ_INT(pos[5].vcol, 9);
+        /* found by map and key */
+        OK(fm_key_find(pos, npos, root, "date") == &pos[2]);
+        OK(fm_key_find(pos, npos, nested, "x") == &pos[0]);
+        OK(fm_key_find(pos, npos, root, "x") == NULL);
+        OK(fm_key_find(pos, npos, nested, "title") == NULL);
     }
 
     /* merged keys come first (as in PyYAML) and are placed at their `<<`;
      * keys of other kinds are shown as text */
     OK(fm_parse_yaml_pos(STR_LIT("d: &d {x: 1}\n<<: *d\n3: c\n"), 1, "p", a, &v, &pos, &npos, d));
-    EQ_INT(npos, 3);
-    if (npos == 3) {
-        EQ_STR(pos[0].key, "x");
-        EQ_INT(pos[0].line, 2);
-        EQ_INT(pos[0].vcol, 5);
-        EQ_STR(pos[1].key, "d");
-        EQ_INT(pos[1].line, 1);
-        EQ_STR(pos[2].key, "3");
+    EQ_INT(npos, 4);
+    if (npos == 4) {
+        EQ_STR(pos[0].key, "x"); /* in d's own map */
+        EQ_INT(pos[0].line, 1);
+        EQ_INT(pos[0].col, 8);
+        EQ_STR(pos[1].key, "x"); /* merged into the root */
+        EQ_INT(pos[1].line, 2);
+        EQ_INT(pos[1].vcol, 5);
+        EQ_STR(pos[2].key, "d");
+        EQ_INT(pos[2].line, 1);
+        EQ_STR(pos[3].key, "3");
     }
 
-    /* not a mapping, or empty: no positions */
+    /* no mapping, or empty: no positions */
     OK(fm_parse_yaml_pos(STR_LIT("- a\n"), 1, "p", a, &v, &pos, &npos, d));
     EQ_INT(npos, 0);
     OK(pos == NULL);
