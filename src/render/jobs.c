@@ -38,7 +38,9 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         context = p->src;
         tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));
         if (p->template_name && !tpl_loader_exists(c->l, p->template_name)) {
-            diag_error(d, p->src, 1, 1, "template '%s' (from 'template:' in the front matter) not found",
+            int line, col;
+            site_page_key_place(p, "template", &line, &col);
+            diag_error(d, p->src, line, col, "template '%s' (from 'template:' in the front matter) not found",
                        p->template_name);
             return;
         }

@@ -73,36 +73,6 @@ static bool same_links(const page *p, const link_rec *v, size_t n)
     return true;
 }
 
-static bool same_date(bool ha, const sheaf_date *a, bool hb, const sheaf_date *b)
-{
-    return ha == hb && (!ha || (a->t == b->t && a->offset_min == b->offset_min &&
-                                a->has_time == b->has_time && a->has_zone == b->has_zone));
-}
-
-static bool same_strs(const char **a, size_t na, const char **b, size_t nb)
-{
-    if (na != nb)
-        return false;
-    for (size_t i = 0; i < na; i++)
-        if (strcmp(a[i], b[i]) != 0)
-            return false;
-    return true;
-}
-
-/* After a front-matter edit: is the page where it was — the same dates,
- * slug, template, summary, tags, aliases and draft state? Then only its
- * title and params can differ, and no list changes order or membership. */
-static bool same_place(const page *a, const page *b)
-{
-    return !b->failed && a->draft == b->draft && a->excluded == b->excluded &&
-           same_date(a->has_date, &a->date, b->has_date, &b->date) &&
-           same_date(a->has_updated, &a->updated, b->has_updated, &b->updated) &&
-           same_str(a->slug, b->slug) && same_str(a->template_name, b->template_name) &&
-           same_str(a->summary_text, b->summary_text) &&
-           same_strs(a->tags, a->ntags, b->tags, b->ntags) &&
-           same_strs(a->aliases, a->naliases, b->aliases, b->naliases);
-}
-
 static bool same_ids(const md_result *a, const md_result *b)
 {
     if (a->nheadings != b->nheadings)
@@ -193,7 +163,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
                 /* the front matter changed: fine while the page stays where
                  * it is, dated, tagged and published as before */
                 diag_list *pd = diag_list_new();
-                ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && same_place(p, &q);
+                ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && site_page_same_place(p, &q);
                 diag_list_free(pd);
             }
             if (ok) {
@@ -203,8 +173,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
             if (ok) {
                 p->md = q.md;
                 p->links = q.links;
-                p->title = q.title;
-                p->fm = q.fm;
+                site_page_copy_head(p, &q, true);
                 long idx[SITE_BODY_FIELDS + 2];
                 bool ref_changed;
                 size_t nidx = site_update_body_fields(s, p, idx);

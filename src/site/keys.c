@@ -226,10 +226,12 @@ static void copy_field(void *dst, const void *src, size_t off, size_t size)
     memcpy((char *)dst + off, (const char *)src + off, size);
 }
 
-void keys_copy(const key_table *t, void *dst, const void *src)
+void keys_copy(const key_table *t, void *dst, const void *src, unsigned only)
 {
     for (size_t i = 0; i < t->n; i++) {
         const key_def *k = &t->keys[i];
+        if (only && !(k->flags & only))
+            continue;
         switch (k->type) {
         case KEY_STRING:
         case KEY_TEXT: copy_field(dst, src, k->at, sizeof(const char *)); break;
@@ -245,7 +247,7 @@ void keys_copy(const key_table *t, void *dst, const void *src)
             copy_field(dst, src, k->at, sizeof(const char **));
             copy_field(dst, src, k->set, sizeof(size_t));
             break;
-        case KEY_TABLE: keys_copy(k->sub, dst, src); break;
+        case KEY_TABLE: keys_copy(k->sub, dst, src, only); break;
         case KEY_READER: break;
         }
     }

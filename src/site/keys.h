@@ -99,8 +99,9 @@ void keys_default(const key_table *t, void *out, arena *a);
 /* Reads mapping m (parsed with fm_parse_yaml_pos) through t into r->out,
  * in the mapping's order; keys that are not strings are left alone. */
 void keys_read(const key_table *t, const tpl_map *m, key_reader *r);
-/* Copies every row's field(s) from src to dst (structs of one type). */
-void keys_copy(const key_table *t, void *dst, const void *src);
+/* Copies the field(s) of every row (only == 0) or of every row with one of
+ * the flags in `only` from src to dst (structs of one type). */
+void keys_copy(const key_table *t, void *dst, const void *src, unsigned only);
 /* Whether every row without any of the flags in `skip` holds the same in a
  * and b (KEY_TABLE and KEY_READER rows are not compared: false). */
 bool keys_same(const key_table *t, const void *a, const void *b, unsigned skip);

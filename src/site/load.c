@@ -7,10 +7,12 @@
  * site's win). Front matter is parsed on `jobs` threads. */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "embed/embed.h"
+#include "site/keys.h"
 #include "site/pagecache.h"
 #include "site/site.h"
 #include "util/fs.h"
@@ -112,10 +114,51 @@ static void walk_dir(site *s, growing *g, const char *prefix, bool content, diag
 
 /* ---- front matter ------------------------------------------------------- */
 
-static void fm_type_error(diag_list *d, const page *p, const fm_key_pos *kp, const char *key,
-                          const char *want)
+#define AT(field) offsetof(page, field)
+
+/* The front-matter keys sheaf reads (docs/variables.md describes each);
+ * every other key is only a param. A row's field is reset before a page is
+ * parsed again, copied when a build session reuses a parse, and compared
+ * by a fast rebuild: a change of a key not marked KEY_IN_PLACE may move the
+ * page (another path, date order, tag pages, …), so it needs a full
+ * rebuild. */
+static const key_def page_keys[] = {
+    { .name = "title", .type = KEY_TEXT, .at = AT(title), .want = "a string", .flags = KEY_IN_PLACE },
+    { .name = "date", .type = KEY_DATE, .at = AT(date), .set = AT(has_date),
+      .want = "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00" },
+    { .name = "updated", .type = KEY_DATE, .at = AT(updated), .set = AT(has_updated),
+      .want = "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00" },
+    { .name = "slug", .type = KEY_STRING, .at = AT(slug), .want = "a string" },
+    { .name = "template", .type = KEY_STRING, .at = AT(template_name), .want = "a string" },
+    { .name = "summary", .type = KEY_STRING, .at = AT(summary_text), .want = "a string" },
+    { .name = "draft", .type = KEY_BOOL, .at = AT(draft), .want = "true or false" },
+    { .name = "tags", .type = KEY_NAMES, .at = AT(tags), .set = AT(ntags), .want = "a list of tag names",
+      .flags = KEY_UNIQUE },
+    { .name = "aliases", .type = KEY_NAMES, .at = AT(aliases), .set = AT(naliases),
+      .want = "a list of paths" },
+};
+static const key_table page_table = { "", page_keys, sizeof page_keys / sizeof *page_keys, false, NULL,
+                                      true };
+
+void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 {
-    diag_error(d, p->src, kp ? kp->vline : 1, kp ? kp->vcol : 1, "'%s' must be %s", key, want);
+    keys_copy(&page_table, dst, src, in_place_only ? KEY_IN_PLACE : 0);
+    dst->fm = src->fm;
+    dst->fm_pos = src->fm_pos;
+    dst->fm_npos = src->fm_npos;
+}
+
+bool site_page_same_place(const page *a, const page *b)
+{
+    return !b->failed && a->excluded == b->excluded && keys_same(&page_table, a, b, KEY_IN_PLACE);
+}
+
+void site_page_key_place(const page *p, const char *key, int *line, int *col)
+{
+    const fm_key_pos *kp = p->fm.kind == TPL_MAP ? fm_key_find(p->fm_pos, p->fm_npos, p->fm.u.map, key)
+                                                 : NULL;
+    *line = kp ? kp->vline : 1;
+    *col = kp ? kp->vcol : 1;
 }
 
 /* "2024-03-18-hello-world" → "Hello world" */
@@ -187,97 +230,11 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     size_t plen = date_parse_prefix(stem, strlen(stem), &fdate);
     const char *slug_src = stem + plen;
     p->title = title_from_stem(a, slug_src);
-    bool bad_fm = false;
-    for (size_t i = 0; i < m->len; i++) {
-        if (m->entries[i].key.kind != TPL_STRING)
-            continue;
-        const char *k = m->entries[i].key.u.s;
-        tpl_value v = m->entries[i].value;
-        const fm_key_pos *kp = fm_key_find(pos, npos, m, k);
-        if (v.kind == TPL_NONE)
-            continue;
-        if (!strcmp(k, "title")) {
-            if (v.kind == TPL_STRING)
-                p->title = v.u.s;
-            else if (v.kind == TPL_INT || v.kind == TPL_FLOAT || v.kind == TPL_BOOL || v.kind == TPL_DATE) {
-                buf b = BUF_INIT;
-                tpl_value_to_str(v, &b);
-                p->title = arena_strndup(a, b.data, b.len);
-                buf_release(&b);
-            } else {
-                fm_type_error(d, p, kp, k, "a string");
-                bad_fm = true;
-            }
-        } else if (!strcmp(k, "date") || !strcmp(k, "updated")) {
-            sheaf_date dt;
-            if (!tpl_value_as_date(v, &dt)) {
-                fm_type_error(d, p, kp, k, "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00");
-                bad_fm = true;
-            } else if (k[0] == 'd') {
-                p->date = dt;
-                p->has_date = true;
-            } else {
-                p->updated = dt;
-                p->has_updated = true;
-            }
-        } else if (!strcmp(k, "slug") || !strcmp(k, "template") || !strcmp(k, "summary")) {
-            if (v.kind != TPL_STRING) {
-                fm_type_error(d, p, kp, k, "a string");
-                bad_fm = true;
-            } else if (k[0] == 's' && k[1] == 'l') {
-                p->slug = v.u.s;
-            } else if (k[0] == 't') {
-                p->template_name = v.u.s;
-            } else {
-                p->summary_text = v.u.s;
-            }
-        } else if (!strcmp(k, "draft")) {
-            if (v.kind != TPL_BOOL) {
-                fm_type_error(d, p, kp, k, "true or false");
-                bad_fm = true;
-            } else {
-                p->draft = v.u.b;
-            }
-        } else if (!strcmp(k, "tags") || !strcmp(k, "aliases")) {
-            const tpl_value *items = &v;
-            size_t n = 1;
-            if (v.kind == TPL_LIST) {
-                items = v.u.list->items;
-                n = v.u.list->len;
-            }
-            const char **out = arena_alloc(a, (n + 1) * sizeof *out);
-            size_t k2 = 0;
-            for (size_t j = 0; j < n; j++) {
-                tpl_value it = items[j];
-                if (it.kind == TPL_STRING || it.kind == TPL_INT || it.kind == TPL_FLOAT) {
-                    buf b = BUF_INIT;
-                    tpl_value_to_str(it, &b);
-                    out[k2++] = arena_strndup(a, b.data, b.len);
-                    buf_release(&b);
-                } else {
-                    fm_type_error(d, p, kp, k, k[0] == 't' ? "a list of tag names" : "a list of paths");
-                    bad_fm = true;
-                    break;
-                }
-            }
-            if (k[0] == 't') {
-                /* drop duplicate tags */
-                size_t u = 0;
-                for (size_t j = 0; j < k2; j++) {
-                    bool dup = false;
-                    for (size_t q = 0; q < u && !dup; q++)
-                        dup = !strcmp(out[q], out[j]);
-                    if (!dup && out[j][0])
-                        out[u++] = out[j];
-                }
-                p->tags = out;
-                p->ntags = u;
-            } else {
-                p->aliases = out;
-                p->naliases = k2;
-            }
-        }
-    }
+    p->fm_pos = pos;
+    p->fm_npos = npos;
+    key_reader r = { .path = p->src, .a = a, .d = d, .pos = pos, .npos = npos, .out = p, .ok = true };
+    keys_read(&page_table, m, &r);
+    bool bad_fm = !r.ok;
     if (!p->has_date && plen) {
         p->date = fdate;
         p->has_date = true;
@@ -297,13 +254,11 @@ bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a,
     /* back to what the walk knew of the file: where it is, not what it says */
     p->text = (char *)text;
     p->text_len = len;
+    keys_default(&page_table, p, a);
     p->fm = tpl_undefined();
-    p->title = p->slug = p->template_name = p->summary_text = NULL;
-    p->has_date = p->has_updated = p->draft = p->failed = p->excluded = false;
-    memset(&p->date, 0, sizeof p->date);
-    memset(&p->updated, 0, sizeof p->updated);
-    p->tags = p->aliases = NULL;
-    p->ntags = p->naliases = 0;
+    p->fm_pos = NULL;
+    p->fm_npos = 0;
+    p->failed = p->excluded = false;
     size_t before = diag_count(d);
     parse_page(s, p, a, d);
     p->text = NULL; /* not ours */

@@ -86,6 +86,8 @@ typedef struct page {
     str body;
     int body_line;
     tpl_value fm;         /* front matter map */
+    const fm_key_pos *fm_pos; /* where its keys are written (fm_parse_yaml_pos) */
+    size_t fm_npos;
     const char *title, *slug, *template_name, *summary_text;
     bool has_date, has_updated;
     sheaf_date date, updated;
@@ -179,6 +181,18 @@ bool site_assign_paths(site *s, diag_list *d);
 /* The output path of an alias (`aliases:` in front matter), allocated in a
  * when it is not `al` itself: "/old/" → "old/index.html". */
 const char *site_alias_output(arena *a, const char *al);
+/* What a page's front matter sets, by the table of its keys (load.c): the
+ * fields of every key (or of those a build session updates in place, like
+ * the title), the front-matter map and its positions. */
+void site_page_copy_head(page *dst, const page *src, bool in_place_only);
+/* Whether b, a new parse of a's file, leaves the page where a was: it
+ * parsed, and every front-matter field but those updated in place (the
+ * title, the params) is the same, so no path, order, list or tag page
+ * changes. */
+bool site_page_same_place(const page *a, const page *b);
+/* Where the value of front-matter key `key` of p is written (1:1 when it
+ * is not), for messages about it after loading. */
+void site_page_key_place(const page *p, const char *key, int *line, int *col);
 /* Markdown for every published page, with the cross-post link resolver. */
 void site_render_markdown(site *s, int jobs, diag_list *d);
 /* In a build session: is `text` (the new bytes of p's file) an edit of its
