@@ -71,7 +71,7 @@ bool run_build(build_session *bs, diag_list *d, build_stats *st)
     site_check_links(&s, d);
     site_build_model(&s);
     local.ms_model = now_ms() - t;
-    site_check_generated_paths(&s, s.nposts ? (s.nposts + (size_t)s.cfg.paginate - 1) / (size_t)s.cfg.paginate : 1, d);
+    site_check_generated_paths(&s, site_index_pages(&s), d);
     if (diag_error_count(d) > errors_before) {
         ok = false;
         goto done;
@@ -102,17 +102,13 @@ bool run_build(build_session *bs, diag_list *d, build_stats *st)
         add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
     for (size_t i = 0; i < s.nplain; i++)
         add_job(&jv, &nj, &cj, J_PAGE, s.plain[i], 0);
-    c.index_pages = s.nposts ? (s.nposts + (size_t)s.cfg.paginate - 1) / (size_t)s.cfg.paginate : 1;
+    c.index_pages = site_index_pages(&s);
     for (size_t k = 1; k <= c.index_pages; k++)
         add_job(&jv, &nj, &cj, J_INDEX, (int)k, 0);
     for (size_t i = 0; i < s.ntags; i++)
         add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
-    add_job(&jv, &nj, &cj, J_TAGS, 0, 0);
-    add_job(&jv, &nj, &cj, J_ARCHIVE, 0, 0);
-    add_job(&jv, &nj, &cj, J_FEED, 0, 0);
-    add_job(&jv, &nj, &cj, J_SITEMAP, 0, 0);
-    add_job(&jv, &nj, &cj, J_ROBOTS, 0, 0);
-    add_job(&jv, &nj, &cj, J_404, 0, 0);
+    for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
+        add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
     for (size_t i = 0; i < s.npages; i++) {
         page *p = &s.pages[i];
         if (p->failed || p->excluded || !p->path)

@@ -23,12 +23,13 @@ static inline double now_ms(void)
 
 /* ---- render jobs (jobs.c) ---------------------------------------------- */
 
-typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_TAGS, J_ARCHIVE, J_FEED, J_SITEMAP, J_ROBOTS,
-                        J_404, J_ALIAS, J_FILE } job_kind;
+/* J_INDEX renders the home page's page a; J_GENERATED the rest of
+ * site_generated_outputs (a: its site_gen_kind). */
+typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_GENERATED, J_ALIAS, J_FILE } job_kind;
 
 typedef struct job {
     job_kind kind;
-    int a, b; /* page / tag / index page number / file; alias number */
+    int a, b; /* page / tag / index page number / generated output / file; alias number */
     int worker;      /* who ran it, and where its diagnostics are in */
     size_t d0, d1;   /* that worker's list: [d0, d1) */
 } job;

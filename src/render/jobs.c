@@ -19,11 +19,6 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     return m;
 }
 
-static const char *index_path(arena *a, size_t n)
-{
-    return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
-}
-
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;
@@ -58,17 +53,18 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
         const char *bp = s->cfg.base_path;
         if (k > 1)
-            tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, k - 1))));
+            tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k - 1))));
         if (k < total)
-            tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, k + 1))));
+            tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k + 1))));
         tpl_map_set_str(a, pg, "first_url", tpl_str(bp));
-        tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, index_path(a, total))));
+        tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, total))));
         tpl_map_set_str(a, vars, "paginator", tpl_map_value(pg));
-        const char *path = index_path(a, k);
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "index", s->cfg.title, path)));
-        tname = "index.html";
+        const site_generated *g = &site_generated_outputs[SITE_GEN_INDEX];
+        const char *path = site_index_path(a, k);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, s->cfg.title, path)));
+        tname = g->template;
         out_rel = arena_printf(a, "%sindex.html", path);
-        context = k > 1 ? arena_printf(a, "the home page, page %zu", k) : "the home page";
+        context = k > 1 ? arena_printf(a, "%s, page %zu", g->context, k) : g->context;
         break;
     }
     case J_TAG: {
@@ -80,31 +76,15 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         context = arena_printf(a, "the page of tag '%s'", t->name);
         break;
     }
-    case J_TAGS:
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "tags", "Tags", "tags/")));
-        tname = "tags.html";
-        out_rel = "tags/index.html";
-        context = "the tags index";
-        break;
-    case J_ARCHIVE:
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "archive", "Archive", "archive/")));
-        tpl_map_set_str(a, vars, "years", c->years);
-        tname = "archive.html";
-        out_rel = "archive/index.html";
-        context = "the archive";
-        break;
-    case J_FEED:
-    case J_SITEMAP:
-    case J_ROBOTS:
-    case J_404: {
-        static const char *const names[] = { "atom.xml", "sitemap.xml", "robots.txt", "404.html" };
-        static const char *const kinds[] = { "feed", "sitemap", "robots", "404" };
-        int k = j->kind - J_FEED;
-        tname = names[k];
-        out_rel = names[k];
-        context = names[k];
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, kinds[k], k == 3 ? "Page not found" : s->cfg.title,
-                                                                 k == 3 ? "404.html" : names[k])));
+    case J_GENERATED: {
+        const site_generated *g = &site_generated_outputs[j->a];
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, g->title ? g->title : s->cfg.title,
+                                                                 g->path)));
+        if (j->a == SITE_GEN_ARCHIVE)
+            tpl_map_set_str(a, vars, "years", c->years);
+        tname = g->template;
+        out_rel = g->output;
+        context = g->context;
         break;
     }
     case J_ALIAS: {

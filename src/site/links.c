@@ -261,10 +261,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     (void)d;
     /* the set of output paths, for links written relative to the output */
     strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
-    static const char *const generated[] = { "index.html", "tags/index.html", "archive/index.html",
-                                             "atom.xml", "sitemap.xml", "robots.txt", "404.html", NULL };
-    for (size_t i = 0; generated[i]; i++)
-        strmap_put(outputs, generated[i], 0);
+    for (size_t i = 0; i < SITE_NGENERATED; i++)
+        strmap_put(outputs, site_generated_outputs[i].output, 0);
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].path && !s->pages[i].excluded)
             strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->pages[i].path), 0);

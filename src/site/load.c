@@ -511,11 +511,8 @@ bool site_assign_paths(site *s, diag_list *d)
 {
     size_t before = diag_error_count(d);
     outputs o = { strmap_new(s->npages * 2 + s->nfiles + 64), NULL, 0, 0 };
-    static const char *const generated[] = { "index.html", "tags/index.html", "archive/index.html",
-                                             "atom.xml", "sitemap.xml", "robots.txt", "404.html",
-                                             NULL };
-    for (size_t i = 0; generated[i]; i++)
-        claim(s, &o, generated[i], "(generated)", d);
+    for (size_t i = 0; i < SITE_NGENERATED; i++)
+        claim(s, &o, site_generated_outputs[i].output, "(generated)", d);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
         if (p->failed)
@@ -577,7 +574,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
 {
     strmap *gen = strmap_new(s->ntags + index_pages + 8);
     for (size_t k = 2; k <= index_pages; k++)
-        strmap_put(gen, arena_printf(s->a, "page/%zu/index.html", k), 0);
+        strmap_put(gen, arena_printf(s->a, "%sindex.html", site_index_path(s->a, k)), 0);
     for (size_t i = 0; i < s->ntags; i++)
         strmap_put(gen, arena_printf(s->a, "%sindex.html", s->tags[i].path), 0);
     bool ok = true;

@@ -21,6 +21,7 @@
 #include "util/buf.h"
 #include "util/date.h"
 
+typedef struct site site;
 typedef struct site_source_cache site_source_cache; /* see site_source_read */
 typedef struct site_page_cache site_page_cache;     /* see site_page_cache_new */
 typedef struct page_cache_entry page_cache_entry;
@@ -51,6 +52,31 @@ typedef struct site_config {
  * base_url_override (may be NULL) wins over the file. */
 bool site_config_load(const char *site_dir, const char *base_url_override, arena *a,
                       site_config *cfg, diag_list *d);
+
+/* ---- what sheaf generates (generated.c) -------------------------------- */
+
+/* The outputs sheaf makes once per site, in the order they are rendered. */
+typedef enum site_gen_kind {
+    SITE_GEN_INDEX, SITE_GEN_TAGS, SITE_GEN_ARCHIVE, SITE_GEN_FEED, SITE_GEN_SITEMAP,
+    SITE_GEN_ROBOTS, SITE_GEN_404, SITE_NGENERATED
+} site_gen_kind;
+
+typedef struct site_generated {
+    const char *output;   /* the file written: "tags/index.html" */
+    const char *path;     /* its path in URLs, after the base path: "tags/" */
+    const char *template; /* "tags.html" */
+    const char *kind;     /* what page.kind says: "tags" */
+    const char *title;    /* what page.title says; NULL: the site's title */
+    const char *context;  /* what messages call it: "the tags index" */
+} site_generated;
+
+/* Indexed by site_gen_kind. The home page's later pages are page/N/
+ * (site_index_path); each tag has tags/<site_tag_slug>/. */
+extern const site_generated site_generated_outputs[SITE_NGENERATED];
+/* How many pages the home page's list of posts takes (1 with no posts). */
+size_t site_index_pages(const site *s);
+/* The path of the home page's page n (1-based), in a: "" or "page/n/". */
+const char *site_index_path(arena *a, size_t n);
 
 /* ---- pages and links ------------------------------------------------- */
 

@@ -1,0 +1,29 @@
+/* generated: the outputs sheaf makes itself, besides one per page, alias
+ * and file — the one table of them that the renderer (render/jobs.c), the
+ * output-path check (load.c) and the link checker (links.c) all read — and
+ * the rule for the home page's later pages. Tag pages follow
+ * site_tag_slug (model.c). */
+#include "site/site.h"
+
+const site_generated site_generated_outputs[] = {
+    /* the home page; its pages 2, 3, … are page/N/ (site_index_path) */
+    [SITE_GEN_INDEX] = { "index.html", "", "index.html", "index", NULL, "the home page" },
+    [SITE_GEN_TAGS] = { "tags/index.html", "tags/", "tags.html", "tags", "Tags", "the tags index" },
+    [SITE_GEN_ARCHIVE] = { "archive/index.html", "archive/", "archive.html", "archive", "Archive",
+                           "the archive" },
+    [SITE_GEN_FEED] = { "atom.xml", "atom.xml", "atom.xml", "feed", NULL, "atom.xml" },
+    [SITE_GEN_SITEMAP] = { "sitemap.xml", "sitemap.xml", "sitemap.xml", "sitemap", NULL, "sitemap.xml" },
+    [SITE_GEN_ROBOTS] = { "robots.txt", "robots.txt", "robots.txt", "robots", NULL, "robots.txt" },
+    [SITE_GEN_404] = { "404.html", "404.html", "404.html", "404", "Page not found", "404.html" },
+};
+
+size_t site_index_pages(const site *s)
+{
+    size_t per = (size_t)s->cfg.paginate;
+    return s->nposts ? (s->nposts + per - 1) / per : 1;
+}
+
+const char *site_index_path(arena *a, size_t n)
+{
+    return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
+}
