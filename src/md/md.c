@@ -1,172 +1,121 @@
-/* md: Markdown → HTML with cmark, one parse and one walk per page.
+/* md: Markdown → HTML with cmark-gfm, one parse and one walk per page.
  *
- * cmark parses the body; we then walk its AST once with an iterator and
- * write the HTML ourselves, node by node, exactly as cmark_render_html does
- * (same markup, same escaping of text and attributes, same URL escaping and
- * unsafe-URL filter, same `<!-- raw HTML omitted -->` when raw HTML is not
- * allowed). Only two things differ from cmark's own output:
- *  - headings carry an id: `<h2 id="llm-training">`. The id is the slug of
- *    the heading's plain text (text_slugify), "section" when that is empty,
- *    made unique within the page by suffixes: x, x-1, x-2, …;
- *  - link and image destinations may be rewritten by the resolver.
+ * cmark-gfm parses the body with the extensions switched on; we then walk
+ * its AST once with an iterator and write the HTML ourselves, node by node,
+ * exactly as cmark_render_html does (same markup, same escaping of text and
+ * attributes, same URL escaping and unsafe-URL filter, same
+ * `<!-- raw HTML omitted -->` when raw HTML is not allowed; tests/md checks
+ * this against cmark-gfm's own renderer on its spec files). What differs
+ * (none of it with md_options.reference):
+ *  - headings carry an id: `<h2 id="llm-training">`, the `{#id}` written at
+ *    the end of the heading (which is then not printed), else the slug of
+ *    its plain text (text_slugify), "section" when that is empty, made
+ *    unique within the page by suffixes (x, x-1, x-2, …) and kept clear of
+ *    every other id of the page (raw HTML's, footnotes', `{#id}`s, wherever
+ *    they are: automatic ids are given once the walk has seen them all);
+ *  - a heading ends with a self-link, ` <a class="anchor" href="#id" …>#</a>`,
+ *    so readers can copy a link to the section;
+ *  - a table sits in a box that scrolls (md/tables.c);
+ *  - link and image destinations may be rewritten by the resolver, in raw
+ *    HTML too (md/rawhtml.c).
  *
  * Along the way:
- *  - headings are collected (level, id, plain title, inline HTML, line);
+ *  - headings are collected (level, id, plain title, inline HTML, line), and
+ *    every id of the page (for `#anchor` checks);
  *  - every link and image outside an image's alt text goes to the resolver
- *    with its file position: the line, and the column (in bytes, from 1) of
- *    its '[' ('!' for images, '<' for autolinks). cmark's own inline
- *    positions are only a hint (see link_position);
+ *    with its file position (md/source.c);
  *  - the summary is the HTML before the first `<!--more-->` (an HTML block or
- *    inline HTML holding that comment), with the elements still open at
- *    that point closed, so it is well-formed; the marker itself is left out
- *    of the summary (but stays in the body, as cmark renders it). Without a
- *    marker, the summary is the first top-level paragraph;
- *  - word count: the text of each paragraph and heading — text nodes and
- *    code spans, with line breaks and inline HTML as word separators — is
- *    counted with text_word_count (each CJK character one word). Code
- *    blocks, raw HTML and image alt text are not counted.
+ *    inline HTML holding that comment, not inside a footnote), with the
+ *    elements still open at that point closed, so it is well-formed; the
+ *    marker itself is left out of the summary (but stays in the body, as
+ *    cmark renders it). Without a marker, the summary is the first top-level
+ *    paragraph. Footnote references are left out of summaries: the notes
+ *    they point to are not there;
+ *  - word count: the text of each paragraph, heading and table cell — text
+ *    nodes and code spans, with line breaks and inline HTML as word
+ *    separators — is counted with text_word_count (each CJK character one
+ *    word); footnotes are paragraphs too. Code blocks, raw HTML and image
+ *    alt text are not counted;
+ *  - problems: duplicate ids, template syntax of other generators
+ *    (md/lint.c).
  *
- * No global state: pages render on several threads at once. Everything in
- * the result lives in the caller's arena; cmark's memory is freed here. */
-#include <cmark.h>
+ * ADDING AN EXTENSION (math, citations, shortcodes, …): write md/NAME.c
+ * defining `const md_ext md_ext_NAME` (md/internal.h says what each hook
+ * does; md/strikethrough.c is the smallest complete one), and add one line
+ * X(ID, switch, md_ext_NAME) to MD_EXTENSIONS in md/extensions.h. That line
+ * gives it its site.yaml switch (`markdown: {switch: false}`, on by
+ * default), its place in warnings and docs' lists, and gets it attached to
+ * every parser and asked about every node md.c does not write itself
+ * (nodes of its own types, or nodes it marked). A syntax of our own is a
+ * cmark-gfm syntax extension (cmark-gfm-extension_api.h) made in `attach`.
+ * Nothing else changes: the walk, positions, word counts, links inside the
+ * new nodes' children and the summary all keep working.
+ *
+ * No global state besides cmark-gfm's registry of extensions (filled once):
+ * pages render on several threads at once. Everything in the result lives
+ * in the caller's arena; cmark-gfm's memory is freed here. */
+#include <cmark-gfm-core-extensions.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "md/md.h"
-#include "util/buf.h"
+#include "md/internal.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
-/* ---- escaping, as cmark's houdini does ---- */
+/* ---- the registry ---- */
 
-/* Text and attribute values: houdini_escape_html0 with secure = 0. */
-static const char *escape_of(char c)
+static const md_ext *const extensions[MD_EXT_COUNT] = {
+#define MD_EXT_ENTRY(id, name, desc) [MD_EXT_##id] = &desc,
+    MD_EXTENSIONS(MD_EXT_ENTRY)
+#undef MD_EXT_ENTRY
+};
+
+static const char *const extension_names[MD_EXT_COUNT + 1] = {
+#define MD_EXT_NAME(id, name, desc) [MD_EXT_##id] = #name,
+    MD_EXTENSIONS(MD_EXT_NAME)
+#undef MD_EXT_NAME
+};
+
+/* Switches with no code of their own file: md.c does what they switch. */
+const md_ext md_ext_heading_ids = { 0 };
+const md_ext md_ext_heading_anchors = { 0 };
+
+size_t md_extension_count(void) { return MD_EXT_COUNT; }
+
+const char *md_extension_name(size_t i)
 {
-    switch (c) {
-    case '"': return "&quot;";
-    case '&': return "&amp;";
-    case '<': return "&lt;";
-    case '>': return "&gt;";
-    default: return NULL;
-    }
+    return i < MD_EXT_COUNT ? extension_names[i] : NULL;
 }
 
-static void put_escaped(buf *b, const char *s, size_t n)
+unsigned md_extension_bit(const char *name)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *rep = escape_of(s[i]);
-        if (!rep)
-            continue;
-        buf_put(b, s + start, i - start);
-        buf_puts(b, rep);
-        start = i + 1;
-    }
-    buf_put(b, s + start, n - start);
+    for (size_t i = 0; i < MD_EXT_COUNT; i++)
+        if (!strcmp(name, extension_names[i]))
+            return 1u << i;
+    return 0;
 }
 
-/* The same for a NUL-terminated string (most text): strcspn skips the
- * plain stretches many bytes at a time. */
-static void put_escaped_cstr(buf *b, const char *s)
+static pthread_once_t registered = PTHREAD_ONCE_INIT;
+
+static void register_extensions(void)
 {
-    if (!s)
-        return;
-    for (;;) {
-        size_t k = strcspn(s, "\"&<>");
-        buf_put(b, s, k);
-        if (!s[k])
-            return;
-        buf_puts(b, escape_of(s[k]));
-        s += k + 1;
-    }
+    cmark_gfm_core_extensions_ensure_registered();
 }
 
-/* Bytes houdini_escape_href writes as they are. */
-static bool href_safe(unsigned char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return true;
-    return c != 0 && strchr("!#$%()*+,-./:;=?@_~", c) != NULL;
-}
+/* ---- a set of strings (the page's ids) ---- */
 
-static void put_href(buf *b, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (href_safe(*p)) {
-            buf_putc(b, *p);
-        } else if (*p == '&') {
-            buf_puts(b, "&amp;");
-        } else if (*p == '\'') {
-            buf_puts(b, "&#x27;");
-        } else {
-            char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
-            buf_put(b, e, 3);
-        }
-    }
-}
-
-static bool starts_ci(const char *s, const char *prefix)
-{
-    return strncasecmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* cmark's _scan_dangerous_url: javascript:, vbscript:, file: and data:,
- * except data:image/{png,gif,jpeg,webp} (for links and images alike). */
-static bool dangerous_url(const char *u)
-{
-    static const char *const ok[] = { "data:image/png", "data:image/gif", "data:image/jpeg",
-                                      "data:image/webp" };
-    static const char *const bad[] = { "javascript:", "vbscript:", "file:", "data:" };
-    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
-        if (starts_ci(u, ok[i]))
-            return false;
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        if (starts_ci(u, bad[i]))
-            return true;
-    return false;
-}
-
-/* ---- small growable arrays (malloc; copied into the arena at the end) ---- */
-
-typedef struct vec {
-    void *v;
-    size_t n, cap, size;
-} vec;
-
-static void *vec_push(vec *x)
-{
-    if (x->n == x->cap) {
-        x->cap = x->cap ? x->cap * 2 : 8;
-        x->v = xrealloc(x->v, x->cap * x->size);
-    }
-    void *p = (char *)x->v + x->size * x->n++;
-    memset(p, 0, x->size);
-    return p;
-}
-
-static void *vec_to_arena(vec *x, arena *a)
-{
-    void *p = NULL;
-    if (x->n) {
-        p = arena_alloc(a, x->n * x->size);
-        memcpy(p, x->v, x->n * x->size);
-    }
-    free(x->v);
-    x->v = NULL;
-    return p;
-}
-
-/* ---- a set of strings (heading ids taken so far) ---- */
-
-/* Each id remembers the next suffix to try when it is taken again, so n
- * headings with one title cost O(n), not O(n^2). */
+/* Each id remembers where it was claimed, and, for automatic heading ids,
+ * the next suffix to try when it is taken again, so n headings with one
+ * title cost O(n), not O(n^2). */
 typedef struct idslot {
     const char *s;
     int next;
+    int line, col;         /* where it was claimed (file lines) */
+    bool explicit_heading; /* a `{#id}` */
 } idslot;
 
 typedef struct idset {
@@ -195,45 +144,114 @@ static idslot *idset_find(const idset *set, const char *s)
 }
 
 /* s must outlive the set (it lives in the arena). */
-static void idset_add(idset *set, const char *s)
+static idslot *idset_add(idset *set, const char *s)
 {
     if ((set->n + 1) * 2 > set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 16;
         idset big = { xcalloc(cap, sizeof(idslot)), cap, 0 };
         for (size_t i = 0; i < set->cap; i++)
-            if (set->slot[i].s) {
-                idset_add(&big, set->slot[i].s);
-                idset_find(&big, set->slot[i].s)->next = set->slot[i].next;
-            }
+            if (set->slot[i].s)
+                *idset_add(&big, set->slot[i].s) = set->slot[i];
         free(set->slot);
         *set = big;
     }
     size_t i = hash_str(s) & (set->cap - 1);
     while (set->slot[i].s)
         i = (i + 1) & (set->cap - 1);
-    set->slot[i] = (idslot){ s, 1 };
+    set->slot[i] = (idslot){ .s = s, .next = 1 };
     set->n++;
+    return &set->slot[i];
 }
 
 /* ---- the walk ---- */
 
-typedef struct renderer {
+/* Where an automatic heading id goes once it is known: heading `head`'s
+ * id is inserted at offset `at` of the HTML. */
+typedef struct id_hole {
+    size_t at;
+    size_t head;
+} id_hole;
+
+/* Bytes [start, end) of the HTML that summaries leave out. */
+typedef struct cut {
+    size_t start, end;
+} cut;
+
+struct md_walk {
     arena *a;
-    bool unsafe, hard_breaks;
-    int line0; /* added to cmark's 1-based lines */
-    str src;
-    size_t *line_start; /* lazily: offsets of the source lines */
-    size_t nlines;
+    bool unsafe, hard_breaks, reference;
+    unsigned on;  /* bit i: extension i is on */
+    int line0;    /* added to cmark's 1-based lines */
+    md_source src;
     md_link_fn resolve;
     void *ctx;
     buf html, tmp, words;
     size_t nwords;
-    vec heads, links;
+    md_vec heads, holes, cuts, links, problems, anchors;
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
-    cmark_node *cur_leaf; /* block of the last link placed, and where it began */
-    int cur_line, cur_col, cur_lag;
-} renderer;
+    md_link_cursor cursor;
+    md_footnotes notes;
+    const md_ext *owners[MD_EXT_COUNT]; /* the extensions on with a render hook */
+    size_t nowners;
+};
+
+bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
+bool md_reference(const md_walk *w) { return w->reference; }
+buf *md_html(md_walk *w) { return &w->html; }
+md_source *md_walk_source(md_walk *w) { return &w->src; }
+
+void md_words_break(md_walk *w)
+{
+    if (w->words.len)
+        w->nwords += text_word_count(w->words.data, w->words.len);
+    buf_reset(&w->words);
+}
+
+void md_page_only(md_walk *w, size_t start)
+{
+    cut *c = md_vec_push(&w->cuts);
+    c->start = start;
+    c->end = w->html.len;
+}
+
+void md_problem_at(md_walk *w, bool error, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf b = BUF_INIT;
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    md_problem *p = md_vec_push(&w->problems);
+    p->error = error;
+    p->line = line + w->line0;
+    p->col = col;
+    p->message = arena_strndup(w->a, b.data, b.len);
+    buf_release(&b);
+}
+
+void md_claim_id(md_walk *w, const char *id, size_t n, int line, int col, bool explicit_heading)
+{
+    char *s = arena_strndup(w->a, id, n);
+    idslot *old = idset_find(&w->ids, s);
+    if (old) {
+        if (explicit_heading)
+            md_problem_at(w, true, line, col, "id '%s' is already used on this page (line %d)", s,
+                          old->line);
+        else if (old->explicit_heading)
+            md_problem_at(w, true, old->line - w->line0, old->col,
+                          "id '%s' is used again on this page (line %d)", s, line + w->line0);
+        else
+            md_problem_at(w, false, line, col, "id '%s' is used twice on this page (first at line %d)",
+                          s, old->line);
+        return;
+    }
+    idslot *slot = idset_add(&w->ids, s);
+    slot->line = line + w->line0;
+    slot->col = col;
+    slot->explicit_heading = explicit_heading;
+    *(const char **)md_vec_push(&w->anchors) = s;
+}
 
 /* Plain text of an inline subtree: text and code spans, breaks as spaces,
  * raw HTML left out; an image contributes its alt text. */
@@ -250,6 +268,7 @@ static void plain_text(cmark_node *n, buf *b)
             buf_putc(b, ' ');
             break;
         case CMARK_NODE_HTML_INLINE:
+        case CMARK_NODE_FOOTNOTE_REFERENCE:
             break;
         default:
             plain_text(c, b);
@@ -258,32 +277,47 @@ static void plain_text(cmark_node *n, buf *b)
     }
 }
 
-static void cr(buf *b)
-{
-    if (b->len && b->data[b->len - 1] != '\n')
-        buf_putc(b, '\n');
-}
-
 static bool in_tight_list(cmark_node *para)
 {
     cmark_node *gp = cmark_node_parent(cmark_node_parent(para));
     return gp && cmark_node_get_type(gp) == CMARK_NODE_LIST && cmark_node_get_list_tight(gp);
 }
 
-/* Writes what cmark writes when leaving n (markup only, no side effects);
- * used both by the walk and to close open elements at <!--more-->. */
-static void emit_exit(renderer *r, buf *b, cmark_node *n)
+/* Has the extension that owns n, if one does, write it. */
+static void render_by_extension(md_walk *w, buf *b, cmark_node *n, bool entering)
+{
+    for (size_t i = 0; i < w->nowners; i++)
+        if (w->owners[i]->owns(n)) {
+            w->owners[i]->render(w, b, n, entering);
+            return;
+        }
+}
+
+/* The self-link closing a heading: hidden from screen readers and the tab
+ * order, which reach sections through the heading itself and the table of
+ * contents; a pointer shows it on hover. */
+static void put_anchor_open(buf *b)
+{
+    buf_puts(b, " <a class=\"anchor\" href=\"#");
+}
+
+static void put_anchor_close(buf *b)
+{
+    buf_puts(b, "\" aria-hidden=\"true\" tabindex=\"-1\">#</a>");
+}
+
+/* Writes what cmark-gfm writes when leaving n (markup only, no side
+ * effects); used both by the walk and to close open elements at
+ * <!--more-->. */
+static void emit_exit(md_walk *r, buf *b, cmark_node *n)
 {
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_BLOCK_QUOTE:
-        cr(b);
+        md_cr(b);
         buf_puts(b, "</blockquote>\n");
         break;
     case CMARK_NODE_LIST:
         buf_puts(b, cmark_node_get_list_type(n) == CMARK_BULLET_LIST ? "</ul>\n" : "</ol>\n");
-        break;
-    case CMARK_NODE_ITEM:
-        buf_puts(b, "</li>\n");
         break;
     case CMARK_NODE_HEADING:
         buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
@@ -293,9 +327,9 @@ static void emit_exit(renderer *r, buf *b, cmark_node *n)
             buf_puts(b, "</p>\n");
         break;
     case CMARK_NODE_CUSTOM_BLOCK:
-        cr(b);
+        md_cr(b);
         buf_puts(b, cmark_node_get_on_exit(n));
-        cr(b);
+        md_cr(b);
         break;
     case CMARK_NODE_CUSTOM_INLINE:
         buf_puts(b, cmark_node_get_on_exit(n));
@@ -313,218 +347,35 @@ static void emit_exit(renderer *r, buf *b, cmark_node *n)
         const char *title = cmark_node_get_title(n);
         if (title && *title) {
             buf_puts(b, "\" title=\"");
-            put_escaped_cstr(b, title);
+            md_put_escaped_cstr(b, title);
         }
         buf_puts(b, "\" />");
         break;
     }
+    case CMARK_NODE_ITEM:
+        if (!cmark_node_get_syntax_extension(n))
+            buf_puts(b, "</li>\n");
+        else
+            render_by_extension(r, b, n, false); /* a task list item */
+        break;
     default:
-        (void)r;
+        render_by_extension(r, b, n, false);
         break;
     }
 }
 
-static void put_url(renderer *r, buf *b, const char *url)
+static void put_url(md_walk *r, buf *b, const char *url)
 {
     if (!url)
         url = "";
-    if (r->unsafe || !dangerous_url(url))
-        put_href(b, url);
-}
-
-/* ---- link positions ---- */
-
-static void index_lines(renderer *r)
-{
-    vec v = { .size = sizeof(size_t) };
-    *(size_t *)vec_push(&v) = 0;
-    const char *p = r->src.ptr, *end = r->src.ptr + r->src.len;
-    if (!memchr(p, '\r', r->src.len)) {
-        /* the usual case, '\n' only: memchr finds each at memory speed */
-        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
-            *(size_t *)vec_push(&v) = (size_t)(++p - r->src.ptr);
-        r->line_start = v.v;
-        r->nlines = v.n;
-        return;
-    }
-    for (size_t i = 0; i < r->src.len; i++) {
-        char c = r->src.ptr[i];
-        if (c == '\r' && i + 1 < r->src.len && r->src.ptr[i + 1] == '\n')
-            i++;
-        else if (c != '\r' && c != '\n')
-            continue;
-        *(size_t *)vec_push(&v) = i + 1;
-    }
-    r->line_start = v.v;
-    r->nlines = v.n;
-}
-
-/* Source line `line` (cmark's numbering, from 1) as [*s, *s + *n). */
-static bool source_line(renderer *r, int line, const char **s, size_t *n)
-{
-    if (!r->line_start)
-        index_lines(r);
-    if (line < 1 || (size_t)line > r->nlines)
-        return false;
-    size_t b = r->line_start[line - 1];
-    size_t e = (size_t)line < r->nlines ? r->line_start[line] : r->src.len;
-    while (e > b && (r->src.ptr[e - 1] == '\n' || r->src.ptr[e - 1] == '\r'))
-        e--;
-    *s = r->src.ptr + b;
-    *n = e - b;
-    return true;
-}
-
-/* Is s[i] a link or image start: `want` there, and not backslash-escaped?
- * For an image, the '!' must be followed by '['. */
-static bool is_start(const char *s, size_t n, size_t i, const char *want, bool image)
-{
-    if (!strchr(want, s[i]) || s[i] == '\0')
-        return false;
-    if (image && (i + 1 >= n || s[i + 1] != '['))
-        return false;
-    size_t k = i;
-    while (k > 0 && s[k - 1] == '\\')
-        k--;
-    return (i - k) % 2 == 0;
-}
-
-/* A line that looks like the start of a link reference definition:
- * up to 3 spaces, `[label]:`, the label without unescaped brackets. */
-static bool ref_def_line(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && i < 3 && s[i] == ' ')
-        i++;
-    if (i >= n || s[i] != '[')
-        return false;
-    for (i++; i < n; i++) {
-        if (s[i] == '\\')
-            i++;
-        else if (s[i] == '[')
-            return false;
-        else if (s[i] == ']')
-            return i + 1 < n && s[i + 1] == ':';
-    }
-    return false;
-}
-
-/* Does u start with an URI scheme, as an autolink's must? */
-static bool has_scheme(const char *u)
-{
-    size_t i = 0;
-    if (!((u[0] >= 'a' && u[0] <= 'z') || (u[0] >= 'A' && u[0] <= 'Z')))
-        return false;
-    while (u[i] && (strchr("+.-", u[i]) || (u[i] >= '0' && u[i] <= '9') || (u[i] >= 'a' && u[i] <= 'z')
-                    || (u[i] >= 'A' && u[i] <= 'Z')))
-        i++;
-    return i >= 2 && i <= 32 && u[i] == ':';
-}
-
-/* Finds the file position of link/image n, which sits in leaf block `leaf`.
- *
- * cmark's inline positions are only hints: it drops newlines met inside
- * link destinations and titles, dates a link that spans lines from its last
- * line, counts lines of a paragraph from the link reference definitions
- * that were taken out of it, and gets columns wrong on lines whose prefix
- * differs from the block's first line (lazy continuations, indentation,
- * tabs) and for autolinks. So the start is looked up in the source: of the
- * unescaped '[' ('!' for images, also '<' for what looks like an autolink)
- * after the previous link of the block, the one nearest cmark's hint
- * (the line first, then the column); the hint's line comes from the link's
- * text and is shifted by how far behind cmark was for the previous link.
- * An autolink is found by its URL after the '<'. */
-static void link_position(renderer *r, cmark_node *n, cmark_node *leaf, bool image, int *line_out,
-                          int *col_out)
-{
-    int hl = cmark_node_get_start_line(n), hc = cmark_node_get_start_column(n);
-    /* a link that spans lines gets its last line; its text knows better */
-    for (cmark_node *c = cmark_node_first_child(n); c; c = cmark_node_first_child(c))
-        if (cmark_node_get_start_line(c) > 0) {
-            hl = cmark_node_get_start_line(c);
-            break;
-        }
-    *line_out = hl;
-    *col_out = hc > 0 ? hc : 1;
-    if (!leaf)
-        return;
-    if (leaf != r->cur_leaf) {
-        r->cur_leaf = leaf;
-        r->cur_line = cmark_node_get_start_line(leaf);
-        r->cur_col = 0;
-        r->cur_lag = 0;
-        /* link reference definitions come first in a paragraph */
-        const char *s;
-        size_t len;
-        if (cmark_node_get_type(leaf) == CMARK_NODE_PARAGRAPH)
-            while (r->cur_line < cmark_node_get_end_line(leaf)
-                   && source_line(r, r->cur_line, &s, &len) && ref_def_line(s, len))
-                r->cur_line++;
-    }
-    hl += r->cur_lag; /* cmark's line count, once behind, stays behind */
-    const char *want = "[";
-    const char *auto_text = NULL; /* what follows the '<' of an autolink */
-    if (image) {
-        want = "!";
-    } else {
-        const char *url = cmark_node_get_url(n);
-        cmark_node *c = cmark_node_first_child(n);
-        const char *lit = c ? cmark_node_get_literal(c) : NULL;
-        if (url && lit && !cmark_node_next(c) && has_scheme(url)
-            && (!strcmp(url, lit) || (!strncmp(url, "mailto:", 7) && !strcmp(url + 7, lit)))) {
-            want = "<[";
-            auto_text = lit;
-        }
-    }
-    int last = cmark_node_get_end_line(leaf);
-    const long W = 1L << 20;
-    long best = -1;
-    int bl = 0, bc = 0;
-    /* an autolink's '<' first; then (a link whose text is its URL) '[' */
-    for (const char *w = want; *w && best < 0; w++) {
-        char one[2] = { *w, 0 };
-        for (int ln = r->cur_line; ln <= last; ln++) {
-            if (best >= 0 && (long)(ln - hl) * W > best)
-                break;
-            const char *s;
-            size_t len;
-            if (!source_line(r, ln, &s, &len))
-                break;
-            size_t from = ln == r->cur_line ? (size_t)r->cur_col : 0;
-            for (size_t i = from; i < len; i++) {
-                if (!is_start(s, len, i, one, image))
-                    continue;
-                long score = labs((long)(ln - hl)) * W + labs((long)i + 1 - hc);
-                if (*w == '<') {
-                    /* the source spells the URL out (up to any entity);
-                     * cmark's column for an autolink is no hint at all */
-                    size_t k = strcspn(auto_text, "&");
-                    if (k > len - i - 1 || strncmp(s + i + 1, auto_text, k) != 0)
-                        continue;
-                    score = labs((long)(ln - hl)) * W + (long)i;
-                }
-                if (best < 0 || score < best) {
-                    best = score;
-                    bl = ln;
-                    bc = (int)i + 1;
-                } else if ((long)i + 1 > hc || *w == '<') {
-                    break; /* further along this line only gets worse */
-                }
-            }
-        }
-    }
-    if (best < 0)
-        return;
-    *line_out = bl;
-    *col_out = bc;
-    r->cur_lag += bl - hl;
-    r->cur_line = bl;
-    r->cur_col = bc; /* the next link starts after this one's first byte */
+    if (r->unsafe || !md_dangerous_url(url))
+        md_put_href(b, url, strlen(url));
 }
 
 /* ---- headings ---- */
 
-static const char *unique_id(renderer *r, const char *title, size_t n)
+/* The automatic id for a heading titled `title`, unique on the page. */
+static const char *unique_id(md_walk *r, const char *title, size_t n)
 {
     buf slug = BUF_INIT;
     text_slugify(&slug, title, n);
@@ -549,96 +400,244 @@ static const char *unique_id(renderer *r, const char *title, size_t n)
     }
     buf_release(&slug);
     idset_add(&r->ids, id);
+    *(const char **)md_vec_push(&r->anchors) = id;
     return id;
 }
 
-/* ---- the summary marker ---- */
+static bool id_byte(unsigned char c)
+{
+    return c > ' ' && c != '{' && c != '}' && c != '#';
+}
+
+/* `## Title {#id}`: takes the `{#id}` (and the spaces before it) off the
+ * end of the heading's text and returns the id (arena), or NULL. The text
+ * may be split over several text nodes (`{#my_id}`: '_' is a node of its
+ * own), so the trailing text nodes are read together. */
+static const char *take_explicit_id(md_walk *r, cmark_node *h)
+{
+    cmark_node *first = cmark_node_last_child(h);
+    if (!first || cmark_node_get_type(first) != CMARK_NODE_TEXT)
+        return NULL;
+    while (cmark_node_previous(first) && cmark_node_get_type(cmark_node_previous(first)) == CMARK_NODE_TEXT)
+        first = cmark_node_previous(first);
+    buf *t = &r->tmp;
+    buf_reset(t);
+    for (cmark_node *c = first; c; c = cmark_node_next(c))
+        buf_puts(t, cmark_node_get_literal(c));
+    size_t n = t->len;
+    if (n < 4 || t->data[n - 1] != '}')
+        return NULL;
+    size_t open = n - 1;
+    while (open > 0 && id_byte((unsigned char)t->data[open - 1]))
+        open--;
+    /* t[open] is the first id byte; "{#" must come before it */
+    if (open < 2 || open >= n - 1 || t->data[open - 1] != '#' || t->data[open - 2] != '{')
+        return NULL;
+    size_t brace = open - 2;
+    if (brace > 0 && t->data[brace - 1] != ' ' && t->data[brace - 1] != '\t')
+        return NULL;
+    const char *id = arena_strndup(r->a, t->data + open, n - 1 - open);
+    size_t keep = brace;
+    while (keep > 0 && (t->data[keep - 1] == ' ' || t->data[keep - 1] == '\t'))
+        keep--;
+    /* where the `{#` is, for messages: its last occurrence in the heading */
+    int line = cmark_node_get_start_line(h), col = 1;
+    buf want = BUF_INIT;
+    buf_printf(&want, "{#%s}", id);
+    for (int ln = cmark_node_get_start_line(h); ln <= cmark_node_get_end_line(h); ln++) {
+        const char *p, *q;
+        size_t len;
+        if (!md_source_line(&r->src, ln, &p, &len))
+            break;
+        for (q = p; (q = memmem(q, len - (size_t)(q - p), want.data, want.len)) != NULL; q++) {
+            line = ln;
+            col = (int)(q - p) + 1;
+        }
+    }
+    buf_release(&want);
+    /* cut the text nodes down to `keep` bytes in all */
+    size_t at = 0;
+    buf lit = BUF_INIT;
+    for (cmark_node *c = first; c; c = cmark_node_next(c)) {
+        const char *s = cmark_node_get_literal(c);
+        size_t len = strlen(s);
+        if (at + len > keep) {
+            buf_reset(&lit);
+            buf_put(&lit, s, at < keep ? keep - at : 0);
+            cmark_node_set_literal(c, lit.data);
+        }
+        at += len;
+    }
+    buf_release(&lit);
+    md_claim_id(r, id, strlen(id), line, col, true);
+    return id;
+}
+
+static void enter_heading(md_walk *r, cmark_node *n)
+{
+    const char *explicit_id = md_ext_on(r, MD_EXT_HEADING_IDS) && !r->reference
+                                  ? take_explicit_id(r, n)
+                                  : NULL;
+    md_heading *h = md_vec_push(&r->heads);
+    h->level = cmark_node_get_heading_level(n);
+    h->line = cmark_node_get_start_line(n) + r->line0;
+    h->id = explicit_id;
+    buf_reset(&r->tmp);
+    plain_text(n, &r->tmp);
+    h->title = arena_strndup(r->a, r->tmp.data, r->tmp.len);
+    md_cr(&r->html);
+    if (r->reference) {
+        buf_printf(&r->html, "<h%d>", h->level);
+        return;
+    }
+    buf_printf(&r->html, "<h%d id=\"", h->level);
+    if (explicit_id) {
+        md_put_escaped_cstr(&r->html, explicit_id);
+    } else {
+        id_hole *hole = md_vec_push(&r->holes);
+        hole->at = r->html.len;
+        hole->head = r->heads.n - 1;
+    }
+    buf_puts(&r->html, "\">");
+}
+
+static void exit_heading(md_walk *r, cmark_node *n)
+{
+    if (!r->reference && md_ext_on(r, MD_EXT_HEADING_ANCHORS)) {
+        const md_heading *h = (md_heading *)r->heads.v + r->heads.n - 1;
+        put_anchor_open(&r->html);
+        if (h->id) {
+            md_put_escaped_cstr(&r->html, h->id);
+        } else {
+            id_hole *hole = md_vec_push(&r->holes);
+            hole->at = r->html.len;
+            hole->head = r->heads.n - 1;
+        }
+        put_anchor_close(&r->html);
+    }
+    emit_exit(r, &r->html, n);
+}
+
+/* ---- the summary ---- */
 
 static bool is_more(cmark_node *n)
 {
     const char *lit = cmark_node_get_literal(n);
-    return lit && strstr(lit, "<!--more-->") != NULL;
+    if (!lit || !strstr(lit, "<!--more-->"))
+        return false;
+    for (cmark_node *p = cmark_node_parent(n); p; p = cmark_node_parent(p))
+        if (cmark_node_get_type(p) == CMARK_NODE_FOOTNOTE_DEFINITION)
+            return false;
+    return true;
 }
+
+/* What the summary is, until the end, when ids are known. */
+typedef struct summary_spec {
+    bool set;
+    size_t start, end; /* a range of the HTML */
+    buf tail;          /* then these closing tags */
+} summary_spec;
 
 /* The summary at a marker: the HTML so far, with every element the marker
  * sits in closed. */
-static void summary_at(renderer *r, cmark_node *marker, buf *out)
+static void summary_at(md_walk *r, cmark_node *marker, summary_spec *s)
 {
-    buf_put(out, r->html.data, r->html.len);
+    s->set = true;
+    s->start = 0;
+    s->end = r->html.len;
     if (cmark_node_get_type(marker) == CMARK_NODE_HTML_INLINE)
-        while (out->len && (out->data[out->len - 1] == ' ' || out->data[out->len - 1] == '\n'))
-            out->len--;
-    out->data[out->len] = '\0';
+        while (s->end && (r->html.data[s->end - 1] == ' ' || r->html.data[s->end - 1] == '\n'))
+            s->end--;
+    buf_reset(&s->tail);
     for (cmark_node *p = cmark_node_parent(marker);
          p && cmark_node_get_type(p) != CMARK_NODE_DOCUMENT; p = cmark_node_parent(p))
-        emit_exit(r, out, p);
+        emit_exit(r, &s->tail, p);
 }
 
-static void flush_words(renderer *r)
+/* Bytes [start, end) of the HTML with the automatic ids put in (and, for
+ * a summary, the page-only parts left out), appended to out. */
+static void assemble(md_walk *r, size_t start, size_t end, bool summary, buf *out)
 {
-    if (r->words.len)
-        r->nwords += text_word_count(r->words.data, r->words.len);
-    buf_reset(&r->words);
+    const id_hole *h = r->holes.v;
+    const cut *c = r->cuts.v;
+    size_t nh = r->holes.n, nc = summary ? r->cuts.n : 0, ih = 0, ic = 0;
+    const md_heading *heads = r->heads.v;
+    while (ih < nh && h[ih].at < start)
+        ih++;
+    while (ic < nc && c[ic].end <= start)
+        ic++;
+    size_t at = start;
+    for (;;) {
+        size_t next_h = ih < nh && h[ih].at <= end ? h[ih].at : SIZE_MAX;
+        size_t next_c = ic < nc && c[ic].start < end ? c[ic].start : SIZE_MAX;
+        if (next_h == SIZE_MAX && next_c == SIZE_MAX)
+            break;
+        if (next_h <= next_c) {
+            buf_put(out, r->html.data + at, next_h - at);
+            md_put_escaped_cstr(out, heads[h[ih].head].id);
+            at = next_h;
+            ih++;
+        } else {
+            if (next_c > at)
+                buf_put(out, r->html.data + at, next_c - at);
+            at = c[ic].end < end ? c[ic].end : end;
+            ic++;
+        }
+    }
+    if (end > at)
+        buf_put(out, r->html.data + at, end - at);
 }
 
 /* ---- entering a node ---- */
 
-static void enter_link(renderer *r, cmark_node *n, bool image)
+const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int line, int col,
+                            bool image)
 {
-    cmark_node *leaf = cmark_node_parent(n);
-    while (leaf && cmark_node_get_type(leaf) != CMARK_NODE_PARAGRAPH
-           && cmark_node_get_type(leaf) != CMARK_NODE_HEADING)
-        leaf = cmark_node_parent(leaf);
-    md_link *l = vec_push(&r->links);
-    const char *url = cmark_node_get_url(n);
-    l->dest = arena_strdup(r->a, url ? url : "");
-    buf_reset(&r->tmp);
-    plain_text(n, &r->tmp);
-    l->text = arena_strndup(r->a, r->tmp.data, r->tmp.len);
-    int line, col;
-    link_position(r, n, leaf, image, &line, &col);
-    l->line = line + r->line0;
+    md_link *l = md_vec_push(&w->links);
+    l->dest = arena_strdup(w->a, dest);
+    l->text = arena_strdup(w->a, text);
+    l->line = line + w->line0;
     l->col = col;
     l->image = image;
-    const char *w = r->resolve ? r->resolve(r->ctx, l) : NULL;
+    return w->resolve ? w->resolve(w->ctx, l) : NULL;
+}
+
+static void enter_link(md_walk *r, cmark_node *n, bool image)
+{
+    cmark_node *leaf = md_leaf_of(n);
+    const char *url = cmark_node_get_url(n);
+    if (!url)
+        url = "";
+    buf_reset(&r->tmp);
+    plain_text(n, &r->tmp);
+    int line, col;
+    md_link_position(&r->src, &r->cursor, n, leaf, image, &line, &col);
+    if (strstr(url, "{{") || strstr(url, "{%"))
+        md_lint_literal(r, url, line, col);
+    const char *w = md_resolve_link(r, url, r->tmp.data, line, col, image);
     buf *b = &r->html;
     if (image) {
         buf_puts(b, "<img src=\"");
-        put_url(r, b, w ? w : l->dest);
+        put_url(r, b, w ? w : url);
         buf_puts(b, "\" alt=\"");
         r->plain = n;
     } else {
         buf_puts(b, "<a href=\"");
-        put_url(r, b, w ? w : l->dest);
+        put_url(r, b, w ? w : url);
         const char *title = cmark_node_get_title(n);
         if (title && *title) {
             buf_puts(b, "\" title=\"");
-            put_escaped_cstr(b, title);
+            md_put_escaped_cstr(b, title);
         }
         buf_puts(b, "\">");
     }
 }
 
-static void enter_heading(renderer *r, cmark_node *n)
-{
-    md_heading *h = vec_push(&r->heads);
-    h->level = cmark_node_get_heading_level(n);
-    h->line = cmark_node_get_start_line(n) + r->line0;
-    buf_reset(&r->tmp);
-    plain_text(n, &r->tmp);
-    h->title = arena_strndup(r->a, r->tmp.data, r->tmp.len);
-    h->id = unique_id(r, r->tmp.data, r->tmp.len);
-    cr(&r->html);
-    buf_printf(&r->html, "<h%d id=\"", h->level);
-    put_escaped_cstr(&r->html, h->id);
-    buf_puts(&r->html, "\">");
-}
-
-static void enter_code_block(renderer *r, cmark_node *n)
+static void enter_code_block(md_walk *r, cmark_node *n)
 {
     buf *b = &r->html;
     const char *info = cmark_node_get_fence_info(n);
-    cr(b);
+    md_cr(b);
     if (!info || !*info) {
         buf_puts(b, "<pre><code>");
     } else {
@@ -646,23 +645,31 @@ static void enter_code_block(renderer *r, cmark_node *n)
         while (info[k] && !strchr(" \t\n\v\f\r", info[k]))
             k++;
         buf_puts(b, "<pre><code class=\"language-");
-        put_escaped(b, info, k);
+        md_put_escaped(b, info, k);
         buf_puts(b, "\">");
     }
-    put_escaped_cstr(b, cmark_node_get_literal(n));
+    md_put_escaped_cstr(b, cmark_node_get_literal(n));
     buf_puts(b, "</code></pre>\n");
 }
 
-static void enter(renderer *r, cmark_node *n)
+static void enter_html(md_walk *r, cmark_node *n)
+{
+    if (r->unsafe)
+        md_raw_html(r, &r->html, n);
+    else
+        buf_puts(&r->html, "<!-- raw HTML omitted -->");
+}
+
+static void enter(md_walk *r, cmark_node *n)
 {
     buf *b = &r->html;
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_BLOCK_QUOTE:
-        cr(b);
+        md_cr(b);
         buf_puts(b, "<blockquote>\n");
         break;
     case CMARK_NODE_LIST:
-        cr(b);
+        md_cr(b);
         if (cmark_node_get_list_type(n) == CMARK_BULLET_LIST)
             buf_puts(b, "<ul>\n");
         else if (cmark_node_get_list_start(n) == 1)
@@ -671,7 +678,11 @@ static void enter(renderer *r, cmark_node *n)
             buf_printf(b, "<ol start=\"%d\">\n", cmark_node_get_list_start(n));
         break;
     case CMARK_NODE_ITEM:
-        cr(b);
+        if (cmark_node_get_syntax_extension(n)) {
+            render_by_extension(r, b, n, true); /* a task list item */
+            break;
+        }
+        md_cr(b);
         buf_puts(b, "<li>");
         break;
     case CMARK_NODE_HEADING:
@@ -681,32 +692,33 @@ static void enter(renderer *r, cmark_node *n)
         enter_code_block(r, n);
         break;
     case CMARK_NODE_HTML_BLOCK:
-        cr(b);
-        if (r->unsafe)
-            buf_puts(b, cmark_node_get_literal(n));
-        else
-            buf_puts(b, "<!-- raw HTML omitted -->");
-        cr(b);
+        md_cr(b);
+        enter_html(r, n);
+        md_cr(b);
         break;
     case CMARK_NODE_CUSTOM_BLOCK:
-        cr(b);
+        md_cr(b);
         buf_puts(b, cmark_node_get_on_enter(n));
-        cr(b);
+        md_cr(b);
         break;
     case CMARK_NODE_THEMATIC_BREAK:
-        cr(b);
+        md_cr(b);
         buf_puts(b, "<hr />\n");
         break;
     case CMARK_NODE_PARAGRAPH:
         if (!in_tight_list(n)) {
-            cr(b);
+            md_cr(b);
             buf_puts(b, "<p>");
         }
         break;
-    case CMARK_NODE_TEXT:
-        put_escaped_cstr(b, cmark_node_get_literal(n));
-        buf_puts(&r->words, cmark_node_get_literal(n));
+    case CMARK_NODE_TEXT: {
+        const char *lit = cmark_node_get_literal(n);
+        md_put_escaped_cstr(b, lit);
+        buf_puts(&r->words, lit);
+        if (strchr(lit, '{'))
+            md_lint_text(r, n);
         break;
+    }
     case CMARK_NODE_LINEBREAK:
         buf_puts(b, "<br />\n");
         buf_putc(&r->words, ' ');
@@ -720,15 +732,12 @@ static void enter(renderer *r, cmark_node *n)
         break;
     case CMARK_NODE_CODE:
         buf_puts(b, "<code>");
-        put_escaped_cstr(b, cmark_node_get_literal(n));
+        md_put_escaped_cstr(b, cmark_node_get_literal(n));
         buf_puts(b, "</code>");
         buf_puts(&r->words, cmark_node_get_literal(n));
         break;
     case CMARK_NODE_HTML_INLINE:
-        if (r->unsafe)
-            buf_puts(b, cmark_node_get_literal(n));
-        else
-            buf_puts(b, "<!-- raw HTML omitted -->");
+        enter_html(r, n);
         buf_putc(&r->words, ' ');
         break;
     case CMARK_NODE_CUSTOM_INLINE:
@@ -746,19 +755,55 @@ static void enter(renderer *r, cmark_node *n)
     case CMARK_NODE_IMAGE:
         enter_link(r, n, true);
         break;
+    case CMARK_NODE_FOOTNOTE_REFERENCE:
+        md_footnote_ref(r, b, n);
+        break;
+    case CMARK_NODE_FOOTNOTE_DEFINITION:
+        md_footnote_def(r, &r->notes, b, n, true);
+        break;
+    case CMARK_NODE_DOCUMENT:
+        break;
     default:
+        render_by_extension(r, b, n, true);
+        break;
+    }
+}
+
+static void leave(md_walk *r, cmark_node *n)
+{
+    switch (cmark_node_get_type(n)) {
+    case CMARK_NODE_HEADING:
+        exit_heading(r, n);
+        md_words_break(r);
+        break;
+    case CMARK_NODE_PARAGRAPH: {
+        cmark_node *parent = cmark_node_parent(n);
+        if (!in_tight_list(n) && cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION
+            && !cmark_node_next(n)) {
+            buf_putc(&r->html, ' ');
+            md_footnote_backrefs(&r->notes, &r->html, parent);
+        }
+        emit_exit(r, &r->html, n);
+        md_words_break(r);
+        break;
+    }
+    case CMARK_NODE_FOOTNOTE_DEFINITION:
+        md_footnote_def(r, &r->notes, &r->html, n, false);
+        break;
+    default:
+        emit_exit(r, &r->html, n);
         break;
     }
 }
 
 /* Inside an image's alt text cmark writes only the escaped text. */
-static void enter_plain(renderer *r, cmark_node *n)
+static void enter_plain(md_walk *r, cmark_node *n)
 {
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_TEXT:
     case CMARK_NODE_CODE:
     case CMARK_NODE_HTML_INLINE:
-        put_escaped_cstr(&r->html, cmark_node_get_literal(n));
+        md_put_escaped_cstr(&r->html, cmark_node_get_literal(n));
         break;
     case CMARK_NODE_LINEBREAK:
     case CMARK_NODE_SOFTBREAK:
@@ -769,13 +814,9 @@ static void enter_plain(renderer *r, cmark_node *n)
     }
 }
 
-void md_render(str body, int first_line, const md_options *opt, md_link_fn resolve, void *ctx,
-               arena *a, md_result *out)
+static cmark_node *parse(str body, const md_options *opt, md_walk *r)
 {
-    memset(out, 0, sizeof *out);
-    md_options none = { 0 };
-    if (!opt)
-        opt = &none;
+    pthread_once(&registered, register_extensions);
     int opts = CMARK_OPT_SOURCEPOS;
     if (opt->unsafe)
         opts |= CMARK_OPT_UNSAFE;
@@ -783,28 +824,54 @@ void md_render(str body, int first_line, const md_options *opt, md_link_fn resol
         opts |= CMARK_OPT_SMART;
     if (opt->hard_breaks)
         opts |= CMARK_OPT_HARDBREAKS;
+    for (int i = 0; i < MD_EXT_COUNT; i++)
+        if (md_ext_on(r, i))
+            opts |= extensions[i]->options;
     cmark_parser *parser = cmark_parser_new(opts);
+    for (int i = 0; i < MD_EXT_COUNT; i++) {
+        if (!md_ext_on(r, i))
+            continue;
+        if (extensions[i]->attach)
+            extensions[i]->attach(parser);
+        if (extensions[i]->render)
+            r->owners[r->nowners++] = extensions[i];
+    }
     if (body.len)
         cmark_parser_feed(parser, body.ptr, body.len);
     cmark_node *doc = cmark_parser_finish(parser);
     cmark_parser_free(parser);
+    return doc;
+}
 
-    renderer r = {
+void md_render(str body, int first_line, const md_options *opt, md_link_fn resolve, void *ctx,
+               arena *a, md_result *out)
+{
+    memset(out, 0, sizeof *out);
+    md_options none = { 0 };
+    if (!opt)
+        opt = &none;
+    md_walk r = {
         .a = a,
         .unsafe = opt->unsafe,
         .hard_breaks = opt->hard_breaks,
+        .reference = opt->reference,
+        .on = ~opt->off & ((1u << MD_EXT_COUNT) - 1),
         .line0 = first_line - 1,
-        .src = body,
+        .src = { .text = body },
         .resolve = resolve,
         .ctx = ctx,
         .html = BUF_INIT,
         .tmp = BUF_INIT,
         .words = BUF_INIT,
         .heads = { .size = sizeof(md_heading) },
+        .holes = { .size = sizeof(id_hole) },
+        .cuts = { .size = sizeof(cut) },
         .links = { .size = sizeof(md_link) },
+        .problems = { .size = sizeof(md_problem) },
+        .anchors = { .size = sizeof(const char *) },
     };
-    buf summary = BUF_INIT;
-    bool have_summary = false;
+    cmark_node *doc = parse(body, opt, &r);
+    summary_spec summary = { .tail = BUF_INIT };
     size_t head_start = 0, para_start = 0; /* where the current heading's content / top paragraph began */
 
     cmark_iter *it = cmark_iter_new(doc);
@@ -823,13 +890,11 @@ void md_render(str body, int first_line, const md_options *opt, md_link_fn resol
             if (!out->has_more && (t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE)
                 && is_more(n)) {
                 out->has_more = true;
-                buf_reset(&summary);
                 summary_at(&r, n, &summary);
-                have_summary = true;
             }
             bool top_para = t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc;
             if (top_para) {
-                cr(&r.html);
+                md_cr(&r.html);
                 para_start = r.html.len;
             }
             enter(&r, n);
@@ -840,33 +905,59 @@ void md_render(str body, int first_line, const md_options *opt, md_link_fn resol
                 md_heading *h = (md_heading *)r.heads.v + r.heads.n - 1;
                 h->html = arena_strndup(a, r.html.data + head_start, r.html.len - head_start);
             }
-            emit_exit(&r, &r.html, n);
-            if (t == CMARK_NODE_PARAGRAPH || t == CMARK_NODE_HEADING)
-                flush_words(&r);
-            if (t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc && !have_summary) {
-                buf_put(&summary, r.html.data + para_start, r.html.len - para_start);
-                have_summary = true;
+            leave(&r, n);
+            if (t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc && !summary.set) {
+                summary.set = true;
+                summary.start = para_start;
+                summary.end = r.html.len;
             }
         }
     }
     cmark_iter_free(it);
     cmark_node_free(doc);
-    flush_words(&r);
+    if (r.notes.entered)
+        buf_puts(&r.html, "</ol>\n</section>\n");
+    md_words_break(&r);
 
-    out->html = arena_strndup(a, r.html.data, r.html.len);
-    out->html_len = r.html.len;
-    out->summary_html = arena_strndup(a, summary.data, summary.len);
-    out->summary_len = summary.len;
+    /* the automatic heading ids, now that every other id is known */
+    md_heading *heads = r.heads.v;
+    for (size_t i = 0; i < r.heads.n; i++)
+        if (!heads[i].id)
+            heads[i].id = r.reference ? "" : unique_id(&r, heads[i].title, strlen(heads[i].title));
+
+    buf b = BUF_INIT;
+    if (r.holes.n) {
+        assemble(&r, 0, r.html.len, false, &b);
+        out->html = arena_strndup(a, b.data, b.len);
+        out->html_len = b.len;
+    } else {
+        out->html = arena_strndup(a, r.html.data, r.html.len);
+        out->html_len = r.html.len;
+    }
+    buf_reset(&b);
+    if (summary.set) {
+        assemble(&r, summary.start, summary.end, true, &b);
+        buf_put(&b, summary.tail.data, summary.tail.len);
+    }
+    out->summary_html = arena_strndup(a, b.data, b.len);
+    out->summary_len = b.len;
+    buf_release(&b);
     out->nheadings = r.heads.n;
-    out->headings = vec_to_arena(&r.heads, a);
+    out->headings = md_vec_to_arena(&r.heads, a);
+    out->nanchors = r.anchors.n;
+    out->anchors = md_vec_to_arena(&r.anchors, a);
     out->nlinks = r.links.n;
-    out->links = vec_to_arena(&r.links, a);
+    out->links = md_vec_to_arena(&r.links, a);
+    out->nproblems = r.problems.n;
+    out->problems = md_vec_to_arena(&r.problems, a);
     out->word_count = r.nwords;
 
+    free(r.holes.v);
+    free(r.cuts.v);
     buf_release(&r.html);
     buf_release(&r.tmp);
     buf_release(&r.words);
-    buf_release(&summary);
-    free(r.line_start);
+    buf_release(&summary.tail);
+    free(r.src.line_start);
     free(r.ids.slot);
 }

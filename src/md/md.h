@@ -1,12 +1,22 @@
-/* md: Markdown → HTML through cmark, in one pass over the AST.
+/* md: Markdown → HTML through cmark-gfm (GitHub-flavoured Markdown), in one
+ * pass over the AST.
  *
- * While walking the tree it gives every heading a unique id (slug of its
- * text: x, x-1, …), collects the headings (for the table of contents and
- * anchor checks), hands every link and image destination to a resolver that
- * may rewrite it (cross-post links), splits the summary at `<!--more-->`
- * (else the first paragraph) and counts words (CJK characters one each).
- * cmark objects never leave this folder. Thread-safe: pages are rendered on
- * several threads at once. */
+ * While walking the tree it gives every heading a unique id (`{#id}` when
+ * the heading says so, else the slug of its text: x, x-1, …), collects the
+ * headings (for the table of contents) and every id of the page (headings,
+ * footnotes, `id=`/`name=` in raw HTML: what `#anchor` links may target),
+ * hands every link and image destination — Markdown's and raw HTML's
+ * `href`/`src` alike — to a resolver that may rewrite it (cross-post links),
+ * splits the summary at `<!--more-->` (else the first paragraph), counts
+ * words (CJK characters one each) and notes problems it sees in the source
+ * (duplicate ids, template syntax left over from another generator).
+ * cmark-gfm and gumbo objects never leave this folder. Thread-safe: pages
+ * are rendered on several threads at once.
+ *
+ * Extensions (tables, footnotes, …) are listed in one place, md/extensions.h;
+ * adding a syntax is one new file in this folder plus one line there (see
+ * the comment at the top of md.c). Each has a switch under `markdown:` in
+ * site.yaml, named by md_extension_name. */
 #ifndef SHEAF_MD_H
 #define SHEAF_MD_H
 
@@ -20,7 +30,18 @@ typedef struct md_options {
     bool unsafe;      /* keep raw HTML (default true in site.yaml) */
     bool smart;       /* smart punctuation */
     bool hard_breaks; /* soft line breaks become <br /> */
+    unsigned off;     /* extensions switched off: bit i is md_extension_name(i);
+                         0, the zero value, has every extension on */
+    bool reference;   /* write exactly what cmark-gfm's own renderer writes: no
+                         heading ids, self-links or table boxes (for tests) */
 } md_options;
+
+/* The extensions' switches, in the order of md/extensions.h: "tables",
+ * "strikethrough", … (i < md_extension_count()); NULL past the end. */
+size_t md_extension_count(void);
+const char *md_extension_name(size_t i);
+/* The bit of `off` for a switch name, or 0 when there is no such switch. */
+unsigned md_extension_bit(const char *name);
 
 typedef struct md_heading {
     int level;         /* 1..6 */
@@ -31,10 +52,13 @@ typedef struct md_heading {
 } md_heading;
 
 typedef struct md_link {
-    const char *dest; /* destination as cmark parsed it (unescaped) */
-    const char *text; /* plain text of the link ("" for images: alt text) */
-    int line, col;    /* position in the file of the link's start ('[' or '!') */
-    bool image;
+    const char *dest; /* destination as cmark parsed it (unescaped); for raw
+                         HTML the attribute's value, entities decoded */
+    const char *text; /* plain text of the link ("" for images: alt text;
+                         "" for raw HTML) */
+    int line, col;    /* position in the file of the link's start ('[' or '!';
+                         for raw HTML the attribute's value) */
+    bool image;       /* an image (Markdown) or a `src` (raw HTML) */
 } md_link;
 
 /* Called once per link and image, in document order, on the rendering
@@ -42,21 +66,35 @@ typedef struct md_link {
  * md_render, or static), or NULL to keep dest. */
 typedef const char *(*md_link_fn)(void *ctx, const md_link *link);
 
+/* A problem in the source, for the caller to report at the page's path. */
+typedef struct md_problem {
+    bool error;        /* else a warning */
+    int line, col;
+    const char *message;
+} md_problem;
+
 typedef struct md_result {
     const char *html;          /* the whole body */
     size_t html_len;
-    const char *summary_html;  /* before <!--more-->, else the first paragraph */
+    const char *summary_html;  /* before <!--more-->, else the first paragraph
+                                  (footnote references left out) */
     size_t summary_len;
     bool has_more;             /* the body has an explicit <!--more--> */
     md_heading *headings;      /* in document order */
     size_t nheadings;
+    const char **anchors;      /* every id a `#link` may target: headings,
+                                  footnotes (fn-LABEL, fnref-LABEL), raw HTML */
+    size_t nanchors;
     md_link *links;            /* every link and image, in document order */
     size_t nlinks;
+    md_problem *problems;      /* in document order */
+    size_t nproblems;
     size_t word_count;
 } md_result;
 
 /* Renders `body`, whose first line is line `first_line` of the file, into
- * out. Everything in out is allocated in `a`. `resolve` may be NULL. */
+ * out. Everything in out is allocated in `a`. `resolve` may be NULL; opt
+ * may be NULL (all extensions on, no raw HTML). */
 void md_render(str body, int first_line, const md_options *opt, md_link_fn resolve, void *ctx,
                arena *a, md_result *out);
 

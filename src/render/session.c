@@ -73,12 +73,17 @@ static bool same_links(const page *p, const link_rec *v, size_t n)
     return true;
 }
 
+/* The same heading ids and other ids (what links from other pages may
+ * target), and nothing to report (problems need the full rebuild). */
 static bool same_ids(const md_result *a, const md_result *b)
 {
-    if (a->nheadings != b->nheadings)
+    if (a->nheadings != b->nheadings || a->nanchors != b->nanchors || b->nproblems)
         return false;
     for (size_t i = 0; i < a->nheadings; i++)
         if (strcmp(a->headings[i].id, b->headings[i].id) != 0)
+            return false;
+    for (size_t i = 0; i < a->nanchors; i++)
+        if (strcmp(a->anchors[i], b->anchors[i]) != 0)
             return false;
     return true;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md/extensions.h"
 #include "site/keys.h"
 #include "site/site.h"
 #include "util/fs.h"
@@ -74,11 +75,32 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
 
 #define AT(field) offsetof(site_config, field)
 
+/* A Markdown extension's switch (one row per line of md/extensions.h): on
+ * by default, a bit of markdown.off when false. */
+static void read_md_switch(key_reader *r, const key_table *t, const key_def *k, const tpl_map *m,
+                           tpl_value v)
+{
+    site_config *c = r->out;
+    if (v.kind != TPL_BOOL) {
+        keys_type_error(r, t, k->name, m, k->want);
+        return;
+    }
+    unsigned bit = md_extension_bit(k->name);
+    if (v.u.b)
+        c->markdown.off &= ~bit;
+    else
+        c->markdown.off |= bit;
+}
+
+#define MD_SWITCH_ROW(id, switch_name, desc)                                                       \
+    { .name = #switch_name, .type = KEY_READER, .read = read_md_switch, .want = "true or false" },
+
 /* markdown: {…}, in this order in the "known:" list of its warning */
 static const key_def markdown_keys[] = {
     { .name = "unsafe", .type = KEY_BOOL, .at = AT(markdown.unsafe), .want = "true or false", .num_default = 1 },
     { .name = "smart", .type = KEY_BOOL, .at = AT(markdown.smart), .want = "true or false" },
     { .name = "hard_breaks", .type = KEY_BOOL, .at = AT(markdown.hard_breaks), .want = "true or false" },
+    MD_EXTENSIONS(MD_SWITCH_ROW)
 };
 static const key_table markdown_table = { "markdown.", markdown_keys,
                                           sizeof markdown_keys / sizeof *markdown_keys, true, NULL, false };

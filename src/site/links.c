@@ -6,6 +6,7 @@
  * collected. Broken links are reported at their line:col in the Markdown,
  * with the closest existing id or file suggested. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,8 +239,9 @@ static uint64_t link_env(const site *s)
 {
     uint64_t h = 1469598103934665603ull;
     env_add(&h, s->cfg.base_path);
-    char opts[4] = { (char)('0' + s->cfg.markdown.unsafe), (char)('0' + s->cfg.markdown.smart),
-                     (char)('0' + s->cfg.markdown.hard_breaks), 0 };
+    char opts[32];
+    snprintf(opts, sizeof opts, "%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
+             s->cfg.markdown.hard_breaks, s->cfg.markdown.off);
     env_add(&h, opts);
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
@@ -322,11 +324,11 @@ static const char *suggest_id(const page *t, const char *anchor)
 {
     const char *best = NULL;
     size_t bd = (size_t)-1;
-    for (size_t i = 0; i < t->md.nheadings; i++) {
-        size_t dd = edit_distance(anchor, t->md.headings[i].id);
+    for (size_t i = 0; i < t->md.nanchors; i++) {
+        size_t dd = edit_distance(anchor, t->md.anchors[i]);
         if (dd < bd) {
             bd = dd;
-            best = t->md.headings[i].id;
+            best = t->md.anchors[i];
         }
     }
     return best && close_enough(anchor, bd) ? best : NULL;
@@ -365,10 +367,14 @@ static const char *suggest_file(const site *s, const page *p, const char *missin
     return best;
 }
 
-static bool has_id(const page *t, const char *anchor)
+/* Is `anchor` (the fragment decoded) or the fragment of l as written one
+ * of the target's ids (headings, footnotes, raw HTML)? A browser tries both. */
+static bool has_id(const page *t, const char *anchor, const link_rec *l)
 {
-    for (size_t i = 0; i < t->md.nheadings; i++)
-        if (!strcmp(t->md.headings[i].id, anchor))
+    const char *raw = strchr(l->dest, '#');
+    raw = raw ? raw + 1 : anchor;
+    for (size_t i = 0; i < t->md.nanchors; i++)
+        if (!strcmp(t->md.anchors[i], anchor) || !strcmp(t->md.anchors[i], raw))
             return true;
     return false;
 }
@@ -407,6 +413,11 @@ void site_check_links(site *s, diag_list *d)
         page *p = &s->pages[i];
         if (p->failed || p->excluded || !p->path)
             continue;
+        /* what the Markdown stage saw in the source (duplicate ids, …) */
+        for (size_t k = 0; k < p->md.nproblems; k++) {
+            const md_problem *m = &p->md.problems[k];
+            diag_add(d, m->error ? DIAG_ERROR : DIAG_WARNING, p->src, m->line, m->col, "%s", m->message);
+        }
         for (size_t k = 0; k < p->nlinks; k++) {
             const link_rec *l = &p->links[k];
             switch (l->kind) {
@@ -418,7 +429,7 @@ void site_check_links(site *s, diag_list *d)
             }
             case LINK_SELF:
                 /* `#` alone is the top of the page */
-                if (*l->anchor && !has_id(p, l->anchor)) {
+                if (*l->anchor && !has_id(p, l->anchor, l)) {
                     const char *sug = suggest_id(p, l->anchor);
                     report(s, d, p, l, "link to '%s': no heading '%s' on this page%s%s%s", l->dest,
                            l->anchor, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
@@ -433,7 +444,7 @@ void site_check_links(site *s, diag_list *d)
                            l->dest, t->src);
                     break;
                 }
-                if (l->anchor && *l->anchor && !has_id(t, l->anchor)) {
+                if (l->anchor && *l->anchor && !has_id(t, l->anchor, l)) {
                     const char *sug = suggest_id(t, l->anchor);
                     report(s, d, p, l, "link to '%s': no heading '%s' in %s%s%s%s", l->dest, l->anchor,
                            t->src, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");

@@ -6,8 +6,8 @@ of the data the pipeline gives templates, and fail on any error.
 
 The mock site is the example site (content/) plus the posts in
 tests/theme/mock/ (a Chinese post, a post with code, tables and nested
-headings, filler posts for pagination). Markdown goes through libcmark, as in
-sheaf. The output tree mirrors the base path, so OUT_DIR can be served as is
+headings, filler posts for pagination). Markdown goes through libcmark-gfm,
+as in sheaf. The output tree mirrors the base path, so OUT_DIR can be served as is
 (`python3 -m http.server -d OUT_DIR`) and opened at the base path.
 
 Checks, beyond "every template renders":
@@ -229,22 +229,45 @@ class SheafUndefined(jinja2.Undefined):
 
 
 # --------------------------------------------------------------------------
-# Markdown through libcmark, then what sheaf's md stage adds.
+# Markdown through libcmark-gfm, then what sheaf's md stage adds.
 
-_cmark = ctypes.CDLL("libcmark.so.0.30.2")
-_cmark.cmark_markdown_to_html.restype = ctypes.c_void_p
-_cmark.cmark_markdown_to_html.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+_cmark = ctypes.CDLL("libcmark-gfm.so.0.29.0.gfm.6")
+_cmark_ext = ctypes.CDLL("libcmark-gfm-extensions.so.0.29.0.gfm.6")
+_cmark_ext.cmark_gfm_core_extensions_ensure_registered()
+for _name, _res, _args in [
+        ("cmark_parser_new", ctypes.c_void_p, [ctypes.c_int]),
+        ("cmark_find_syntax_extension", ctypes.c_void_p, [ctypes.c_char_p]),
+        ("cmark_parser_attach_syntax_extension", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
+        ("cmark_parser_feed", None, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
+        ("cmark_parser_finish", ctypes.c_void_p, [ctypes.c_void_p]),
+        ("cmark_parser_get_syntax_extensions", ctypes.c_void_p, [ctypes.c_void_p]),
+        ("cmark_render_html", ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]),
+        ("cmark_node_free", None, [ctypes.c_void_p]),
+        ("cmark_parser_free", None, [ctypes.c_void_p])]:
+    getattr(_cmark, _name).restype = _res
+    getattr(_cmark, _name).argtypes = _args
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 CMARK_OPT_UNSAFE = 1 << 17
+CMARK_OPT_FOOTNOTES = 1 << 13
 
 
 def markdown(text):
+    """cmark-gfm with the extensions sheaf turns on; tables in sheaf's box."""
     b = text.encode("utf-8")
-    p = _cmark.cmark_markdown_to_html(b, len(b), CMARK_OPT_UNSAFE)
-    s = ctypes.string_at(p).decode("utf-8")
-    _libc.free(p)
-    return s
+    opts = CMARK_OPT_UNSAFE | CMARK_OPT_FOOTNOTES
+    p = _cmark.cmark_parser_new(opts)
+    for ext in (b"table", b"strikethrough", b"autolink", b"tasklist"):
+        _cmark.cmark_parser_attach_syntax_extension(p, _cmark.cmark_find_syntax_extension(ext))
+    _cmark.cmark_parser_feed(p, b, len(b))
+    doc = _cmark.cmark_parser_finish(p)
+    h = _cmark.cmark_render_html(doc, opts, _cmark.cmark_parser_get_syntax_extensions(p))
+    s = ctypes.string_at(h).decode("utf-8")
+    _libc.free(h)
+    _cmark.cmark_node_free(doc)
+    _cmark.cmark_parser_free(p)
+    s = s.replace("<table>", '<div class="table-scroll" tabindex="0">\n<table>')
+    return s.replace("</table>\n", "</table>\n</div>\n")
 
 
 def strip_tags(s):
@@ -268,7 +291,8 @@ def add_heading_ids(body):
         seen[base] = n
         seen[hid] = seen.get(hid, 0)
         flat.append({"level": level, "id": hid, "title": text, "children": []})
-        return f'<h{level} id="{hid}">{inner}</h{level}>'
+        return (f'<h{level} id="{hid}">{inner} <a class="anchor" href="#{hid}" '
+                f'aria-hidden="true" tabindex="-1">#</a></h{level}>')
 
     body = re.sub(r"<h([1-6])>(.*?)</h\1>", sub, body)
     toc, stack = [], []
@@ -637,7 +661,7 @@ def main(argv):
     for needle in (
         '<p class="date">— <time datetime="2024-03-18T00:00:00Z">Mar 18, 2024</time></p>',
         '<nav class="toc" aria-label="Contents">',
-        '<h2 id="in-network-aggregation">In-network Aggregation</h2>',
+        '<h2 id="in-network-aggregation">In-network Aggregation <a class="anchor" href="#in-network-aggregation"',
         f'<a href="{site_obj.base_path}posts/in-network-aggregation/#switchml">this post</a>',
         "<title>Distributed Training Research — ☀️ Hello World.</title>",
         "Linked from",

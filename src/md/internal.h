@@ -1,0 +1,170 @@
+/* md/internal.h: what the files of md/ share — the walk's state, the HTML
+ * writing helpers, source positions, and the shape of an extension. Not
+ * for use outside md/. */
+#ifndef SHEAF_MD_INTERNAL_H
+#define SHEAF_MD_INTERNAL_H
+
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "md/extensions.h"
+#include "md/md.h"
+#include "util/buf.h"
+
+typedef struct md_walk md_walk;
+
+/* ---- extensions ---------------------------------------------------------
+ *
+ * A descriptor: every hook may be NULL. An extension that only switches
+ * something in md.c (heading ids, heading anchors) has none. */
+typedef struct md_ext {
+    /* CMARK_OPT_* bits the parser needs (footnotes are an option of
+     * cmark-gfm's core). */
+    int options;
+    /* Readies a new parser: attaches the cmark-gfm syntax extension(s) it
+     * needs (cmark_find_syntax_extension, or one made here). */
+    void (*attach)(cmark_parser *p);
+    /* Whether `render` writes this node (a node of the extension's own
+     * types, or one it has marked, like a task list item). */
+    bool (*owns)(cmark_node *n);
+    /* Writes the node's HTML to `out` on entering and on leaving it, as
+     * cmark-gfm's renderer does. Leaving must not depend on anything but
+     * the node: it is also used to close the elements still open at a
+     * `<!--more-->` inside the node. */
+    void (*render)(md_walk *w, buf *out, cmark_node *n, bool entering);
+} md_ext;
+
+enum {
+#define MD_EXT_ENUM(id, name, desc) MD_EXT_##id,
+    MD_EXTENSIONS(MD_EXT_ENUM)
+#undef MD_EXT_ENUM
+    MD_EXT_COUNT
+};
+
+#define MD_EXT_DECL(id, name, desc) extern const md_ext desc;
+MD_EXTENSIONS(MD_EXT_DECL)
+#undef MD_EXT_DECL
+
+/* Is extension `id` (MD_EXT_…) on for this walk? */
+bool md_ext_on(const md_walk *w, int id);
+/* Writing exactly what cmark-gfm writes (md_options.reference)? */
+bool md_reference(const md_walk *w);
+/* The next words belong to a new run: counts the words gathered so far
+ * (end of a paragraph, a heading, a table cell). */
+void md_words_break(md_walk *w);
+
+/* ---- HTML, as cmark's houdini writes it (escape.c) ---- */
+
+/* Text and attribute values: & < > " escaped. */
+void md_put_escaped(buf *b, const char *s, size_t n);
+void md_put_escaped_cstr(buf *b, const char *s);
+/* A URL in an attribute (houdini_escape_href). */
+void md_put_href(buf *b, const char *s, size_t n);
+/* cmark's _scan_dangerous_url: javascript:, vbscript:, file:, data: other
+ * than four image types. */
+bool md_dangerous_url(const char *u);
+/* A newline unless the buffer is empty or ends with one. */
+void md_cr(buf *b);
+
+/* ---- small growable arrays (malloc; copied into the arena at the end) ---- */
+
+typedef struct md_vec {
+    void *v;
+    size_t n, cap, size;
+} md_vec;
+
+/* A zeroed new element at the end. */
+void *md_vec_push(md_vec *x);
+/* Copies the elements into the arena and frees the vector. */
+void *md_vec_to_arena(md_vec *x, arena *a);
+
+/* ---- the source, for positions (source.c) ---- */
+
+typedef struct md_source {
+    str text;
+    size_t *line_start; /* offsets of the lines, made on first use */
+    size_t nlines;
+} md_source;
+
+/* Line `line` (cmark's numbering, from 1) without its line ending. */
+bool md_source_line(md_source *s, int line, const char **p, size_t *n);
+/* Where the link or image n (inside the leaf block `leaf`) starts in the
+ * source: cmark's inline positions are only hints (see source.c). */
+typedef struct md_link_cursor {
+    cmark_node *leaf;
+    int line, col, lag;
+} md_link_cursor;
+void md_link_position(md_source *s, md_link_cursor *cur, cmark_node *n, cmark_node *leaf,
+                      bool image, int *line, int *col);
+/* Where `needle` (the first line of an inline node's text) starts among
+ * the lines of `leaf`, the occurrence nearest to (hint_line, hint_col);
+ * false when it is not there. */
+bool md_find_in_leaf(md_source *s, cmark_node *leaf, int hint_line, int hint_col,
+                     const char *needle, size_t n, int *line, int *col);
+/* The block (paragraph, heading, table cell) an inline node sits in. */
+cmark_node *md_leaf_of(cmark_node *n);
+
+/* ---- footnotes (footnotes.c): cmark-gfm renders them itself, in its
+ * core, so md.c calls these for the two footnote node types ---- */
+
+typedef struct md_footnotes {
+    int entered;  /* definitions entered so far */
+    int written;  /* the last definition whose back-references are written */
+} md_footnotes;
+
+/* A reference: `<sup class="footnote-ref"><a href="#fn-…" id="fnref-…">N</a></sup>`. */
+void md_footnote_ref(md_walk *w, buf *out, cmark_node *n);
+/* A definition; on entering the first, the footnotes section opens. */
+void md_footnote_def(md_walk *w, md_footnotes *f, buf *out, cmark_node *n, bool entering);
+/* The back-references of definition `def` at the end of its last
+ * paragraph (written once); false when already written. */
+bool md_footnote_backrefs(md_footnotes *f, buf *out, cmark_node *def);
+/* The label of a definition, and of the definition a reference points to. */
+const char *md_footnote_label(cmark_node *n, size_t *len);
+
+/* ---- ids (md.c) ---- */
+
+/* Claims an id written into the page other than an automatic heading id
+ * (a footnote's, raw HTML's, a `{#id}`): later automatic ids avoid it, and
+ * `#links` may target it. `explicit_heading` marks a `{#id}` (a duplicate
+ * is then an error at line:col, else a warning). */
+void md_claim_id(md_walk *w, const char *id, size_t n, int line, int col, bool explicit_heading);
+/* Notes a problem at a line of the file (line as cmark counts, from 1). */
+void md_problem_at(md_walk *w, bool error, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* The bytes of the page's HTML from `start` to its current end are left
+ * out of summaries (footnote references: their targets are not there). */
+void md_page_only(md_walk *w, size_t start);
+/* The HTML written so far (the main output buffer). */
+buf *md_html(md_walk *w);
+
+/* ---- raw HTML (rawhtml.c) ---- */
+
+/* Writes a raw HTML block or inline literal to the page: its `href` and
+ * `src` attributes go through the link resolver (and are rewritten in
+ * place when it says so), its `id`s (and `name`s of <a>) are claimed.
+ * Uses a real HTML tokenizer (gumbo). */
+void md_raw_html(md_walk *w, buf *out, cmark_node *n);
+
+/* ---- template syntax left in the text (lint.c) ---- */
+
+/* Warns about Liquid (`{% … %}`, `{{ site.… }}`) and Hugo shortcodes
+ * (`{{< … >}}`, `{{% … %}}`) starting in text node n. */
+void md_lint_text(md_walk *w, cmark_node *n);
+/* The same for a whole literal (an HTML block) or a link destination, at a
+ * known position: line `line`, column `col` of its first byte. */
+void md_lint_literal(md_walk *w, const char *s, int line, int col);
+
+/* ---- the walk's link hook, for raw HTML's links ---- */
+
+/* Records a link (dest, its position in the file) and asks the resolver;
+ * returns the URL to write, or NULL to keep dest. */
+const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int line, int col,
+                            bool image);
+/* The source and the first line's offset, for positions. */
+md_source *md_walk_source(md_walk *w);
+
+#endif

@@ -1,0 +1,205 @@
+/* md/rawhtml.c: raw HTML in Markdown is part of the page, not a blind spot.
+ *
+ * cmark-gfm keeps raw HTML as literal text: a block (an HTML block, whole
+ * lines) or an inline node (one tag or comment each: `<a href="x">`, the
+ * text, `</a>` are three nodes). Each literal is read with gumbo, a real
+ * HTML5 tokenizer and tree builder with source positions, in the context of
+ * a <template> (so `<tr>`/`<td>` pieces of a table split over several
+ * blocks are read as the browser will read them inside the whole table);
+ * literals naming <html>, <head> or <body> are also read as a document, as
+ * those tags' attributes only exist there. Then:
+ *  - `id` on any element and `name` on <a> are ids of the page
+ *    (md_claim_id): `#links` may target them, automatic heading ids avoid
+ *    them;
+ *  - `href` and `src` on any element but <base> are links, handed to the
+ *    resolver like Markdown's (with the file position of the value) and
+ *    rewritten in place when it says so: `.md` targets become the page's
+ *    URL, root-relative paths get the base_url's path.
+ * Everything else is written exactly as it was. gumbo's objects stay here. */
+#include <gumbo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "md/internal.h"
+#include "util/xalloc.h"
+
+typedef enum attr_kind { ATTR_ID, ATTR_LINK, ATTR_IMAGE } attr_kind;
+
+typedef struct found {
+    size_t at, len;   /* the value as written, quotes included, in the literal */
+    const char *value; /* decoded (gumbo's, freed with its output) */
+    attr_kind kind;
+    GumboNode *el;
+} found;
+
+typedef struct scan {
+    md_vec v; /* found */
+} scan;
+
+static void collect(scan *s, GumboNode *n, const char *lit)
+{
+    if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE)
+        return;
+    GumboElement *e = &n->v.element;
+    for (unsigned i = 0; i < e->attributes.length; i++) {
+        GumboAttribute *at = e->attributes.data[i];
+        if (!at->original_value.data || !at->original_value.length)
+            continue; /* no value; or made by the parser, not written */
+        attr_kind k;
+        if (!strcmp(at->name, "id") || (!strcmp(at->name, "name") && e->tag == GUMBO_TAG_A))
+            k = ATTR_ID;
+        else if (!strcmp(at->name, "href") && e->tag != GUMBO_TAG_BASE)
+            k = ATTR_LINK;
+        else if (!strcmp(at->name, "src"))
+            k = ATTR_IMAGE;
+        else
+            continue;
+        found *f = md_vec_push(&s->v);
+        f->at = (size_t)(at->original_value.data - lit);
+        f->len = at->original_value.length;
+        f->value = at->value;
+        f->kind = k;
+        f->el = n;
+    }
+    for (unsigned i = 0; i < e->children.length; i++)
+        collect(s, e->children.data[i], lit);
+}
+
+static int by_place(const void *a, const void *b)
+{
+    const found *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The text inside an element, as far as this literal holds it. */
+static void element_text(GumboNode *n, buf *b)
+{
+    if (n->type == GUMBO_NODE_TEXT || n->type == GUMBO_NODE_WHITESPACE) {
+        buf_puts(b, n->v.text.text);
+        return;
+    }
+    if (n->type != GUMBO_NODE_ELEMENT)
+        return;
+    for (unsigned i = 0; i < n->v.element.children.length; i++)
+        element_text(n->v.element.children.data[i], b);
+}
+
+/* Where byte `at` of node n's literal is in the file (cmark's lines). */
+static void place(md_walk *w, cmark_node *n, const char *lit, size_t at, int first_line,
+                  int first_col, int *line, int *col)
+{
+    size_t ls = 0; /* start of the literal's line holding `at` */
+    int k = 0;
+    for (const char *p = lit; (p = memchr(p, '\n', at - (size_t)(p - lit))) != NULL; p++) {
+        k++;
+        ls = (size_t)(p - lit) + 1;
+    }
+    size_t le = ls + strcspn(lit + ls, "\n");
+    *line = first_line + k;
+    *col = (int)(at - ls) + 1;
+    const char *s;
+    size_t slen;
+    if (!md_source_line(md_walk_source(w), *line, &s, &slen))
+        return;
+    size_t llen = le - ls;
+    if (cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK) {
+        /* the block's lines are the source lines less their container
+         * prefix (`> `, a list item's indentation) */
+        if (slen >= llen)
+            *col = (int)(slen - llen + (at - ls)) + 1;
+    } else if (k == 0) {
+        *col = first_col + (int)at;
+    } else if (llen) {
+        const char *q = memmem(s, slen, lit + ls, llen);
+        if (q)
+            *col = (int)(q - s + (ptrdiff_t)(at - ls)) + 1;
+    }
+}
+
+/* Where the literal of an inline node starts: cmark's position is a hint,
+ * the text is looked up near it in the block. */
+static void inline_start(md_walk *w, cmark_node *n, const char *lit, int *line, int *col)
+{
+    *line = cmark_node_get_start_line(n);
+    *col = cmark_node_get_start_column(n) > 0 ? cmark_node_get_start_column(n) : 1;
+    size_t first = strcspn(lit, "\n");
+    int l, c;
+    if (md_find_in_leaf(md_walk_source(w), md_leaf_of(n), *line, *col, lit, first, &l, &c)) {
+        *line = l;
+        *col = c;
+    }
+}
+
+static bool worth_reading(const char *lit, size_t len)
+{
+    return memchr(lit, '=', len)
+           && (strcasestr(lit, "id") || strcasestr(lit, "href") || strcasestr(lit, "src")
+               || strcasestr(lit, "name"));
+}
+
+void md_raw_html(md_walk *w, buf *out, cmark_node *n)
+{
+    const char *lit = cmark_node_get_literal(n);
+    size_t len = strlen(lit);
+    bool block = cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK;
+    int line0 = cmark_node_get_start_line(n), col0 = 1;
+    bool placed = false;
+    if (block && (strstr(lit, "{{") || strstr(lit, "{%")))
+        md_lint_literal(w, lit, line0, cmark_node_get_start_column(n));
+    if (!worth_reading(lit, len)) {
+        buf_put(out, lit, len);
+        return;
+    }
+    GumboOptions o = kGumboDefaultOptions;
+    o.max_errors = 0;
+    o.fragment_context = GUMBO_TAG_TEMPLATE;
+    GumboOutput *g = gumbo_parse_with_options(&o, lit, len);
+    GumboOptions doc_o = kGumboDefaultOptions;
+    doc_o.max_errors = 0;
+    GumboOutput *d = NULL;
+    if (strcasestr(lit, "<html") || strcasestr(lit, "<head") || strcasestr(lit, "<body"))
+        d = gumbo_parse_with_options(&doc_o, lit, len);
+    scan s = { .v = { .size = sizeof(found) } };
+    collect(&s, g->root, lit);
+    if (d)
+        collect(&s, d->root, lit);
+    found *f = s.v.v;
+    qsort(f, s.v.n, sizeof *f, by_place);
+    size_t copied = 0;
+    buf text = BUF_INIT;
+    for (size_t i = 0; i < s.v.n; i++) {
+        if (i && f[i].at == f[i - 1].at)
+            continue; /* read twice (an element the parser cloned, or both readings) */
+        if (!placed) {
+            if (!block)
+                inline_start(w, n, lit, &line0, &col0);
+            placed = true;
+        }
+        size_t vat = f[i].at + (lit[f[i].at] == '"' || lit[f[i].at] == '\'');
+        int line, col;
+        place(w, n, lit, vat, line0, col0, &line, &col);
+        if (f[i].kind == ATTR_ID) {
+            if (*f[i].value)
+                md_claim_id(w, f[i].value, strlen(f[i].value), line, col, false);
+            continue;
+        }
+        buf_reset(&text);
+        if (f[i].kind == ATTR_LINK)
+            element_text(f[i].el, &text);
+        const char *to = md_resolve_link(w, f[i].value, text.data, line, col, f[i].kind == ATTR_IMAGE);
+        if (!to)
+            continue;
+        buf_put(out, lit + copied, f[i].at - copied);
+        buf_putc(out, '"');
+        md_put_escaped_cstr(out, to);
+        buf_putc(out, '"');
+        copied = f[i].at + f[i].len;
+    }
+    buf_put(out, lit + copied, len - copied);
+    buf_release(&text);
+    free(s.v.v);
+    gumbo_destroy_output(&o, g);
+    if (d)
+        gumbo_destroy_output(&doc_o, d);
+}

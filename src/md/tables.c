@@ -1,0 +1,98 @@
+/* md/tables.c: GFM tables (cmark-gfm's "table" extension), with column
+ * alignment.
+ *
+ * The markup is cmark-gfm's (`<table>`, `<thead>`/`<tbody>`, `<th>`/`<td>`
+ * with `align="left|center|right"`), wrapped in
+ * `<div class="table-scroll" tabindex="0">`: a wide table scrolls inside
+ * that box instead of widening the page on a phone, and the box can be
+ * focused, so the keyboard can scroll it too (the default theme styles it;
+ * md_options.reference leaves the box out). Words are counted per cell. */
+#include <cmark-gfm-core-extensions.h>
+#include <string.h>
+
+#include "md/internal.h"
+
+static void attach(cmark_parser *p)
+{
+    cmark_parser_attach_syntax_extension(p, cmark_find_syntax_extension("table"));
+}
+
+static bool owns(cmark_node *n)
+{
+    return cmark_node_get_syntax_extension(n)
+           && !strncmp(cmark_node_get_type_string(n), "table", 5);
+}
+
+/* Rows are "table_header" or "table_row"; the header comes first. */
+static bool is_header(cmark_node *row)
+{
+    return row && cmark_gfm_extensions_get_table_row_is_header(row);
+}
+
+static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
+{
+    const char *type = cmark_node_get_type_string(n);
+    if (!strcmp(type, "table")) {
+        if (entering) {
+            md_cr(out);
+            if (!md_reference(w))
+                buf_puts(out, "<div class=\"table-scroll\" tabindex=\"0\">\n");
+            buf_puts(out, "<table>");
+        } else {
+            if (!is_header(cmark_node_last_child(n))) {
+                md_cr(out);
+                buf_puts(out, "</tbody>");
+                md_cr(out);
+            }
+            md_cr(out);
+            buf_puts(out, "</table>");
+            md_cr(out);
+            if (!md_reference(w))
+                buf_puts(out, "</div>\n");
+        }
+    } else if (strcmp(type, "table_cell")) { /* a row */
+        if (entering) {
+            md_cr(out);
+            if (is_header(n)) {
+                buf_puts(out, "<thead>");
+                md_cr(out);
+            } else if (!cmark_node_previous(n) || is_header(cmark_node_previous(n))) {
+                buf_puts(out, "<tbody>");
+                md_cr(out);
+            }
+            buf_puts(out, "<tr>");
+        } else {
+            md_cr(out);
+            buf_puts(out, "</tr>");
+            if (is_header(n)) {
+                md_cr(out);
+                buf_puts(out, "</thead>");
+            }
+        }
+    } else { /* a cell */
+        cmark_node *row = cmark_node_parent(n);
+        bool head = is_header(row);
+        if (entering) {
+            md_cr(out);
+            buf_puts(out, head ? "<th" : "<td");
+            size_t i = 0;
+            for (cmark_node *c = cmark_node_first_child(row); c && c != n; c = cmark_node_next(c))
+                i++;
+            uint8_t *align = cmark_gfm_extensions_get_table_alignments(cmark_node_parent(row));
+            uint16_t ncols = cmark_gfm_extensions_get_table_columns(cmark_node_parent(row));
+            switch (align && i < ncols ? align[i] : 0) {
+            case 'l': buf_puts(out, " align=\"left\""); break;
+            case 'c': buf_puts(out, " align=\"center\""); break;
+            case 'r': buf_puts(out, " align=\"right\""); break;
+            default: break;
+            }
+            buf_putc(out, '>');
+        } else {
+            buf_puts(out, head ? "</th>" : "</td>");
+            if (out == md_html(w))
+                md_words_break(w);
+        }
+    }
+}
+
+const md_ext md_ext_tables = { .attach = attach, .owns = owns, .render = render };
