@@ -46,6 +46,7 @@ TEST(defaults_without_site_yaml)
     EQ_INT(c.paginate, 10);
     OK(c.markdown.unsafe);
     OK(!c.markdown.smart);
+    EQ_INT(c.markdown.off, 0); /* every extension on */
     OK(!c.links_warn);
     EQ_STR(c.base_url, "/");
     EQ_STR(c.base_path, "/");
@@ -70,7 +71,8 @@ TEST(every_key)
             "base_url: https://user.github.io/notes\n"
             "paginate: 3\n"
             "links: warn\n"
-            "markdown: {unsafe: false, smart: true, hard_breaks: true}\n"
+            "markdown: {unsafe: false, smart: true, hard_breaks: true, tables: false,\n"
+            "           footnotes: false, strikethrough: true}\n"
             "permalinks:\n  posts: /:year/:slug/\n  notes: /n/:slug/\n"
             "deploy:\n  target: host:/srv/www\n"
             "params: {mastodon: '@me'}\n"
@@ -92,6 +94,7 @@ TEST(every_key)
     OK(!c.markdown.unsafe);
     OK(c.markdown.smart);
     OK(c.markdown.hard_breaks);
+    EQ_INT(c.markdown.off, md_extension_bit("tables") | md_extension_bit("footnotes"));
     EQ_INT(c.npermalinks, 2);
     EQ_STR(c.permalinks[0].section, "posts");
     EQ_STR(c.permalinks[0].pattern, "/:year/:slug/");

@@ -493,6 +493,269 @@ TEST(options)
     arena_free(a);
 }
 
+/* ---- GitHub-flavoured Markdown and sheaf's additions ---- */
+
+#define ANCHOR(id) " <a class=\"anchor\" href=\"#" id "\" aria-hidden=\"true\" tabindex=\"-1\">#</a>"
+
+TEST(gfm_additions)
+{
+    arena *a = arena_new();
+    md_result r = render(a, "| l | c | r |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n\n## 结果\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<div class=\"table-scroll\" tabindex=\"0\">\n<table>\n<thead>\n<tr>\n"
+                   "<th align=\"left\">l</th>\n<th align=\"center\">c</th>\n<th align=\"right\">r</th>\n"
+                   "</tr>\n</thead>\n<tbody>\n<tr>\n<td align=\"left\">1</td>\n"
+                   "<td align=\"center\">2</td>\n<td align=\"right\">3</td>\n</tr>\n</tbody>\n</table>\n"
+                   "</div>\n<h2 id=\"结果\">结果" ANCHOR("结果") "</h2>\n");
+    /* the table of contents gets the heading without its self-link */
+    EQ_STR(r.headings[0].html, "结果");
+    arena_free(a);
+}
+
+TEST(explicit_heading_ids)
+{
+    arena *a = arena_new();
+    md_result r = render(a,
+                         "## Results {#results}\n\n## Snake {#my_id}\n\n## 结果 {#结果-1}\n\n"
+                         "Setext {#set}\n---\n\n## no{#space}\n\n## code `{#c}`\n\n## Results\n\n"
+                         "## empty {#}\n",
+                         1, NULL, NULL);
+    EQ_INT(r.nheadings, 8);
+    if (r.nheadings == 8) {
+        EQ_STR(r.headings[0].id, "results");
+        EQ_STR(r.headings[0].title, "Results");
+        EQ_STR(r.headings[1].id, "my_id");
+        EQ_STR(r.headings[1].title, "Snake");
+        EQ_STR(r.headings[2].id, "结果-1");
+        EQ_STR(r.headings[3].id, "set");
+        EQ_STR(r.headings[3].title, "Setext");
+        EQ_STR(r.headings[4].id, "no-space");   /* no space before '{': text */
+        EQ_STR(r.headings[5].id, "code-c");     /* in code: text */
+        EQ_STR(r.headings[6].id, "results-1");  /* automatic ids avoid {#id}s */
+        EQ_STR(r.headings[7].id, "empty");
+        EQ_STR(r.headings[7].title, "empty {#}");
+    }
+    OK(strstr(r.html, "<h2 id=\"results\">Results" ANCHOR("results") "</h2>\n") != NULL);
+    OK(strstr(r.html, "<h2 id=\"my_id\">Snake" ANCHOR("my_id") "</h2>\n") != NULL);
+    EQ_INT(r.nproblems, 0);
+
+    /* a {#id} twice, or an id raw HTML also has: errors at the {#id} */
+    r = render(a, "## A {#x}\n\n## B {#x}\n\n<div id=\"y\"></div>\n\n## C {#y}\n\n## D {#z}\n\n<p id=\"z\">\n",
+               3, NULL, NULL);
+    EQ_INT(r.nproblems, 3);
+    if (r.nproblems == 3) {
+        OK(r.problems[0].error);
+        EQ_INT(r.problems[0].line, 5);
+        EQ_INT(r.problems[0].col, 6);
+        EQ_STR(r.problems[0].message, "id 'x' is already used on this page (line 3)");
+        EQ_INT(r.problems[1].line, 9);
+        EQ_STR(r.problems[1].message, "id 'y' is already used on this page (line 7)");
+        EQ_INT(r.problems[2].line, 11);
+        EQ_INT(r.problems[2].col, 6);
+        EQ_STR(r.problems[2].message, "id 'z' is used again on this page (line 13)");
+    }
+
+    /* switched off, `{#id}` is text */
+    md_options o = { .unsafe = true, .off = md_extension_bit("heading_ids") };
+    md_render(str_from("## Results {#results}\n"), 1, &o, NULL, NULL, a, &r);
+    EQ_STR(r.headings[0].id, "results-results");
+    arena_free(a);
+}
+
+TEST(page_ids)
+{
+    arena *a = arena_new();
+    md_result r = render(a,
+                         "## Audience\n\n<h2 id=\"audience\">Audience</h2>\n\n"
+                         "x[^note] y[^note] <a name=\"old\"></a><span name=\"not-an-anchor\"></span>\n\n"
+                         "## fn note\n\n[^note]: 注释\n",
+                         1, NULL, NULL);
+    /* automatic ids keep clear of ids written further down, too */
+    EQ_STR(r.headings[0].id, "audience-1");
+    EQ_STR(r.headings[1].id, "fn-note-1");
+    const char *want[] = { "audience", "fnref-note", "fnref-note-2", "old", "fn-note", "audience-1",
+                           "fn-note-1" };
+    EQ_INT(r.nanchors, 7);
+    for (size_t i = 0; i < 7 && i < r.nanchors; i++)
+        EQ_STR(r.anchors[i], want[i]);
+    /* raw HTML ids used twice: a warning */
+    r = render(a, "<b id=\"q\"></b>\n\ntext <i id=\"q\">x</i>\n", 1, NULL, NULL);
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1) {
+        OK(!r.problems[0].error);
+        EQ_INT(r.problems[0].line, 3);
+        EQ_INT(r.problems[0].col, 13);
+        EQ_STR(r.problems[0].message, "id 'q' is used twice on this page (first at line 1)");
+    }
+    arena_free(a);
+}
+
+TEST(footnotes)
+{
+    arena *a = arena_new();
+    seen s = { 0, "" };
+    md_result r = render(a,
+                         "算法[^1]，见[^链接]。\n\n[^1]: 算是我的师弟一枚。\n"
+                         "[^链接]: https://example.com/paper and [a post](p.md)\n",
+                         1, resolver, &s);
+    EQ_STR(r.html,
+           "<p>算法<sup class=\"footnote-ref\"><a href=\"#fn-1\" id=\"fnref-1\" data-footnote-ref>1</a></sup>"
+           "，见<sup class=\"footnote-ref\"><a href=\"#fn-%E9%93%BE%E6%8E%A5\" "
+           "id=\"fnref-%E9%93%BE%E6%8E%A5\" data-footnote-ref>2</a></sup>。</p>\n"
+           "<section class=\"footnotes\" data-footnotes>\n<ol>\n<li id=\"fn-1\">\n"
+           "<p>算是我的师弟一枚。 <a href=\"#fnref-1\" class=\"footnote-backref\" data-footnote-backref "
+           "aria-label=\"Back to content\">↩</a></p>\n</li>\n<li id=\"fn-%E9%93%BE%E6%8E%A5\">\n"
+           "<p><a href=\"https://example.com/paper\">https://example.com/paper</a> and "
+           "<a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">a post</a> "
+           "<a href=\"#fnref-%E9%93%BE%E6%8E%A5\" class=\"footnote-backref\" data-footnote-backref "
+           "aria-label=\"Back to content\">↩</a></p>\n</li>\n</ol>\n</section>\n");
+    /* the URL and the post link in the note go to the resolver, at their place */
+    EQ_STR(s.log, "https://example.com/paper|https://example.com/paper|4:12;p.md|a post|4:42;");
+    /* the notes count too: 算法见, 算是我的师弟一枚, the URL and "and a post" */
+    EQ_INT(r.word_count, 3 + 8 + 4);
+    /* the summary leaves the references out */
+    EQ_STR(r.summary_html, "<p>算法，见。</p>\n");
+    arena_free(a);
+}
+
+TEST(links_in_tables)
+{
+    arena *a = arena_new();
+    seen s = { 0, "" };
+    md_result r = render(a,
+                         "| a | b |\n|---|---|\n| [x](x.md) [y](y.md) | ![i](i.png) www.e.org |\n"
+                         "| `[no](n)` | [z](z.md#part) |\n",
+                         1, resolver, &s);
+    EQ_STR(s.log, "x.md|x|3:3;y.md|y|3:13;img i.png|i|3:25;http://www.e.org|www.e.org|3:37;"
+                  "z.md#part|z|4:15;");
+    OK(strstr(r.html, "<td><a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">x</a>") != NULL);
+    /* words per cell (a | b | x y | www.e.org | [no](n) | z); alt text is
+     * not counted */
+    EQ_INT(r.word_count, 1 + 1 + 2 + 1 + 1 + 1);
+    arena_free(a);
+}
+
+TEST(raw_html)
+{
+    arena *a = arena_new();
+    seen s = { 0, "" };
+    const char *src = "<div class=\"x\">\n"                                   /* 1 */
+                      "  <a href=\"a.md#x\">A <b>post</b></a>\n"               /* 2 */
+                      "  <img src='/img/x.png' alt=\"\"><a href=keep.md>k</a>\n" /* 3 */
+                      "  <base href=\"b.md\"><link href=\"s.css\" rel=x>\n"    /* 4 */
+                      "</div>\n"                                               /* 5 */
+                      "\n"                                                     /* 6 */
+                      "> <p>quote <a\n"                                        /* 7 */
+                      ">   href=\"q.md\">q</a></p>\n"                          /* 8 */
+                      "\n"                                                     /* 9 */
+                      "Text <a href=\"in.md?a=1&amp;b=2\">in</a> and\n"        /* 10 */
+                      "<a\n  href=\"two.md\">two</a> [md](m.md)\n";            /* 11, 12 */
+    md_result r = render(a, src, 1, resolver, &s);
+    /* positions are of the value; an element's text is known when the
+     * block holds it */
+    EQ_STR(s.log, "a.md#x|A post|2:12;img /img/x.png||3:13;keep.md|k|3:40;s.css||4:33;"
+                  "q.md|q|8:11;in.md?a=1&b=2||10:15;two.md||12:9;m.md|md|12:25;");
+    /* rewritten in place (the resolver rewrites what ends in .md), the
+     * rest as written (cmark drops the spaces starting a paragraph's line) */
+    EQ_STR(r.html,
+           "<div class=\"x\">\n"
+           "  <a href=\"a.md#x\">A <b>post</b></a>\n"
+           "  <img src='/img/x.png' alt=\"\"><a href=\"/posts/x y/?a=1&amp;b='2'\">k</a>\n"
+           "  <base href=\"b.md\"><link href=\"s.css\" rel=x>\n"
+           "</div>\n"
+           "<blockquote>\n<p>quote <a\n  href=\"/posts/x y/?a=1&amp;b='2'\">q</a></p>\n</blockquote>\n"
+           "<p>Text <a href=\"in.md?a=1&amp;b=2\">in</a> and\n"
+           "<a\nhref=\"/posts/x y/?a=1&amp;b='2'\">two</a> <a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">md</a></p>\n");
+    /* raw HTML omitted: nothing is read from it */
+    seen s2 = { 0, "" };
+    md_options safe = { 0 };
+    md_render(str_from("<a href=\"x.md\" id=\"i\">x</a>\n"), 1, &safe, resolver, &s2, a, &r);
+    EQ_INT(s2.n, 0);
+    EQ_INT(r.nanchors, 0);
+    arena_free(a);
+}
+
+TEST(template_syntax)
+{
+    arena *a = arena_new();
+    md_result r = render(a,
+                         "# Post\n\n"
+                         "{% include note.html %} and `{% raw %}` and {{ site.baseurl }}.\n\n"
+                         "    {% in a code block %}\n\n"
+                         "> {{< figure src=\"a.png\" >}} then {{<youtube id=\"x\">}}\n\n"
+                         /* a destination with spaces is no link: text */
+                         "![pic]({{ site.url }}/a.png) {{ not liquid }} {{% note %}}x\n"
+                         "[a]({{site.baseurl}}/x.md) and a long one: {{% /note %}}\n\n"
+                         "<div>{% if x %}</div>\n",
+                         10, NULL, NULL);
+    const char *want[] = {
+        "12:1: Liquid tag '{% include note.html %}' is shown as written: sheaf does not run Liquid "
+        "(rewrite it, or put it in `code`)",
+        "12:45: Liquid variable '{{ site.baseurl }}' is shown as written: sheaf does not run Liquid "
+        "(rewrite it, or put it in `code`)",
+        "16:3: Hugo shortcode '{{< figure src=\"a.png\" >}}' is shown as written: sheaf does not run "
+        "shortcodes (rewrite it, or put it in `code`)",
+        "16:35: Hugo shortcode '{{<youtube id=\"x\">}}' is shown as written: sheaf does not run "
+        "shortcodes (rewrite it, or put it in `code`)",
+        "18:8: Liquid variable '{{ site.url }}' is shown as written: sheaf does not run Liquid "
+        "(rewrite it, or put it in `code`)",
+        "18:47: Hugo shortcode '{{% note %}}' is shown as written: sheaf does not run shortcodes "
+        "(rewrite it, or put it in `code`)",
+        "19:1: Liquid variable '{{site.baseurl}}' is shown as written: sheaf does not run Liquid "
+        "(rewrite it, or put it in `code`)",
+        "19:44: Hugo shortcode '{{% /note %}}' is shown as written: sheaf does not run shortcodes "
+        "(rewrite it, or put it in `code`)",
+        "21:6: Liquid tag '{% if x %}' is shown as written: sheaf does not run Liquid "
+        "(rewrite it, or put it in `code`)",
+    };
+    size_t nw = sizeof want / sizeof *want;
+    EQ_INT(r.nproblems, nw);
+    for (size_t i = 0; i < nw && i < r.nproblems; i++) {
+        char got[300];
+        snprintf(got, sizeof got, "%d:%d: %s", r.problems[i].line, r.problems[i].col,
+                 r.problems[i].message);
+        EQ_STR(got, want[i]);
+        OK(!r.problems[i].error);
+    }
+    arena_free(a);
+}
+
+TEST(summary_gfm)
+{
+    arena *a = arena_new();
+    /* a marker inside a table closes the table, its box and all */
+    md_result r = render(a, "| a |\n|---|\n| x <!--more--> y |\n| z |\n", 1, NULL, NULL);
+    OK(r.has_more);
+    EQ_STR(r.summary_html, "<div class=\"table-scroll\" tabindex=\"0\">\n<table>\n<thead>\n<tr>\n"
+                           "<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>x</td>\n</tr>\n"
+                           "</tbody>\n</table>\n</div>\n");
+    /* not a marker inside a footnote */
+    r = render(a, "first[^1]\n\n## H\n\n[^1]: note <!--more--> more\n", 1, NULL, NULL);
+    OK(!r.has_more);
+    EQ_STR(r.summary_html, "<p>first</p>\n");
+    /* a marker after headings: the summary has their ids */
+    r = render(a, "## A\n\ntext[^n]\n\n<!--more-->\n\n[^n]: x\n", 1, NULL, NULL);
+    EQ_STR(r.summary_html, "<h2 id=\"a\">A" ANCHOR("a") "</h2>\n<p>text</p>\n");
+    arena_free(a);
+}
+
+TEST(switches)
+{
+    EQ_INT(md_extension_count(), 7);
+    EQ_STR(md_extension_name(0), "tables");
+    EQ_STR(md_extension_name(6), "heading_anchors");
+    OK(md_extension_name(7) == NULL);
+    EQ_INT(md_extension_bit("strikethrough"), 2);
+    EQ_INT(md_extension_bit("nope"), 0);
+    arena *a = arena_new();
+    const char *doc = "| a |\n|---|\n| b |\n\n~~s~~ www.x.org\n\n- [ ] t\n\nn[^1]\n\n[^1]: f\n\n## H\n";
+    md_result r;
+    md_options o = { .unsafe = true, .off = ~0u };
+    md_render(str_from(doc), 1, &o, NULL, NULL, a, &r);
+    EQ_STR(r.html, "<p>| a |\n|---|\n| b |</p>\n<p>~~s~~ www.x.org</p>\n<ul>\n<li>[ ] t</li>\n</ul>\n"
+                   "<p>n<a href=\"f\">^1</a></p>\n<h2 id=\"h\">H</h2>\n");
+    arena_free(a);
+}
+
 /* Pages render on several threads at once. */
 static const char *thread_doc = "# T\n\n## T\n\nsee [a](a.md) and ![i](i.png) 中文 words\n\n<!--more-->\n\nend\n";
 
@@ -559,6 +822,15 @@ int main(void)
     RUN(summary);
     RUN(word_count);
     RUN(options);
+    RUN(gfm_additions);
+    RUN(explicit_heading_ids);
+    RUN(page_ids);
+    RUN(footnotes);
+    RUN(links_in_tables);
+    RUN(raw_html);
+    RUN(template_syntax);
+    RUN(summary_gfm);
+    RUN(switches);
     RUN(threads);
     return harness_done();
 }
