@@ -31,6 +31,10 @@ a list of steps run in order:
   - compare_out: j1           # public/ equals that copy byte for byte
   - golden: expected          # public/ equals tests/sites/<name>/expected/
                               #   byte for byte, same file list
+  - links_resolve: /notes/    # every internal href/src of every HTML page
+                              #   (under this base path, or relative) names
+                              #   an output file, and its #fragment an id
+                              #   in that file
 
 Golden trees are regenerated, after a change that alters the output on
 purpose, with
@@ -44,12 +48,14 @@ instead of comparing.
 usage: run.py path/to/sheaf NAME   (or: run.py path/to/sheaf, for all)
 """
 import os
+import html.parser
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 import yaml
 
@@ -70,6 +76,61 @@ def tree(root):
 
 class Fail(Exception):
     pass
+
+
+class _Page(html.parser.HTMLParser):
+    """The ids and the href/src values of one HTML page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids, self.urls = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        for k, v in attrs:
+            if k == "id" or (k == "name" and tag == "a"):
+                self.ids.add(v)
+            elif k in ("href", "src") and v is not None:
+                self.urls.append(v)
+
+
+def broken_links(out, base):
+    """Internal links of the output that name no file or no id."""
+    pages = {}
+    for dirpath, _dirs, files in os.walk(out):
+        for f in files:
+            if f.endswith(".html"):
+                full = os.path.join(dirpath, f)
+                pg = _Page()
+                with open(full, encoding="utf-8") as fh:
+                    pg.feed(fh.read())
+                pages[os.path.relpath(full, out)] = pg
+    bad = []
+    for rel, pg in sorted(pages.items()):
+        for url in pg.urls:
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", url):
+                continue  # external
+            path, _, frag = url.partition("#")
+            path = urllib.parse.unquote(path.split("?")[0])
+            if not path:
+                target = rel
+            elif path.startswith("/"):
+                if not path.startswith(base):
+                    bad.append(f"{rel}: {url} (outside {base})")
+                    continue
+                target = path[len(base):]
+            else:
+                target = os.path.normpath(os.path.join(os.path.dirname(rel), path))
+            if target in ("", ".") or target.endswith("/"):
+                target = os.path.join(target, "index.html")
+            target = os.path.normpath(target)
+            if os.path.isdir(os.path.join(out, target)):
+                target = os.path.join(target, "index.html")
+            if not os.path.isfile(os.path.join(out, target)):
+                bad.append(f"{rel}: {url} (no file {target})")
+            elif frag and target in pages and frag not in pages[target].ids \
+                    and urllib.parse.unquote(frag) not in pages[target].ids:
+                bad.append(f"{rel}: {url} (no id {frag!r} in {target})")
+    return bad
 
 
 def check(cond, msg):
@@ -126,6 +187,10 @@ def run_fixture(sheaf, name):
                         shutil.copytree(s, dst, dirs_exist_ok=True)
                     else:
                         shutil.copy(s, dst)
+                continue
+            if "links_resolve" in step:
+                bad = broken_links(out, step["links_resolve"])
+                check(not bad, f"{where}: internal links that do not resolve:\n  " + "\n  ".join(bad))
                 continue
             if "sleep" in step:
                 time.sleep(step["sleep"])
