@@ -50,6 +50,9 @@ MD_EXTENSIONS(MD_EXT_DECL)
 
 /* Is extension `id` (MD_EXT_…) on for this walk? */
 bool md_ext_on(const md_walk *w, int id);
+/* Plain text of an inline subtree: text and code spans, breaks as spaces,
+ * raw HTML left out; an image contributes its alt text. */
+void md_plain_text(cmark_node *n, buf *b);
 /* Writing exactly what cmark-gfm writes (md_options.reference)? */
 bool md_reference(const md_walk *w);
 /* The next words belong to a new run: counts the words gathered so far

@@ -15,7 +15,9 @@
  *    they are: automatic ids are given once the walk has seen them all);
  *  - a heading ends with a self-link, ` <a class="anchor" href="#id" …>#</a>`,
  *    so readers can copy a link to the section;
- *  - a table sits in a box that scrolls (md/tables.c);
+ *  - a table sits in a box that scrolls (md/tables.c), and a code block
+ *    (which scrolls too) can take the keyboard's focus; a task list's
+ *    checkbox is labelled with its item's text (md/tasklists.c);
  *  - link and image destinations may be rewritten by the resolver, in raw
  *    HTML too (md/rawhtml.c).
  *
@@ -253,9 +255,7 @@ void md_claim_id(md_walk *w, const char *id, size_t n, int line, int col, bool e
     *(const char **)md_vec_push(&w->anchors) = s;
 }
 
-/* Plain text of an inline subtree: text and code spans, breaks as spaces,
- * raw HTML left out; an image contributes its alt text. */
-static void plain_text(cmark_node *n, buf *b)
+void md_plain_text(cmark_node *n, buf *b)
 {
     for (cmark_node *c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
         switch (cmark_node_get_type(c)) {
@@ -271,7 +271,7 @@ static void plain_text(cmark_node *n, buf *b)
         case CMARK_NODE_FOOTNOTE_REFERENCE:
             break;
         default:
-            plain_text(c, b);
+            md_plain_text(c, b);
             break;
         }
     }
@@ -483,7 +483,7 @@ static void enter_heading(md_walk *r, cmark_node *n)
     h->line = cmark_node_get_start_line(n) + r->line0;
     h->id = explicit_id;
     buf_reset(&r->tmp);
-    plain_text(n, &r->tmp);
+    md_plain_text(n, &r->tmp);
     h->title = arena_strndup(r->a, r->tmp.data, r->tmp.len);
     md_cr(&r->html);
     if (r->reference) {
@@ -609,7 +609,7 @@ static void enter_link(md_walk *r, cmark_node *n, bool image)
     if (!url)
         url = "";
     buf_reset(&r->tmp);
-    plain_text(n, &r->tmp);
+    md_plain_text(n, &r->tmp);
     int line, col;
     md_link_position(&r->src, &r->cursor, n, leaf, image, &line, &col);
     if (strstr(url, "{{") || strstr(url, "{%"))
@@ -638,13 +638,15 @@ static void enter_code_block(md_walk *r, cmark_node *n)
     buf *b = &r->html;
     const char *info = cmark_node_get_fence_info(n);
     md_cr(b);
+    /* a long line scrolls the block sideways: the keyboard must reach it */
+    buf_puts(b, r->reference ? "<pre>" : "<pre tabindex=\"0\">");
     if (!info || !*info) {
-        buf_puts(b, "<pre><code>");
+        buf_puts(b, "<code>");
     } else {
         size_t k = 0;
         while (info[k] && !strchr(" \t\n\v\f\r", info[k]))
             k++;
-        buf_puts(b, "<pre><code class=\"language-");
+        buf_puts(b, "<code class=\"language-");
         md_put_escaped(b, info, k);
         buf_puts(b, "\">");
     }

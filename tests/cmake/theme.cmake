@@ -10,3 +10,11 @@ set_tests_properties(theme/mock PROPERTIES TIMEOUT 120 LABELS no-asan)
 add_test(NAME theme/vnu
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/theme/vnu.sh $<TARGET_FILE:sheaf>)
 set_tests_properties(theme/vnu PROPERTIES TIMEOUT 120 LABELS no-asan)
+
+# Accessibility in a real browser: axe-core over every kind of page of the
+# example site and the mock posts, light and dark, 375 and 1280 px wide; wide
+# tables scroll in their own box, which the keyboard reaches. Skipped (exit
+# 77) when playwright-core, axe-core or Chromium is not installed.
+add_test(NAME theme/axe
+         COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/theme/axe.mjs $<TARGET_FILE:sheaf>)
+set_tests_properties(theme/axe PROPERTIES TIMEOUT 300 LABELS no-asan SKIP_RETURN_CODE 77)

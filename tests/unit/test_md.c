@@ -18,8 +18,9 @@
 #define ALL_OFF (~0u)
 #define ANCHORS_OFF md_extension_bit("heading_anchors")
 
-/* Our HTML with ` id="…"` taken out of heading tags and table boxes
- * unwrapped (a page rendered with heading anchors off). */
+/* Our HTML with ` id="…"` taken out of heading tags, table boxes
+ * unwrapped, code blocks out of the tab order and task list checkboxes
+ * without their label (a page rendered with heading anchors off). */
 static char *strip_ids(const char *html)
 {
     static const char box[] = "<div class=\"table-scroll\" tabindex=\"0\">\n";
@@ -29,6 +30,13 @@ static char *strip_ids(const char *html)
             buf_put(&b, p, 3);
             const char *q = strchr(p + 8, '"');
             p = q ? q + 1 : p + 8;
+        } else if (!strncmp(p, "<pre tabindex=\"0\">", 18)) {
+            buf_puts(&b, "<pre>");
+            p += 18;
+        } else if (!strncmp(p, " aria-label=\"", 13) && b.len > 11
+                   && !strcmp(b.data + b.len - 11, "disabled=\"\"")) {
+            const char *q = strchr(p + 13, '"');
+            p = q ? q + 1 : p + 13;
         } else if (!strncmp(p, box, strlen(box))) {
             p += strlen(box);
         } else if (!strncmp(p, "</table>\n</div>\n", 16)) {
@@ -508,6 +516,11 @@ TEST(gfm_additions)
                    "</div>\n<h2 id=\"结果\">结果" ANCHOR("结果") "</h2>\n");
     /* the table of contents gets the heading without its self-link */
     EQ_STR(r.headings[0].html, "结果");
+    /* a task's checkbox is labelled by its text; code can take the focus */
+    r = render(a, "- [x] read *the* \"paper\"\n- [ ]\n\n```c\nx\n```\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<ul>\n<li><input type=\"checkbox\" checked=\"\" disabled=\"\" "
+                   "aria-label=\"read the &quot;paper&quot;\" /> read <em>the</em> &quot;paper&quot;</li>\n"
+                   "<li>[ ]</li>\n</ul>\n<pre tabindex=\"0\"><code class=\"language-c\">x\n</code></pre>\n");
     arena_free(a);
 }
 

@@ -1,0 +1,157 @@
+// The default theme in a real browser, for accessibility: sheaf builds the
+// example site plus the theme's mock posts (tables, footnotes, task lists,
+// code, Chinese text) under a sub-path; headless Chromium (Debian's, driven
+// by playwright-core) opens every kind of page light and dark, 375 and 1280
+// px wide, and axe-core must find no violation. At 375 px the page itself
+// must not scroll sideways: a wide Markdown table scrolls inside its own
+// box, which the keyboard can focus and scroll.
+//
+// usage: node axe.mjs path/to/sheaf
+// Exits 77 (ctest's "skipped") with a message when playwright-core,
+// axe-core or Chromium is missing: `scripts/deps.sh test` installs them.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const require = createRequire(path.join(root, 'tests/package.json'));
+const chromiumPath = '/usr/bin/chromium';
+
+function skip(why) {
+  console.log(`axe.mjs: skipped: ${why} (scripts/deps.sh test installs it)`);
+  process.exit(77);
+}
+
+let chromium, axePath;
+try {
+  ({ chromium } = require('playwright-core'));
+} catch {
+  skip('no playwright-core in tests/node_modules');
+}
+try {
+  axePath = require.resolve('axe-core/axe.min.js');
+} catch {
+  skip('no axe-core in tests/node_modules');
+}
+if (!fs.existsSync(chromiumPath)) skip(`no ${chromiumPath}`);
+
+const sheaf = path.resolve(process.argv[2] || '');
+const failures = [];
+let checks = 0;
+function check(what, cond, detail = '') {
+  checks++;
+  if (!cond) failures.push(what + (detail ? ': ' + detail : ''));
+}
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.xml': 'application/xml',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.txt': 'text/plain',
+};
+
+// Serves dir at /notes/ (the base path the site is built for).
+function serve(dir) {
+  return new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (!p.startsWith('/notes/')) { res.writeHead(404); res.end(); return; }
+      p = path.join(dir, p.slice('/notes/'.length));
+      if (!p.startsWith(dir)) { res.writeHead(403); res.end(); return; }
+      if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
+      if (!fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
+      res.writeHead(200, { 'Content-Type': types[path.extname(p)] || 'application/octet-stream' });
+      res.end(fs.readFileSync(p));
+    });
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+const pages = [
+  'posts/gradient-compression-notes/',   // a wide table, footnotes, a task list, code
+  'posts/in-network-aggregation/',       // the example site's table and footnote
+  'posts/distributed-training-research/',
+  'posts/%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83%E7%AC%94%E8%AE%B0/',
+  '', 'archive/', 'tags/', 'tags/distributed-training/', 'about/',
+];
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sheaf-axe-'));
+  let server = null, browser = null;
+  try {
+    const site = path.join(tmp, 'site');
+    fs.mkdirSync(path.join(site, 'content/posts'), { recursive: true });
+    fs.copyFileSync(path.join(root, 'site.yaml'), path.join(site, 'site.yaml'));
+    fs.cpSync(path.join(root, 'content'), path.join(site, 'content'), { recursive: true });
+    for (const f of fs.readdirSync(path.join(here, 'mock')))
+      fs.copyFileSync(path.join(here, 'mock', f), path.join(site, 'content/posts', f));
+    const out = path.join(tmp, 'out');
+    server = await serve(out);
+    const base = `http://127.0.0.1:${server.address().port}/notes/`;
+    const b = spawnSync(sheaf, ['build', '-q', '-s', site, '-o', out, '--base-url', base],
+      { encoding: 'utf8', timeout: 120000 });
+    check('sheaf build', b.status === 0 && b.stderr === '', b.stderr);
+    if (b.status !== 0) return;
+
+    browser = await chromium.launch({
+      executablePath: chromiumPath, headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+    for (const scheme of ['light', 'dark']) {
+      for (const width of [375, 1280]) {
+        const ctx = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: scheme });
+        const page = await ctx.newPage();
+        for (const p of pages) {
+          const where = `${p || '/'} (${scheme}, ${width} px)`;
+          const resp = await page.goto(base + p);
+          check(`${where}: served`, resp && resp.ok());
+          await page.addScriptTag({ path: axePath });
+          const found = await page.evaluate(async () => {
+            const r = await window.axe.run(document, { resultTypes: ['violations'] });
+            return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ` +
+              v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '));
+          });
+          check(`${where}: axe-core violations`, found.length === 0, found.join('; '));
+          if (width === 375) {
+            const wide = await page.evaluate(() =>
+              document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            check(`${where}: the page does not scroll sideways`, wide <= 0, `${wide} px too wide`);
+          }
+        }
+        if (width === 375) {
+          // the wide table scrolls in its box, and the keyboard reaches it
+          await page.goto(base + pages[0]);
+          const box = page.locator('.table-scroll').first();
+          const sizes = await box.evaluate((e) => [e.scrollWidth, e.clientWidth, e.tabIndex]);
+          check(`table box (${scheme}): wider than the screen, scrolls inside`, sizes[0] > sizes[1],
+            `scrollWidth ${sizes[0]}, clientWidth ${sizes[1]}`);
+          check(`table box (${scheme}): in the tab order`, sizes[2] === 0);
+          let focused = false;
+          for (let i = 0; i < 40 && !focused; i++) {
+            await page.keyboard.press('Tab');
+            focused = await box.evaluate((e) => document.activeElement === e);
+          }
+          check(`table box (${scheme}): Tab reaches it`, focused);
+          await page.keyboard.press('ArrowRight');
+          await page.keyboard.press('End');
+          await page.waitForTimeout(200);
+          const left = await box.evaluate((e) => e.scrollLeft);
+          check(`table box (${scheme}): the keyboard scrolls it`, left > 0, `scrollLeft ${left}`);
+        }
+        await ctx.close();
+      }
+    }
+  } finally {
+    if (browser) await browser.close();
+    if (server) server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
+for (const f of failures) console.log('FAIL ' + f);
+console.log(`${checks - failures.length} passed, ${failures.length} failed`);
+process.exit(failures.length ? 1 : 0);
