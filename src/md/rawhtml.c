@@ -165,7 +165,8 @@ void md_raw_html(md_walk *w, buf *out, cmark_node *n)
     if (d)
         collect(&s, d->root, lit);
     found *f = s.v.v;
-    qsort(f, s.v.n, sizeof *f, by_place);
+    if (s.v.n > 1)
+        qsort(f, s.v.n, sizeof *f, by_place);
     size_t copied = 0;
     buf text = BUF_INIT;
     for (size_t i = 0; i < s.v.n; i++) {

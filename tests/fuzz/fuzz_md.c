@@ -1,10 +1,13 @@
-/* fuzz_md: libFuzzer target over the Markdown renderer — cmark's parse,
- * sheaf's HTML, heading ids, the table of contents, summaries, word counts
- * and link positions — with a resolver that rewrites every other link, as
- * the site's cross-post resolver does, and both option sets.
+/* fuzz_md: libFuzzer target over the Markdown renderer — cmark-gfm's parse
+ * with its extensions, sheaf's HTML, heading ids ({#id} too), footnotes,
+ * raw HTML read by gumbo and rewritten in place, template-syntax warnings,
+ * summaries, word counts and link positions — with a resolver that
+ * rewrites every other link, as the site's cross-post resolver does.
  *
- * Input: a page body. Seed corpus: the pages under tests/sites/ and
- * content/ (see tests/fuzz/CMakeLists.txt for the commands). */
+ * Input: two bytes of options (unsafe, smart, hard breaks, reference mode,
+ * the first line; then which extensions are off), then a page body. Seed
+ * corpus: the pages under tests/sites/ and content/ and the examples of
+ * tests/md/ (see tests/fuzz/CMakeLists.txt for the commands). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,13 +24,16 @@ static const char *resolve(void *ctx, const md_link *l)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 1 || size > 1 << 16)
+    if (size < 2 || size > 1 << 16)
         return 0;
-    md_options opt = { .unsafe = data[0] & 1, .smart = data[0] & 2, .hard_breaks = data[0] & 4 };
+    /* raw HTML on unless bit 0 says otherwise: it is the default, and gumbo's
+     * part is only reached with it */
+    md_options opt = { .unsafe = !(data[0] & 1), .smart = data[0] & 2, .hard_breaks = data[0] & 4,
+                       .reference = data[0] & 8, .off = data[1] & 0x7f };
     arena *a = arena_new();
     md_result r;
     unsigned n = 0;
-    md_render(str_make((const char *)data + 1, size - 1), 1 + (data[0] >> 4), &opt, resolve, &n, a,
+    md_render(str_make((const char *)data + 2, size - 2), 1 + (data[0] >> 4), &opt, resolve, &n, a,
               &r);
     arena_free(a);
     return 0;

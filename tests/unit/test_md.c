@@ -678,6 +678,10 @@ TEST(raw_html)
            "<blockquote>\n<p>quote <a\n  href=\"/posts/x y/?a=1&amp;b='2'\">q</a></p>\n</blockquote>\n"
            "<p>Text <a href=\"in.md?a=1&amp;b=2\">in</a> and\n"
            "<a\nhref=\"/posts/x y/?a=1&amp;b='2'\">two</a> <a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">md</a></p>\n");
+    /* a tag left open at the end of a block: nothing to read (found by fuzz_md) */
+    r = render(a, "<div id=\"foo\"\n*hi*\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<div id=\"foo\"\n*hi*\n");
+    EQ_INT(r.nanchors, 0);
     /* raw HTML omitted: nothing is read from it */
     seen s2 = { 0, "" };
     md_options safe = { 0 };
