@@ -1,6 +1,7 @@
 #!/bin/sh
-# bench/run.sh — clean-build benchmark of sheaf against Hugo and the cmark
-# "floor" (cmark + one file write per post, one thread) on the same corpus.
+# bench/run.sh — clean-build benchmark of sheaf against Hugo and the cmark-gfm
+# "floor" (cmark-gfm with sheaf's extensions + one file write per post, one
+# thread) on the same corpus.
 #
 #   bench/run.sh [SIZE…]            default sizes: 1000 10000
 #   RUNS=5 WORK=/tmp/sheaf-bench SHEAF=build/sheaf bench/run.sh 1000 10000 100000
@@ -11,7 +12,7 @@
 # tags and links in the native and the Hugo flavour). Each build runs RUNS
 # times after a warm-up with its output folder removed first; then one more
 # run under GNU time gives peak RSS. Needs hyperfine, hugo, /usr/bin/time, a
-# C compiler and libcmark-dev (for the floor).
+# C compiler and libcmark-gfm-dev (for the floor).
 #
 # Between runs the previous output is moved aside, not deleted: on ext4,
 # creating files soon after deleting thousands makes the inode allocator skip
@@ -37,7 +38,7 @@ else
     printf '[ -e "$1" ] && mv "$1" "%s/.old/${1##*/}.$(date +%%s%%N)"; true\n' "$OUT" > "$WORK/stash.sh"
 fi
 trap 'rm -rf "$OUT/.old"' EXIT
-cc -O2 -o "$WORK/floor" "$here/floor.c" -lcmark
+cc -O2 -o "$WORK/floor" "$here/floor.c" $(pkg-config --cflags --libs libcmark-gfm)
 
 gen() { # flavor size
     [ -d "$WORK/corpora/$1-$2" ] ||

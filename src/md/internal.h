@@ -84,6 +84,14 @@ void *md_vec_push(md_vec *x);
 /* Copies the elements into the arena and frees the vector. */
 void *md_vec_to_arena(md_vec *x, arena *a);
 
+/* ---- cmark-gfm's memory (mem.c) ---- */
+
+/* An allocator for one page's parse on this thread, and its end: every
+ * allocation made through it, the tree `doc` included, is dropped at once
+ * by md_mem_end. */
+cmark_mem *md_mem_begin(void);
+void md_mem_end(cmark_node *doc);
+
 /* ---- the source, for positions (source.c) ---- */
 
 typedef struct md_source {

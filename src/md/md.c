@@ -55,7 +55,8 @@
  *
  * No global state besides cmark-gfm's registry of extensions (filled once):
  * pages render on several threads at once. Everything in the result lives
- * in the caller's arena; cmark-gfm's memory is freed here. */
+ * in the caller's arena; cmark-gfm's memory comes from a per-page arena of
+ * its own (md/mem.c), dropped here. */
 #include <cmark-gfm-core-extensions.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -829,7 +830,7 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
     for (int i = 0; i < MD_EXT_COUNT; i++)
         if (md_ext_on(r, i))
             opts |= extensions[i]->options;
-    cmark_parser *parser = cmark_parser_new(opts);
+    cmark_parser *parser = cmark_parser_new_with_mem(opts, md_mem_begin());
     for (int i = 0; i < MD_EXT_COUNT; i++) {
         if (!md_ext_on(r, i))
             continue;
@@ -916,7 +917,7 @@ void md_render(str body, int first_line, const md_options *opt, md_link_fn resol
         }
     }
     cmark_iter_free(it);
-    cmark_node_free(doc);
+    md_mem_end(doc);
     if (r.notes.entered)
         buf_puts(&r.html, "</ol>\n</section>\n");
     md_words_break(&r);
