@@ -267,7 +267,10 @@ def markdown(text):
     _cmark.cmark_node_free(doc)
     _cmark.cmark_parser_free(p)
     s = s.replace("<table>", '<div class="table-scroll" tabindex="0">\n<table>')
-    return s.replace("</table>\n", "</table>\n</div>\n")
+    s = s.replace("</table>\n", "</table>\n</div>\n").replace("<pre>", '<pre tabindex="0">')
+    # a task's checkbox is labelled with its item's first line of text
+    return re.sub(r'(<li><input type="checkbox"(?: checked="")? disabled="")( /> )([^\n]*?)(?=</li>|\n)',
+                  lambda m: f'{m.group(1)} aria-label="{html.escape(strip_tags(m.group(3)))}"{m.group(2)}{m.group(3)}', s)
 
 
 def strip_tags(s):
