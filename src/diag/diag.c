@@ -58,8 +58,8 @@ static void push(diag_list *d, diag e)
     pthread_mutex_unlock(&d->lock);
 }
 
-static void vadd(diag_list *d, diag_level level, const char *path, int line, int col,
-                 const char *fmt, va_list ap)
+void diag_vadd(diag_list *d, diag_level level, const char *path, int line, int col,
+               const char *fmt, va_list ap)
 {
     buf m = BUF_INIT;
     buf_vprintf(&m, fmt, ap);
@@ -72,31 +72,7 @@ void diag_add(diag_list *d, diag_level level, const char *path, int line, int co
 {
     va_list ap;
     va_start(ap, fmt);
-    vadd(d, level, path, line, col, fmt, ap);
-    va_end(ap);
-}
-
-void diag_error(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vadd(d, DIAG_ERROR, path, line, col, fmt, ap);
-    va_end(ap);
-}
-
-void diag_warning(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vadd(d, DIAG_WARNING, path, line, col, fmt, ap);
-    va_end(ap);
-}
-
-void diag_note(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vadd(d, DIAG_NOTE, path, line, col, fmt, ap);
+    diag_vadd(d, level, path, line, col, fmt, ap);
     va_end(ap);
 }
 

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "util/buf.h"
@@ -30,15 +31,16 @@ diag_list *diag_list_new(void);
 /* diag_list_free(NULL) does nothing. */
 void diag_list_free(diag_list *d);
 /* Adds one diagnostic; path may be NULL, line/col 0 when unknown. The list
- * copies path and message. */
+ * copies path and message. diag_vadd is the one place a message is
+ * formatted: a module's own reporting function with printf-like arguments
+ * passes its va_list here. */
 void diag_add(diag_list *d, diag_level level, const char *path, int line, int col,
               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void diag_error(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-void diag_warning(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-void diag_note(diag_list *d, const char *path, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+void diag_vadd(diag_list *d, diag_level level, const char *path, int line, int col,
+               const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+#define diag_error(d, path, line, col, ...) diag_add(d, DIAG_ERROR, path, line, col, __VA_ARGS__)
+#define diag_warning(d, path, line, col, ...) diag_add(d, DIAG_WARNING, path, line, col, __VA_ARGS__)
+#define diag_note(d, path, line, col, ...) diag_add(d, DIAG_NOTE, path, line, col, __VA_ARGS__)
 size_t diag_count(const diag_list *d);
 size_t diag_error_count(const diag_list *d);
 size_t diag_warning_count(const diag_list *d);

@@ -54,14 +54,12 @@ static void error_at(composer *c, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void error_at(composer *c, int line, int col, const char *fmt, ...)
 {
-    buf b = BUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    if (c->d)
-        diag_error(c->d, c->path, line, col, "%s", b.data);
-    buf_release(&b);
+    if (c->d) {
+        va_list ap;
+        va_start(ap, fmt);
+        diag_vadd(c->d, DIAG_ERROR, c->path, line, col, fmt, ap);
+        va_end(ap);
+    }
     c->errors++;
 }
 

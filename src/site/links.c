@@ -385,11 +385,8 @@ static void report(const site *s, diag_list *d, const page *p, const link_rec *l
 {
     va_list ap;
     va_start(ap, fmt);
-    buf b = BUF_INIT;
-    buf_vprintf(&b, fmt, ap);
+    diag_vadd(d, s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col, fmt, ap);
     va_end(ap);
-    diag_add(d, s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col, "%s", b.data);
-    buf_release(&b);
 }
 
 static int cmp_backlink_date(const site *s, int a, int b)

@@ -169,14 +169,11 @@ bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
     r->failed = true;
     va_list ap;
     va_start(ap, fmt);
-    buf b = BUF_INIT;
-    buf_vprintf(&b, fmt, ap);
+    diag_vadd(r->d, DIAG_ERROR, at ? at->path : NULL, at ? at->line : 0, at ? at->col : 0, fmt, ap);
     va_end(ap);
-    diag_error(r->d, at ? at->path : NULL, at ? at->line : 0, at ? at->col : 0, "%s", b.data);
     if (r->context)
         diag_note(r->d, at ? at->path : NULL, at ? at->line : 0, at ? at->col : 0,
                   "while rendering %s", r->context);
-    buf_release(&b);
     return false;
 }
 

@@ -55,11 +55,8 @@ static void *fail(parser *p, token *t, const char *fmt, ...)
     if (!p->failed) {
         va_list ap;
         va_start(ap, fmt);
-        buf b = BUF_INIT;
-        buf_vprintf(&b, fmt, ap);
+        diag_vadd(p->d, DIAG_ERROR, p->path, t->line, t->col, fmt, ap);
         va_end(ap);
-        diag_error(p->d, p->path, t->line, t->col, "%s", b.data);
-        buf_release(&b);
     }
     p->failed = true;
     return NULL;
