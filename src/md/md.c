@@ -67,6 +67,7 @@
 
 #include "md/internal.h"
 #include "util/text.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 /* ---- the registry ---- */
@@ -125,14 +126,6 @@ typedef struct idset {
     idslot *slot;
     size_t cap, n;
 } idset;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
 
 static idslot *idset_find(const idset *set, const char *s)
 {

@@ -12,6 +12,7 @@
 
 #include "site/pagecache.h"
 #include "site/site.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/url.h"
 #include "util/xalloc.h"
@@ -230,14 +231,13 @@ static void md_job(void *vctx, size_t i, int worker)
  * a kept rendering of an unchanged page is still exact. */
 static void env_add(uint64_t *h, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : "\x01"); *p; p++)
-        *h = (*h ^ *p) * 1099511628211ull;
-    *h = (*h ^ 0xff) * 1099511628211ull;
+    s = s ? s : "\x01";
+    *h = hash_add(hash_add(*h, s, strlen(s)), "\xff", 1);
 }
 
 static uint64_t link_env(const site *s)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = HASH_SEED;
     env_add(&h, s->cfg.base_path);
     char opts[32];
     snprintf(opts, sizeof opts, "%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,

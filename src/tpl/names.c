@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tpl/internal.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 const char tpl_name_loop[] = "loop";
@@ -45,18 +46,10 @@ void tpl_names_free(tpl_names *t)
     free(t);
 }
 
-static size_t hash(const char *s, size_t n)
-{
-    size_t h = 14695981039346656037u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
 /* Where s lives or would go. */
 static size_t find(const tpl_names *t, const char *s, size_t n)
 {
-    size_t i = hash(s, n) & (t->cap - 1);
+    size_t i = hash_bytes(s, n) & (t->cap - 1);
     while (t->slot[i] && !(strlen(t->slot[i]) == n && !memcmp(t->slot[i], s, n)))
         i = (i + 1) & (t->cap - 1);
     return i;

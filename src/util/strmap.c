@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
@@ -16,14 +17,6 @@ struct strmap {
     slot *v;
     size_t cap, n;
 };
-
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
 
 strmap *strmap_new(size_t hint)
 {
@@ -64,7 +57,7 @@ long strmap_put(strmap *m, const char *key, long value)
 {
     if ((m->n + 1) * 2 > m->cap)
         grow(m);
-    uint64_t h = hash(key);
+    uint64_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
     while (m->v[j].key) {
         if (m->v[j].hash == h && !strcmp(m->v[j].key, key))
@@ -80,7 +73,7 @@ long strmap_put(strmap *m, const char *key, long value)
 
 long strmap_get(const strmap *m, const char *key)
 {
-    uint64_t h = hash(key);
+    uint64_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
     while (m->v[j].key) {
         if (m->v[j].hash == h && !strcmp(m->v[j].key, key))

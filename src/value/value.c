@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "util/date.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 tpl_value tpl_str(const char *s)
@@ -52,16 +53,6 @@ tpl_map *tpl_map_new(arena *a, size_t cap_hint)
     m->cap = cap_hint ? cap_hint : 4;
     m->entries = arena_alloc(a, m->cap * sizeof *m->entries);
     return m;
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
 }
 
 static long find_str(const tpl_map *m, const char *key, size_t klen)
