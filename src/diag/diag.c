@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 struct diag_list {
@@ -45,12 +46,8 @@ void diag_list_free(diag_list *d)
 static void push(diag_list *d, diag e)
 {
     pthread_mutex_lock(&d->lock);
-    if (d->len == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 16;
-        d->items = xrealloc(d->items, d->cap * sizeof *d->items);
-    }
     e.seq = d->seq++;
-    d->items[d->len++] = e;
+    VEC_PUSH(d->items, d->len, d->cap, 16, e);
     if (e.level == DIAG_ERROR)
         d->errors++;
     else if (e.level == DIAG_WARNING)

@@ -13,6 +13,7 @@
 #include "fm/fm.h"
 #include "util/buf.h"
 #include "util/date.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 /* Deeper nesting is refused rather than risk the C stack. */
@@ -130,15 +131,11 @@ static bool next_event(composer *c, yaml_event_t *ev)
 
 static size_t anchor_add(composer *c, const char *name, tpl_value v, bool done)
 {
-    if (c->nanchors == c->capanchors) {
-        c->capanchors = c->capanchors ? c->capanchors * 2 : 8;
-        c->anchors = xrealloc(c->anchors, c->capanchors * sizeof *c->anchors);
-    }
-    anchor *an = &c->anchors[c->nanchors];
+    anchor *an = VEC_ADD(c->anchors, c->nanchors, c->capanchors, 8);
     an->name = xstrdup(name);
     an->v = v;
     an->done = done;
-    return c->nanchors++;
+    return c->nanchors - 1;
 }
 
 /* The latest definition wins, as in YAML (PyYAML refuses a second one). */
@@ -667,11 +664,7 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
         } else {
             total++;
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 8;
-            pairs = xrealloc(pairs, cap * sizeof *pairs);
-        }
-        pairs[n++] = p;
+        VEC_PUSH(pairs, n, cap, 8, p);
     }
     if (!ok) {
         free(pairs);
@@ -758,11 +751,7 @@ static bool compose_sequence(composer *c, yaml_event_t *ev, tpl_value *out)
             free(items);
             return false;
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 8;
-            items = xrealloc(items, cap * sizeof *items);
-        }
-        items[n++] = v;
+        VEC_PUSH(items, n, cap, 8, v);
     }
     tpl_list *l = tpl_list_new(c->a, n);
     if (n)

@@ -7,6 +7,7 @@
 #include "render/internal.h"
 #include "util/fs.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char *title, const char *path)
@@ -171,11 +172,7 @@ size_t workers_free(render_ctx *c, int jobs)
 
 void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
 {
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 256;
-        *v = xrealloc(*v, *cap * sizeof **v);
-    }
-    (*v)[(*n)++] = (job){ k, a, b, 0, 0, 0 };
+    VEC_PUSH(*v, *n, *cap, 256, ((job){ k, a, b, 0, 0, 0 }));
 }
 
 /* Diagnostics in job order (not in the order threads happened to finish),
@@ -186,8 +183,12 @@ void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
 {
     /* pass 1: how often each error (formatted) came up */
     strmap *seen = strmap_new(64);
-    char **keys = NULL;
-    size_t nkeys = 0, *dups = NULL;
+    struct seen_error {
+        char *key;   /* diag_format'ted */
+        size_t dups; /* how many more times */
+        bool done;   /* reported */
+    } *errs = NULL;
+    size_t nerrs = 0, caperrs = 0;
     for (size_t ji = 0; ji < njobs; ji++)
         for (size_t i = jobs[ji].d0; i < jobs[ji].d1; i++) {
             const diag *e = diag_get(parts[jobs[ji].worker], i);
@@ -196,19 +197,15 @@ void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
             buf k = BUF_INIT;
             diag_format(e, &k);
             char *key = buf_detach(&k, NULL);
-            long idx = strmap_put(seen, key, (long)nkeys);
-            if (idx != (long)nkeys) {
+            long idx = strmap_put(seen, key, (long)nerrs);
+            if (idx != (long)nerrs) {
                 free(key);
-                dups[idx]++;
+                errs[idx].dups++;
                 continue;
             }
-            keys = xrealloc(keys, (nkeys + 1) * sizeof *keys);
-            dups = xrealloc(dups, (nkeys + 1) * sizeof *dups);
-            keys[nkeys] = key;
-            dups[nkeys++] = 0;
+            VEC_PUSH(errs, nerrs, caperrs, 16, ((struct seen_error){ key, 0, false }));
         }
     /* pass 2: each error once, with its notes, then the count */
-    bool *done = xcalloc(nkeys + 1, sizeof *done);
     for (size_t ji = 0; ji < njobs; ji++) {
         const job *jb = &jobs[ji];
         for (size_t i = jb->d0; i < jb->d1; i++) {
@@ -219,9 +216,9 @@ void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
             diag_format(e, &k);
             long idx = strmap_get(seen, k.data);
             buf_release(&k);
-            if (idx < 0 || done[idx])
+            if (idx < 0 || errs[idx].done)
                 continue;
-            done[idx] = true;
+            errs[idx].done = true;
             diag_add(d, e->level, e->path, e->line, e->col, "%s", e->message);
             size_t n = i + 1;
             for (; n < jb->d1; n++) {
@@ -230,15 +227,14 @@ void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
                     break;
                 diag_add(d, note->level, note->path, note->line, note->col, "%s", note->message);
             }
-            if (dups[idx])
+            size_t dups = errs[idx].dups;
+            if (dups)
                 diag_note(d, e->path, e->line, e->col, "the same error came up %zu more time%s, on other pages",
-                          dups[idx], dups[idx] == 1 ? "" : "s");
+                          dups, dups == 1 ? "" : "s");
         }
     }
-    for (size_t i = 0; i < nkeys; i++)
-        free(keys[i]);
-    free(keys);
-    free(dups);
-    free(done);
+    for (size_t i = 0; i < nerrs; i++)
+        free(errs[i].key);
+    free(errs);
     strmap_free(seen);
 }

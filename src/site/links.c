@@ -15,6 +15,7 @@
 #include "util/hash.h"
 #include "util/strmap.h"
 #include "util/url.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -100,14 +101,7 @@ typedef struct resolve_ctx {
 
 static link_rec *new_rec(resolve_ctx *c, const md_link *l, link_kind k)
 {
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 8;
-        link_rec *nv = arena_alloc(c->a, c->cap * sizeof *nv);
-        if (c->n)
-            memcpy(nv, c->v, c->n * sizeof *nv);
-        c->v = nv;
-    }
-    link_rec *r = &c->v[c->n++];
+    link_rec *r = VEC_ADD_IN(c->a, c->v, c->n, c->cap, 8);
     memset(r, 0, sizeof *r);
     r->kind = k;
     r->dest = l->dest;

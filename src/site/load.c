@@ -18,6 +18,7 @@
 #include "util/fs.h"
 #include "util/strmap.h"
 #include "util/text.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 struct site_index {
@@ -34,13 +35,9 @@ typedef struct growing {
 
 static page *add_page(site *s, growing *g)
 {
-    if (g->npages == g->cappages) {
-        g->cappages = g->cappages ? g->cappages * 2 : 64;
-        g->pages = xrealloc(g->pages, g->cappages * sizeof *g->pages);
-    }
-    page *p = &g->pages[g->npages];
+    page *p = VEC_ADD(g->pages, g->npages, g->cappages, 64);
     memset(p, 0, sizeof *p);
-    p->index = (int)g->npages++;
+    p->index = (int)g->npages - 1;
     p->prev = p->next = -1;
     (void)s;
     return p;
@@ -48,11 +45,7 @@ static page *add_page(site *s, growing *g)
 
 static site_file *add_file(growing *g)
 {
-    if (g->nfiles == g->capfiles) {
-        g->capfiles = g->capfiles ? g->capfiles * 2 : 64;
-        g->files = xrealloc(g->files, g->capfiles * sizeof *g->files);
-    }
-    site_file *f = &g->files[g->nfiles++];
+    site_file *f = VEC_ADD(g->files, g->nfiles, g->capfiles, 64);
     memset(f, 0, sizeof *f);
     return f;
 }

@@ -10,6 +10,7 @@
 #include "site/site.h"
 #include "util/strmap.h"
 #include "util/text.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 static const site *sort_site;
@@ -270,33 +271,29 @@ void site_build_model(site *s)
     }
     /* tags, by slug; the first spelling seen (newest post) names the tag */
     strmap *tag_index = strmap_new(64);
-    size_t ntags = 0, captags = 16;
-    s->tags = xcalloc(captags, sizeof *s->tags);
+    size_t ntags = 0, captags = 0;
+    s->tags = NULL;
     for (size_t k = 0; k < np; k++) {
         page *p = &s->pages[s->posts[k]];
         for (size_t i = 0; i < p->ntags; i++) {
             const char *slug = site_tag_slug(s->a, p->tags[i]);
             long ti = strmap_get(tag_index, slug);
             if (ti < 0) {
-                if (ntags == captags) {
-                    captags *= 2;
-                    s->tags = xrealloc(s->tags, captags * sizeof *s->tags);
-                }
-                ti = (long)ntags++;
-                tag_info *t = &s->tags[ti];
+                tag_info *t = VEC_ADD(s->tags, ntags, captags, 16);
                 memset(t, 0, sizeof *t);
+                ti = (long)ntags - 1;
                 t->name = p->tags[i];
                 t->slug = slug;
                 t->path = arena_printf(a, "tags/%s/", slug);
                 strmap_put(tag_index, slug, ti);
             }
             tag_info *t = &s->tags[ti];
-            t->posts = xrealloc(t->posts, (t->nposts + 1) * sizeof *t->posts);
-            t->posts[t->nposts++] = s->posts[k];
+            VEC_PUSH(t->posts, t->nposts, t->capposts, 8, s->posts[k]);
         }
     }
     s->ntags = ntags;
-    qsort(s->tags, ntags, sizeof *s->tags, cmp_tags);
+    if (ntags)
+        qsort(s->tags, ntags, sizeof *s->tags, cmp_tags);
     strmap_free(tag_index);
     tag_index = strmap_new(ntags + 1);
     for (size_t i = 0; i < ntags; i++)

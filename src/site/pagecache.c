@@ -17,6 +17,7 @@
 #include "site/pagecache.h"
 #include "diag/diag.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 struct site_page_cache {
@@ -73,14 +74,10 @@ page_cache_entry *page_cache_slot(site_page_cache *c, const char *src)
 {
     long i = strmap_get(c->index, src);
     if (i < 0) {
-        if (c->n == c->cap) {
-            c->cap = c->cap ? c->cap * 2 : 256;
-            c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-        }
         page_cache_entry *e = xcalloc(1, sizeof *e);
         e->src = xstrdup(src);
-        c->v[c->n] = e;
-        i = (long)c->n++;
+        VEC_PUSH(c->v, c->n, c->cap, 256, e);
+        i = (long)c->n - 1;
         strmap_put(c->index, e->src, i);
     }
     c->v[i]->run = c->run;

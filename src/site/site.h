@@ -145,7 +145,7 @@ typedef struct site_file {
 typedef struct tag_info {
     const char *name, *slug, *path;
     int *posts;           /* newest first */
-    size_t nposts;
+    size_t nposts, capposts;
     tpl_map *value;
 } tag_info;
 

@@ -13,6 +13,7 @@
 #include "site/site.h"
 #include "util/fs.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 typedef struct source_entry {
@@ -119,12 +120,8 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *src, ch
         pthread_mutex_lock(&c->mu);
         long i = strmap_get(c->index, src);
         if (i < 0) {
-            if (c->n == c->cap) {
-                c->cap = c->cap ? c->cap * 2 : 256;
-                c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-            }
-            i = (long)c->n++;
-            memset(&c->v[i], 0, sizeof c->v[i]);
+            memset(VEC_ADD(c->v, c->n, c->cap, 256), 0, sizeof *c->v);
+            i = (long)c->n - 1;
             c->v[i].key = xstrdup(src);
             strmap_put(c->index, c->v[i].key, i);
         }

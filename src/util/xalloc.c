@@ -11,6 +11,12 @@ static void oom(size_t n)
     abort();
 }
 
+_Noreturn void xalloc_too_large(void)
+{
+    fprintf(stderr, "sheaf: out of memory (a size too large to allocate)\n");
+    abort();
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

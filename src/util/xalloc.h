@@ -10,6 +10,8 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t n);
 void *xrealloc(void *p, size_t n);
+/* For a size that does not fit in a size_t: prints a message and aborts. */
+_Noreturn void xalloc_too_large(void);
 /* Copies of a NUL-terminated string / of n bytes (always NUL-terminated).
  * The caller frees the result with free(). */
 char *xstrdup(const char *s);
