@@ -35,14 +35,14 @@ static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list
     return true;
 }
 
-bool run_build(build_session *bs, diag_list *d, build_stats *st)
+bool render_run(build_session *bs, diag_list *d, build_stats *st)
 {
     const build_options *o = &bs->o;
-    double t0 = now_ms(), t;
+    double t0 = render_now_ms(), t;
     build_stats local = { 0 };
     size_t errors_before = diag_error_count(d), diags_before = diag_count(d);
     int jobs = site_jobs(o->jobs);
-    last_run_free(bs->last); /* this run replaces it, or leaves none */
+    render_last_run_free(bs->last); /* this run replaces it, or leaves none */
     bs->last = NULL;
 
     site s = { 0 };
@@ -57,20 +57,20 @@ bool run_build(build_session *bs, diag_list *d, build_stats *st)
         s.wa[i] = arena_new();
 
     bool ok = site_config_load(s.dir, bs->base_url, s.a, &s.cfg, d);
-    local.ms_config = now_ms() - t0;
+    local.ms_config = render_now_ms() - t0;
     if (!ok)
         goto done;
-    t = now_ms();
+    t = render_now_ms();
     site_load(&s, jobs, d);
     site_assign_paths(&s, d);
-    local.ms_load = now_ms() - t;
-    t = now_ms();
+    local.ms_load = render_now_ms() - t;
+    t = render_now_ms();
     site_render_markdown(&s, jobs, d);
-    local.ms_markdown = now_ms() - t;
-    t = now_ms();
+    local.ms_markdown = render_now_ms() - t;
+    t = render_now_ms();
     site_check_links(&s, d);
     site_build_model(&s);
-    local.ms_model = now_ms() - t;
+    local.ms_model = render_now_ms() - t;
     site_check_generated_paths(&s, site_index_pages(&s), d);
     if (diag_error_count(d) > errors_before) {
         ok = false;
@@ -78,7 +78,7 @@ bool run_build(build_session *bs, diag_list *d, build_stats *st)
     }
 
     /* render */
-    t = now_ms();
+    t = render_now_ms();
     char *tdir = fs_join(s.dir, "templates");
     buf theme_t = BUF_INIT;
     buf_printf(&theme_t, "themes/%s/templates", s.cfg.theme);
@@ -99,40 +99,40 @@ bool run_build(build_session *bs, diag_list *d, build_stats *st)
     job *jv = NULL;
     size_t nj = 0, cj = 0;
     for (size_t i = 0; i < s.nposts; i++)
-        add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
+        render_add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
     for (size_t i = 0; i < s.nplain; i++)
-        add_job(&jv, &nj, &cj, J_PAGE, s.plain[i], 0);
+        render_add_job(&jv, &nj, &cj, J_PAGE, s.plain[i], 0);
     c.index_pages = site_index_pages(&s);
     for (size_t k = 1; k <= c.index_pages; k++)
-        add_job(&jv, &nj, &cj, J_INDEX, (int)k, 0);
+        render_add_job(&jv, &nj, &cj, J_INDEX, (int)k, 0);
     for (size_t i = 0; i < s.ntags; i++)
-        add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
+        render_add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
-        add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
+        render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
     for (size_t i = 0; i < s.npages; i++) {
         page *p = &s.pages[i];
         if (p->failed || p->excluded || !p->path)
             continue;
         for (size_t k = 0; k < p->naliases; k++)
-            add_job(&jv, &nj, &cj, J_ALIAS, (int)i, (int)k);
+            render_add_job(&jv, &nj, &cj, J_ALIAS, (int)i, (int)k);
     }
     size_t nrender = nj;
     for (size_t i = 0; i < s.nfiles; i++)
-        add_job(&jv, &nj, &cj, J_FILE, (int)i, 0);
+        render_add_job(&jv, &nj, &cj, J_FILE, (int)i, 0);
     c.jobs = jv;
     c.njobs = nj;
     c.years = site_archive_years(&s);
     if (bs->sources && o->write)
         c.deps = xcalloc(nj + 1, sizeof *c.deps);
-    workers_new(&c, jobs);
+    render_workers_new(&c, jobs);
     site_parallel(nj, jobs, render_job, &c);
-    merge_diags(d, c.diags, jv, nj);
-    workers_free(&c, jobs);
-    local.ms_render = now_ms() - t;
-    t = now_ms();
+    render_merge_diags(d, c.diags, jv, nj);
+    render_workers_free(&c, jobs);
+    local.ms_render = render_now_ms() - t;
+    t = render_now_ms();
     ok = diag_error_count(d) == errors_before;
     ok = output_end(&out, ok, d) && ok;
-    local.ms_write = now_ms() - t;
+    local.ms_write = render_now_ms() - t;
     local.written = atomic_load(&out.written);
     local.unchanged = atomic_load(&out.unchanged);
     local.removed = atomic_load(&out.removed);
@@ -168,7 +168,7 @@ done:;
     local.posts = ks->nposts;
     local.pages = ks->nposts + ks->nplain;
     local.tags = ks->ntags;
-    local.ms_total = now_ms() - t0;
+    local.ms_total = render_now_ms() - t0;
     if (st)
         *st = local;
     if (s.a)
@@ -179,7 +179,7 @@ done:;
 bool build_site(const build_options *o, diag_list *d, build_stats *st)
 {
     build_session *s = build_session_new(o);
-    bool ok = run_build(s, d, st);
+    bool ok = render_run(s, d, st);
     build_session_free(s);
     return ok;
 }

@@ -14,7 +14,7 @@
 #include "site/site.h"
 #include "tpl/tpl.h"
 
-static inline double now_ms(void)
+static inline double render_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -51,10 +51,10 @@ typedef struct render_ctx {
 
 /* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
 void render_job(void *vctx, size_t i, int worker);
-void workers_new(render_ctx *c, int jobs);
-size_t workers_free(render_ctx *c, int jobs);
-void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b);
-void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs);
+void render_workers_new(render_ctx *c, int jobs);
+size_t render_workers_free(render_ctx *c, int jobs);
+void render_add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b);
+void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs);
 
 /* ---- the build session (session.c) and its full run (build.c) ---------- */
 
@@ -78,10 +78,10 @@ struct build_session {
     last_run *last;             /* the last run, when it was good and said nothing */
 };
 
-void last_run_free(last_run *r);
+void render_last_run_free(last_run *r);
 /* A full run of the pipeline, with the session's caches (none for a
  * one-shot build_site); a session's run is kept in bs->last when it was
  * good and quiet. */
-bool run_build(build_session *bs, diag_list *d, build_stats *st);
+bool render_run(build_session *bs, diag_list *d, build_stats *st);
 
 #endif

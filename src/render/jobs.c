@@ -54,9 +54,11 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
         const char *bp = s->cfg.base_path;
         if (k > 1)
-            tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k - 1))));
+            tpl_map_set_str(a, pg, "prev_url",
+                            tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k - 1))));
         if (k < total)
-            tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k + 1))));
+            tpl_map_set_str(a, pg, "next_url",
+                            tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k + 1))));
         tpl_map_set_str(a, pg, "first_url", tpl_str(bp));
         tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, total))));
         tpl_map_set_str(a, vars, "paginator", tpl_map_value(pg));
@@ -79,8 +81,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     }
     case J_GENERATED: {
         const site_generated *g = &site_generated_outputs[j->a];
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, g->title ? g->title : s->cfg.title,
-                                                                 g->path)));
+        const char *title = g->title ? g->title : s->cfg.title;
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, title, g->path)));
         if (j->a == SITE_GEN_ARCHIVE)
             tpl_map_set_str(a, vars, "years", c->years);
         tname = g->template;
@@ -144,7 +146,7 @@ void render_job(void *vctx, size_t i, int worker)
 }
 
 /* Each worker's scratch arena and diagnostics list, for one round of jobs. */
-void workers_new(render_ctx *c, int jobs)
+void render_workers_new(render_ctx *c, int jobs)
 {
     c->scratch = xcalloc((size_t)jobs, sizeof *c->scratch);
     c->diags = xcalloc((size_t)jobs, sizeof *c->diags);
@@ -155,7 +157,7 @@ void workers_new(render_ctx *c, int jobs)
 }
 
 /* Frees them; returns how many diagnostics they held. */
-size_t workers_free(render_ctx *c, int jobs)
+size_t render_workers_free(render_ctx *c, int jobs)
 {
     size_t n = 0;
     for (int w = 0; w < jobs; w++) {
@@ -170,7 +172,7 @@ size_t workers_free(render_ctx *c, int jobs)
     return n;
 }
 
-void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
+void render_add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
 {
     VEC_PUSH(*v, *n, *cap, 256, ((job){ k, a, b, 0, 0, 0 }));
 }
@@ -179,7 +181,7 @@ void add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b)
  * so the output is the same for any -j. The same template error on many
  * pages is reported once, for the first page, with a note counting the
  * others. */
-void merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
+void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs)
 {
     /* pass 1: how often each error (formatted) came up */
     strmap *seen = strmap_new(64);

@@ -13,7 +13,7 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
-void last_run_free(last_run *r)
+void render_last_run_free(last_run *r)
 {
     if (!r)
         return;
@@ -51,7 +51,7 @@ void build_session_free(build_session *s)
     site_source_cache_free(s->sources);
     site_page_cache_free(s->pages);
     output_memory_free(s->outputs);
-    last_run_free(s->last);
+    render_last_run_free(s->last);
     free(s);
 }
 
@@ -126,7 +126,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     last_run *L = bs->last;
     if (!L || !n)
         return false;
-    double t0 = now_ms();
+    double t0 = render_now_ms();
     site *s = &L->s;
     size_t npick = 0;
     size_t *pick = xcalloc(L->c.njobs + 1, sizeof *pick);
@@ -202,18 +202,18 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     if (!ok) {
         /* the model may be half updated: it is no use any more */
         free(pick);
-        last_run_free(L);
+        render_last_run_free(L);
         bs->last = NULL;
         return false;
     }
-    double t_md = now_ms();
+    double t_md = render_now_ms();
     int jobs = site_jobs(bs->o.jobs);
     output out;
     if (!output_begin(&out, bs->out_dir, true, bs->outputs, d) || !out.known) {
         output_end(&out, false, d);
         output_free(&out);
         free(pick);
-        last_run_free(L);
+        render_last_run_free(L);
         bs->last = NULL;
         return false;
     }
@@ -221,13 +221,13 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     render_ctx *c = &L->c;
     c->out = &out;
     c->pick = pick;
-    workers_new(c, jobs);
+    render_workers_new(c, jobs);
     site_parallel(npick, jobs, render_job, c);
-    size_t ndiags = workers_free(c, jobs);
+    size_t ndiags = render_workers_free(c, jobs);
     c->pick = NULL;
     c->out = NULL;
     free(pick);
-    double t_render = now_ms();
+    double t_render = render_now_ms();
     ok = output_end(&out, ndiags == 0, d) && ndiags == 0;
     build_stats local = { 0 };
     local.written = atomic_load(&out.written);
@@ -235,7 +235,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     output_free(&out);
     if (!ok) {
         /* a full build says what went wrong, in order */
-        last_run_free(L);
+        render_last_run_free(L);
         bs->last = NULL;
         return false;
     }
@@ -245,8 +245,8 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     local.rendered = npick;
     local.ms_markdown = t_md - t0;
     local.ms_render = t_render - t_md;
-    local.ms_write = now_ms() - t_render;
-    local.ms_total = now_ms() - t0;
+    local.ms_write = render_now_ms() - t_render;
+    local.ms_total = render_now_ms() - t0;
     if (st)
         *st = local;
     return true;
@@ -274,5 +274,5 @@ bool build_session_run(build_session *s, const char *const *changed, size_t ncha
         site_source_cache_forget(s->sources, changed[i]);
     if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st))
         return true;
-    return run_build(s, d, st);
+    return render_run(s, d, st);
 }

@@ -341,7 +341,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static long now_ms(void)
+static long render_now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -362,7 +362,7 @@ watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out,
             /* until a file open for writing is closed (never a half-written
              * file), quiet_ms after a file went away, a moment when all are
              * whole; two seconds at most */
-            long left = first + 2000 - now_ms();
+            long left = first + 2000 - render_now_ms();
             long quiet = set.count[PATH_WRITING] ? left
                        : set.count[PATH_GONE] || full || quiet_ms < SETTLED_MS ? quiet_ms
                        : SETTLED_MS;
@@ -398,7 +398,7 @@ watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out,
         }
         if (!any) {
             any = true;
-            first = now_ms();
+            first = render_now_ms();
         }
     }
     if (set.n)

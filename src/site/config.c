@@ -23,7 +23,7 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
 {
     site_config *c = r->out;
     if (v.kind != TPL_MAP) {
-        keys_type_error(r, t, k->name, m, k->want);
+        site_keys_type_error(r, t, k->name, m, k->want);
         return;
     }
     const tpl_map *pm = v.u.map;
@@ -32,14 +32,14 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
     for (size_t i = 0; i < pm->len; i++) {
         tpl_value pk = pm->entries[i].key, pv = pm->entries[i].value;
         if (pk.kind != TPL_STRING) {
-            keys_type_error(r, t, k->name, m, k->want);
+            site_keys_type_error(r, t, k->name, m, k->want);
             continue;
         }
         /* a pattern's problems are placed at its section's key */
         const fm_key_pos *outer = r->parent;
         r->parent = fm_key_find(r->pos, r->npos, m, k->name);
         int pl, pc;
-        keys_place(r, pm, pk.u.s, &pl, &pc);
+        site_keys_place(r, pm, pk.u.s, &pl, &pc);
         r->parent = outer;
         if (pv.kind != TPL_STRING || pv.u.s[0] != '/') {
             diag_error(r->d, r->path, pl, pc,
@@ -82,7 +82,7 @@ static void read_md_switch(key_reader *r, const key_table *t, const key_def *k, 
 {
     site_config *c = r->out;
     if (v.kind != TPL_BOOL) {
-        keys_type_error(r, t, k->name, m, k->want);
+        site_keys_type_error(r, t, k->name, m, k->want);
         return;
     }
     unsigned bit = md_extension_bit(k->name);
@@ -166,7 +166,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
                       site_config *c, diag_list *d)
 {
     memset(c, 0, sizeof *c);
-    keys_default(&config_table, c, a);
+    site_keys_default(&config_table, c, a);
     c->raw = tpl_map_value(tpl_map_new(a, 0));
 
     char *path = fs_join(site_dir, "site.yaml");
@@ -196,7 +196,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     }
     c->raw = v;
     key_reader r = { .path = shown, .a = a, .d = d, .pos = pos, .npos = npos, .out = c, .ok = true };
-    keys_read(&config_table, v.u.map, &r);
+    site_keys_read(&config_table, v.u.map, &r);
     ok = r.ok;
 finish:
     split_base_url(a, base_url_override ? base_url_override : c->base_url, c);

@@ -16,7 +16,7 @@ static const key_def *find_row(const key_table *t, const char *name)
     return NULL;
 }
 
-void keys_default(const key_table *t, void *out, arena *a)
+void site_keys_default(const key_table *t, void *out, arena *a)
 {
     for (size_t i = 0; i < t->n; i++) {
         const key_def *k = &t->keys[i];
@@ -35,7 +35,7 @@ void keys_default(const key_table *t, void *out, arena *a)
             *FIELD(out, k->at, const char **) = NULL;
             *FIELD(out, k->set, size_t) = 0;
             break;
-        case KEY_TABLE: keys_default(k->sub, out, a); break;
+        case KEY_TABLE: site_keys_default(k->sub, out, a); break;
         case KEY_READER: break; /* the struct's zero is its default */
         }
     }
@@ -54,7 +54,7 @@ static void key_place(const key_reader *r, const tpl_map *m, const char *key, in
     }
 }
 
-void keys_place(const key_reader *r, const tpl_map *m, const char *key, int *line, int *col)
+void site_keys_place(const key_reader *r, const tpl_map *m, const char *key, int *line, int *col)
 {
     const fm_key_pos *p = fm_key_find(r->pos, r->npos, m, key);
     if (p && !r->parent) {
@@ -65,11 +65,11 @@ void keys_place(const key_reader *r, const tpl_map *m, const char *key, int *lin
     }
 }
 
-void keys_type_error(key_reader *r, const key_table *t, const char *name, const tpl_map *m,
+void site_keys_type_error(key_reader *r, const key_table *t, const char *name, const tpl_map *m,
                      const char *want)
 {
     int line, col;
-    keys_place(r, m, name, &line, &col);
+    site_keys_place(r, m, name, &line, &col);
     diag_error(r->d, r->path, line, col, "'%s%s' must be %s", t->prefix, name, want);
     r->ok = false;
 }
@@ -116,7 +116,7 @@ static void read_names(key_reader *r, const key_table *t, const key_def *k, cons
     for (size_t j = 0; j < n; j++) {
         tpl_value it = items[j];
         if (it.kind != TPL_STRING && it.kind != TPL_INT && it.kind != TPL_FLOAT) {
-            keys_type_error(r, t, k->name, m, k->want);
+            site_keys_type_error(r, t, k->name, m, k->want);
             break;
         }
         out[got++] = as_text(r->a, it);
@@ -189,7 +189,7 @@ static void read_value(key_reader *r, const key_table *t, const key_def *k, cons
             break;
         const fm_key_pos *outer = r->parent;
         r->parent = fm_key_find(r->pos, r->npos, m, k->name);
-        keys_read(k->sub, v.u.map, r);
+        site_keys_read(k->sub, v.u.map, r);
         r->parent = outer;
         return;
     }
@@ -197,10 +197,10 @@ static void read_value(key_reader *r, const key_table *t, const key_def *k, cons
         k->read(r, t, k, m, v);
         return;
     }
-    keys_type_error(r, t, k->name, m, k->want);
+    site_keys_type_error(r, t, k->name, m, k->want);
 }
 
-void keys_read(const key_table *t, const tpl_map *m, key_reader *r)
+void site_keys_read(const key_table *t, const tpl_map *m, key_reader *r)
 {
     for (size_t i = 0; i < m->len; i++) {
         tpl_value key = m->entries[i].key, v = m->entries[i].value;
@@ -226,7 +226,7 @@ static void copy_field(void *dst, const void *src, size_t off, size_t size)
     memcpy((char *)dst + off, (const char *)src + off, size);
 }
 
-void keys_copy(const key_table *t, void *dst, const void *src, unsigned only)
+void site_keys_copy(const key_table *t, void *dst, const void *src, unsigned only)
 {
     for (size_t i = 0; i < t->n; i++) {
         const key_def *k = &t->keys[i];
@@ -247,7 +247,7 @@ void keys_copy(const key_table *t, void *dst, const void *src, unsigned only)
             copy_field(dst, src, k->at, sizeof(const char **));
             copy_field(dst, src, k->set, sizeof(size_t));
             break;
-        case KEY_TABLE: keys_copy(k->sub, dst, src, only); break;
+        case KEY_TABLE: site_keys_copy(k->sub, dst, src, only); break;
         case KEY_READER: break;
         }
     }
@@ -286,7 +286,7 @@ static bool same_row(const key_def *k, const void *a, const void *b)
     return false;
 }
 
-bool keys_same(const key_table *t, const void *a, const void *b, unsigned skip)
+bool site_keys_same(const key_table *t, const void *a, const void *b, unsigned skip)
 {
     for (size_t i = 0; i < t->n; i++)
         if (!(t->keys[i].flags & skip) && !same_row(&t->keys[i], a, b))

@@ -2,10 +2,10 @@
  *
  * A table row says a key's name, what it must hold, its default and the
  * field it goes to (an offset into the struct being filled: site_config or
- * page). keys_read checks a mapping against a table, fills the fields and
+ * page). site_keys_read checks a mapping against a table, fills the fields and
  * reports each problem at the key's line:col; the same rows set the
- * defaults (keys_default), copy the fields (keys_copy) and compare them
- * (keys_same), so a key added to a table is read, reset, kept by a build
+ * defaults (site_keys_default), copy the fields (site_keys_copy) and compare them
+ * (site_keys_same), so a key added to a table is read, reset, kept by a build
  * session and checked for by a fast rebuild without another list to edit.
  *
  * Used by config.c (site.yaml) and load.c (front matter) only. A synonym
@@ -61,7 +61,7 @@ struct key_def {
     const char *words[2];    /* KEY_WORD */
     const key_table *sub;    /* KEY_TABLE */
     /* KEY_READER: reads v, the value of row k in mapping m of table t, into
-     * r->out; reports problems with keys_type_error (or at keys_place) */
+     * r->out; reports problems with site_keys_type_error (or at site_keys_place) */
     void (*read)(key_reader *r, const key_table *t, const key_def *k, const tpl_map *m,
                  tpl_value v);
     unsigned flags;
@@ -95,23 +95,23 @@ struct key_reader {
 
 /* Sets every row's field (and a nested table's) to its default. MAP
  * defaults are empty mappings in a. */
-void keys_default(const key_table *t, void *out, arena *a);
+void site_keys_default(const key_table *t, void *out, arena *a);
 /* Reads mapping m (parsed with fm_parse_yaml_pos) through t into r->out,
  * in the mapping's order; keys that are not strings are left alone. */
-void keys_read(const key_table *t, const tpl_map *m, key_reader *r);
+void site_keys_read(const key_table *t, const tpl_map *m, key_reader *r);
 /* Copies the field(s) of every row (only == 0) or of every row with one of
  * the flags in `only` from src to dst (structs of one type). */
-void keys_copy(const key_table *t, void *dst, const void *src, unsigned only);
+void site_keys_copy(const key_table *t, void *dst, const void *src, unsigned only);
 /* Whether every row without any of the flags in `skip` holds the same in a
  * and b (KEY_TABLE and KEY_READER rows are not compared: false). */
-bool keys_same(const key_table *t, const void *a, const void *b, unsigned skip);
+bool site_keys_same(const key_table *t, const void *a, const void *b, unsigned skip);
 
 /* Where a key of mapping m was written: its record's key (nested) or value
  * (top level) line:col; without a record, the nested table's key's value,
  * or 1:1. */
-void keys_place(const key_reader *r, const tpl_map *m, const char *key, int *line, int *col);
+void site_keys_place(const key_reader *r, const tpl_map *m, const char *key, int *line, int *col);
 /* Reports "'<prefix><name>' must be <want>" at the key's place. */
-void keys_type_error(key_reader *r, const key_table *t, const char *name, const tpl_map *m,
+void site_keys_type_error(key_reader *r, const key_table *t, const char *name, const tpl_map *m,
                      const char *want);
 
 #endif

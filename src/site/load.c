@@ -135,7 +135,7 @@ static const key_table page_table = { "", page_keys, sizeof page_keys / sizeof *
 
 void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 {
-    keys_copy(&page_table, dst, src, in_place_only ? KEY_IN_PLACE : 0);
+    site_keys_copy(&page_table, dst, src, in_place_only ? KEY_IN_PLACE : 0);
     dst->fm = src->fm;
     dst->fm_pos = src->fm_pos;
     dst->fm_npos = src->fm_npos;
@@ -143,7 +143,7 @@ void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 
 bool site_page_same_place(const page *a, const page *b)
 {
-    return !b->failed && a->excluded == b->excluded && keys_same(&page_table, a, b, KEY_IN_PLACE);
+    return !b->failed && a->excluded == b->excluded && site_keys_same(&page_table, a, b, KEY_IN_PLACE);
 }
 
 void site_page_key_place(const page *p, const char *key, int *line, int *col)
@@ -226,7 +226,7 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     p->fm_pos = pos;
     p->fm_npos = npos;
     key_reader r = { .path = p->src, .a = a, .d = d, .pos = pos, .npos = npos, .out = p, .ok = true };
-    keys_read(&page_table, m, &r);
+    site_keys_read(&page_table, m, &r);
     bool bad_fm = !r.ok;
     if (!p->has_date && plen) {
         p->date = fdate;
@@ -247,7 +247,7 @@ bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a,
     /* back to what the walk knew of the file: where it is, not what it says */
     p->text = (char *)text;
     p->text_len = len;
-    keys_default(&page_table, p, a);
+    site_keys_default(&page_table, p, a);
     p->fm = tpl_undefined();
     p->fm_pos = NULL;
     p->fm_npos = 0;
