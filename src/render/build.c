@@ -94,7 +94,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         buf_release(&theme_t);
         goto done;
     }
-    render_ctx c = { .s = &s, .l = l, .out = &out };
+    render_ctx c = { .s = &s, .l = l, .out = &out, .sink = bs->sink, .sink_ctx = bs->sink_ctx };
     c.opt.base_url = s.cfg.base_url;
     job *jv = NULL;
     size_t nj = 0, cj = 0;

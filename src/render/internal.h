@@ -34,6 +34,10 @@ typedef struct job {
     size_t d0, d1;   /* that worker's list: [d0, d1) */
 } job;
 
+/* Where a run's outputs go instead of the output folder (the incremental
+ * check's full run): each output's path and bytes, from any worker. */
+typedef void (*render_sink)(void *ctx, const char *rel, const void *data, size_t len);
+
 typedef struct render_ctx {
     site *s;
     tpl_loader *l;
@@ -47,6 +51,8 @@ typedef struct render_ctx {
     size_t index_pages;
     tpl_deps *deps;    /* a build session: what each job read of the pages, or NULL */
     const size_t *pick; /* a build session's partial rebuild: the jobs to run, or NULL */
+    render_sink sink;  /* not NULL: outputs go here, not to `out` */
+    void *sink_ctx;
 } render_ctx;
 
 /* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
@@ -76,6 +82,9 @@ struct build_session {
     site_page_cache *pages;     /* likewise */
     output_memory *outputs;     /* what the last run committed; likewise */
     last_run *last;             /* the last run, when it was good and said nothing */
+    bool check;                 /* SHEAF_CHECK_INCREMENTAL=1: see session.c */
+    render_sink sink;           /* a run for the check: its outputs go here */
+    void *sink_ctx;
 };
 
 void render_last_run_free(last_run *r);

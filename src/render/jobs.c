@@ -2,7 +2,9 @@
  * page, the feed, an alias, a copied file, …) — run in parallel over the
  * finished, immutable model, each worker with its own scratch arena and
  * diagnostics list, merged in job order after. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "render/internal.h"
 #include "util/fs.h"
@@ -18,6 +20,15 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_path, path)));
     tpl_map_set_str(a, m, "permalink", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_url, path)));
     return m;
+}
+
+/* One output's bytes: to the run's sink, or to the output folder. */
+static void emit(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d)
+{
+    if (c->sink)
+        c->sink(c->sink_ctx, rel, data, len);
+    else
+        output_put(c->out, rel, data, len, d);
 }
 
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
@@ -100,14 +111,23 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
                        "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
                        "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
                    s->cfg.language, url, url, url, url);
-        output_put(c->out, out_rel, b.data, b.len, d);
+        emit(c, out_rel, b.data, b.len, d);
         buf_release(&b);
         return;
     }
     case J_FILE: {
         const site_file *f = &s->files[j->a];
         char *src = f->data ? NULL : fs_join(s->dir, f->src);
-        output_copy(c->out, f->path, src, f->data, f->len, d);
+        buf bytes = BUF_INIT;
+        if (!c->sink)
+            output_copy(c->out, f->path, src, f->data, f->len, d);
+        else if (f->data)
+            c->sink(c->sink_ctx, f->path, f->data, f->len);
+        else if (fs_read_file(src, &bytes))
+            c->sink(c->sink_ctx, f->path, bytes.data, bytes.len);
+        else
+            diag_error(d, f->src, 0, 0, "cannot read: %s", strerror(errno));
+        buf_release(&bytes);
         free(src);
         return;
     }
@@ -117,7 +137,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     const tpl_template *t = tpl_load(c->l, tname, td);
     buf out = BUF_INIT;
     if (t && tpl_render(t, c->l, vars, &c->opt, context, a, &out, td))
-        output_put(c->out, out_rel, out.data, out.len, d);
+        emit(c, out_rel, out.data, out.len, d);
     diag_move(d, td);
     diag_list_free(td);
     buf_release(&out);

@@ -4,13 +4,17 @@
  * was, a rebuild on the last run's model that renders only the outputs
  * that read a changed value. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "render/internal.h"
 #include "util/fs.h"
+#include "util/strmap.h"
 #include "util/text.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 void render_last_run_free(last_run *r)
@@ -38,6 +42,8 @@ build_session *build_session_new(const build_options *o)
     s->o.site_dir = s->site_dir;
     s->o.out_dir = s->out_dir;
     s->o.base_url = s->base_url;
+    const char *check = getenv("SHEAF_CHECK_INCREMENTAL");
+    s->check = check && !strcmp(check, "1");
     return s;
 }
 
@@ -252,6 +258,127 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     return true;
 }
 
+/* ---- SHEAF_CHECK_INCREMENTAL=1 ---------------------------------------------
+ * A fast rebuild renders only what it decided a change touched, on a model
+ * it updated in place. With this set, every fast rebuild is followed by a
+ * full build of the same site in memory (a fresh session, every file read
+ * and parsed again), and every output is compared with the output folder:
+ * any difference — bytes, a missing or a stale file, a diagnostic the fast
+ * rebuild did not give — is a bug in the fast path, reported on stderr with
+ * the first differing lines, and sheaf aborts, as a failed assertion does.
+ * The serve tests run with it. */
+
+typedef struct collected {
+    pthread_mutex_t mu;
+    strmap *index; /* path → its entry */
+    struct output_copy {
+        char *path;
+        buf bytes;
+    } *v;
+    size_t n, cap;
+} collected;
+
+static void collect(void *ctx, const char *rel, const void *data, size_t len)
+{
+    collected *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    struct output_copy *e = VEC_ADD(c->v, c->n, c->cap, 256);
+    e->path = xstrdup(rel);
+    e->bytes = (buf)BUF_INIT;
+    buf_put(&e->bytes, data, len);
+    strmap_put(c->index, e->path, (long)c->n - 1);
+    pthread_mutex_unlock(&c->mu);
+}
+
+typedef struct stale_ctx {
+    const collected *full;
+    buf *report;
+} stale_ctx;
+
+static void find_extra(void *vctx, const char *rel)
+{
+    stale_ctx *c = vctx;
+    if (strmap_get(c->full->index, rel) < 0)
+        buf_printf(c->report, "%s: written by the fast rebuild, not by a full build\n", rel);
+}
+
+/* The line of `s` that starts at or before offset i, at most 200 bytes. */
+static void show_line(buf *out, const char *sign, const char *s, size_t n, size_t i)
+{
+    size_t a = i, e = i;
+    while (a > 0 && s[a - 1] != '\n')
+        a--;
+    while (e < n && s[e] != '\n' && e - a < 200)
+        e++;
+    buf_printf(out, "%s %.*s\n", sign, (int)(e - a), s + a);
+}
+
+/* Appends where `was` (the output folder's bytes) and `want` (the full
+ * build's) first differ. */
+static void first_difference(buf *out, const char *rel, const buf *was, const buf *want)
+{
+    size_t i = 0;
+    while (i < was->len && i < want->len && was->data[i] == want->data[i])
+        i++;
+    size_t line = 1;
+    for (size_t k = 0; k < i; k++)
+        line += want->data[k] == '\n';
+    buf_printf(out, "%s: differs from a full build at line %zu (- fast rebuild, + full build):\n", rel,
+               line);
+    show_line(out, "-", was->data, was->len, i);
+    show_line(out, "+", want->data, want->len, i);
+}
+
+static void check_incremental(build_session *bs)
+{
+    build_options o = bs->o;
+    o.write = false;
+    build_session *full = build_session_new(&o);
+    collected c = { .index = strmap_new(1024) };
+    pthread_mutex_init(&c.mu, NULL);
+    full->sink = collect;
+    full->sink_ctx = &c;
+    diag_list *d = diag_list_new();
+    render_run(full, d, NULL);
+    build_session_free(full);
+
+    buf report = BUF_INIT;
+    for (size_t i = 0; i < diag_count(d); i++) {
+        buf_puts(&report, "a full build says: ");
+        diag_format(diag_get(d, i), &report);
+        buf_putc(&report, '\n');
+    }
+    buf was = BUF_INIT;
+    for (size_t i = 0; i < c.n; i++) {
+        const struct output_copy *e = &c.v[i];
+        char *path = fs_join(bs->out_dir, e->path);
+        buf_reset(&was);
+        if (!fs_read_file(path, &was))
+            buf_printf(&report, "%s: made by a full build, missing after the fast rebuild\n", e->path);
+        else if (was.len != e->bytes.len || memcmp(was.data, e->bytes.data, was.len) != 0)
+            first_difference(&report, e->path, &was, &e->bytes);
+        free(path);
+    }
+    buf_release(&was);
+    stale_ctx sc = { &c, &report };
+    fs_walk(bs->out_dir, false, find_extra, &sc);
+    if (report.len) {
+        fprintf(stderr, "sheaf: SHEAF_CHECK_INCREMENTAL: the fast rebuild's output is not a full "
+                        "build's:\n%s",
+                report.data);
+        abort();
+    }
+    buf_release(&report);
+    diag_list_free(d);
+    for (size_t i = 0; i < c.n; i++) {
+        free(c.v[i].path);
+        buf_release(&c.v[i].bytes);
+    }
+    free(c.v);
+    strmap_free(c.index);
+    pthread_mutex_destroy(&c.mu);
+}
+
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
                        build_stats *st)
 {
@@ -272,7 +399,10 @@ bool build_session_run(build_session *s, const char *const *changed, size_t ncha
     }
     for (size_t i = 0; changed && i < nchanged; i++)
         site_source_cache_forget(s->sources, changed[i]);
-    if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st))
+    if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st)) {
+        if (s->check)
+            check_incremental(s);
         return true;
+    }
     return render_run(s, d, st);
 }

@@ -15,3 +15,6 @@ add_test(NAME serve/browser
 set_tests_properties(serve/unit PROPERTIES LABELS serve TIMEOUT 60)
 set_tests_properties(serve/http PROPERTIES LABELS serve TIMEOUT 180)
 set_tests_properties(serve/browser PROPERTIES LABELS "serve;no-asan" TIMEOUT 180)
+# Every fast rebuild of these servers is checked against a full build made
+# in memory (render/session.c); a difference aborts the server.
+set_tests_properties(serve/http serve/browser PROPERTIES ENVIRONMENT SHEAF_CHECK_INCREMENTAL=1)

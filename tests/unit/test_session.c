@@ -1,0 +1,95 @@
+/* Unit tests for render/session's SHEAF_CHECK_INCREMENTAL: after a fast
+ * rebuild the output folder is compared with a full build made in memory;
+ * a match goes on quietly, any difference aborts with a report of it. */
+#include "harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "render/build.h"
+#include "util/buf.h"
+#include "util/fs.h"
+
+static char root[256];
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s/%s", root, dir, rel);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    fs_mkdirs(path);
+    *slash = '/';
+    fs_write_file(path, text, strlen(text));
+}
+
+TEST(check_incremental)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site", "site.yaml", "title: Checked\n");
+    put("site", "content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst words.\n");
+    put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nB links to [a](2024-01-01-a.md).\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st, full;
+    const char *changed[] = { "content/posts/2024-01-01-a.md" };
+
+    OK(build_session_run(s, NULL, 0, d, &full));
+    EQ_INT(diag_count(d), 0);
+
+    /* a body edit: a fast rebuild, which a full build agrees with */
+    put("site", changed[0], "---\ntitle: A\ntags: [x]\n---\nSecond words.\n");
+    OK(build_session_run(s, changed, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(st.rendered < full.rendered); /* it was the fast path */
+
+    /* the output folder tampered with behind the session's back: the next
+     * fast rebuild cannot know, and the check aborts, saying what differs */
+    fflush(stderr);
+    char log[300];
+    snprintf(log, sizeof log, "%s/stderr", root);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        put("out", "stray.html", "not sheaf's\n");
+        put("out", "tags/index.html", "changed by hand\n");
+        put("site", changed[0], "---\ntitle: A\ntags: [x]\n---\nThird words.\n");
+        build_session_run(s, changed, 1, d, &st);
+        _exit(0); /* not reached when the check works */
+    }
+    int status = 0;
+    OK(waitpid(pid, &status, 0) == pid);
+    OK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    buf err = BUF_INIT;
+    OK(fs_read_file(log, &err));
+    OK(strstr(err.data, "sheaf: SHEAF_CHECK_INCREMENTAL: the fast rebuild's output is not a full "
+                        "build's:\n") != NULL);
+    OK(strstr(err.data, "tags/index.html: differs from a full build at line 1 (- fast rebuild, + "
+                        "full build):\n- changed by hand\n+ <!DOCTYPE html>\n") != NULL);
+    OK(strstr(err.data, "stray.html: written by the fast rebuild, not by a full build\n") != NULL);
+    buf_release(&err);
+
+    diag_list_free(d);
+    build_session_free(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
+int main(void)
+{
+    RUN(check_incremental);
+    return harness_done();
+}
