@@ -68,7 +68,7 @@ static bool retitle_ref(tpl_value v, const page *p)
     long at = tpl_map_find(v.u.map, "title");
     if (at < 0)
         return false;
-    ((tpl_map *)v.u.map)->entries[at].value = str_v(p->title);
+    tpl_map_update(v.u.map, (size_t)at, str_v(p->title));
     return true;
 }
 
@@ -79,13 +79,13 @@ size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_change
     tpl_value t = str_v(p->title);
     bool retitled = at >= 0 && !tpl_value_equal(p->value->entries[at].value, t);
     if (retitled) {
-        p->value->entries[at].value = t;
+        tpl_map_update(p->value, (size_t)at, t);
         changed[n++] = at;
     }
     at = tpl_map_find(p->value, "params");
     tpl_value pv = p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(s->a, 0));
     if (at >= 0 && !tpl_value_equal(p->value->entries[at].value, pv)) {
-        p->value->entries[at].value = pv;
+        tpl_map_update(p->value, (size_t)at, pv);
         changed[n++] = at;
     }
     *ref_changed = false;
@@ -184,7 +184,7 @@ size_t site_update_body_fields(site *s, page *p, long *changed)
         long at = tpl_map_find(p->value, body_keys[i]);
         if (at < 0 || tpl_value_equal(p->value->entries[at].value, v[i]))
             continue;
-        p->value->entries[at].value = v[i];
+        tpl_map_update(p->value, (size_t)at, v[i]);
         changed[n++] = at;
     }
     return n;

@@ -123,6 +123,12 @@ void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value)
     tpl_map_set(a, m, tpl_str(key), value);
 }
 
+void tpl_map_update(const tpl_map *m, size_t index, tpl_value value)
+{
+    /* the map is const to every reader; this is the one writer (value.h) */
+    ((tpl_map *)m)->entries[index].value = value;
+}
+
 void tpl_map_seal(arena *a, tpl_map *m)
 {
     if (m->len < 12)

@@ -10,6 +10,17 @@
  * is mutated after construction, many threads may read the site's values at
  * once without locks. Nothing here is reference-counted or freed one by one.
  *
+ * THE ONE EXCEPTION: a build session (`sheaf serve`) keeps the site model
+ * between runs, and after an edit that leaves every page where it was, it
+ * updates a page's map in place instead of building the model again: with
+ * tpl_map_update, and nowhere else, an entry's value is replaced (its key
+ * and place stay, so the map's index and every hint stay right). This
+ * happens only between renders, on the session's thread, while no other
+ * thread reads the model (render/session.c calls site/model.c's
+ * site_update_*_fields, which call tpl_map_update); the map's `owner` has
+ * recorded which outputs read the entry, and those are rendered again.
+ * SHEAF_CHECK_INCREMENTAL=1 checks the outcome against a full build.
+ *
  * A tpl_value is 16 bytes and passed by value.
  *
  * The names keep their historic tpl_ prefix: the type was the template
@@ -165,6 +176,9 @@ tpl_map *tpl_map_new(arena *a, size_t cap_hint);
 void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value);
 void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value);
 void tpl_map_seal(arena *a, tpl_map *m);
+/* Replaces the value of entry `index` of a sealed, shared map: THE ONE
+ * EXCEPTION to the rule above, and only as it describes. */
+void tpl_map_update(const tpl_map *m, size_t index, tpl_value value);
 static inline tpl_value tpl_map_value(const tpl_map *m)
 {
     tpl_value v = { 0 };
