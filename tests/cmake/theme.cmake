@@ -6,15 +6,18 @@ add_test(NAME theme/mock
 set_tests_properties(theme/mock PROPERTIES TIMEOUT 120 LABELS no-asan)
 
 # The Nu HTML Checker over sheaf's own build of the example site and the mock
-# posts: every page and the stylesheet, 0 errors.
+# posts: every page and the stylesheet, 0 errors. Skipped (needs.sh) without
+# vnu-jar or Java.
 add_test(NAME theme/vnu
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/theme/vnu.sh $<TARGET_FILE:sheaf>)
-set_tests_properties(theme/vnu PROPERTIES TIMEOUT 120 LABELS no-asan)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh vnu-jar java
+                 sh ${CMAKE_CURRENT_SOURCE_DIR}/theme/vnu.sh $<TARGET_FILE:sheaf>)
+set_tests_properties(theme/vnu PROPERTIES TIMEOUT 120 LABELS no-asan SKIP_RETURN_CODE 77)
 
 # Accessibility in a real browser: axe-core over every kind of page of the
 # example site and the mock posts, light and dark, 375 and 1280 px wide; wide
 # tables scroll in their own box, which the keyboard reaches. Skipped (exit
-# 77) when playwright-core, axe-core or Chromium is not installed.
+# 77) when playwright-core, axe-core, Node.js or Chromium is not installed.
 add_test(NAME theme/axe
-         COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/theme/axe.mjs $<TARGET_FILE:sheaf>)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core axe-core" node
+                 node ${CMAKE_CURRENT_SOURCE_DIR}/theme/axe.mjs $<TARGET_FILE:sheaf>)
 set_tests_properties(theme/axe PROPERTIES TIMEOUT 300 LABELS no-asan SKIP_RETURN_CODE 77)
