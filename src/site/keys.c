@@ -6,7 +6,7 @@
 #include "util/date.h"
 
 #define FIELD(out, off, type) ((type *)(void *)((char *)(out) + (off)))
-#define CFIELD(out, off, type) ((const type *)(const void *)((const char *)(out) + (off)))
+#define CFIELD(out, off, type) ((type const *)(const void *)((const char *)(out) + (off)))
 
 static const key_def *find_row(const key_table *t, const char *name)
 {

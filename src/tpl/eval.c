@@ -151,7 +151,6 @@ void tpl_r_give_buf(tpl_render_state *r, buf *b)
         buf_release(b);
     }
 }
-const tpl_options *tpl_r_options(tpl_render_state *r) { return r->opt; }
 
 const tpl_base *tpl_r_base(tpl_render_state *r)
 {

@@ -217,7 +217,6 @@ const tpl_test_def *tpl_test_get(int i);
 
 /* Evaluator services the filters use. */
 arena *tpl_r_arena(tpl_render_state *r);
-const tpl_options *tpl_r_options(tpl_render_state *r);
 /* The render's base URL, split once: "https://x.io/notes/" has origin
  * "https://x.io" (origin_len bytes of url) and path "/notes/"; "/" and a
  * bare path have no origin. */

@@ -121,12 +121,6 @@ bool fs_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool fs_is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 char *fs_join(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

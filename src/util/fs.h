@@ -17,7 +17,6 @@ bool fs_mkdirs(const char *path);
 /* rm -rf; missing is fine. */
 bool fs_rmtree(const char *path);
 bool fs_is_dir(const char *path);
-bool fs_is_file(const char *path);
 
 /* Calls fn for every regular file below root (not following symlinked
  * folders), and for every symlink that points nowhere (so that whoever

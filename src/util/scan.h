@@ -193,7 +193,7 @@ static inline size_t scan_ascii_words(const char *s, size_t *i, size_t n, unsign
     __m128i acc = _mm_setzero_si128(), zero = _mm_setzero_si128();
     __m128i before = _mm_setzero_si128(); /* lane 15: the byte before the block */
     if (prev)
-        before = _mm_insert_epi16(before, 0xff00, 7);
+        before = _mm_insert_epi16(before, -0x100, 7); /* 0xff00 as a short: byte 15 set */
     unsigned lanes = 0;
     for (; n - k >= 16; k += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(s + k));
