@@ -696,13 +696,9 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
     free(pairs);
 
     if (marks) {
-        if (c->npos + m->len > c->cappos) {
-            c->cappos = (c->npos + m->len) * 2;
-            c->pos = xrealloc(c->pos, c->cappos * sizeof *c->pos);
-        }
         for (size_t i = 0; i < m->len; i++) {
             tpl_value k = m->entries[i].key;
-            fm_key_pos *kp = &c->pos[c->npos++];
+            fm_key_pos *kp = VEC_ADD(c->pos, c->npos, c->cappos, 16);
             kp->map = m;
             if (k.kind == TPL_STRING) {
                 kp->key = k.u.s;

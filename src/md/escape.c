@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "md/internal.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 static const char *escape_of(char c)
@@ -103,10 +104,8 @@ void md_cr(buf *b)
 
 void *md_vec_push(md_vec *x)
 {
-    if (x->n == x->cap) {
-        x->cap = x->cap ? x->cap * 2 : 8;
-        x->v = xrealloc(x->v, x->cap * x->size);
-    }
+    if (x->n == x->cap)
+        x->v = vec_grow(x->v, &x->cap, 8, x->size);
     void *p = (char *)x->v + x->size * x->n++;
     memset(p, 0, x->size);
     return p;

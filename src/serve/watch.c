@@ -20,6 +20,7 @@
 
 #include "serve/watch.h"
 #include "util/buf.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 static const char *const source_dirs[] = { "content", "templates", "themes", "static" };
@@ -79,19 +80,13 @@ static bool remember(watch *w, int wd, const char *rel)
 {
     wdir *d = find_wd(w, wd);
     if (d) {
-        bool same = !strcmp(d->rel, rel);
         free(d->rel);
         d->rel = xstrdup(rel);
-        (void)same;
         return false;
     }
-    if (w->ndirs == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 16;
-        w->dirs = xrealloc(w->dirs, w->cap * sizeof *w->dirs);
-    }
-    w->dirs[w->ndirs].wd = wd;
-    w->dirs[w->ndirs].rel = xstrdup(rel);
-    w->ndirs++;
+    wdir *nd = VEC_ADD(w->dirs, w->ndirs, w->cap, 16);
+    nd->wd = wd;
+    nd->rel = xstrdup(rel);
     return true;
 }
 

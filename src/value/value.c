@@ -10,6 +10,7 @@
 
 #include "util/date.h"
 #include "util/hash.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 tpl_value tpl_str(const char *s)
@@ -216,11 +217,7 @@ void tpl_deps_note(const tpl_map *m, long index)
     uint64_t e = (uint64_t)m->owner << 16 | (uint64_t)(index & 0xffff);
     if (d->n && d->v[d->n - 1] == e)
         return;
-    if (d->n == d->cap) {
-        d->cap = d->cap ? 2 * d->cap : 16;
-        d->v = xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = e;
+    VEC_PUSH(d->v, d->n, d->cap, 16, e);
 }
 
 static int cmp_u64(const void *a, const void *b)
