@@ -39,7 +39,9 @@ static const char serve_usage[] =
     "\n"
     "  -s, --site DIR   the site folder (default: .)\n"
     "  -p, --port N     the port to listen on (default: 8000; 0 picks a free one)\n"
-    "  -b, --bind ADDR  the address to listen on (default: 127.0.0.1; ::1 for IPv6)\n"
+    "  -b, --bind ADDR  the address to listen on (default: 127.0.0.1; ::1 for IPv6);\n"
+    "                   requests must name localhost, an IP address or ADDR\n"
+    "                   (0.0.0.0 or :: answers any name)\n"
     "  -D, --drafts     build drafts too\n"
     "  -O, --open       open the site in the default browser\n"
     "      --stats      after each rebuild, print where its time went\n"
@@ -173,7 +175,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         printf("build failed in %.0f ms (%zu error%s); serving an error page until it is fixed\n",
                ms_since(&t0), diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
 
-    srv = serve_server_start(out.data, fd, d);
+    srv = serve_server_start(out.data, fd, bind_addr, d);
     fd = -1; /* the server owns it, even when starting failed */
     if (!srv)
         goto done;

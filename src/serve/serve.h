@@ -38,8 +38,12 @@ typedef struct serve_server serve_server;
 
 /* Starts serving the folder root (which may not exist yet: until it does
  * every request gets a small "not built yet" page) on listen_fd, which the
- * server now owns. Returns NULL after reporting into d. */
-serve_server *serve_server_start(const char *root, int listen_fd, diag_list *d);
+ * server now owns. bind is the --bind value the socket was opened with: a
+ * request whose Host header names anything else is refused (see
+ * serve_host_allowed), unless the socket listens on every address
+ * (0.0.0.0 or ::). Returns NULL after reporting into d. */
+serve_server *serve_server_start(const char *root, int listen_fd, const char *bind,
+                                 diag_list *d);
 /* Wakes every event stream so it ends, stops the daemon (closing every
  * connection and the socket) and frees the server. NULL does nothing. */
 void serve_server_stop(serve_server *s);
@@ -78,6 +82,17 @@ typedef enum serve_status {
  * names another host). file and location are reset first. */
 serve_status serve_resolve(const char *root_real, const char *raw_path, buf *file,
                            buf *location);
+
+/* The DNS-rebinding guard: may a request carrying this Host header be
+ * answered? host is the header's value ("name", "name:port", "[v6]:port"),
+ * NULL when the request had none (no browser sends that). Allowed: an IP
+ * address literal (a page can only send one when it was itself loaded from
+ * that address), "localhost" and names under ".localhost" (which resolve to
+ * the loopback only), and bind, the name the server was told to listen on;
+ * case does not matter, nor a trailing dot, nor the port. any_host (the
+ * server listens on every address) allows every well-formed name. A Host
+ * that is not a well-formed host[:port] is refused either way. */
+bool serve_host_allowed(const char *host, const char *bind, bool any_host);
 
 /* The Content-Type for a file name, by extension (case-insensitive); text
  * types carry "; charset=utf-8". Unknown: "application/octet-stream".

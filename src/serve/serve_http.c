@@ -40,6 +40,8 @@ typedef enum ev_kind { EV_RELOAD, EV_CSS, EV_ERROR } ev_kind;
 
 struct serve_server {
     char *root;
+    char *bind;    /* the --bind name: Host headers naming it are answered */
+    bool any_host; /* listening on every address: any Host is answered */
     struct MHD_Daemon *mhd;
     pthread_rwlock_t output; /* held for writing while a build swaps files */
 
@@ -518,6 +520,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         *upload_size = 0; /* drop a body; the method is refused below */
         return MHD_YES;
     }
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    if (!serve_host_allowed(host, s->bind, s->any_host)) {
+        /* DNS rebinding: a page on another site whose name now resolves
+         * to this machine must not read the preview. */
+        buf b = BUF_INIT;
+        buf_puts(&b, "403 forbidden: this preview server answers only requests addressed to "
+                     "localhost, an IP address");
+        if (s->bind && *s->bind)
+            buf_printf(&b, " or %s", s->bind);
+        buf_puts(&b, ", not to the host named in this request (a guard against DNS "
+                     "rebinding). To reach it under another name, start it with "
+                     "`sheaf serve --bind NAME` (or --bind 0.0.0.0 to answer any name).\n");
+        size_t len;
+        char *data = buf_detach(&b, &len);
+        return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain; charset=utf-8", data, len);
+    }
     if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
         char *body = xstrdup("only GET and HEAD are served here\n");
         struct MHD_Response *r =
@@ -579,10 +597,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 /* ---- the server ---- */
 
-serve_server *serve_server_start(const char *root, int listen_fd, diag_list *d)
+serve_server *serve_server_start(const char *root, int listen_fd, const char *bind,
+                                 diag_list *d)
 {
     serve_server *s = xcalloc(1, sizeof *s);
     s->root = xstrdup(root);
+    s->bind = xstrdup(bind ? bind : "");
     pthread_rwlockattr_t ra;
     pthread_rwlockattr_init(&ra);
     /* A rebuild must not wait behind a stream of requests. */
@@ -601,8 +621,12 @@ serve_server *serve_server_start(const char *root, int listen_fd, diag_list *d)
 
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
-    bool v6 = getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0 &&
-              ss.ss_family == AF_INET6;
+    bool named = getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0;
+    bool v6 = named && ss.ss_family == AF_INET6;
+    if (named && v6)
+        s->any_host = IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+    else if (named && ss.ss_family == AF_INET)
+        s->any_host = ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                      MHD_USE_POLL | (v6 ? MHD_USE_IPv6 : 0);
     s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
@@ -635,6 +659,7 @@ void serve_server_stop(serve_server *s)
     pthread_rwlock_destroy(&s->output);
     free(s->lines);
     free(s->root);
+    free(s->bind);
     free(s);
 }
 

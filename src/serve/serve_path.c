@@ -1,6 +1,7 @@
 /* serve_path: what the preview server decides for each request before it
  * touches a socket — which file a URL names (and what it must refuse), its
  * Content-Type and ETag, and where the live-reload script goes in HTML. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -108,6 +109,83 @@ out:
     buf_release(&dec);
     return r;
 }
+
+/* ---- the Host header ---- */
+
+static bool host_char(unsigned char c)
+{
+    return isalnum(c) || c == '-' || c == '.' || c == '_';
+}
+
+bool serve_host_allowed(const char *host, const char *bind, bool any_host)
+{
+    if (!host)
+        return true;
+    /* Split off the port: "name:port", "[v6]" or "[v6]:port". */
+    size_t len = strlen(host);
+    const char *name = host, *port = NULL;
+    size_t nlen;
+    bool v6 = host[0] == '[';
+    if (v6) {
+        const char *close = strchr(host, ']');
+        if (!close)
+            return false;
+        name = host + 1;
+        nlen = (size_t)(close - name);
+        if (close[1] == ':')
+            port = close + 2;
+        else if (close[1])
+            return false;
+    } else {
+        const char *colon = strchr(host, ':');
+        nlen = colon ? (size_t)(colon - host) : len;
+        if (colon)
+            port = colon + 1;
+    }
+    if (port) {
+        if (!*port || strlen(port) > 5)
+            return false;
+        for (const char *p = port; *p; p++)
+            if (*p < '0' || *p > '9')
+                return false;
+    }
+    if (nlen == 0 || nlen > 253)
+        return false;
+    char n[256];
+    memcpy(n, name, nlen);
+    n[nlen] = '\0';
+    if (v6) {
+        struct in6_addr a6;
+        return inet_pton(AF_INET6, n, &a6) == 1;
+    }
+    for (size_t i = 0; i < nlen; i++) {
+        if (!host_char((unsigned char)n[i]))
+            return false;
+        n[i] = (char)tolower((unsigned char)n[i]);
+    }
+    if (nlen > 1 && n[nlen - 1] == '.')
+        n[--nlen] = '\0';
+    struct in_addr a4;
+    if (inet_pton(AF_INET, n, &a4) == 1)
+        return true;
+    if (any_host)
+        return true;
+    static const char lh[] = "localhost", dlh[] = ".localhost";
+    if (!strcmp(n, lh))
+        return true;
+    if (nlen > sizeof dlh - 1 && !strcmp(n + nlen - (sizeof dlh - 1), dlh))
+        return true;
+    if (bind && *bind) {
+        size_t blen = strlen(bind);
+        if (blen > 1 && bind[blen - 1] == '.')
+            blen--;
+        if (blen == nlen && !strncasecmp(bind, n, nlen))
+            return true;
+    }
+    return false;
+}
+
+/* ---- MIME types ---- */
 
 static const struct {
     const char *ext;

@@ -112,8 +112,12 @@ def raw(port, path, method="GET", headers=None, host="127.0.0.1", timeout=10):
     s = socket.socket(fam, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.connect((host, port))
-    req = f"{method} {path} HTTP/1.0\r\nHost: localhost\r\n"
-    for k, v in (headers or {}).items():
+    headers = dict(headers or {})
+    hosthdr = headers.pop("Host", "localhost")
+    req = f"{method} {path} HTTP/1.0\r\n"
+    if hosthdr is not None:
+        req += f"Host: {hosthdr}\r\n"
+    for k, v in headers.items():
         req += f"{k}: {v}\r\n"
     s.sendall((req + "\r\n").encode("latin-1"))
     data = b""
@@ -301,6 +305,7 @@ def run_server_checks(sheaf, site, tmp, tmpdir, env):
     out = outs[0] if outs else None
     try:
         http_checks(port, out, tmp)
+        host_checks(port)
         reload_checks(sheaf, site, port, srv, env)
     finally:
         code = srv.stop(signal.SIGINT)
@@ -309,6 +314,7 @@ def run_server_checks(sheaf, site, tmp, tmpdir, env):
     check("the server said nothing on stderr but diagnostics",
           all(re.match(r"^\S+:(\d+:\d+:)? ?(error|warning|note): ", e) for e in srv.err),
           "\n".join(srv.err))
+    bind_checks(sheaf, site, env)
     other_servers(sheaf, site, env, tmpdir)
 
 
@@ -443,6 +449,29 @@ def http_checks(port, out, tmp):
         check("a symlink inside the output is served", st == 200 and b"Original words" in body)
         for p in ("leak.txt", "leakdir", "posts/rel-leak.txt", "posts/inside.html"):
             os.unlink(os.path.join(out, p))
+
+
+def host_checks(port):
+    """DNS rebinding: only names that mean this server are answered."""
+    for host in ("localhost", f"localhost:{port}", f"127.0.0.1:{port}", "127.0.0.1",
+                 f"LOCALHOST:{port}", f"[::1]:{port}", f"dev.localhost:{port}", None):
+        st, _, body = raw(port, "/posts/hello/", headers={"Host": host})
+        check(f"Host {host!r}: answered", st == 200 and b"Original words" in body, f"status {st}")
+    for host in (f"evil.example:{port}", "evil.example", f"localhost.evil.example:{port}",
+                 f"127.0.0.1.nip.io:{port}", "", "bad host", f"localhost:{port}/x"):
+        for path in ("/posts/hello/", "/__sheaf/status", "/__sheaf/events", "/no/such/"):
+            try:
+                st, h, body = raw(port, path, headers={"Host": host}, timeout=3)
+            except OSError as e:  # an event stream that was let through
+                st, body = repr(e), b""
+            check(f"Host {host!r} {path}: refused with 403 (or 400 from the parser)",
+                  st in (400, 403) and b"Original words" not in body and b"errors" not in body,
+                  f"status {st}")
+    st, h, body = raw(port, "/", headers={"Host": f"evil.example:{port}"})
+    expect("Host refused: status", st, 403)
+    expect("Host refused: type", h.get("content-type"), "text/plain; charset=utf-8")
+    check("Host refused: the body says why and what to do",
+          b"DNS rebinding" in body and b"--bind" in body, body)
 
 
 def reload_checks(sheaf, site, port, srv, env):
@@ -589,6 +618,32 @@ def other_servers(sheaf, site, env, tmpdir):
            re.findall(rb'rel="canonical" href="([^"]*)"', body),
            [f"http://[::1]:{port}/posts/hello/".encode()])
     expect("SIGTERM: exit status", srv.stop(signal.SIGTERM), 0)
+
+
+def bind_checks(sheaf, site, env):
+    """--bind NAME answers that name too; --bind 0.0.0.0 answers any."""
+    srv, port, m = start(sheaf, site, env, ("--bind", "localhost"))
+    if not m:
+        failures.append("--bind localhost did not start:\n" + "\n".join(srv.lines + srv.err))
+        srv.stop()
+        return
+    addr = re.match(r"http://\[?([^\]/]+?)\]?:\d+/$", m.group(2))
+    addr = addr.group(1) if addr else "127.0.0.1"  # localhost may be ::1 here
+    st, _, _ = raw(port, "/", headers={"Host": f"localhost:{port}"}, host=addr)
+    expect("--bind localhost: localhost answered", st, 200)
+    st, _, _ = raw(port, "/", headers={"Host": f"evil.example:{port}"}, host=addr)
+    expect("--bind localhost: another name refused", st, 403)
+    srv.stop()
+    srv, port, m = start(sheaf, site, env, ("--bind", "0.0.0.0"))
+    if not m:
+        failures.append("--bind 0.0.0.0 did not start:\n" + "\n".join(srv.lines + srv.err))
+        srv.stop()
+        return
+    st, _, _ = raw(port, "/", headers={"Host": f"mybox.example:{port}"})
+    expect("--bind 0.0.0.0: any name answered", st, 200)
+    st, _, _ = raw(port, "/", headers={"Host": "bad host"})
+    check("--bind 0.0.0.0: a malformed Host still refused", st in (400, 403), f"status {st}")
+    srv.stop()
 
 
 if __name__ == "__main__":

@@ -130,6 +130,50 @@ TEST(resolve_paths)
     EQ_INT(resolve("http://x/", got, sizeof got), SERVE_BAD_REQUEST);
 }
 
+TEST(host_header)
+{
+    /* What a browser sends for the loopback, with and without the port. */
+    OK(serve_host_allowed("localhost", "127.0.0.1", false));
+    OK(serve_host_allowed("localhost:8000", "127.0.0.1", false));
+    OK(serve_host_allowed("LocalHost.:8000", "127.0.0.1", false));
+    OK(serve_host_allowed("127.0.0.1:8000", "127.0.0.1", false));
+    OK(serve_host_allowed("[::1]:8000", "::1", false));
+    OK(serve_host_allowed("[::1]", "127.0.0.1", false));
+    OK(serve_host_allowed("app.localhost:8000", "127.0.0.1", false));
+    OK(serve_host_allowed(NULL, "127.0.0.1", false));
+    /* Any address literal: no DNS, so no rebinding. */
+    OK(serve_host_allowed("192.168.1.5:8000", "127.0.0.1", false));
+    /* The --bind name itself. */
+    OK(serve_host_allowed("mybox.lan:8000", "mybox.lan", false));
+    OK(serve_host_allowed("MyBox.Lan.", "mybox.lan", false));
+    /* DNS rebinding: a name of somebody else's that now resolves here. */
+    OK(!serve_host_allowed("evil.example", "127.0.0.1", false));
+    OK(!serve_host_allowed("evil.example:8000", "127.0.0.1", false));
+    OK(!serve_host_allowed("localhost.evil.example:8000", "127.0.0.1", false));
+    OK(!serve_host_allowed("evillocalhost:8000", "127.0.0.1", false));
+    OK(!serve_host_allowed("mybox.lan.evil.example", "mybox.lan", false));
+    OK(!serve_host_allowed("127.0.0.1.nip.io:8000", "127.0.0.1", false));
+    OK(!serve_host_allowed("evil.example", "", false));
+    OK(!serve_host_allowed("evil.example", NULL, false));
+    /* Not a host[:port] at all. */
+    OK(!serve_host_allowed("", "127.0.0.1", false));
+    OK(!serve_host_allowed(":8000", "127.0.0.1", false));
+    OK(!serve_host_allowed("localhost:", "127.0.0.1", false));
+    OK(!serve_host_allowed("localhost:80a", "127.0.0.1", false));
+    OK(!serve_host_allowed("localhost:123456", "127.0.0.1", false));
+    OK(!serve_host_allowed("local host", "127.0.0.1", false));
+    OK(!serve_host_allowed("localhost/x", "127.0.0.1", false));
+    OK(!serve_host_allowed("user@localhost", "127.0.0.1", false));
+    OK(!serve_host_allowed("[::1", "127.0.0.1", false));
+    OK(!serve_host_allowed("[::1]x", "127.0.0.1", false));
+    OK(!serve_host_allowed("[evil.example]", "127.0.0.1", false));
+    OK(!serve_host_allowed("a:1:2", "127.0.0.1", false));
+    /* --bind 0.0.0.0 or ::: every well-formed name. */
+    OK(serve_host_allowed("evil.example:8000", "0.0.0.0", true));
+    OK(serve_host_allowed("mybox:8000", "::", true));
+    OK(!serve_host_allowed("bad host", "0.0.0.0", true));
+}
+
 TEST(mime_types)
 {
     EQ_STR(serve_mime_type("a/index.html"), "text/html; charset=utf-8");
@@ -455,6 +499,7 @@ int main(void)
         return 1;
     }
     RUN(resolve_paths);
+    RUN(host_header);
     RUN(mime_types);
     RUN(etags);
     RUN(inject);
