@@ -152,6 +152,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         r->c.l = l;
         r->c.out = NULL;
         r->nrender = nrender;
+        r->live = arena_used(r->s.a);
         bs->last = r;
         memset(&s, 0, sizeof s);
     } else {

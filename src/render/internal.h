@@ -73,6 +73,8 @@ typedef struct last_run {
     char *tdir, *thdir;
     render_ctx c;      /* jobs, years, options; scratch and diags are per run */
     size_t nrender;    /* jobs that render a template (the rest copy files) */
+    size_t live;       /* bytes of the model's arena when the full run made it */
+    size_t garbage;    /* bytes fast rebuilds added to it since (see session.c) */
 } last_run;
 
 struct build_session {

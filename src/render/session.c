@@ -118,6 +118,22 @@ static bool job_reads(const tpl_deps *dp, uint32_t owner, const long *idx, size_
     return false;
 }
 
+/* A fast rebuild puts the edited pages' new text, Markdown and values in
+ * the model's arena, and the old ones stay there unused until the model
+ * goes: without a limit, every save of a 200 KB post would keep ~1 MB for
+ * good. So once what fast rebuilds added passes half of what the full run
+ * left there (and at least GARBAGE_MIN), the next rebuild is a full one,
+ * which makes a new model (reading only the changed files) and frees the
+ * old one: the model's memory stays under 1.5 times its size (+ GARBAGE_MIN)
+ * over any number of edits. */
+#define GARBAGE_MIN ((size_t)8 << 20)
+
+static bool too_much_garbage(const last_run *L)
+{
+    size_t limit = L->live / 2 > GARBAGE_MIN ? L->live / 2 : GARBAGE_MIN;
+    return L->garbage > limit;
+}
+
 /* A rebuild after edits of existing pages that leave every page where it
  * was — the same dates, tags, slug, draft state (a new title or params are
  * fine), the same heading ids, the same links — done on the last run's
@@ -132,8 +148,14 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     last_run *L = bs->last;
     if (!L || !n)
         return false;
+    if (too_much_garbage(L)) {
+        render_last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
     double t0 = render_now_ms();
     site *s = &L->s;
+    size_t used_before = arena_used(s->a);
     size_t npick = 0;
     size_t *pick = xcalloc(L->c.njobs + 1, sizeof *pick);
     bool *picked = xcalloc(L->c.njobs + 1, sizeof *picked);
@@ -245,6 +267,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         bs->last = NULL;
         return false;
     }
+    L->garbage += arena_used(s->a) - used_before;
     local.posts = s->nposts;
     local.pages = s->nposts + s->nplain;
     local.tags = s->ntags;
