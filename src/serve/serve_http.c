@@ -1,13 +1,22 @@
-/* serve_http: the preview server itself — a libmicrohttpd daemon with one
- * thread per connection over the build's output folder, the live-reload
- * script injected into HTML on the way out, and the Server-Sent Events
- * stream (/__sheaf/events) that tells open pages to reload, swap their
- * stylesheets, or show the last build's errors.
+/* serve_http: the preview server itself — a libmicrohttpd daemon over the
+ * build's output folder, the live-reload script injected into HTML on the
+ * way out, and the Server-Sent Events stream (/__sheaf/events) that tells
+ * open pages to reload, swap their stylesheets, or show the last build's
+ * errors.
+ *
+ * Connections are served by a small pool of threads, each polling its
+ * share with epoll, so an idle or slow connection costs a socket and a
+ * little memory, never a thread: connections are closed after IDLE_SECONDS
+ * without traffic, other machines get at most PER_ADDRESS_LIMIT each (this
+ * machine's own browser is not limited but by the total), and the total is
+ * as many as the open-file limit allows (up to MAX_CONNECTIONS).
  *
  * The reload state is one record — a generation number bumped by every
  * report, whether the last build failed and with what — kept under a
- * mutex; each event stream sleeps on a condition variable until the
- * generation moves past the one its page was served with. A page carries
+ * mutex. An event stream with nothing to send is suspended (it takes no
+ * thread and is not timed out) and sits on the list of waiting streams;
+ * a report, and a ticker thread every PING_SECONDS, resume them all, and
+ * each sends its event or a ping and suspends again. A page carries
  * "<boot>-<gen>" (boot differs between runs of the server), so a stream
  * that connects after a rebuild it did not see, or to a restarted server,
  * gets the current state at once. */
@@ -21,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,14 +39,28 @@
 #include <microhttpd.h>
 
 #include "serve/serve.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 #define EVENTS_PATH "/__sheaf/events"
 #define STATUS_PATH "/__sheaf/status"
 #define PING_SECONDS 15
+#define IDLE_SECONDS 10        /* a connection with no traffic for this long is closed */
+#define PER_ADDRESS_LIMIT 64   /* connections from one address other than the loopback */
+#define MAX_CONNECTIONS 10000  /* at most, however many files may be open */
+#define RESERVED_FDS 128       /* kept for the build, the watcher and files being sent */
 #define MAX_INJECT (64u << 20) /* larger "HTML" is sent as it is */
 
 typedef enum ev_kind { EV_RELOAD, EV_CSS, EV_ERROR } ev_kind;
+
+typedef struct stream stream;
+
+/* How many connections each address other than the loopback has open. */
+typedef struct addr_count {
+    unsigned char key[16];
+    size_t klen;
+    unsigned n;
+} addr_count;
 
 struct serve_server {
     char *root;
@@ -45,8 +69,15 @@ struct serve_server {
     struct MHD_Daemon *mhd;
     pthread_rwlock_t output; /* held for writing while a build swaps files */
 
+    pthread_mutex_t addr_mu; /* guards the per-address counts */
+    addr_count *addrs;
+    size_t naddrs, addrs_cap;
+
     pthread_mutex_t mu; /* guards everything below */
-    pthread_cond_t changed;
+    pthread_cond_t changed; /* the ticker waits on it */
+    pthread_t ticker;
+    bool have_ticker;
+    stream *waiting;    /* suspended event streams */
     bool stopping;
     char boot[24];
     unsigned long gen;
@@ -345,14 +376,18 @@ static enum MHD_Result send_not_found(serve_server *s, struct MHD_Connection *c,
 
 /* ---- the event stream ---- */
 
-typedef struct stream {
+struct stream {
     serve_server *s;
+    struct MHD_Connection *c;
     unsigned long seen; /* generation the page knows */
     bool stale;         /* the page is from another build or server: send the state */
     bool started;
+    bool suspended;     /* on s->waiting, until a report or the ticker resumes it */
+    struct timespec ping_at; /* when to send a ping if nothing happens */
+    stream *prev, *next;
     buf pending;
     size_t off;
-} stream;
+};
 
 /* Formats one event; each line of text becomes a data: line. */
 static void put_event(buf *out, const char *name, const char *id, const char *text)
@@ -392,6 +427,34 @@ static void next_event(stream *st)
     st->stale = false;
 }
 
+static void ping_later(stream *st)
+{
+    clock_gettime(CLOCK_MONOTONIC, &st->ping_at);
+    st->ping_at.tv_sec += PING_SECONDS;
+}
+
+static bool ping_due(const stream *st)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > st->ping_at.tv_sec ||
+           (now.tv_sec == st->ping_at.tv_sec && now.tv_nsec >= st->ping_at.tv_nsec);
+}
+
+/* Caller holds s->mu: resumes every suspended stream, so each looks again
+ * at the state (and its ping time). */
+static void wake_streams(serve_server *s)
+{
+    for (stream *st = s->waiting; st; st = st->next) {
+        st->suspended = false;
+        MHD_resume_connection(st->c);
+    }
+    s->waiting = NULL;
+}
+
+/* Called by the connection's thread whenever the socket can take more.
+ * With nothing to send, the connection is suspended (returning 0 bytes)
+ * until wake_streams. */
 static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 {
     (void)pos;
@@ -401,27 +464,31 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
         buf_reset(&st->pending);
         st->off = 0;
         pthread_mutex_lock(&s->mu);
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->mu);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
         if (!st->started) {
             buf_puts(&st->pending, "retry: 1000\n\n");
             st->started = true;
+            ping_later(st);
         }
         if (st->stale || st->seen != s->gen) {
             next_event(st);
+            ping_later(st);
+        } else if (st->pending.len == 0 && ping_due(st)) {
+            buf_puts(&st->pending, ": ping\n\n");
+            ping_later(st);
         } else if (st->pending.len == 0) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += PING_SECONDS;
-            while (!s->stopping && st->seen == s->gen)
-                if (pthread_cond_timedwait(&s->changed, &s->mu, &until) == ETIMEDOUT)
-                    break;
-            if (s->stopping) {
-                pthread_mutex_unlock(&s->mu);
-                return MHD_CONTENT_READER_END_OF_STREAM;
-            }
-            if (st->seen != s->gen)
-                next_event(st);
-            else
-                buf_puts(&st->pending, ": ping\n\n");
+            st->suspended = true;
+            st->prev = NULL;
+            st->next = s->waiting;
+            if (s->waiting)
+                s->waiting->prev = st;
+            s->waiting = st;
+            MHD_suspend_connection(st->c);
+            pthread_mutex_unlock(&s->mu);
+            return 0;
         }
         pthread_mutex_unlock(&s->mu);
     }
@@ -436,14 +503,45 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 static void stream_free(void *cls)
 {
     stream *st = cls;
+    serve_server *s = st->s;
+    pthread_mutex_lock(&s->mu);
+    if (st->suspended) { /* only when the daemon stops */
+        if (st->prev)
+            st->prev->next = st->next;
+        else
+            s->waiting = st->next;
+        if (st->next)
+            st->next->prev = st->prev;
+    }
+    pthread_mutex_unlock(&s->mu);
     buf_release(&st->pending);
     free(st);
+}
+
+/* The ticker: every PING_SECONDS, wakes the waiting streams so those due
+ * send a ping (which also finds the ones whose page has gone). */
+static void *ticker_main(void *arg)
+{
+    serve_server *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += PING_SECONDS;
+        while (!s->stopping &&
+               pthread_cond_timedwait(&s->changed, &s->mu, &until) != ETIMEDOUT)
+            ;
+        wake_streams(s);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
 }
 
 static enum MHD_Result send_events(serve_server *s, struct MHD_Connection *c)
 {
     stream *st = xcalloc(1, sizeof *st);
     st->s = s;
+    st->c = c;
     st->pending = (buf)BUF_INIT;
     const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
     if (!v || !*v)
@@ -595,6 +693,145 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return ret;
 }
 
+/* ---- connection limits ---- */
+
+/* The address of a client as a key (an IPv4-mapped IPv6 address as its
+ * IPv4 one); false for the loopback, which is not limited per address:
+ * every page in this machine's browser comes from there. */
+static bool addr_key(const struct sockaddr *sa, unsigned char key[16], size_t *klen)
+{
+    if (!sa)
+        return false;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+        memcpy(key, &a->sin_addr, 4);
+        *klen = 4;
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+        if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr))
+            return false;
+        if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
+            memcpy(key, a->sin6_addr.s6_addr + 12, 4);
+            *klen = 4;
+        } else {
+            memcpy(key, &a->sin6_addr, 16);
+            *klen = 16;
+        }
+    } else {
+        return false;
+    }
+    /* 127.0.0.1 itself; the rest of 127/8 counts as another machine (a
+     * client has to choose such a source address on purpose) */
+    return !(*klen == 4 && key[0] == 127 && key[1] == 0 && key[2] == 0 && key[3] == 1);
+}
+
+/* Caller holds addr_mu. */
+static addr_count *addr_find(serve_server *s, const unsigned char *key, size_t klen)
+{
+    for (size_t i = 0; i < s->naddrs; i++)
+        if (s->addrs[i].klen == klen && !memcmp(s->addrs[i].key, key, klen))
+            return &s->addrs[i];
+    return NULL;
+}
+
+/* Counting per address is exact although the pool's threads accept at
+ * once: each thread accepts a connection, asks accept_policy, then sets
+ * the connection up and reports it started, all in turn. So the policy
+ * counts the connection at once (no other thread can slip one in between)
+ * and leaves the count pending in its thread; "started" confirms it. A
+ * connection the library then fails to set up never starts: the next
+ * policy call in that thread gives its count back. */
+static _Thread_local struct {
+    bool set;
+    unsigned char key[16];
+    size_t klen;
+} pending;
+
+/* Caller holds addr_mu. */
+static void addr_release(serve_server *s, const unsigned char *key, size_t klen)
+{
+    addr_count *e = addr_find(s, key, klen);
+    if (e && --e->n == 0)
+        *e = s->addrs[--s->naddrs];
+}
+
+/* Before a connection is accepted: refused once its address (other than
+ * the loopback) has PER_ADDRESS_LIMIT open. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+    (void)len;
+    serve_server *s = cls;
+    unsigned char key[16];
+    size_t klen;
+    pthread_mutex_lock(&s->addr_mu);
+    if (pending.set) {
+        addr_release(s, pending.key, pending.klen);
+        pending.set = false;
+    }
+    bool ok = true;
+    if (addr_key(sa, key, &klen)) {
+        addr_count *e = addr_find(s, key, klen);
+        ok = !e || e->n < PER_ADDRESS_LIMIT;
+        if (ok) {
+            if (!e) {
+                e = VEC_ADD(s->addrs, s->naddrs, s->addrs_cap, 16);
+                memcpy(e->key, key, klen);
+                e->klen = klen;
+                e->n = 0;
+            }
+            e->n++;
+            memcpy(pending.key, key, klen);
+            pending.klen = klen;
+            pending.set = true;
+        }
+    }
+    pthread_mutex_unlock(&s->addr_mu);
+    return ok ? MHD_YES : MHD_NO;
+}
+
+/* A connection counted by accept_policy started (in the same thread), or
+ * closed. */
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code)
+{
+    serve_server *s = cls;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    unsigned char key[16];
+    size_t klen;
+    if (!ci || !addr_key(ci->client_addr, key, &klen))
+        return;
+    pthread_mutex_lock(&s->addr_mu);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        if (pending.set && pending.klen == klen && !memcmp(pending.key, key, klen)) {
+            pending.set = false;
+            *socket_context = s; /* counted: give it back when it closes */
+        }
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+        addr_release(s, key, klen);
+        *socket_context = NULL;
+    }
+    pthread_mutex_unlock(&s->addr_mu);
+}
+
+/* Raises the soft open-file limit to the hard one (each connection is a
+ * socket) and returns how many connections to allow. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1000;
+    rlim_t want = (rlim_t)MAX_CONNECTIONS + RESERVED_FDS;
+    if (rl.rlim_cur < want && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return MAX_CONNECTIONS;
+    return rl.rlim_cur > RESERVED_FDS + 16 ? (unsigned)(rl.rlim_cur - RESERVED_FDS) : 16;
+}
+
 /* ---- the server ---- */
 
 serve_server *serve_server_start(const char *root, int listen_fd, const char *bind,
@@ -610,8 +847,10 @@ serve_server *serve_server_start(const char *root, int listen_fd, const char *bi
     pthread_rwlock_init(&s->output, &ra);
     pthread_rwlockattr_destroy(&ra);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->addr_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->changed, &ca);
     pthread_condattr_destroy(&ca);
     struct timespec now;
@@ -627,20 +866,34 @@ serve_server *serve_server_start(const char *root, int listen_fd, const char *bi
         s->any_host = IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr);
     else if (named && ss.ss_family == AF_INET)
         s->any_host = ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_POLL | (v6 ? MHD_USE_IPv6 : 0);
-    s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+    /* the pool's threads share the socket: accept must never block */
+    int fl = fcntl(listen_fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned pool = ncpu < 4 ? 4 : ncpu > 8 ? 8 : (unsigned)ncpu;
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                     (v6 ? MHD_USE_IPv6 : 0);
+    s->mhd = MHD_start_daemon(flags, 0, accept_policy, s, handle, s,
                               MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                               MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, (void *)NULL,
-                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+                              MHD_OPTION_THREAD_POOL_SIZE, pool,
+                              MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_SECONDS,
+                              MHD_OPTION_NOTIFY_CONNECTION, notify_connection, (void *)s,
                               MHD_OPTION_END);
     if (!s->mhd) {
         diag_error(d, NULL, 0, 0, "cannot start the HTTP server (libmicrohttpd)");
         close(listen_fd);
-        s->mhd = NULL;
         serve_server_stop(s);
         return NULL;
     }
+    if (pthread_create(&s->ticker, NULL, ticker_main, s) != 0) {
+        diag_error(d, NULL, 0, 0, "cannot start the HTTP server: %s", strerror(errno));
+        serve_server_stop(s);
+        return NULL;
+    }
+    s->have_ticker = true;
     return s;
 }
 
@@ -650,13 +903,18 @@ void serve_server_stop(serve_server *s)
         return;
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
+    wake_streams(s); /* they end: stream_read sees stopping */
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->mu);
+    if (s->have_ticker)
+        pthread_join(s->ticker, NULL);
     if (s->mhd)
         MHD_stop_daemon(s->mhd);
     pthread_cond_destroy(&s->changed);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->addr_mu);
     pthread_rwlock_destroy(&s->output);
+    free(s->addrs);
     free(s->lines);
     free(s->root);
     free(s->bind);
@@ -712,6 +970,6 @@ void serve_server_report(serve_server *s, bool ok, const diag_list *d,
     free(s->lines);
     s->lines = buf_detach(&lines, NULL);
     s->nlines = n;
-    pthread_cond_broadcast(&s->changed);
+    wake_streams(s);
     pthread_mutex_unlock(&s->mu);
 }

@@ -10,6 +10,17 @@ add_test(NAME serve/unit COMMAND test_serve_unit)
 
 add_test(NAME serve/http
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/serve/test_serve.py $<TARGET_FILE:sheaf>)
+# 1,100 idle, slow and streaming connections at once, and the per-address
+# limit (see docs/serve.md); then 20 s of wrk load while a 200 KB post is
+# saved every 100 ms: no error, memory flat (the 2-minute run on a
+# 2,000-post corpus is a benchmark: see the comment in soak.py).
+add_test(NAME serve/slow-clients
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/serve/test_slow_clients.py $<TARGET_FILE:sheaf>)
+add_test(NAME serve/soak
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "" wrk
+                 /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/serve/soak.py $<TARGET_FILE:sheaf> --seconds 20)
+set_tests_properties(serve/slow-clients PROPERTIES LABELS serve TIMEOUT 180 SKIP_RETURN_CODE 77)
+set_tests_properties(serve/soak PROPERTIES LABELS "serve;no-asan" TIMEOUT 180 SKIP_RETURN_CODE 77)
 # (skipped, by needs.sh, without playwright-core, Node.js or Chromium)
 add_test(NAME serve/browser
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh playwright-core "node chromium"
