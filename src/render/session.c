@@ -176,7 +176,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
             if (!exists)
                 continue;
         }
-        ok = pi >= 0 && len > 11 && !strcmp(rel + len - 3, ".md");
+        ok = pi >= 0 && len > 8 && site_markdown_ext(rel + 8);
         page *p = ok ? &s->pages[pi] : NULL;
         ok = ok && !p->failed && !p->excluded && p->path && p->value;
         buf text = BUF_INIT;

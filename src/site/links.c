@@ -146,13 +146,13 @@ static const char *resolve(void *vctx, const md_link *l)
         int pg = site_lookup(s, rel, &file);
         if (pg < 0 && file < 0) {
             /* a folder, with or without its slash: its index.md (a bundle) */
+            static const char *const exts[] = { SITE_MARKDOWN_EXTS };
             size_t rl = strlen(rel);
-            const char *idx = !rl || rel[rl - 1] == '/' ? arena_printf(c->a, "%sindex.md", rel)
-                                                       : arena_printf(c->a, "%s/index.md", rel);
-            int f2;
-            int pg2 = site_lookup(s, idx, &f2);
-            if (pg2 >= 0)
-                pg = pg2;
+            const char *sep = !rl || rel[rl - 1] == '/' ? "" : "/";
+            for (size_t e = 0; e < sizeof exts / sizeof *exts && pg < 0; e++) {
+                int f2;
+                pg = site_lookup(s, arena_printf(c->a, "%s%sindex%s", rel, sep, exts[e]), &f2);
+            }
         }
         if (pg >= 0 && s->pages[pg].path) {
             r->kind = LINK_PAGE;

@@ -1,7 +1,8 @@
 /* load: content/ → pages and files; front matter; output paths.
  *
- * Every file is read once. `*.md` under content/ are pages (those under
- * content/posts/ are dated posts); a folder holding index.md is a page
+ * Every file is read once. Markdown files under content/ (`*.md` and the
+ * other SITE_MARKDOWN_EXTS) are pages (those under content/posts/ are
+ * dated posts); a folder holding index.md is a page
  * bundle whose other files are copied beside the page. Other files keep
  * their place. Theme and site static files go to the output root (the
  * site's win). Front matter is parsed on `jobs` threads. */
@@ -57,6 +58,27 @@ static bool is_dropping(const char *name)
            (n > 4 && !strcmp(name + n - 4, ".swx")) || (name[0] == '#' && n > 1 && name[n - 1] == '#');
 }
 
+size_t site_markdown_ext(const char *path)
+{
+    static const char *const exts[] = { SITE_MARKDOWN_EXTS };
+    size_t n = strlen(path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+        size_t e = strlen(exts[i]);
+        /* a name that is only the ending (".md") is a hidden file, not a page */
+        if (n - (size_t)(base - path) > e && !strcmp(path + n - e, exts[i]))
+            return e;
+    }
+    return 0;
+}
+
+bool site_is_index_page(const char *base)
+{
+    size_t e = site_markdown_ext(base);
+    return e && strlen(base) == 5 + e && !strncmp(base, "index", 5);
+}
+
 typedef struct walk_ctx {
     site *s;
     growing *g;
@@ -74,15 +96,14 @@ static void on_file(void *vctx, const char *rel)
         return;
     buf src = BUF_INIT;
     buf_printf(&src, "%s/%s", c->prefix, rel);
-    size_t n = strlen(rel);
-    if (c->content && n > 3 && !strcmp(rel + n - 3, ".md")) {
+    if (c->content && site_markdown_ext(rel)) {
         page *p = add_page(s, c->g);
         p->src = arena_strdup(s->a, src.data);
         p->rel = arena_strdup(s->a, rel);
         const char *slash = strrchr(rel, '/');
         p->dir = slash ? arena_strndup(s->a, rel, (size_t)(slash - rel)) : "";
         p->is_post = !strncmp(rel, "posts/", 6);
-        if (!strcmp(base, "index.md") && slash)
+        if (site_is_index_page(base) && slash)
             p->bundle_dir = p->dir;
     } else {
         site_file *f = add_file(c->g);
@@ -217,8 +238,8 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     const char *stem_src = p->bundle_dir ? (strrchr(p->bundle_dir, '/') ? strrchr(p->bundle_dir, '/') + 1 : p->bundle_dir) : base;
     char *stem = arena_strdup(a, stem_src);
     size_t sl = strlen(stem);
-    if (!p->bundle_dir && sl > 3)
-        stem[sl - 3] = 0;
+    if (!p->bundle_dir)
+        stem[sl - site_markdown_ext(stem)] = 0;
     sheaf_date fdate;
     size_t plen = date_parse_prefix(stem, strlen(stem), &fdate);
     const char *slug_src = stem + plen;
@@ -381,14 +402,15 @@ static void slug_component(buf *out, const char *s, size_t n)
         buf_puts(out, "page");
 }
 
-/* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ */
+/* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ (any
+ * Markdown ending) */
 static const char *page_path(site *s, page *p)
 {
     buf b = BUF_INIT;
     const char *rel = p->bundle_dir ? p->bundle_dir : p->rel;
     size_t n = strlen(rel);
     if (!p->bundle_dir)
-        n -= 3; /* .md */
+        n -= site_markdown_ext(rel);
     const char *last = NULL;
     size_t lastn = 0;
     /* folders */
@@ -419,7 +441,7 @@ static const char *page_path(site *s, page *p)
     else
         slug_component(&slug, last, lastn);
     const char *r;
-    if (!p->slug && (!strcmp(rel, "index.md") || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5)))) {
+    if (!p->slug && (site_is_index_page(rel) || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5)))) {
         r = "";
     } else if (pattern) {
         buf o = BUF_INIT;

@@ -267,6 +267,16 @@ size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_change
 static inline uint32_t site_page_owner(const page *p) { return (uint32_t)p->index + 1; }
 void site_free(site *s);
 
+/* The file name endings that make a file under content/ a Markdown page,
+ * the one list of them (Jekyll's and Hugo's: a blog moved from either keeps
+ * its pages). A folder holding index<ending> is a page bundle. */
+#define SITE_MARKDOWN_EXTS ".md", ".markdown", ".mdown", ".mkd", ".mkdn"
+/* The length of path's Markdown ending (3 for "a.md", 9 for "a.markdown"),
+ * or 0 when path is not a page's. */
+size_t site_markdown_ext(const char *path);
+/* Whether the file name `base` is index<ending>. */
+bool site_is_index_page(const char *base);
+
 /* Looks up a content path (relative to content/) → page index or -1;
  * *file gets a file index or -1. */
 int site_lookup(const site *s, const char *content_rel, int *file);
