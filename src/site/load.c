@@ -221,13 +221,12 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     fm_key_pos *pos = NULL;
     size_t npos = 0;
     tpl_value fm = tpl_map_value(tpl_map_new(a, 0));
-    if (sp.has_front_matter &&
-        !fm_parse_yaml_pos(sp.yaml, sp.yaml_line, p->src, a, &fm, &pos, &npos, d)) {
+    if (!fm_parse_head(&sp, p->src, a, &fm, &pos, &npos, d)) {
         p->failed = true;
         return;
     }
     if (fm.kind != TPL_MAP) {
-        diag_error(d, p->src, sp.yaml_line, 1, "front matter must be a mapping (title: …, date: …)");
+        diag_error(d, p->src, sp.head_line, 1, "front matter must be a mapping (title: …, date: …)");
         p->failed = true;
         return;
     }

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tpl_value v;
         fm_key_pos *pos = NULL;
         size_t npos = 0;
-        if (fm_parse_yaml_pos(sp.yaml, sp.yaml_line, "fuzz.md", a, &v, &pos, &npos, d)) {
+        if (fm_parse_head(&sp, "fuzz.md", a, &v, &pos, &npos, d)) {
             buf b = BUF_INIT;
             tpl_value_repr(v, &b);
             buf_release(&b);

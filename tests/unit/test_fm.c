@@ -38,7 +38,7 @@ TEST(split_none)
     fm_split sp = split("# Hello\n\ntext\n", &ok);
     OK(ok);
     OK(!sp.has_front_matter);
-    EQ_STR(cs(sp.yaml), "");
+    EQ_STR(cs(sp.head), "");
     EQ_STR(cs(sp.body), "# Hello\n\ntext\n");
     EQ_INT(sp.body_line, 1);
 
@@ -62,8 +62,8 @@ TEST(split_basic)
     fm_split sp = split("---\ntitle: Hi\ntags: [a]\n---\n# Body\n", &ok);
     OK(ok);
     OK(sp.has_front_matter);
-    EQ_STR(cs(sp.yaml), "title: Hi\ntags: [a]\n");
-    EQ_INT(sp.yaml_line, 2);
+    EQ_STR(cs(sp.head), "title: Hi\ntags: [a]\n");
+    EQ_INT(sp.head_line, 2);
     EQ_STR(cs(sp.body), "# Body\n");
     EQ_INT(sp.body_line, 5);
 }
@@ -73,20 +73,20 @@ TEST(split_empty_and_dots)
     bool ok;
     fm_split sp = split("---\n---\nbody", &ok);
     OK(ok && sp.has_front_matter);
-    EQ_INT(sp.yaml.len, 0);
+    EQ_INT(sp.head.len, 0);
     EQ_STR(cs(sp.body), "body");
     EQ_INT(sp.body_line, 3);
 
     sp = split("---\na: 1\n...\nbody\n", &ok);
     OK(ok && sp.has_front_matter);
-    EQ_STR(cs(sp.yaml), "a: 1\n");
+    EQ_STR(cs(sp.head), "a: 1\n");
     EQ_STR(cs(sp.body), "body\n");
     EQ_INT(sp.body_line, 4);
 
     /* a closing fence at the very end, without a newline */
     sp = split("---\na: 1\n---", &ok);
     OK(ok && sp.has_front_matter);
-    EQ_STR(cs(sp.yaml), "a: 1\n");
+    EQ_STR(cs(sp.head), "a: 1\n");
     EQ_INT(sp.body.len, 0);
     EQ_INT(sp.body_line, 4);
 }
@@ -96,13 +96,13 @@ TEST(split_crlf_bom_blanks)
     bool ok;
     fm_split sp = split("---\r\na: 1\r\nb: 2\r\n---\r\nbody\r\n", &ok);
     OK(ok && sp.has_front_matter);
-    EQ_STR(cs(sp.yaml), "a: 1\r\nb: 2\r\n");
+    EQ_STR(cs(sp.head), "a: 1\r\nb: 2\r\n");
     EQ_STR(cs(sp.body), "body\r\n");
     EQ_INT(sp.body_line, 5);
 
     sp = split("\xEF\xBB\xBF---  \na: 1\n--- \t\nx\n", &ok);
     OK(ok && sp.has_front_matter);
-    EQ_STR(cs(sp.yaml), "a: 1\n");
+    EQ_STR(cs(sp.head), "a: 1\n");
     EQ_STR(cs(sp.body), "x\n");
     EQ_INT(sp.body_line, 4);
 
