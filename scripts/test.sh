@@ -27,7 +27,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 fuzz_seconds=${FUZZ_SECONDS:-30}
 if [ "$fuzz_seconds" -gt 0 ]; then
     echo "== fuzz targets with a corpus, ${fuzz_seconds} s each (ASan + UBSan)"
-    CC=clang cmake -S . -B build-fuzz -DSHEAF_FUZZ=ON -DSHEAF_SANITIZE=ON -DBUILD_TESTING=OFF >/dev/null
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DSHEAF_FUZZ=ON -DSHEAF_SANITIZE=ON -DBUILD_TESTING=OFF >/dev/null
     for corpus in tests/fuzz/corpus/*/; do
         name=$(basename "$corpus")
         [ -f "tests/fuzz/fuzz_$name.c" ] || continue
