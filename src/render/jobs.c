@@ -8,6 +8,7 @@
 
 #include "render/internal.h"
 #include "util/fs.h"
+#include "util/outpath.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -22,9 +23,26 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     return m;
 }
 
+/* The last guard before a write: every output path was checked when it
+ * was claimed (site/load.c), so this fails only if a producer skipped that
+ * check; even then nothing is written outside the output folder. */
+static bool writable(const char *rel, diag_list *d)
+{
+    const char *why = outpath_problem(rel, strlen(rel));
+    if (!why)
+        return true;
+    buf q = BUF_INIT;
+    outpath_quote(&q, rel, strlen(rel));
+    diag_error(d, NULL, 0, 0, "refusing to write '%s': an output path that %s", q.data, why);
+    buf_release(&q);
+    return false;
+}
+
 /* One output's bytes: to the run's sink, or to the output folder. */
 static void emit(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d)
 {
+    if (!writable(rel, d))
+        return;
     if (c->sink)
         c->sink(c->sink_ctx, rel, data, len);
     else
@@ -117,6 +135,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     }
     case J_FILE: {
         const site_file *f = &s->files[j->a];
+        if (!writable(f->path, d))
+            return;
         char *src = f->data ? NULL : fs_join(s->dir, f->src);
         buf bytes = BUF_INIT;
         if (!c->sink)

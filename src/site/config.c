@@ -13,6 +13,7 @@
 #include "site/keys.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/outpath.h"
 #include "util/url.h"
 #include "util/xalloc.h"
 
@@ -64,6 +65,32 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
             diag_error(r->d, r->path, pl, pc,
                        "'permalinks.%s': unknown placeholder '%s' (known: :year :month :day :slug :section)",
                        pk.u.s, bad);
+            r->ok = false;
+            continue;
+        }
+        /* the pattern's own text must make a valid output path, whatever
+         * the placeholders become (they are checked again per page) */
+        buf sample = BUF_INIT;
+        for (const char *q = pv.u.s + 1; *q; q++) {
+            if (*q != ':') {
+                buf_putc(&sample, *q);
+                continue;
+            }
+            buf_putc(&sample, 'x');
+            while (isalnum((unsigned char)q[1]) || q[1] == '_')
+                q++;
+        }
+        if (sample.len && sample.data[sample.len - 1] != '/')
+            buf_putc(&sample, '/');
+        buf_puts(&sample, "index.html");
+        const char *why = outpath_problem(sample.data, sample.len);
+        buf_release(&sample);
+        if (why || memchr(pv.u.s, 0, pv.len)) {
+            buf q = BUF_INIT;
+            outpath_quote(&q, pv.u.s, pv.len);
+            diag_error(r->d, r->path, pl, pc, "'permalinks.%s': pattern '%s' does not make a valid output path: it %s",
+                       pk.u.s, q.data, why ? why : "holds a NUL byte");
+            buf_release(&q);
             r->ok = false;
             continue;
         }

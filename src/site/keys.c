@@ -136,9 +136,30 @@ static void read_names(key_reader *r, const key_table *t, const key_def *k, cons
     *FIELD(r->out, k->set, size_t) = got;
 }
 
+/* Does v (or an item of list v) hold a NUL byte? Read as C text it would
+ * be cut there ("a\0../x" read as "a"): an error, not a silent cut. */
+static bool holds_nul(tpl_value v)
+{
+    if (v.kind == TPL_LIST) {
+        for (size_t i = 0; i < v.u.list->len; i++)
+            if (holds_nul(v.u.list->items[i]))
+                return true;
+        return false;
+    }
+    return v.kind == TPL_STRING && memchr(v.u.s, 0, v.len);
+}
+
 static void read_value(key_reader *r, const key_table *t, const key_def *k, const tpl_map *m,
                        tpl_value v)
 {
+    if ((k->type == KEY_STRING || k->type == KEY_TEXT || k->type == KEY_NAMES) && holds_nul(v)) {
+        int line, col;
+        site_keys_place(r, m, k->name, &line, &col);
+        diag_error(r->d, r->path, line, col, "'%s%s' holds a NUL byte (\\0), which would cut it short",
+                   t->prefix, k->name);
+        r->ok = false;
+        return;
+    }
     switch (k->type) {
     case KEY_STRING:
         if (v.kind != TPL_STRING)

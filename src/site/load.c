@@ -17,6 +17,7 @@
 #include "site/pagecache.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/outpath.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
@@ -487,6 +488,31 @@ typedef struct outputs {
     size_t n, cap;
 } outputs;
 
+/* The one check every output path passes (util/outpath.h), reported at
+ * who:line:col as "<what> '<value>' …". */
+static bool path_ok(const char *path, const char *what, const char *value, const char *who, int line,
+                    int col, diag_list *d)
+{
+    const char *why = outpath_problem(path, strlen(path));
+    if (!why)
+        return true;
+    buf v = BUF_INIT, w = BUF_INIT;
+    outpath_quote(&v, value, strlen(value));
+    outpath_quote(&w, who, strlen(who));
+    if (strcmp(value, path)) {
+        buf q = BUF_INIT;
+        outpath_quote(&q, path, strlen(path));
+        diag_error(d, w.data, line, col, "%s '%s' is not a valid output path: '%s' %s", what, v.data, q.data,
+                   why);
+        buf_release(&q);
+    } else {
+        diag_error(d, w.data, line, col, "%s '%s' is not a valid output path: it %s", what, v.data, why);
+    }
+    buf_release(&v);
+    buf_release(&w);
+    return false;
+}
+
 static bool claim(site *s, outputs *o, const char *path, const char *who, diag_list *d)
 {
     if (o->n == o->cap) {
@@ -507,7 +533,6 @@ static bool claim(site *s, outputs *o, const char *path, const char *who, diag_l
         return false;
     }
     o->who[o->n++] = who;
-    (void)s;
     return true;
 }
 
@@ -559,12 +584,24 @@ bool site_assign_paths(site *s, diag_list *d)
         page *p = &s->pages[i];
         if (p->failed || p->excluded)
             continue;
-        claim(s, &o, arena_printf(s->a, "%sindex.html", p->path), p->src, d);
-        for (size_t k = 0; k < p->naliases; k++)
-            claim(s, &o, site_alias_output(s->a, p->aliases[k]), p->src, d);
+        const char *out = arena_printf(s->a, "%sindex.html", p->path);
+        int line = 1, col = 1;
+        if (p->slug)
+            site_page_key_place(p, "slug", &line, &col);
+        if (path_ok(out, "this page's path", out, p->src, line, col, d))
+            claim(s, &o, out, p->src, d);
+        site_page_key_place(p, "aliases", &line, &col);
+        for (size_t k = 0; k < p->naliases; k++) {
+            out = site_alias_output(s->a, p->aliases[k]);
+            if (path_ok(out, "alias", p->aliases[k], p->src, line, col, d))
+                claim(s, &o, out, p->src, d);
+        }
     }
-    for (size_t i = 0; i < s->nfiles; i++)
-        claim(s, &o, s->files[i].path, s->files[i].src, d);
+    for (size_t i = 0; i < s->nfiles; i++) {
+        site_file *f = &s->files[i];
+        if (path_ok(f->path, "file", f->path, f->src, 0, 0, d))
+            claim(s, &o, f->path, f->src, d);
+    }
     free(o.who);
     strmap_free(o.m);
     return diag_error_count(d) == before;
@@ -581,17 +618,90 @@ const char *site_alias_output(arena *a, const char *al)
            : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
 }
 
+/* One output and who makes it, for the folder/file check. */
+typedef struct claimant {
+    const char *path, *who; /* who: a source, or NULL for sheaf itself */
+    int line, col;
+} claimant;
+
+static void add_claimant(claimant **v, size_t *n, size_t *cap, const char *path, const char *who, int line,
+                         int col)
+{
+    if (outpath_problem(path, strlen(path)))
+        return; /* reported where it was claimed */
+    claimant *c = VEC_ADD(*v, *n, *cap, 256);
+    *c = (claimant){ path, who, line, col };
+}
+
+/* A path one output writes as a file while another needs it as a folder
+ * (content/passwd.md → passwd/index.html, static/passwd → passwd) cannot
+ * be built: each such pair is an error naming both, at the file's source
+ * (or the folder's, when sheaf itself makes the file). */
+static bool check_folders(const claimant *v, size_t n, diag_list *d)
+{
+    strmap *m = strmap_new(n);
+    for (size_t i = 0; i < n; i++)
+        strmap_put(m, v[i].path, (long)i);
+    bool ok = true;
+    buf pre = BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = v[i].path;
+        for (const char *sl = strchr(p, '/'); sl; sl = strchr(sl + 1, '/')) {
+            buf_reset(&pre);
+            buf_put(&pre, p, (size_t)(sl - p));
+            long j = strmap_get(m, pre.data);
+            if (j < 0)
+                continue;
+            const claimant *file = &v[j], *folder = &v[i];
+            if (file->who)
+                diag_error(d, file->who, file->line, file->col,
+                           "this makes the file /%s, but %s needs a folder there (for /%s)", pre.data,
+                           folder->who ? folder->who : "sheaf", folder->path);
+            else
+                diag_error(d, folder->who, folder->line, folder->col,
+                           "this makes /%s, which needs a folder /%s where sheaf makes a file", folder->path,
+                           pre.data);
+            ok = false;
+            break;
+        }
+    }
+    buf_release(&pre);
+    strmap_free(m);
+    return ok;
+}
+
 /* Tag pages and /page/N/ are known only once the model is built, so their
  * clash with a page, an alias or a file is checked here (site_assign_paths
- * checked everything else). */
+ * checked everything else), and so is every path that one output makes a
+ * file and another a folder. */
 bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
 {
     strmap *gen = strmap_new(s->ntags + index_pages + 8);
-    for (size_t k = 2; k <= index_pages; k++)
-        strmap_put(gen, arena_printf(s->a, "%sindex.html", site_index_path(s->a, k)), 0);
-    for (size_t i = 0; i < s->ntags; i++)
-        strmap_put(gen, arena_printf(s->a, "%sindex.html", s->tags[i].path), 0);
+    claimant *all = NULL;
+    size_t nall = 0, capall = 0;
+    for (size_t i = 0; i < SITE_NGENERATED; i++)
+        add_claimant(&all, &nall, &capall, site_generated_outputs[i].output, NULL, 0, 0);
+    for (size_t k = 2; k <= index_pages; k++) {
+        const char *out = arena_printf(s->a, "%sindex.html", site_index_path(s->a, k));
+        strmap_put(gen, out, 0);
+        add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+    }
     bool ok = true;
+    for (size_t i = 0; i < s->ntags; i++) {
+        const char *out = arena_printf(s->a, "%sindex.html", s->tags[i].path);
+        if (s->tags[i].nposts) {
+            /* made from a tag name: placed at the first post's tags */
+            const page *p = &s->pages[s->tags[i].posts[0]];
+            int line, col;
+            site_page_key_place(p, "tags", &line, &col);
+            if (!path_ok(out, "the page of tag", s->tags[i].name, p->src, line, col, d)) {
+                ok = false;
+                continue;
+            }
+        }
+        strmap_put(gen, out, 0);
+        add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+    }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
         if (p->failed || p->excluded || !p->path)
@@ -599,6 +709,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         for (size_t k = 0; k <= p->naliases; k++) {
             const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
                                      : site_alias_output(s->a, p->aliases[k - 1]);
+            add_claimant(&all, &nall, &capall, out, p->src, 1, 1);
             if (strmap_get(gen, out) >= 0) {
                 size_t n = strlen(out);
                 diag_error(d, p->src, 1, 1,
@@ -609,12 +720,15 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         }
     }
     for (size_t i = 0; i < s->nfiles; i++) {
+        add_claimant(&all, &nall, &capall, s->files[i].path, s->files[i].src, 0, 0);
         if (strmap_get(gen, s->files[i].path) >= 0) {
             diag_error(d, s->files[i].src, 0, 0, "this makes /%s, which sheaf generates itself",
                        s->files[i].path);
             ok = false;
         }
     }
+    ok &= check_folders(all, nall, d);
+    free(all);
     strmap_free(gen);
     return ok;
 }

@@ -163,7 +163,8 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_walk_fn
         names[n++] = xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n) /* names is NULL in an empty folder: qsort(NULL, 0, …) is undefined */
+        qsort(names, n, sizeof *names, cmp_names);
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
         char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);

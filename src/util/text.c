@@ -17,6 +17,7 @@
  * digit, so a lone "—" or "|" between words is not counted. */
 #include "util/text.h"
 
+#include "util/hash.h"
 #include "util/scan.h"
 
 #include <stdint.h>
@@ -67,6 +68,25 @@ static const char slug_keep[128] = {
     ['v'] = 'v', ['w'] = 'w', ['x'] = 'x', ['y'] = 'y', ['z'] = 'z',
 };
 
+/* A slug of n bytes at d, cut to TEXT_SLUG_MAX with a hash of the whole
+ * (see text.h); returns the new length. d has room for n bytes. */
+static size_t slug_shorten(char *d, size_t n)
+{
+    if (n <= TEXT_SLUG_MAX)
+        return n;
+    uint64_t h = hash_bytes(d, n);
+    size_t cut = TEXT_SLUG_MAX - 9;
+    while (cut && ((unsigned char)d[cut] & 0xc0) == 0x80)
+        cut--; /* not inside a character */
+    while (cut && d[cut - 1] == '-')
+        cut--;
+    static const char hex[] = "0123456789abcdef";
+    d[cut++] = '-';
+    for (int k = 7; k >= 0; k--)
+        d[cut++] = hex[(h >> (4 * k)) & 0xf];
+    return cut;
+}
+
 size_t text_slugify_ascii(char *d, const char *s, size_t n)
 {
     /* a block at a time: each run of letters and digits in the block's
@@ -114,7 +134,7 @@ size_t text_slugify_ascii(char *d, const char *s, size_t n)
         d[w++] = k;
         open = true;
     }
-    return w;
+    return slug_shorten(d, w);
 }
 
 void text_slugify(buf *out, const char *s, size_t n)
@@ -170,6 +190,8 @@ void text_slugify(buf *out, const char *s, size_t n)
         buf_put(out, enc, (size_t)m);
         prev_kept = true;
     }
+    out->len = start + slug_shorten(out->data + start, out->len - start);
+    out->data[out->len] = '\0';
 }
 
 /* Script blocks whose letters each count as a word: Han (with its radicals,

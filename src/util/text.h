@@ -9,10 +9,19 @@
 
 #include "util/buf.h"
 
+/* The longest slug, in bytes. A longer one keeps its first bytes (up to
+ * TEXT_SLUG_MAX - 9, cut between characters, no '-' at the end) and ends in
+ * '-' and 8 hex digits of the FNV-1a hash of the whole slug, so it fits a
+ * file name (with room for sheaf new post's date prefix and ".md"), stays
+ * distinct from other long slugs, and slugs to itself again. */
+#define TEXT_SLUG_MAX 200
+
 /* Appends the slug of s[0..n) to out: lower-cased; letters and digits of any
  * script kept (CJK as is); every run of other characters becomes one '-';
- * no leading or trailing '-'. Invalid UTF-8 bytes count as "other". An input
- * with no letters or digits gives the empty string. */
+ * no leading or trailing '-'; at most TEXT_SLUG_MAX bytes (see above).
+ * Invalid UTF-8 bytes count as "other". An input with no letters or digits
+ * gives the empty string. The one slug rule: page paths, tag pages, heading
+ * ids, the slugify filter and sheaf new post's file names all use it. */
 void text_slugify(buf *out, const char *s, size_t n);
 /* text_slugify of an all-ASCII s, written to d, which has room for n + 16
  * bytes (the slug is never longer than n; the bytes past it may be

@@ -17,6 +17,8 @@ a list of steps run in order:
     not_in:                   # snippets a file must NOT contain
       index.html: ['Draft']
     absent: [drafts/x/index.html]   # paths that must not exist
+    absent_site: [../victim.txt]    # paths relative to the site folder
+                                    #   that must not exist
     snapshot: first           # remember the output tree (bytes, inode, mtime)
     same_as: first            # output bytes equal a snapshot's
     kept: first               # ... and every file kept its inode and mtime
@@ -24,6 +26,7 @@ a list of steps run in order:
   - write: {content/x.md: "text"}   # edit the site between steps (a
                                     #   !!binary value is written as bytes)
   - remove: [content/x.md]
+  - mkdir: [content/empty]          # an (empty) folder
   - symlink: {content/x.md: /nowhere}   # a symbolic link
   - sleep: 1.1                # let mtimes move on (for `kept`)
   - from_repo: [content, site.yaml]   # copy these from the repository root
@@ -171,6 +174,10 @@ def run_fixture(sheaf, name):
                     os.makedirs(os.path.dirname(p), exist_ok=True)
                     os.symlink(target, p)
                 continue
+            if "mkdir" in step:
+                for rel in step["mkdir"]:
+                    os.makedirs(os.path.join(site, rel), exist_ok=True)
+                continue
             if "remove" in step:
                 for rel in step["remove"]:
                     p = os.path.join(site, rel)
@@ -268,6 +275,9 @@ def run_fixture(sheaf, name):
             for rel in step.get("absent", []):
                 check(not os.path.exists(os.path.join(out, rel)),
                       f"{where}: {rel} should not exist")
+            for rel in step.get("absent_site", []):
+                check(not os.path.lexists(os.path.join(site, rel)),
+                      f"{where}: {rel} (beside the output) should not exist")
             if "same_as" in step or "kept" in step or "untouched" in step:
                 now = tree(out)
                 ref = snaps[step.get("same_as") or step.get("kept") or step.get("untouched")]

@@ -1,0 +1,163 @@
+/* Unit tests for the output-path rule (util/outpath), the slug length rule
+ * (util/text) and the folder walk (util/fs) — issue 19. */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/outpath.h"
+#include "util/text.h"
+
+static const char *problem(const char *s) { return outpath_problem(s, strlen(s)); }
+
+TEST(outpath_accepts)
+{
+    OK(!problem("index.html"));
+    OK(!problem("posts/a/index.html"));
+    OK(!problem("a..b/...x/.hidden/x..html"));
+    OK(!problem("日本語/caf\xc3\xa9.png"));
+    char name[OUTPATH_NAME_MAX + 1];
+    memset(name, 'x', OUTPATH_NAME_MAX);
+    name[OUTPATH_NAME_MAX] = 0;
+    OK(!problem(name));
+}
+
+TEST(outpath_refuses)
+{
+    EQ_STR(problem(""), "is empty");
+    EQ_STR(problem("/etc/passwd"), "is absolute (it starts with '/')");
+    EQ_STR(problem(".."), "has a '..' part");
+    EQ_STR(problem("../x"), "has a '..' part");
+    EQ_STR(problem("a/../../x"), "has a '..' part");
+    EQ_STR(problem("a/.."), "has a '..' part");
+    EQ_STR(problem("./x"), "has a '.' part");
+    EQ_STR(problem("a/./x"), "has a '.' part");
+    EQ_STR(problem("a//x"), "has an empty part ('//')");
+    EQ_STR(problem("a/"), "ends in '/' (a folder, not a file)");
+    EQ_STR(outpath_problem("a\0/../x", 7), "holds a NUL byte");
+    EQ_STR(problem("a\x07"), "holds a control character");
+    EQ_STR(problem("a\nb"), "holds a control character");
+    EQ_STR(problem("a\x7f"), "holds a control character");
+    EQ_STR(problem("a\xc2\x85"), "holds a control character"); /* U+0085, C1 */
+    char name[OUTPATH_NAME_MAX + 2];
+    memset(name, 'x', OUTPATH_NAME_MAX + 1);
+    name[OUTPATH_NAME_MAX + 1] = 0;
+    EQ_STR(problem(name), "has a part longer than 255 bytes");
+    char *big = malloc(OUTPATH_MAX + 2);
+    for (size_t i = 0; i < OUTPATH_MAX + 1; i++)
+        big[i] = i % 2 ? '/' : 'x';
+    big[OUTPATH_MAX + 1] = 0;
+    EQ_STR(problem(big), "is longer than 3072 bytes");
+    free(big);
+}
+
+TEST(outpath_quoting)
+{
+    buf b = BUF_INIT;
+    outpath_quote(&b, "a\x07\n\\b\xc3\xa9\xff\x7f\xc2\x85", 11);
+    EQ_STR(b.data, "a\\x07\\x0a\\\\b\xc3\xa9\\xff\\x7f\\xc2\\x85");
+    buf_release(&b);
+}
+
+static const char *slug(buf *b, const char *s)
+{
+    buf_reset(b);
+    text_slugify(b, s, strlen(s));
+    return b->data;
+}
+
+/* FNV-1a of s, its low 32 bits as 8 hex digits (what the rule appends) */
+static void hex_hash(char out[9], const char *s, size_t n)
+{
+    unsigned long long h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    snprintf(out, 9, "%08llx", h & 0xffffffffull);
+}
+
+TEST(slug_length)
+{
+    buf b = BUF_INIT, want = BUF_INIT, full = BUF_INIT;
+    /* at the limit: kept as is */
+    for (int i = 0; i < TEXT_SLUG_MAX; i++)
+        buf_putc(&full, 'a');
+    EQ_STR(slug(&b, full.data), full.data);
+    /* one byte over: cut with a hash of the whole */
+    buf_putc(&full, 'b');
+    char h[9];
+    hex_hash(h, full.data, full.len);
+    buf_put(&want, full.data, TEXT_SLUG_MAX - 9);
+    buf_printf(&want, "-%s", h);
+    EQ_STR(slug(&b, full.data), want.data);
+    EQ_INT(b.len, TEXT_SLUG_MAX);
+    /* slugging a shortened slug again changes nothing */
+    buf again = BUF_INIT;
+    text_slugify(&again, b.data, b.len);
+    EQ_STR(again.data, b.data);
+    /* a cut right after a '-': no "--" before the hash */
+    buf_reset(&full);
+    for (int i = 0; i < TEXT_SLUG_MAX - 10; i++)
+        buf_putc(&full, 'a');
+    buf_puts(&full, " bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+    slug(&b, full.data);
+    EQ_INT(b.len, TEXT_SLUG_MAX - 1);
+    OK(!strstr(b.data, "--"));
+    /* the cut falls between characters: é is two bytes */
+    buf_reset(&full);
+    for (int i = 0; i < 150; i++)
+        buf_puts(&full, "\xc3\xa9");
+    slug(&b, full.data);
+    OK(text_utf8_check(b.data, b.len) == (size_t)-1);
+    OK(b.len <= TEXT_SLUG_MAX);
+    /* two long slugs that share their first 191 bytes stay apart */
+    buf other = BUF_INIT;
+    buf_reset(&full);
+    for (int i = 0; i < 250; i++)
+        buf_putc(&full, 'x');
+    text_slugify(&other, full.data, full.len);
+    buf_putc(&full, 'y');
+    slug(&b, full.data);
+    OK(strcmp(b.data, other.data) != 0);
+    buf_release(&other);
+    buf_release(&again);
+    buf_release(&b);
+    buf_release(&want);
+    buf_release(&full);
+}
+
+static void count(void *ctx, const char *rel)
+{
+    (void)rel;
+    (*(int *)ctx)++;
+}
+
+/* An empty folder: the walk sorts no names (qsort(NULL, 0) is undefined
+ * behaviour, which the sanitizer build reports). */
+TEST(walk_empty_folder)
+{
+    char dir[] = "/tmp/sheaf-paths-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    char *sub = fs_join(dir, "empty");
+    OK(mkdir(sub, 0755) == 0);
+    int n = 0;
+    OK(fs_walk(dir, true, count, &n));
+    OK(fs_walk(sub, true, count, &n));
+    EQ_INT(n, 0);
+    rmdir(sub);
+    rmdir(dir);
+    free(sub);
+}
+
+int main(void)
+{
+    RUN(outpath_accepts);
+    RUN(outpath_refuses);
+    RUN(outpath_quoting);
+    RUN(slug_length);
+    RUN(walk_empty_folder);
+    return harness_done();
+}
