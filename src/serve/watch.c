@@ -167,11 +167,15 @@ static char *join(const char *a, const char *b)
 }
 
 /* Watches the folder rel (relative to the site) and every folder under it;
- * with found, adds the files met on the way (they may predate the watch). */
+ * with found, adds the files met on the way (they may predate the watch).
+ * A symbolic link to a folder is not followed (a link to /usr would add
+ * thousands of watches, and the build does not publish what lies outside
+ * the site); only a source folder itself (content/ as a link) is. */
 static void add_tree(watch *w, const char *rel, pathset *found)
 {
     char *abs = join(w->site, rel);
-    int wd = inotify_add_watch(w->fd, abs, FILE_EVENTS | IN_ONLYDIR);
+    bool top = !strchr(rel, '/');
+    int wd = inotify_add_watch(w->fd, abs, FILE_EVENTS | IN_ONLYDIR | (top ? 0 : IN_DONT_FOLLOW));
     if (wd < 0 || !remember(w, wd, rel)) {
         free(abs);
         return;
@@ -187,7 +191,7 @@ static void add_tree(watch *w, const char *rel, pathset *found)
         char *child = join(rel, e->d_name);
         char *cabs = join(w->site, child);
         struct stat st;
-        if (stat(cabs, &st) == 0) {
+        if (lstat(cabs, &st) == 0) {
             if (S_ISDIR(st.st_mode))
                 add_tree(w, child, found);
             else if (found)

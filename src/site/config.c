@@ -158,6 +158,7 @@ static const key_def config_keys[] = {
     { .name = "links", .type = KEY_WORD, .at = AT(links_warn), .words = { "error", "warn" },
       .want = "'error' or 'warn'" },
     { .name = "deploy", .type = KEY_TABLE, .sub = &deploy_table, .want = "a mapping (deploy: {target: …})" },
+    { .name = "follow_symlinks", .type = KEY_BOOL, .at = AT(follow_symlinks), .want = "true or false" },
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
 };
 static const key_table config_table = { "", config_keys, sizeof config_keys / sizeof *config_keys, true,

@@ -7,10 +7,13 @@
  * their place. Theme and site static files go to the output root (the
  * site's win). Front matter is parsed on `jobs` threads. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "embed/embed.h"
 #include "site/keys.h"
@@ -85,11 +88,16 @@ typedef struct walk_ctx {
     growing *g;
     const char *prefix; /* "content", "static" or "themes/x/static" */
     bool content;
+    diag_list *d;
+    const char *dir;      /* the folder this walk reads: <site>/<prefix>[/<base>] */
+    const char *base;     /* "" or, in a linked folder, its rel + "/" */
+    const char *site_real, *root_real; /* realpath of the site folder, of <site>/<prefix> */
+    const char **chain;   /* realpaths of the linked folders being walked */
+    size_t nchain;
 } walk_ctx;
 
-static void on_file(void *vctx, const char *rel)
+static void add_source(walk_ctx *c, const char *rel)
 {
-    walk_ctx *c = vctx;
     site *s = c->s;
     const char *base = strrchr(rel, '/');
     base = base ? base + 1 : rel;
@@ -116,13 +124,112 @@ static void on_file(void *vctx, const char *rel)
     buf_release(&src);
 }
 
+/* Is the resolved path p the folder dir or inside it? */
+static bool inside(const char *p, const char *dir)
+{
+    size_t n = strlen(dir);
+    return dir[0] && !strncmp(p, dir, n) && (p[n] == '/' || p[n] == 0 || (n == 1 && dir[0] == '/'));
+}
+
+static void on_entry(void *vctx, const char *vrel, fs_kind kind, int err);
+
+/* A symbolic link met by the walk. Its target must stay inside the site
+ * folder (or the folder being walked, when that is itself a link from
+ * elsewhere): a site repository can hold links, and a link to
+ * /proc/self/environ or ~/.ssh must not be published. Such a link is an
+ * error, or (follow_symlinks: true) skipped with a warning. A link to a
+ * file inside is read like a file; a linked folder is walked only with
+ * follow_symlinks: true (a folder that holds the link, a loop, is skipped
+ * with a warning). A link to nowhere is passed on: its reader reports it. */
+static void on_link(walk_ctx *c, const char *rel, const char *full)
+{
+    buf src = BUF_INIT, q = BUF_INIT;
+    buf_printf(&src, "%s/%s", c->prefix, rel);
+    char target[4096];
+    ssize_t tn = readlink(full, target, sizeof target - 1);
+    target[tn > 0 ? tn : 0] = 0;
+    outpath_quote(&q, target, strlen(target));
+    char *real = realpath(full, NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0) {
+        add_source(c, rel); /* to nowhere, or a loop of links: "cannot read" */
+    } else if (!inside(real, c->site_real) && !inside(real, c->root_real)) {
+        buf w = BUF_INIT;
+        outpath_quote(&w, src.data, src.len);
+        if (c->s->cfg.follow_symlinks)
+            diag_warning(c->d, w.data, 0, 0,
+                         "skipped: symbolic link to '%s' leads outside the site folder", q.data);
+        else
+            diag_error(c->d, w.data, 0, 0,
+                       "symbolic link to '%s' leads outside the site folder: sheaf does not publish "
+                       "files from outside the site (remove the link, or set follow_symlinks: true in "
+                       "site.yaml to skip such links with a warning)",
+                       q.data);
+        buf_release(&w);
+    } else if (S_ISREG(st.st_mode)) {
+        add_source(c, rel);
+    } else if (S_ISDIR(st.st_mode) && c->s->cfg.follow_symlinks) {
+        bool loop = inside(c->root_real, real);
+        for (size_t i = 0; i < c->nchain && !loop; i++)
+            loop = inside(c->chain[i], real);
+        if (loop) {
+            diag_warning(c->d, src.data, 0, 0,
+                         "skipped: symbolic link to '%s' leads to a folder that holds it (a loop)", q.data);
+        } else {
+            walk_ctx sub = *c;
+            const char **chain = xmalloc((c->nchain + 1) * sizeof *chain);
+            if (c->nchain)
+                memcpy(chain, c->chain, c->nchain * sizeof *chain);
+            chain[c->nchain] = real;
+            sub.chain = chain;
+            sub.nchain = c->nchain + 1;
+            sub.dir = full;
+            sub.base = arena_printf(c->s->a, "%s/", rel);
+            fs_visit(full, true, on_entry, &sub); /* unreadable folders are reported by name */
+            free(chain);
+        }
+    }
+    free(real);
+    buf_release(&src);
+    buf_release(&q);
+}
+
+static void on_entry(void *vctx, const char *vrel, fs_kind kind, int err)
+{
+    walk_ctx *c = vctx;
+    char *rel = c->base[0] ? arena_printf(c->s->a, "%s%s", c->base, vrel) : (char *)vrel;
+    if (kind == FS_FILE) {
+        add_source(c, rel);
+    } else if (kind == FS_UNREADABLE) {
+        buf src = BUF_INIT;
+        buf_printf(&src, "%s/%s", c->prefix, rel);
+        diag_error(c->d, src.data, 0, 0, "cannot read this folder: %s", strerror(err));
+        buf_release(&src);
+    } else {
+        char *full = fs_join(c->dir, vrel);
+        on_link(c, rel, full);
+        free(full);
+    }
+}
+
 static void walk_dir(site *s, growing *g, const char *prefix, bool content, diag_list *d)
 {
     char *root = fs_join(s->dir, prefix);
     if (fs_is_dir(root)) {
-        walk_ctx c = { s, g, prefix, content };
-        if (!fs_walk(root, true, on_file, &c))
-            diag_error(d, prefix, 0, 0, "cannot read a folder below %s: %s", prefix, strerror(errno));
+        char *site_real = realpath(s->dir, NULL), *root_real = realpath(root, NULL);
+        walk_ctx c = { .s = s, .g = g, .prefix = prefix, .content = content, .d = d, .dir = root,
+                       .base = "", .site_real = site_real ? site_real : "",
+                       .root_real = root_real ? root_real : "" };
+        /* the folder itself: fs_visit reports only those below it */
+        DIR *probe = opendir(root);
+        if (probe) {
+            closedir(probe);
+            fs_visit(root, true, on_entry, &c);
+        } else {
+            diag_error(d, prefix, 0, 0, "cannot read this folder: %s", strerror(errno));
+        }
+        free(site_real);
+        free(root_real);
     }
     free(root);
 }

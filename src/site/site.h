@@ -42,6 +42,7 @@ typedef struct site_config {
     md_options markdown;
     bool links_warn;       /* links: warn */
     const char *deploy_target;
+    bool follow_symlinks;  /* walk linked folders; skip links out of the site with a warning */
     permalink_rule *permalinks;
     size_t npermalinks;
     tpl_value params;      /* map */

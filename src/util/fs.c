@@ -138,13 +138,15 @@ static int cmp_names(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-static bool walk(const char *root, const char *rel, bool skip_hidden, fs_walk_fn fn, void *ctx)
+static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_fn fn, void *ctx)
 {
     char *dir = rel[0] ? fs_join(root, rel) : xstrdup(root);
     DIR *d = opendir(dir);
     if (!d) {
         int e = errno;
         free(dir);
+        if (rel[0])
+            fn(ctx, rel, FS_UNREADABLE, e);
         errno = e;
         return false;
     }
@@ -171,15 +173,15 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_walk_fn
         char *full = fs_join(dir, names[i]);
         struct stat st;
         if (lstat(full, &st) == 0) {
-            if (S_ISLNK(st.st_mode) && stat(full, &st) != 0)
-                st.st_mode = 0;
-            if (S_ISDIR(st.st_mode)) {
-                struct stat lst;
-                if (lstat(full, &lst) == 0 && !S_ISLNK(lst.st_mode))
-                    ok &= walk(root, r, skip_hidden, fn, ctx);
-            } else if (S_ISREG(st.st_mode) || st.st_mode == 0) {
-                fn(ctx, r); /* a link to nowhere too: its reader says so */
-            }
+            if (S_ISLNK(st.st_mode))
+                fn(ctx, r, FS_LINK, 0);
+            else if (S_ISDIR(st.st_mode))
+                ok &= walk(root, r, skip_hidden, fn, ctx);
+            else if (S_ISREG(st.st_mode))
+                fn(ctx, r, FS_FILE, 0);
+        } else if (errno != ENOENT) { /* ENOENT: removed since readdir */
+            fn(ctx, r, FS_UNREADABLE, errno); /* e.g. a path too long */
+            ok = false;
         }
         free(full);
         free(r);
@@ -190,7 +192,43 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_walk_fn
     return ok;
 }
 
-bool fs_walk(const char *root, bool skip_hidden, fs_walk_fn fn, void *ctx)
+bool fs_visit(const char *root, bool skip_hidden, fs_visit_fn fn, void *ctx)
 {
     return walk(root, "", skip_hidden, fn, ctx);
+}
+
+typedef struct walk_adapter {
+    const char *root;
+    fs_walk_fn fn;
+    void *ctx;
+    int err;
+} walk_adapter;
+
+static void adapt(void *vctx, const char *rel, fs_kind kind, int err)
+{
+    walk_adapter *w = vctx;
+    if (kind == FS_UNREADABLE) {
+        w->err = err;
+        return;
+    }
+    if (kind == FS_LINK) {
+        /* a link to a file, or to nowhere (its reader says so); not a
+         * linked folder */
+        char *full = fs_join(w->root, rel);
+        struct stat st;
+        bool pass = stat(full, &st) != 0 || S_ISREG(st.st_mode);
+        free(full);
+        if (!pass)
+            return;
+    }
+    w->fn(w->ctx, rel);
+}
+
+bool fs_walk(const char *root, bool skip_hidden, fs_walk_fn fn, void *ctx)
+{
+    walk_adapter w = { root, fn, ctx, 0 };
+    bool ok = walk(root, "", skip_hidden, adapt, &w);
+    if (!ok && w.err)
+        errno = w.err;
+    return ok;
 }

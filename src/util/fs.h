@@ -26,6 +26,20 @@ bool fs_is_dir(const char *path);
 typedef void (*fs_walk_fn)(void *ctx, const char *rel);
 bool fs_walk(const char *root, bool skip_hidden, fs_walk_fn fn, void *ctx);
 
+/* What fs_visit meets: a regular file, a symbolic link (to anything; not
+ * followed), or a folder it cannot read or a name it cannot look at (err:
+ * the errno). */
+typedef enum fs_kind { FS_FILE, FS_LINK, FS_UNREADABLE } fs_kind;
+typedef void (*fs_visit_fn)(void *ctx, const char *rel, fs_kind kind, int err);
+/* Calls fn for every regular file and every symbolic link below root, in
+ * byte order of the relative path (rel), entering folders but never
+ * following a link: what a link leads to is for the caller to decide. A
+ * sub-folder that cannot be read is reported to fn by name (FS_UNREADABLE)
+ * and the walk goes on. Hidden names are skipped when skip_hidden; other
+ * kinds of file (fifos, sockets, devices) are left out. Returns false (errno
+ * set) when root or any folder below it cannot be read. */
+bool fs_visit(const char *root, bool skip_hidden, fs_visit_fn fn, void *ctx);
+
 /* a/b joined with one slash; caller frees. */
 char *fs_join(const char *a, const char *b);
 

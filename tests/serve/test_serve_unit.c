@@ -457,6 +457,54 @@ TEST(watch_waits_for_whole_files)
     diag_list_free(d);
 }
 
+/* inotify watches this process holds (lines of /proc/self/fdinfo). */
+static int count_watches(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++) {
+        char p[64], line[512];
+        snprintf(p, sizeof p, "/proc/self/fdinfo/%d", fd);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof line, f))
+            n += !strncmp(line, "inotify wd:", 11);
+        fclose(f);
+    }
+    return n;
+}
+
+/* issue 19: a symbolic link to a folder (to /usr, say) is not followed:
+ * only the site, its source folders and their real sub-folders are
+ * watched. */
+TEST(watch_skips_linked_folders)
+{
+    mk("links");
+    mk("links/content");
+    mk("links/content/real");
+    mk("outside");
+    char p[512], t[512];
+    for (int i = 0; i < 5; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "outside/d%d", i);
+        mk(name);
+    }
+    snprintf(t, sizeof t, "%s/outside", tmp);
+    snprintf(p, sizeof p, "%s/links/content/out", tmp);
+    OK(symlink(t, p) == 0);
+    snprintf(p, sizeof p, "%s/links/content/real/up", tmp);
+    OK(symlink("..", p) == 0);
+    char site[512];
+    snprintf(site, sizeof site, "%s/links", tmp);
+    diag_list *d = diag_list_new();
+    int before = count_watches();
+    watch *w = watch_new(site, d);
+    OK(w != NULL);
+    EQ_INT(count_watches() - before, 3); /* links, links/content, links/content/real */
+    watch_free(w);
+    diag_list_free(d);
+}
+
 TEST(listen_errors)
 {
     diag_list *d = diag_list_new();
@@ -508,6 +556,7 @@ int main(void)
     RUN(ignored_names);
     RUN(watcher);
     RUN(watch_waits_for_whole_files);
+    RUN(watch_skips_linked_folders);
     RUN(listen_errors);
     rm_rf(tmp);
     return harness_done();

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -152,6 +154,69 @@ TEST(walk_empty_folder)
     free(sub);
 }
 
+typedef struct seen {
+    buf b;
+} seen;
+
+static void visit(void *ctx, const char *rel, fs_kind kind, int err)
+{
+    seen *s = ctx;
+    const char *k = kind == FS_FILE ? "file" : kind == FS_LINK ? "link" : "unreadable";
+    size_t n = strlen(rel);
+    /* long names shown by their length */
+    if (n > 40)
+        buf_printf(&s->b, "%s …%zu bytes (%s)\n", k, n, strerror(err));
+    else
+        buf_printf(&s->b, "%s %s%s%s\n", k, rel, err ? ": " : "", err ? strerror(err) : "");
+}
+
+/* fs_visit reports links without following them, and names what it cannot
+ * read (a folder whose path is too long here: root can read anything, so
+ * permissions are tried only when not root). */
+TEST(visit_links_and_unreadable)
+{
+    char dir[] = "/tmp/sheaf-visit-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    OK(mkdirat(fd, "a", 0755) == 0);
+    OK(symlinkat("/usr", fd, "a/usr") == 0);
+    OK(symlinkat("/nowhere", fd, "b") == 0);
+    close(openat(fd, "c.md", O_WRONLY | O_CREAT, 0644));
+    /* deep/<250 x>/<250 x>/… past PATH_MAX */
+    OK(mkdirat(fd, "deep", 0755) == 0);
+    int at = openat(fd, "deep", O_RDONLY | O_DIRECTORY);
+    char name[251];
+    memset(name, 'x', 250);
+    name[250] = 0;
+    for (int i = 0; i < 17; i++) {
+        OK(mkdirat(at, name, 0755) == 0);
+        int next = openat(at, name, O_RDONLY | O_DIRECTORY);
+        close(at);
+        at = next;
+    }
+    close(at);
+    seen s = { BUF_INIT };
+    OK(!fs_visit(dir, true, visit, &s));
+    EQ_STR(s.b.data, "link a/usr\n"
+                     "link b\n"
+                     "file c.md\n"
+                     "unreadable …4271 bytes (File name too long)\n");
+    if (geteuid() != 0) {
+        OK(mkdirat(fd, "a/locked", 0) == 0);
+        buf_reset(&s.b);
+        OK(!fs_visit(dir, true, visit, &s));
+        OK(strstr(s.b.data, "unreadable a/locked: Permission denied\n") != NULL);
+        char *locked = fs_join(dir, "a/locked");
+        chmod(locked, 0755);
+        free(locked);
+    }
+    buf_release(&s.b);
+    close(fd);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(outpath_accepts);
@@ -159,5 +224,6 @@ int main(void)
     RUN(outpath_quoting);
     RUN(slug_length);
     RUN(walk_empty_folder);
+    RUN(visit_links_and_unreadable);
     return harness_done();
 }
