@@ -82,17 +82,24 @@ void deploy_plan_list(const deploy_plan *p, buf *out);
 void deploy_plan_summary(const deploy_plan *p, const char *target, bool dry_run, buf *out);
 
 /* Builds the rsync command line for copying the contents of src to the
- * remote target: `rsync -rlc --delete --delay-updates --chmod=D755,F644 -p
- * --exclude=/.git [--dry-run --itemize-changes] SRC/ TARGET`. `rsync` names
- * the program (NULL: "rsync" on PATH). Returns a NULL-terminated vector;
- * the caller frees it with deploy_argv_free. */
+ * remote target: `rsync -rlc --delete --delay-updates -p --chmod=D755,F644
+ * --exclude=/.git --itemize-changes --stats [--dry-run] -- SRC/ TARGET`,
+ * a remote path starting with '-' written ./-path. `rsync` names the
+ * program (NULL: "rsync" on PATH). Returns a NULL-terminated vector; the
+ * caller frees it with deploy_argv_free. */
 char **deploy_rsync_argv(const char *rsync, const char *src, const char *target, bool dry_run);
 void deploy_argv_free(char **argv);
 
-/* Runs rsync (as deploy_rsync_argv builds it, no shell), passing its
- * standard output through to `out` (appended). When rsync is missing, or
- * exits non-zero, reports an error to d quoting what rsync wrote on stderr,
- * and returns false. rsync honours RSYNC_RSH from the environment. */
+/* Why rsync must not be given target (a control character, a leading
+ * '-', a host starting with '-': ssh would read it as an option), or NULL. */
+const char *deploy_rsync_target_problem(const char *target);
+
+/* Runs rsync (as deploy_rsync_argv builds it, no shell), appending its
+ * list of changes to `out` (its summary is checked, then cut off). When
+ * the target is refused (deploy_rsync_target_problem), rsync is missing,
+ * exits non-zero, or exits 0 without the itemized changes and summary a
+ * transfer prints, reports an error to d (quoting what rsync wrote on
+ * stderr) and returns false. rsync honours RSYNC_RSH from the environment. */
 bool deploy_rsync(const char *rsync, const char *src, const char *target, bool dry_run, buf *out,
                   diag_list *d);
 

@@ -353,16 +353,89 @@ TEST(rsync_command)
     for (char **a = argv; *a; a++)
         buf_printf(&b, "%s|", *a);
     EQ_STR(b.data, "rsync|-rlc|--delete|--delay-updates|-p|--chmod=D755,F644|--exclude=/.git|"
-                   "/tmp/b/|host:/srv/www|");
+                   "--itemize-changes|--stats|--|/tmp/b/|host:/srv/www|");
     deploy_argv_free(argv);
     argv = deploy_rsync_argv("/usr/bin/rsync", "/tmp/b/", "h:x", true);
     buf_reset(&b);
     for (char **a = argv; *a; a++)
         buf_printf(&b, "%s|", *a);
     EQ_STR(b.data, "/usr/bin/rsync|-rlc|--delete|--delay-updates|-p|--chmod=D755,F644|"
-                   "--exclude=/.git|--dry-run|--itemize-changes|/tmp/b/|h:x|");
+                   "--exclude=/.git|--itemize-changes|--stats|--dry-run|--|/tmp/b/|h:x|");
+    deploy_argv_free(argv);
+    /* issue 19: no value can be an option: a source and a remote path
+     * starting with '-' */
+    argv = deploy_rsync_argv(NULL, "-b", "h:-x", false);
+    buf_reset(&b);
+    for (char **a = argv; *a; a++)
+        buf_printf(&b, "%s|", *a);
+    EQ_STR(b.data, "rsync|-rlc|--delete|--delay-updates|-p|--chmod=D755,F644|--exclude=/.git|"
+                   "--itemize-changes|--stats|--|-b/|h:./-x|");
+    deploy_argv_free(argv);
+    argv = deploy_rsync_argv(NULL, "/b", "u@h::-m", false);
+    EQ_STR(argv[11], "u@h::./-m");
     deploy_argv_free(argv);
     buf_release(&b);
+}
+
+/* issue 19: targets rsync (or the ssh it runs) would read as options */
+TEST(rsync_refused_targets)
+{
+    OK(deploy_rsync_target_problem("host:/srv") == NULL);
+    OK(deploy_rsync_target_problem("user@host:-x") == NULL); /* passed as ./-x */
+    OK(deploy_rsync_target_problem("rsync://host/m/") == NULL);
+    EQ_STR(deploy_rsync_target_problem("--list-only:x"),
+           "it starts with '-', which rsync and ssh read as an option");
+    EQ_STR(deploy_rsync_target_problem("u@-oProxyCommand=x:y"),
+           "its host starts with '-', which ssh reads as an option");
+    EQ_STR(deploy_rsync_target_problem("rsync://-x/m"),
+           "its host starts with '-', which ssh reads as an option");
+    EQ_STR(deploy_rsync_target_problem("h:/a\nb"), "it holds a control character");
+    char *src = sub("t-src");
+    put(src, "index.html", "hi");
+    diag_list *d = diag_list_new();
+    buf out = BUF_INIT, b = BUF_INIT;
+    OK(!deploy_rsync(NULL, src, "-e:x", false, &out, d));
+    EQ_STR(first_message(d, &b), "sheaf: error: refusing to deploy to '-e:x': it starts with '-', "
+                                 "which rsync and ssh read as an option");
+    diag_clear(d);
+    OK(!deploy_rsync(NULL, src, "h:a\x07", false, &out, d));
+    EQ_STR(first_message(d, &b), "sheaf: error: refusing to deploy to 'h:a\\x07': it holds a "
+                                 "control character");
+    buf_release(&out);
+    buf_release(&b);
+    diag_list_free(d);
+    free(src);
+}
+
+/* issue 19: exit status 0 is not enough: an rsync that lists the source
+ * (what a target read as an option once did) is not a deploy */
+TEST(rsync_must_report_a_transfer)
+{
+    char *src = sub("f-src"), *fake = sub("fake-rsync.sh"), *fake2 = sub("fake-rsync2.sh");
+    put(src, "index.html", "hi");
+    put(tmp_root, "fake-rsync.sh",
+        "#!/bin/sh\necho 'drwxr-xr-x          4,096 2026/11/24 00:59:51 .'\n"
+        "echo '-rw-r--r--              2 2026/11/24 00:59:51 index.html'\nexit 0\n");
+    put(tmp_root, "fake-rsync2.sh",
+        "#!/bin/sh\necho '-rw-r--r--              2 2026/11/24 00:59:51 index.html'\necho\n"
+        "echo 'Number of files: 1 (reg: 1)'\nexit 0\n");
+    chmod(fake, 0755);
+    chmod(fake2, 0755);
+    diag_list *d = diag_list_new();
+    buf out = BUF_INIT, b = BUF_INIT;
+    const char *want = "sheaf: error: rsync to 'host:/x' exited 0 but did not report a transfer (no "
+                       "itemized changes and summary), so nothing is known to be deployed";
+    OK(!deploy_rsync(fake, src, "host:/x", false, &out, d));
+    EQ_STR(first_message(d, &b), want);
+    diag_clear(d);
+    OK(!deploy_rsync(fake2, src, "host:/x", false, &out, d));
+    EQ_STR(first_message(d, &b), want);
+    buf_release(&out);
+    buf_release(&b);
+    diag_list_free(d);
+    free(src);
+    free(fake);
+    free(fake2);
 }
 
 TEST(rsync_errors)
@@ -408,11 +481,27 @@ TEST(rsync_through_a_local_shell)
     OK(deploy_rsync(NULL, src, target.data, true, &out, d));
     OK(strstr(out.data, "*deleting   stale.html") != NULL);
     EQ_FILE(dst, "stale.html", "stale");
+    buf_reset(&out);
     OK(deploy_rsync(NULL, src, target.data, false, &out, d));
     EQ_INT(diag_count(d), 0);
+    /* the changes, not rsync's summary */
+    OK(strstr(out.data, "<f+++++++++ posts/a/index.html\n") != NULL);
+    OK(strstr(out.data, "Number of files") == NULL);
     char *t = tree(dst);
     EQ_STR(t, ".git/\n.git/HEAD\nindex.html\nposts/\nposts/a/\nposts/a/index.html\n");
     free(t);
+    /* a remote path starting with '-' is a path (./-dst), not an option */
+    char cwd[4096];
+    OK(getcwd(cwd, sizeof cwd) != NULL);
+    OK(chdir(tmp_root) == 0);
+    OK(deploy_rsync(NULL, src, "localhost:-dst", false, &out, d));
+    EQ_INT(diag_count(d), 0);
+    char *dash = sub("-dst");
+    t = tree(dash);
+    EQ_STR(t, "index.html\nposts/\nposts/a/\nposts/a/index.html\n");
+    free(t);
+    free(dash);
+    OK(chdir(cwd) == 0);
     unsetenv("RSYNC_RSH");
     buf_release(&out);
     buf_release(&target);
@@ -435,6 +524,8 @@ int main(void)
     RUN(symlinks_in_target_are_not_followed);
     RUN(target_safety);
     RUN(rsync_command);
+    RUN(rsync_refused_targets);
+    RUN(rsync_must_report_a_transfer);
     RUN(rsync_errors);
     RUN(rsync_through_a_local_shell);
     deploy_remove_tree(tmp_root);
