@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "site/site.h"
 #include "util/buf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -297,13 +298,66 @@ static char *join2(const char *dir, const char *rel)
     return buf_detach(&b, NULL);
 }
 
+/* Why s cannot be a title or tag of a new post (NULL when it can): it must
+ * be UTF-8 without control characters (C0, DEL, C1), which YAML, XML
+ * feeds and file names cannot all carry. */
+static const char *bad_text(const char *s, buf *why)
+{
+    size_t n = strlen(s), bad = text_utf8_check(s, n);
+    if (bad != (size_t)-1) {
+        buf_printf(why, "is not valid UTF-8 (byte 0x%02x at offset %zu)", (unsigned char)s[bad], bad);
+        return why->data;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned cp = c == 0xc2 && i + 1 < n ? (unsigned char)s[i + 1] : c;
+        if (c < 0x20 || c == 0x7f || (c == 0xc2 && cp >= 0x80 && cp <= 0x9f)) {
+            buf_printf(why, "holds a control character (U+%04X at offset %zu)", cp, i);
+            return why->data;
+        }
+    }
+    return NULL;
+}
+
+/* The new post as `sheaf build` will read it, before it is written: its
+ * front matter parsed back by the page loader (YAML, key types, a date),
+ * so a title or an archetype that would not build is an error now and no
+ * file is left behind. `path` (for messages) is where it would be written,
+ * `rel` the same relative to the site. */
+static bool builds(const char *site_dir, const char *path, const char *rel, const char *text, size_t len,
+                   diag_list *d)
+{
+    site s = { 0 };
+    s.dir = site_dir;
+    s.a = arena_new();
+    page p = { 0 };
+    p.src = path;
+    p.rel = rel + strlen("content/");
+    p.dir = "posts";
+    p.is_post = true;
+    p.prev = p.next = -1;
+    bool ok = site_reparse_page(&s, &p, text, len, s.a, d);
+    arena_free(s.a);
+    return ok;
+}
+
 /* Creates the post file from the archetype; on success appends its path to
  * out_path. */
 static bool create_post(const char *site, const char *title, const char *tags_arg, bool draft,
                         buf *out_path, diag_list *d)
 {
     buf date = BUF_INIT, day = BUF_INIT, slug = BUF_INIT, etitle = BUF_INIT, tags = BUF_INIT;
-    buf arch = BUF_INIT, text = BUF_INIT, rel = BUF_INIT;
+    buf arch = BUF_INIT, text = BUF_INIT, rel = BUF_INIT, why = BUF_INIT;
+    if (bad_text(title, &why)) {
+        diag_error(d, NULL, 0, 0, "the title %s, so no post was written", why.data);
+        buf_release(&why);
+        return false;
+    }
+    if (tags_arg && bad_text(tags_arg, &why)) {
+        diag_error(d, NULL, 0, 0, "--tags %s, so no post was written", why.data);
+        buf_release(&why);
+        return false;
+    }
     local_now(&date, &day);
     text_slugify(&slug, title, strlen(title));
     if (slug.len == 0)
@@ -342,7 +396,11 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
         buf_printf(&rel, "content/posts/%s-%s.md", day.data, slug.data);
         char *path = join2(site, rel.data);
         char *dir = join2(site, "content/posts");
-        if (!make_dirs(dir)) {
+        if (!builds(site, path, rel.data, text.data, text.len, d)) {
+            diag_error(d, arch_name, 0, 0,
+                       "the new post would not build (see above), so %s was not written", path);
+            ok = false;
+        } else if (!make_dirs(dir)) {
             diag_error(d, dir, 0, 0, "cannot create folder: %s", strerror(errno));
             ok = false;
         } else {

@@ -92,6 +92,54 @@ def main():
         expect("empty slug: status", p.returncode, 0)
         expect("empty slug: falls back to post", p.stdout.strip().endswith("-post.md"), True)
 
+        # issue 19: a title that cannot be one (DEL, a control character,
+        # bytes that are not UTF-8, a C1 control) is refused, naming what
+        # and where, and nothing is written.
+        posts_dir = os.path.join(site, "content", "posts")
+        before = sorted(os.listdir(posts_dir))
+        for title, why in ((b"del\x7f", "holds a control character (U+007F at offset 3)"),
+                           (b"bell\x07", "holds a control character (U+0007 at offset 4)"),
+                           (b"tab\there", "holds a control character (U+0009 at offset 3)"),
+                           (b"caf\xe9", "is not valid UTF-8 (byte 0xe9 at offset 3)"),
+                           (b"c1\xc2\x85", "holds a control character (U+0085 at offset 2)")):
+            p = run([sheaf, "new", "post", "-s", site, title], env=env)
+            expect(f"bad title {title!r}: status", p.returncode, 1)
+            expect(f"bad title {title!r}: message", p.stderr,
+                   f"sheaf: error: the title {why}, so no post was written\n")
+        p = run([sheaf, "new", "post", "-s", site, "ok", "--tags", b"a,\x1bb"], env=env)
+        expect("bad tag: message", p.stderr,
+               "sheaf: error: --tags holds a control character (U+001B at offset 2), so no post "
+               "was written\n")
+        expect("bad titles: nothing written", sorted(os.listdir(posts_dir)), before)
+
+        # A 1,000-character title: the slug is cut (with a hash) so the file
+        # name fits, and the post builds.
+        p = run([sheaf, "new", "post", "-s", site, "Long title " * 91], env=env)
+        expect("long title: status", (p.returncode, p.stderr), (0, ""))
+        name = os.path.basename(p.stdout.strip())
+        expect("long title: file name fits", len(name.encode()) <= 255, True)
+        expect("long title: slug cut with a hash",
+               bool(re.fullmatch(r"\d{4}-\d\d-\d\d-(long-title-)+long(-title)?-[0-9a-f]{8}\.md", name)),
+               True)
+        p = run([sheaf, "build", "-s", site, "-q"], env=env)
+        expect("long title: builds", (p.returncode, p.stderr), (0, ""))
+        os.remove(os.path.join(posts_dir, name))
+
+        # An archetype whose front matter would not build with this title
+        # (unquoted, "a: b" is YAML of its own): an error, no file.
+        arch = os.path.join(site, "templates", "new-post.md")
+        with open(arch, "w") as f:
+            f.write("---\ntitle: {{ title }}\ndate: {{ date }}\n---\n")
+        p = run([sheaf, "new", "post", "-s", site, "a: b"], env=env)
+        expect("unbuildable post: status", p.returncode, 1)
+        lines = p.stderr.splitlines()
+        expect("unbuildable post: messages", [re.sub(r"\d{4}-\d\d-\d\d", "D", l) for l in lines],
+               [f"{posts_dir}/D-a-b.md:2:9: error: YAML: mapping values are not allowed in this context",
+                f"{arch}: error: the new post would not build (see above), so "
+                f"{posts_dir}/D-a-b.md was not written"])
+        expect("unbuildable post: nothing written", sorted(os.listdir(posts_dir)), before)
+        os.remove(arch)
+
         # The site's archetype wins over the built-in one.
         arch = os.path.join(site, "templates", "new-post.md")
         with open(arch, "w") as f:
@@ -179,6 +227,17 @@ def main():
         # pipe); its protocol error is not
         expect("unreachable host: rsync's reason",
                "error in rsync protocol data stream" in p.stderr, True)
+
+        # issue 19: a target rsync or ssh would read as an option is refused
+        # (after the build, before rsync runs), and nothing says "deployed".
+        for t, why in (("--list-only:/srv", "it starts with '-', which rsync and ssh read as an option"),
+                       ("me@-oProxyCommand=x:/srv",
+                        "its host starts with '-', which ssh reads as an option")):
+            set_target(f"'{t}'")
+            p = run([sheaf, "deploy", "-s", site], env=env)
+            expect(f"target {t}: status", p.returncode, 1)
+            expect(f"target {t}: message", (p.stdout, p.stderr),
+                   ("", f"sheaf: error: refusing to deploy to '{t}': {why}\n"))
 
         # A working rsync destination: a "remote shell" that runs the command
         # here stands in for ssh.
