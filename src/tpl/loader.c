@@ -124,8 +124,11 @@ static char *read_all(const char *path, size_t *len)
 }
 
 /* Finds the source of `name`. Returns the text (caller frees) and its display
- * path, or NULL with `tried` listing the places looked at. */
-static char *find_source(tpl_loader *l, const char *name, size_t *len, char **path, buf *tried)
+ * path, or NULL with `tried` listing the places looked at — or, when a
+ * place holds something by that name that is not a readable file (a
+ * folder templates/post.html), NULL with `bad` (when not NULL) saying so:
+ * that is an error, not a reason to fall back to the theme's. */
+static char *find_source(tpl_loader *l, const char *name, size_t *len, char **path, buf *tried, buf *bad)
 {
     for (size_t i = 0; i < l->nmem; i++)
         if (!strcmp(l->mem[i].name, name)) {
@@ -142,6 +145,16 @@ static char *find_source(tpl_loader *l, const char *name, size_t *len, char **pa
         if (text) {
             *path = buf_detach(&p, NULL);
             return text;
+        }
+        struct stat st = { 0 };
+        if (stat(p.data, &st) == 0 || errno != ENOENT) {
+            int e = errno;
+            if (bad && S_ISDIR(st.st_mode))
+                buf_printf(bad, "%s is a folder, not a template file", p.data);
+            else if (bad)
+                buf_printf(bad, "cannot read %s: %s", p.data, strerror(S_ISREG(st.st_mode) ? EACCES : e));
+            buf_release(&p);
+            return NULL;
         }
         if (tried) {
             if (tried->len)
@@ -181,11 +194,14 @@ bool tpl_loader_exists(tpl_loader *l, const char *name)
     pthread_mutex_lock(&l->mu);
     size_t len;
     char *path = NULL;
-    char *text = find_source(l, name, &len, &path, NULL);
+    buf bad = BUF_INIT;
+    char *text = find_source(l, name, &len, &path, NULL, &bad);
     pthread_mutex_unlock(&l->mu);
     free(text);
     free(path);
-    return text != NULL;
+    bool there = text != NULL || bad.len; /* a folder by that name: tpl_load says so */
+    buf_release(&bad);
+    return there;
 }
 
 static entry *find_entry(tpl_loader *l, const char *name)
@@ -234,8 +250,15 @@ static tpl_template *load_locked(tpl_loader *l, const char *name, const char *at
     if (!e) {
         size_t len;
         char *path = NULL;
-        buf tried = BUF_INIT;
-        char *text = find_source(l, name, &len, &path, &tried);
+        buf tried = BUF_INIT, bad = BUF_INIT;
+        char *text = find_source(l, name, &len, &path, &tried, &bad);
+        if (!text && bad.len) {
+            diag_error(d, at_path, at_line, at_col, "template '%s': %s", name, bad.data);
+            buf_release(&bad);
+            buf_release(&tried);
+            return NULL;
+        }
+        buf_release(&bad);
         if (!text) {
             *missing = true;
             if (!optional) {
