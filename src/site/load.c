@@ -169,9 +169,16 @@ static void on_link(walk_ctx *c, const char *rel, const char *full)
     } else if (S_ISREG(st.st_mode)) {
         add_source(c, rel);
     } else if (S_ISDIR(st.st_mode) && c->s->cfg.follow_symlinks) {
-        bool loop = inside(c->root_real, real);
+        /* a loop: the target holds the link, the walk's root or a linked
+         * folder being walked */
+        char *parent = xstrdup(full);
+        *strrchr(parent, '/') = 0;
+        char *parent_real = realpath(parent, NULL);
+        bool loop = inside(c->root_real, real) || (parent_real && inside(parent_real, real));
         for (size_t i = 0; i < c->nchain && !loop; i++)
             loop = inside(c->chain[i], real);
+        free(parent_real);
+        free(parent);
         if (loop) {
             diag_warning(c->d, src.data, 0, 0,
                          "skipped: symbolic link to '%s' leads to a folder that holds it (a loop)", q.data);
