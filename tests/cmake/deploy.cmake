@@ -6,4 +6,4 @@ add_test(NAME deploy/e2e
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/deploy/e2e.py $<TARGET_FILE:sheaf>)
 add_test(NAME deploy/errors
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/deploy/errors.py $<TARGET_FILE:sheaf>)
-set_tests_properties(deploy/e2e deploy/errors PROPERTIES TIMEOUT 60)
+set_tests_properties(deploy/e2e deploy/errors PROPERTIES TIMEOUT 120)
