@@ -1,0 +1,45 @@
+/* hl: syntax highlighting of code blocks at build time.
+ *
+ * The language definitions are highlight.js's (9.18, Debian's
+ * libjs-highlight.js), compiled into the binary at build time as data (see
+ * hl/lang.h); this module runs highlight.js's highlighting algorithm over
+ * them natively, with PCRE2's JIT for the regexes, and writes the same HTML
+ * highlight.js writes — `<span class="hljs-keyword">def</span>` and so on —
+ * byte for byte (tests/hl checks it against highlight.js itself).
+ *
+ * Thread-safe: the regexes of a language are compiled the first time one of
+ * its modes is entered, under a lock, and shared after that. */
+#ifndef SHEAF_HL_H
+#define SHEAF_HL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* Changes whenever the same input could highlight differently: part of the
+ * build cache's key. */
+#define HL_ENGINE_VERSION "hl1-hljs9.18.5"
+
+/* The language a fence names — its name or an alias, any case ("py",
+ * "Python", "sh") — or -1 when there is none or it was left out. */
+int hl_language_find(const char *name, size_t len);
+/* Its canonical name ("python"). */
+const char *hl_language_name(int lang);
+/* The languages fences may name, for documentation and tests: index i <
+ * hl_language_total(); hl_language_name(i) is NULL for the ones only used
+ * inside others (CSS inside HTML). */
+size_t hl_language_total(void);
+
+/* Appends to out the HTML of `code` (len bytes of UTF-8) highlighted as
+ * `lang`: text escaped (&, <, >), tokens in <span class="hljs-…">, what
+ * highlight.js's hljs.highlight(lang, code, true).value is. Returns false,
+ * appending the code escaped and nothing else, when the code is not UTF-8
+ * or the engine gave up on it (a regex over its limits, a definition that
+ * loops); the caller may then warn. */
+bool hl_highlight(int lang, const char *code, size_t len, buf *out);
+
+/* Appends code with &, < and > escaped, as highlight.js escapes. */
+void hl_escape(buf *out, const char *s, size_t n);
+
+#endif
