@@ -151,6 +151,17 @@ void md_problem_at(md_walk *w, bool error, int line, int col, const char *fmt, .
 void md_page_only(md_walk *w, size_t start);
 /* The HTML written so far (the main output buffer). */
 buf *md_html(md_walk *w);
+/* A scratch buffer, free between nodes. */
+buf *md_tmp(md_walk *w);
+/* The site-wide default for line numbers in code blocks. */
+bool md_linenos(const md_walk *w);
+
+/* ---- code blocks (code.c) ---- */
+
+/* Writes a code block: highlighted when its fence names a language hl/
+ * knows and markdown.highlight is on, with line numbers and highlighted
+ * lines when asked. */
+void md_code_block(md_walk *w, cmark_node *n);
 
 /* ---- raw HTML (rawhtml.c) ---- */
 

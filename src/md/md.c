@@ -175,7 +175,7 @@ typedef struct cut {
 
 struct md_walk {
     arena *a;
-    bool unsafe, hard_breaks, reference;
+    bool unsafe, hard_breaks, reference, linenos;
     unsigned on;  /* bit i: extension i is on */
     int line0;    /* added to cmark's 1-based lines */
     md_source src;
@@ -195,6 +195,8 @@ struct md_walk {
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
 bool md_reference(const md_walk *w) { return w->reference; }
 buf *md_html(md_walk *w) { return &w->html; }
+buf *md_tmp(md_walk *w) { return &w->tmp; }
+bool md_linenos(const md_walk *w) { return w->linenos; }
 md_source *md_walk_source(md_walk *w) { return &w->src; }
 
 void md_words_break(md_walk *w)
@@ -627,27 +629,6 @@ static void enter_link(md_walk *r, cmark_node *n, bool image)
     }
 }
 
-static void enter_code_block(md_walk *r, cmark_node *n)
-{
-    buf *b = &r->html;
-    const char *info = cmark_node_get_fence_info(n);
-    md_cr(b);
-    /* a long line scrolls the block sideways: the keyboard must reach it */
-    buf_puts(b, r->reference ? "<pre>" : "<pre tabindex=\"0\">");
-    if (!info || !*info) {
-        buf_puts(b, "<code>");
-    } else {
-        size_t k = 0;
-        while (info[k] && !strchr(" \t\n\v\f\r", info[k]))
-            k++;
-        buf_puts(b, "<code class=\"language-");
-        md_put_escaped(b, info, k);
-        buf_puts(b, "\">");
-    }
-    md_put_escaped_cstr(b, cmark_node_get_literal(n));
-    buf_puts(b, "</code></pre>\n");
-}
-
 static void enter_html(md_walk *r, cmark_node *n)
 {
     if (r->unsafe)
@@ -685,7 +666,7 @@ static void enter(md_walk *r, cmark_node *n)
         enter_heading(r, n);
         break;
     case CMARK_NODE_CODE_BLOCK:
-        enter_code_block(r, n);
+        md_code_block(r, n);
         break;
     case CMARK_NODE_HTML_BLOCK:
         md_cr(b);
@@ -851,6 +832,7 @@ void md_render(str body, int first_line, const md_options *opt, md_link_fn resol
         .unsafe = opt->unsafe,
         .hard_breaks = opt->hard_breaks,
         .reference = opt->reference,
+        .linenos = opt->linenos,
         .on = ~opt->off & ((1u << MD_EXT_COUNT) - 1),
         .line0 = first_line - 1,
         .src = { .text = body },

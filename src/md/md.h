@@ -34,6 +34,8 @@ typedef struct md_options {
                          0, the zero value, has every extension on */
     bool reference;   /* write exactly what cmark-gfm's own renderer writes: no
                          heading ids, self-links or table boxes (for tests) */
+    bool linenos;     /* code blocks get line numbers unless their fence says
+                         {linenos=false} */
 } md_options;
 
 /* The extensions' switches, in the order of md/extensions.h: "tables",

@@ -127,6 +127,7 @@ static const key_def markdown_keys[] = {
     { .name = "unsafe", .type = KEY_BOOL, .at = AT(markdown.unsafe), .want = "true or false", .num_default = 1 },
     { .name = "smart", .type = KEY_BOOL, .at = AT(markdown.smart), .want = "true or false" },
     { .name = "hard_breaks", .type = KEY_BOOL, .at = AT(markdown.hard_breaks), .want = "true or false" },
+    { .name = "linenos", .type = KEY_BOOL, .at = AT(markdown.linenos), .want = "true or false" },
     MD_EXTENSIONS(MD_SWITCH_ROW)
 };
 static const key_table markdown_table = { "markdown.", markdown_keys,

@@ -234,8 +234,8 @@ static uint64_t link_env(const site *s)
     uint64_t h = HASH_SEED;
     env_add(&h, s->cfg.base_path);
     char opts[32];
-    snprintf(opts, sizeof opts, "%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
-             s->cfg.markdown.hard_breaks, s->cfg.markdown.off);
+    snprintf(opts, sizeof opts, "%d%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
+             s->cfg.markdown.hard_breaks, s->cfg.markdown.linenos, s->cfg.markdown.off);
     env_add(&h, opts);
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];

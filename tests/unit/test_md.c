@@ -63,7 +63,7 @@ static int same_as_gfm(const char *s, md_options o)
         fprintf(stderr, "input [%s] (unsafe=%d smart=%d hard=%d off=%x)\n  got:  [%s]\n  want: [%s]\n",
                 s, o.unsafe, o.smart, o.hard_breaks, o.off, r.html, want);
     o.reference = false;
-    o.off |= ANCHORS_OFF | md_extension_bit("heading_ids");
+    o.off |= ANCHORS_OFF | md_extension_bit("heading_ids") | md_extension_bit("highlight");
     md_render(str_from(s), 1, &o, NULL, NULL, a, &r);
     char *got = strip_ids(r.html);
     if (ok && strcmp(got, want)) {
@@ -520,7 +520,78 @@ TEST(gfm_additions)
     r = render(a, "- [x] read *the* \"paper\"\n- [ ]\n\n```c\nx\n```\n", 1, NULL, NULL);
     EQ_STR(r.html, "<ul>\n<li><input type=\"checkbox\" checked=\"\" disabled=\"\" "
                    "aria-label=\"read the &quot;paper&quot;\" /> read <em>the</em> &quot;paper&quot;</li>\n"
-                   "<li>[ ]</li>\n</ul>\n<pre tabindex=\"0\"><code class=\"language-c\">x\n</code></pre>\n");
+                   "<li>[ ]</li>\n</ul>\n<pre tabindex=\"0\" class=\"hl\" data-lang=\"c\">"
+                   "<code class=\"language-c hljs\">x\n</code></pre>\n");
+    arena_free(a);
+}
+
+/* code blocks: highlighted, plain, line numbers, highlighted lines */
+TEST(code_blocks)
+{
+    arena *a = arena_new();
+    md_result r = render(a, "```py\nx = 1 # c\n```\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<pre tabindex=\"0\" class=\"hl\" data-lang=\"py\"><code class=\"language-py hljs\">"
+                   "x = <span class=\"hljs-number\">1</span> <span class=\"hljs-comment\"># c</span>\n"
+                   "</code></pre>\n");
+    EQ_INT(r.nproblems, 0);
+    /* no language, an unknown one (a warning at the fence), "Rust" in capitals */
+    r = render(a, "```\na < b\n```\n\n~~~ klingon\nqapla'\n~~~\n\n```Rust\nfn\n```\n", 3, NULL, NULL);
+    EQ_STR(r.html, "<pre tabindex=\"0\"><code>a &lt; b\n</code></pre>\n"
+                   "<pre tabindex=\"0\"><code class=\"language-klingon\">qapla'\n</code></pre>\n"
+                   "<pre tabindex=\"0\" class=\"hl\" data-lang=\"Rust\"><code class=\"language-Rust hljs\">"
+                   "<span class=\"hljs-function\"><span class=\"hljs-keyword\">fn</span>\n</span></code></pre>\n");
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1) {
+        EQ_INT(r.problems[0].line, 7);
+        EQ_INT(r.problems[0].col, 1);
+        OK(!r.problems[0].error);
+        EQ_STR(r.problems[0].message, "code block language 'klingon' is not one sheaf highlights: it "
+                                      "stays plain (docs/highlighting.md lists the languages)");
+    }
+    /* line numbers and highlighted lines; a comment across lines is closed
+     * and opened again at each line end */
+    r = render(a, "```c {linenos=true, hl_lines=[2], linenostart=9}\n/* a\nb */\nx\n```\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<pre tabindex=\"0\" class=\"hl\" data-lang=\"c\"><code class=\"language-c hljs\">"
+                   "<span class=\"line\"><span class=\"ln\">9</span><span class=\"cl\">"
+                   "<span class=\"hljs-comment\">/* a\n</span></span></span>"
+                   "<span class=\"line hl\"><span class=\"ln\">10</span><span class=\"cl\">"
+                   "<span class=\"hljs-comment\">b */</span>\n</span></span>"
+                   "<span class=\"line\"><span class=\"ln\">11</span><span class=\"cl\">x\n</span></span>"
+                   "</code></pre>\n");
+    /* options without a language; ranges as strings */
+    r = render(a, "``` {hl_lines=[\"1-2\"]}\n<\n>\nz\n```\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<pre tabindex=\"0\"><code>"
+                   "<span class=\"line hl\"><span class=\"cl\">&lt;\n</span></span>"
+                   "<span class=\"line hl\"><span class=\"cl\">&gt;\n</span></span>"
+                   "<span class=\"line\"><span class=\"cl\">z\n</span></span></code></pre>\n");
+    /* bad options are errors at the fence; unknown ones are ignored with a warning */
+    r = render(a, "text\n\n```go {linenos=maybe, style=monokai, hl_lines=[x]}\nx\n```\n", 1, NULL, NULL);
+    EQ_INT(r.nproblems, 3);
+    if (r.nproblems == 3) {
+        EQ_STR(r.problems[0].message, "code block option linenos=maybe: want true or false");
+        OK(r.problems[0].error);
+        EQ_INT(r.problems[0].line, 3);
+        EQ_STR(r.problems[1].message,
+               "code block option 'style' is ignored (known: linenos, hl_lines, linenostart)");
+        OK(!r.problems[1].error);
+        EQ_STR(r.problems[2].message, "code block option hl_lines=x: want line numbers and ranges, "
+                                      "like [2, 3] or [\"4-6\"]");
+    }
+    /* the site-wide line numbers */
+    md_options o = { .linenos = true };
+    md_render(str_from("```python\nx\n```\n\n```python {linenos=false}\ny\n```\n"), 1, &o, NULL, NULL, a, &r);
+    EQ_STR(r.html, "<pre tabindex=\"0\" class=\"hl\" data-lang=\"python\"><code class=\"language-python hljs\">"
+                   "<span class=\"line\"><span class=\"ln\">1</span><span class=\"cl\">x\n</span></span>"
+                   "</code></pre>\n<pre tabindex=\"0\" class=\"hl\" data-lang=\"python\">"
+                   "<code class=\"language-python hljs\">y\n</code></pre>\n");
+    EQ_INT(r.nproblems, 0);
+    /* markdown.highlight: false writes code blocks as CommonMark does:
+     * no highlighting, options or line numbers */
+    o.off = md_extension_bit("highlight");
+    md_render(str_from("```python {linenos=true}\nx\n```\n\n```c++ {what\ny\n```\n"), 1, &o, NULL, NULL, a, &r);
+    EQ_STR(r.html, "<pre tabindex=\"0\"><code class=\"language-python\">x\n</code></pre>\n"
+                   "<pre tabindex=\"0\"><code class=\"language-c++\">y\n</code></pre>\n");
+    EQ_INT(r.nproblems, 0);
     arena_free(a);
 }
 
@@ -757,10 +828,11 @@ TEST(summary_gfm)
 
 TEST(switches)
 {
-    EQ_INT(md_extension_count(), 7);
+    EQ_INT(md_extension_count(), 8);
     EQ_STR(md_extension_name(0), "tables");
     EQ_STR(md_extension_name(6), "heading_anchors");
-    OK(md_extension_name(7) == NULL);
+    EQ_STR(md_extension_name(7), "highlight");
+    OK(md_extension_name(8) == NULL);
     EQ_INT(md_extension_bit("strikethrough"), 2);
     EQ_INT(md_extension_bit("nope"), 0);
     arena *a = arena_new();
@@ -840,6 +912,7 @@ int main(void)
     RUN(word_count);
     RUN(options);
     RUN(gfm_additions);
+    RUN(code_blocks);
     RUN(explicit_heading_ids);
     RUN(page_ids);
     RUN(footnotes);
