@@ -7,6 +7,8 @@
 #   RUNS=5 WORK=/tmp/sheaf-bench SHEAF=build/sheaf bench/run.sh 1000 10000 100000
 #   NO_HUGO=1 bench/run.sh 100000   skip Hugo (at 100,000 posts it needs ~25 GB)
 #   OUT=/dev/shm/sheaf-bench bench/run.sh   write the outputs to a tmpfs
+#   HIGHLIGHT=1 bench/run.sh 2000 10000   build-time code highlighting on in
+#                                   sheaf and Hugo (markup.highlight.codeFences)
 #
 # Corpora come from bench/gen_corpus.py (deterministic: same posts, dates,
 # tags and links in the native and the Hugo flavour). Each build runs RUNS
@@ -40,9 +42,11 @@ fi
 trap 'rm -rf "$OUT/.old"' EXIT
 cc -O2 -o "$WORK/floor" "$here/floor.c" $(pkg-config --cflags --libs libcmark-gfm)
 
+hl=${HIGHLIGHT:+-hl}
 gen() { # flavor size
-    [ -d "$WORK/corpora/$1-$2" ] ||
-        python3 "$here/gen_corpus.py" --posts "$2" --out "$WORK/corpora/$1-$2" --flavor "$1" >/dev/null
+    [ -d "$WORK/corpora/$1-$2$hl" ] ||
+        python3 "$here/gen_corpus.py" --posts "$2" --out "$WORK/corpora/$1-$2$hl" --flavor "$1" \
+            ${HIGHLIGHT:+--highlight} >/dev/null
 }
 
 # Waits (up to a minute) until the machine is idle: after deleting gigabytes,
@@ -73,14 +77,14 @@ measure() { # name size command…
 
 for n in "$@"; do
     gen native "$n"
-    c="$WORK/corpora/native-$n"
+    c="$WORK/corpora/native-$n$hl"
     echo "== $n posts"
     measure floor "$n" "$WORK/floor" "$c/content/posts" "$OUT/floor-$n"
     measure sheaf "$n" "$SHEAF" build -q -s "$c" -o "$OUT/sheaf-$n"
     measure sheaf1 "$n" "$SHEAF" build -q -j 1 -s "$c" -o "$OUT/sheaf1-$n"
     if [ -z "${NO_HUGO:-}" ] && command -v hugo >/dev/null; then
         gen hugo "$n"
-        measure hugo "$n" hugo --quiet -s "$WORK/corpora/hugo-$n" -d "$OUT/hugo-$n"
+        measure hugo "$n" hugo --quiet -s "$WORK/corpora/hugo-$n$hl" -d "$OUT/hugo-$n"
     fi
     # Where sheaf's time goes, and that a second build rewrites nothing.
     "$SHEAF" build -s "$c" -o "$OUT/sheaf-$n" >/dev/null

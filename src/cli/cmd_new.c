@@ -83,6 +83,8 @@ static const char site_yaml[] =
     "#   unsafe: false       # pass raw HTML written in Markdown through\n"
     "#   smart: false        # curly quotes, en and em dashes, ellipses\n"
     "#   hard_breaks: false  # a line break inside a paragraph becomes <br>\n"
+    "#   highlight: true     # colour fenced code (```python) at build time\n"
+    "#   linenos: false      # line numbers on every code block\n"
     "\n"
     "# A broken cross-post link fails the build (error) or only warns (warn).\n"
     "# links: error\n"
