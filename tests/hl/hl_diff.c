@@ -1,13 +1,19 @@
 /* hl_diff: the native highlighter against highlight.js itself.
  *
  *   hl_diff HIGHLIGHT_JS SAMPLES_DIR
+ *   hl_diff HIGHLIGHT_JS --corpus DIR
  *
  * For every file SAMPLES_DIR/<language>.<anything> it highlights the file
  * with hl_highlight and with hljs.highlight(<language>, text, true) run in
  * Duktape, and fails unless the two HTML strings are equal byte for byte. It
  * also fails when a language a fence may name has no sample, so no language
  * ships unchecked, and it runs every language over a few awkward inputs
- * (empty, unterminated strings and comments, stray brackets). */
+ * (empty, unterminated strings and comments, stray brackets).
+ *
+ * With --corpus, DIR holds fuzz_hl inputs (a language byte, then code) and
+ * each is compared the same way: what the fuzzer found, checked against
+ * highlight.js (inputs that are not UTF-8 are skipped: sheaf leaves those
+ * plain on purpose). */
 #include <dirent.h>
 #include <duktape.h>
 #include <stdio.h>
@@ -15,6 +21,7 @@
 #include <string.h>
 
 #include "hl/hl.h"
+#include "util/text.h"
 
 static duk_context *ctx;
 static int failures;
@@ -95,9 +102,39 @@ static const char *const awkward[] = {
     "`tick` ${x} #{y} %{z} @{w}\n",
 };
 
+static int corpus(const char *dir)
+{
+    int langs[256], nlangs = 0;
+    for (size_t i = 0; i < hl_language_total() && nlangs < 256; i++)
+        if (hl_language_name((int)i))
+            langs[nlangs++] = (int)i;
+    DIR *d = opendir(dir);
+    if (!d || !nlangs)
+        return 1;
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t len;
+        char *data = e->d_name[0] == '.' ? NULL : slurp(path, &len);
+        if (!data)
+            continue;
+        if (len >= 1 && text_utf8_check(data + 1, len - 1) == (size_t)-1) {
+            compare(e->d_name, hl_language_name(langs[(unsigned char)data[0] % nlangs]), data + 1,
+                    len - 1);
+            n++;
+        }
+        free(data);
+    }
+    closedir(d);
+    printf("hl_diff: %d corpus inputs, %s\n", n, failures ? "FAILED" : "all equal");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
+    if (argc != 3 && argc != 4) {
         fprintf(stderr, "usage: hl_diff HIGHLIGHT_JS SAMPLES_DIR\n");
         return 2;
     }
@@ -119,8 +156,10 @@ int main(int argc, char **argv)
         ctx, "exports.configure({hideUpgradeWarningAcceptNoSupportOrSecurityUpdates: true});");
     free(js);
 
-    /* every sample */
     size_t nlang = hl_language_total();
+    if (!strcmp(argv[2], "--corpus") && argc == 4)
+        return corpus(argv[3]);
+    /* every sample */
     char *sampled = calloc(nlang + 1, 1);
     DIR *d = opendir(argv[2]);
     if (!d) {
