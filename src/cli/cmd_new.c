@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "site/site.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -225,21 +226,6 @@ static bool fill_archetype(const char *text, const char *path, const post_vars *
     return ok;
 }
 
-/* Reads a whole file into out; false when it cannot be read. */
-static bool read_file(const char *path, buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_put(out, chunk, n);
-    bool ok = !ferror(f);
-    fclose(f);
-    return ok;
-}
-
 /* mkdir -p; false (errno set) on failure. */
 static bool make_dirs(const char *path)
 {
@@ -388,7 +374,7 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
 
     char *arch_path = join2(site, "templates/new-post.md");
     const char *arch_name = "(built-in archetype)";
-    if (read_file(arch_path, &arch))
+    if (fs_read_file(arch_path, &arch))
         arch_name = arch_path;
     else
         buf_puts(&arch, builtin_archetype);

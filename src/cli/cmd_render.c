@@ -13,6 +13,7 @@
 #include "tpl/tpl.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 static const char render_usage[] =
@@ -26,20 +27,6 @@ static const char render_usage[] =
     "  -t, --templates DIR  folder to look templates up in\n"
     "  --base-url URL       base URL for absolute_url / relative_url (default: /)\n"
     "  -h, --help           show this help\n";
-
-static bool slurp(const char *path, buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_put(out, chunk, n);
-    bool ok = !ferror(f);
-    fclose(f);
-    return ok;
-}
 
 int cli_render(int argc, char **argv)
 {
@@ -95,7 +82,7 @@ int cli_render(int argc, char **argv)
 
     tpl_value vars = tpl_undefined();
     if (data) {
-        if (!slurp(data, &yaml)) {
+        if (!fs_read_file(data, &yaml)) {
             fprintf(stderr, "sheaf render: cannot read %s: %s\n", data, strerror(errno));
             goto done;
         }
@@ -106,7 +93,7 @@ int cli_render(int argc, char **argv)
             goto done;
         }
     }
-    if (!slurp(tpath, &text)) {
+    if (!fs_read_file(tpath, &text)) {
         fprintf(stderr, "sheaf render: cannot read %s: %s\n", tpath, strerror(errno));
         goto done;
     }

@@ -39,6 +39,7 @@
 #include <microhttpd.h>
 
 #include "serve/serve.h"
+#include "util/fs.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -254,23 +255,6 @@ static enum MHD_Result send_plain(struct MHD_Connection *c, unsigned status, con
     return send_text(c, status, "text/plain; charset=utf-8", body, strlen(body));
 }
 
-static bool read_all(int fd, size_t size, buf *out)
-{
-    buf_grow(out, size);
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = read(fd, out->data + out->len + got, size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        got += (size_t)n;
-    }
-    out->len += got;
-    out->data[out->len] = '\0';
-    return true;
-}
-
 /* Sends an open file (the fd is consumed) with status; HTML gets the script. */
 static enum MHD_Result send_file(serve_server *s, struct MHD_Connection *c, unsigned status,
                                  const char *path, int fd, const struct stat *st)
@@ -290,7 +274,7 @@ static enum MHD_Result send_file(serve_server *s, struct MHD_Connection *c, unsi
         code = MHD_HTTP_NOT_MODIFIED;
     } else if (html) {
         buf page = BUF_INIT, body = BUF_INIT;
-        bool ok = read_all(fd, (size_t)st->st_size, &page);
+        bool ok = fs_read_fd(fd, &page);
         close(fd);
         if (!ok) {
             buf_release(&page);

@@ -15,6 +15,7 @@
 
 #include "embed/embed.h"
 #include "tpl/internal.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 typedef struct entry {
@@ -105,22 +106,19 @@ static bool bad_name(const char *name)
     return false;
 }
 
+/* The text of a template file (caller frees), or NULL when path is not a
+ * regular file that can be read (the caller then looks in the next place). */
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    buf b = BUF_INIT;
+    if (!fs_read_file(path, &b)) {
+        buf_release(&b);
         return NULL;
     }
-    char *b = xmalloc((size_t)st.st_size + 1);
-    size_t n = fread(b, 1, (size_t)st.st_size, f);
-    fclose(f);
-    b[n] = 0;
-    *len = n;
-    return b;
+    return buf_detach(&b, len);
 }
 
 /* Finds the source of `name`. Returns the text (caller frees) and its display

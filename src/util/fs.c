@@ -11,14 +11,10 @@
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-bool fs_read_file(const char *path, buf *out)
+bool fs_read_fd(int fd, buf *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
         errno = EISDIR;
         return false;
     }
@@ -30,9 +26,6 @@ bool fs_read_file(const char *path, buf *out)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            int e = errno;
-            close(fd);
-            errno = e;
             return false;
         }
         if (n == 0)
@@ -41,8 +34,19 @@ bool fs_read_file(const char *path, buf *out)
         out->data[out->len] = 0;
         want = 65536;
     }
-    close(fd);
     return true;
+}
+
+bool fs_read_file(const char *path, buf *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool ok = fs_read_fd(fd, out);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return ok;
 }
 
 bool fs_write_file(const char *path, const void *data, size_t len)

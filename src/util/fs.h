@@ -8,8 +8,12 @@
 
 #include "util/buf.h"
 
-/* Appends the whole file to out. Returns false with errno set. */
+/* Appends the whole file to out (data stays NUL-terminated). Returns false
+ * with errno set (EISDIR for a folder). The one whole-file reader: sources,
+ * site.yaml, templates, `render --data` (a pipe too) and old outputs. */
 bool fs_read_file(const char *path, buf *out);
+/* The same for a file already open (fd stays open): reads to its end. */
+bool fs_read_fd(int fd, buf *out);
 /* Writes data to path in one call (created or truncated). false + errno. */
 bool fs_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p; false + errno. */
