@@ -5,6 +5,7 @@
 #define SHEAF_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "diag/diag.h"
 
@@ -14,6 +15,48 @@ int cli_serve(int argc, char **argv);
 int cli_new(int argc, char **argv);
 int cli_deploy(int argc, char **argv);
 int cli_render(int argc, char **argv);
+int cli_completion(int argc, char **argv);
+
+/* ---- the command table (commands.c) ------------------------------------ */
+
+/* What completes an option's value or a command's operand. */
+enum { CLI_VALUE_NONE, CLI_VALUE_DIR, CLI_VALUE_FILE };
+
+typedef struct cli_flag {
+    char short_name;       /* 'o' for -o; 0: none */
+    const char *long_name; /* "output" for --output; NULL ends a list */
+    const char *arg;       /* the value's name in the help ("DIR"); NULL: takes none */
+    const char *help;      /* one line */
+    int value;             /* CLI_VALUE_*: what completes the value */
+} cli_flag;
+
+/* A word that follows the command (`sheaf new site DIR`). */
+typedef struct cli_word {
+    const char *name;      /* NULL ends a list */
+    const char *arg;       /* the operand after it, or NULL */
+    const char *help;
+    int value;             /* CLI_VALUE_*: what completes that operand */
+} cli_word;
+
+typedef struct cli_command {
+    const char *name;      /* NULL ends the table */
+    const char *summary;   /* its line in `sheaf --help` */
+    const char *usage;     /* after "usage: " in its --help */
+    const char *about;     /* the paragraph under that, or NULL */
+    const cli_word *words; /* the words it takes first (new: site, post), or NULL */
+    int operand;           /* CLI_VALUE_*: what completes its operand (render: a file) */
+    const cli_flag *flags;
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+} cli_command;
+
+/* Every command, in the order `sheaf --help` lists them. */
+extern const cli_command cli_commands[];
+const cli_command *cli_command_find(const char *name);
+/* A command's --help: the usage line, the paragraph, and one aligned line
+ * per word and flag. */
+void cli_print_usage(FILE *f, const cli_command *c);
+/* `sheaf --help`. */
+void cli_print_main_usage(FILE *f);
 
 struct build_stats;
 /* Prints where a build's time went (--stats), on one indented line. */

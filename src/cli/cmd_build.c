@@ -9,34 +9,6 @@
 #include "render/build.h"
 #include "util/fs.h"
 
-static const char build_usage[] =
-    "usage: sheaf build [-s DIR] [-o DIR] [--base-url URL] [--drafts] [-j N] [--stats] [-q]\n"
-    "\n"
-    "Builds the site in DIR (content/, templates/, static/, site.yaml) into the\n"
-    "output folder. The new output replaces the old one only when the whole build\n"
-    "succeeded; files whose bytes did not change are kept as they were.\n"
-    "\n"
-    "  -s, --site DIR    the site folder (default: .)\n"
-    "  -o, --output DIR  the output folder (default: DIR/public)\n"
-    "  --base-url URL    override base_url from site.yaml\n"
-    "  -D, --drafts      build drafts too\n"
-    "  -j, --jobs N      worker threads (default: one per core)\n"
-    "  --stats           print where the time went (load, markdown, model, render, write)\n"
-    "  -q, --quiet       print nothing but problems\n"
-    "  -h, --help        show this help\n";
-
-static const char check_usage[] =
-    "usage: sheaf check [-s DIR] [--drafts] [-j N]\n"
-    "\n"
-    "Reads, parses and renders the whole site in memory and reports every problem\n"
-    "(front matter, broken links and anchors, templates) sorted by file and line.\n"
-    "Writes nothing. Exit status 1 when there is an error.\n"
-    "\n"
-    "  -s, --site DIR    the site folder (default: .)\n"
-    "  -D, --drafts      check drafts too\n"
-    "  -j, --jobs N      worker threads (default: one per core)\n"
-    "  -h, --help        show this help\n";
-
 static int run(int argc, char **argv, bool check)
 {
     static const struct option opts[] = {
@@ -50,7 +22,7 @@ static int run(int argc, char **argv, bool check)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *usage = check ? check_usage : build_usage;
+    const cli_command *self = cli_command_find(check ? "check" : "build");
     build_options o = { .site_dir = ".", .write = !check };
     bool quiet = false, stats = false;
     optind = 1;
@@ -86,16 +58,17 @@ static int run(int argc, char **argv, bool check)
             stats = true;
             break;
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return 0;
+        case 'h': cli_print_usage(stdout, self); return 0;
         default:
         bad:
-            fputs(usage, stderr);
+            cli_print_usage(stderr, self);
             return 2;
         }
     }
     if (optind != argc) {
-        fprintf(stderr, "sheaf %s: unexpected argument '%s'\n%s", check ? "check" : "build",
-                argv[optind], usage);
+        fprintf(stderr, "sheaf %s: unexpected argument '%s'\n", check ? "check" : "build",
+                argv[optind]);
+        cli_print_usage(stderr, self);
         return 2;
     }
     if (!fs_is_dir(o.site_dir)) {

@@ -17,18 +17,7 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-static const char deploy_usage[] =
-    "usage: sheaf deploy [-s DIR] [--dry-run] [--base-url URL] [-q]\n"
-    "\n"
-    "Builds the site into a fresh folder, then syncs it to deploy.target in\n"
-    "site.yaml: a local folder (relative to the site) or an rsync destination\n"
-    "host:path. Files no longer produced are removed from the target.\n"
-    "\n"
-    "  -s, --site DIR   the site folder (default: .)\n"
-    "  -n, --dry-run    list what would be added, changed and removed; change nothing\n"
-    "  --base-url URL   override base_url from site.yaml\n"
-    "  -q, --quiet      print nothing but errors\n"
-    "  -h, --help       show this help\n";
+#define USAGE(f) cli_print_usage(f, cli_command_find("deploy"))
 
 static char *join2(const char *dir, const char *rel)
 {
@@ -149,7 +138,7 @@ int cli_deploy(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(deploy_usage, stdout);
+            USAGE(stdout);
             return 0;
         } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
             site = argv[++i];
@@ -164,7 +153,8 @@ int cli_deploy(int argc, char **argv)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = true;
         } else {
-            fprintf(stderr, "sheaf deploy: unknown option '%s'\n%s", a, deploy_usage);
+            fprintf(stderr, "sheaf deploy: unknown option '%s'\n", a);
+            USAGE(stderr);
             return 2;
         }
     }

@@ -28,16 +28,7 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
-static const char new_usage[] =
-    "usage: sheaf new site DIR\n"
-    "       sheaf new post \"Title\" [--tags a,b] [--draft] [-s DIR]\n"
-    "\n"
-    "  site DIR       create a working site in DIR (new or empty)\n"
-    "  post TITLE     create content/posts/YYYY-MM-DD-slug.md and print its path\n"
-    "  --tags a,b     the post's tags\n"
-    "  --draft        mark the post as a draft (built only with --drafts)\n"
-    "  -s, --site DIR the site folder (default: .)\n"
-    "  -h, --help     show this help\n";
+#define USAGE(f) cli_print_usage(f, cli_command_find("new"))
 
 static const char builtin_archetype[] = "---\n"
                                         "title: \"{{ title }}\"\n"
@@ -418,7 +409,7 @@ static int new_post(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(new_usage, stdout);
+            USAGE(stdout);
             return 0;
         } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
             site = argv[++i];
@@ -431,17 +422,20 @@ static int new_post(int argc, char **argv)
         } else if (!strcmp(a, "--draft")) {
             draft = true;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "sheaf new post: unknown option '%s'\n%s", a, new_usage);
+            fprintf(stderr, "sheaf new post: unknown option '%s'\n", a);
+            USAGE(stderr);
             return 2;
         } else if (!title) {
             title = a;
         } else {
-            fprintf(stderr, "sheaf new post: give one title, in quotes\n%s", new_usage);
+            fprintf(stderr, "sheaf new post: give one title, in quotes\n");
+            USAGE(stderr);
             return 2;
         }
     }
     if (!title || !*title) {
-        fprintf(stderr, "sheaf new post: a title is needed\n%s", new_usage);
+        fprintf(stderr, "sheaf new post: a title is needed\n");
+        USAGE(stderr);
         return 2;
     }
     diag_list *d = diag_list_new();
@@ -480,20 +474,23 @@ static int new_site(int argc, char **argv)
     const char *dir = NULL;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            fputs(new_usage, stdout);
+            USAGE(stdout);
             return 0;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "sheaf new site: unknown option '%s'\n%s", argv[i], new_usage);
+            fprintf(stderr, "sheaf new site: unknown option '%s'\n", argv[i]);
+            USAGE(stderr);
             return 2;
         } else if (!dir) {
             dir = argv[i];
         } else {
-            fprintf(stderr, "sheaf new site: give one folder\n%s", new_usage);
+            fprintf(stderr, "sheaf new site: give one folder\n");
+            USAGE(stderr);
             return 2;
         }
     }
     if (!dir || !*dir) {
-        fprintf(stderr, "sheaf new site: a folder is needed\n%s", new_usage);
+        fprintf(stderr, "sheaf new site: a folder is needed\n");
+        USAGE(stderr);
         return 2;
     }
     diag_list *d = diag_list_new();
@@ -550,9 +547,9 @@ int cli_new(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "post"))
         return new_post(argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        fputs(new_usage, stdout);
+        USAGE(stdout);
         return 0;
     }
-    fputs(new_usage, stderr);
+    USAGE(stderr);
     return 2;
 }

@@ -16,17 +16,7 @@
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-static const char render_usage[] =
-    "usage: sheaf render TEMPLATE [--data FILE.yaml] [--templates DIR] [--base-url URL]\n"
-    "\n"
-    "Renders one template with the variables in FILE.yaml (a YAML mapping) and\n"
-    "prints the result to stdout. Templates it extends, includes or imports are\n"
-    "looked up in DIR (default: TEMPLATE's folder), then in the built-in theme.\n"
-    "\n"
-    "  -d, --data FILE      YAML file whose top-level keys become variables\n"
-    "  -t, --templates DIR  folder to look templates up in\n"
-    "  --base-url URL       base URL for absolute_url / relative_url (default: /)\n"
-    "  -h, --help           show this help\n";
+#define USAGE(f) cli_print_usage(f, cli_command_find("render"))
 
 int cli_render(int argc, char **argv)
 {
@@ -45,12 +35,13 @@ int cli_render(int argc, char **argv)
         case 'd': data = optarg; break;
         case 't': dir = optarg; break;
         case 'b': base_url = optarg; break;
-        case 'h': fputs(render_usage, stdout); return 0;
-        default: fputs(render_usage, stderr); return 2;
+        case 'h': USAGE(stdout); return 0;
+        default: USAGE(stderr); return 2;
         }
     }
     if (optind + 1 != argc) {
-        fprintf(stderr, "sheaf render: expected one TEMPLATE\n%s", render_usage);
+        fprintf(stderr, "sheaf render: expected one TEMPLATE\n");
+        USAGE(stderr);
         return 2;
     }
     const char *tpath = argv[optind];

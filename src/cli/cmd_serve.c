@@ -27,25 +27,9 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-extern char **environ;
+#define USAGE(f) cli_print_usage(f, cli_command_find("serve"))
 
-static const char serve_usage[] =
-    "usage: sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open] [--stats]\n"
-    "\n"
-    "Builds the site into a temporary folder, serves it, and rebuilds what\n"
-    "changed whenever a file under content/, templates/, themes/ or static/,\n"
-    "or site.yaml, is saved. Open pages reload by themselves; a failed build\n"
-    "is shown over the page until the next good one.\n"
-    "\n"
-    "  -s, --site DIR   the site folder (default: .)\n"
-    "  -p, --port N     the port to listen on (default: 8000; 0 picks a free one)\n"
-    "  -b, --bind ADDR  the address to listen on (default: 127.0.0.1; ::1 for IPv6);\n"
-    "                   requests must name localhost, an IP address or ADDR\n"
-    "                   (0.0.0.0 or :: answers any name)\n"
-    "  -D, --drafts     build drafts too\n"
-    "  -O, --open       open the site in the default browser\n"
-    "      --stats      after each rebuild, print where its time went\n"
-    "  -h, --help       show this help\n";
+extern char **environ;
 
 static double ms_since(const struct timespec *t0)
 {
@@ -260,7 +244,7 @@ int cli_serve(int argc, char **argv)
         const char *a = argv[i];
         const char *port_arg = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(serve_usage, stdout);
+            USAGE(stdout);
             return 0;
         } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
             site = argv[++i];
@@ -281,7 +265,8 @@ int cli_serve(int argc, char **argv)
         } else if (!strcmp(a, "--stats")) {
             stats = true;
         } else {
-            fprintf(stderr, "sheaf serve: unknown option '%s'\n%s", a, serve_usage);
+            fprintf(stderr, "sheaf serve: unknown option '%s'\n", a);
+            USAGE(stderr);
             return 2;
         }
         if (port_arg && !parse_port(port_arg, &port)) {

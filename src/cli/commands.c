@@ -1,0 +1,219 @@
+/* commands: the one table of sheaf's commands and their options.
+ *
+ * `sheaf --help`, each command's --help, `sheaf completion` and the tests
+ * read it: test_cli checks that every command's parser (cmd_*.c) accepts
+ * every flag written here, and that each man page (man/man1/) lists the
+ * same flags. A new flag is a row here, its parsing in the command's file
+ * and a paragraph in its man page. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define HELP_FLAG { 'h', "help", NULL, "show this help", CLI_VALUE_NONE }
+#define SITE_FLAG { 's', "site", "DIR", "the site folder (default: .)", CLI_VALUE_DIR }
+#define JOBS_FLAG { 'j', "jobs", "N", "worker threads (default: one per core)", CLI_VALUE_NONE }
+
+static const cli_flag build_flags[] = {
+    SITE_FLAG,
+    { 'o', "output", "DIR", "the output folder (default: DIR/public)", CLI_VALUE_DIR },
+    { 0, "base-url", "URL", "override base_url from site.yaml", CLI_VALUE_NONE },
+    { 'D', "drafts", NULL, "build drafts too", CLI_VALUE_NONE },
+    JOBS_FLAG,
+    { 0, "stats", NULL, "print where the time went (load, markdown, model, render, write)",
+      CLI_VALUE_NONE },
+    { 'q', "quiet", NULL, "print nothing but problems", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_flag check_flags[] = {
+    SITE_FLAG,
+    { 'D', "drafts", NULL, "check drafts too", CLI_VALUE_NONE },
+    JOBS_FLAG,
+    { 0, "quiet", NULL, "print nothing but problems (no summary line)", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_flag serve_flags[] = {
+    SITE_FLAG,
+    { 'p', "port", "N", "the port to listen on (default: 8000; 0 picks a free one)", CLI_VALUE_NONE },
+    { 'b', "bind", "ADDR",
+      "the address to listen on (default: 127.0.0.1; ::1 for IPv6);\n"
+      "requests must name localhost, an IP address or ADDR\n"
+      "(0.0.0.0 or :: answers any name)",
+      CLI_VALUE_NONE },
+    { 'D', "drafts", NULL, "build drafts too", CLI_VALUE_NONE },
+    { 'O', "open", NULL, "open the site in the default browser", CLI_VALUE_NONE },
+    { 0, "stats", NULL, "after each rebuild, print where its time went", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_flag new_flags[] = {
+    { 0, "tags", "a,b", "the post's tags", CLI_VALUE_NONE },
+    { 0, "draft", NULL, "mark the post as a draft (built only with --drafts)", CLI_VALUE_NONE },
+    SITE_FLAG,
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_flag deploy_flags[] = {
+    SITE_FLAG,
+    { 'n', "dry-run", NULL, "list what would be added, changed and removed; change nothing",
+      CLI_VALUE_NONE },
+    { 0, "base-url", "URL", "override base_url from site.yaml", CLI_VALUE_NONE },
+    { 'q', "quiet", NULL, "print nothing but errors", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_flag render_flags[] = {
+    { 'd', "data", "FILE", "YAML file whose top-level keys become variables", CLI_VALUE_FILE },
+    { 't', "templates", "DIR", "folder to look templates up in", CLI_VALUE_DIR },
+    { 0, "base-url", "URL", "base URL for absolute_url / relative_url (default: /)", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_flag completion_flags[] = {
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_word new_words[] = {
+    { "site", "DIR", "create a working site in DIR (new or empty)", CLI_VALUE_DIR },
+    { "post", "TITLE", "create content/posts/YYYY-MM-DD-slug.md and print its path", CLI_VALUE_NONE },
+    { 0 },
+};
+
+static const cli_word completion_words[] = {
+    { "bash", NULL, "the script for bash", CLI_VALUE_NONE },
+    { "zsh", NULL, "the script for zsh", CLI_VALUE_NONE },
+    { "fish", NULL, "the script for fish", CLI_VALUE_NONE },
+    { 0 },
+};
+
+const cli_command cli_commands[] = {
+    { "build", "build the site into public/",
+      "sheaf build [-s DIR] [-o DIR] [--base-url URL] [--drafts] [-j N] [--stats] [-q]",
+      "Builds the site in DIR (content/, templates/, static/, site.yaml) into the\n"
+      "output folder. The new output replaces the old one only when the whole build\n"
+      "succeeded; files whose bytes did not change are kept as they were.\n",
+      NULL, CLI_VALUE_NONE, build_flags, cli_build },
+    { "serve", "build, serve on 127.0.0.1:8000 and rebuild as files change",
+      "sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open] [--stats]",
+      "Builds the site into a temporary folder, serves it, and rebuilds what\n"
+      "changed whenever a file under content/, templates/, themes/ or static/,\n"
+      "or site.yaml, is saved. Open pages reload by themselves; a failed build\n"
+      "is shown over the page until the next good one.\n",
+      NULL, CLI_VALUE_NONE, serve_flags, cli_serve },
+    { "check", "build in memory and report every problem; write nothing",
+      "sheaf check [-s DIR] [--drafts] [-j N]",
+      "Reads, parses and renders the whole site in memory and reports every problem\n"
+      "(front matter, broken links and anchors, templates) sorted by file and line.\n"
+      "Writes nothing. Exit status 1 when there is an error.\n",
+      NULL, CLI_VALUE_NONE, check_flags, cli_check },
+    { "new", "create a site (new site DIR) or a post (new post \"Title\")",
+      "sheaf new site DIR\n"
+      "       sheaf new post \"Title\" [--tags a,b] [--draft] [-s DIR]",
+      NULL, new_words, CLI_VALUE_NONE, new_flags, cli_new },
+    { "deploy", "build, then sync the output to site.yaml's deploy target",
+      "sheaf deploy [-s DIR] [--dry-run] [--base-url URL] [-q]",
+      "Builds the site into a fresh folder, then syncs it to deploy.target in\n"
+      "site.yaml: a local folder (relative to the site) or an rsync destination\n"
+      "host:path. Files no longer produced are removed from the target.\n",
+      NULL, CLI_VALUE_NONE, deploy_flags, cli_deploy },
+    { "render", "render one template with YAML data to stdout",
+      "sheaf render TEMPLATE [--data FILE.yaml] [--templates DIR] [--base-url URL]",
+      "Renders one template with the variables in FILE.yaml (a YAML mapping) and\n"
+      "prints the result to stdout. Templates it extends, includes or imports are\n"
+      "looked up in DIR (default: TEMPLATE's folder), then in the built-in theme.\n",
+      NULL, CLI_VALUE_FILE, render_flags, cli_render },
+    { "completion", "print a completion script for bash, zsh or fish",
+      "sheaf completion bash|zsh|fish",
+      "Prints a script that completes sheaf's commands and options in that shell.\n"
+      "Load it with `source <(sheaf completion bash)` (zsh: likewise;\n"
+      "fish: `sheaf completion fish | source`), e.g. in the shell's start-up file.\n",
+      completion_words, CLI_VALUE_NONE, completion_flags, cli_completion },
+    { 0 },
+};
+
+const cli_command *cli_command_find(const char *name)
+{
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+/* "  -s, --site DIR" / "      --stats" / "  site DIR": the left column. */
+static int flag_label(char *out, size_t n, const cli_flag *f)
+{
+    char s[8] = "    ";
+    if (f->short_name)
+        snprintf(s, sizeof s, "-%c, ", f->short_name);
+    return snprintf(out, n, "  %s--%s%s%s", s, f->long_name, f->arg ? " " : "", f->arg ? f->arg : "");
+}
+
+static int word_label(char *out, size_t n, const cli_word *w)
+{
+    return snprintf(out, n, "  %s%s%s", w->name, w->arg ? " " : "", w->arg ? w->arg : "");
+}
+
+/* One row of the option list: the label, then the help, whose later lines
+ * (a help may hold '\n') start under its first. */
+static void print_row(FILE *f, int width, const char *label, const char *help)
+{
+    fprintf(f, "%-*s  ", width, label);
+    for (const char *p = help; *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n')
+            fprintf(f, "%*s", width + 2, "");
+    }
+    fputc('\n', f);
+}
+
+void cli_print_usage(FILE *f, const cli_command *c)
+{
+    fprintf(f, "usage: %s\n\n", c->usage);
+    if (c->about)
+        fprintf(f, "%s\n", c->about);
+    char label[96];
+    int width = 0;
+    for (const cli_word *w = c->words; w && w->name; w++) {
+        int k = word_label(label, sizeof label, w);
+        width = k > width ? k : width;
+    }
+    for (const cli_flag *fl = c->flags; fl->long_name; fl++) {
+        int k = flag_label(label, sizeof label, fl);
+        width = k > width ? k : width;
+    }
+    for (const cli_word *w = c->words; w && w->name; w++) {
+        word_label(label, sizeof label, w);
+        print_row(f, width, label, w->help);
+    }
+    for (const cli_flag *fl = c->flags; fl->long_name; fl++) {
+        flag_label(label, sizeof label, fl);
+        print_row(f, width, label, fl->help);
+    }
+}
+
+void cli_print_main_usage(FILE *f)
+{
+    fputs("usage: sheaf <command> [options]\n"
+          "\n"
+          "A static blog and site generator: Markdown with YAML front matter in,\n"
+          "a fast, checked static site out.\n"
+          "\n"
+          "Commands:\n",
+          f);
+    for (const cli_command *c = cli_commands; c->name; c++)
+        fprintf(f, "  %-11s %s\n", c->name, c->summary);
+    fputs("\n"
+          "Options:\n"
+          "  -h, --help     show this help (or `sheaf <command> --help`)\n"
+          "  -V, --version  print the version\n",
+          f);
+}

@@ -1,0 +1,18 @@
+# The command line: the completion scripts work in each shell (zsh and fish
+# tests are skipped, saying so, when the shell is not installed), and the
+# man pages are well-formed and found by `man` after `cmake --install`.
+# (unit/test_cli checks the man pages and the scripts against the command
+# table.)
+add_test(NAME cli/completion-bash
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/completion.sh $<TARGET_FILE:sheaf> bash)
+add_test(NAME cli/completion-zsh
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "" zsh
+                 sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/completion.sh $<TARGET_FILE:sheaf> zsh)
+add_test(NAME cli/completion-fish
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "" fish
+                 sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/completion.sh $<TARGET_FILE:sheaf> fish)
+add_test(NAME cli/man
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "" "groff man"
+                 sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/man.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+set_tests_properties(cli/completion-bash cli/completion-zsh cli/completion-fish cli/man
+                     PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
