@@ -1933,6 +1933,9 @@ FILTER(xmlattr)
 
 #define SELECT_PARAMS "a0,a1,a2,a3,a4,a5,attribute,default"
 
+/* Every filter: its name, its parameters (for binding keyword arguments)
+ * and its function. SORTED by name in byte order: tpl_filter_find bisects
+ * it, and tests/unit/test_tables.c checks the order. */
 static const tpl_filter_def filters[] = {
     { "abs", "", f_abs },
     { "absolute_url", "", f_absolute_url },
@@ -1997,18 +2000,8 @@ static const tpl_filter_def filters[] = {
 
 int tpl_filter_find(const char *name)
 {
-    size_t lo = 0, hi = sizeof filters / sizeof filters[0];
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(name, filters[mid].name);
-        if (!c)
-            return (int)mid;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return -1;
+    return tpl_bisect_name(filters, tpl_filter_count(), sizeof filters[0], name);
 }
 
+size_t tpl_filter_count(void) { return sizeof filters / sizeof filters[0]; }
 const tpl_filter_def *tpl_filter_get(int i) { return &filters[i]; }

@@ -210,10 +210,14 @@ typedef struct tpl_test_def {
  * parameter, no more arguments than parameters (NF_PLAIN_ARGS). */
 bool tpl_args_in_order(const char *params, size_t npos, size_t nkw);
 
+/* The tables of filters (filters.c) and tests (tests.c), each sorted by
+ * name (test_tables checks it): a name's index or -1, a row, the count. */
 int tpl_filter_find(const char *name);
 int tpl_test_find(const char *name);
 const tpl_filter_def *tpl_filter_get(int i);
 const tpl_test_def *tpl_test_get(int i);
+size_t tpl_filter_count(void);
+size_t tpl_test_count(void);
 
 /* Evaluator services the filters use. */
 arena *tpl_r_arena(tpl_render_state *r);
@@ -287,13 +291,33 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
                      const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                      size_t nkw, tpl_value *out);
 bool tpl_has_method(tpl_value v, const char *name);
-/* The quick part of tpl_has_method: false when it surely is false (a map's
- * methods are get, items, keys and values; attributes of maps are looked up
- * on every page). */
+/* The table of methods (methods.c): a name and the kinds of value that have
+ * it (bits 1 << TPL_STRING, …). */
+typedef struct tpl_method_def {
+    const char *name;
+    unsigned kinds;
+    int id;
+} tpl_method_def;
+size_t tpl_method_count(void);
+const tpl_method_def *tpl_method_get(size_t i);
+/* The first letters of the map methods (get, items, keys, values), a bit
+ * per letter from 'a': what tpl_may_have_method tests. test_tables checks
+ * it against the table, so a new map method cannot go unseen. */
+#define TPL_MAP_METHOD_INITIALS \
+    ((1u << ('g' - 'a')) | (1u << ('i' - 'a')) | (1u << ('k' - 'a')) | (1u << ('v' - 'a')))
+/* The quick part of tpl_has_method: false when it surely is false (only a
+ * few names can be a map's method; attributes of maps are looked up on
+ * every page). */
 static inline bool tpl_may_have_method(tpl_value v, const char *name)
 {
-    char c = name[0];
-    return v.kind != TPL_MAP || c == 'g' || c == 'i' || c == 'k' || c == 'v';
+    unsigned c = (unsigned char)name[0] - 'a';
+    return v.kind != TPL_MAP || (c < 26 && (TPL_MAP_METHOD_INITIALS >> c & 1));
 }
+
+/* The index of `name` in a table of `n` rows of `size` bytes, each starting
+ * with its name (const char *), sorted by name in byte order; -1 when it is
+ * not there. The one bisection of the filters', tests' and methods' tables
+ * (names.c). */
+int tpl_bisect_name(const void *table, size_t n, size_t size, const char *name);
 
 #endif

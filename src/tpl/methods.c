@@ -4,31 +4,53 @@
 
 #include "tpl/builtins.h"
 
-static const char *const str_methods[] = { "capitalize", "count", "endswith", "find", "join",
-                                           "lower", "lstrip", "replace", "rsplit", "rstrip",
-                                           "split", "splitlines", "startswith", "strip", "title",
-                                           "upper", NULL };
-static const char *const map_methods[] = { "get", "items", "keys", "values", NULL };
-static const char *const list_methods[] = { "count", "index", NULL };
+enum {
+    M_CAPITALIZE, M_COUNT, M_ENDSWITH, M_FIND, M_GET, M_INDEX, M_ITEMS, M_JOIN, M_KEYS,
+    M_LOWER, M_LSTRIP, M_REPLACE, M_RSPLIT, M_RSTRIP, M_SPLIT, M_SPLITLINES, M_STARTSWITH,
+    M_STRIP, M_TITLE, M_UPPER, M_VALUES
+};
 
-static bool in_list(const char *const *l, const char *s)
+#define S (1u << TPL_STRING)
+#define L (1u << TPL_LIST)
+#define M (1u << TPL_MAP)
+
+/* Every method, with the kinds of value that have it: the one list of
+ * their names (tpl_has_method, the evaluator's getattr and tpl_call_method
+ * all read it). SORTED by name in byte order: tpl_method_find bisects it,
+ * and tests/unit/test_tables.c checks the order. A map method's first
+ * letter must be in TPL_MAP_METHOD_INITIALS (internal.h; the same test
+ * checks that too). */
+static const tpl_method_def methods[] = {
+    { "capitalize", S, M_CAPITALIZE }, { "count", S | L, M_COUNT },
+    { "endswith", S, M_ENDSWITH },     { "find", S, M_FIND },
+    { "get", M, M_GET },               { "index", L, M_INDEX },
+    { "items", M, M_ITEMS },           { "join", S, M_JOIN },
+    { "keys", M, M_KEYS },             { "lower", S, M_LOWER },
+    { "lstrip", S, M_LSTRIP },         { "replace", S, M_REPLACE },
+    { "rsplit", S, M_RSPLIT },         { "rstrip", S, M_RSTRIP },
+    { "split", S, M_SPLIT },           { "splitlines", S, M_SPLITLINES },
+    { "startswith", S, M_STARTSWITH }, { "strip", S, M_STRIP },
+    { "title", S, M_TITLE },           { "upper", S, M_UPPER },
+    { "values", M, M_VALUES },
+};
+
+#undef S
+#undef L
+#undef M
+
+size_t tpl_method_count(void) { return sizeof methods / sizeof methods[0]; }
+const tpl_method_def *tpl_method_get(size_t i) { return &methods[i]; }
+
+/* The row of `name` for a value of v's kind, or NULL. */
+static const tpl_method_def *method_of(tpl_value v, const char *name)
 {
-    for (size_t i = 0; l[i]; i++)
-        if (!strcmp(l[i], s))
-            return true;
-    return false;
+    int i = tpl_bisect_name(methods, tpl_method_count(), sizeof methods[0], name);
+    return i >= 0 && (methods[i].kinds & (1u << v.kind)) ? &methods[i] : NULL;
 }
 
 bool tpl_has_method(tpl_value v, const char *name)
 {
-    if (!tpl_may_have_method(v, name))
-        return false;
-    switch (v.kind) {
-    case TPL_STRING: return in_list(str_methods, name);
-    case TPL_MAP: return in_list(map_methods, name);
-    case TPL_LIST: return in_list(list_methods, name);
-    default: return false;
-    }
+    return tpl_may_have_method(v, name) && method_of(v, name);
 }
 
 /* Length of the whitespace character (Python's isspace) at s[i], or 0. */
@@ -169,27 +191,31 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
         else
             return tpl_r_error(r, at, "%s() got an unexpected keyword argument '%s'", name, kwn[k]);
     }
+    const tpl_method_def *def = method_of(self, name);
+    if (!def)
+        return tpl_r_error(r, at, "no method '%s'", name);
+    int id = def->id;
     if (self.kind == TPL_STRING) {
         tpl_args args = { 0 };
-        if (!strcmp(name, "upper"))
+        if (id == M_UPPER)
             return case_filter(r, self, CASE_UPPER, out);
-        if (!strcmp(name, "lower"))
+        if (id == M_LOWER)
             return case_filter(r, self, CASE_LOWER, out);
-        if (!strcmp(name, "title")) {
+        if (id == M_TITLE) {
             *out = py_title(ar, self);
             return true;
         }
-        if (!strcmp(name, "capitalize"))
+        if (id == M_CAPITALIZE)
             return f_capitalize(r, at, self, &args, out);
-        if (!strcmp(name, "strip") || !strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {
+        if (id == M_STRIP || id == M_LSTRIP || id == M_RSTRIP) {
             if (arg0.kind != TPL_NONE && arg0.kind != TPL_STRING)
                 return tpl_r_error(r, at, "%s() needs a string", name);
-            tpl_value s = strip(ar, self, arg0, name[0] != 'r', name[0] != 'l');
+            tpl_value s = strip(ar, self, arg0, id != M_RSTRIP, id != M_LSTRIP);
             *out = mkstr(ar, s.u.s, s.len, s.flags & TPL_SAFE);
             return true;
         }
-        if (!strcmp(name, "startswith") || !strcmp(name, "endswith")) {
-            bool start = name[0] == 's';
+        if (id == M_STARTSWITH || id == M_ENDSWITH) {
+            bool start = id == M_STARTSWITH;
             tpl_value cands[64];
             size_t nc = 0;
             if (arg0.kind == TPL_LIST) {
@@ -209,7 +235,7 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
             }
             return true;
         }
-        if (!strcmp(name, "replace")) {
+        if (id == M_REPLACE) {
             if (npos < 2)
                 return tpl_r_error(r, at, "replace() needs two arguments");
             args.v[0] = pos[0];
@@ -223,15 +249,15 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
                 return tpl_r_error(r, at, "replace() needs strings");
             return f_replace(r, at, self, &args, out);
         }
-        if (!strcmp(name, "split") || !strcmp(name, "rsplit")) {
+        if (id == M_SPLIT || id == M_RSPLIT) {
             int64_t maxsplit = -1;
             if (arg1.kind != TPL_NONE && !want_int(r, at, "maxsplit", arg1, &maxsplit))
                 return false;
             if (arg0.kind != TPL_NONE && arg0.kind != TPL_STRING)
                 return tpl_r_error(r, at, "%s() separator must be a string", name);
-            return split_impl(r, at, self, arg0, maxsplit, name[0] == 'r', out);
+            return split_impl(r, at, self, arg0, maxsplit, id == M_RSPLIT, out);
         }
-        if (!strcmp(name, "splitlines")) {
+        if (id == M_SPLITLINES) {
             args.v[0] = tpl_int(0);
             tpl_list *l = tpl_list_new(ar, 0);
             size_t cap = 0, n = 0;
@@ -256,15 +282,15 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
             *out = list_of(ar, items, n);
             return true;
         }
-        if (!strcmp(name, "join")) {
+        if (id == M_JOIN) {
             args.v[0] = self;
             args.given[0] = true;
             return f_join(r, at, arg0, &args, out);
         }
-        if (!strcmp(name, "count") || !strcmp(name, "find")) {
+        if (id == M_COUNT || id == M_FIND) {
             if (arg0.kind != TPL_STRING)
                 return tpl_r_error(r, at, "%s() needs a string", name);
-            if (!strcmp(name, "find")) {
+            if (id == M_FIND) {
                 const char *p = arg0.len ? memmem(self.u.s, self.len, arg0.u.s, arg0.len) : self.u.s;
                 *out = tpl_int(p ? (int64_t)cp_count(self.u.s, (size_t)(p - self.u.s)) : -1);
                 return true;
@@ -282,7 +308,7 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
     }
     if (self.kind == TPL_MAP) {
         const tpl_map *m = self.u.map;
-        if (!strcmp(name, "get")) {
+        if (id == M_GET) {
             if (!npos)
                 return tpl_r_error(r, at, "get() needs a key");
             tpl_value x = tpl_map_get_value(m, pos[0]);
@@ -292,9 +318,9 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
         tpl_map_touch_all(m);
         tpl_list *l = tpl_list_new(ar, m->len);
         for (size_t i = 0; i < m->len; i++) {
-            if (!strcmp(name, "keys")) {
+            if (id == M_KEYS) {
                 l->items[i] = m->entries[i].key;
-            } else if (!strcmp(name, "values")) {
+            } else if (id == M_VALUES) {
                 l->items[i] = m->entries[i].value;
             } else {
                 tpl_value pair[2] = { m->entries[i].key, m->entries[i].value };
@@ -315,7 +341,7 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
                 if (idx < 0)
                     idx = (int64_t)i;
             }
-        if (!strcmp(name, "index")) {
+        if (id == M_INDEX) {
             if (idx < 0)
                 return tpl_r_error(r, at, "index(): the value is not in the list");
             *out = tpl_int(idx);

@@ -78,3 +78,20 @@ const char *tpl_names_intern(tpl_names *t, const char *s, size_t n)
     t->n++;
     return t->slot[i];
 }
+
+int tpl_bisect_name(const void *table, size_t n, size_t size, const char *name)
+{
+    const char *base = table;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(name, *(const char *const *)(base + mid * size));
+        if (!c)
+            return (int)mid;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}

@@ -49,33 +49,24 @@ static bool int_of(tpl_render_state *r, const node *at, tpl_value v, int64_t *x)
     return tpl_r_error(r, at, "this test needs an integer");
 }
 
-TEST_FN(even)
+/* `is even` / `is odd`: Python's x % 2 for ints and bools, fmod for floats
+ * (so 3.0 is odd and 2.5 neither). */
+static bool parity(tpl_render_state *r, const node *at, tpl_value v, bool odd, bool *out)
 {
-    (void)a;
     int64_t x = 0;
     if (v.kind == TPL_FLOAT) {
-        *out = fmod(v.u.f, 2) == 0;
+        double m = fabs(fmod(v.u.f, 2));
+        *out = odd ? m == 1 : m == 0;
         return true;
     }
     if (!int_of(r, at, v, &x))
         return false;
-    *out = x % 2 == 0;
+    *out = (x % 2 != 0) == odd;
     return true;
 }
 
-TEST_FN(odd)
-{
-    (void)a;
-    int64_t x = 0;
-    if (v.kind == TPL_FLOAT) {
-        *out = fabs(fmod(v.u.f, 2)) == 1;
-        return true;
-    }
-    if (!int_of(r, at, v, &x))
-        return false;
-    *out = x % 2 != 0;
-    return true;
-}
+TEST_FN(even) { (void)a; return parity(r, at, v, false, out); }
+TEST_FN(odd) { (void)a; return parity(r, at, v, true, out); }
 
 TEST_FN(divisibleby)
 {
@@ -201,6 +192,8 @@ TEST_FN(test)
     return true;
 }
 
+/* Every test, as the filters' table: SORTED by name in byte order
+ * (tpl_test_find bisects it; tests/unit/test_tables.c checks the order). */
 static const tpl_test_def tests[] = {
     { "!=", "value", t_ne },
     { "<", "value", t_lt },
@@ -245,18 +238,8 @@ static const tpl_test_def tests[] = {
 
 int tpl_test_find(const char *name)
 {
-    size_t lo = 0, hi = sizeof tests / sizeof tests[0];
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(name, tests[mid].name);
-        if (!c)
-            return (int)mid;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return -1;
+    return tpl_bisect_name(tests, tpl_test_count(), sizeof tests[0], name);
 }
 
+size_t tpl_test_count(void) { return sizeof tests / sizeof tests[0]; }
 const tpl_test_def *tpl_test_get(int i) { return &tests[i]; }
