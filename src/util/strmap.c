@@ -53,34 +53,34 @@ static void grow(strmap *m)
     free(old);
 }
 
+/* The slot holding key (hash h), or the empty one where it would go. */
+static slot *find(const strmap *m, const char *key, uint64_t h)
+{
+    size_t j = h & (m->cap - 1);
+    while (m->v[j].key && !(m->v[j].hash == h && !strcmp(m->v[j].key, key)))
+        j = (j + 1) & (m->cap - 1);
+    return &m->v[j];
+}
+
 long strmap_put(strmap *m, const char *key, long value)
 {
     if ((m->n + 1) * 2 > m->cap)
         grow(m);
     uint64_t h = hash_str(key);
-    size_t j = h & (m->cap - 1);
-    while (m->v[j].key) {
-        if (m->v[j].hash == h && !strcmp(m->v[j].key, key))
-            return m->v[j].value;
-        j = (j + 1) & (m->cap - 1);
-    }
-    m->v[j].key = key;
-    m->v[j].value = value;
-    m->v[j].hash = h;
+    slot *e = find(m, key, h);
+    if (e->key)
+        return e->value;
+    e->key = key;
+    e->value = value;
+    e->hash = h;
     m->n++;
     return value;
 }
 
 long strmap_get(const strmap *m, const char *key)
 {
-    uint64_t h = hash_str(key);
-    size_t j = h & (m->cap - 1);
-    while (m->v[j].key) {
-        if (m->v[j].hash == h && !strcmp(m->v[j].key, key))
-            return m->v[j].value;
-        j = (j + 1) & (m->cap - 1);
-    }
-    return -1;
+    const slot *e = find(m, key, hash_str(key));
+    return e->key ? e->value : -1;
 }
 
 size_t strmap_count(const strmap *m) { return m->n; }
