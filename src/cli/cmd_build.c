@@ -9,6 +9,9 @@
 #include "render/build.h"
 #include "util/fs.h"
 
+/* `sheaf build` and `sheaf check` (check: no -o, --base-url or --stats,
+ * nothing written): parse the options, run build_site, print the
+ * diagnostics and the summary line. Returns the exit status. */
 static int run(int argc, char **argv, bool check)
 {
     static const struct option opts[] = {

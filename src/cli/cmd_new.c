@@ -402,6 +402,8 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
     return ok;
 }
 
+/* `sheaf new post "Title" [--tags a,b] [--draft] [-s DIR]`: argv[1] is
+ * "post". Parses the options, then create_post. Returns the exit status. */
 static int new_post(int argc, char **argv)
 {
     const char *site = ".", *title = NULL, *tags = NULL;
@@ -469,6 +471,9 @@ static bool dir_is_empty(const char *dir, bool *exists)
     return empty;
 }
 
+/* `sheaf new site DIR`: argv[1] is "site". Refuses a folder that is not
+ * empty before writing anything, then writes site.yaml, a first post, an
+ * about page, templates/ and .gitignore. Returns the exit status. */
 static int new_site(int argc, char **argv)
 {
     const char *dir = NULL;

@@ -91,6 +91,11 @@ static bool parse_port(const char *s, int *port)
     return true;
 }
 
+/* The whole of `sheaf serve` once its options are parsed: a private
+ * output folder, the first build, the server and the watcher, then the
+ * loop (wait for a quiet moment after edits or a signal, rebuild through
+ * the build session, report to the server), and the clean-up. Returns the
+ * exit status. */
 static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool open_it,
                  bool stats)
 {

@@ -49,6 +49,11 @@ static void emit(render_ctx *c, const char *rel, const void *data, size_t len, d
         output_put(c->out, rel, data, len, d);
 }
 
+/* Runs one job: picks the template, the output path and the variables of
+ * its kind (a page, a home page, a tag page, a generated output, an alias),
+ * renders into the worker's scratch arena a and writes the result (or
+ * hands it to the sink); a file job copies its file instead. Problems go
+ * to the worker's list d. */
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;

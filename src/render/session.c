@@ -352,6 +352,11 @@ static void first_difference(buf *out, const char *rel, const buf *was, const bu
     show_line(out, "+", want->data, want->len, i);
 }
 
+/* SHEAF_CHECK_INCREMENTAL=1, after a fast rebuild: runs a full build of
+ * the same options in memory (its outputs collected, nothing written) and
+ * compares every output with what the fast rebuild left in the output
+ * folder — missing, different or extra files; any difference is printed
+ * with its first differing line and the process aborts. */
 static void check_incremental(build_session *bs)
 {
     build_options o = bs->o;

@@ -112,6 +112,10 @@ static link_rec *new_rec(resolve_ctx *c, const md_link *l, link_kind k)
     return r;
 }
 
+/* md_render's resolver: records every link of a page (link_rec: external,
+ * #anchor, another page, a content file, an output path, a root-relative
+ * path, or missing) for site_check_links, and returns the URL to write
+ * instead of the destination, or NULL to keep it as written. */
 static const char *resolve(void *vctx, const md_link *l)
 {
     resolve_ctx *c = vctx;

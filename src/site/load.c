@@ -303,6 +303,11 @@ static const char *title_from_stem(arena *a, const char *stem)
     return r;
 }
 
+/* Reads a page (through the session's source cache), checks it is UTF-8,
+ * splits and parses its front matter and fills the fields of the key
+ * table; the date may come from a YYYY-MM-DD- file name. A problem marks
+ * the page failed and is reported at its line:col. Runs on a worker
+ * thread (values in that worker's arena a). */
 static void parse_page(site *s, page *p, arena *a, diag_list *d)
 {
     if (!p->text && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {

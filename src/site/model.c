@@ -190,6 +190,10 @@ size_t site_update_body_fields(site *s, page *p, long *changed)
     return n;
 }
 
+/* Builds p->value, the `page` map templates see (docs/variables.md lists
+ * its entries), in the site arena; tag_index maps a tag's name to its
+ * tag_info. The body's entries come from body_values, so a fast rebuild
+ * (site_update_body_fields) sets exactly the same ones. */
 static void page_value(site *s, page *p, strmap *tag_index)
 {
     arena *a = s->a;

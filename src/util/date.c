@@ -313,6 +313,8 @@ static void iso_week(const fields *f, int64_t *year, int64_t *week)
     *week = w;
 }
 
+/* strftime over the broken-down date f: each directive of fmt (with its
+ * -, _ or 0 flag) appended to out, other text copied as it is. */
 static void format_fields(buf *out, const fields *f, const char *fmt)
 {
     for (const char *p = fmt; *p; p++) {
