@@ -621,33 +621,18 @@ static bool num_binop(tpl_render_state *r, const node *n, int op, tpl_value a, t
     double fx = tpl_as_double(a), fy = tpl_as_double(b);
     switch (op) {
     case BIN_ADD:
-        if (ints) {
-            int64_t z;
-            if (__builtin_add_overflow(x, y, &z))
-                return tpl_r_error(r, n, "integer overflow");
-            *out = tpl_int(z);
-        } else {
-            *out = tpl_float(fx + fy);
-        }
-        return true;
     case BIN_SUB:
-        if (ints) {
-            int64_t z;
-            if (__builtin_sub_overflow(x, y, &z))
-                return tpl_r_error(r, n, "integer overflow");
-            *out = tpl_int(z);
-        } else {
-            *out = tpl_float(fx - fy);
-        }
-        return true;
     case BIN_MUL:
         if (ints) {
             int64_t z;
-            if (__builtin_mul_overflow(x, y, &z))
+            bool over = op == BIN_ADD   ? __builtin_add_overflow(x, y, &z)
+                        : op == BIN_SUB ? __builtin_sub_overflow(x, y, &z)
+                                        : __builtin_mul_overflow(x, y, &z);
+            if (over)
                 return tpl_r_error(r, n, "integer overflow");
             *out = tpl_int(z);
         } else {
-            *out = tpl_float(fx * fy);
+            *out = tpl_float(op == BIN_ADD ? fx + fy : op == BIN_SUB ? fx - fy : fx * fy);
         }
         return true;
     case BIN_DIV:

@@ -684,15 +684,18 @@ static node *parse_not(parser *p)
     return parse_compare(p);
 }
 
-static node *parse_and(parser *p)
+/* `a and b and …` / `a or b or …`: a chain of operands (parsed by
+ * `operand`, the next tighter level) joined by the word `op`, left to
+ * right. */
+static node *parse_chain(parser *p, const char *op, int kind, node *(*operand)(parser *))
 {
-    node *l = parse_not(p);
-    while (l && is_name(peek(p), "and")) {
+    node *l = operand(p);
+    while (l && is_name(peek(p), op)) {
         token *t = next(p);
-        node *r = parse_not(p);
+        node *r = operand(p);
         if (!r)
             return NULL;
-        node *n = mk(p, E_AND, t);
+        node *n = mk(p, kind, t);
         n->a = l;
         n->b = r;
         l = n;
@@ -700,21 +703,8 @@ static node *parse_and(parser *p)
     return l;
 }
 
-static node *parse_or(parser *p)
-{
-    node *l = parse_and(p);
-    while (l && is_name(peek(p), "or")) {
-        token *t = next(p);
-        node *r = parse_and(p);
-        if (!r)
-            return NULL;
-        node *n = mk(p, E_OR, t);
-        n->a = l;
-        n->b = r;
-        l = n;
-    }
-    return l;
-}
+static node *parse_and(parser *p) { return parse_chain(p, "and", E_AND, parse_not); }
+static node *parse_or(parser *p) { return parse_chain(p, "or", E_OR, parse_and); }
 
 static node *parse_cond(parser *p)
 {
