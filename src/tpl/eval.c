@@ -566,6 +566,8 @@ static void slice_indices(int64_t len, tpl_value s0, tpl_value s1, tpl_value s2,
     }
 }
 
+/* a[start:stop:step] on a list or a string (by characters), as Python
+ * slices: missing parts are None, negative indexes count from the end. */
 static bool eval_slice(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
     tpl_value v, s[3] = { tpl_none(), tpl_none(), tpl_none() };
@@ -613,6 +615,9 @@ static bool eval_slice(tpl_render_state *r, frame *f, const node *n, tpl_value *
     return tpl_r_error(r, n, "cannot slice %s", a_type(v));
 }
 
+/* + - * / // % ** of two numbers with Python's rules: ints (and bools)
+ * stay ints (an overflow is an error, not a wrap), / is always a float,
+ * // and % floor towards minus infinity, a zero divisor is an error. */
 static bool num_binop(tpl_render_state *r, const node *n, int op, tpl_value a, tpl_value b,
                       tpl_value *out)
 {
@@ -694,6 +699,9 @@ static bool num_binop(tpl_render_state *r, const node *n, int op, tpl_value a, t
 
 static const char *const bin_names[] = { "+", "-", "*", "/", "//", "%", "**" };
 
+/* A binary operator: both sides evaluated, an undefined side is an error;
+ * numbers go to num_binop, the rest (str + str, list + list, str * n, …)
+ * is handled here with Python's rules and type errors. */
 static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
     tpl_value a, b;
@@ -1087,6 +1095,8 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
     return eval_any(r, f, n, out);
 }
 
+/* Every expression kind eval does not take first: one case per node kind
+ * (E_*), each computing *out or reporting at n. */
 static bool eval_any(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
     if (n->kind == E_CONCAT) /* the next commonest, again before the switch */
@@ -1314,6 +1324,8 @@ static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, 
     return ok;
 }
 
+/* The global functions (builtin_names: range, dict, namespace, cycler,
+ * joiner) called with their arguments, as Jinja2 defines them. */
 static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj *b,
                          const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                          size_t nkw, tpl_value *out)
@@ -1390,6 +1402,9 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
     return tpl_r_error(r, at, "'%s' cannot be called", b->name);
 }
 
+/* A call `fn(args)` of anything callable — a macro, caller(), super(),
+ * self.block(), a method of a value or of a loop/cycler/joiner, a global
+ * function — with its arguments already evaluated. */
 static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value fn,
                        const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                        size_t nkw, tpl_value *out)
@@ -1572,6 +1587,9 @@ static const tpl_template *load_dynamic(tpl_render_state *r, const node *at, tpl
     return t;
 }
 
+/* {% include name %} (a name or a list of names, the first found wins;
+ * `ignore missing` allowed): renders the template with the current
+ * variables, guarding the nesting depth. */
 static bool exec_include(tpl_render_state *r, frame *f, const node *n, buf *out)
 {
     tpl_value name;
@@ -1701,6 +1719,10 @@ static void prefetch_ahead(const tpl_list *items, size_t i)
     }
 }
 
+/* {% for %}: the items (a map's entries for `for k, v in map`), the
+ * inline `if` filter, unpacking into the loop names, the `loop` object,
+ * the {% else %} branch when nothing was looped over; assignments inside
+ * stay inside (a frame of its own). */
 static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
 {
     tpl_value it;
@@ -1802,6 +1824,7 @@ static bool exec_if(tpl_render_state *r, frame *f, const node *n, buf *out)
     return true;
 }
 
+/* One statement node (N_*) of a template body, writing to out. */
 static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
 {
     switch (n->kind) {
@@ -1971,6 +1994,11 @@ static bool exec(tpl_render_state *r, frame *f, const node *n, buf *out)
     return true;
 }
 
+/* Renders t, following {% extends %}: each template of the chain runs in
+ * turn (its top-level code sets variables, its blocks are collected), the
+ * last one — the one that extends nothing — writes the output. A cycle or
+ * a chain deeper than 32 is an error. *root_out: the root frame (for
+ * imports). */
 static bool render_template(tpl_render_state *r, const tpl_template *t, frame *parent,
                             bool with_vars, buf *out, frame **root_out)
 {

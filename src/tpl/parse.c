@@ -219,6 +219,9 @@ static node *parse_filter(parser *p, node *operand)
     return f;
 }
 
+/* `operand is [not] NAME`, with the test's argument in parentheses or as
+ * one bare expression (`is divisibleby 3`); the test is looked up now, so
+ * an unknown one is an error at parse time. */
 static node *parse_test(parser *p, node *operand)
 {
     token *is = next(p); /* 'is' */
@@ -272,6 +275,8 @@ static node *parse_test(parser *p, node *operand)
     return n;
 }
 
+/* What follows a primary expression, left to right: `.name`, `[key]`,
+ * `[a:b:c]` slices and `(args)` calls. */
 static node *parse_postfix(parser *p, node *n)
 {
     for (;;) {
@@ -817,6 +822,9 @@ static bool expect_block_end(parser *p)
     return true;
 }
 
+/* Records a template named by a string literal in extends, include, import
+ * or from (one, or each of a list), so the loader can load them all before
+ * any render and report a missing one at its line:col. */
 static void add_ref(parser *p, node *expr, bool extends, bool optional)
 {
     tpl_template *t = p->tpl;
@@ -939,6 +947,8 @@ static void mark_macro_uses(node *n)
         n->flags |= NF_USES_KWARGS;
 }
 
+/* {% for names in expr [if cond] %} body [{% else %} …] {% endfor %}
+ * (`recursive` is refused with a message). */
 static node *parse_for(parser *p, token *tag)
 {
     node *n = mk(p, N_FOR, tag);
@@ -1051,6 +1061,8 @@ static bool parse_filter_chain(parser *p, nlist *chain)
     }
 }
 
+/* {% set a = expr %}, {% set a, b = expr %}, {% set ns.attr = expr %} and
+ * the block form {% set a %}…{% endset %}. */
 static node *parse_set(parser *p, token *tag)
 {
     token *t = peek(p);
@@ -1122,6 +1134,8 @@ static node *parse_set(parser *p, token *tag)
     return n->b && expect_block_end(p) ? n : NULL;
 }
 
+/* {% block name [scoped] [required] %}…{% endblock [name] %}; a name used
+ * twice in one template is an error. */
 static node *parse_block(parser *p, token *tag)
 {
     token *t = peek(p);
@@ -1223,6 +1237,9 @@ static bool parse_params(parser *p, node *n)
     return true;
 }
 
+/* One {% … %} tag: dispatches on its name to the statement's parser; an
+ * end, else or elif tag met here has no block open to close, and an
+ * unknown name is an error. */
 static node *parse_stmt(parser *p)
 {
     token *open = next(p); /* {% */
@@ -1414,6 +1431,9 @@ static node *parse_body(parser *p, const char *const *ends, token **end_tok, tok
     return b;
 }
 
+/* The nodes of a body up to one of the tags named in `ends` (NULL: to the
+ * end of the template), which is left in *end_tok; text, {{ … }} and
+ * statements in order. An unclosed body is reported at its opening tag. */
 static node *parse_body_inner(parser *p, const char *const *ends, token **end_tok, token *open)
 {
     nlist kids = { 0 };
