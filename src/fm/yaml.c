@@ -607,6 +607,12 @@ static void merge_map(composer *c, tpl_map *m, key_mark *marks, const tpl_map *s
         map_put(c, m, marks, src->entries[i].key, src->entries[i].value, p->km, p->vm);
 }
 
+/* A mapping, from its MAPPING-START event to its end: each key and value
+ * composed in turn (with their places, when positions are wanted), `<<`
+ * merge keys applied as PyYAML's flatten_mapping does (merged entries
+ * first, then the mapping's own, a later key winning), a key that is not
+ * a scalar or a merge of something that is not a mapping reported at its
+ * line:col. An anchor on the mapping is registered before its entries. */
 static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
 {
     const char *anchor_name = (const char *)ev->data.mapping_start.anchor;
@@ -810,6 +816,10 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
     }
 }
 
+/* What every fm_parse_yaml* entry point does: runs libyaml over yaml
+ * (first_line: the file line it starts at), composes the first document
+ * into a value in a, optionally records where each mapping key is written
+ * (pos), and reports each problem into d at its line:col. */
 static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                   bool want_pos, fm_key_pos **pos, size_t *npos, diag_list *d)
 {

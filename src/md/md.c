@@ -637,6 +637,9 @@ static void enter_html(md_walk *r, cmark_node *n)
         buf_puts(&r->html, "<!-- raw HTML omitted -->");
 }
 
+/* Writes the opening HTML of a core node (or the whole of a leaf), as
+ * cmark-gfm's renderer does; headings also get their id and self-link,
+ * links and images go through the resolver, raw HTML through rawhtml.c. */
 static void enter(md_walk *r, cmark_node *n)
 {
     buf *b = &r->html;

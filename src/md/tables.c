@@ -29,6 +29,8 @@ static bool is_header(cmark_node *row)
     return row && cmark_gfm_extensions_get_table_row_is_header(row);
 }
 
+/* The extension's `render` hook: <table> (in its scroll box), the header
+ * and body rows, and the cells with their alignment. */
 static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
 {
     const char *type = cmark_node_get_type_string(n);

@@ -1298,6 +1298,9 @@ FILTER(map)
     return true;
 }
 
+/* select, reject, selectattr and rejectattr: keep the items (by_attr: whose
+ * attribute) for which the named test — or truthiness, with no test —
+ * gives `keep`. */
 static bool select_impl(tpl_render_state *r, const node *at, tpl_value v, const tpl_args *a,
                         bool by_attr, bool keep, tpl_value *out)
 {
@@ -1468,6 +1471,9 @@ FILTER(center)
     return true;
 }
 
+/* tojson's json.dumps(v, sort_keys=True, indent=…), written to b: maps by
+ * sorted keys (keys of mixed types are an error), HTML-sensitive
+ * characters escaped as Jinja2's htmlsafe_json_dumps does. */
 static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b, int64_t indent,
                        int level)
 {

@@ -223,6 +223,8 @@ static char *strip_underscores(arena *a, const char *p, size_t n)
     return s;
 }
 
+/* A number literal as Python reads it: 0x/0o/0b integers, decimal
+ * integers and floats with exponents, `_` between digits. */
 static bool lex_number(lexer *x)
 {
     int line = x->line, col = x->col;
