@@ -58,6 +58,25 @@ void cli_print_usage(FILE *f, const cli_command *c);
 /* `sheaf --help`. */
 void cli_print_main_usage(FILE *f);
 
+/* Reading a command's options by its table, one at a time, the way sheaf's
+ * own parsers read them: `-x V`, `--name V`, `--name=V`, each flag a word
+ * of its own (no bundling, no abbreviations); `-` alone is an operand.
+ * (build, check and render use getopt_long instead, which also takes
+ * bundled and abbreviated flags.) */
+typedef struct cli_opts {
+    const cli_command *c;
+    const char *who;       /* for messages: "sheaf serve" */
+    int argc, i;           /* argv[i] is the next word */
+    char **argv;
+    bool operands;         /* false: a word that is not a flag is an unknown option */
+} cli_opts;
+enum { CLI_OPT_END, CLI_OPT_FLAG, CLI_OPT_OPERAND, CLI_OPT_EXIT };
+/* The next word: CLI_OPT_FLAG (*f, and *value when it takes one),
+ * CLI_OPT_OPERAND (*value), CLI_OPT_END, or CLI_OPT_EXIT with *status —
+ * after --help (usage on stdout, 0) or a bad option (message and usage on
+ * stderr, 2). */
+int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *status);
+
 struct build_stats;
 /* Prints where a build's time went (--stats), on one indented line. */
 void cli_print_stats(const struct build_stats *st);

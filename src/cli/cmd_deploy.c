@@ -135,28 +135,21 @@ int cli_deploy(int argc, char **argv)
 {
     const char *site = ".", *base_url = NULL;
     bool dry_run = false, quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            USAGE(stdout);
-            return 0;
-        } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
-            site = argv[++i];
-        } else if (!strncmp(a, "--site=", 7)) {
-            site = a + 7;
-        } else if (!strcmp(a, "--base-url") && i + 1 < argc) {
-            base_url = argv[++i];
-        } else if (!strncmp(a, "--base-url=", 11)) {
-            base_url = a + 11;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
+    cli_opts o = { cli_command_find("deploy"), "sheaf deploy", argc, 1, argv, false };
+    const cli_flag *f;
+    const char *v;
+    int kind, status;
+    while ((kind = cli_next_opt(&o, &f, &v, &status)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_EXIT)
+            return status;
+        if (!strcmp(f->long_name, "site"))
+            site = v;
+        else if (!strcmp(f->long_name, "base-url"))
+            base_url = v;
+        else if (!strcmp(f->long_name, "dry-run"))
             dry_run = true;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        else if (!strcmp(f->long_name, "quiet"))
             quiet = true;
-        } else {
-            fprintf(stderr, "sheaf deploy: unknown option '%s'\n", a);
-            USAGE(stderr);
-            return 2;
-        }
     }
     diag_list *d = diag_list_new();
     bool ok = run_deploy(site, base_url, dry_run, quiet, d);

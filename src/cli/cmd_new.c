@@ -408,31 +408,26 @@ static int new_post(int argc, char **argv)
 {
     const char *site = ".", *title = NULL, *tags = NULL;
     bool draft = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            USAGE(stdout);
-            return 0;
-        } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
-            site = argv[++i];
-        } else if (!strncmp(a, "--site=", 7)) {
-            site = a + 7;
-        } else if (!strcmp(a, "--tags") && i + 1 < argc) {
-            tags = argv[++i];
-        } else if (!strncmp(a, "--tags=", 7)) {
-            tags = a + 7;
-        } else if (!strcmp(a, "--draft")) {
+    cli_opts o = { cli_command_find("new"), "sheaf new post", argc, 2, argv, true };
+    const cli_flag *f;
+    const char *v;
+    int kind, status;
+    while ((kind = cli_next_opt(&o, &f, &v, &status)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_EXIT) {
+            return status;
+        } else if (kind == CLI_OPT_OPERAND) {
+            if (title) {
+                fprintf(stderr, "sheaf new post: give one title, in quotes\n");
+                USAGE(stderr);
+                return 2;
+            }
+            title = v;
+        } else if (!strcmp(f->long_name, "site")) {
+            site = v;
+        } else if (!strcmp(f->long_name, "tags")) {
+            tags = v;
+        } else if (!strcmp(f->long_name, "draft")) {
             draft = true;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "sheaf new post: unknown option '%s'\n", a);
-            USAGE(stderr);
-            return 2;
-        } else if (!title) {
-            title = a;
-        } else {
-            fprintf(stderr, "sheaf new post: give one title, in quotes\n");
-            USAGE(stderr);
-            return 2;
         }
     }
     if (!title || !*title) {

@@ -245,38 +245,25 @@ int cli_serve(int argc, char **argv)
     const char *site = ".", *bind_addr = "127.0.0.1";
     int port = 8000;
     bool drafts = false, open_it = false, stats = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *port_arg = NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            USAGE(stdout);
-            return 0;
-        } else if ((!strcmp(a, "-s") || !strcmp(a, "--site")) && i + 1 < argc) {
-            site = argv[++i];
-        } else if (!strncmp(a, "--site=", 7)) {
-            site = a + 7;
-        } else if ((!strcmp(a, "-p") || !strcmp(a, "--port")) && i + 1 < argc) {
-            port_arg = argv[++i];
-        } else if (!strncmp(a, "--port=", 7)) {
-            port_arg = a + 7;
-        } else if ((!strcmp(a, "-b") || !strcmp(a, "--bind")) && i + 1 < argc) {
-            bind_addr = argv[++i];
-        } else if (!strncmp(a, "--bind=", 7)) {
-            bind_addr = a + 7;
-        } else if (!strcmp(a, "-D") || !strcmp(a, "--drafts")) {
+    cli_opts o = { cli_command_find("serve"), "sheaf serve", argc, 1, argv, false };
+    const cli_flag *f;
+    const char *v;
+    int kind, status;
+    while ((kind = cli_next_opt(&o, &f, &v, &status)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_EXIT)
+            return status;
+        if (!strcmp(f->long_name, "site"))
+            site = v;
+        else if (!strcmp(f->long_name, "bind"))
+            bind_addr = v;
+        else if (!strcmp(f->long_name, "drafts"))
             drafts = true;
-        } else if (!strcmp(a, "-O") || !strcmp(a, "--open")) {
+        else if (!strcmp(f->long_name, "open"))
             open_it = true;
-        } else if (!strcmp(a, "--stats")) {
+        else if (!strcmp(f->long_name, "stats"))
             stats = true;
-        } else {
-            fprintf(stderr, "sheaf serve: unknown option '%s'\n", a);
-            USAGE(stderr);
-            return 2;
-        }
-        if (port_arg && !parse_port(port_arg, &port)) {
-            fprintf(stderr, "sheaf serve: --port wants a number from 0 to 65535, not '%s'\n",
-                    port_arg);
+        else if (!strcmp(f->long_name, "port") && !parse_port(v, &port)) {
+            fprintf(stderr, "sheaf serve: --port wants a number from 0 to 65535, not '%s'\n", v);
             return 2;
         }
     }

@@ -217,3 +217,42 @@ void cli_print_main_usage(FILE *f)
           "  -V, --version  print the version\n",
           f);
 }
+
+int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *status)
+{
+    *f = NULL;
+    *value = NULL;
+    if (o->i >= o->argc)
+        return CLI_OPT_END;
+    const char *a = o->argv[o->i++];
+    if ((a[0] != '-' || !a[1]) && o->operands) {
+        *value = a;
+        return CLI_OPT_OPERAND;
+    }
+    const char *eq = NULL;
+    for (const cli_flag *fl = o->c->flags; fl->long_name && a[0] == '-'; fl++) {
+        size_t n = strlen(fl->long_name);
+        bool is_long = a[1] == '-' && !strncmp(a + 2, fl->long_name, n);
+        if (is_long && a[2 + n] == '=' && fl->arg)
+            eq = a + 3 + n;
+        else if (!(is_long && !a[2 + n]) && !(fl->short_name && a[1] == fl->short_name && !a[2]))
+            continue;
+        *f = fl;
+        if (!strcmp(fl->long_name, "help")) {
+            cli_print_usage(stdout, o->c);
+            *status = 0;
+            return CLI_OPT_EXIT;
+        }
+        if (fl->arg && !eq) {
+            if (o->i >= o->argc)
+                break; /* a value is missing: as an unknown option */
+            eq = o->argv[o->i++];
+        }
+        *value = eq;
+        return CLI_OPT_FLAG;
+    }
+    fprintf(stderr, "%s: unknown option '%s'\n", o->who, a);
+    cli_print_usage(stderr, o->c);
+    *status = 2;
+    return CLI_OPT_EXIT;
+}
