@@ -150,8 +150,8 @@ static bool holds_nul(tpl_value v)
 }
 
 /* Stores v, the value of key k in mapping m, into its field by the key's
- * type; a value of the wrong kind is reported at the key's place with what
- * the key wants (k->want). */
+ * type; text holding a NUL byte, or a value of the wrong kind, is reported
+ * at the key's place (the latter with what the key wants, k->want). */
 static void read_value(key_reader *r, const key_table *t, const key_def *k, const tpl_map *m,
                        tpl_value v)
 {
