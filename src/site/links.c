@@ -14,6 +14,7 @@
 #include "site/site.h"
 #include "util/hash.h"
 #include "util/strmap.h"
+#include "util/text.h"
 #include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -287,49 +288,18 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 
 /* ---- checks ---------------------------------------------------------- */
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 200 || lb > 200)
-        return (size_t)-1;
-    size_t *row = xcalloc(lb + 1, sizeof *row);
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (a[i - 1] != b[j - 1]);
-            size_t del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            prev = cur;
-        }
-    }
-    size_t r = row[lb];
-    free(row);
-    return r;
-}
-
-static bool close_enough(const char *want, size_t dist)
-{
-    size_t n = strlen(want);
-    size_t lim = n / 3 > 2 ? n / 3 : 2;
-    return dist <= lim;
-}
-
 static const char *suggest_id(const page *t, const char *anchor)
 {
     const char *best = NULL;
     size_t bd = (size_t)-1;
     for (size_t i = 0; i < t->md.nanchors; i++) {
-        size_t dd = edit_distance(anchor, t->md.anchors[i]);
+        size_t dd = text_edit_distance(anchor, t->md.anchors[i]);
         if (dd < bd) {
             bd = dd;
             best = t->md.anchors[i];
         }
     }
-    return best && close_enough(anchor, bd) ? best : NULL;
+    return best && text_close_enough(anchor, bd) ? best : NULL;
 }
 
 /* The closest page or file path, relative to the linking page's folder. */
@@ -339,7 +309,7 @@ static const char *suggest_file(const site *s, const page *p, const char *missin
     const char *best = NULL;
     size_t bd = (size_t)-1;
     for (size_t i = 0; i < s->npages; i++) {
-        size_t dd = edit_distance(want, s->pages[i].rel);
+        size_t dd = text_edit_distance(want, s->pages[i].rel);
         if (dd < bd) {
             bd = dd;
             best = s->pages[i].rel;
@@ -348,13 +318,13 @@ static const char *suggest_file(const site *s, const page *p, const char *missin
     for (size_t i = 0; i < s->nfiles; i++) {
         if (!s->files[i].content_rel)
             continue;
-        size_t dd = edit_distance(want, s->files[i].content_rel);
+        size_t dd = text_edit_distance(want, s->files[i].content_rel);
         if (dd < bd) {
             bd = dd;
             best = s->files[i].content_rel;
         }
     }
-    if (!best || !close_enough(want, bd))
+    if (!best || !text_close_enough(want, bd))
         return NULL;
     /* say it relative to the page's folder when it is in the same one */
     size_t dl = strlen(p->dir);

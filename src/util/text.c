@@ -19,8 +19,11 @@
 
 #include "util/hash.h"
 #include "util/scan.h"
+#include "util/xalloc.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <utf8proc.h>
 
@@ -303,4 +306,35 @@ size_t text_utf8_check(const char *s, size_t n)
         i += k;
     }
     return (size_t)-1;
+}
+
+size_t text_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 200 || lb > 200)
+        return (size_t)-1;
+    size_t *row = xcalloc(lb + 1, sizeof *row);
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t sub = prev + (a[i - 1] != b[j - 1]);
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            prev = cur;
+        }
+    }
+    size_t r = row[lb];
+    free(row);
+    return r;
+}
+
+bool text_close_enough(const char *want, size_t dist)
+{
+    size_t n = strlen(want);
+    size_t lim = n / 3 > 2 ? n / 3 : 2;
+    return dist <= lim;
 }

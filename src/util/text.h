@@ -35,4 +35,11 @@ size_t text_word_count(const char *s, size_t n);
  * (size_t)-1 when all of it is valid. */
 size_t text_utf8_check(const char *s, size_t n);
 
+/* Levenshtein distance between two strings (bytes); (size_t)-1 when either
+ * is longer than 200 bytes. For "did you mean" suggestions. */
+size_t text_edit_distance(const char *a, const char *b);
+/* Is a candidate at distance `dist` from `want` close enough to suggest?
+ * (a third of want's length, at least 2) */
+bool text_close_enough(const char *want, size_t dist);
+
 #endif
