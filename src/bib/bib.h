@@ -1,0 +1,79 @@
+/* bib: BibTeX / BibLaTeX bibliographies, read with libbtparse.
+ *
+ * A bibliography is the entries of one or more `.bib` files: `@string`
+ * macros expanded, `crossref` fields followed (a child takes every field it
+ * lacks from its parent, and the parent's title as its booktitle), name
+ * lists split into given / von / family / jr parts, and every text turned
+ * from TeX into plain Unicode (`M{\"u}ller` → Müller, `{SGD}` → SGD, `--`
+ * → –, `~` → a no-break space); UTF-8 text is kept as it is. Comments and
+ * preambles are skipped.
+ *
+ * Problems are reported at the .bib's file:line — a syntax error at the
+ * line where the broken entry starts (and, for an unbalanced brace, where
+ * the runaway value starts), a duplicate key at both places, a missing
+ * file at the key that names it — and the entries that did parse are kept.
+ *
+ * libbtparse keeps global state (its macro table, its error counts) and
+ * prints its messages itself: bib_load takes a lock and catches those
+ * messages, so it may be called from any thread, one load at a time.
+ * Everything it returns lives in the caller's arena. */
+#ifndef SHEAF_BIB_H
+#define SHEAF_BIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag/diag.h"
+#include "util/arena.h"
+
+typedef struct bib_name {
+    const char *given, *von, *family, *jr; /* "" when absent */
+    const char *full;                       /* "Given von Family, Jr" */
+} bib_name;
+
+typedef struct bib_field {
+    const char *name;  /* lower case: "title", "booktitle", … */
+    const char *text;  /* Unicode text */
+} bib_field;
+
+typedef struct bib_entry {
+    const char *key;        /* as written (keys are case-sensitive) */
+    const char *type;       /* lower case: "article", "inproceedings", … */
+    const char *src;        /* the .bib it comes from, as given */
+    int line;               /* where its `@` is */
+    bib_field *fields;      /* in the order written, then inherited ones */
+    size_t nfields;
+    bib_name *authors, *editors;
+    size_t nauthors, neditors;
+} bib_entry;
+
+typedef struct bib {
+    bib_entry *entries;     /* in the order read */
+    size_t n, cap;
+    struct strmap *by_key;  /* key → index */
+} bib;
+
+/* Reads `path` (its name in messages; `file` the path to open) and adds
+ * its entries to b. `where_*` locates what asked for the file (site.yaml's
+ * or a page's `bibliography:`), for a missing file. Returns false when the
+ * file had an error (reported into d). */
+bool bib_load(bib *b, const char *file, const char *path, const char *where_path, int where_line,
+              int where_col, arena *a, diag_list *d);
+/* After the last bib_load: every `crossref` followed (the parent may be in
+ * any file); an unknown parent is an error at the child. */
+bool bib_resolve_crossrefs(bib *b, arena *a, diag_list *d);
+/* The entry with this key, or NULL. */
+const bib_entry *bib_find(const bib *b, const char *key);
+/* The key closest to an unknown one (for "did you mean"), or NULL. */
+const char *bib_suggest(const bib *b, const char *key);
+/* A field's text, or NULL. */
+const char *bib_field_get(const bib_entry *e, const char *name);
+void bib_free(bib *b);
+
+/* TeX → Unicode text, in a: accents and special letters become their
+ * characters (NFC), braces go, `--`/`---` become dashes, `~` a no-break
+ * space, ``…'' curly quotes, `\emph{x}` and other commands keep their
+ * argument. */
+const char *bib_tex_to_text(arena *a, const char *tex, size_t n);
+
+#endif
