@@ -823,13 +823,16 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
     return doc;
 }
 
-void md_render(str body, int first_line, const md_options *opt, md_link_fn resolve, void *ctx,
-               arena *a, md_result *out)
+void md_render(str body, int first_line, const md_options *opt, const md_hooks *hooks, arena *a,
+               md_result *out)
 {
     memset(out, 0, sizeof *out);
     md_options none = { 0 };
     if (!opt)
         opt = &none;
+    md_hooks no_hooks = { 0 };
+    if (!hooks)
+        hooks = &no_hooks;
     md_walk r = {
         .a = a,
         .unsafe = opt->unsafe,
@@ -839,8 +842,8 @@ void md_render(str body, int first_line, const md_options *opt, md_link_fn resol
         .on = ~opt->off & ((1u << MD_EXT_COUNT) - 1),
         .line0 = first_line - 1,
         .src = { .text = body },
-        .resolve = resolve,
-        .ctx = ctx,
+        .resolve = hooks->link,
+        .ctx = hooks->ctx,
         .html = BUF_INIT,
         .tmp = BUF_INIT,
         .words = BUF_INIT,

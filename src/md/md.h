@@ -94,10 +94,17 @@ typedef struct md_result {
     size_t word_count;
 } md_result;
 
+/* What the caller does for the page while it is written: each hook may be
+ * NULL, and is called with ctx. */
+typedef struct md_hooks {
+    md_link_fn link; /* every link and image */
+    void *ctx;
+} md_hooks;
+
 /* Renders `body`, whose first line is line `first_line` of the file, into
- * out. Everything in out is allocated in `a`. `resolve` may be NULL; opt
- * may be NULL (all extensions on, no raw HTML). */
-void md_render(str body, int first_line, const md_options *opt, md_link_fn resolve, void *ctx,
-               arena *a, md_result *out);
+ * out. Everything in out is allocated in `a`. hooks and opt may be NULL
+ * (opt NULL: all extensions on, no raw HTML). */
+void md_render(str body, int first_line, const md_options *opt, const md_hooks *hooks, arena *a,
+               md_result *out);
 
 #endif

@@ -211,7 +211,8 @@ static void md_job(void *vctx, size_t i, int worker)
         /* in a session, render into the entry's arena so the result can stay */
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
         resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
-        md_render(p->body, p->body_line, &c->s->cfg.markdown, resolve, &rc, a, &p->md);
+        md_hooks hooks = { .link = resolve, .ctx = &rc };
+        md_render(p->body, p->body_line, &c->s->cfg.markdown, &hooks, a, &p->md);
         p->links = rc.v;
         p->nlinks = rc.n;
         if (e && e->parsed)
@@ -281,7 +282,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 {
     resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
-    md_render(body, body_line, &s->cfg.markdown, resolve, &rc, a, &p->md);
+    md_hooks hooks = { .link = resolve, .ctx = &rc };
+    md_render(body, body_line, &s->cfg.markdown, &hooks, a, &p->md);
     p->links = rc.v;
     p->nlinks = rc.n;
 }

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena *a = arena_new();
     md_result r;
     unsigned n = 0;
-    md_render(str_make((const char *)data + 2, size - 2), 1 + (data[0] >> 4), &opt, resolve, &n, a,
+    md_render(str_make((const char *)data + 2, size - 2), 1 + (data[0] >> 4), &opt, &(md_hooks){ .link = resolve, .ctx = &n }, a,
               &r);
     arena_free(a);
     return 0;

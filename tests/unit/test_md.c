@@ -57,14 +57,14 @@ static int same_as_gfm(const char *s, md_options o)
     arena *a = arena_new();
     md_result r;
     o.reference = true;
-    md_render(str_from(s), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from(s), 1, &o, NULL, a, &r);
     int ok = !strcmp(r.html, want) && strlen(r.html) == r.html_len;
     if (!ok)
         fprintf(stderr, "input [%s] (unsafe=%d smart=%d hard=%d off=%x)\n  got:  [%s]\n  want: [%s]\n",
                 s, o.unsafe, o.smart, o.hard_breaks, o.off, r.html, want);
     o.reference = false;
     o.off |= ANCHORS_OFF | md_extension_bit("heading_ids") | md_extension_bit("highlight");
-    md_render(str_from(s), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from(s), 1, &o, NULL, a, &r);
     char *got = strip_ids(r.html);
     if (ok && strcmp(got, want)) {
         fprintf(stderr, "input [%s] (with ids, off=%x)\n  got:  [%s]\n  want: [%s]\n", s, o.off, got,
@@ -194,7 +194,7 @@ static int positions_ok(const char *s)
     arena *a = arena_new();
     md_result r;
     md_options o = { .unsafe = true };
-    md_render(str_from(s), 1, &o, check_pos, &p, a, &r);
+    md_render(str_from(s), 1, &o, &(md_hooks){ .link = check_pos, .ctx = &p }, a, &r);
     arena_free(a);
     return p.bad == 0;
 }
@@ -235,7 +235,7 @@ static md_result render(arena *a, const char *s, int first_line, md_link_fn fn, 
 {
     md_options o = { .unsafe = true };
     md_result r;
-    md_render(str_from(s), first_line, &o, fn, ctx, a, &r);
+    md_render(str_from(s), first_line, &o, &(md_hooks){ .link = fn, .ctx = ctx }, a, &r);
     return r;
 }
 
@@ -366,7 +366,7 @@ TEST(links_resolved_with_positions)
     seen s2 = { 0, "" };
     md_options o = { 0 };
     md_result r2;
-    md_render(str_from("[drop](drop) [keep](k.md)"), 1, &o, resolver, &s2, a, &r2);
+    md_render(str_from("[drop](drop) [keep](k.md)"), 1, &o, &(md_hooks){ .link = resolver, .ctx = &s2 }, a, &r2);
     EQ_STR(r2.html, "<p><a href=\"\">drop</a> <a href=\"/posts/x%20y/?a=1&amp;b=&#x27;2&#x27;\">keep</a></p>\n");
     EQ_INT(s2.n, 2);
 
@@ -436,7 +436,7 @@ TEST(summary)
 
     /* safe mode still splits (the body shows the omitted-HTML comment) */
     md_options safe = { 0 };
-    md_render(str_from("A\n\n<!--more-->\n\nB\n"), 1, &safe, NULL, NULL, a, &r);
+    md_render(str_from("A\n\n<!--more-->\n\nB\n"), 1, &safe, NULL, a, &r);
     OK(r.has_more);
     EQ_STR(r.summary_html, "<p>A</p>\n");
     EQ_STR(r.html, "<p>A</p>\n<!-- raw HTML omitted -->\n<p>B</p>\n");
@@ -491,12 +491,12 @@ TEST(options)
     arena *a = arena_new();
     md_options o = { .smart = true, .hard_breaks = true };
     md_result r;
-    md_render(str_from("\"hi\" -- x\ny <b>z</b>"), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from("\"hi\" -- x\ny <b>z</b>"), 1, &o, NULL, a, &r);
     EQ_STR(r.html, "<p>“hi” – x<br />\ny <!-- raw HTML omitted -->z<!-- raw HTML omitted --></p>\n");
-    md_render(str_from("a\nb"), 1, NULL, NULL, NULL, a, &r);
+    md_render(str_from("a\nb"), 1, NULL, NULL, a, &r);
     EQ_STR(r.html, "<p>a\nb</p>\n");
     /* body need not be NUL-terminated */
-    md_render(str_make("*x* tail", 3), 1, NULL, NULL, NULL, a, &r);
+    md_render(str_make("*x* tail", 3), 1, NULL, NULL, a, &r);
     EQ_STR(r.html, "<p><em>x</em></p>\n");
     arena_free(a);
 }
@@ -640,7 +640,7 @@ TEST(explicit_heading_ids)
 
     /* switched off, `{#id}` is text */
     md_options o = { .unsafe = true, .off = md_extension_bit("heading_ids") };
-    md_render(str_from("## Results {#results}\n"), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from("## Results {#results}\n"), 1, &o, NULL, a, &r);
     EQ_STR(r.headings[0].id, "results-results");
     arena_free(a);
 }
@@ -756,7 +756,7 @@ TEST(raw_html)
     /* raw HTML omitted: nothing is read from it */
     seen s2 = { 0, "" };
     md_options safe = { 0 };
-    md_render(str_from("<a href=\"x.md\" id=\"i\">x</a>\n"), 1, &safe, resolver, &s2, a, &r);
+    md_render(str_from("<a href=\"x.md\" id=\"i\">x</a>\n"), 1, &safe, &(md_hooks){ .link = resolver, .ctx = &s2 }, a, &r);
     EQ_INT(s2.n, 0);
     EQ_INT(r.nanchors, 0);
     arena_free(a);
@@ -839,7 +839,7 @@ TEST(switches)
     const char *doc = "| a |\n|---|\n| b |\n\n~~s~~ www.x.org\n\n- [ ] t\n\nn[^1]\n\n[^1]: f\n\n## H\n";
     md_result r;
     md_options o = { .unsafe = true, .off = ~0u };
-    md_render(str_from(doc), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from(doc), 1, &o, NULL, a, &r);
     EQ_STR(r.html, "<p>| a |\n|---|\n| b |</p>\n<p>~~s~~ www.x.org</p>\n<ul>\n<li>[ ] t</li>\n</ul>\n"
                    "<p>n<a href=\"f\">^1</a></p>\n<h2 id=\"h\">H</h2>\n");
     arena_free(a);
@@ -890,7 +890,7 @@ TEST(threads)
     for (int i = 0; i < 3000; i++)
         buf_puts(&b, "## Same\n");
     md_result m;
-    md_render(str_make(b.data, b.len), 1, NULL, NULL, NULL, a, &m);
+    md_render(str_make(b.data, b.len), 1, NULL, NULL, a, &m);
     EQ_INT(m.nheadings, 3000);
     if (m.nheadings == 3000) {
         EQ_STR(m.headings[0].id, "same");

@@ -104,7 +104,7 @@ static void compare(const char *file, const example *e, md_options o)
     char *want = gfm_reference_html(e->markdown, strlen(e->markdown), &o);
     arena *a = arena_new();
     md_result r;
-    md_render(str_from(e->markdown), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from(e->markdown), 1, &o, NULL, a, &r);
     compared++;
     if (strcmp(r.html, want) || strlen(r.html) != r.html_len) {
         if (differing++ < 5)
