@@ -16,7 +16,8 @@
     X(TASKLISTS, tasklists, md_ext_tasklists)              \
     X(FOOTNOTES, footnotes, md_ext_footnotes)              \
     X(HEADING_IDS, heading_ids, md_ext_heading_ids)        \
-    X(HEADING_ANCHORS, heading_anchors, md_ext_heading_anchors)        \
-    X(HIGHLIGHT, highlight, md_ext_highlight)
+    X(HEADING_ANCHORS, heading_anchors, md_ext_heading_anchors)  \
+    X(HIGHLIGHT, highlight, md_ext_highlight)                    \
+    X(CITATIONS, citations, md_ext_citations)
 
 #endif

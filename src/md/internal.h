@@ -180,6 +180,15 @@ void md_lint_text(md_walk *w, cmark_node *n);
  * known position: line `line`, column `col` of its first byte. */
 void md_lint_literal(md_walk *w, const char *s, int line, int col);
 
+/* ---- citations (cite.c writes the syntax, md.c the rest) ---- */
+
+/* Writes a citation group through the caller's hook, records it (with its
+ * position and, at the end, its sentence) and makes its summary form (the
+ * same without links). */
+void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t n_items);
+/* The length of a citation key after an '@' (0: none); see cite.c. */
+size_t md_cite_key_len(const char *s, size_t n, const char **key, size_t *key_len);
+
 /* ---- the walk's link hook, for raw HTML's links ---- */
 
 /* Records a link (dest, its position in the file) and asks the resolver;

@@ -168,10 +168,19 @@ typedef struct id_hole {
     size_t head;
 } id_hole;
 
-/* Bytes [start, end) of the HTML that summaries leave out. */
+/* Bytes [start, end) of the HTML that summaries leave out, or write as
+ * `repl` (a citation without its links). */
 typedef struct cut {
     size_t start, end;
+    const char *repl;
+    size_t repl_len;
 } cut;
+
+/* Where a citation group's HTML is, for its sentence. */
+typedef struct cite_span {
+    size_t start, end;
+    int group;
+} cite_span;
 
 struct md_walk {
     arena *a;
@@ -180,10 +189,12 @@ struct md_walk {
     int line0;    /* added to cmark's 1-based lines */
     md_source src;
     md_link_fn resolve;
+    md_cite_fn cite;
     void *ctx;
     buf html, tmp, words;
     size_t nwords;
-    md_vec heads, holes, cuts, links, problems, anchors;
+    md_vec heads, holes, cuts, links, problems, anchors, cites, cite_spans;
+    int ngroups;
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
     md_link_cursor cursor;
@@ -576,12 +587,193 @@ static void assemble(md_walk *r, size_t start, size_t end, bool summary, buf *ou
         } else {
             if (next_c > at)
                 buf_put(out, r->html.data + at, next_c - at);
+            if (c[ic].repl && c[ic].end <= end)
+                buf_put(out, c[ic].repl, c[ic].repl_len);
             at = c[ic].end < end ? c[ic].end : end;
             ic++;
         }
     }
     if (end > at)
         buf_put(out, r->html.data + at, end - at);
+}
+
+/* ---- citations ---- */
+
+/* The HTML without its <a …> and </a> tags. */
+static void strip_links(const char *s, size_t n, buf *out)
+{
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '<' && ((i + 2 < n && s[i + 1] == 'a' && (s[i + 2] == ' ' || s[i + 2] == '>'))
+                            || (i + 3 < n && !memcmp(s + i, "</a>", 4)))) {
+            const char *e = memchr(s + i, '>', n - i);
+            if (!e)
+                break;
+            i = (size_t)(e - s) + 1;
+        } else {
+            buf_putc(out, s[i++]);
+        }
+    }
+}
+
+void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k)
+{
+    /* cmark gives the '@''s line within the paragraph's text; find it in
+     * the file */
+    cmark_node *leaf = md_leaf_of(n);
+    int line = cmark_node_get_start_line(leaf), col = cmark_node_get_start_column(leaf);
+    buf want = BUF_INIT;
+    buf_printf(&want, "@%s", items[0].key);
+    md_find_in_leaf(&w->src, leaf, items[0].line, items[0].col, want.data, want.len, &line, &col);
+    buf_release(&want);
+    int group = w->ngroups++;
+    for (size_t i = 0; i < k; i++) {
+        items[i].key = arena_strdup(w->a, items[i].key);
+        items[i].prefix = arena_strdup(w->a, items[i].prefix);
+        items[i].locator = arena_strdup(w->a, items[i].locator);
+        items[i].group = group;
+        items[i].line = line + w->line0;
+        items[i].col = col;
+        items[i].context = "";
+    }
+    size_t start = out->len;
+    w->cite(w->ctx, items, k, out);
+    for (size_t i = 0; i < k; i++)
+        *(md_cite *)md_vec_push(&w->cites) = items[i];
+    if (out != &w->html)
+        return;
+    cite_span *sp = md_vec_push(&w->cite_spans);
+    sp->start = start;
+    sp->end = out->len;
+    sp->group = group;
+    buf plain = BUF_INIT;
+    strip_links(out->data + start, out->len - start, &plain);
+    cut *c = md_vec_push(&w->cuts);
+    c->start = start;
+    c->end = out->len;
+    c->repl = arena_strndup(w->a, plain.data ? plain.data : "", plain.len);
+    c->repl_len = plain.len;
+    buf_release(&plain);
+}
+
+static bool block_open(const char *p)
+{
+    static const char *const tags[] = { "<p>", "<li>", "<td", "<th", "<h1", "<h2", "<h3",
+                                        "<h4", "<h5", "<h6", "<blockquote>" };
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (!strncmp(p, tags[i], strlen(tags[i])))
+            return true;
+    return false;
+}
+
+static bool block_close(const char *p)
+{
+    static const char *const tags[] = { "</p>", "</li>", "</td>", "</th>", "</h", "<ul>", "<ol>",
+                                        "</blockquote>" };
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (!strncmp(p, tags[i], strlen(tags[i])))
+            return true;
+    return false;
+}
+
+/* Plain text of html[from, to): tags out, the entities md writes decoded;
+ * *mark_at gets the text offset of html offset `mark` (and *mark_end of
+ * `mark_end`). */
+static void html_text(const char *h, size_t from, size_t to, size_t mark, size_t mark_end,
+                      buf *out, size_t *mark_at, size_t *mark_end_at)
+{
+    static const struct {
+        const char *e;
+        char c;
+    } ents[] = { { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' } };
+    for (size_t i = from; i < to;) {
+        if (i == mark)
+            *mark_at = out->len;
+        if (i == mark_end)
+            *mark_end_at = out->len;
+        if (h[i] == '<') {
+            const char *e = memchr(h + i, '>', to - i);
+            i = e ? (size_t)(e - h) + 1 : to;
+            continue;
+        }
+        size_t k = 0;
+        for (; k < sizeof ents / sizeof *ents; k++)
+            if (!strncmp(h + i, ents[k].e, strlen(ents[k].e)))
+                break;
+        if (k < sizeof ents / sizeof *ents) {
+            buf_putc(out, ents[k].c);
+            i += strlen(ents[k].e);
+        } else {
+            buf_putc(out, h[i] == '\n' ? ' ' : h[i]);
+            i++;
+        }
+    }
+    if (to == mark_end)
+        *mark_end_at = out->len;
+}
+
+/* Does a sentence end at t[i] (the byte after its punctuation)? */
+static size_t sentence_end(const char *t, size_t n, size_t i)
+{
+    if ((t[i] == '.' || t[i] == '?' || t[i] == '!') && (i + 1 == n || t[i + 1] == ' '))
+        return i + 1;
+    static const char *const cjk[] = { "。", "？", "！" };
+    for (size_t k = 0; k < 3; k++)
+        if (i + 3 <= n && !memcmp(t + i, cjk[k], 3))
+            return i + 3;
+    return 0;
+}
+
+/* Each citation's sentence: from the page's HTML, within its block. */
+static void cite_contexts(md_walk *r)
+{
+    const cite_span *sp = r->cite_spans.v;
+    md_cite *c = r->cites.v;
+    size_t ci = 0;
+    const char *h = r->html.data;
+    buf t = BUF_INIT;
+    for (size_t g = 0; g < r->cite_spans.n; g++) {
+        size_t from = sp[g].start, to = sp[g].end;
+        while (from > 0 && !block_open(h + from))
+            from--;
+        while (to < r->html.len && !block_close(h + to))
+            to++;
+        buf_reset(&t);
+        size_t at = 0, at_end = 0;
+        html_text(h, from, to, sp[g].start, sp[g].end, &t, &at, &at_end);
+        size_t s = 0, e = t.len;
+        for (size_t i = 0; i < at; i++) {
+            size_t x = sentence_end(t.data, t.len, i);
+            if (x)
+                s = x;
+        }
+        for (size_t i = at_end; i < t.len; i++) {
+            size_t x = sentence_end(t.data, t.len, i);
+            if (x) {
+                e = x;
+                break;
+            }
+        }
+        while (s < e && t.data[s] == ' ')
+            s++;
+        while (e > s && t.data[e - 1] == ' ')
+            e--;
+        if (e - s > 400) { /* a runaway "sentence": keep the part around it */
+            size_t a0 = at > 200 ? at - 200 : s;
+            s = a0 > s ? a0 : s;
+            if (e - s > 400)
+                e = s + 400;
+            while (s < e && ((unsigned char)t.data[s] & 0xC0) == 0x80)
+                s++;
+            while (e > s && e < t.len && ((unsigned char)t.data[e] & 0xC0) == 0x80)
+                e--;
+        }
+        const char *ctx = arena_strndup(r->a, t.data ? t.data + s : "", e - s);
+        while (ci < r->cites.n && c[ci].group < sp[g].group)
+            ci++;
+        for (; ci < r->cites.n && c[ci].group == sp[g].group; ci++)
+            c[ci].context = ctx;
+    }
+    buf_release(&t);
 }
 
 /* ---- entering a node ---- */
@@ -804,6 +996,8 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
         opts |= CMARK_OPT_SMART;
     if (opt->hard_breaks)
         opts |= CMARK_OPT_HARDBREAKS;
+    if (!r->cite) /* no bibliography: `@` is text */
+        r->on &= ~(1u << MD_EXT_CITATIONS);
     for (int i = 0; i < MD_EXT_COUNT; i++)
         if (md_ext_on(r, i))
             opts |= extensions[i]->options;
@@ -843,6 +1037,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .line0 = first_line - 1,
         .src = { .text = body },
         .resolve = hooks->link,
+        .cite = hooks->cite,
         .ctx = hooks->ctx,
         .html = BUF_INIT,
         .tmp = BUF_INIT,
@@ -853,6 +1048,8 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .links = { .size = sizeof(md_link) },
         .problems = { .size = sizeof(md_problem) },
         .anchors = { .size = sizeof(const char *) },
+        .cites = { .size = sizeof(md_cite) },
+        .cite_spans = { .size = sizeof(cite_span) },
     };
     cmark_node *doc = parse(body, opt, &r);
     summary_spec summary = { .tail = BUF_INIT };
@@ -902,6 +1099,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     if (r.notes.entered)
         buf_puts(&r.html, "</ol>\n</section>\n");
     md_words_break(&r);
+    cite_contexts(&r);
 
     /* the automatic heading ids, now that every other id is known */
     md_heading *heads = r.heads.v;
@@ -932,12 +1130,15 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->anchors = md_vec_to_arena(&r.anchors, a);
     out->nlinks = r.links.n;
     out->links = md_vec_to_arena(&r.links, a);
+    out->ncites = r.cites.n;
+    out->cites = md_vec_to_arena(&r.cites, a);
     out->nproblems = r.problems.n;
     out->problems = md_vec_to_arena(&r.problems, a);
     out->word_count = r.nwords;
 
     free(r.holes.v);
     free(r.cuts.v);
+    free(r.cite_spans.v);
     buf_release(&r.html);
     buf_release(&r.tmp);
     buf_release(&r.words);

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/str.h"
 
 typedef struct md_options {
@@ -63,6 +64,19 @@ typedef struct md_link {
     bool image;       /* an image (Markdown) or a `src` (raw HTML) */
 } md_link;
 
+/* A citation (Pandoc's syntax: `[see @key, p. 4; -@other]`, narrative
+ * `@key`, `@key [p. 4]`); see md/cite.c. */
+typedef struct md_cite {
+    const char *key;
+    const char *prefix;    /* "see"; "" when none */
+    const char *locator;   /* "p. 4"; "" when none */
+    bool suppress_author;  /* `-@key`: the year only */
+    bool narrative;        /* `@key` in running text: "Lian et al. (2017)" */
+    int group;             /* citations of one `[…]` share it (0, 1, … on the page) */
+    int line, col;         /* where it is in the file */
+    const char *context;   /* the sentence around it, as plain text (md_result) */
+} md_cite;
+
 /* Called once per link and image, in document order, on the rendering
  * thread. Returns the URL to write instead (allocated in the arena passed to
  * md_render, or static), or NULL to keep dest. */
@@ -89,15 +103,22 @@ typedef struct md_result {
     size_t nanchors;
     md_link *links;            /* every link and image, in document order */
     size_t nlinks;
+    md_cite *cites;            /* every citation, in document order */
+    size_t ncites;
     md_problem *problems;      /* in document order */
     size_t nproblems;
     size_t word_count;
 } md_result;
 
+/* Writes the HTML of one citation group (n ≥ 1 items, or one narrative
+ * citation) to out, in document order; may report an unknown key. */
+typedef void (*md_cite_fn)(void *ctx, const md_cite *cites, size_t n, buf *out);
+
 /* What the caller does for the page while it is written: each hook may be
  * NULL, and is called with ctx. */
 typedef struct md_hooks {
     md_link_fn link; /* every link and image */
+    md_cite_fn cite; /* citations; NULL: `@` is plain text (no bibliography) */
     void *ctx;
 } md_hooks;
 

@@ -579,7 +579,7 @@ TEST(code_blocks)
     }
     /* the site-wide line numbers */
     md_options o = { .linenos = true };
-    md_render(str_from("```python\nx\n```\n\n```python {linenos=false}\ny\n```\n"), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from("```python\nx\n```\n\n```python {linenos=false}\ny\n```\n"), 1, &o, NULL, a, &r);
     EQ_STR(r.html, "<pre tabindex=\"0\" class=\"hl\" data-lang=\"python\"><code class=\"language-python hljs\">"
                    "<span class=\"line\"><span class=\"ln\">1</span><span class=\"cl\">x\n</span></span>"
                    "</code></pre>\n<pre tabindex=\"0\" class=\"hl\" data-lang=\"python\">"
@@ -588,7 +588,7 @@ TEST(code_blocks)
     /* markdown.highlight: false writes code blocks as CommonMark does:
      * no highlighting, options or line numbers */
     o.off = md_extension_bit("highlight");
-    md_render(str_from("```python {linenos=true}\nx\n```\n\n```c++ {what\ny\n```\n"), 1, &o, NULL, NULL, a, &r);
+    md_render(str_from("```python {linenos=true}\nx\n```\n\n```c++ {what\ny\n```\n"), 1, &o, NULL, a, &r);
     EQ_STR(r.html, "<pre tabindex=\"0\"><code class=\"language-python\">x\n</code></pre>\n"
                    "<pre tabindex=\"0\"><code class=\"language-c++\">y\n</code></pre>\n");
     EQ_INT(r.nproblems, 0);
@@ -828,11 +828,12 @@ TEST(summary_gfm)
 
 TEST(switches)
 {
-    EQ_INT(md_extension_count(), 8);
+    EQ_INT(md_extension_count(), 9);
     EQ_STR(md_extension_name(0), "tables");
     EQ_STR(md_extension_name(6), "heading_anchors");
     EQ_STR(md_extension_name(7), "highlight");
-    OK(md_extension_name(8) == NULL);
+    EQ_STR(md_extension_name(8), "citations");
+    OK(md_extension_name(9) == NULL);
     EQ_INT(md_extension_bit("strikethrough"), 2);
     EQ_INT(md_extension_bit("nope"), 0);
     arena *a = arena_new();
@@ -900,6 +901,90 @@ TEST(threads)
     arena_free(a);
 }
 
+/* ---- citations ---- */
+
+/* A cite hook that writes each group as {b|n:[prefix]-key,locator;…}. */
+static void fake_cite(void *ctx, const md_cite *c, size_t n, buf *out)
+{
+    (void)ctx;
+    buf_printf(out, "{%c:", c[0].narrative ? 'n' : 'b');
+    for (size_t i = 0; i < n; i++)
+        buf_printf(out, "%s[%s]%s<a href=\"#ref-%s\">%s</a>,%s", i ? ";" : "", c[i].prefix,
+                   c[i].suppress_author ? "-" : "", c[i].key, c[i].key, c[i].locator);
+    buf_puts(out, "}");
+}
+
+static md_result cited(arena *a, const char *s)
+{
+    md_options o = { .unsafe = true };
+    md_hooks h = { .cite = fake_cite };
+    md_result r;
+    md_render(str_from(s), 3, &o, &h, a, &r);
+    return r;
+}
+
+TEST(citations)
+{
+    arena *a = arena_new();
+#define C(in, out) EQ_STR(cited(a, in).html, out)
+    C("[@lian2017]", "<p>{b:[]<a href=\"#ref-lian2017\">lian2017</a>,}</p>\n");
+    C("x [@k, p. 4] y", "<p>x {b:[]<a href=\"#ref-k\">k</a>,p. 4} y</p>\n");
+    C("[@a; @b]", "<p>{b:[]<a href=\"#ref-a\">a</a>,;[]<a href=\"#ref-b\">b</a>,}</p>\n");
+    C("[see @k, sec. 3]", "<p>{b:[see]<a href=\"#ref-k\">k</a>,sec. 3}</p>\n");
+    C("[-@k]", "<p>{b:[]-<a href=\"#ref-k\">k</a>,}</p>\n");
+    C("[see @a, p. 1; also -@b]",
+      "<p>{b:[see]<a href=\"#ref-a\">a</a>,p. 1;[also]-<a href=\"#ref-b\">b</a>,}</p>\n");
+    C("@lian2017 shows.", "<p>{n:[]<a href=\"#ref-lian2017\">lian2017</a>,} shows.</p>\n");
+    C("@k [p. 33] says", "<p>{n:[]<a href=\"#ref-k\">k</a>,p. 33} says</p>\n");
+    C("@{odd key} x", "<p>{n:[]<a href=\"#ref-odd key\">odd key</a>,} x</p>\n");
+    C("as @a:b.c-d/e, said", "<p>as {n:[]<a href=\"#ref-a:b.c-d/e\">a:b.c-d/e</a>,}, said</p>\n");
+    /* never citations */
+    C("mail a@b.com now", "<p>mail <a href=\"mailto:a@b.com\">a@b.com</a> now</p>\n");
+    C("\\@k and `@k`", "<p>@k and <code>@k</code></p>\n");
+    C("[@x](u)", "<p><a href=\"u\">@x</a></p>\n");
+    C("@ alone, @- and @.", "<p>@ alone, @- and @.</p>\n");
+    /* a bracket that is not a citation list: narrative inside */
+    C("[foo @k bar; baz]", "<p>[foo {n:[]<a href=\"#ref-k\">k</a>,} bar; baz]</p>\n");
+    C("[@a] and [@b]",
+      "<p>{b:[]<a href=\"#ref-a\">a</a>,} and {b:[]<a href=\"#ref-b\">b</a>,}</p>\n");
+    C("*[@em]*", "<p><em>{b:[]<a href=\"#ref-em\">em</a>,}</em></p>\n");
+#undef C
+    /* records: keys, groups, positions, sentences */
+    md_result r = cited(a, "First one. Then [see @a, p. 2; @b] here. Last.\n\n"
+                           "- item @c.\n");
+    EQ_INT(r.ncites, 3);
+    if (r.ncites == 3) {
+        EQ_STR(r.cites[0].key, "a");
+        EQ_STR(r.cites[0].prefix, "see");
+        EQ_STR(r.cites[0].locator, "p. 2");
+        EQ_INT(r.cites[0].group, 0);
+        EQ_INT(r.cites[1].group, 0);
+        EQ_INT(r.cites[2].group, 1);
+        EQ_INT(r.cites[0].line, 3);
+        EQ_INT(r.cites[0].col, 22);
+        EQ_INT(r.cites[2].line, 5);
+        EQ_INT(r.cites[2].col, 8);
+        EQ_STR(r.cites[0].context, "Then {b:[see]a,p. 2;[]b,} here.");
+        EQ_STR(r.cites[2].context, "item {n:[]c,}.");
+        OK(r.cites[2].narrative);
+    }
+    /* summaries keep the citation, without its links */
+    r = cited(a, "Intro [@a].\n");
+    EQ_STR(r.summary_html, "<p>Intro {b:[]a,}.</p>\n");
+    /* no hook: plain text */
+    md_result p;
+    md_render(str_from("[@a] @b"), 1, NULL, NULL, a, &p);
+    EQ_STR(p.html, "<p>[@a] @b</p>\n");
+    EQ_INT(p.ncites, 0);
+    /* switched off */
+    md_options off = { .off = 1u << (md_extension_count() - 1) };
+    EQ_STR(md_extension_name(md_extension_count() - 1), "citations");
+    md_hooks h = { .cite = fake_cite };
+    md_render(str_from("[@a]"), 1, &off, &h, a, &p);
+    EQ_STR(p.html, "<p>[@a]</p>\n");
+    arena_free(a);
+}
+
 int main(void)
 {
     RUN(html_matches_gfm);
@@ -922,5 +1007,6 @@ int main(void)
     RUN(summary_gfm);
     RUN(switches);
     RUN(threads);
+    RUN(citations);
     return harness_done();
 }
