@@ -35,6 +35,8 @@ void md_put_escaped(buf *b, const char *s, size_t n)
     buf_put(b, s + start, n - start);
 }
 
+void md_escape_html(buf *out, const char *s, size_t n) { md_put_escaped(out, s, n); }
+
 /* The same for a NUL-terminated string (most text): strcspn skips the
  * plain stretches many bytes at a time. */
 void md_put_escaped_cstr(buf *b, const char *s)

@@ -620,13 +620,18 @@ void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k
     /* cmark gives the '@''s line within the paragraph's text; find it in
      * the file */
     cmark_node *leaf = md_leaf_of(n);
-    int line = cmark_node_get_start_line(leaf), col = cmark_node_get_start_column(leaf);
+    int line = items[0].line, col = items[0].col;
     buf want = BUF_INIT;
-    buf_printf(&want, "@%s", items[0].key);
-    md_find_in_leaf(&w->src, leaf, items[0].line, items[0].col, want.data, want.len, &line, &col);
-    buf_release(&want);
     int group = w->ngroups++;
     for (size_t i = 0; i < k; i++) {
+        /* each key's '@', the next after the one before */
+        buf_reset(&want);
+        buf_printf(&want, "@%s", items[i].key);
+        int l = cmark_node_get_start_line(leaf), c = cmark_node_get_start_column(leaf);
+        if (md_find_in_leaf(&w->src, leaf, line, col, want.data, want.len, &l, &c)) {
+            line = l;
+            col = c;
+        }
         items[i].key = arena_strdup(w->a, items[i].key);
         items[i].prefix = arena_strdup(w->a, items[i].prefix);
         items[i].locator = arena_strdup(w->a, items[i].locator);
@@ -634,7 +639,9 @@ void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k
         items[i].line = line + w->line0;
         items[i].col = col;
         items[i].context = "";
+        col++; /* the next key comes after this one */
     }
+    buf_release(&want);
     size_t start = out->len;
     w->cite(w->ctx, items, k, out);
     for (size_t i = 0; i < k; i++)

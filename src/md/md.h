@@ -114,6 +114,9 @@ typedef struct md_result {
  * citation) to out, in document order; may report an unknown key. */
 typedef void (*md_cite_fn)(void *ctx, const md_cite *cites, size_t n, buf *out);
 
+/* Text or an attribute value as HTML: & < > " escaped (what md writes). */
+void md_escape_html(buf *out, const char *s, size_t n);
+
 /* What the caller does for the page while it is written: each hook may be
  * NULL, and is called with ctx. */
 typedef struct md_hooks {

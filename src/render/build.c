@@ -62,6 +62,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         goto done;
     t = render_now_ms();
     site_load(&s, jobs, d);
+    site_load_bibliography(&s, d);
     site_assign_paths(&s, d);
     local.ms_load = render_now_ms() - t;
     t = render_now_ms();
@@ -69,6 +70,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     local.ms_markdown = render_now_ms() - t;
     t = render_now_ms();
     site_check_links(&s, d);
+    site_check_citations(&s, d);
     site_build_model(&s);
     local.ms_model = render_now_ms() - t;
     site_check_generated_paths(&s, site_index_pages(&s), d);
@@ -108,7 +110,10 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     for (size_t i = 0; i < s.ntags; i++)
         render_add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
-        render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
+        if (g != SITE_GEN_PAPERS || s.npapers)
+            render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
+    for (size_t i = 0; i < s.npapers; i++)
+        render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);
     for (size_t i = 0; i < s.npages; i++) {
         page *p = &s.pages[i];
         if (p->failed || p->excluded || !p->path)

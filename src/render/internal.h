@@ -25,7 +25,7 @@ static inline double render_now_ms(void)
 
 /* J_INDEX renders the home page's page a; J_GENERATED the rest of
  * site_generated_outputs (a: its site_gen_kind). */
-typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_GENERATED, J_ALIAS, J_FILE } job_kind;
+typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_PAPER, J_GENERATED, J_ALIAS, J_FILE } job_kind;
 
 typedef struct job {
     job_kind kind;

@@ -113,6 +113,19 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         context = arena_printf(a, "the page of tag '%s'", t->name);
         break;
     }
+    case J_PAPER: {
+        const paper_info *pp = &s->papers[j->a];
+        tpl_value title = tpl_map_get_cstr(pp->value, "title");
+        tpl_map *pg = list_page(c, a, "paper", title.kind == TPL_STRING && title.len ? title.u.s : pp->e->key,
+                                pp->path);
+        tpl_map_set_str(a, vars, "paper", tpl_map_value(pp->value));
+        tpl_map_set_str(a, vars, "cited_by", pp->cited_by);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
+        tname = "paper.html";
+        out_rel = arena_printf(a, "%sindex.html", pp->path);
+        context = arena_printf(a, "the page of paper '%s'", pp->e->key);
+        break;
+    }
     case J_GENERATED: {
         const site_generated *g = &site_generated_outputs[j->a];
         const char *title = g->title ? g->title : s->cfg.title;

@@ -94,6 +94,20 @@ static bool same_ids(const md_result *a, const md_result *b)
     return true;
 }
 
+/* The same citations, in the same groups and sentences: then every
+ * bibliography and paper page stays as it was. */
+static bool same_cites(const md_result *a, const md_result *b)
+{
+    if (a->ncites != b->ncites)
+        return false;
+    for (size_t i = 0; i < a->ncites; i++) {
+        const md_cite *x = &a->cites[i], *y = &b->cites[i];
+        if (strcmp(x->key, y->key) || x->group != y->group || strcmp(x->context, y->context))
+            return false;
+    }
+    return true;
+}
+
 /* Does job j (by what it read in its last render) depend on any of the
  * given entries of the map owned by `owner`? */
 static bool job_reads(const tpl_deps *dp, uint32_t owner, const long *idx, size_t n)
@@ -201,7 +215,8 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
             }
             if (ok) {
                 site_page_markdown(s, &q, q.body, q.body_line, s->a);
-                ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks);
+                ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks) &&
+                     same_cites(&p->md, &q.md);
             }
             if (ok) {
                 p->md = q.md;

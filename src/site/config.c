@@ -161,6 +161,10 @@ static const key_def config_keys[] = {
     { .name = "deploy", .type = KEY_TABLE, .sub = &deploy_table, .want = "a mapping (deploy: {target: …})" },
     { .name = "follow_symlinks", .type = KEY_BOOL, .at = AT(follow_symlinks), .want = "true or false" },
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
+    { .name = "bibliography", .type = KEY_NAMES, .at = AT(bibliography), .set = AT(nbibliography),
+      .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
+    { .name = "citation_style", .type = KEY_WORD, .at = AT(citations_numeric),
+      .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
 };
 static const key_table config_table = { "", config_keys, sizeof config_keys / sizeof *config_keys, true,
                                         "(ignored; put your own values under 'params:')", true };
@@ -224,6 +228,8 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
         goto finish;
     }
     c->raw = v;
+    c->pos = pos;
+    c->npos = npos;
     key_reader r = { .path = shown, .a = a, .d = d, .pos = pos, .npos = npos, .out = c, .ok = true };
     site_keys_read(&config_table, v.u.map, &r);
     ok = r.ok;
@@ -232,4 +238,12 @@ finish:
     buf_release(&text);
     free(path);
     return ok;
+}
+
+void site_config_key_place(const site_config *c, const char *key, int *line, int *col)
+{
+    const fm_key_pos *kp = c->raw.kind == TPL_MAP ? fm_key_find(c->pos, c->npos, c->raw.u.map, key)
+                                                  : NULL;
+    *line = kp ? kp->vline : 0;
+    *col = kp ? kp->vcol : 0;
 }

@@ -15,6 +15,9 @@ const site_generated site_generated_outputs[] = {
     [SITE_GEN_SITEMAP] = { "sitemap.xml", "sitemap.xml", "sitemap.xml", "sitemap", NULL, "sitemap.xml" },
     [SITE_GEN_ROBOTS] = { "robots.txt", "robots.txt", "robots.txt", "robots", NULL, "robots.txt" },
     [SITE_GEN_404] = { "404.html", "404.html", "404.html", "404", "Page not found", "404.html" },
+    /* only when something is cited; each work has papers/<slug>/ */
+    [SITE_GEN_PAPERS] = { "papers/index.html", "papers/", "papers.html", "papers", "Papers",
+                          "the papers index" },
 };
 
 size_t site_index_pages(const site *s)

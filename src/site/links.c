@@ -98,7 +98,14 @@ typedef struct resolve_ctx {
     link_rec *v;
     size_t n, cap;
     const strmap *outputs;
+    site_cite_state cites;
 } resolve_ctx;
+
+static void cite_hook(void *vctx, const md_cite *c, size_t n, buf *out)
+{
+    resolve_ctx *rc = vctx;
+    site_cite_html(rc->s, rc->p, &rc->cites, c, n, out);
+}
 
 static link_rec *new_rec(resolve_ctx *c, const md_link *l, link_kind k)
 {
@@ -211,8 +218,10 @@ static void md_job(void *vctx, size_t i, int worker)
         /* in a session, render into the entry's arena so the result can stay */
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
         resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
-        md_hooks hooks = { .link = resolve, .ctx = &rc };
+        md_hooks hooks = { .link = resolve, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
+                           .ctx = &rc };
         md_render(p->body, p->body_line, &c->s->cfg.markdown, &hooks, a, &p->md);
+        site_cite_state_free(&rc.cites);
         p->links = rc.v;
         p->nlinks = rc.n;
         if (e && e->parsed)
@@ -264,7 +273,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* the set of output paths, for links written relative to the output */
     strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        strmap_put(outputs, site_generated_outputs[i].output, 0);
+        if (i != SITE_GEN_PAPERS || s->bib)
+            strmap_put(outputs, site_generated_outputs[i].output, 0);
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].path && !s->pages[i].excluded)
             strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->pages[i].path), 0);
@@ -282,8 +292,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 {
     resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
-    md_hooks hooks = { .link = resolve, .ctx = &rc };
+    md_hooks hooks = { .link = resolve, .cite = site_page_cites(s, p) ? cite_hook : NULL, .ctx = &rc };
     md_render(body, body_line, &s->cfg.markdown, &hooks, a, &p->md);
+    site_cite_state_free(&rc.cites);
     p->links = rc.v;
     p->nlinks = rc.n;
 }

@@ -265,6 +265,8 @@ static const key_def page_keys[] = {
       .flags = KEY_UNIQUE },
     { .name = "aliases", .type = KEY_NAMES, .at = AT(aliases), .set = AT(naliases),
       .want = "a list of paths" },
+    { .name = "bibliography", .type = KEY_NAMES, .at = AT(bibs), .set = AT(nbibs),
+      .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
 };
 static const key_table page_table = { "", page_keys, sizeof page_keys / sizeof *page_keys, false, NULL,
                                       true };
@@ -670,7 +672,8 @@ bool site_assign_paths(site *s, diag_list *d)
     size_t before = diag_error_count(d);
     outputs o = { strmap_new(s->npages * 2 + s->nfiles + 64), NULL, 0, 0 };
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        claim(s, &o, site_generated_outputs[i].output, "(generated)", d);
+        if (i != SITE_GEN_PAPERS || s->bib)
+            claim(s, &o, site_generated_outputs[i].output, "(generated)", d);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
         if (p->failed)
@@ -799,9 +802,15 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     claimant *all = NULL;
     size_t nall = 0, capall = 0;
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        add_claimant(&all, &nall, &capall, site_generated_outputs[i].output, NULL, 0, 0);
+        if (i != SITE_GEN_PAPERS || s->npapers)
+            add_claimant(&all, &nall, &capall, site_generated_outputs[i].output, NULL, 0, 0);
     for (size_t k = 2; k <= index_pages; k++) {
         const char *out = arena_printf(s->a, "%sindex.html", site_index_path(s->a, k));
+        strmap_put(gen, out, 0);
+        add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+    }
+    for (size_t i = 0; i < s->npapers; i++) {
+        const char *out = arena_printf(s->a, "%sindex.html", s->papers[i].path);
         strmap_put(gen, out, 0);
         add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
     }
@@ -854,6 +863,14 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
 
 void site_free(site *s)
 {
+    for (size_t i = 0; i < s->npapers; i++) {
+        free(s->papers[i].pages);
+        free(s->papers[i].contexts);
+    }
+    free(s->papers);
+    strmap_free(s->paper_index);
+    if (s->bib)
+        bib_free(s->bib);
     for (size_t i = 0; i < s->npages; i++)
         free(s->pages[i].text);
     free(s->pages);

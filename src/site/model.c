@@ -38,7 +38,7 @@ static int cmp_tags(const void *x, const void *y)
     return c ? c : strcmp(a->slug, b->slug);
 }
 
-static tpl_value date_value(const sheaf_date *d)
+tpl_value site_date_value(const sheaf_date *d)
 {
     return tpl_date(d->t, d->offset_min,
                     (uint8_t)((d->has_time ? TPL_HAS_TIME : 0) | (d->has_zone ? TPL_HAS_ZONE : 0)));
@@ -55,7 +55,7 @@ static tpl_map *page_ref(site *s, const page *p)
     tpl_map_set_str(s->a, m, "title", str_v(p->title));
     tpl_map_set_str(s->a, m, "url", str_v(site_url(s, p->path)));
     if (p->has_date)
-        tpl_map_set_str(s->a, m, "date", date_value(&p->date));
+        tpl_map_set_str(s->a, m, "date", site_date_value(&p->date));
     m->owner = SITE_REF_OWNER | site_page_owner(p);
     return m;
 }
@@ -201,9 +201,9 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : "page"));
     tpl_map_set_str(a, m, "title", str_v(p->title));
     if (p->has_date)
-        tpl_map_set_str(a, m, "date", date_value(&p->date));
+        tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     if (p->has_updated)
-        tpl_map_set_str(a, m, "updated", date_value(&p->updated));
+        tpl_map_set_str(a, m, "updated", site_date_value(&p->updated));
     tpl_map_set_str(a, m, "url", str_v(site_url(s, p->path)));
     tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, p->path)));
     /* slug: the last part of the path */
@@ -243,6 +243,7 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map_set_str(a, m, "params", p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(a, 0)));
     tpl_map_set_str(a, m, "source", str_v(p->src));
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
+    site_page_citation_values(s, p, m);
     tpl_map_seal(a, m);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;
@@ -303,6 +304,8 @@ void site_build_model(site *s)
     for (size_t i = 0; i < ntags; i++)
         strmap_put(tag_index, s->tags[i].slug, (long)i);
 
+    tpl_map *sm = tpl_map_new(a, 20);
+    site_citation_values(s, sm); /* before the pages: their bibliographies */
     for (size_t k = 0; k < np; k++)
         page_value(s, &s->pages[s->posts[k]], tag_index);
     for (size_t k = 0; k < nplain; k++)
@@ -331,7 +334,6 @@ void site_build_model(site *s)
     }
     strmap_free(tag_index);
 
-    tpl_map *sm = tpl_map_new(a, 16);
     const site_config *c = &s->cfg;
     tpl_map_set_str(a, sm, "title", str_v(c->title));
     tpl_map_set_str(a, sm, "description", str_v(c->description));
@@ -349,7 +351,7 @@ void site_build_model(site *s)
     if (np)
         bd = s->pages[s->posts[0]].has_updated && s->pages[s->posts[0]].updated.t > s->pages[s->posts[0]].date.t
                  ? s->pages[s->posts[0]].updated : s->pages[s->posts[0]].date;
-    tpl_map_set_str(a, sm, "build_date", date_value(&bd));
+    tpl_map_set_str(a, sm, "build_date", site_date_value(&bd));
     tpl_map_seal(a, sm);
     s->site_value = tpl_map_value(sm);
 }

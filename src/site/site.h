@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bib/bib.h"
 #include "diag/diag.h"
 #include "fm/fm.h"
 #include "md/md.h"
@@ -43,10 +44,15 @@ typedef struct site_config {
     bool links_warn;       /* links: warn */
     const char *deploy_target;
     bool follow_symlinks;  /* walk linked folders; skip links out of the site with a warning */
+    const char **bibliography; /* .bib files, relative to the site */
+    size_t nbibliography;
+    bool citations_numeric;    /* citation_style: numeric (else author-year) */
     permalink_rule *permalinks;
     size_t npermalinks;
     tpl_value params;      /* map */
     tpl_value raw;         /* the whole file as a map */
+    const fm_key_pos *pos; /* where its keys are written */
+    size_t npos;
 } site_config;
 
 /* Reads DIR/site.yaml (missing is fine) into cfg, allocating in a.
@@ -54,12 +60,16 @@ typedef struct site_config {
 bool site_config_load(const char *site_dir, const char *base_url_override, arena *a,
                       site_config *cfg, diag_list *d);
 
+/* Where the value of site.yaml's top-level `key` is written (0:0 when it
+ * is not), for messages about it after loading. */
+void site_config_key_place(const site_config *c, const char *key, int *line, int *col);
+
 /* ---- what sheaf generates (generated.c) -------------------------------- */
 
 /* The outputs sheaf makes once per site, in the order they are rendered. */
 typedef enum site_gen_kind {
     SITE_GEN_INDEX, SITE_GEN_TAGS, SITE_GEN_ARCHIVE, SITE_GEN_FEED, SITE_GEN_SITEMAP,
-    SITE_GEN_ROBOTS, SITE_GEN_404, SITE_NGENERATED
+    SITE_GEN_ROBOTS, SITE_GEN_404, SITE_GEN_PAPERS, SITE_NGENERATED
 } site_gen_kind;
 
 typedef struct site_generated {
@@ -122,6 +132,8 @@ typedef struct page {
     size_t ntags;
     const char **aliases;
     size_t naliases;
+    const char **bibs;    /* `bibliography:` of its own (relative to the site) */
+    size_t nbibs;
     const char *path;     /* output path: "posts/a/" */
     md_result md;
     link_rec *links;
@@ -150,6 +162,17 @@ typedef struct tag_info {
     tpl_map *value;
 } tag_info;
 
+/* A cited work: it gets papers/<slug>/ (site/cite.c). */
+typedef struct paper_info {
+    const bib_entry *e;
+    const char *path;     /* "papers/lian2017/" */
+    int *pages;           /* citing pages, newest first (each once) */
+    const char **contexts; /* the sentence of each page's first citation */
+    size_t npages, cap;
+    tpl_map *value;       /* the entry's value, with its paper url */
+    tpl_value cited_by;   /* [{title, url, date, context}] for its page */
+} paper_info;
+
 typedef struct site {
     const char *dir;      /* site folder */
     site_config cfg;
@@ -173,7 +196,37 @@ typedef struct site {
     struct strmap *outputs; /* every output path (links may name outputs); after markdown */
     site_source_cache *sources; /* kept between session runs; NULL: read every file */
     site_page_cache *page_cache; /* parsed pages kept between session runs, or NULL */
+    bib *bib;             /* every .bib of the site and its pages; NULL: none */
+    tpl_map **entry_values; /* per bib entry, its template value */
+    paper_info *papers;   /* cited works, by key */
+    size_t npapers;
+    struct strmap *paper_index; /* key → papers index */
 } site;
+
+/* ---- citations (cite.c) ------------------------------------------------ */
+
+/* Reads the site's and the pages' `bibliography:` files (after site_load).
+ * Without any, s->bib stays NULL and `@` is plain text. */
+bool site_load_bibliography(site *s, diag_list *d);
+/* Does page p read citations (a bibliography of the site's or its own)? */
+bool site_page_cites(const site *s, const page *p);
+/* What one page's citations have numbered so far (numeric style). */
+typedef struct site_cite_state {
+    struct strmap *num;   /* key → number */
+    long n;
+} site_cite_state;
+/* The md cite hook's work: a group's HTML for page p. */
+void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
+                    buf *out);
+void site_cite_state_free(site_cite_state *st);
+/* After the Markdown: unknown keys are errors at their citation; the
+ * cited works and who cites them (s->papers). */
+void site_check_citations(site *s, diag_list *d);
+/* Template values: every entry's (s->entry_values, site.bibliography) and
+ * each paper's. Part of site_build_model. */
+void site_citation_values(site *s, tpl_map *site_map);
+/* A page's `citations` (keys, in order) and `bibliography` (entries). */
+void site_page_citation_values(site *s, const page *p, tpl_map *m);
 
 /* Source bytes kept between the runs of a build session (`sheaf serve`).
  * A lookup stats the file and uses the kept bytes only when its size, mtime
@@ -282,6 +335,8 @@ bool site_is_index_page(const char *base);
  * *file gets a file index or -1. */
 int site_lookup(const site *s, const char *content_rel, int *file);
 
+/* A date as templates see it. */
+tpl_value site_date_value(const sheaf_date *d);
 /* The URL templates see for an output path: base path + path. */
 const char *site_url(const site *s, const char *path);
 const char *site_permalink(const site *s, const char *path);

@@ -1,0 +1,483 @@
+/* cite: citations in the site model — the bibliography files, the HTML of
+ * each citation, the check of every key, and the paper graph.
+ *
+ * The .bib files are those of site.yaml's `bibliography:` and of every
+ * page's; a page may cite any work of the site's files and of its own.
+ * Each cited work gets papers/<slug>/ (the slug of its key) listing the
+ * pages that cite it, newest first, with the sentence around the first
+ * citation on each; papers/ lists them all. Nothing is made for a work no
+ * page cites.
+ *
+ * In-text citations are written here, in one of two styles
+ * (`citation_style:`): author-year — "(Lian et al. 2017, p. 4)", narrative
+ * "Lian et al. (2017)" — or numeric — "[1, p. 4]", narrative "Lian et al.
+ * [1]", numbered per page in order of first citation. How each reference
+ * reads in a bibliography is the templates' business (the entry model is
+ * in docs/variables.md). Each citation links to `#ref-<key>`, the id the
+ * page's bibliography gives the entry (Pandoc's convention). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "site/site.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/strmap.h"
+#include "util/text.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+/* ---- loading ---- */
+
+/* Loads path (relative to the site) once; `seen` maps what is loaded. */
+static bool load_one(site *s, strmap *seen, const char *path, const char *where, int line, int col,
+                     diag_list *d)
+{
+    if (strmap_get(seen, path) >= 0)
+        return true;
+    strmap_put(seen, path, 0);
+    if (!s->bib)
+        s->bib = arena_calloc(s->a, sizeof *s->bib);
+    char *file = fs_join(s->dir, path);
+    bool ok = bib_load(s->bib, file, path, where, line, col, s->a, d);
+    free(file);
+    return ok;
+}
+
+bool site_load_bibliography(site *s, diag_list *d)
+{
+    strmap *seen = strmap_new(8);
+    bool ok = true;
+    int cl, cc;
+    site_config_key_place(&s->cfg, "bibliography", &cl, &cc);
+    for (size_t i = 0; i < s->cfg.nbibliography; i++)
+        ok &= load_one(s, seen, s->cfg.bibliography[i], "site.yaml", cl, cc, d);
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || !p->nbibs)
+            continue;
+        int line, col;
+        site_page_key_place(p, "bibliography", &line, &col);
+        for (size_t k = 0; k < p->nbibs; k++)
+            ok &= load_one(s, seen, p->bibs[k], p->src, line, col, d);
+    }
+    strmap_free(seen);
+    if (s->bib)
+        ok &= bib_resolve_crossrefs(s->bib, s->a, d);
+    return ok;
+}
+
+bool site_page_cites(const site *s, const page *p)
+{
+    return s->bib && (s->cfg.nbibliography || p->nbibs);
+}
+
+/* Can page p cite entry e? Entries of the site's files, or of its own. */
+static bool visible(const site *s, const page *p, const bib_entry *e)
+{
+    for (size_t i = 0; i < s->cfg.nbibliography; i++)
+        if (!strcmp(e->src, s->cfg.bibliography[i]))
+            return true;
+    for (size_t i = 0; i < p->nbibs; i++)
+        if (!strcmp(e->src, p->bibs[i]))
+            return true;
+    return false;
+}
+
+static const bib_entry *lookup(const site *s, const page *p, const char *key)
+{
+    const bib_entry *e = s->bib ? bib_find(s->bib, key) : NULL;
+    return e && visible(s, p, e) ? e : NULL;
+}
+
+/* ---- how a work is named in the text ---- */
+
+static const char *family(const bib_name *n, arena *a)
+{
+    return *n->von ? arena_printf(a, "%s %s", n->von, n->family) : n->family;
+}
+
+/* "Lian", "Lian and Zhang", "Lian et al."; editors when there are no
+ * authors; else the title; else the key. */
+static const char *names_label(const bib_entry *e, arena *a)
+{
+    const bib_name *v = e->nauthors ? e->authors : e->editors;
+    size_t n = e->nauthors ? e->nauthors : e->neditors;
+    if (n == 1)
+        return family(&v[0], a);
+    if (n == 2)
+        return arena_printf(a, "%s and %s", family(&v[0], a), family(&v[1], a));
+    if (n > 2)
+        return arena_printf(a, "%s et al.", family(&v[0], a));
+    const char *t = bib_field_get(e, "title");
+    return t && *t ? t : e->key;
+}
+
+static const char *year_of(const bib_entry *e, arena *a)
+{
+    const char *y = bib_field_get(e, "year");
+    if (y && *y)
+        return y;
+    const char *date = bib_field_get(e, "date"); /* BibLaTeX: 2017-05-25 */
+    if (date && strlen(date) >= 4)
+        return arena_strndup(a, date, 4);
+    return "n.d.";
+}
+
+static void esc(buf *out, const char *s) { md_escape_html(out, s, strlen(s)); }
+
+static void open_link(buf *out, const char *key)
+{
+    buf_puts(out, "<a href=\"#ref-");
+    esc(out, key);
+    buf_puts(out, "\">");
+}
+
+static long number_of(site_cite_state *st, const char *key)
+{
+    if (!st->num)
+        st->num = strmap_new(16);
+    long n = strmap_get(st->num, key);
+    if (n < 0)
+        strmap_put(st->num, key, n = ++st->n);
+    return n;
+}
+
+void site_cite_state_free(site_cite_state *st)
+{
+    strmap_free(st->num);
+    memset(st, 0, sizeof *st);
+}
+
+void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
+                    buf *out)
+{
+    arena *a = arena_new();
+    bool numeric = s->cfg.citations_numeric;
+    buf_puts(out, "<span class=\"citation\" data-cites=\"");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_putc(out, ' ');
+        esc(out, c[i].key);
+    }
+    buf_puts(out, "\">");
+    if (!c[0].narrative)
+        buf_putc(out, numeric ? '[' : '(');
+    for (size_t i = 0; i < n; i++) {
+        const bib_entry *e = lookup(s, p, c[i].key);
+        if (i)
+            buf_puts(out, numeric ? ", " : "; ");
+        if (!e) { /* reported by site_check_citations */
+            buf_puts(out, "<span class=\"citation-unknown\">@");
+            esc(out, c[i].key);
+            buf_puts(out, "?</span>");
+            continue;
+        }
+        if (*c[i].prefix) {
+            esc(out, c[i].prefix);
+            buf_putc(out, ' ');
+        }
+        const char *who = names_label(e, a);
+        if (c[i].narrative) {
+            open_link(out, e->key);
+            esc(out, who);
+            if (numeric)
+                buf_printf(out, " [%ld", number_of(st, e->key));
+            else
+                buf_printf(out, " (%s", year_of(e, a));
+            if (*c[i].locator) {
+                buf_puts(out, ", ");
+                esc(out, c[i].locator);
+            }
+            buf_puts(out, numeric ? "]</a>" : ")</a>");
+            continue;
+        }
+        open_link(out, e->key);
+        if (numeric) {
+            buf_printf(out, "%ld", number_of(st, e->key));
+        } else {
+            if (!c[i].suppress_author) {
+                esc(out, who);
+                buf_putc(out, ' ');
+            }
+            esc(out, year_of(e, a));
+        }
+        buf_puts(out, "</a>");
+        if (*c[i].locator) {
+            buf_puts(out, ", ");
+            esc(out, c[i].locator);
+        }
+    }
+    if (!c[0].narrative)
+        buf_putc(out, numeric ? ']' : ')');
+    buf_puts(out, "</span>");
+    arena_free(a);
+}
+
+/* ---- the check and the graph ---- */
+
+void site_check_citations(site *s, diag_list *d)
+{
+    if (!s->bib)
+        return;
+    s->paper_index = strmap_new(64);
+    size_t cap = 0;
+    /* pages newest first, so each paper's list comes out in that order */
+    int *order = xcalloc(s->npages + 1, sizeof *order);
+    size_t no = 0;
+    for (size_t i = 0; i < s->npages; i++)
+        if (!s->pages[i].failed && !s->pages[i].excluded && s->pages[i].path)
+            order[no++] = (int)i;
+    for (size_t k = 0; k < no; k++) /* insertion by date is enough: few pages cite */
+        for (size_t j = k; j > 0; j--) {
+            const page *x = &s->pages[order[j - 1]], *y = &s->pages[order[j]];
+            int64_t tx = x->has_date ? x->date.t : INT64_MIN, ty = y->has_date ? y->date.t : INT64_MIN;
+            if (tx >= ty)
+                break;
+            int t = order[j - 1];
+            order[j - 1] = order[j];
+            order[j] = t;
+        }
+    for (size_t k = 0; k < no; k++) {
+        page *p = &s->pages[order[k]];
+        for (size_t i = 0; i < p->md.ncites; i++) {
+            const md_cite *c = &p->md.cites[i];
+            const bib_entry *e = lookup(s, p, c->key);
+            if (!e) {
+                const char *sug = bib_suggest(s->bib, c->key);
+                const bib_entry *other = bib_find(s->bib, c->key);
+                if (other)
+                    diag_error(d, p->src, c->line, c->col,
+                               "citation '@%s': the work is in %s, which this page does not use "
+                               "(add it to 'bibliography:')",
+                               c->key, other->src);
+                else
+                    diag_error(d, p->src, c->line, c->col,
+                               "citation '@%s': no such key in the bibliography%s%s%s (write \\@ "
+                               "for a literal @)",
+                               c->key, sug ? " (did you mean '" : "", sug ? sug : "",
+                               sug ? "'?)" : "");
+                continue;
+            }
+            long pi = strmap_get(s->paper_index, e->key);
+            if (pi < 0) {
+                paper_info *np = VEC_ADD(s->papers, s->npapers, cap, 16);
+                memset(np, 0, sizeof *np);
+                np->e = e;
+                buf slug = BUF_INIT;
+                text_slugify(&slug, e->key, strlen(e->key));
+                np->path = arena_printf(s->a, "papers/%s/", slug.len ? slug.data : "paper");
+                buf_release(&slug);
+                pi = (long)s->npapers - 1;
+                strmap_put(s->paper_index, e->key, pi);
+            }
+            paper_info *pp = &s->papers[pi];
+            if (pp->npages && pp->pages[pp->npages - 1] == p->index)
+                continue; /* one line per citing page */
+            size_t pc = pp->cap;
+            VEC_PUSH(pp->pages, pp->npages, pp->cap, 4, p->index);
+            if (pp->cap != pc)
+                pp->contexts = xrealloc(pp->contexts, pp->cap * sizeof *pp->contexts);
+            pp->contexts[pp->npages - 1] = c->context;
+        }
+    }
+    free(order);
+    /* two keys that slug alike: the later one gets a suffix */
+    strmap *paths = strmap_new(s->npapers + 1);
+    for (size_t i = 0; i < s->npapers; i++) {
+        const char *path = s->papers[i].path;
+        for (int k = 2; strmap_get(paths, path) >= 0; k++)
+            path = arena_printf(s->a, "%.*s-%d/", (int)strlen(s->papers[i].path) - 1,
+                                s->papers[i].path, k);
+        s->papers[i].path = path;
+        strmap_put(paths, path, (long)i);
+    }
+    strmap_free(paths);
+}
+
+/* ---- template values ---- */
+
+static tpl_value sv(const char *s) { return tpl_str(s ? s : ""); }
+
+static tpl_value names_value(arena *a, const bib_name *v, size_t n)
+{
+    tpl_list *l = tpl_list_new(a, n);
+    for (size_t i = 0; i < n; i++) {
+        tpl_map *m = tpl_map_new(a, 5);
+        tpl_map_set_str(a, m, "given", sv(v[i].given));
+        tpl_map_set_str(a, m, "von", sv(v[i].von));
+        tpl_map_set_str(a, m, "family", sv(v[i].family));
+        tpl_map_set_str(a, m, "jr", sv(v[i].jr));
+        tpl_map_set_str(a, m, "full", sv(v[i].full));
+        tpl_map_seal(a, m);
+        l->items[i] = tpl_map_value(m);
+    }
+    return tpl_list_value(l);
+}
+
+/* The first of the fields that is there. */
+static const char *first_field(const bib_entry *e, const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = bib_field_get(e, *names);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+static bool is_arxiv(const bib_entry *e)
+{
+    const char *ap = first_field(e, (const char *const[]){ "archiveprefix", "eprinttype", NULL });
+    return ap && !strcasecmp(ap, "arxiv") && bib_field_get(e, "eprint");
+}
+
+static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
+{
+    arena *a = s->a;
+    tpl_map *m = tpl_map_new(a, 24);
+    tpl_map_set_str(a, m, "key", sv(e->key));
+    tpl_map_set_str(a, m, "id", tpl_str(arena_printf(a, "ref-%s", e->key)));
+    tpl_map_set_str(a, m, "type", sv(e->type));
+    tpl_map_set_str(a, m, "title", sv(bib_field_get(e, "title")));
+    tpl_map_set_str(a, m, "authors", names_value(a, e->authors, e->nauthors));
+    tpl_map_set_str(a, m, "editors", names_value(a, e->editors, e->neditors));
+    tpl_map_set_str(a, m, "label", sv(names_label(e, a)));
+    const char *year = year_of(e, a);
+    tpl_map_set_str(a, m, "year", tpl_str(arena_strdup(a, strcmp(year, "n.d.") ? year : "")));
+    static const char *const venue[] = { "journal", "journaltitle", "booktitle", "school",
+                                         "institution", "howpublished", "publisher", NULL };
+    const char *v = first_field(e, venue);
+    const char *doi = bib_field_get(e, "doi");
+    const char *eprint = is_arxiv(e) ? bib_field_get(e, "eprint") : NULL;
+    if (!v && eprint)
+        v = arena_printf(a, "arXiv:%s", eprint);
+    tpl_map_set_str(a, m, "venue", sv(v));
+    static const char *const plain[] = { "volume", "number", "pages", "publisher", "month",
+                                         "note", "edition", "series", "address", NULL };
+    for (size_t i = 0; plain[i]; i++)
+        tpl_map_set_str(a, m, plain[i], sv(bib_field_get(e, plain[i])));
+    tpl_map_set_str(a, m, "doi", sv(doi));
+    tpl_map_set_str(a, m, "arxiv", sv(eprint));
+    const char *url = bib_field_get(e, "url");
+    tpl_map_set_str(a, m, "url", sv(url));
+    /* the one link a reference shows: DOI, else arXiv, else url */
+    const char *link = doi && *doi ? arena_printf(a, "https://doi.org/%s", doi)
+                       : eprint    ? arena_printf(a, "https://arxiv.org/abs/%s", eprint)
+                                   : url;
+    tpl_map_set_str(a, m, "link", sv(link));
+    tpl_map_set_str(a, m, "paper_url", paper_path ? tpl_str(site_url(s, paper_path)) : tpl_none());
+    tpl_map *f = tpl_map_new(a, e->nfields);
+    for (size_t i = 0; i < e->nfields; i++)
+        tpl_map_set_str(a, f, e->fields[i].name, sv(e->fields[i].text));
+    tpl_map_seal(a, f);
+    tpl_map_set_str(a, m, "fields", tpl_map_value(f));
+    return m;
+}
+
+/* Author-year bibliographies and the site's: by names, year, title. */
+static int cmp_entries(const void *x, const void *y)
+{
+    const tpl_map *a = *(tpl_map *const *)x, *b = *(tpl_map *const *)y;
+    static const char *const keys[] = { "label", "year", "title", "key" };
+    for (size_t i = 0; i < 4; i++) {
+        tpl_value va = tpl_map_get_cstr(a, keys[i]), vb = tpl_map_get_cstr(b, keys[i]);
+        int c = strcmp(va.kind == TPL_STRING ? va.u.s : "", vb.kind == TPL_STRING ? vb.u.s : "");
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+void site_citation_values(site *s, tpl_map *site_map)
+{
+    arena *a = s->a;
+    tpl_map_set_str(a, site_map, "citation_style",
+                    tpl_str(s->cfg.citations_numeric ? "numeric" : "author-year"));
+    size_t n = s->bib ? s->bib->n : 0;
+    s->entry_values = arena_calloc(a, (n + 1) * sizeof *s->entry_values);
+    for (size_t i = 0; i < n; i++) {
+        const bib_entry *e = &s->bib->entries[i];
+        long pi = s->paper_index ? strmap_get(s->paper_index, e->key) : -1;
+        tpl_map *m = entry_value(s, e, pi >= 0 ? s->papers[pi].path : NULL);
+        tpl_map_set_str(a, m, "cited_by_count",
+                        tpl_int(pi >= 0 ? (int64_t)s->papers[pi].npages : 0));
+        tpl_map_seal(a, m);
+        s->entry_values[i] = m;
+        if (pi >= 0)
+            s->papers[pi].value = m;
+    }
+    for (size_t i = 0; i < s->npapers; i++) {
+        paper_info *pp = &s->papers[i];
+        tpl_list *l = tpl_list_new(a, pp->npages);
+        for (size_t k = 0; k < pp->npages; k++) {
+            const page *p = &s->pages[pp->pages[k]];
+            tpl_map *r = tpl_map_new(a, 4);
+            tpl_map_set_str(a, r, "title", sv(p->title));
+            tpl_map_set_str(a, r, "url", sv(site_url(s, p->path)));
+            if (p->has_date)
+                tpl_map_set_str(a, r, "date", site_date_value(&p->date));
+            tpl_map_set_str(a, r, "context", sv(pp->contexts[k]));
+            tpl_map_seal(a, r);
+            l->items[k] = tpl_map_value(r);
+        }
+        pp->cited_by = tpl_list_value(l);
+    }
+    tpl_map **sorted = xcalloc(n + 1, sizeof *sorted);
+    memcpy(sorted, s->entry_values, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_entries);
+    tpl_list *all = tpl_list_new(a, n);
+    for (size_t i = 0; i < n; i++)
+        all->items[i] = tpl_map_value(sorted[i]);
+    tpl_map_set_str(a, site_map, "bibliography", tpl_list_value(all));
+    /* site.papers: the cited works, most cited first */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tpl_map_get_cstr(sorted[i], "cited_by_count").u.i > 0)
+            sorted[k++] = sorted[i];
+    for (size_t i = 1; i < k; i++) /* stable: by count, then as sorted */
+        for (size_t j = i; j > 0 && tpl_map_get_cstr(sorted[j], "cited_by_count").u.i >
+                                        tpl_map_get_cstr(sorted[j - 1], "cited_by_count").u.i;
+             j--) {
+            tpl_map *t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    tpl_list *papers = tpl_list_new(a, k);
+    for (size_t i = 0; i < k; i++)
+        papers->items[i] = tpl_map_value(sorted[i]);
+    tpl_map_set_str(a, site_map, "papers", tpl_list_value(papers));
+    free(sorted);
+}
+
+void site_page_citation_values(site *s, const page *p, tpl_map *m)
+{
+    arena *a = s->a;
+    size_t n = p->md.ncites;
+    tpl_list *keys = tpl_list_new(a, n);
+    tpl_map **refs = xcalloc(n + 1, sizeof *refs);
+    size_t nk = 0, nr = 0;
+    strmap *seen = strmap_new(n + 1);
+    for (size_t i = 0; i < n; i++) {
+        const char *key = p->md.cites[i].key;
+        if (strmap_get(seen, key) >= 0)
+            continue;
+        strmap_put(seen, key, 0);
+        keys->items[nk++] = sv(key);
+        const bib_entry *e = s->bib ? lookup(s, p, key) : NULL;
+        if (e)
+            refs[nr++] = s->entry_values[e - s->bib->entries];
+    }
+    strmap_free(seen);
+    keys->len = nk;
+    /* numeric: in order of first citation (the numbers); else by names */
+    if (!s->cfg.citations_numeric)
+        qsort(refs, nr, sizeof *refs, cmp_entries);
+    tpl_list *bib = tpl_list_new(a, nr);
+    for (size_t i = 0; i < nr; i++)
+        bib->items[i] = tpl_map_value(refs[i]);
+    free(refs);
+    tpl_map_set_str(a, m, "citations", tpl_list_value(keys));
+    tpl_map_set_str(a, m, "bibliography", tpl_list_value(bib));
+}
