@@ -206,15 +206,11 @@ static void read_entry(AST *ast, const char *path, arena *a, bib_entry *e)
     e->line = ast->line;
     size_t cap = 0;
     char *name;
-    for (AST *f = bt_next_field(ast, NULL, &name); f; f = bt_next_field(ast, f, &name)) {
-        char *raw = bt_get_text(f);
-        if (!raw)
-            continue;
+    for (AST *f = bt_next_field(ast, NULL, &name); f; f = bt_next_field(ast, f, &name))
         cap++;
-    }
     e->fields = arena_calloc(a, (cap ? cap : 1) * sizeof *e->fields);
     for (AST *f = bt_next_field(ast, NULL, &name); f; f = bt_next_field(ast, f, &name)) {
-        char *raw = bt_get_text(f);
+        char *raw = bt_get_text(f); /* macros expanded, parts pasted; a copy */
         if (!raw)
             continue;
         const char *fname = lower(a, name);
@@ -225,6 +221,7 @@ static void read_entry(AST *ast, const char *path, arena *a, bib_entry *e)
         bib_field *x = &e->fields[e->nfields++];
         x->name = fname;
         x->text = bib_tex_to_text(a, raw, strlen(raw));
+        free(raw); /* bt_get_text's copy is the caller's */
     }
 }
 
@@ -259,6 +256,15 @@ bool bib_load(bib *b, const char *file, const char *path, const char *where_path
         buf_release(&text);
         return false;
     }
+    bool ok = bib_load_text(b, text.data ? text.data : "", text.len, path, a, d);
+    buf_release(&text);
+    return ok;
+}
+
+bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena *a, diag_list *d)
+{
+    buf text = BUF_INIT;
+    buf_put(&text, data, len);
     size_t bad = text_utf8_check(text.data ? text.data : "", text.len);
     if (bad != (size_t)-1) {
         int line = 1, col = 1;

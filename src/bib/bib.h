@@ -59,6 +59,8 @@ typedef struct bib {
  * file had an error (reported into d). */
 bool bib_load(bib *b, const char *file, const char *path, const char *where_path, int where_line,
               int where_col, arena *a, diag_list *d);
+/* The same for a file's bytes already read (tests, the fuzzer). */
+bool bib_load_text(bib *b, const char *text, size_t len, const char *path, arena *a, diag_list *d);
 /* After the last bib_load: every `crossref` followed (the parent may be in
  * any file); an unknown parent is an error at the child. */
 bool bib_resolve_crossrefs(bib *b, arena *a, diag_list *d);
