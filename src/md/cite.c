@@ -351,7 +351,8 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
         if (!c)
             continue;
         if (in_link(c)) {
-            undo(c);
+            undo(c); /* frees c */
+            v[i] = NULL;
             continue;
         }
         if (!c->parent) /* taken into an earlier group */

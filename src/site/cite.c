@@ -65,6 +65,7 @@ bool site_load_bibliography(site *s, diag_list *d)
     strmap_free(seen);
     if (s->bib)
         ok &= bib_resolve_crossrefs(s->bib, s->a, d);
+    s->bib_incomplete = !ok;
     return ok;
 }
 
@@ -244,6 +245,8 @@ void site_check_citations(site *s, diag_list *d)
         for (size_t i = 0; i < p->md.ncites; i++) {
             const md_cite *c = &p->md.cites[i];
             const bib_entry *e = lookup(s, p, c->key);
+            if (!e && s->bib_incomplete)
+                continue; /* a .bib did not load: its error says why, not each key */
             if (!e) {
                 const char *sug = bib_suggest(s->bib, c->key);
                 const bib_entry *other = bib_find(s->bib, c->key);

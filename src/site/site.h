@@ -197,6 +197,7 @@ typedef struct site {
     site_source_cache *sources; /* kept between session runs; NULL: read every file */
     site_page_cache *page_cache; /* parsed pages kept between session runs, or NULL */
     bib *bib;             /* every .bib of the site and its pages; NULL: none */
+    bool bib_incomplete;  /* one of them had an error (already reported) */
     tpl_map **entry_values; /* per bib entry, its template value */
     paper_info *papers;   /* cited works, by key */
     size_t npapers;

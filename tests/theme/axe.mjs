@@ -76,6 +76,7 @@ const pages = [
   'posts/distributed-training-research/',
   'posts/%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83%E7%AC%94%E8%AE%B0/',
   '', 'archive/', 'tags/', 'tags/distributed-training/', 'about/',
+  'papers/', 'papers/lin2018dgc/',       // the paper graph (citations)
 ];
 
 async function main() {
@@ -85,6 +86,7 @@ async function main() {
     const site = path.join(tmp, 'site');
     fs.mkdirSync(path.join(site, 'content/posts'), { recursive: true });
     fs.copyFileSync(path.join(root, 'site.yaml'), path.join(site, 'site.yaml'));
+    fs.copyFileSync(path.join(root, 'refs.bib'), path.join(site, 'refs.bib'));
     fs.cpSync(path.join(root, 'content'), path.join(site, 'content'), { recursive: true });
     for (const f of fs.readdirSync(path.join(here, 'mock')))
       fs.copyFileSync(path.join(here, 'mock', f), path.join(site, 'content/posts', f));

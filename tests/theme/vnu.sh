@@ -11,7 +11,7 @@ vnu=$root/tests/node_modules/vnu-jar/build/dist/vnu.jar
 [ -f "$vnu" ] || { echo "vnu.sh: no $vnu (scripts/deps.sh test installs it)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp -r "$root/site.yaml" "$root/content" "$tmp/"
+cp -r "$root/site.yaml" "$root/refs.bib" "$root/content" "$tmp/"
 cp "$root"/tests/theme/mock/*.md "$tmp/content/posts/"
 "$sheaf" build -q -s "$tmp" -o "$tmp/out" --base-url https://example.github.io/notes/
 pages=$(find "$tmp/out" -name '*.html' | wc -l)
