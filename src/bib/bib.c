@@ -61,13 +61,30 @@ void bib_free(bib *b)
 
 /* ---- names ---- */
 
-static const char *join_part(arena *a, bt_name *nm, bt_namepart part)
+/* The tokens of one part of a name, joined by spaces. libbtparse's token
+ * pointers point into its copy of the name (`len` bytes); on some odd
+ * names (found by fuzzing) it gives an empty part a NULL token, a part
+ * longer than the token list or a pointer outside that copy: such tokens
+ * are left out. */
+static const char *join_part(arena *a, bt_name *nm, bt_namepart part, size_t len)
 {
     buf t = BUF_INIT;
-    for (int i = 0; i < nm->part_len[part]; i++) {
-        if (i)
+    const bt_stringlist *all = nm->tokens;
+    char **first = nm->parts[part];
+    /* each part is a run of the token list: stay inside it */
+    if (!all || !first || first < all->items || first >= all->items + all->num_items) {
+        buf_release(&t);
+        return "";
+    }
+    long room = (long)(all->items + all->num_items - first);
+    const char *lo = all->string;
+    for (long i = 0; i < nm->part_len[part] && i < room; i++) {
+        const char *tok = first[i];
+        if (!tok || !lo || tok < lo || tok >= lo + len)
+            continue;
+        if (t.len)
             buf_putc(&t, ' ');
-        buf_puts(&t, nm->parts[part][i]);
+        buf_puts(&t, tok);
     }
     const char *r = bib_tex_to_text(a, t.len ? t.data : "", t.len);
     buf_release(&t);
@@ -88,10 +105,11 @@ static bib_name *split_names(arena *a, char *value, const char *path, int line, 
         if (!nm)
             continue;
         bib_name *x = &v[(*n)++];
-        x->given = join_part(a, nm, BTN_FIRST);
-        x->von = join_part(a, nm, BTN_VON);
-        x->family = join_part(a, nm, BTN_LAST);
-        x->jr = join_part(a, nm, BTN_JR);
+        size_t len = strlen(list->items[i]) + 1;
+        x->given = join_part(a, nm, BTN_FIRST, len);
+        x->von = join_part(a, nm, BTN_VON, len);
+        x->family = join_part(a, nm, BTN_LAST, len);
+        x->jr = join_part(a, nm, BTN_JR, len);
         if (!*x->family && !*x->von) { /* "{Barnes and Noble}" alone */
             x->family = x->given;
             x->given = "";
@@ -266,6 +284,19 @@ bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena
     buf text = BUF_INIT;
     buf_put(&text, data, len);
     size_t bad = text_utf8_check(text.data ? text.data : "", text.len);
+    const char *nul = text.len ? memchr(text.data, 0, text.len) : NULL;
+    if (nul && (bad == (size_t)-1 || (size_t)(nul - text.data) < bad)) {
+        /* libbtparse's lexer stops at a NUL byte, and asserts on what follows */
+        int line = 1, col = 1;
+        for (const char *q = text.data; q < nul; q++, col++)
+            if (*q == '\n') {
+                line++;
+                col = 0;
+            }
+        diag_add(d, DIAG_ERROR, path, line, col, "a NUL byte: a .bib file is text");
+        buf_release(&text);
+        return false;
+    }
     if (bad != (size_t)-1) {
         int line = 1, col = 1;
         for (size_t i = 0; i < bad; i++, col++)
@@ -287,7 +318,10 @@ bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena
         bt_initialize();
         bt_ready = true;
     }
-    FILE *in = fmemopen(text.data ? text.data : (char *)"", text.len, "r");
+    /* Nothing but comments: libbtparse would meet the end of the file on
+     * its first call and refuse the next file it is given. */
+    FILE *in = text.len && memchr(text.data, '@', text.len) ? fmemopen(text.data, text.len, "r")
+                                                            : NULL;
     FILE *catcher = open_memstream(&out, &outlen);
     FILE *saved = stderr;
     stderr = catcher;
@@ -312,6 +346,20 @@ bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena
                 ok = false;
         }
         bt_free_ast(ast);
+    }
+    /* libbtparse remembers the file it is reading until a call finds it at
+     * its end, and exits the process when given another: take it to the
+     * end (when it stopped early, saying the rest was not read). */
+    long stopped = -1;
+    if (in) {
+        if (!feof(in)) {
+            stopped = ftell(in);
+            fseek(in, 0, SEEK_END);
+            (void)getc(in);
+        }
+        /* at the end now: this call lets go of the file (after a syntax
+         * error at the end the parser has not) */
+        (void)bt_parse_entry(in, (char *)path, 0, &status);
     }
     fflush(catcher);
     stderr = saved;
@@ -340,6 +388,15 @@ bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena
                      msgs[i].line);
         else
             diag_add(d, DIAG_ERROR, path, at, 1, "syntax error in this entry: %s", msgs[i].text);
+        reported = true;
+        ok = false;
+    }
+    if (!reported && stopped >= 0) {
+        int line = 1;
+        for (long i = 0; i < stopped && (size_t)i < text.len; i++)
+            line += text.data[i] == '\n';
+        diag_add(d, DIAG_ERROR, path, entry_start(text.data, line), 1,
+                 "the file could not be read past this entry (check it for stray characters)");
         reported = true;
         ok = false;
     }
