@@ -14,7 +14,10 @@ endif()
 # out here and listed in docs/highlighting.md.
 set(HL_LANGUAGES
   python cpp rust go javascript typescript java bash shell json yaml ini sql xml css
-  markdown diff haskell julia r)
+  markdown diff haskell julia r
+  plaintext ruby php lua perl kotlin swift scala cs dockerfile makefile cmake tex nginx
+  powershell ocaml elixir erlang clojure scheme lisp fortran matlab objectivec protobuf
+  dart nix vim x86asm llvm glsl elm fsharp groovy properties)
 
 add_executable(hljs_tool ${CMAKE_SOURCE_DIR}/tools/hl/hljs_tool.c)
 target_compile_options(hljs_tool PRIVATE -Wall -Wextra)

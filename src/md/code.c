@@ -25,6 +25,7 @@
  * no parser hooks. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hl/hl.h"
 #include "md/internal.h"
@@ -214,6 +215,17 @@ static void parse_options(md_walk *w, const char *s, int line, int col, code_opt
         md_problem_at(w, true, line, col, "code block options: '{' is not closed by '}'");
 }
 
+/* text, txt, plain, nohighlight, no-highlight: plain text on purpose (the
+ * words highlight.js leaves alone), so no warning */
+static bool plain_on_purpose(const char *s, size_t n)
+{
+    static const char *const words[] = { "text", "txt", "plain", "nohighlight", "no-highlight" };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && !strncasecmp(s, words[i], n))
+            return true;
+    return false;
+}
+
 /* Writes html (highlight.js's output: text and <span …>/</span>) line by
  * line, each line complete in itself. */
 static void write_lines(buf *b, const char *html, size_t n, const code_opts *o, bool numbers)
@@ -298,7 +310,7 @@ void md_code_block(md_walk *w, cmark_node *n)
         parse_options(w, brace, line, col, &o);
     bool numbers = o.linenos < 0 ? md_linenos(w) : o.linenos == 1;
     int lang = -1;
-    if (k) {
+    if (k && !plain_on_purpose(info, k)) {
         lang = hl_language_find(info, k);
         if (lang < 0)
             md_problem_at(w, false, line, col,

@@ -535,12 +535,14 @@ TEST(code_blocks)
                    "</code></pre>\n");
     EQ_INT(r.nproblems, 0);
     /* no language, an unknown one (a warning at the fence), "Rust" in capitals */
-    r = render(a, "```\na < b\n```\n\n~~~ klingon\nqapla'\n~~~\n\n```Rust\nfn\n```\n", 3, NULL, NULL);
+    r = render(a, "```\na < b\n```\n\n~~~ klingon\nqapla'\n~~~\n\n```Rust\nfn\n```\n\n```Text\nt\n```\n", 3,
+               NULL, NULL);
     EQ_STR(r.html, "<pre tabindex=\"0\"><code>a &lt; b\n</code></pre>\n"
                    "<pre tabindex=\"0\"><code class=\"language-klingon\">qapla'\n</code></pre>\n"
                    "<pre tabindex=\"0\" class=\"hl\" data-lang=\"Rust\"><code class=\"language-Rust hljs\">"
-                   "<span class=\"hljs-function\"><span class=\"hljs-keyword\">fn</span>\n</span></code></pre>\n");
-    EQ_INT(r.nproblems, 1);
+                   "<span class=\"hljs-function\"><span class=\"hljs-keyword\">fn</span>\n</span></code></pre>\n"
+                   "<pre tabindex=\"0\"><code class=\"language-Text\">t\n</code></pre>\n");
+    EQ_INT(r.nproblems, 1); /* "Text" is plain on purpose: no warning */
     if (r.nproblems == 1) {
         EQ_INT(r.problems[0].line, 7);
         EQ_INT(r.problems[0].col, 1);
