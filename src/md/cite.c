@@ -373,6 +373,13 @@ static const char *type_string(cmark_syntax_extension *self, cmark_node *n)
     return n->type == CITE ? "citation" : "<unknown>";
 }
 
+static cmark_node *no_match(cmark_syntax_extension *self, cmark_parser *parser, cmark_node *parent,
+                            unsigned char c, cmark_inline_parser *ip)
+{
+    (void)self, (void)parser, (void)parent, (void)c, (void)ip;
+    return NULL;
+}
+
 static void make(void)
 {
     CITE = cmark_syntax_extension_add_node(1);
@@ -380,8 +387,21 @@ static void make(void)
     cmark_syntax_extension_set_match_inline_func(ext, match);
     cmark_syntax_extension_set_postprocess_func(ext, postprocess);
     cmark_syntax_extension_set_get_type_string_func(ext, type_string);
-    cmark_llist *chars = cmark_llist_append(cmark_get_default_mem_allocator(), NULL, (void *)'@');
-    cmark_syntax_extension_set_special_inline_chars(ext, chars);
+    /* cmark-gfm keeps one global table of special characters: each parser
+     * adds its extensions' characters when it starts and clears them when
+     * it finishes, so with pages parsed on several threads one page's end
+     * could clear '@' in the middle of another's parse (a citation read as
+     * text, now and then). '@' is made special once, for good, by a parser
+     * that never finishes with it attached; our extension lists none. */
+    static cmark_syntax_extension *pin;
+    pin = cmark_syntax_extension_new("sheaf-citations-at");
+    cmark_syntax_extension_set_match_inline_func(pin, no_match);
+    cmark_syntax_extension_set_special_inline_chars(
+        pin, cmark_llist_append(cmark_get_default_mem_allocator(), NULL, (void *)'@'));
+    cmark_parser *p = cmark_parser_new(0);
+    cmark_parser_attach_syntax_extension(p, pin);
+    cmark_manage_extensions_special_characters(p, 1);
+    cmark_parser_free(p);
 }
 
 static void attach(cmark_parser *p)
