@@ -64,6 +64,18 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     case J_PAGE: {
         page *p = &s->pages[j->a];
         tname = p->template_name ? p->template_name : p->is_post ? "post.html" : "page.html";
+        if (!p->template_name && p->layout) {
+            /* Jekyll's and Hugo's `layout: post`: post.html, when there is one */
+            const char *want = strchr(p->layout, '.') ? p->layout : arena_printf(a, "%s.html", p->layout);
+            if (tpl_loader_exists(c->l, want)) {
+                tname = want;
+            } else {
+                int line, col;
+                site_page_key_place(p, "layout", &line, &col);
+                diag_warning(d, p->src, line, col, "'layout: %s' names no template here (no %s): using %s",
+                             p->layout, want, tname);
+            }
+        }
         out_rel = arena_printf(a, "%sindex.html", p->path);
         context = p->src;
         tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));

@@ -131,7 +131,7 @@ static const key_def markdown_keys[] = {
     MD_EXTENSIONS(MD_SWITCH_ROW)
 };
 static const key_table markdown_table = { "markdown.", markdown_keys,
-                                          sizeof markdown_keys / sizeof *markdown_keys, true, NULL, false };
+                                          sizeof markdown_keys / sizeof *markdown_keys, true, NULL, false, false };
 
 /* deploy: {target: …}; other keys are left to other tools */
 static const key_def deploy_keys[] = {
@@ -139,7 +139,7 @@ static const key_def deploy_keys[] = {
       .want = "a string (a folder, or host:path for rsync)" },
 };
 static const key_table deploy_table = { "deploy.", deploy_keys, sizeof deploy_keys / sizeof *deploy_keys,
-                                        false, NULL, true };
+                                        false, NULL, true, false };
 
 /* The keys of site.yaml (docs/configuration.md describes each). */
 static const key_def config_keys[] = {
@@ -158,6 +158,8 @@ static const key_def config_keys[] = {
       .want = "a mapping (markdown: {unsafe: true})" },
     { .name = "links", .type = KEY_WORD, .at = AT(links_warn), .words = { "error", "warn" },
       .want = "'error' or 'warn'" },
+    { .name = "slugs", .type = KEY_WORD, .at = AT(slugs_keep), .words = { "slugify", "keep" },
+      .want = "'slugify' or 'keep'" },
     { .name = "deploy", .type = KEY_TABLE, .sub = &deploy_table, .want = "a mapping (deploy: {target: …})" },
     { .name = "follow_symlinks", .type = KEY_BOOL, .at = AT(follow_symlinks), .want = "true or false" },
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
@@ -167,7 +169,7 @@ static const key_def config_keys[] = {
       .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
 };
 static const key_table config_table = { "", config_keys, sizeof config_keys / sizeof *config_keys, true,
-                                        "(ignored; put your own values under 'params:')", true };
+                                        "(ignored; put your own values under 'params:')", true, false };
 
 /* "https://x.io/notes" → base_url "https://x.io/notes/", origin
  * "https://x.io", base_path "/notes/"; "/blog" → "", "/blog/". */

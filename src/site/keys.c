@@ -1,5 +1,6 @@
 /* keys: reading a mapping through a table of keys (see keys.h). */
 #include <string.h>
+#include <strings.h>
 
 #include "site/keys.h"
 #include "util/buf.h"
@@ -11,7 +12,7 @@
 static const key_def *find_row(const key_table *t, const char *name)
 {
     for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->keys[i].name, name))
+        if (t->any_case ? !strcasecmp(t->keys[i].name, name) : !strcmp(t->keys[i].name, name))
             return &t->keys[i];
     return NULL;
 }
@@ -36,7 +37,8 @@ void site_keys_default(const key_table *t, void *out, arena *a)
             *FIELD(out, k->set, size_t) = 0;
             break;
         case KEY_TABLE: site_keys_default(k->sub, out, a); break;
-        case KEY_READER: break; /* the struct's zero is its default */
+        case KEY_READER: /* the struct's zero is its default */
+        case KEY_NO_EQUIVALENT: break;
         }
     }
 }
@@ -180,7 +182,7 @@ static void read_value(key_reader *r, const key_table *t, const key_def *k, cons
     case KEY_BOOL:
         if (v.kind != TPL_BOOL)
             break;
-        *FIELD(r->out, k->at, bool) = v.u.b;
+        *FIELD(r->out, k->at, bool) = (k->flags & KEY_NEGATE) ? !v.u.b : v.u.b;
         return;
     case KEY_COUNT:
         if (v.kind != TPL_INT || v.u.i < 1)
@@ -220,6 +222,13 @@ static void read_value(key_reader *r, const key_table *t, const key_def *k, cons
     case KEY_READER:
         k->read(r, t, k, m, v);
         return;
+    case KEY_NO_EQUIVALENT: {
+        int line, col;
+        key_place(r, m, k->name, &line, &col);
+        diag_warning(r->d, r->path, line, col, "'%s%s' has no equivalent in sheaf and is ignored: %s",
+                     t->prefix, k->name, k->want);
+        return;
+    }
     }
     site_keys_type_error(r, t, k->name, m, k->want);
 }
@@ -239,9 +248,12 @@ void site_keys_read(const key_table *t, const tpl_map *m, key_reader *r)
                 unknown_key(r, t, m, name);
             continue;
         }
-        if (t->null_is_unset && v.kind == TPL_NONE)
+        if (t->null_is_unset && v.kind == TPL_NONE && k->type != KEY_NO_EQUIVALENT)
             continue;
-        read_value(r, t, k, m, v);
+        /* the row under the name as written, for messages and places */
+        key_def as_written = *k;
+        as_written.name = name;
+        read_value(r, t, &as_written, m, v);
     }
 }
 
@@ -272,7 +284,8 @@ void site_keys_copy(const key_table *t, void *dst, const void *src, unsigned onl
             copy_field(dst, src, k->set, sizeof(size_t));
             break;
         case KEY_TABLE: site_keys_copy(k->sub, dst, src, only); break;
-        case KEY_READER: break;
+        case KEY_READER:
+        case KEY_NO_EQUIVALENT: break;
         }
     }
 }
@@ -306,6 +319,7 @@ static bool same_row(const key_def *k, const void *a, const void *b)
     }
     case KEY_TABLE:
     case KEY_READER: return false;
+    case KEY_NO_EQUIVALENT: return true;
     }
     return false;
 }

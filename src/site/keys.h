@@ -10,7 +10,9 @@
  *
  * Used by config.c (site.yaml) and load.c (front matter) only. A synonym
  * (Hugo's `lastmod` for `updated`) is one more row with another name and the
- * same field; a new kind of value is one more key_type, handled in keys.c. */
+ * same field; a key another generator acts on and sheaf has no equivalent
+ * for is a KEY_NO_EQUIVALENT row (a warning); a new kind of value is one
+ * more key_type, handled in keys.c. */
 #ifndef SHEAF_SITE_KEYS_H
 #define SHEAF_SITE_KEYS_H
 
@@ -33,7 +35,10 @@ typedef enum key_type {
     KEY_NAMES,  /* const char **, and the size_t count at `set`: one name or a
                  * list of them (numbers written as text) */
     KEY_TABLE,  /* a mapping whose keys are the rows of `sub` */
-    KEY_READER  /* the row's `read` checks the value and fills the struct */
+    KEY_READER, /* the row's `read` checks the value and fills the struct */
+    KEY_NO_EQUIVALENT /* a key Jekyll or Hugo acts on and sheaf cannot: a
+                       * warning at the key saying so (`want`: what it does
+                       * there and what to do here); the value is left alone */
 } key_type;
 
 /* Row flags. */
@@ -43,7 +48,10 @@ enum {
     /* front matter: a build session applies a change of this key to the
      * page's value in place (site_update_head_fields) instead of
      * rebuilding; every other key's change makes a full rebuild */
-    KEY_IN_PLACE = 2
+    KEY_IN_PLACE = 2,
+    /* KEY_BOOL: the field gets the opposite (Jekyll's `published: false`
+     * is sheaf's `draft: true`) */
+    KEY_NEGATE = 4
 };
 
 typedef struct key_reader key_reader;
@@ -77,6 +85,9 @@ struct key_table {
     bool warn_unknown;
     const char *unknown_hint;
     bool null_is_unset;   /* `key: ~` leaves the default */
+    /* keys match their rows whatever their case (`Title:`, `expiryDate:`;
+     * Hugo lowercases every key); messages name the key as written */
+    bool any_case;
 };
 
 struct key_reader {

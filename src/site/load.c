@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "embed/embed.h"
@@ -251,25 +253,67 @@ static void walk_dir(site *s, growing *g, const char *prefix, bool content, diag
  * by a fast rebuild: a change of a key not marked KEY_IN_PLACE may move the
  * page (another path, date order, tag pages, …), so it needs a full
  * rebuild. */
+#define DATE_WANT "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00"
+#define HUGO_NONE(n, what) { .name = n, .type = KEY_NO_EQUIVALENT, .want = what }
 static const key_def page_keys[] = {
     { .name = "title", .type = KEY_TEXT, .at = AT(title), .want = "a string", .flags = KEY_IN_PLACE },
-    { .name = "date", .type = KEY_DATE, .at = AT(date), .set = AT(has_date),
-      .want = "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00" },
-    { .name = "updated", .type = KEY_DATE, .at = AT(updated), .set = AT(has_updated),
-      .want = "a date like 2024-03-18 or 2024-03-18T10:20:00+08:00" },
+    { .name = "date", .type = KEY_DATE, .at = AT(date), .set = AT(has_date), .want = DATE_WANT },
+    { .name = "updated", .type = KEY_DATE, .at = AT(updated), .set = AT(has_updated), .want = DATE_WANT },
+    { .name = "lastmod", .type = KEY_DATE, .at = AT(updated), .set = AT(has_updated), .want = DATE_WANT },
+    { .name = "last_modified_at", .type = KEY_DATE, .at = AT(updated), .set = AT(has_updated),
+      .want = DATE_WANT },
+    /* a page whose expiry has passed is left out, like a draft */
+    { .name = "expiry", .type = KEY_DATE, .at = AT(expiry), .set = AT(has_expiry), .want = DATE_WANT },
+    { .name = "expirydate", .type = KEY_DATE, .at = AT(expiry), .set = AT(has_expiry), .want = DATE_WANT },
+    { .name = "expires", .type = KEY_DATE, .at = AT(expiry), .set = AT(has_expiry), .want = DATE_WANT },
     { .name = "slug", .type = KEY_STRING, .at = AT(slug), .want = "a string" },
+    { .name = "url", .type = KEY_STRING, .at = AT(url_path), .want = "a path on the site, like /2014/01/hello/" },
+    { .name = "permalink", .type = KEY_STRING, .at = AT(url_path),
+      .want = "a path on the site, like /2014/01/hello/" },
     { .name = "template", .type = KEY_STRING, .at = AT(template_name), .want = "a string" },
+    { .name = "layout", .type = KEY_STRING, .at = AT(layout), .want = "a string" },
     { .name = "summary", .type = KEY_STRING, .at = AT(summary_text), .want = "a string" },
+    { .name = "excerpt", .type = KEY_STRING, .at = AT(summary_text), .want = "a string" },
+    /* also the summary when there is no `summary:` (parse_page) */
+    { .name = "description", .type = KEY_STRING, .at = AT(description), .want = "a string" },
     { .name = "draft", .type = KEY_BOOL, .at = AT(draft), .want = "true or false" },
+    { .name = "published", .type = KEY_BOOL, .at = AT(draft), .want = "true or false", .flags = KEY_NEGATE },
     { .name = "tags", .type = KEY_NAMES, .at = AT(tags), .set = AT(ntags), .want = "a list of tag names",
       .flags = KEY_UNIQUE },
+    /* added to the tags (parse_page): sheaf has one taxonomy */
+    { .name = "categories", .type = KEY_NAMES, .at = AT(categories), .set = AT(ncategories),
+      .want = "a list of category names", .flags = KEY_UNIQUE },
+    { .name = "category", .type = KEY_NAMES, .at = AT(categories), .set = AT(ncategories),
+      .want = "a category name", .flags = KEY_UNIQUE },
     { .name = "aliases", .type = KEY_NAMES, .at = AT(aliases), .set = AT(naliases),
       .want = "a list of paths" },
     { .name = "bibliography", .type = KEY_NAMES, .at = AT(bibs), .set = AT(nbibs),
       .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
+    { .name = "redirect_from", .type = KEY_NAMES, .at = AT(aliases), .set = AT(naliases),
+      .want = "a list of paths" },
+    HUGO_NONE("weight", "Hugo orders pages by it; sheaf lists posts by date and pages by path"),
+    HUGO_NONE("publishdate", "Hugo holds a page back until then; sheaf publishes what it builds "
+                             "(use 'draft: true' to hold a page back)"),
+    HUGO_NONE("linktitle", "Hugo's short title for menus; sheaf has no menus (use page.params.linktitle "
+                           "in a template)"),
+    HUGO_NONE("menu", "Hugo's menus; sheaf has none (link pages from a template)"),
+    HUGO_NONE("menus", "Hugo's menus; sheaf has none (link pages from a template)"),
+    HUGO_NONE("type", "Hugo picks layouts by it; use 'template:' to pick a template"),
+    HUGO_NONE("outputs", "Hugo's output formats; sheaf writes one HTML page per page"),
+    HUGO_NONE("cascade", "Hugo passes these keys down to pages below; write them on each page"),
+    HUGO_NONE("build", "Hugo's render and list switches; use 'draft: true' to leave a page out"),
+    HUGO_NONE("headless", "Hugo's pages without a page of their own; sheaf renders every page"),
+    HUGO_NONE("markup", "Hugo's choice of markup; sheaf reads Markdown"),
+    HUGO_NONE("resources", "Hugo's page resources; put the files beside an index.md (a page bundle)"),
+    HUGO_NONE("translationkey", "Hugo's translations; sheaf builds one language"),
+    HUGO_NONE("iscjklanguage", "Hugo's word count switch; sheaf counts CJK characters as words always"),
+    HUGO_NONE("sitemap", "Hugo's per-page sitemap settings; sheaf's sitemap lists every page"),
+    HUGO_NONE("excerpt_separator", "Jekyll's excerpt marker; sheaf's summary ends at <!--more-->"),
+    HUGO_NONE("render_with_liquid", "Jekyll's Liquid switch; sheaf does not run templates in pages"),
 };
+#undef HUGO_NONE
 static const key_table page_table = { "", page_keys, sizeof page_keys / sizeof *page_keys, false, NULL,
-                                      true };
+                                      true, true };
 
 void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 {
@@ -286,8 +330,20 @@ bool site_page_same_place(const page *a, const page *b)
 
 void site_page_key_place(const page *p, const char *key, int *line, int *col)
 {
-    const fm_key_pos *kp = p->fm.kind == TPL_MAP ? fm_key_find(p->fm_pos, p->fm_npos, p->fm.u.map, key)
-                                                 : NULL;
+    /* any case, as the keys are read; of synonyms (`url`, `permalink`),
+     * the one written last, which is the one read */
+    static const char *const same[][2] = { { "url", "permalink" }, { "slug", "slug" },
+                                           { "layout", "layout" }, { "template", "template" } };
+    const char *other = key;
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+        if (!strcmp(same[i][0], key))
+            other = same[i][1];
+    const fm_key_pos *kp = NULL;
+    for (size_t i = 0; p->fm.kind == TPL_MAP && i < p->fm_npos; i++)
+        if (p->fm_pos[i].map == p->fm.u.map &&
+            (!strcasecmp(p->fm_pos[i].key, key) || !strcasecmp(p->fm_pos[i].key, other)) &&
+            (!kp || p->fm_pos[i].line > kp->line))
+            kp = &p->fm_pos[i];
     *line = kp ? kp->vline : 1;
     *col = kp ? kp->vcol : 1;
 }
@@ -304,6 +360,79 @@ static const char *title_from_stem(arena *a, const char *stem)
     buf_release(&b);
     return r;
 }
+
+/* Whether s can be a path component as written (`slugs: keep`). */
+static bool url_safe(const char *s, size_t n)
+{
+    if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= ' ' || c == 0x7f || strchr("/\\?#%\"<>|", c))
+            return false;
+    }
+    return true;
+}
+
+/* What the keys Jekyll and Hugo write mean once every key is read: a
+ * description is the summary too, categories are tags, a `url:` is checked.
+ * Returns false after an error. */
+static bool others_keys(site *s, page *p, arena *a, diag_list *d)
+{
+    int line, col;
+    if (!p->summary_text && p->description)
+        p->summary_text = p->description;
+    if (p->ncategories) {
+        const char **all = arena_alloc(a, (p->ntags + p->ncategories) * sizeof *all);
+        size_t n = 0;
+        for (size_t i = 0; i < p->ntags + p->ncategories; i++) {
+            const char *t = i < p->ntags ? p->tags[i] : p->categories[i - p->ntags];
+            bool dup = false;
+            for (size_t j = 0; j < n && !dup; j++)
+                dup = !strcmp(all[j], t);
+            if (!dup)
+                all[n++] = t;
+        }
+        p->tags = all;
+        p->ntags = n;
+    }
+    if (p->slug && s->cfg.slugs_keep && !url_safe(p->slug, strlen(p->slug))) {
+        site_page_key_place(p, "slug", &line, &col);
+        diag_warning(d, p->src, line, col, "'slug' '%s' cannot be a URL as written ('slugs: keep'): "
+                     "made a slug of", p->slug);
+    }
+    if (!p->url_path)
+        return true;
+    /* each part of the path as written, as a URL path may hold */
+    const char *u = p->url_path;
+    while (*u == '/')
+        u++;
+    for (const char *q = u; *q;) {
+        size_t n = strcspn(q, "/");
+        if (!url_safe(q, n)) {
+            site_page_key_place(p, "url", &line, &col);
+            diag_error(d, p->src, line, col,
+                       "'url' must be a path on the site, like /2014/01/hello/ ('%s' has an empty, '.' or "
+                       "'..' part, or a space, '?', '#', '%%' or other character a path cannot hold as written)",
+                       p->url_path);
+            return false;
+        }
+        q += n;
+        while (*q == '/')
+            q++;
+    }
+    /* /old.html: the page is /old/, and /old.html redirects to it */
+    size_t n = strlen(u);
+    if ((n > 5 && !strcmp(u + n - 5, ".html")) || (n > 4 && !strcmp(u + n - 4, ".htm"))) {
+        const char **al = arena_alloc(a, (p->naliases + 1) * sizeof *al);
+        if (p->naliases)
+            memcpy(al, p->aliases, p->naliases * sizeof *al);
+        al[p->naliases++] = u;
+        p->aliases = al;
+    }
+    return true;
+}
+
 
 /* Reads a page (through the session's source cache), checks it is UTF-8,
  * splits and parses its front matter and fills the fields of the key
@@ -380,8 +509,9 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
                    "file YYYY-MM-DD-%s", base);
         bad_fm = true;
     }
+    bad_fm |= !others_keys(s, p, a, d);
     p->failed = bad_fm;
-    p->excluded = p->draft && !s->drafts;
+    p->excluded = (p->draft || (p->has_expiry && p->expiry.t <= (int64_t)time(NULL))) && !s->drafts;
 }
 
 bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a, diag_list *d)
@@ -557,12 +687,31 @@ static const char *page_path(site *s, page *p)
             !strncmp(s->cfg.permalinks[i].section, section, seclen))
             pattern = s->cfg.permalinks[i].pattern;
     buf slug = BUF_INIT;
-    if (p->slug)
+    if (p->slug && s->cfg.slugs_keep && url_safe(p->slug, strlen(p->slug)))
+        buf_puts(&slug, p->slug);
+    else if (p->slug)
         slug_component(&slug, p->slug, strlen(p->slug));
     else
         slug_component(&slug, last, lastn);
     const char *r;
-    if (!p->slug && (site_is_index_page(rel) || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5)))) {
+    if (p->url_path) {
+        /* `url:`/`permalink:` as written: "/2014/01/hello/", "about",
+         * "/old.html" (written at old/, see others_keys) */
+        const char *u = p->url_path;
+        while (*u == '/')
+            u++;
+        size_t un = strlen(u);
+        if (un > 5 && !strcmp(u + un - 5, ".html"))
+            un -= 5;
+        else if (un > 4 && !strcmp(u + un - 4, ".htm"))
+            un -= 4;
+        buf o = BUF_INIT;
+        buf_put(&o, u, un);
+        if (o.len && o.data[o.len - 1] != '/')
+            buf_putc(&o, '/');
+        r = arena_strndup(s->a, o.data, o.len);
+        buf_release(&o);
+    } else if (!p->slug && (site_is_index_page(rel) || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5)))) {
         r = "";
     } else if (pattern) {
         buf o = BUF_INIT;

@@ -200,6 +200,7 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map *m = tpl_map_new(a, 24);
     tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : "page"));
     tpl_map_set_str(a, m, "title", str_v(p->title));
+    tpl_map_set_str(a, m, "description", str_v(p->description));
     if (p->has_date)
         tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     if (p->has_updated)

@@ -42,6 +42,7 @@ typedef struct site_config {
     long paginate;
     md_options markdown;
     bool links_warn;       /* links: warn */
+    bool slugs_keep;       /* slugs: keep (a `slug:` as written) */
     const char *deploy_target;
     bool follow_symlinks;  /* walk linked folders; skip links out of the site with a warning */
     const char **bibliography; /* .bib files, relative to the site */
@@ -126,10 +127,15 @@ typedef struct page {
     const fm_key_pos *fm_pos; /* where its keys are written (fm_parse_yaml_pos) */
     size_t fm_npos;
     const char *title, *slug, *template_name, *summary_text;
-    bool has_date, has_updated;
-    sheaf_date date, updated;
-    const char **tags;
+    const char *description; /* `description:` (the meta tag), or NULL */
+    const char *layout;      /* `layout:` (the template, when there is one), or NULL */
+    const char *url_path;    /* `url:`/`permalink:` as written, or NULL */
+    bool has_date, has_updated, has_expiry;
+    sheaf_date date, updated, expiry;
+    const char **tags;       /* with `categories:` added (one taxonomy) */
     size_t ntags;
+    const char **categories;
+    size_t ncategories;
     const char **aliases;
     size_t naliases;
     const char **bibs;    /* `bibliography:` of its own (relative to the site) */

@@ -259,13 +259,14 @@ TEST(session_body_edits)
     OK(build_session_run(s, chb, 1, d, &st));
     OK(st.rendered < all);
     OK(same_as_fresh());
-    /* params (a description) and the title back from the file name */
-    put("content/posts/2024-01-02-b.md", "---\ndescription: About B.\ntags: [x, y]\n---\nA new first paragraph.\n\n## Part\n\nB, and many more words than before.\n");
+    /* params (a subtitle: `description:` is the summary too, which moves
+     * lists) and the title back from the file name */
+    put("content/posts/2024-01-02-b.md", "---\nsubtitle: About B.\ntags: [x, y]\n---\nA new first paragraph.\n\n## Part\n\nB, and many more words than before.\n");
     OK(build_session_run(s, chb, 1, d, &st));
     OK(st.rendered < all);
     OK(same_as_fresh());
     /* a new tag or date moves the page: full rebuilds */
-    put("content/posts/2024-01-02-b.md", "---\ndescription: About B.\ntags: [x]\n---\nA new first paragraph.\n\n## Part\n\nB, and many more words than before.\n");
+    put("content/posts/2024-01-02-b.md", "---\nsubtitle: About B.\ntags: [x]\n---\nA new first paragraph.\n\n## Part\n\nB, and many more words than before.\n");
     OK(build_session_run(s, chb, 1, d, &st));
     EQ_INT(st.rendered, all - 1); /* tag y is gone */
     OK(same_as_fresh());
