@@ -21,6 +21,7 @@ static int run(int argc, char **argv, bool check)
         { "drafts", no_argument, NULL, 'D' },
         { "jobs", required_argument, NULL, 'j' },
         { "stats", no_argument, NULL, 'S' },
+        { "no-cache", no_argument, NULL, 'C' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -44,6 +45,7 @@ static int run(int argc, char **argv, bool check)
             o.base_url = optarg;
             break;
         case 'D': o.drafts = true; break;
+        case 'C': o.no_cache = true; break;
         case 'j': {
             char *end;
             long n = strtol(optarg, &end, 10);

@@ -121,7 +121,7 @@ static const char templates_readme[] =
     "archive.html, 404.html); copy one from the theme and edit it.\n"
     "A new-post.md here is the archetype `sheaf new post` starts from.\n";
 
-static const char gitignore[] = "/public/\n";
+static const char gitignore[] = "/public/\n/.sheaf-cache/\n";
 
 /* The local time now, as `YYYY-MM-DDTHH:MM:SS+hh:mm` into out and
  * `YYYY-MM-DD` into day. */

@@ -96,7 +96,7 @@ static bool parse_port(const char *s, int *port)
  * loop (wait for a quiet moment after edits or a signal, rebuild through
  * the build session, report to the server), and the clean-up. Returns the
  * exit status. */
-static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool open_it,
+static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool no_cache, bool open_it,
                  bool stats)
 {
     int status = 1;
@@ -150,6 +150,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     bo.out_dir = out.data;
     bo.base_url = url;
     bo.drafts = drafts;
+    bo.no_cache = no_cache;
     bo.write = true;
     bs = build_session_new(&bo);
 
@@ -237,14 +238,14 @@ done:
     return status;
 }
 
-/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--open] [--stats]`:
+/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--open] [--no-cache] [--stats]`:
  * argv[0] is "serve". Returns the exit status (0 after Ctrl-C, 1 errors,
  * 2 usage). */
 int cli_serve(int argc, char **argv)
 {
     const char *site = ".", *bind_addr = "127.0.0.1";
     int port = 8000;
-    bool drafts = false, open_it = false, stats = false;
+    bool drafts = false, no_cache = false, open_it = false, stats = false;
     cli_opts o = { cli_command_find("serve"), "sheaf serve", argc, 1, argv, false };
     const cli_flag *f;
     const char *v;
@@ -258,6 +259,8 @@ int cli_serve(int argc, char **argv)
             bind_addr = v;
         else if (!strcmp(f->long_name, "drafts"))
             drafts = true;
+        else if (!strcmp(f->long_name, "no-cache"))
+            no_cache = true;
         else if (!strcmp(f->long_name, "open"))
             open_it = true;
         else if (!strcmp(f->long_name, "stats"))
@@ -268,5 +271,5 @@ int cli_serve(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return serve(site, bind_addr, port, drafts, open_it, stats);
+    return serve(site, bind_addr, port, drafts, no_cache, open_it, stats);
 }

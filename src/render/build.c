@@ -35,6 +35,22 @@ static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list
     return true;
 }
 
+/* After a run: keeps the cache within its bound, and says once per
+ * session when it could not be written (a warning: the build itself is
+ * fine, only slower next time). */
+static void finish_cache(build_session *bs, diag_list *d)
+{
+    if (!bs->cache)
+        return;
+    if (bs->o.write)
+        cache_trim(bs->cache);
+    const char *p = cache_problem(bs->cache);
+    if (p && !bs->cache_warned) {
+        bs->cache_warned = true;
+        diag_warning(d, NULL, 0, 0, "build cache: %s (building without it; --no-cache turns it off)", p);
+    }
+}
+
 bool render_run(build_session *bs, diag_list *d, build_stats *st)
 {
     const build_options *o = &bs->o;
@@ -49,6 +65,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     s.dir = bs->site_dir;
     s.sources = bs->sources;
     s.page_cache = bs->pages;
+    s.cache = bs->cache;
     s.a = arena_new();
     s.drafts = o->drafts;
     s.nwa = jobs;
@@ -169,7 +186,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         free(tdir);
         free(thdir);
     }
-done:;
+done:
+    finish_cache(bs, d);
     const site *ks = s.a ? &s : &bs->last->s; /* kept for the next run? */
     local.posts = ks->nposts;
     local.pages = ks->nposts + ks->nplain;

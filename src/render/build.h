@@ -4,7 +4,10 @@
  *
  * Output goes to a temporary folder beside the target and is swapped in only
  * when everything succeeded, so a failed build leaves the previous output
- * untouched. Files whose bytes did not change keep their inode and mtime. */
+ * untouched. Files whose bytes did not change keep their inode and mtime.
+ * Work that depends only on its input (formulas, code blocks) goes through
+ * the build cache, .sheaf-cache/ in the site folder (src/cache), unless
+ * no_cache; `check` reads it but does not write it. */
 #ifndef SHEAF_BUILD_H
 #define SHEAF_BUILD_H
 
@@ -20,6 +23,7 @@ typedef struct build_options {
     bool drafts;          /* build drafts too */
     bool write;           /* false: `check` — resolve everything, write nothing */
     int jobs;             /* worker threads; 0 = one per core */
+    bool no_cache;        /* --no-cache: neither read nor write .sheaf-cache/ */
 } build_options;
 
 typedef struct build_stats {

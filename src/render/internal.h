@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "cache/cache.h"
 #include "diag/diag.h"
 #include "render/build.h"
 #include "render/output.h"
@@ -85,6 +86,8 @@ struct build_session {
     output_memory *outputs;     /* what the last run committed; likewise */
     last_run *last;             /* the last run, when it was good and said nothing */
     bool check;                 /* SHEAF_CHECK_INCREMENTAL=1: see session.c */
+    cache *cache;               /* .sheaf-cache/, or NULL with --no-cache */
+    bool cache_warned;          /* its problem was reported once */
     render_sink sink;           /* a run for the check: its outputs go here */
     void *sink_ctx;
 };

@@ -42,6 +42,11 @@ build_session *build_session_new(const build_options *o)
     s->o.site_dir = s->site_dir;
     s->o.out_dir = s->out_dir;
     s->o.base_url = s->base_url;
+    if (!o->no_cache) {
+        s->cache = cache_open(s->site_dir, 0);
+        if (!o->write)
+            cache_read_only(s->cache);
+    }
     const char *check = getenv("SHEAF_CHECK_INCREMENTAL");
     s->check = check && !strcmp(check, "1");
     return s;
@@ -56,6 +61,7 @@ void build_session_free(build_session *s)
     free(s->base_url);
     site_source_cache_free(s->sources);
     site_page_cache_free(s->pages);
+    cache_free(s->cache);
     output_memory_free(s->outputs);
     render_last_run_free(s->last);
     free(s);

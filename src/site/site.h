@@ -208,6 +208,7 @@ typedef struct site {
     paper_info *papers;   /* cited works, by key */
     size_t npapers;
     struct strmap *paper_index; /* key → papers index */
+    struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
 } site;
 
 /* ---- citations (cite.c) ------------------------------------------------ */

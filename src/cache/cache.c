@@ -1,0 +1,477 @@
+/* cache: see cache.h. An entry is one file,
+ * `.sheaf-cache/v1/<kind>/<2 hex>/<30 hex>`, the 32 hex digits being a
+ * 128-bit hash of (kind, key). The file is
+ *
+ *   "SHC1" | key length (u32) | value length (u32) | checksum (u64) | key | value
+ *
+ * (integers little-endian), the checksum an FNV-1a of kind, key and value.
+ * A read checks all of it; anything else is a miss. Writes go to
+ * `.tmp-<name>-<pid>-<n>` in the same folder and are renamed into place. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/cache.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+#define MAGIC "SHC1"
+#define HEADER 20
+#define NAME_HEX 32
+/* A temporary file older than this is left from a killed build. */
+#define STALE_TMP_SECONDS 600
+
+struct cache {
+    char *root; /* <site>/.sheaf-cache/v1 */
+    size_t max;
+    pthread_mutex_t mu;
+    char *problem;        /* first write problem */
+    atomic_bool broken;   /* stop writing */
+    atomic_bool read_only;
+    atomic_size_t hits, misses, writes, written_bytes, tmp_seq;
+    size_t trimmed_at;    /* written_bytes at the last trim */
+    bool trimmed;
+    uint64_t *used;       /* set of the first halves of names read or written */
+    size_t used_n, used_cap;
+};
+
+cache *cache_open(const char *site_dir, size_t max_bytes)
+{
+    cache *c = xcalloc(1, sizeof *c);
+    buf b = BUF_INIT;
+    buf_printf(&b, "%s/%s/v1", site_dir && *site_dir ? site_dir : ".", CACHE_DIR);
+    c->root = buf_detach(&b, NULL);
+    c->max = max_bytes ? max_bytes : CACHE_DEFAULT_MAX;
+    pthread_mutex_init(&c->mu, NULL);
+    return c;
+}
+
+void cache_free(cache *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_destroy(&c->mu);
+    free(c->root);
+    free(c->problem);
+    free(c->used);
+    free(c);
+}
+
+void cache_read_only(cache *c)
+{
+    if (c)
+        atomic_store(&c->read_only, true);
+}
+
+const char *cache_problem(cache *c)
+{
+    if (!c)
+        return NULL;
+    pthread_mutex_lock(&c->mu);
+    const char *p = c->problem;
+    pthread_mutex_unlock(&c->mu);
+    return p;
+}
+
+cache_stats cache_get_stats(cache *c)
+{
+    cache_stats s = { 0 };
+    if (c) {
+        s.hits = atomic_load(&c->hits);
+        s.misses = atomic_load(&c->misses);
+        s.writes = atomic_load(&c->writes);
+    }
+    return s;
+}
+
+/* ---- names ---- */
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+typedef struct name {
+    uint64_t h1, h2;
+} name;
+
+static name key_name(const char *kind, const void *key, size_t klen)
+{
+    uint64_t a = hash_add(hash_add(HASH_SEED, kind, strlen(kind) + 1), key, klen);
+    /* a second, independent 64 bits: another basis, lengths mixed in */
+    uint64_t b = 0x6c62272e07bb0142ull ^ (uint64_t)klen;
+    const unsigned char *p = key;
+    for (size_t i = 0; i < klen; i++)
+        b = (b ^ p[i]) * 0x100000001b3ull ^ (b >> 29);
+    b = hash_add(b, kind, strlen(kind));
+    return (name){ mix(a), mix(b ^ a) };
+}
+
+static bool kind_ok(const char *kind)
+{
+    if (!kind || !*kind || strlen(kind) > 32)
+        return false;
+    for (const char *k = kind; *k; k++)
+        if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
+              *k == '-' || *k == '_'))
+            return false;
+    return true;
+}
+
+/* "<root>/<kind>/ab" and, when file, "/cdef…" */
+static void entry_path(const cache *c, const char *kind, name n, bool file, buf *out)
+{
+    char hex[NAME_HEX + 1];
+    snprintf(hex, sizeof hex, "%016llx%016llx", (unsigned long long)n.h1, (unsigned long long)n.h2);
+    buf_printf(out, "%s/%s/%.2s", c->root, kind, hex);
+    if (file)
+        buf_printf(out, "/%s", hex + 2);
+}
+
+static uint64_t checksum(const char *kind, const void *key, size_t klen, const void *v, size_t vlen)
+{
+    uint64_t h = hash_add(HASH_SEED, kind, strlen(kind) + 1);
+    h = hash_add(h, key, klen);
+    return mix(hash_add(h, v, vlen));
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* ---- the set of names this process used ---- */
+
+static void mark_used(cache *c, uint64_t h)
+{
+    if (!h)
+        h = 1;
+    pthread_mutex_lock(&c->mu);
+    if ((c->used_n + 1) * 2 > c->used_cap) {
+        size_t cap = c->used_cap ? c->used_cap * 2 : 256;
+        uint64_t *v = xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < c->used_cap; i++) {
+            uint64_t x = c->used[i];
+            if (!x)
+                continue;
+            size_t k = x & (cap - 1);
+            while (v[k])
+                k = (k + 1) & (cap - 1);
+            v[k] = x;
+        }
+        free(c->used);
+        c->used = v;
+        c->used_cap = cap;
+    }
+    size_t k = h & (c->used_cap - 1);
+    while (c->used[k] && c->used[k] != h)
+        k = (k + 1) & (c->used_cap - 1);
+    if (!c->used[k]) {
+        c->used[k] = h;
+        c->used_n++;
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Called with c->mu held. */
+static bool was_used(const cache *c, uint64_t h)
+{
+    if (!h)
+        h = 1;
+    if (!c->used_cap)
+        return false;
+    for (size_t k = h & (c->used_cap - 1); c->used[k]; k = (k + 1) & (c->used_cap - 1))
+        if (c->used[k] == h)
+            return true;
+    return false;
+}
+
+/* ---- get / put ---- */
+
+bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *out)
+{
+    if (!c || !kind_ok(kind))
+        return false;
+    name n = key_name(kind, key, klen);
+    buf path = BUF_INIT, data = BUF_INIT;
+    entry_path(c, kind, n, true, &path);
+    bool hit = false;
+    if (fs_read_file(path.data, &data) && data.len >= HEADER && !memcmp(data.data, MAGIC, 4)) {
+        const unsigned char *p = (const unsigned char *)data.data;
+        size_t kl = get_u32(p + 4), vl = get_u32(p + 8);
+        uint64_t sum = get_u64(p + 12);
+        if (kl == klen && HEADER + kl + vl == data.len && !memcmp(p + HEADER, key, klen) &&
+            sum == checksum(kind, key, klen, p + HEADER + kl, vl)) {
+            buf_put(out, (const char *)p + HEADER + kl, vl);
+            hit = true;
+        }
+    }
+    buf_release(&path);
+    buf_release(&data);
+    atomic_fetch_add(hit ? &c->hits : &c->misses, 1);
+    if (hit)
+        mark_used(c, n.h1);
+    return hit;
+}
+
+static void fail(cache *c, const char *what, const char *path, int err)
+{
+    atomic_store(&c->broken, true);
+    pthread_mutex_lock(&c->mu);
+    if (!c->problem) {
+        buf b = BUF_INIT;
+        buf_printf(&b, "cannot %s %s: %s", what, path, strerror(err));
+        c->problem = buf_detach(&b, NULL);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Writes all of data to fd; false with errno set. */
+static bool write_all(int fd, const unsigned char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+void cache_put(cache *c, const char *kind, const void *key, size_t klen, const void *value,
+               size_t vlen)
+{
+    if (!c || !kind_ok(kind) || atomic_load(&c->broken) || atomic_load(&c->read_only) || klen > UINT32_MAX || vlen > UINT32_MAX)
+        return;
+    name n = key_name(kind, key, klen);
+    mark_used(c, n.h1);
+    buf dir = BUF_INIT, path = BUF_INIT, tmp = BUF_INIT;
+    entry_path(c, kind, n, false, &dir);
+    entry_path(c, kind, n, true, &path);
+    buf_printf(&tmp, "%s/.tmp-%s-%ld-%zu", dir.data, strrchr(path.data, '/') + 1, (long)getpid(),
+               atomic_fetch_add(&c->tmp_seq, 1));
+    unsigned char head[HEADER];
+    memcpy(head, MAGIC, 4);
+    put_u32(head + 4, (uint32_t)klen);
+    put_u32(head + 8, (uint32_t)vlen);
+    put_u64(head + 12, checksum(kind, key, klen, value, vlen));
+    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+        if (!fs_mkdirs(dir.data)) {
+            fail(c, "make", dir.data, errno);
+            goto out;
+        }
+        fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
+    if (fd < 0) {
+        fail(c, "write", tmp.data, errno);
+        goto out;
+    }
+    bool ok = write_all(fd, head, HEADER) && write_all(fd, key, klen) && write_all(fd, value, vlen);
+    int err = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        unlink(tmp.data);
+        fail(c, "write", tmp.data, err);
+        goto out;
+    }
+    if (rename(tmp.data, path.data) != 0) {
+        err = errno;
+        unlink(tmp.data);
+        fail(c, "write", path.data, err);
+        goto out;
+    }
+    atomic_fetch_add(&c->writes, 1);
+    atomic_fetch_add(&c->written_bytes, HEADER + klen + vlen);
+out:
+    buf_release(&dir);
+    buf_release(&path);
+    buf_release(&tmp);
+}
+
+/* ---- trim ---- */
+
+typedef struct entry {
+    char *path;
+    time_t mtime;
+    off_t size;
+    bool used;
+} entry;
+
+typedef struct walk {
+    entry *v;
+    size_t n, cap;
+    size_t total;
+    size_t removed;
+    time_t now;
+} walk;
+
+static bool is_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return s[n] == '\0';
+}
+
+static uint64_t hex64(const char *s)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 16; i++)
+        v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10);
+    return v;
+}
+
+/* One <kind>/<2 hex> folder: the entries and stale temporary files. Only
+ * names this module makes are looked at. */
+static void walk_shard(cache *c, walk *w, const char *dir, const char *shard)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *nm = e->d_name;
+        bool tmpf = !strncmp(nm, ".tmp-", 5);
+        if (!tmpf && !is_hex(nm, NAME_HEX - 2))
+            continue;
+        buf p = BUF_INIT;
+        buf_printf(&p, "%s/%s", dir, nm);
+        struct stat st;
+        if (lstat(p.data, &st) != 0 || !S_ISREG(st.st_mode)) {
+            buf_release(&p);
+            continue;
+        }
+        if (tmpf) {
+            if (w->now - st.st_mtime > STALE_TMP_SECONDS && unlink(p.data) == 0)
+                w->removed++;
+            buf_release(&p);
+            continue;
+        }
+        char full[NAME_HEX];
+        memcpy(full, shard, 2);
+        memcpy(full + 2, nm, NAME_HEX - 2);
+        if (w->n == w->cap) {
+            w->cap = w->cap ? w->cap * 2 : 1024;
+            w->v = xrealloc(w->v, w->cap * sizeof *w->v);
+        }
+        w->v[w->n++] = (entry){ buf_detach(&p, NULL), st.st_mtime, st.st_size,
+                                was_used(c, hex64(full)) };
+        w->total += (size_t)st.st_size;
+    }
+    closedir(d);
+}
+
+static int by_age(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->used != y->used)
+        return x->used ? 1 : -1; /* unused first */
+    if (x->mtime != y->mtime)
+        return x->mtime < y->mtime ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+size_t cache_trim_now(cache *c)
+{
+    if (!c)
+        return 0;
+    walk w = { .now = time(NULL) };
+    pthread_mutex_lock(&c->mu);
+    DIR *root = opendir(c->root);
+    if (root) {
+        struct dirent *k;
+        while ((k = readdir(root)) != NULL) {
+            if (k->d_name[0] == '.' || !kind_ok(k->d_name))
+                continue;
+            buf kd = BUF_INIT;
+            buf_printf(&kd, "%s/%s", c->root, k->d_name);
+            DIR *kdir = opendir(kd.data);
+            struct dirent *s;
+            while (kdir && (s = readdir(kdir)) != NULL) {
+                if (!is_hex(s->d_name, 2))
+                    continue;
+                buf sd = BUF_INIT;
+                buf_printf(&sd, "%s/%s", kd.data, s->d_name);
+                walk_shard(c, &w, sd.data, s->d_name);
+                buf_release(&sd);
+            }
+            if (kdir)
+                closedir(kdir);
+            buf_release(&kd);
+        }
+        closedir(root);
+    }
+    if (w.total > c->max) {
+        qsort(w.v, w.n, sizeof *w.v, by_age);
+        size_t goal = c->max / 4 * 3;
+        for (size_t i = 0; i < w.n && w.total > goal; i++)
+            if (unlink(w.v[i].path) == 0) {
+                w.total -= (size_t)w.v[i].size;
+                w.removed++;
+            }
+    }
+    for (size_t i = 0; i < w.n; i++)
+        free(w.v[i].path);
+    free(w.v);
+    c->trimmed = true;
+    c->trimmed_at = atomic_load(&c->written_bytes);
+    pthread_mutex_unlock(&c->mu);
+    return w.removed;
+}
+
+size_t cache_trim(cache *c)
+{
+    if (!c)
+        return 0;
+    size_t written = atomic_load(&c->written_bytes);
+    pthread_mutex_lock(&c->mu);
+    bool due = written > c->trimmed_at && (!c->trimmed || written - c->trimmed_at > c->max / 8);
+    pthread_mutex_unlock(&c->mu);
+    return due ? cache_trim_now(c) : 0;
+}

@@ -1,0 +1,76 @@
+/* cache: the build cache on disk, `.sheaf-cache/` in the site folder, so
+ * that work whose result depends only on its input (a formula rendered to
+ * MathML, a highlighted code block) is done once, not on every build.
+ *
+ * Generic: an entry is (kind, key bytes) → value bytes. The caller puts
+ * into the key everything the value depends on — the input, the options,
+ * the engine and library version — so a changed engine simply misses.
+ * Entries live one per file under `.sheaf-cache/v1/<kind>/`, named by a
+ * 128-bit hash of the key; each file holds the key itself and a checksum,
+ * so a hash collision, a truncated or otherwise damaged file is a miss,
+ * never a wrong value.
+ *
+ * Safe with parallel workers and with other builds: a value is written to
+ * a temporary file and renamed into place, so readers see a whole entry or
+ * none, and a build killed midway leaves at most a temporary file (removed
+ * by a later trim). Bounded: cache_trim removes entries, least recently
+ * written and not used by this process first, until the cache is at most
+ * three quarters of its limit (CACHE_DEFAULT_MAX unless told otherwise).
+ *
+ * A cache that cannot be written is not an error: the first problem is
+ * kept for the caller to show as a warning (cache_problem) and writing
+ * stops; reading what is there goes on. All calls are thread-safe. */
+#ifndef SHEAF_CACHE_H
+#define SHEAF_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* The folder's name in the site folder. */
+#define CACHE_DIR ".sheaf-cache"
+/* The default size limit: 256 MiB. */
+#define CACHE_DEFAULT_MAX ((size_t)256 << 20)
+
+typedef struct cache cache;
+
+/* The cache of the site in site_dir (its folder is made on the first
+ * write). max_bytes 0 means CACHE_DEFAULT_MAX. Never fails. Free with
+ * cache_free. */
+cache *cache_open(const char *site_dir, size_t max_bytes);
+/* cache_free(NULL) does nothing. Does not trim. */
+void cache_free(cache *c);
+/* From now on c is only read (`sheaf check`, which writes nothing). */
+void cache_read_only(cache *c);
+
+/* Looks up (kind, key): on a hit appends the value to out and returns true.
+ * kind is a short name of letters, digits, '-' and '_' ("math", "code").
+ * c may be NULL (always a miss). */
+bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *out);
+/* Stores (kind, key) → value. A failure is remembered (cache_problem) and
+ * stops later writes; it is never an error. c may be NULL. */
+void cache_put(cache *c, const char *kind, const void *key, size_t klen, const void *value,
+               size_t vlen);
+
+/* The first problem writing the cache ("cannot write .sheaf-cache/…: …"),
+ * or NULL; owned by c. */
+const char *cache_problem(cache *c);
+
+/* When this process wrote enough to matter since the last trim (or has
+ * never trimmed and wrote anything), walks the cache and removes entries
+ * until it is within three quarters of its limit: first the ones this
+ * process neither read nor wrote, oldest first, then the rest, oldest
+ * first; and temporary files left by a killed build. Returns the number of
+ * files removed. */
+size_t cache_trim(cache *c);
+/* The same, whatever was written (for tests and `--stats`). */
+size_t cache_trim_now(cache *c);
+
+typedef struct cache_stats {
+    size_t hits, misses, writes;
+} cache_stats;
+/* Counts since cache_open. */
+cache_stats cache_get_stats(cache *c);
+
+#endif
