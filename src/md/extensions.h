@@ -18,6 +18,7 @@
     X(HEADING_IDS, heading_ids, md_ext_heading_ids)        \
     X(HEADING_ANCHORS, heading_anchors, md_ext_heading_anchors)  \
     X(HIGHLIGHT, highlight, md_ext_highlight)                    \
-    X(CITATIONS, citations, md_ext_citations)
+    X(CITATIONS, citations, md_ext_citations)                    \
+    X(MATH, math, md_ext_math)
 
 #endif

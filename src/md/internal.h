@@ -27,6 +27,10 @@ typedef struct md_ext {
     /* Readies a new parser: attaches the cmark-gfm syntax extension(s) it
      * needs (cmark_find_syntax_extension, or one made here). */
     void (*attach)(cmark_parser *p);
+    /* The same, for an extension that needs the page's walk while parsing
+     * (its arena, its allocator), on the thread that parses. These run
+     * before every `attach`, so their block starts are tried first. */
+    void (*attach_walk)(md_walk *w, cmark_parser *p);
     /* Whether `render` writes this node (a node of the extension's own
      * types, or one it has marked, like a task list item). */
     bool (*owns)(cmark_node *n);
@@ -197,5 +201,17 @@ const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int 
                             bool image);
 /* The source and the first line's offset, for positions. */
 md_source *md_walk_source(md_walk *w);
+/* The arena of the result, and cmark-gfm's allocator for this page. */
+arena *md_walk_arena(md_walk *w);
+cmark_mem *md_walk_mem(md_walk *w);
+/* The options md_render was given. */
+const md_options *md_walk_options(md_walk *w);
+
+/* ---- math (math.c) ---- */
+
+/* Writes a fenced code block whose info string is `math`, or a display
+ * block of the math extension, as display math; false (nothing written)
+ * for any other code block. */
+bool md_math_code_block(md_walk *w, buf *out, cmark_node *n);
 
 #endif

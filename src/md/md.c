@@ -41,7 +41,7 @@
  *  - problems: duplicate ids, template syntax of other generators
  *    (md/lint.c).
  *
- * ADDING AN EXTENSION (math, citations, shortcodes, …): write md/NAME.c
+ * ADDING AN EXTENSION (citations, shortcodes, …; math is one): write md/NAME.c
  * defining `const md_ext md_ext_NAME` (md/internal.h says what each hook
  * does; md/strikethrough.c is the smallest complete one), and add one line
  * X(ID, switch, md_ext_NAME) to MD_EXTENSIONS in md/extensions.h. That line
@@ -201,6 +201,8 @@ struct md_walk {
     md_footnotes notes;
     const md_ext *owners[MD_EXT_COUNT]; /* the extensions on with a render hook */
     size_t nowners;
+    const md_options *opt;
+    cmark_mem *mem; /* cmark-gfm's allocator for this page */
 };
 
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
@@ -209,6 +211,9 @@ buf *md_html(md_walk *w) { return &w->html; }
 buf *md_tmp(md_walk *w) { return &w->tmp; }
 bool md_linenos(const md_walk *w) { return w->linenos; }
 md_source *md_walk_source(md_walk *w) { return &w->src; }
+arena *md_walk_arena(md_walk *w) { return w->a; }
+cmark_mem *md_walk_mem(md_walk *w) { return w->mem; }
+const md_options *md_walk_options(md_walk *w) { return w->opt; }
 
 void md_words_break(md_walk *w)
 {
@@ -868,7 +873,8 @@ static void enter(md_walk *r, cmark_node *n)
         enter_heading(r, n);
         break;
     case CMARK_NODE_CODE_BLOCK:
-        md_code_block(r, n);
+        if (!md_ext_on(r, MD_EXT_MATH) || !md_math_code_block(r, b, n))
+            md_code_block(r, n);
         break;
     case CMARK_NODE_HTML_BLOCK:
         md_cr(b);
@@ -1008,7 +1014,16 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
     for (int i = 0; i < MD_EXT_COUNT; i++)
         if (md_ext_on(r, i))
             opts |= extensions[i]->options;
-    cmark_parser *parser = cmark_parser_new_with_mem(opts, md_mem_begin());
+    r->mem = md_mem_begin();
+    cmark_parser *parser = cmark_parser_new_with_mem(opts, r->mem);
+    /* attach_walk first: cmark-gfm stops asking about a line at the first
+     * extension that claims it, and the table extension claims every line
+     * after a paragraph's first (handing the paragraph back when it is no
+     * table), so a block that may interrupt a paragraph (display math)
+     * must be asked before it */
+    for (int i = 0; i < MD_EXT_COUNT; i++)
+        if (md_ext_on(r, i) && extensions[i]->attach_walk)
+            extensions[i]->attach_walk(r, parser);
     for (int i = 0; i < MD_EXT_COUNT; i++) {
         if (!md_ext_on(r, i))
             continue;
@@ -1040,7 +1055,8 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .hard_breaks = opt->hard_breaks,
         .reference = opt->reference,
         .linenos = opt->linenos,
-        .on = ~opt->off & ((1u << MD_EXT_COUNT) - 1),
+        .on = ~opt->off & ((1u << MD_EXT_COUNT) - 1) & ~(opt->reference ? 1u << MD_EXT_MATH : 0),
+        .opt = opt,
         .line0 = first_line - 1,
         .src = { .text = body },
         .resolve = hooks->link,

@@ -27,6 +27,20 @@
 #include "util/buf.h"
 #include "util/str.h"
 
+/* A formula met by the math extension (md/math.c), for md_options.math. */
+typedef struct md_formula {
+    const char *tex; /* the TeX exactly as written, NUL-terminated */
+    size_t len;
+    bool display;    /* `$$…$$`, `\[…\]`, ```math: display math */
+} md_formula;
+
+/* Renders a formula to HTML (MathML). Returns the HTML (allocated in `a`,
+ * or static); or NULL with *error set to what is wrong (in `a`) and
+ * *error_at to the byte offset in f->tex the problem is at (-1 when it is
+ * the whole formula). Called on the page's rendering thread. */
+typedef const char *(*md_math_fn)(void *ctx, const md_formula *f, arena *a, const char **error,
+                                  long *error_at);
+
 typedef struct md_options {
     bool unsafe;      /* keep raw HTML (default true in site.yaml) */
     bool smart;       /* smart punctuation */
@@ -34,9 +48,14 @@ typedef struct md_options {
     unsigned off;     /* extensions switched off: bit i is md_extension_name(i);
                          0, the zero value, has every extension on */
     bool reference;   /* write exactly what cmark-gfm's own renderer writes: no
-                         heading ids, self-links or table boxes (for tests) */
+                         heading ids, self-links or table boxes, no math
+                         (for tests) */
     bool linenos;     /* code blocks get line numbers unless their fence says
                          {linenos=false} */
+    md_math_fn math;  /* renders formulas; NULL writes the TeX escaped in
+                         <span class="math inline">\(…\)</span> or
+                         <div class="math display">\[…\]</div> */
+    void *math_ctx;
 } md_options;
 
 /* The extensions' switches, in the order of md/extensions.h: "tables",

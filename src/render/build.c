@@ -77,6 +77,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     local.ms_config = render_now_ms() - t0;
     if (!ok)
         goto done;
+    s.cfg.markdown.math = site_math_render;
+    s.cfg.markdown.math_ctx = &bs->math;
     t = render_now_ms();
     site_load(&s, jobs, d);
     site_load_bibliography(&s, d);
@@ -203,7 +205,9 @@ done:
 bool build_site(const build_options *o, diag_list *d, build_stats *st)
 {
     build_session *s = build_session_new(o);
+    render_math_stats(s, true, NULL);
     bool ok = render_run(s, d, st);
+    render_math_stats(s, false, st);
     build_session_free(s);
     return ok;
 }

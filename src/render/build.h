@@ -30,6 +30,9 @@ typedef struct build_stats {
     size_t pages, posts, tags;
     size_t written, unchanged, removed, copied;
     size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
+    size_t formulas, formulas_rendered; /* met; rendered by KaTeX, not from the cache */
+    size_t engines;  /* KaTeX engines started */
+    double ms_engines; /* starting them */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;
 

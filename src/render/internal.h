@@ -87,6 +87,9 @@ struct build_session {
     last_run *last;             /* the last run, when it was good and said nothing */
     bool check;                 /* SHEAF_CHECK_INCREMENTAL=1: see session.c */
     cache *cache;               /* .sheaf-cache/, or NULL with --no-cache */
+    site_math math;             /* formulas: the cache and KaTeX engines */
+    size_t stats0[3];           /* render_math_stats: the counts at a run's start */
+    double ms0;
     bool cache_warned;          /* its problem was reported once */
     render_sink sink;           /* a run for the check: its outputs go here */
     void *sink_ctx;
@@ -97,5 +100,8 @@ void render_last_run_free(last_run *r);
  * one-shot build_site); a session's run is kept in bs->last when it was
  * good and quiet. */
 bool render_run(build_session *bs, diag_list *d, build_stats *st);
+/* Notes the formula counts at a run's start (begin), or puts what the run
+ * added into st. */
+void render_math_stats(build_session *s, bool begin, build_stats *st);
 
 #endif

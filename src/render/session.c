@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "js/katex.h"
 #include "render/internal.h"
 #include "util/fs.h"
 #include "util/strmap.h"
@@ -47,6 +48,8 @@ build_session *build_session_new(const build_options *o)
         if (!o->write)
             cache_read_only(s->cache);
     }
+    s->math.cache = s->cache;
+    s->math.engines = js_pool_new();
     const char *check = getenv("SHEAF_CHECK_INCREMENTAL");
     s->check = check && !strcmp(check, "1");
     return s;
@@ -61,6 +64,7 @@ void build_session_free(build_session *s)
     free(s->base_url);
     site_source_cache_free(s->sources);
     site_page_cache_free(s->pages);
+    js_pool_free(s->math.engines);
     cache_free(s->cache);
     output_memory_free(s->outputs);
     render_last_run_free(s->last);
@@ -428,8 +432,35 @@ static void check_incremental(build_session *bs)
     pthread_mutex_destroy(&c.mu);
 }
 
+static bool session_run(build_session *s, const char *const *changed, size_t nchanged,
+                        diag_list *d, build_stats *st);
+
+void render_math_stats(build_session *s, bool begin, build_stats *st)
+{
+    double ms;
+    size_t f = atomic_load(&s->math.formulas), r = atomic_load(&s->math.rendered);
+    size_t e = js_pool_started(s->math.engines, &ms);
+    if (begin) {
+        s->stats0[0] = f, s->stats0[1] = r, s->stats0[2] = e, s->ms0 = ms;
+    } else if (st) {
+        st->formulas = f - s->stats0[0];
+        st->formulas_rendered = r - s->stats0[1];
+        st->engines = e - s->stats0[2];
+        st->ms_engines = ms - s->ms0;
+    }
+}
+
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
                        build_stats *st)
+{
+    render_math_stats(s, true, NULL);
+    bool ok = session_run(s, changed, nchanged, d, st);
+    render_math_stats(s, false, st);
+    return ok;
+}
+
+static bool session_run(build_session *s, const char *const *changed, size_t nchanged,
+                        diag_list *d, build_stats *st)
 {
     /* Every run rebuilds the site model and renders every output in
      * memory, which keeps the output exactly build_site's (and unchanged

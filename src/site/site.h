@@ -10,6 +10,7 @@
 #ifndef SHEAF_SITE_H
 #define SHEAF_SITE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -26,6 +27,20 @@ typedef struct site site;
 typedef struct site_source_cache site_source_cache; /* see site_source_read */
 typedef struct site_page_cache site_page_cache;     /* see site_page_cache_new */
 typedef struct page_cache_entry page_cache_entry;
+
+/* ---- formulas (math.c) ---------------------------------------------------- */
+
+/* What rendering formulas needs across the runs of a build session: the
+ * build cache (may be NULL) and a pool of KaTeX engines. */
+typedef struct site_math {
+    struct cache *cache;
+    struct js_pool *engines;
+    atomic_size_t formulas, rendered; /* met, and rendered by KaTeX (not cached) */
+} site_math;
+
+/* md_math_fn for md_options.math, with a site_math as ctx. */
+const char *site_math_render(void *ctx, const md_formula *f, arena *a, const char **error,
+                             long *error_at);
 
 /* ---- configuration (site.yaml) ----------------------------------------- */
 

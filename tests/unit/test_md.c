@@ -830,12 +830,13 @@ TEST(summary_gfm)
 
 TEST(switches)
 {
-    EQ_INT(md_extension_count(), 9);
+    EQ_INT(md_extension_count(), 10);
     EQ_STR(md_extension_name(0), "tables");
     EQ_STR(md_extension_name(6), "heading_anchors");
     EQ_STR(md_extension_name(7), "highlight");
     EQ_STR(md_extension_name(8), "citations");
-    OK(md_extension_name(9) == NULL);
+    EQ_STR(md_extension_name(9), "math");
+    OK(md_extension_name(10) == NULL);
     EQ_INT(md_extension_bit("strikethrough"), 2);
     EQ_INT(md_extension_bit("nope"), 0);
     arena *a = arena_new();
@@ -979,8 +980,8 @@ TEST(citations)
     EQ_STR(p.html, "<p>[@a] @b</p>\n");
     EQ_INT(p.ncites, 0);
     /* switched off */
-    md_options off = { .off = 1u << (md_extension_count() - 1) };
-    EQ_STR(md_extension_name(md_extension_count() - 1), "citations");
+    md_options off = { .off = md_extension_bit("citations") };
+    EQ_STR(md_extension_name(md_extension_count() - 2), "citations");
     md_hooks h = { .cite = fake_cite };
     md_render(str_from("[@a]"), 1, &off, &h, a, &p);
     EQ_STR(p.html, "<p>[@a]</p>\n");

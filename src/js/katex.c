@@ -1,0 +1,275 @@
+/* js/katex.c: KaTeX in Duktape (see katex.h).
+ *
+ * Duktape implements ECMAScript 5.1 and parts of later editions; KaTeX
+ * 0.16 also calls Array.prototype.fill (for matrices), which is added
+ * first. Each engine compiles katex.min.js once, then keeps a small
+ * wrapper function on its value stack and calls it per formula. KaTeX's
+ * `output: "mathml"` gives `<span class="katex"><math …>…</math></span>`;
+ * the <span> is dropped. A ParseError's `position` counts UTF-16 units of
+ * the TeX, turned here into a byte offset. */
+#include <duktape.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "js/katex.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+extern const unsigned char js_katex_source[];
+extern const size_t js_katex_source_len;
+
+static const char polyfill[] =
+    "if (!Array.prototype.fill) {\n"
+    "  Object.defineProperty(Array.prototype, 'fill', {\n"
+    "    value: function (v, start, end) {\n"
+    "      var n = this.length >>> 0;\n"
+    "      var s = start === undefined ? 0 : start >> 0;\n"
+    "      var e = end === undefined ? n : end >> 0;\n"
+    "      s = s < 0 ? Math.max(n + s, 0) : Math.min(s, n);\n"
+    "      e = e < 0 ? Math.max(n + e, 0) : Math.min(e, n);\n"
+    "      for (var i = s; i < e; i++) this[i] = v;\n"
+    "      return this;\n"
+    "    }, writable: true, configurable: true });\n"
+    "}\n";
+
+static const char wrapper[] =
+    "(function (tex, display) {\n"
+    "  return katex.renderToString(tex, {output: 'mathml', displayMode: display,\n"
+    "                                    throwOnError: true});\n"
+    "})";
+
+struct js_katex {
+    duk_context *ctx; /* stack: [wrapper] */
+};
+
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+static char version[96];
+
+static void make_version(void)
+{
+    uint64_t h = hash_bytes(js_katex_source, js_katex_source_len);
+    /* "version:"0.16.4"" as the minified source writes it */
+    const char *v = NULL;
+    size_t vl = 0;
+    const char *s = (const char *)js_katex_source;
+    const char *k = memmem(s, js_katex_source_len, "version:\"", 9);
+    if (k) {
+        v = k + 9;
+        vl = strcspn(v, "\"");
+        if (vl > 16)
+            vl = 0;
+    }
+    snprintf(version, sizeof version, "katex-%.*s-%016llx/duktape-%ld", (int)vl, v ? v : "",
+             (unsigned long long)h, (long)DUK_VERSION);
+}
+
+const char *js_katex_version(void)
+{
+    pthread_once(&version_once, make_version);
+    return version;
+}
+
+static void fatal(void *udata, const char *msg)
+{
+    (void)udata;
+    fprintf(stderr, "sheaf: the JavaScript engine failed: %s\n", msg ? msg : "?");
+    abort();
+}
+
+/* Runs source (named name) and pops its value; false with the error in
+ * error. */
+static bool run(duk_context *ctx, const char *src, size_t len, const char *name, buf *error)
+{
+    duk_push_lstring(ctx, src, len);
+    duk_push_string(ctx, name);
+    if (duk_pcompile(ctx, 0) != 0 || duk_pcall(ctx, 0) != 0) {
+        buf_printf(error, "%s: %s", name, duk_safe_to_string(ctx, -1));
+        duk_pop(ctx);
+        return false;
+    }
+    duk_pop(ctx);
+    return true;
+}
+
+js_katex *js_katex_new(buf *error)
+{
+    duk_context *ctx = duk_create_heap(NULL, NULL, NULL, NULL, fatal);
+    if (!ctx) {
+        buf_puts(error, "cannot create a JavaScript heap");
+        return NULL;
+    }
+    if (!run(ctx, polyfill, sizeof polyfill - 1, "polyfill.js", error) ||
+        !run(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error)) {
+        duk_destroy_heap(ctx);
+        return NULL;
+    }
+    duk_push_string(ctx, wrapper);
+    duk_push_string(ctx, "wrapper.js");
+    if (duk_pcompile(ctx, DUK_COMPILE_EVAL) != 0 || duk_pcall(ctx, 0) != 0 || !duk_is_function(ctx, -1)) {
+        buf_printf(error, "wrapper.js: %s", duk_safe_to_string(ctx, -1));
+        duk_destroy_heap(ctx);
+        return NULL;
+    }
+    js_katex *k = xcalloc(1, sizeof *k);
+    k->ctx = ctx;
+    return k;
+}
+
+void js_katex_free(js_katex *k)
+{
+    if (!k)
+        return;
+    duk_destroy_heap(k->ctx);
+    free(k);
+}
+
+/* The byte offset in tex of UTF-16 unit `units`. */
+static long utf16_to_byte(const char *tex, size_t len, long units)
+{
+    size_t i = 0;
+    long u = 0;
+    while (i < len && u < units) {
+        unsigned char c = (unsigned char)tex[i];
+        size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        u += n == 4 ? 2 : 1;
+        i += n;
+    }
+    return (long)(i < len ? i : len);
+}
+
+/* KaTeX's message without the quote of the input it appends (" at
+ * position 5: …x^{̲…"), which the caller shows as a line and column. */
+static void put_message(buf *out, const char *msg)
+{
+    const char *cut = strstr(msg, " at position ");
+    const char *end_in = strstr(msg, " at end of input: ");
+    if (end_in && (!cut || end_in < cut)) {
+        buf_put(out, msg, (size_t)(end_in - msg));
+        buf_puts(out, " at end of input");
+    } else if (cut) {
+        buf_put(out, msg, (size_t)(cut - msg));
+    } else {
+        buf_puts(out, msg);
+    }
+}
+
+bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf *out,
+                     long *error_at)
+{
+    duk_context *ctx = k->ctx;
+    *error_at = -1;
+    duk_dup(ctx, -1);
+    duk_push_lstring(ctx, tex, len);
+    duk_push_boolean(ctx, display);
+    if (duk_pcall(ctx, 2) != 0) {
+        const char *msg = NULL;
+        if (duk_is_object(ctx, -1)) {
+            if (duk_get_prop_string(ctx, -1, "position") && duk_is_number(ctx, -1))
+                *error_at = utf16_to_byte(tex, len, (long)duk_get_number(ctx, -1));
+            duk_pop(ctx);
+            duk_get_prop_string(ctx, -1, "message");
+            msg = duk_is_string(ctx, -1) ? duk_get_string(ctx, -1) : NULL;
+            if (msg)
+                put_message(out, msg);
+            duk_pop(ctx);
+        }
+        if (!msg)
+            buf_printf(out, "KaTeX: %s", duk_safe_to_string(ctx, -1));
+        duk_pop(ctx);
+        return false;
+    }
+    size_t n;
+    const char *s = duk_safe_to_lstring(ctx, -1, &n);
+    static const char open[] = "<span class=\"katex\">", close[] = "</span>";
+    if (n >= sizeof open - 1 + sizeof close - 1 && !memcmp(s, open, sizeof open - 1) &&
+        !memcmp(s + n - (sizeof close - 1), close, sizeof close - 1)) {
+        s += sizeof open - 1;
+        n -= sizeof open - 1 + sizeof close - 1;
+    }
+    buf_put(out, s, n);
+    duk_pop(ctx);
+    return true;
+}
+
+/* ---- the pool ---- */
+
+struct js_pool {
+    pthread_mutex_t mu;
+    js_katex **idle;
+    size_t nidle, cap;
+    size_t started;
+    double ms;
+};
+
+js_pool *js_pool_new(void)
+{
+    js_pool *p = xcalloc(1, sizeof *p);
+    pthread_mutex_init(&p->mu, NULL);
+    return p;
+}
+
+void js_pool_free(js_pool *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nidle; i++)
+        js_katex_free(p->idle[i]);
+    free(p->idle);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+js_katex *js_pool_take(js_pool *p, buf *error)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->nidle) {
+        js_katex *k = p->idle[--p->nidle];
+        pthread_mutex_unlock(&p->mu);
+        return k;
+    }
+    pthread_mutex_unlock(&p->mu);
+    double t0 = now_ms();
+    js_katex *k = js_katex_new(error);
+    double t = now_ms() - t0;
+    pthread_mutex_lock(&p->mu);
+    if (k) {
+        p->started++;
+        p->ms += t;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return k;
+}
+
+void js_pool_give(js_pool *p, js_katex *k)
+{
+    if (!k)
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (p->nidle == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 4;
+        p->idle = xrealloc(p->idle, p->cap * sizeof *p->idle);
+    }
+    p->idle[p->nidle++] = k;
+    pthread_mutex_unlock(&p->mu);
+}
+
+size_t js_pool_started(js_pool *p, double *ms)
+{
+    pthread_mutex_lock(&p->mu);
+    size_t n = p->started;
+    if (ms)
+        *ms = p->ms;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}

@@ -1,0 +1,181 @@
+/* md/mathscan.c: the math delimiter rules (see mathscan.h). Pure functions
+ * over bytes; md/math.c calls them from cmark-gfm's parser hooks. */
+#include <string.h>
+
+#include "md/mathscan.h"
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_space(s[i]))
+            return false;
+    return true;
+}
+
+/* `\text{…}` at s[i] (a backslash): the offset just past its closing
+ * brace, or 0 when it is not one or its braces never balance. */
+static size_t skip_text(const char *s, size_t n, size_t i)
+{
+    if (n - i < 6 || memcmp(s + i, "\\text{", 6))
+        return 0;
+    int depth = 0;
+    for (size_t j = i + 5; j < n; j++) {
+        if (s[j] == '\\') {
+            j++;
+        } else if (s[j] == '{') {
+            depth++;
+        } else if (s[j] == '}' && --depth == 0) {
+            return j + 1;
+        }
+    }
+    return 0;
+}
+
+static bool done(md_math_span *m, size_t tex, size_t tex_end, size_t end, bool display,
+                 const char *s)
+{
+    if (blank(s + tex, tex_end - tex))
+        return false;
+    m->tex = tex;
+    m->tex_len = tex_end - tex;
+    m->end = end;
+    m->display = display;
+    return true;
+}
+
+static bool scan_display(const char *s, size_t n, size_t at, md_math_span *m)
+{
+    for (size_t i = at + 2; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '$' && i + 1 < n && s[i + 1] == '$')
+            return done(m, at + 2, i, i + 2, true, s);
+    }
+    return false;
+}
+
+static bool scan_dollar(const char *s, size_t n, size_t at, md_math_span *m)
+{
+    size_t i = at + 1;
+    if (i >= n || is_space(s[i]))
+        return false;
+    while (i < n) {
+        char c = s[i];
+        if (c == '\\') {
+            size_t t = skip_text(s, n, i);
+            i = t ? t : i + 2;
+        } else if (is_space(c)) {
+            while (i < n && is_space(s[i]))
+                i++;
+            if (i < n && s[i] == '$')
+                return false; /* "$5 and $10": a space before the closer */
+        } else if (c == '$') {
+            if (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')
+                return false; /* "$x$5" */
+            return done(m, at + 1, i, i + 1, false, s);
+        } else {
+            i++;
+        }
+    }
+    return false;
+}
+
+static bool scan_paren(const char *s, size_t n, size_t at, md_math_span *m)
+{
+    for (size_t i = at + 2; i + 1 < n; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == ')')
+            return done(m, at + 2, i, i + 2, false, s);
+        i++;
+    }
+    return false;
+}
+
+bool md_math_scan(const char *s, size_t n, size_t at, md_math_span *m)
+{
+    if (at >= n)
+        return false;
+    if (s[at] == '$')
+        return at + 1 < n && s[at + 1] == '$' ? scan_display(s, n, at, m) : scan_dollar(s, n, at, m);
+    if (s[at] == '\\' && at + 1 < n && s[at + 1] == '(')
+        return scan_paren(s, n, at, m);
+    return false;
+}
+
+/* The length of s without trailing spaces. */
+static size_t rtrim(const char *s, size_t n)
+{
+    while (n && is_space(s[n - 1]))
+        n--;
+    return n;
+}
+
+/* Is s[k] preceded by an odd number of backslashes (from s[0])? */
+static bool escaped(const char *s, size_t k)
+{
+    size_t b = 0;
+    while (b < k && s[k - 1 - b] == '\\')
+        b++;
+    return b & 1;
+}
+
+bool md_math_block_closes(const char *s, size_t n, char closer, size_t *tail)
+{
+    size_t e = rtrim(s, n);
+    if (e < 2)
+        return false;
+    if (closer == '$') {
+        if (s[e - 1] != '$' || s[e - 2] != '$' || escaped(s, e - 2))
+            return false;
+    } else {
+        if (s[e - 1] != ']' || s[e - 2] != '\\' || escaped(s, e - 2))
+            return false;
+    }
+    *tail = n - (e - 2);
+    return true;
+}
+
+bool md_math_block_open(const char *s, size_t n, char *closer, size_t *opener_len, bool *closed)
+{
+    if (n < 2)
+        return false;
+    *opener_len = 2;
+    size_t tail;
+    if (s[0] == '$' && s[1] == '$') {
+        *closer = '$';
+        /* the first `$$` after the opener (backslash pairs skipped) */
+        for (size_t i = 2; i + 1 < n; i++) {
+            if (s[i] == '\\') {
+                i++;
+                continue;
+            }
+            if (s[i] == '$' && s[i + 1] == '$') {
+                /* closed on this line: a block only when nothing but
+                 * spaces follows, and something is inside */
+                if (!blank(s + i + 2, n - i - 2) || blank(s + 2, i - 2))
+                    return false;
+                *closed = true;
+                return true;
+            }
+        }
+        *closed = false;
+        return true;
+    }
+    if (s[0] == '\\' && s[1] == '[') {
+        *closer = ']';
+        if (n >= 4 && md_math_block_closes(s + 2, n - 2, ']', &tail)) {
+            if (blank(s + 2, n - 2 - tail))
+                return false;
+            *closed = true;
+            return true;
+        }
+        if (memchr(s + 2, ']', n - 2))
+            return false; /* `\[not math]`: an escaped bracket */
+        *closed = false;
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,52 @@
+/* md/mathscan.h: where a formula starts and ends in Markdown text — the
+ * delimiter rules of the math extension (md/math.c), kept apart from
+ * cmark-gfm so they can be tested and fuzzed on their own.
+ *
+ * Inline, in the text of a paragraph, heading or table cell (Pandoc's
+ * rules, so prices stay prices):
+ *  - `$…$`: the opening `$` is followed by a non-space character; a
+ *    closing `$` is preceded by a non-space character; a space (or line
+ *    break) followed by a `$` ends the attempt (no formula here: "it cost
+ *    $5 and $10" stays text), and so does a closing `$` followed by a digit.
+ *    Inside, a backslash takes the next character with it (`\$` does not
+ *    close), and `\text{…}` is skipped with its braces balanced (it may
+ *    hold `$`).
+ *  - `$$…$$`: display math; the first `$$` after the opener closes it (again
+ *    with backslash pairs skipped). Not empty.
+ *  - `\(…\)`: inline math; the first `\)` closes it (backslash pairs
+ *    skipped). Not empty.
+ * A backslash right before an opener (`\$`) is Markdown's escape and never
+ * reaches the scanner. Line breaks may sit inside any of them.
+ *
+ * Display blocks, whole lines (md_math_block_open): a line starting with
+ * `$$`, or with `\[` when it ends with `\]` or has no other `]`, opens a
+ * display block, unless a closing `$$` sits in the middle of that line
+ * (then it is inline text); the block ends with the first line ending in
+ * `$$` (`\]`), which may be the opening line itself. */
+#ifndef SHEAF_MD_MATHSCAN_H
+#define SHEAF_MD_MATHSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct md_math_span {
+    size_t tex;     /* offset of the TeX (after the opener) */
+    size_t tex_len;
+    size_t end;     /* offset just past the closer */
+    bool display;
+} md_math_span;
+
+/* Is there a formula at s[at] (a '$', or the '\' of "\(")? Fills m. */
+bool md_math_scan(const char *s, size_t n, size_t at, md_math_span *m);
+
+/* Does a display block open on this line (s[0..n), from its first
+ * non-space character, without the line ending)? Sets *closer to '$' or
+ * ']' (the closer to look for), *opener_len to the opener's length (2),
+ * and *closed when the line also closes it. */
+bool md_math_block_open(const char *s, size_t n, char *closer, size_t *opener_len, bool *closed);
+
+/* Does this line (without its ending) close a display block of `closer`?
+ * Sets *tail to the length of the closer and what follows it (spaces). */
+bool md_math_block_closes(const char *s, size_t n, char closer, size_t *tail);
+
+#endif

@@ -1,0 +1,77 @@
+/* fuzz_math: libFuzzer target over the math delimiter rules
+ * (md/mathscan.c) and the math extension inside the Markdown stage.
+ *
+ * Input: one byte of mode, then text. Mode bit 0: scan for a formula at
+ * every offset and check the span stays inside the text, in order; also
+ * try every line as the opening and closing line of a display block.
+ * Mode bit 1: render the text as a page body with a renderer that fails on
+ * some formulas (so error positions are computed), checking positions lie
+ * in the body. Seed corpus: tests/fuzz/corpus/math/ (see CMakeLists.txt). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md/mathscan.h"
+#include "md/md.h"
+#include "util/arena.h"
+
+static const char *renderer(void *ctx, const md_formula *f, arena *a, const char **error, long *at)
+{
+    (void)ctx;
+    if (f->len && f->tex[f->len - 1] == '!') {
+        *error = "bad";
+        *at = f->len & 1 ? (long)f->len - 1 : -1;
+        return NULL;
+    }
+    return arena_printf(a, "<math>%zu</math>", f->len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > 1 << 15)
+        return 0;
+    unsigned mode = data[0];
+    const char *s = (const char *)data + 1;
+    size_t n = size - 1;
+    if (mode & 1) {
+        for (size_t at = 0; at < n; at++) {
+            md_math_span m;
+            if (md_math_scan(s, n, at, &m)) {
+                if (m.tex <= at || m.tex + m.tex_len > m.end || m.end > n)
+                    abort();
+            }
+        }
+        size_t start = 0;
+        while (start <= n) {
+            const char *nl = memchr(s + start, '\n', n - start);
+            size_t len = (nl ? (size_t)(nl - s) : n) - start;
+            char closer;
+            size_t olen, tail;
+            bool closed;
+            if (md_math_block_open(s + start, len, &closer, &olen, &closed) && olen > len)
+                abort();
+            if (md_math_block_closes(s + start, len, '$', &tail) && tail > len)
+                abort();
+            if (md_math_block_closes(s + start, len, ']', &tail) && tail > len)
+                abort();
+            if (!nl)
+                break;
+            start += len + 1;
+        }
+    }
+    if (mode & 2) {
+        arena *a = arena_new();
+        md_options o = { .unsafe = true, .math = mode & 4 ? renderer : NULL };
+        md_result r;
+        md_render(str_make(s, n), 1, &o, NULL, a, &r);
+        size_t lines = 1;
+        for (size_t i = 0; i < n; i++) /* \n, \r\n and \r end lines */
+            lines += s[i] == '\n' || (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n'));
+        for (size_t i = 0; i < r.nproblems; i++)
+            if (r.problems[i].line < 1 || (size_t)r.problems[i].line > lines + 1)
+                abort();
+        arena_free(a);
+    }
+    return 0;
+}

@@ -1,0 +1,301 @@
+/* test_math: math in Markdown — the delimiter rules (md/mathscan.c, each
+ * branch), the extension in md_render (what reaches the TeX, what stays
+ * Markdown, positions of errors), and KaTeX in Duktape (src/js). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "js/katex.h"
+#include "md/md.h"
+#include "md/mathscan.h"
+
+/* ---- the scanner ---- */
+
+/* The formula at the start of s, as "tex|d" (display) or "tex|i", and
+ * what follows it after '@'; "-" when there is none. */
+static char got[256];
+
+static const char *scan(const char *s)
+{
+    md_math_span m;
+    size_t at = s[0] == '\\' ? 0 : 0;
+    if (!md_math_scan(s, strlen(s), at, &m))
+        return "-";
+    snprintf(got, sizeof got, "%.*s|%c@%s", (int)m.tex_len, s + m.tex, m.display ? 'd' : 'i', s + m.end);
+    return got;
+}
+
+TEST(dollar_inline)
+{
+    EQ_STR(scan("$x$"), "x|i@");
+    EQ_STR(scan("$a*b*c$ rest"), "a*b*c|i@ rest");
+    EQ_STR(scan("$a b$"), "a b|i@");            /* inner spaces are fine */
+    EQ_STR(scan("$a\nb$"), "a\nb|i@");          /* so is a line break */
+    EQ_STR(scan("$x$."), "x|i@.");
+    /* the opener must be followed by a non-space */
+    EQ_STR(scan("$ x$"), "-");
+    EQ_STR(scan("$\nx$"), "-");
+    EQ_STR(scan("$"), "-");
+    /* a space before a `$` ends the attempt: prices stay text */
+    EQ_STR(scan("$5 and $10"), "-");
+    EQ_STR(scan("$x $"), "-");
+    EQ_STR(scan("$x \n$"), "-");
+    /* the closer may not be followed by a digit */
+    EQ_STR(scan("$x$5"), "-");
+    EQ_STR(scan("$x$a"), "x|i@a");
+    /* no closer */
+    EQ_STR(scan("$x"), "-");
+    EQ_STR(scan("$x y"), "-");
+    /* a backslash takes the next character: `\$` does not close */
+    EQ_STR(scan("$\\$x$"), "\\$x|i@");
+    EQ_STR(scan("$a\\\\$"), "a\\\\|i@");
+    EQ_STR(scan("$a\\"), "-");
+    /* \text{…} may hold `$` and spaces before it */
+    EQ_STR(scan("$\\text{costs $5} x$"), "\\text{costs $5} x|i@");
+    EQ_STR(scan("$\\text{a {b} c}$"), "\\text{a {b} c}|i@");
+    EQ_STR(scan("$\\text{\\}$}$"), "\\text{\\}$}|i@");
+    /* unbalanced: an ordinary backslash pair, then on */
+    EQ_STR(scan("$\\text{x$"), "\\text{x|i@");
+    EQ_STR(scan("$\\tex$"), "\\tex|i@");
+    EQ_STR(scan("$\\text$"), "\\text|i@");
+}
+
+TEST(dollar_display)
+{
+    EQ_STR(scan("$$x$$"), "x|d@");
+    EQ_STR(scan("$$ x = 1 $$ after"), " x = 1 |d@ after");
+    EQ_STR(scan("$$a\n\\\\ b$$"), "a\n\\\\ b|d@");
+    EQ_STR(scan("$$a\\$$$"), "a\\$|d@");       /* `\$` then the closer */
+    EQ_STR(scan("$$x$"), "-");
+    EQ_STR(scan("$$x"), "-");
+    EQ_STR(scan("$$$$"), "-");                  /* empty */
+    EQ_STR(scan("$$  $$"), "-");                /* blank */
+    EQ_STR(scan("$$"), "-");
+    EQ_STR(scan("$$a\\"), "-");
+}
+
+TEST(paren_inline)
+{
+    EQ_STR(scan("\\(x\\)"), "x|i@");
+    EQ_STR(scan("\\( a*b \\) z"), " a*b |i@ z");
+    EQ_STR(scan("\\(a\\\\)b\\)"), "a\\\\)b|i@");  /* `\\` is a pair, `)` not a closer */
+    EQ_STR(scan("\\(a\\$b\\)"), "a\\$b|i@");
+    EQ_STR(scan("\\(x"), "-");
+    EQ_STR(scan("\\(x)"), "-");
+    EQ_STR(scan("\\(\\)"), "-");                /* empty */
+    EQ_STR(scan("\\( \\)"), "-");
+    EQ_STR(scan("\\("), "-");
+    EQ_STR(scan("\\x"), "-");
+    EQ_STR(scan("x"), "-");
+    md_math_span m;
+    OK(!md_math_scan("$x$", 3, 3, &m)); /* past the end */
+    OK(md_math_scan("a $x$", 5, 2, &m) && m.tex == 3 && m.end == 5);
+}
+
+static const char *opens(const char *line)
+{
+    char closer;
+    size_t olen;
+    bool closed;
+    if (!md_math_block_open(line, strlen(line), &closer, &olen, &closed))
+        return "-";
+    snprintf(got, sizeof got, "%c%s%zu", closer, closed ? "closed" : "open", olen);
+    return got;
+}
+
+TEST(block_lines)
+{
+    EQ_STR(opens("$$"), "$open2");
+    EQ_STR(opens("$$   "), "$open2");
+    EQ_STR(opens("$$\\begin{aligned}"), "$open2");
+    EQ_STR(opens("$$ x $$"), "$closed2");
+    EQ_STR(opens("$$ x $$  "), "$closed2");
+    EQ_STR(opens("$$ x $$ and text"), "-");   /* inline display math in a paragraph */
+    EQ_STR(opens("$$$$"), "-");
+    EQ_STR(opens("$$ \\$$"), "$open2");        /* `\$` then `$`: not a closer */
+    EQ_STR(opens("$x$"), "-");
+    EQ_STR(opens("$"), "-");
+    EQ_STR(opens("\\["), "]open2");
+    EQ_STR(opens("\\[ x = 1"), "]open2");
+    EQ_STR(opens("\\[ x \\]"), "]closed2");
+    EQ_STR(opens("\\[ a_{[i]} \\]"), "]closed2");
+    EQ_STR(opens("\\[not math]"), "-");        /* an escaped bracket */
+    EQ_STR(opens("\\[ \\]"), "-");
+    EQ_STR(opens("\\[ x \\\\]"), "-");         /* `\\` then `]`: has a `]` */
+    EQ_STR(opens("\\x"), "-");
+    EQ_STR(opens("x"), "-");
+    size_t tail;
+    OK(md_math_block_closes("x $$", 4, '$', &tail) && tail == 2);
+    OK(md_math_block_closes("$$  ", 4, '$', &tail) && tail == 4);
+    OK(!md_math_block_closes("x \\$$", 5, '$', &tail));
+    OK(!md_math_block_closes("x $", 3, '$', &tail));
+    OK(!md_math_block_closes("$", 1, '$', &tail));
+    OK(md_math_block_closes("\\]", 2, ']', &tail) && tail == 2);
+    OK(!md_math_block_closes("\\\\]", 3, ']', &tail));
+    OK(!md_math_block_closes("x]", 2, ']', &tail));
+    OK(!md_math_block_closes("x )", 3, ']', &tail));
+}
+
+/* ---- in md_render, without a renderer (the TeX is written escaped) ---- */
+
+static const char *render(const char *md, const md_options *o)
+{
+    static char out[4096];
+    arena *a = arena_new();
+    md_result r;
+    md_render(str_make(md, strlen(md)), 1, o, NULL, a, &r);
+    snprintf(out, sizeof out, "%s", r.html);
+    arena_free(a);
+    return out;
+}
+
+TEST(markdown_never_touches_tex)
+{
+    md_options o = { 0 };
+    EQ_STR(render("$a*b*c$ and *em*\n", &o),
+           "<p><span class=\"math inline\">\\(a*b*c\\)</span> and <em>em</em></p>\n");
+    EQ_STR(render("\\(a_1 *b* \\\\ c\\)\n", &o),
+           "<p><span class=\"math inline\">\\(a_1 *b* \\\\ c\\)</span></p>\n");
+    EQ_STR(render("it cost $5 and $10, \\$ too\n", &o), "<p>it cost $5 and $10, $ too</p>\n");
+    EQ_STR(render("\\(not closed and \\[bracket]\n", &o), "<p>(not closed and [bracket]</p>\n");
+    EQ_STR(render("\\\\(x\\)\n", &o), "<p>\\(x)</p>\n");
+    EQ_STR(render("`$x$` [$y$](u)\n", &o),
+           "<p><code>$x$</code> <a href=\"u\"><span class=\"math inline\">\\(y\\)</span></a></p>\n");
+    EQ_STR(render("a $$x^2$$ b\n", &o),
+           "<p>a <span class=\"math display\">\\[x^2\\]</span> b</p>\n");
+    /* a display block: no Markdown inside (no list, no heading, `\\` kept) */
+    EQ_STR(render("$$\n\\begin{pmatrix}\na & b \\\\\n- c & d\n\\end{pmatrix}\n$$\nafter\n", &o),
+           "<div class=\"math display\">\\[\\begin{pmatrix}\na &amp; b \\\\\n- c &amp; d\n"
+           "\\end{pmatrix}\\]</div>\n<p>after</p>\n");
+    EQ_STR(render("text\n\\[ E = mc^2 \\]\n", &o),
+           "<p>text</p>\n<div class=\"math display\">\\[ E = mc^2 \\]</div>\n");
+    EQ_STR(render("$$x\n===\n$$\n", &o), "<div class=\"math display\">\\[x\n===\\]</div>\n");
+    EQ_STR(render("```math\n\\int_0^1 f\n```\n", &o),
+           "<div class=\"math display\">\\[\\int_0^1 f\\]</div>\n");
+    EQ_STR(render("> $$\n> x\n> $$\n", &o),
+           "<blockquote>\n<div class=\"math display\">\\[x\\]</div>\n</blockquote>\n");
+    EQ_STR(render("- $$\n  x\n  $$\n- b\n", &o),
+           "<ul>\n<li>\n<div class=\"math display\">\\[x\\]</div>\n</li>\n<li>b</li>\n</ul>\n");
+    /* markdown.math: false — all Markdown again */
+    o.off = md_extension_bit("math");
+    OK(o.off != 0);
+    EQ_STR(render("$a*b*c$ \\(x\\)\n", &o), "<p>$a<em>b</em>c$ (x)</p>\n");
+    EQ_STR(render("```math\nx\n```\n", &o),
+           "<pre tabindex=\"0\"><code class=\"language-math\">x\n</code></pre>\n");
+}
+
+/* A renderer that fails on formulas holding '!' (at that byte). */
+static const char *fake(void *ctx, const md_formula *f, arena *a, const char **error, long *at)
+{
+    (*(int *)ctx)++;
+    const char *bang = memchr(f->tex, '!', f->len);
+    if (bang) {
+        *error = "bad formula";
+        *at = bang - f->tex;
+        return NULL;
+    }
+    return arena_printf(a, "<math%s>%s</math>", f->display ? " display=\"block\"" : "", f->tex);
+}
+
+TEST(renderer_and_error_positions)
+{
+    int calls = 0;
+    md_options o = { .math = fake, .math_ctx = &calls };
+    arena *a = arena_new();
+    md_result r;
+    const char *md = "Text $x$ and $a!b$.\n"
+                     "\n"
+                     "> $$\n"
+                     ">   y\n"
+                     ">   z!\n"
+                     "> $$\n"
+                     "\n"
+                     "```math\n"
+                     "!\n"
+                     "```\n"
+                     "\n"
+                     "$$\n"
+                     "never closed\n";
+    md_render(str_make(md, strlen(md)), 10, &o, NULL, a, &r);
+    EQ_INT(calls, 4);
+    OK(strstr(r.html, "<p>Text <math>x</math> and .</p>") != NULL);
+    EQ_INT(r.nproblems, 4);
+    if (r.nproblems == 4) {
+        /* body line 1 is file line 10 */
+        EQ_INT(r.problems[0].line, 10);
+        EQ_INT(r.problems[0].col, 16);
+        EQ_STR(r.problems[0].message, "bad formula");
+        EQ_INT(r.problems[1].line, 14);
+        EQ_INT(r.problems[1].col, 6);
+        EQ_INT(r.problems[2].line, 18);
+        EQ_INT(r.problems[2].col, 1);
+        EQ_INT(r.problems[3].line, 21);
+        EQ_INT(r.problems[3].col, 1);
+        EQ_STR(r.problems[3].message, "display math opened here is never closed (a line ending with $$)");
+        OK(r.problems[0].error && r.problems[3].error);
+    }
+    arena_free(a);
+}
+
+/* ---- KaTeX in Duktape ---- */
+
+TEST(katex)
+{
+    buf err = BUF_INIT, out = BUF_INIT;
+    js_katex *k = js_katex_new(&err);
+    OK(k != NULL);
+    if (!k) {
+        fprintf(stderr, "%s\n", err.data);
+        return;
+    }
+    long at;
+    OK(js_katex_render(k, "a*b", 3, false, &out, &at));
+    OK(strncmp(out.data, "<math xmlns=\"http://www.w3.org/1998/Math/MathML\"><semantics>", 60) == 0);
+    OK(strstr(out.data, "<annotation encoding=\"application/x-tex\">a*b</annotation>") != NULL);
+    OK(strstr(out.data, "</math>") == out.data + out.len - 7);
+    buf_reset(&out);
+    /* matrices need Array.prototype.fill */
+    const char *pm = "\\begin{pmatrix}a & b\\\\ c & d\\end{pmatrix}";
+    OK(js_katex_render(k, pm, strlen(pm), true, &out, &at));
+    OK(strstr(out.data, "display=\"block\"") != NULL);
+    OK(strstr(out.data, "<mtable") != NULL);
+    buf_reset(&out);
+    /* errors: KaTeX's message, the byte offset (é is two bytes, one unit) */
+    const char *bad = "\\text{é} \\foo";
+    OK(!js_katex_render(k, bad, strlen(bad), false, &out, &at));
+    EQ_STR(out.data, "KaTeX parse error: Undefined control sequence: \\foo");
+    EQ_INT(at, 10);
+    buf_reset(&out);
+    OK(!js_katex_render(k, "x^{2", 4, false, &out, &at));
+    EQ_STR(out.data, "KaTeX parse error: Expected '}', got 'EOF' at end of input");
+    EQ_INT(at, 4);
+    /* still fine after errors */
+    buf_reset(&out);
+    OK(js_katex_render(k, "x", 1, false, &out, &at));
+    js_katex_free(k);
+    OK(strncmp(js_katex_version(), "katex-0.16.", 11) == 0);
+    OK(strstr(js_katex_version(), "/duktape-") != NULL);
+    /* the pool: one engine, reused */
+    js_pool *p = js_pool_new();
+    js_katex *a = js_pool_take(p, &err);
+    js_pool_give(p, a);
+    js_katex *b = js_pool_take(p, &err);
+    OK(a == b);
+    js_pool_give(p, b);
+    EQ_INT(js_pool_started(p, NULL), 1);
+    js_pool_free(p);
+    buf_release(&err);
+    buf_release(&out);
+}
+
+int main(void)
+{
+    RUN(dollar_inline);
+    RUN(dollar_display);
+    RUN(paren_inline);
+    RUN(block_lines);
+    RUN(markdown_never_touches_tex);
+    RUN(renderer_and_error_positions);
+    RUN(katex);
+    return harness_done();
+}
