@@ -2,8 +2,11 @@
  *
  * Duktape implements ECMAScript 5.1 and parts of later editions; KaTeX
  * 0.16 also calls Array.prototype.fill (for matrices), which is added
- * first. Each engine compiles katex.min.js once, then keeps a small
- * wrapper function on its value stack and calls it per formula. KaTeX's
+ * first. Each engine loads KaTeX once — from the bytecode made at build
+ * time when the Duktape library it runs with is the one that made it
+ * (Duktape does not check bytecode: a different version could misread
+ * it), else by compiling katex.min.js — then keeps a small wrapper
+ * function on its value stack and calls it per formula. KaTeX's
  * `output: "mathml"` gives `<span class="katex"><math …>…</math></span>`;
  * the <span> is dropped. A ParseError's `position` counts UTF-16 units of
  * the TeX, turned here into a byte offset. */
@@ -21,6 +24,9 @@
 
 extern const unsigned char js_katex_source[];
 extern const size_t js_katex_source_len;
+/* katex.min.js compiled by the Duktape of the build (src/js/gen) */
+extern const unsigned char js_katex_bytecode[];
+extern const size_t js_katex_bytecode_len;
 
 static const char polyfill[] =
     "if (!Array.prototype.fill) {\n"
@@ -95,6 +101,28 @@ static bool run(duk_context *ctx, const char *src, size_t len, const char *name,
     return true;
 }
 
+/* Loads and runs the embedded bytecode when the running Duktape is the
+ * version sheaf was compiled with; false (nothing done) otherwise. */
+static bool run_bytecode(duk_context *ctx)
+{
+    if (!js_katex_bytecode_len)
+        return false;
+    duk_eval_string(ctx, "Duktape.version");
+    bool same = duk_get_number(ctx, -1) == (double)DUK_VERSION;
+    duk_pop(ctx);
+    if (!same)
+        return false;
+    void *p = duk_push_fixed_buffer(ctx, js_katex_bytecode_len);
+    memcpy(p, js_katex_bytecode, js_katex_bytecode_len);
+    duk_load_function(ctx);
+    if (duk_pcall(ctx, 0) != 0) {
+        duk_pop(ctx);
+        return false;
+    }
+    duk_pop(ctx);
+    return true;
+}
+
 js_katex *js_katex_new(buf *error)
 {
     duk_context *ctx = duk_create_heap(NULL, NULL, NULL, NULL, fatal);
@@ -103,7 +131,8 @@ js_katex *js_katex_new(buf *error)
         return NULL;
     }
     if (!run(ctx, polyfill, sizeof polyfill - 1, "polyfill.js", error) ||
-        !run(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error)) {
+        (!run_bytecode(ctx) &&
+         !run(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error))) {
         duk_destroy_heap(ctx);
         return NULL;
     }
