@@ -30,7 +30,7 @@
 #include "hl/hl.h"
 #include "md/internal.h"
 
-const md_ext md_ext_highlight = { 0, NULL, NULL, NULL };
+const md_ext md_ext_highlight = { 0 };
 
 typedef struct code_opts {
     int linenos;      /* -1: the site's default */

@@ -27,10 +27,6 @@ typedef struct md_ext {
     /* Readies a new parser: attaches the cmark-gfm syntax extension(s) it
      * needs (cmark_find_syntax_extension, or one made here). */
     void (*attach)(cmark_parser *p);
-    /* The same, for an extension that needs the page's walk while parsing
-     * (its arena, its allocator), on the thread that parses. These run
-     * before every `attach`, so their block starts are tried first. */
-    void (*attach_walk)(md_walk *w, cmark_parser *p);
     /* Whether `render` writes this node (a node of the extension's own
      * types, or one it has marked, like a task list item). */
     bool (*owns)(cmark_node *n);
@@ -39,6 +35,10 @@ typedef struct md_ext {
      * the node: it is also used to close the elements still open at a
      * `<!--more-->` inside the node. */
     void (*render)(md_walk *w, buf *out, cmark_node *n, bool entering);
+    /* Like attach, for an extension that needs the page's walk while
+     * parsing (its arena, its allocator), on the thread that parses. These
+     * run before every `attach`, so their block starts are tried first. */
+    void (*attach_walk)(md_walk *w, cmark_parser *p);
 } md_ext;
 
 enum {
