@@ -124,7 +124,7 @@ static double bench(tpl_loader *l, const char *name, const tpl_map *vars, double
         diag_print(d, stderr, false);
         exit(1);
     }
-    tpl_options opt = { "https://example.org/notes/" };
+    tpl_options opt = { .base_url = "https://example.org/notes/" };
     arena *scratch = arena_new();
     buf out = BUF_INIT;
     double start = now(), best = 0;

@@ -93,7 +93,7 @@ int cli_render(int argc, char **argv)
     const tpl_template *t = tpl_load(l, name, d);
     if (!t)
         goto done;
-    tpl_options opt = { base_url };
+    tpl_options opt = { .base_url = base_url };
     arena *scratch = arena_new();
     bool ok = tpl_render(t, l, vars.kind == TPL_MAP ? vars.u.map : NULL, &opt, NULL, scratch, &out, d);
     arena_free(scratch);

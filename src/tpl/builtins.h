@@ -167,6 +167,8 @@ static inline bool want_str(tpl_render_state *r, const node *at, const char *wha
 
 static inline const tpl_list *want_iter(tpl_render_state *r, const node *at, tpl_value v)
 {
+    if (!tpl_r_chars_fit(r, at, v))
+        return NULL;
     const tpl_list *l = tpl_iterable(tpl_r_arena(r), v);
     if (!l)
         tpl_r_error(r, at, "filter '%s' needs a list, map or string", at->s ? at->s : "?");

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "tpl/internal.h"
+#include "util/ckd.h"
 
 /* ---- objects --------------------------------------------------------- */
 
@@ -129,6 +130,9 @@ struct tpl_render_state {
     bool have_base;
     tpl_base base;
     buf spare; /* tpl_r_take_buf */
+    size_t mem_start;  /* arena_used(a) when the render began */
+    size_t max_memory; /* TPL_MAX_MEMORY or a smaller tpl_options bound */
+    size_t max_output; /* TPL_MAX_OUTPUT or smaller */
 };
 
 arena *tpl_r_arena(tpl_render_state *r) { return r->a; }
@@ -174,6 +178,64 @@ bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
         diag_note(r->d, at ? at->path : NULL, at ? at->line : 0, at ? at->col : 0,
                   "while rendering %s", r->context);
     return false;
+}
+
+static bool too_large(tpl_render_state *r, const node *at, const char *what, uint64_t n,
+                      uint64_t max, const char *unit)
+{
+    if (n == UINT64_MAX)
+        return tpl_r_error(r, at, "%s too large (over 2^64 %s; at most %llu)", what, unit,
+                           (unsigned long long)max);
+    return tpl_r_error(r, at, "%s too large (%llu %s; at most %llu)", what, (unsigned long long)n,
+                       unit, (unsigned long long)max);
+}
+
+bool tpl_r_string_fits(tpl_render_state *r, const node *at, const char *what, uint64_t n)
+{
+    return n <= TPL_MAX_STRING || too_large(r, at, what, n, TPL_MAX_STRING, "bytes");
+}
+
+bool tpl_r_list_fits(tpl_render_state *r, const node *at, const char *what, uint64_t n)
+{
+    return n <= TPL_MAX_LIST || too_large(r, at, what, n, TPL_MAX_LIST, "items");
+}
+
+bool tpl_r_chars_fit(tpl_render_state *r, const node *at, tpl_value v)
+{
+    if (v.kind != TPL_STRING || v.len <= TPL_MAX_LIST)
+        return true;
+    size_t n = 0;
+    for (size_t i = 0; i < v.len; i++)
+        n += ((unsigned char)v.u.s[i] & 0xC0) != 0x80;
+    return tpl_r_list_fits(r, at, "the string's list of characters", n);
+}
+
+bool tpl_r_memory_ok(tpl_render_state *r, const node *at)
+{
+    if (arena_used(r->a) - r->mem_start <= r->max_memory)
+        return true;
+    return tpl_r_error(r, at, "the render takes more than %zu MiB of memory (the limit of one "
+                              "page)", r->max_memory >> 20);
+}
+
+/* The checks after every filter, call and operator: the value it made is
+ * within the bounds, and so is the render's memory. */
+static inline bool result_ok(tpl_render_state *r, const node *at, const char *what, tpl_value v)
+{
+    if (v.kind == TPL_STRING && v.len > TPL_MAX_STRING)
+        return tpl_r_string_fits(r, at, arena_printf(r->a, "%s: the result is", what), v.len);
+    if (v.kind == TPL_LIST && v.u.list->len > TPL_MAX_LIST)
+        return tpl_r_list_fits(r, at, arena_printf(r->a, "%s: the result is", what), v.u.list->len);
+    return arena_used(r->a) - r->mem_start <= r->max_memory || tpl_r_memory_ok(r, at);
+}
+
+/* After each statement: what it wrote is within the output bound. */
+static inline bool output_ok(tpl_render_state *r, const node *at, const buf *out)
+{
+    if (out->len <= r->max_output)
+        return arena_used(r->a) - r->mem_start <= r->max_memory || tpl_r_memory_ok(r, at);
+    return tpl_r_error(r, at, "the output is too large (over %zu MiB, the limit of one page)",
+                       r->max_output >> 20);
 }
 
 static frame *frame_new(tpl_render_state *r, frame *parent)
@@ -588,13 +650,11 @@ static bool eval_slice(tpl_render_state *r, frame *f, const node *n, tpl_value *
     int64_t start, stop, step;
     if (v.kind == TPL_LIST) {
         slice_indices((int64_t)v.u.list->len, s[0], s[1], s[2], &start, &stop, &step);
-        size_t cnt = 0;
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
-            cnt++;
+        /* counted, not stepped to the end: start + step may not fit */
+        size_t cnt = (size_t)ckd_steps(start, stop, step);
         tpl_list *l = tpl_list_new(r->a, cnt);
-        size_t k = 0;
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
-            l->items[k++] = v.u.list->items[i];
+        for (size_t k = 0; k < cnt; k++)
+            l->items[k] = v.u.list->items[ckd_step_at(start, step, k)];
         *out = tpl_list_value(l);
         return true;
     }
@@ -603,8 +663,11 @@ static bool eval_slice(tpl_render_state *r, frame *f, const node *n, tpl_value *
         size_t len = utf8_offsets(r->a, v, &o);
         slice_indices((int64_t)len, s[0], s[1], s[2], &start, &stop, &step);
         buf b = BUF_INIT;
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        uint64_t cnt = ckd_steps(start, stop, step);
+        for (uint64_t k = 0; k < cnt; k++) {
+            int64_t i = ckd_step_at(start, step, k);
             buf_put(&b, v.u.s + o[i], o[i + 1] - o[i]);
+        }
         *out = tpl_str_copy(r->a, b.data, b.len);
         out->flags = v.flags & TPL_SAFE;
         buf_release(&b);
@@ -718,6 +781,8 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
             a = tpl_escape_value(r->a, a);
             b = tpl_escape_value(r->a, b);
         }
+        if (!tpl_r_string_fits(r, n, "'+': the result is", ckd_add_sat(a.len, b.len)))
+            return false;
         char *s = arena_alloc(r->a, a.len + b.len + 1);
         memcpy(s, a.u.s, a.len);
         memcpy(s + a.len, b.u.s, b.len);
@@ -728,6 +793,9 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
     }
     if (n->op == BIN_ADD && a.kind == TPL_LIST && b.kind == TPL_LIST &&
         !((a.flags ^ b.flags) & TPL_TUPLE)) {
+        if (!tpl_r_list_fits(r, n, "'+': the result is",
+                             ckd_add_sat(a.u.list->len, b.u.list->len)))
+            return false;
         tpl_list *l = tpl_list_new(r->a, a.u.list->len + b.u.list->len);
         memcpy(l->items, a.u.list->items, a.u.list->len * sizeof(tpl_value));
         memcpy(l->items + a.u.list->len, b.u.list->items, b.u.list->len * sizeof(tpl_value));
@@ -739,27 +807,28 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
         (a.kind == TPL_STRING || b.kind == TPL_STRING || a.kind == TPL_LIST || b.kind == TPL_LIST)) {
         tpl_value seq = a.kind == TPL_INT ? b : a;
         int64_t k = a.kind == TPL_INT ? a.u.i : b.u.i;
-        if (k < 0)
+        size_t len = seq.kind == TPL_STRING ? seq.len : seq.u.list->len;
+        if (k <= 0 || len == 0) /* empty, however large k is */
             k = 0;
+        uint64_t total = ckd_mul_sat((uint64_t)k, len);
         if (seq.kind == TPL_STRING) {
-            if ((uint64_t)k * seq.len > TPL_MAX_STRING)
-                return tpl_r_error(r, n, "string repetition too large");
-            buf bb = BUF_INIT;
-            for (int64_t i = 0; i < k; i++)
-                buf_put(&bb, seq.u.s, seq.len);
-            *out = tpl_str_copy(r->a, bb.data, bb.len);
+            if (!tpl_r_string_fits(r, n, "string repetition", total))
+                return false;
+            char *d = arena_alloc(r->a, (size_t)total + 1);
+            for (size_t i = 0; i < (size_t)total; i += len)
+                memcpy(d + i, seq.u.s, len);
+            d[total] = '\0';
+            *out = tpl_strn(d, (size_t)total);
             out->flags = seq.flags & TPL_SAFE;
-            buf_release(&bb);
         } else {
-            if ((uint64_t)k * seq.u.list->len > TPL_MAX_LIST)
-                return tpl_r_error(r, n, "list repetition too large");
-            tpl_list *l = tpl_list_new(r->a, (size_t)k * seq.u.list->len);
-            for (int64_t i = 0; i < k; i++)
-                memcpy(l->items + (size_t)i * seq.u.list->len, seq.u.list->items,
-                       seq.u.list->len * sizeof(tpl_value));
+            if (!tpl_r_list_fits(r, n, "list repetition", total))
+                return false;
+            tpl_list *l = tpl_list_new(r->a, (size_t)total);
+            for (size_t i = 0; i < (size_t)total; i += len)
+                memcpy(l->items + i, seq.u.list->items, len * sizeof(tpl_value));
             *out = tpl_list_value(l);
         }
-        return true;
+        return result_ok(r, n, "repetition", *out);
     }
     return tpl_r_error(r, n, "unsupported operand types for %s: %s and %s", bin_names[n->op],
                        type_name(a), type_name(b));
@@ -940,7 +1009,7 @@ bool tpl_r_apply_filter(tpl_render_state *r, const node *at, int idx, tpl_value 
     tpl_args args;
     if (!bind_args(r, at, "filter", fd->name, fd->params, false, pos, npos, NULL, NULL, 0, &args))
         return false;
-    return fd->fn(r, at, v, &args, out);
+    return fd->fn(r, at, v, &args, out) && result_ok(r, at, fd->name, *out);
 }
 
 bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
@@ -958,7 +1027,7 @@ static bool apply_filter_node(tpl_render_state *r, frame *f, const node *n, tpl_
 {
     if (!n->nkids && !n->nnames) { /* no arguments: nothing to bind */
         static const tpl_args none;
-        return tpl_filter_get(n->op)->fn(r, n, v, &none, out);
+        return tpl_filter_get(n->op)->fn(r, n, v, &none, out) && result_ok(r, n, n->s, *out);
     }
     tpl_value *pos, *kwv;
     if (!eval_args(r, f, n, &pos, &kwv))
@@ -968,7 +1037,7 @@ static bool apply_filter_node(tpl_render_state *r, frame *f, const node *n, tpl_
     if (!bind_args(r, n, "filter", fd->name, fd->params, n->flags & NF_PLAIN_ARGS, pos, n->nkids,
                    n->names, kwv, n->nnames, &args))
         return false;
-    return fd->fn(r, n, v, &args, out);
+    return fd->fn(r, n, v, &args, out) && result_ok(r, n, fd->name, *out);
 }
 
 static bool eval_test(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
@@ -1010,7 +1079,8 @@ static bool eval_call(tpl_render_state *r, frame *f, const node *n, tpl_value *o
         return false;
     if (fn.kind == TPL_UNDEFINED)
         return undefined_error(r, n->a, "(it cannot be called)");
-    return call_value(r, f, n, fn, pos, n->nkids, n->names, kwv, n->nnames, out);
+    return call_value(r, f, n, fn, pos, n->nkids, n->names, kwv, n->nnames, out) &&
+           result_ok(r, n, "call", *out);
 }
 
 static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
@@ -1023,10 +1093,13 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
         parts[i] = tpl_to_string(r->a, parts[i]);
         any_safe |= (parts[i].flags & TPL_SAFE) != 0;
     }
+    uint64_t total = 0;
+    for (size_t i = 0; i < n->nkids; i++)
+        total = ckd_add_sat(total, parts[i].len);
+    if (!tpl_r_string_fits(r, n, "'~': the result is", total))
+        return false;
     if (!any_safe) { /* plain strings: their lengths add up, straight into the arena */
-        size_t len = 0;
-        for (size_t i = 0; i < n->nkids; i++)
-            len += parts[i].len;
+        size_t len = (size_t)total;
         char *d = arena_alloc(r->a, len + 1), *w = d;
         for (size_t i = 0; i < n->nkids; i++) {
             copy_bytes(w, parts[i].u.s, parts[i].len);
@@ -1047,7 +1120,7 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
     if (any_safe)
         out->flags |= TPL_SAFE;
     buf_release(&b);
-    return true;
+    return result_ok(r, n, "'~'", *out);
 }
 
 static bool eval_name(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
@@ -1349,14 +1422,12 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         }
         if (a[2] == 0)
             return tpl_r_error(r, at, "range() step must not be zero");
-        int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0)
-                               : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
-        if (cnt > (int64_t)TPL_MAX_LIST)
-            return tpl_r_error(r, at, "range() too large (%lld items; at most %u)", (long long)cnt,
-                               TPL_MAX_LIST);
+        uint64_t cnt = ckd_steps(a[0], a[1], a[2]);
+        if (!tpl_r_list_fits(r, at, "range()", cnt))
+            return false;
         tpl_list *l = tpl_list_new(r->a, (size_t)cnt);
-        for (int64_t i = 0; i < cnt; i++)
-            l->items[i] = tpl_int(a[0] + i * a[2]);
+        for (size_t i = 0; i < (size_t)cnt; i++)
+            l->items[i] = tpl_int(ckd_step_at(a[0], a[2], i));
         *out = tpl_list_value(l);
         return true;
     }
@@ -1480,17 +1551,17 @@ static bool call_value(tpl_render_state *r, frame *f, const node *at, tpl_value 
 
 /* ---- output ----------------------------------------------------------- */
 
-static void write_value(tpl_render_state *r, tpl_value v, buf *out)
+static bool write_value(tpl_render_state *r, const node *at, tpl_value v, buf *out)
 {
     switch (v.kind) {
     case TPL_UNDEFINED:
-        return;
+        return true;
     case TPL_STRING:
         if (v.flags & TPL_SAFE)
             buf_put(out, v.u.s, v.len);
         else
             tpl_escape_html(out, v.u.s, v.len);
-        return;
+        return true;
     case TPL_INT: {
         char tmp[24], *e = tmp + sizeof tmp, *d = e;
         uint64_t u = v.u.i < 0 ? 0 - (uint64_t)v.u.i : (uint64_t)v.u.i;
@@ -1500,12 +1571,14 @@ static void write_value(tpl_render_state *r, tpl_value v, buf *out)
         if (v.u.i < 0)
             *--d = '-';
         buf_put(out, d, (size_t)(e - d));
-        return;
+        return true;
     }
     default: {
         tpl_value s = tpl_to_string(r->a, v);
+        if (!result_ok(r, at, "str()", s))
+            return false;
         tpl_escape_html(out, s.u.s, s.len);
-        return;
+        return true;
     }
     }
 }
@@ -1679,8 +1752,11 @@ static bool assign_targets(tpl_render_state *r, frame *f, const node *at, const 
     const tpl_list *l = NULL;
     if (v.kind == TPL_LIST)
         l = v.u.list;
-    else if (v.kind == TPL_STRING || v.kind == TPL_MAP)
+    else if (v.kind == TPL_STRING || v.kind == TPL_MAP) {
+        if (!tpl_r_chars_fit(r, at, v))
+            return false;
         l = tpl_iterable(r->a, v);
+    }
     if (!l)
         return tpl_r_error(r, at, "cannot unpack %s into %zu names", a_type(v), n);
     if (l->len != n)
@@ -1741,6 +1817,8 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
         }
         items = l;
     } else {
+        if (!tpl_r_chars_fit(r, n->a, it))
+            return false;
         items = tpl_iterable(r->a, it);
         if (!items)
             return tpl_r_error(r, n->a, "cannot loop over %s", a_type(it));
@@ -1760,6 +1838,8 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
                 return false;
             if (tpl_value_truthy(c))
                 kept->items[k++] = items->items[i];
+            if (!result_ok(r, n->d, "the loop condition", c))
+                return false;
         }
         kept->len = k;
         items = kept;
@@ -1783,7 +1863,7 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
             frame_set(r, lf, tpl_name_loop, objv(lo));
         if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
             return false;
-        if (!exec(r, lf, n->b, out))
+        if (!exec(r, lf, n->b, out) || !output_ok(r, n, out))
             return false;
     }
     return true;
@@ -1806,8 +1886,7 @@ static bool exec_output(tpl_render_state *r, frame *f, const node *n, buf *out)
         return false;
     if (v.kind == TPL_OBJECT && okind(v) != O_NAMESPACE)
         return tpl_r_error(r, n->a, "cannot print a %s (did you mean to call it?)", type_name(v));
-    write_value(r, v, out);
-    return true;
+    return write_value(r, n, v, out);
 }
 
 static bool exec_if(tpl_render_state *r, frame *f, const node *n, buf *out)
@@ -1935,8 +2014,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
         if (!call_macro(r, call, fn.u.obj, pos, call->nkids, call->names, kwv, call->nnames,
                         objv(c), &res))
             return false;
-        write_value(r, res, out);
-        return true;
+        return write_value(r, n, res, out);
     }
     case N_WITH: {
         frame *wf = frame_new(r, f);
@@ -1955,8 +2033,7 @@ static bool exec_stmt(tpl_render_state *r, frame *f, const node *n, buf *out)
         buf_release(&b);
         if (!ok || !apply_chain(r, f, n->kids, n->nkids, v, &v))
             return false;
-        write_value(r, v, out);
-        return true;
+        return write_value(r, n, v, out);
     }
     default:
         return tpl_r_error(r, n, "internal error: not a statement");
@@ -1988,7 +2065,7 @@ static bool exec(tpl_render_state *r, frame *f, const node *n, buf *out)
         bool ok = k->kind == N_OUTPUT ? exec_output(r, f, k, out)
                   : k->kind == N_IF   ? exec_if(r, f, k, out)
                                       : exec_stmt(r, f, k, out);
-        if (!ok)
+        if (!ok || !output_ok(r, k, out))
             return false;
     }
     return true;
@@ -2050,9 +2127,14 @@ static bool render_template(tpl_render_state *r, const tpl_template *t, frame *p
 bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const tpl_options *opt,
                 const char *context, arena *scratch, buf *out, diag_list *d)
 {
-    static const tpl_options no_opt = { "/" };
+    static const tpl_options no_opt = { .base_url = "/" };
     tpl_render_state r = { .l = l, .opt = opt ? opt : &no_opt, .a = scratch, .d = d,
                            .context = context, .vars = vars };
+    r.mem_start = arena_used(scratch);
+    r.max_memory = r.opt->max_memory && r.opt->max_memory < TPL_MAX_MEMORY ? r.opt->max_memory
+                                                                           : TPL_MAX_MEMORY;
+    r.max_output = r.opt->max_output && r.opt->max_output < TPL_MAX_OUTPUT ? r.opt->max_output
+                                                                           : TPL_MAX_OUTPUT;
     r.spare = (buf)BUF_INIT;
     bool ok = render_template(&r, t, NULL, true, out, NULL);
     buf_release(&r.spare);

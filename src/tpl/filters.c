@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tpl/builtins.h"
+#include "util/ckd.h"
 #include "util/date.h"
 #include "util/scan.h"
 
@@ -244,10 +245,13 @@ FILTER_FN(join)
         any_safe |= (items[i].flags & TPL_SAFE) != 0;
     }
     sep = tpl_to_string(ar, sep);
+    uint64_t total = l->len ? ckd_mul_sat(sep.len, l->len - 1) : 0;
+    for (size_t i = 0; i < l->len; i++)
+        total = ckd_add_sat(total, items[i].len);
+    if (!tpl_r_string_fits(r, at, "join: the result is", total)) /* escaping may add more: checked after */
+        return false;
     if (!any_safe) { /* plain strings: the lengths add up, straight into the arena */
-        size_t len = l->len ? sep.len * (l->len - 1) : 0;
-        for (size_t i = 0; i < l->len; i++)
-            len += items[i].len;
+        size_t len = (size_t)total;
         char *d;
         *out = arena_string(ar, len, false, &d);
         for (size_t i = 0; i < l->len; i++) {
@@ -304,6 +308,8 @@ FILTER(reverse)
     (void)a;
     arena *ar = tpl_r_arena(r);
     if (v.kind == TPL_STRING) {
+        if (!tpl_r_chars_fit(r, at, v))
+            return false;
         const tpl_list *l = tpl_iterable(ar, v);
         buf b = BUF_INIT;
         for (size_t i = l->len; i-- > 0;)
@@ -440,7 +446,8 @@ FILTER(truncate)
                            (long long)length);
     if (leeway < 0)
         return tpl_r_error(r, at, "truncate: leeway must be >= 0");
-    if ((int64_t)n <= length + leeway) {
+    int64_t keep; /* length + leeway; when that overflows, nothing is longer */
+    if (ckd_add(&keep, length, leeway) || (int64_t)n <= keep) {
         *out = s;
         return true;
     }
@@ -753,6 +760,21 @@ FILTER_FN(replace)
         old = tpl_escape_value(ar, old);
         new = tpl_escape_value(ar, new);
         safe = true;
+    }
+    if (new.len > old.len) { /* the result grows: bound it before making it */
+        uint64_t hits = old.len ? s.len / old.len : cp_count(s.u.s, s.len) + 1; /* at most */
+        if (count >= 0 && (uint64_t)count < hits)
+            hits = (uint64_t)count;
+        if (ckd_add_sat(s.len, ckd_mul_sat(hits, new.len - old.len)) > TPL_MAX_STRING && old.len) {
+            uint64_t found = 0; /* the exact count */
+            for (const char *p = s.u.s; found < hits &&
+                 (p = memmem(p, s.len - (size_t)(p - s.u.s), old.u.s, old.len)); p += old.len)
+                found++;
+            hits = found;
+        }
+        if (!tpl_r_string_fits(r, at, "replace: the result is",
+                               ckd_add_sat(s.len, ckd_mul_sat(hits, new.len - old.len))))
+            return false;
     }
     buf b = BUF_INIT;
     if (old.len == 0) {
@@ -1569,6 +1591,8 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
             }
         }
         for (size_t i = 0; i < n; i++) {
+            if (b->len > TPL_MAX_STRING) /* a list that holds the same list many times */
+                return tpl_r_string_fits(r, at, "tojson: the result is", b->len);
             if (i)
                 tpl_putc(b, (char)',');
             if (indent >= 0) {
@@ -1608,6 +1632,9 @@ FILTER(tojson)
     int64_t indent = -1;
     if (a->given[0] && a->v[0].kind != TPL_NONE && !want_int(r, at, "tojson indent", a->v[0], &indent))
         return false;
+    if (indent > 1000) /* indent * depth must fit; json.dumps allows more, nobody needs it */
+        return tpl_r_error(r, at, "tojson: an indent of %lld is too large (at most 1000)",
+                           (long long)indent);
     buf b = BUF_INIT;
     if (!json_value(r, at, v, &b, indent, 0)) {
         buf_release(&b);
@@ -1858,7 +1885,7 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
     if (v.kind == TPL_LIST) {
         bool tuple = v.flags & TPL_TUPLE;
         tpl_putc(b, (char)tuple ? '(' : '[');
-        for (size_t i = 0; i < v.u.list->len; i++) {
+        for (size_t i = 0; i < v.u.list->len && b->len <= TPL_MAX_STRING; i++) {
             if (i)
                 buf_puts(b, ", ");
             pp_repr(ar, v.u.list->items[i], b);
@@ -1882,7 +1909,7 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
             }
         }
         tpl_putc(b, (char)'{');
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && b->len <= TPL_MAX_STRING; i++) {
             if (i)
                 buf_puts(b, ", ");
             pp_repr(ar, it[i].key, b);

@@ -260,11 +260,30 @@ const char *tpl_case_special(int32_t cp, int mode);
 const char *tpl_entity_named(const char *name, size_t n);
 const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
 
-/* The largest string and list a template may build (repetition with `*`,
- * filters' widths and counts): past them it is an error, not an attempt
- * that exhausts memory. */
-#define TPL_MAX_STRING (1u << 26) /* bytes */
-#define TPL_MAX_LIST (1u << 24)   /* items */
+/* The bounds of a render (docs/templates.md, "Limits"): past them it is an
+ * error at the template's line, not an attempt that exhausts memory.
+ * TPL_MAX_STRING and TPL_MAX_LIST bound every string and list a template
+ * builds (repetition with `*`, `~`, filters' widths and counts, str() of a
+ * nested list); TPL_MAX_OUTPUT what one render writes (a page, or a
+ * captured block or macro call); TPL_MAX_MEMORY what one render allocates
+ * (tpl_options can set smaller ones). Sizes and counts computed from a
+ * template's numbers go through util/ckd.h. */
+#define TPL_MAX_STRING (1u << 26)           /* bytes; TPL_VALUE_TEXT_MAX too */
+#define TPL_MAX_LIST (1u << 24)             /* items */
+#define TPL_MAX_OUTPUT ((size_t)1 << 28)    /* bytes: 256 MiB */
+#define TPL_MAX_MEMORY ((size_t)1 << 30)    /* bytes: 1 GiB */
+
+/* Whether a string of n bytes (a list of n items) may be built as `what`
+ * (e.g. "string repetition"); if not, reports "WHAT too large (N bytes; at
+ * most M)" at `at` and returns false. n == UINT64_MAX stands for a size
+ * that overflowed (ckd_mul_sat). */
+bool tpl_r_string_fits(tpl_render_state *r, const node *at, const char *what, uint64_t n);
+bool tpl_r_list_fits(tpl_render_state *r, const node *at, const char *what, uint64_t n);
+/* Whether v, when a string, has no more characters than a list may have
+ * items (so tpl_iterable may make it a list); reports if not. */
+bool tpl_r_chars_fit(tpl_render_state *r, const node *at, tpl_value v);
+/* Whether the render is still within its memory bound (reports if not). */
+bool tpl_r_memory_ok(tpl_render_state *r, const node *at);
 
 /* ---- value helpers (valueops.c, methods.c) ---------------------------- */
 

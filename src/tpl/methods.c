@@ -290,17 +290,43 @@ bool tpl_call_method(tpl_render_state *r, const node *at, tpl_value self, const 
         if (id == M_COUNT || id == M_FIND) {
             if (arg0.kind != TPL_STRING)
                 return tpl_r_error(r, at, "%s() needs a string", name);
-            if (id == M_FIND) {
-                const char *p = arg0.len ? memmem(self.u.s, self.len, arg0.u.s, arg0.len) : self.u.s;
-                *out = tpl_int(p ? (int64_t)cp_count(self.u.s, (size_t)(p - self.u.s)) : -1);
+            bool find = id == M_FIND;
+            /* start and end as Python takes them: code points, negative
+             * from the end, then clamped (start only from below: a start
+             * past the end finds nothing, not even the empty string) */
+            int64_t len = (int64_t)cp_count(self.u.s, self.len), se[2] = { 0, len };
+            if (npos > 3)
+                return tpl_r_error(r, at, "%s() takes at most 3 arguments", name);
+            for (size_t k = 1; k < npos; k++) {
+                if (pos[k].kind == TPL_NONE)
+                    continue;
+                if (!want_int(r, at, k == 1 ? "start" : "end", pos[k], &se[k - 1]))
+                    return false;
+                if (se[k - 1] < 0)
+                    se[k - 1] = se[k - 1] < -len ? 0 : se[k - 1] + len;
+            }
+            if (se[1] > len)
+                se[1] = len;
+            if (se[1] < se[0] || (uint64_t)(se[1] - se[0]) < cp_count(arg0.u.s, arg0.len)) {
+                *out = tpl_int(find ? -1 : 0);
+                return true;
+            }
+            size_t b0 = cp_offset(self.u.s, self.len, (size_t)se[0]);
+            size_t b1 = cp_offset(self.u.s, self.len, (size_t)se[1]);
+            const char *h = self.u.s + b0;
+            size_t hn = b1 - b0;
+            if (find) {
+                const char *p = arg0.len ? memmem(h, hn, arg0.u.s, arg0.len) : h;
+                *out = tpl_int(p ? se[0] + (int64_t)cp_count(h, (size_t)(p - h)) : -1);
                 return true;
             }
             if (!arg0.len) {
-                *out = tpl_int((int64_t)cp_count(self.u.s, self.len) + 1);
+                *out = tpl_int(se[1] - se[0] + 1);
                 return true;
             }
             int64_t c = 0;
-            for (const char *p = self.u.s; (p = memmem(p, self.len - (size_t)(p - self.u.s), arg0.u.s, arg0.len)); p += arg0.len)
+            for (const char *p = h; (p = memmem(p, hn - (size_t)(p - h), arg0.u.s, arg0.len));
+                 p += arg0.len)
                 c++;
             *out = tpl_int(c);
             return true;

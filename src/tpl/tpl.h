@@ -42,6 +42,9 @@ const tpl_template *tpl_load(tpl_loader *l, const char *name, diag_list *d);
 /* What the sheaf filters need to know about the site. */
 typedef struct tpl_options {
     const char *base_url; /* absolute_url / relative_url; e.g. "https://x.io/notes/" */
+    /* Smaller bounds than the defaults of docs/templates.md (256 MiB of
+     * output, 1 GiB of memory per render); 0 keeps the default. */
+    size_t max_output, max_memory;
 } tpl_options;
 
 /* Renders t with the top-level variables in `vars` (may be NULL) into out

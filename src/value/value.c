@@ -461,7 +461,7 @@ void tpl_value_to_str(tpl_value v, buf *out)
     case TPL_LIST: {
         bool tuple = v.flags & TPL_TUPLE;
         tpl_putc(out, (char)tuple ? '(' : '[');
-        for (size_t i = 0; i < v.u.list->len; i++) {
+        for (size_t i = 0; i < v.u.list->len && out->len <= TPL_VALUE_TEXT_MAX; i++) {
             if (i)
                 buf_puts(out, ", ");
             tpl_value_repr(v.u.list->items[i], out);
@@ -483,7 +483,7 @@ void tpl_value_to_str(tpl_value v, buf *out)
             break;
         }
         tpl_putc(out, (char)'{');
-        for (size_t i = 0; i < v.u.map->len; i++) {
+        for (size_t i = 0; i < v.u.map->len && out->len <= TPL_VALUE_TEXT_MAX; i++) {
             if (i)
                 buf_puts(out, ", ");
             tpl_value_repr(v.u.map->entries[i].key, out);

@@ -197,7 +197,13 @@ bool tpl_value_equal(tpl_value a, tpl_value b);
 /* Truthiness as Python's bool(). */
 bool tpl_value_truthy(tpl_value v);
 /* Appends str(v) as Python/Jinja2 prints it (no escaping): None, True,
- * 1.0, 1e+20, [1, 'a'], {'k': 1}, 2024-03-18 10:00:00+08:00. */
+ * 1.0, 1e+20, [1, 'a'], {'k': 1}, 2024-03-18 10:00:00+08:00.
+ * A list or map that shares its parts can print far larger than it is in
+ * memory (ten levels of ten times the same list: 10^10 items), so the
+ * printing of lists and maps stops once `out` holds more than
+ * TPL_VALUE_TEXT_MAX bytes: a result longer than that is cut, and the
+ * template engine reports it as too large. */
+#define TPL_VALUE_TEXT_MAX ((size_t)1 << 26)
 void tpl_value_to_str(tpl_value v, buf *out);
 /* Appends repr(v) as Python prints it: strings quoted ('a', "it's"), the
  * rest as tpl_value_to_str. */

@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (t) {
         arena *scratch = arena_new();
         buf out = BUF_INIT;
-        tpl_options opt = { "https://example.org/notes/" };
+        tpl_options opt = { .base_url = "https://example.org/notes/",
+                             .max_output = 16 << 20, .max_memory = 256 << 20 };
         tpl_render(t, l, vars, &opt, "fuzz", scratch, &out, d);
         buf_release(&out);
         arena_free(scratch);

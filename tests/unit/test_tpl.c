@@ -12,6 +12,8 @@
 #include "util/buf.h"
 
 static arena *A;
+/* Smaller bounds for the tests of them (0: the defaults). */
+static size_t max_output, max_memory;
 static tpl_map *vars(void)
 {
     tpl_map *m = tpl_map_new(A, 8);
@@ -42,7 +44,8 @@ static char *render_with(const char *const *named, const char *base_url)
     buf out = BUF_INIT;
     const tpl_template *t = tpl_load(l, named[0], d);
     arena *scratch = arena_new();
-    tpl_options opt = { base_url ? base_url : "https://x.io/notes/" };
+    tpl_options opt = { .base_url = base_url ? base_url : "https://x.io/notes/",
+                        .max_output = max_output, .max_memory = max_memory };
     bool ok = t && tpl_render(t, l, vars(), &opt, NULL, scratch, &out, d);
     char *res;
     if (ok && !diag_error_count(d)) {
@@ -243,6 +246,82 @@ TEST(threads)
     tpl_loader_free(shared_l);
 }
 
+/* Issue 19: sizes, counts and indices from a template's numbers never
+ * overflow, and every render is bounded. (Each of these crashed, hung,
+ * printed what is not there or ran out of memory before.) */
+TEST(bounds)
+{
+    /* repetition: k * len wrapped to 0 items, then written past */
+    R("{{ ([1, 2, 3, 4] * 4611686018427387904) | length }}",
+      "ERR main.html:1:18: error: list repetition too large (over 2^64 items; at most 16777216)");
+    R("{{ 'abcd' * 4611686018427387904 }}",
+      "ERR main.html:1:11: error: string repetition too large (over 2^64 bytes; at most 67108864)");
+    /* empty values repeat to nothing at once, however many times */
+    R("{{ ('' * 9223372036854775807) | length }}{{ ([] * 9223372036854775807) | length }}", "00");
+    R("{{ 'ab' * 3 }}{{ [1] * 2 }}{{ 'x' * -5 }}|", "ababab[1, 1]|");
+    /* range: the count overflowed, and so did -step */
+    R("{{ range(-9223372036854775807, 9223372036854775807, 3) | length }}",
+      "ERR main.html:1:9: error: range() too large (6148914691236517205 items; at most 16777216)");
+    R("{{ range(10, 0, -9223372036854775807 - 1) | list }}", "[10]");
+    R("{{ range(9223372036854775807 - 5, 9223372036854775807, 2) | list }}",
+      "[9223372036854775802, 9223372036854775804, 9223372036854775806]");
+    R("{{ range(-9223372036854775807 - 1, 9223372036854775807, 4611686018427387904) | list }}",
+      "[-9223372036854775808, -4611686018427387904, 0, 4611686018427387904]");
+    /* slices: i += step wrapped to a negative index */
+    R("{{ 'abcdef'[1::9223372036854775807] }} {{ [1, 2, 3][1::9223372036854775807] }}", "b [2]");
+    R("{{ 'abcdef'[::-9223372036854775807 - 1] }} {{ [1, 2, 3][-1::-9223372036854775807] }}",
+      "f [3]");
+    R("{{ 'abcdef'[-9223372036854775807 - 1:9223372036854775807:2] }}", "ace");
+    /* truncate: length + leeway overflowed and cut */
+    R("{{ 'abcdefgh' | truncate(5, leeway=9223372036854775807) }}", "abcdefgh");
+    R("{{ 'abcdefgh' | truncate(5, leeway=0) }}", "ab...");
+    /* str.find and count: start and end were ignored */
+    R("{{ 'abc'.find('b', 2) }} {{ 'abc'.find('', 4) }} {{ 'abc'.find('', 3) }} "
+      "{{ 'abcb'.find('b', -2) }} {{ 'abcb'.find('b', 0, 1) }} {{ 'aéb'.find('b', 1) }}",
+      "-1 -1 3 3 -1 2");
+    R("{{ 'abc'.count('', 1) }} {{ 'abc'.count('', 4) }} {{ 'abab'.count('ab', 1) }} "
+      "{{ 'abab'.count('ab', -9223372036854775807, 9223372036854775807) }}",
+      "3 0 1 2");
+    /* what one expression builds */
+    R("{{ ('a' * 60000000) | replace('a', 'bb') }}",
+      "ERR main.html:1:23: error: replace: the result is too large (120000000 bytes; at most "
+      "67108864)");
+    R("{{ (['a' * 1000000] * 100) | join }}", "ERR main.html:1:30: error: join: the result is too "
+      "large (100000000 bytes; at most 67108864)");
+    R("{{ ('a' * 40000000) ~ ('b' * 40000000) }}",
+      "ERR main.html:1:4: error: '~': the result is too large (80000000 bytes; at most 67108864)");
+    /* a list that holds the same list many times prints far larger than it is */
+    R("{% set a = ['abcdefgh'] * 1000 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}{{ c }}",
+      "ERR main.html:1:82: error: str(): the result is too large (67108872 bytes; at most "
+      "67108864)");
+    R("{% set a = ['abcdefgh'] * 1000 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}"
+      "{{ c | tojson }}",
+      "ERR main.html:1:89: error: tojson: the result is too large (67108869 bytes; at most "
+      "67108864)");
+    /* a string as a list of its characters */
+    R("{% for c in 'ab' * 9000000 %}{% endfor %}",
+      "ERR main.html:1:18: error: the string's list of characters too large (18000000 items; at "
+      "most 16777216)");
+    R("{{ ('ab' * 9000000) | reverse | length }}",
+      "ERR main.html:1:23: error: the string's list of characters too large (18000000 items; at "
+      "most 16777216)");
+    /* a page's output and a render's memory */
+    max_output = 1 << 20;
+    R("{% for i in range(1000) %}\n{% for j in range(1000) %}xxxxxxxxxx{% endfor %}{% endfor %}",
+      "ERR main.html:2:4: error: the output is too large (over 1 MiB, the limit of one page)");
+    R("{% macro m() %}{% for j in range(1000000) %}xx{% endfor %}{% endmacro %}{% set x = m() %}",
+      "ERR main.html:1:19: error: the output is too large (over 1 MiB, the limit of one page)");
+    max_output = 0;
+    max_memory = 8 << 20;
+    R("{% for i in range(1000) %}{% set x = 'a' * 100000 %}{% endfor %}",
+      "ERR main.html:1:42: error: the render takes more than 8 MiB of memory (the limit of one "
+      "page)");
+    R("{{ range(100) | map('center', 200000) | list | length }}",
+      "ERR main.html:1:17: error: the render takes more than 8 MiB of memory (the limit of one "
+      "page)");
+    max_memory = 0;
+}
+
 int main(void)
 {
     A = arena_new();
@@ -254,6 +333,7 @@ int main(void)
     RUN(errors);
     RUN(cycles);
     RUN(threads);
+    RUN(bounds);
     arena_free(A);
     return harness_done();
 }
