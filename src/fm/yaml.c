@@ -19,12 +19,20 @@
 /* Deeper nesting is refused rather than risk the C stack. */
 #define MAX_DEPTH 512
 
+/* The most nodes a document's aliases may stand for, counted as if each
+ * alias were a copy of what it names (docs/templates.md, Limits). Aliases
+ * share, they do not copy, but whatever walks the value — a template that
+ * prints it, a comparison — meets every copy: nine levels of ten aliases
+ * to the level below, 1 KB of YAML, are 10^9 nodes. */
+#define MAX_ALIASED_NODES 1000000
+
 #define YAML_TAG_PREFIX "tag:yaml.org,2002:"
 
 typedef struct anchor {
     char *name;   /* xmalloc'd */
     tpl_value v;
     bool done;    /* false while the anchored collection is being read */
+    uint64_t nodes; /* how many nodes v is, aliases in it counted as copies */
 } anchor;
 
 typedef struct key_mark {
@@ -42,6 +50,8 @@ typedef struct composer {
     int depth;
     anchor *anchors;
     size_t nanchors, capanchors;
+    uint64_t nodes;   /* composed so far, aliases counted as copies */
+    uint64_t aliased; /* of those, the ones aliases stand for */
     /* positions of every mapping's keys (fm_parse_yaml_pos); xmalloc'd
      * while composing, copied into the arena at the end */
     bool want_pos;
@@ -133,6 +143,7 @@ static size_t anchor_add(composer *c, const char *name, tpl_value v, bool done)
 {
     anchor *an = VEC_ADD(c->anchors, c->nanchors, c->capanchors, 8);
     an->name = xstrdup(name);
+    an->nodes = 0;
     an->v = v;
     an->done = done;
     return c->nanchors - 1;
@@ -616,6 +627,7 @@ static void merge_map(composer *c, tpl_map *m, key_mark *marks, const tpl_map *s
 static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
 {
     const char *anchor_name = (const char *)ev->data.mapping_start.anchor;
+    uint64_t first_node = c->nodes;
     tpl_map *m = tpl_map_new(c->a, 0);
     size_t ai = anchor_name ? anchor_add(c, anchor_name, tpl_map_value(m), false) : 0;
     yaml_event_delete(ev);
@@ -677,6 +689,28 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
         return false;
     }
 
+    /* A key written twice is an error at the second: YAML forbids it, and
+     * PyYAML's silent "the last one wins" hides a typo'd second `title:`.
+     * Keys compare as the map compares them (1, 1.0 and true are one key);
+     * `<<` merges may be overridden, that is what they are for. */
+    tpl_map *seen = n > 1 ? tpl_map_new(c->a, n) : NULL;
+    for (size_t i = 0; seen && i < n; i++) {
+        if (pairs[i].merge)
+            continue;
+        tpl_value first = tpl_map_get_value(seen, pairs[i].k);
+        if (first.kind == TPL_UNDEFINED) {
+            tpl_map_set(c->a, seen, pairs[i].k, tpl_int((int64_t)i));
+            continue;
+        }
+        const pair *f = &pairs[first.u.i];
+        buf b = BUF_INIT;
+        tpl_value_repr(pairs[i].k, &b);
+        error_at(c, mark_line(c, pairs[i].km), mark_col(pairs[i].km),
+                 "YAML: duplicate key %s (first written at line %d, column %d)", b.data,
+                 mark_line(c, f->km), mark_col(f->km));
+        buf_release(&b);
+    }
+
     /* As PyYAML's flatten_mapping: merged entries first (of a list of maps,
      * the earlier map wins), then the mapping's own keys, later ones winning. */
     if (total > m->cap) {
@@ -726,6 +760,7 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
     if (anchor_name) {
         c->anchors[ai].v = *out;
         c->anchors[ai].done = true;
+        c->anchors[ai].nodes = c->nodes - first_node + 1; /* + the collection */
     }
     return true;
 }
@@ -733,6 +768,7 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
 static bool compose_sequence(composer *c, yaml_event_t *ev, tpl_value *out)
 {
     const char *anchor_name = (const char *)ev->data.sequence_start.anchor;
+    uint64_t first_node = c->nodes;
     size_t ai = anchor_name ? anchor_add(c, anchor_name, tpl_none(), false) : 0;
     yaml_event_delete(ev);
 
@@ -763,6 +799,7 @@ static bool compose_sequence(composer *c, yaml_event_t *ev, tpl_value *out)
     if (anchor_name) {
         c->anchors[ai].v = *out;
         c->anchors[ai].done = true;
+        c->anchors[ai].nodes = c->nodes - first_node + 1; /* + the collection */
     }
     return true;
 }
@@ -783,15 +820,28 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
         else if (!an->done)
             error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
                      "YAML: alias '%s' refers to a node that contains it", name);
-        else
+        else if (an->nodes > MAX_ALIASED_NODES - c->aliased) {
+            error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
+                     "YAML: aliases stand for more than %d nodes (this one for %llu more); "
+                     "write the values out, or alias less",
+                     MAX_ALIASED_NODES, (unsigned long long)an->nodes);
+            yaml_event_delete(ev);
+            return false;
+        } else {
             *out = an->v;
+            c->aliased += an->nodes;
+            c->nodes += an->nodes;
+        }
         yaml_event_delete(ev);
         return true;
     }
     case YAML_SCALAR_EVENT:
+        c->nodes++;
         *out = resolve_scalar(c, ev);
-        if (ev->data.scalar.anchor)
-            anchor_add(c, (const char *)ev->data.scalar.anchor, *out, true);
+        if (ev->data.scalar.anchor) {
+            size_t ai = anchor_add(c, (const char *)ev->data.scalar.anchor, *out, true);
+            c->anchors[ai].nodes = 1;
+        }
         yaml_event_delete(ev);
         return true;
     case YAML_SEQUENCE_START_EVENT:
@@ -803,6 +853,7 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
             return false;
         }
         c->depth++;
+        c->nodes++;
         bool ok = ev->type == YAML_MAPPING_START_EVENT ? compose_mapping(c, ev, out)
                                                        : compose_sequence(c, ev, out);
         c->depth--;

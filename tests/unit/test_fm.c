@@ -317,10 +317,20 @@ TEST(collections)
            "{'l': ['a', 'b', 'c', {'d': 'e'}, [1, 2], []], 'm': {}}");
     EQ_STR(show("- 1\n- two\n"), "[1, 'two']"); /* not a map: the caller's concern */
     EQ_STR(show("just text"), "just text");
-    /* keys keep their document order; a later duplicate wins in place */
-    EQ_STR(show("z: 1\na: 2\nz: 3\nm: 4\n"), "{'z': 3, 'a': 2, 'm': 4}");
-    /* keys of other kinds stay those kinds, compared as Python does (true == 1) */
-    EQ_STR(show("1: a\n2.5: b\ntrue: c\n~: d\n"), "{1: 'c', 2.5: 'b', None: 'd'}");
+    /* keys keep their document order */
+    EQ_STR(show("z: 1\na: 2\nm: 4\n"), "{'z': 1, 'a': 2, 'm': 4}");
+    /* keys of other kinds stay those kinds */
+    EQ_STR(show("1: a\n2.5: b\nfalse: c\n~: d\n"), "{1: 'a', 2.5: 'b', False: 'c', None: 'd'}");
+    /* issue 19: a key written twice is an error at the second (it was
+     * silently replaced); keys compare as Python does (true == 1) */
+    EQ_STR(show("title: A\na: 2\ntitle: B\n"),
+           "post.md:3:1: error: YAML: duplicate key 'title' (first written at line 1, column 1)");
+    EQ_STR(show("1: a\n2.5: b\ntrue: c\n"),
+           "post.md:3:1: error: YAML: duplicate key True (first written at line 1, column 1)");
+    EQ_STR(show_at("m:\n  x: 1\n  y: {k: 1, k: 2}\n", 5),
+           "post.md:7:13: error: YAML: duplicate key 'k' (first written at line 7, column 7)");
+    EQ_STR(show("\"a\\x07\": 1\n\"a\\a\": 2\n"),
+           "post.md:2:1: error: YAML: duplicate key 'a\\x07' (first written at line 1, column 1)");
     EQ_STR(show("? [1]\n: 2\n"), "post.md:1:3: error: YAML: found unhashable key while constructing a mapping");
 }
 
@@ -366,6 +376,27 @@ TEST(anchors_and_merge)
            "post.md:2:7: error: YAML: expected a mapping or list of mappings for merging, but found an int");
     EQ_STR(show("m:\n  <<: [{a: 1}, x]\n"),
            "post.md:2:7: error: YAML: expected a mapping for merging, but found a string");
+
+    /* issue 19: an alias bomb (9 levels of 10 aliases to the level below,
+     * 10^9 nodes from 1 KB) is an error at the alias that passes the bound */
+    buf bomb = BUF_INIT;
+    buf_puts(&bomb, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for (int i = 1; i <= 9; i++) {
+        buf_printf(&bomb, "a%d: &a%d [", i, i);
+        for (int k = 0; k < 10; k++)
+            buf_printf(&bomb, "%s*a%d", k ? ", " : "", i - 1);
+        buf_puts(&bomb, "]\n");
+    }
+    EQ_STR(show(bomb.data), "post.md:6:45: error: YAML: aliases stand for more than 1000000 nodes "
+                            "(this one for 111111 more); write the values out, or alias less");
+    buf_release(&bomb);
+    /* many aliases of small values are fine */
+    buf many = BUF_INIT;
+    buf_puts(&many, "s: &s {a: 1, b: 2}\nl:\n");
+    for (int i = 0; i < 20000; i++)
+        buf_puts(&many, "  - *s\n");
+    OK(strncmp(show(many.data), "{'s': {'a': 1, 'b': 2}, 'l': [{'a': 1, 'b': 2}, ", 45) == 0);
+    buf_release(&many);
 }
 
 TEST(empty_and_documents)
@@ -432,7 +463,7 @@ TEST(key_positions)
     fm_key_pos *pos = NULL;
     size_t npos = 0;
     OK(fm_parse_yaml_pos(STR_LIT("title: Hello\ndate:   2024-03-18\n\n\"tags\":\n  - a\n"
-                                 "标题: 你好\nnested: {x: 1}\ntitle: Again\n"),
+                                 "标题: 你好\nnested: {x: 1}\n"),
                          2, "p.md", a, &v, &pos, &npos, d));
     EQ_INT(diag_count(d), 0);
     /* one per key of each map: the nested map's first, then the root's in
@@ -446,10 +477,10 @@ TEST(key_positions)
         EQ_INT(pos[0].col, 10);
         EQ_INT(pos[0].vcol, 13);
         OK(pos[1].map == root);
-        EQ_STR(pos[1].key, "title"); /* the later duplicate's place */
-        EQ_INT(pos[1].line, 9);
+        EQ_STR(pos[1].key, "title");
+        EQ_INT(pos[1].line, 2);
         EQ_INT(pos[1].col, 1);
-        EQ_INT(pos[1].vline, 9);
+        EQ_INT(pos[1].vline, 2);
         EQ_INT(pos[1].vcol, 8);
         EQ_STR(pos[2].key, "date");
         EQ_INT(pos[2].line, 3);
