@@ -766,15 +766,30 @@ FILTER_FN(replace)
         if (count >= 0 && (uint64_t)count < hits)
             hits = (uint64_t)count;
         if (ckd_add_sat(s.len, ckd_mul_sat(hits, new.len - old.len)) > TPL_MAX_STRING && old.len) {
-            uint64_t found = 0; /* the exact count */
-            for (const char *p = s.u.s; found < hits &&
-                 (p = memmem(p, s.len - (size_t)(p - s.u.s), old.u.s, old.len)); p += old.len)
-                found++;
+            /* count them, up to as many as make it too large (memchr, not
+             * memmem: a sanitizer checks memmem's whole haystack per call) */
+            uint64_t found = 0, enough = s.len < TPL_MAX_STRING
+                                             ? (TPL_MAX_STRING - s.len) / (new.len - old.len) + 1
+                                             : 0;
+            if (enough < hits)
+                hits = enough;
+            for (size_t i = 0; found < hits && i + old.len <= s.len;) {
+                const char *p = memchr(s.u.s + i, old.u.s[0], s.len - old.len + 1 - i);
+                if (!p)
+                    break;
+                i = (size_t)(p - s.u.s);
+                if (!memcmp(p, old.u.s, old.len)) {
+                    found++;
+                    i += old.len;
+                } else {
+                    i++;
+                }
+            }
             hits = found;
         }
-        if (!tpl_r_string_fits(r, at, "replace: the result is",
-                               ckd_add_sat(s.len, ckd_mul_sat(hits, new.len - old.len))))
-            return false;
+        if (ckd_add_sat(s.len, ckd_mul_sat(hits, new.len - old.len)) > TPL_MAX_STRING)
+            return tpl_r_error(r, at, "replace: the result is too large (over %u bytes)",
+                               TPL_MAX_STRING);
     }
     buf b = BUF_INIT;
     if (old.len == 0) {

@@ -284,19 +284,22 @@ TEST(bounds)
       "3 0 1 2");
     /* what one expression builds */
     R("{{ ('a' * 60000000) | replace('a', 'bb') }}",
-      "ERR main.html:1:23: error: replace: the result is too large (120000000 bytes; at most "
-      "67108864)");
+      "ERR main.html:1:23: error: replace: the result is too large (over 67108864 bytes)");
+    R("{{ ('ab' * 20000000) | replace('b', 'bb') | length }} {{ 'aXbXc' | replace('X', '--') }}",
+      "60000000 a--b--c");
+    R("{{ ('a' * 60000000) | replace('', 'bb') }}",
+      "ERR main.html:1:23: error: replace: the result is too large (over 67108864 bytes)");
     R("{{ (['a' * 1000000] * 100) | join }}", "ERR main.html:1:30: error: join: the result is too "
       "large (100000000 bytes; at most 67108864)");
     R("{{ ('a' * 40000000) ~ ('b' * 40000000) }}",
       "ERR main.html:1:4: error: '~': the result is too large (80000000 bytes; at most 67108864)");
     /* a list that holds the same list many times prints far larger than it is */
-    R("{% set a = ['abcdefgh'] * 1000 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}{{ c }}",
-      "ERR main.html:1:82: error: str(): the result is too large (67108872 bytes; at most "
+    R("{% set a = ['x' * 1000000] * 10 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}{{ c }}",
+      "ERR main.html:1:83: error: str(): the result is too large (68000288 bytes; at most "
       "67108864)");
-    R("{% set a = ['abcdefgh'] * 1000 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}"
+    R("{% set a = ['x' * 1000000] * 10 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}"
       "{{ c | tojson }}",
-      "ERR main.html:1:89: error: tojson: the result is too large (67108869 bytes; at most "
+      "ERR main.html:1:90: error: tojson: the result is too large (68000285 bytes; at most "
       "67108864)");
     /* a string as a list of its characters */
     R("{% for c in 'ab' * 9000000 %}{% endfor %}",
