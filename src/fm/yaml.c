@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <yaml.h>
 
@@ -15,6 +16,7 @@
 #include "util/date.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
+#include "util/xmlchar.h"
 
 /* Deeper nesting is refused rather than risk the C stack. */
 #define MAX_DEPTH 512
@@ -835,8 +837,24 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
         yaml_event_delete(ev);
         return true;
     }
-    case YAML_SCALAR_EVENT:
+    case YAML_SCALAR_EVENT: {
         c->nodes++;
+        /* libyaml refuses control characters written as they are, but
+         * not escaped ones ("\a", "\x07", "\0"): refused here, as any
+         * value may reach a feed (util/xmlchar.h) and NUL would cut it */
+        const char *sv = (const char *)ev->data.scalar.value;
+        size_t sn = ev->data.scalar.length, bad = xml_forbidden_find(sv, sn);
+        if (bad < sn) {
+            char what[16];
+            if ((unsigned char)sv[bad] < 0x20)
+                snprintf(what, sizeof what, "\\x%02x", (unsigned char)sv[bad]);
+            else
+                snprintf(what, sizeof what, "U+%s", (unsigned char)sv[bad] == 0xEF ?
+                         ((unsigned char)sv[bad + 2] == 0xBE ? "FFFE" : "FFFF") : "D800-DFFF");
+            error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
+                     "YAML: this value holds %s, a character XML 1.0 forbids (no feed or "
+                     "sitemap could hold it); remove it", what);
+        }
         *out = resolve_scalar(c, ev);
         if (ev->data.scalar.anchor) {
             size_t ai = anchor_add(c, (const char *)ev->data.scalar.anchor, *out, true);
@@ -844,6 +862,7 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
         }
         yaml_event_delete(ev);
         return true;
+    }
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
         if (c->depth >= MAX_DEPTH) {

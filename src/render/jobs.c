@@ -12,6 +12,7 @@
 #include "util/strmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
+#include "util/xmlchar.h"
 
 static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char *title, const char *path)
 {
@@ -186,8 +187,12 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     diag_list *td = diag_list_new();
     const tpl_template *t = tpl_load(c->l, tname, td);
     buf out = BUF_INIT;
-    if (t && tpl_render(t, c->l, vars, &c->opt, context, a, &out, td))
+    if (t && tpl_render(t, c->l, vars, &c->opt, context, a, &out, td)) {
+        size_t n = strlen(out_rel);
+        if (n >= 4 && !strcmp(out_rel + n - 4, ".xml"))
+            xml_forbidden_strip(&out); /* what XML 1.0 cannot hold: util/xmlchar.h */
         emit(c, out_rel, out.data, out.len, d);
+    }
     diag_move(d, td);
     diag_list_free(td);
     buf_release(&out);

@@ -9,6 +9,7 @@
 #include "util/scan.h"
 #include "util/text.h"
 #include "util/url.h"
+#include "util/xmlchar.h"
 
 FILTER_FN(date)
 {
@@ -203,6 +204,7 @@ FILTER_FN(xml_escape)
         default: tpl_putc(&b, (char)s.u.s[i]);
         }
     }
+    xml_forbidden_strip(&b); /* not even &#7; is XML: util/xmlchar.h */
     *out = from_buf(tpl_r_arena(r), &b, true);
     return true;
 }
