@@ -144,10 +144,25 @@ static const char *level_name(diag_level l)
     return l == DIAG_ERROR ? "error" : l == DIAG_WARNING ? "warning" : "note";
 }
 
+/* Appends s with its control bytes written as \xNN: a message may quote a
+ * source's bytes (a template's stray character, a YAML key, a file name),
+ * and raw control bytes would reach the terminal — a \r that hides the
+ * line, an escape sequence that repaints it. */
+static void put_visible(buf *out, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == 0x7f)
+            buf_printf(out, "\\x%02x", c);
+        else
+            buf_putc(out, (char)c);
+    }
+}
+
 static void format(const diag *e, buf *out, bool color)
 {
     if (e->path) {
-        buf_puts(out, e->path);
+        put_visible(out, e->path);
         if (e->line > 0) {
             buf_printf(out, ":%d", e->line);
             if (e->col > 0)
@@ -163,7 +178,7 @@ static void format(const diag *e, buf *out, bool color)
     } else {
         buf_printf(out, "%s: ", level_name(e->level));
     }
-    buf_puts(out, e->message);
+    put_visible(out, e->message);
 }
 
 void diag_format(const diag *e, buf *out)
