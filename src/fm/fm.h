@@ -75,6 +75,11 @@ typedef struct fm_key_pos {
     int line, col;       /* of the key */
     int vline, vcol;     /* of the value */
 } fm_key_pos;
+/* The site's own files are read with fm_parse_yaml_pos, and there a value
+ * holding a character XML 1.0 forbids (a control character written as an
+ * escape, "\x07", "\0") is an error at the value: any of their values may
+ * reach atom.xml or sitemap.xml (util/xmlchar.h). fm_parse_yaml (the data
+ * of `sheaf render --data`) lets them through. */
 bool fm_parse_yaml_pos(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                        fm_key_pos **pos, size_t *npos, diag_list *d);
 /* TOML 1.0 (through toml++, toml_walk.cc) and JSON (RFC 8259), as

@@ -57,6 +57,7 @@ typedef struct composer {
     /* positions of every mapping's keys (fm_parse_yaml_pos); xmalloc'd
      * while composing, copied into the arena at the end */
     bool want_pos;
+    bool xml_chars; /* refuse what XML 1.0 forbids (the site's own files) */
     fm_key_pos *pos;
     size_t npos, cappos;
 } composer;
@@ -843,7 +844,7 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
          * not escaped ones ("\a", "\x07", "\0"): refused here, as any
          * value may reach a feed (util/xmlchar.h) and NUL would cut it */
         const char *sv = (const char *)ev->data.scalar.value;
-        size_t sn = ev->data.scalar.length, bad = xml_forbidden_find(sv, sn);
+        size_t sn = ev->data.scalar.length, bad = c->xml_chars ? xml_forbidden_find(sv, sn) : sn;
         if (bad < sn) {
             char what[16];
             if ((unsigned char)sv[bad] < 0x20)
@@ -901,6 +902,7 @@ static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_valu
     c.a = a;
     c.d = d;
     c.want_pos = want_pos;
+    c.xml_chars = want_pos; /* front matter and site.yaml: see fm.h */
 
     tpl_value root = tpl_none();
     bool ok = true;
