@@ -852,9 +852,14 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
             else
                 snprintf(what, sizeof what, "U+%s", (unsigned char)sv[bad] == 0xEF ?
                          ((unsigned char)sv[bad + 2] == 0xBE ? "FFFE" : "FFFF") : "D800-DFFF");
+            /* reported, not counted: the document is still read, so the
+             * file's other checks (an alias's path, …) report too; the
+             * error fails the build all the same */
+            int errors = c->errors;
             error_at(c, mark_line(c, ev->start_mark), mark_col(ev->start_mark),
                      "YAML: this value holds %s, a character XML 1.0 forbids (no feed or "
                      "sitemap could hold it); remove it", what);
+            c->errors = errors;
         }
         *out = resolve_scalar(c, ev);
         if (ev->data.scalar.anchor) {

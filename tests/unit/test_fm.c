@@ -144,7 +144,8 @@ static const char *show_at(const char *yaml, int first_line)
     buf b = BUF_INIT;
     fm_key_pos *pos;
     size_t npos;
-    if (fm_parse_yaml_pos(str_from(yaml), first_line, "post.md", a, &v, &pos, &npos, d))
+    if (fm_parse_yaml_pos(str_from(yaml), first_line, "post.md", a, &v, &pos, &npos, d) &&
+        !diag_error_count(d))
         tpl_value_to_str(v, &b);
     else if (diag_count(d) > 0)
         diag_format(diag_get(d, 0), &b);
