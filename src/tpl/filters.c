@@ -1576,6 +1576,9 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
         return true;
     case TPL_LIST:
     case TPL_MAP: {
+        if (level >= TPL_VALUE_MAX_DEPTH)
+            return tpl_r_error(r, at, "tojson: lists and maps nested more than %d deep",
+                               TPL_VALUE_MAX_DEPTH);
         bool map = v.kind == TPL_MAP;
         if (map)
             tpl_map_touch_all(v.u.map);
@@ -1895,15 +1898,17 @@ FILTER(format)
 }
 
 /* pprint's repr: as repr(), but dictionaries with sorted keys. */
-static void pp_repr(arena *ar, tpl_value v, buf *b)
+static void pp_repr(arena *ar, tpl_value v, buf *b, int depth)
 {
-    if (v.kind == TPL_LIST) {
+    if ((v.kind == TPL_LIST || v.kind == TPL_MAP) && depth >= TPL_VALUE_MAX_DEPTH) {
+        buf_puts(b, v.kind == TPL_LIST ? "[...]" : "{...}");
+    } else if (v.kind == TPL_LIST) {
         bool tuple = v.flags & TPL_TUPLE;
         tpl_putc(b, (char)tuple ? '(' : '[');
         for (size_t i = 0; i < v.u.list->len && b->len <= TPL_MAX_STRING; i++) {
             if (i)
                 buf_puts(b, ", ");
-            pp_repr(ar, v.u.list->items[i], b);
+            pp_repr(ar, v.u.list->items[i], b, depth + 1);
         }
         if (tuple && v.u.list->len == 1)
             tpl_putc(b, (char)',');
@@ -1927,9 +1932,9 @@ static void pp_repr(arena *ar, tpl_value v, buf *b)
         for (size_t i = 0; i < n && b->len <= TPL_MAX_STRING; i++) {
             if (i)
                 buf_puts(b, ", ");
-            pp_repr(ar, it[i].key, b);
+            pp_repr(ar, it[i].key, b, depth + 1);
             buf_puts(b, ": ");
-            pp_repr(ar, it[i].val, b);
+            pp_repr(ar, it[i].val, b, depth + 1);
         }
         tpl_putc(b, (char)'}');
     } else {
@@ -1942,7 +1947,7 @@ FILTER(pprint)
     (void)a;
     (void)at;
     buf b = BUF_INIT;
-    pp_repr(tpl_r_arena(r), v, &b);
+    pp_repr(tpl_r_arena(r), v, &b, 0);
     *out = from_buf(tpl_r_arena(r), &b, false);
     return true;
 }

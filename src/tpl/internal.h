@@ -268,8 +268,12 @@ const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
  * captured block or macro call); TPL_MAX_MEMORY what one render allocates
  * (tpl_options can set smaller ones). Sizes and counts computed from a
  * template's numbers go through util/ckd.h. */
-#define TPL_MAX_STRING (1u << 26)           /* bytes; TPL_VALUE_TEXT_MAX too */
+#define TPL_MAX_STRING ((unsigned)TPL_VALUE_TEXT_MAX) /* bytes: 64 MiB */
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define TPL_MAX_LIST (1u << 24)             /* items */
+#else /* the fuzz targets: bounds a fuzzer reaches in milliseconds */
+#define TPL_MAX_LIST (1u << 16)
+#endif
 #define TPL_MAX_OUTPUT ((size_t)1 << 28)    /* bytes: 256 MiB */
 #define TPL_MAX_MEMORY ((size_t)1 << 30)    /* bytes: 1 GiB */
 

@@ -157,7 +157,11 @@ static int cmp_bytes_ci(tpl_value a, tpl_value b)
     return c;
 }
 
-int tpl_compare(tpl_value a, tpl_value b, bool ci, bool *err)
+static int compare_at(tpl_value a, tpl_value b, bool ci, bool *err, int depth);
+
+int tpl_compare(tpl_value a, tpl_value b, bool ci, bool *err) { return compare_at(a, b, ci, err, 0); }
+
+static int compare_at(tpl_value a, tpl_value b, bool ci, bool *err, int depth)
 {
     if (tpl_is_number(a) && tpl_is_number(b)) {
         if (a.kind != TPL_FLOAT && b.kind != TPL_FLOAT) {
@@ -178,12 +182,12 @@ int tpl_compare(tpl_value a, tpl_value b, bool ci, bool *err)
     }
     if (a.kind == TPL_DATE && b.kind == TPL_DATE)
         return a.u.t < b.u.t ? -1 : a.u.t > b.u.t;
-    if (a.kind == TPL_LIST && b.kind == TPL_LIST) {
+    if (a.kind == TPL_LIST && b.kind == TPL_LIST && depth < TPL_VALUE_MAX_DEPTH) {
         size_t n = a.u.list->len < b.u.list->len ? a.u.list->len : b.u.list->len;
         for (size_t i = 0; i < n; i++) {
             if (tpl_value_equal(a.u.list->items[i], b.u.list->items[i]))
                 continue;
-            int c = tpl_compare(a.u.list->items[i], b.u.list->items[i], ci, err);
+            int c = compare_at(a.u.list->items[i], b.u.list->items[i], ci, err, depth + 1);
             if (c || *err)
                 return c;
         }

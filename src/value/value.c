@@ -255,7 +255,11 @@ static double as_double(tpl_value v)
     return v.kind == TPL_FLOAT ? v.u.f : v.kind == TPL_INT ? (double)v.u.i : (double)v.u.b;
 }
 
-bool tpl_value_equal(tpl_value a, tpl_value b)
+static bool equal_at(tpl_value a, tpl_value b, int depth);
+
+bool tpl_value_equal(tpl_value a, tpl_value b) { return equal_at(a, b, 0); }
+
+static bool equal_at(tpl_value a, tpl_value b, int depth)
 {
     if (is_number(a) && is_number(b)) {
         if (a.kind != TPL_FLOAT && b.kind != TPL_FLOAT) {
@@ -278,8 +282,12 @@ bool tpl_value_equal(tpl_value a, tpl_value b)
     case TPL_LIST:
         if (a.u.list->len != b.u.list->len || ((a.flags ^ b.flags) & TPL_TUPLE))
             return false;
+        if (a.u.list == b.u.list) /* the same list, as Python's `is` before `==` */
+            return true;
+        if (depth >= TPL_VALUE_MAX_DEPTH)
+            return false;
         for (size_t i = 0; i < a.u.list->len; i++)
-            if (!tpl_value_equal(a.u.list->items[i], b.u.list->items[i]))
+            if (!equal_at(a.u.list->items[i], b.u.list->items[i], depth + 1))
                 return false;
         return true;
     case TPL_MAP:
@@ -287,10 +295,14 @@ bool tpl_value_equal(tpl_value a, tpl_value b)
         tpl_map_touch_all(b.u.map);
         if (a.u.map->len != b.u.map->len)
             return false;
+        if (a.u.map == b.u.map)
+            return true;
+        if (depth >= TPL_VALUE_MAX_DEPTH)
+            return false;
         for (size_t i = 0; i < a.u.map->len; i++) {
             const tpl_map_entry *e = &a.u.map->entries[i];
             tpl_value o = tpl_map_get_value(b.u.map, e->key);
-            if (o.kind == TPL_UNDEFINED || !tpl_value_equal(e->value, o))
+            if (o.kind == TPL_UNDEFINED || !equal_at(e->value, o, depth + 1))
                 return false;
         }
         return true;
@@ -407,7 +419,9 @@ static void str_repr(const char *s, size_t n, buf *out)
     tpl_putc(out, (char)q);
 }
 
-void tpl_value_repr(tpl_value v, buf *out)
+static void to_str_at(tpl_value v, buf *out, int depth);
+
+static void repr_at(tpl_value v, buf *out, int depth)
 {
     if (v.kind == TPL_STRING && (v.flags & TPL_SAFE)) {
         buf_puts(out, "Markup(");
@@ -416,8 +430,10 @@ void tpl_value_repr(tpl_value v, buf *out)
     } else if (v.kind == TPL_STRING)
         str_repr(v.u.s, v.len, out);
     else
-        tpl_value_to_str(v, out);
+        to_str_at(v, out, depth);
 }
+
+void tpl_value_repr(tpl_value v, buf *out) { repr_at(v, out, 0); }
 
 static void date_str(tpl_value v, buf *out)
 {
@@ -435,8 +451,14 @@ static void date_str(tpl_value v, buf *out)
     }
 }
 
-void tpl_value_to_str(tpl_value v, buf *out)
+void tpl_value_to_str(tpl_value v, buf *out) { to_str_at(v, out, 0); }
+
+static void to_str_at(tpl_value v, buf *out, int depth)
 {
+    if ((v.kind == TPL_LIST || v.kind == TPL_MAP) && depth >= TPL_VALUE_MAX_DEPTH) {
+        buf_puts(out, v.kind == TPL_LIST ? "[...]" : "{...}");
+        return;
+    }
     switch ((tpl_kind)v.kind) {
     case TPL_UNDEFINED:
         break;
@@ -464,7 +486,7 @@ void tpl_value_to_str(tpl_value v, buf *out)
         for (size_t i = 0; i < v.u.list->len && out->len <= TPL_VALUE_TEXT_MAX; i++) {
             if (i)
                 buf_puts(out, ", ");
-            tpl_value_repr(v.u.list->items[i], out);
+            repr_at(v.u.list->items[i], out, depth + 1);
         }
         if (tuple && v.u.list->len == 1)
             tpl_putc(out, (char)',');
@@ -476,9 +498,9 @@ void tpl_value_to_str(tpl_value v, buf *out)
         if ((v.flags & TPL_GROUP) && v.u.map->len == 2) {
             /* groupby's namedtuple prints as a tuple */
             tpl_putc(out, '(');
-            tpl_value_repr(v.u.map->entries[0].value, out);
+            repr_at(v.u.map->entries[0].value, out, depth + 1);
             buf_puts(out, ", ");
-            tpl_value_repr(v.u.map->entries[1].value, out);
+            repr_at(v.u.map->entries[1].value, out, depth + 1);
             tpl_putc(out, ')');
             break;
         }
@@ -486,9 +508,9 @@ void tpl_value_to_str(tpl_value v, buf *out)
         for (size_t i = 0; i < v.u.map->len && out->len <= TPL_VALUE_TEXT_MAX; i++) {
             if (i)
                 buf_puts(out, ", ");
-            tpl_value_repr(v.u.map->entries[i].key, out);
+            repr_at(v.u.map->entries[i].key, out, depth + 1);
             buf_puts(out, ": ");
-            tpl_value_repr(v.u.map->entries[i].value, out);
+            repr_at(v.u.map->entries[i].value, out, depth + 1);
         }
         tpl_putc(out, (char)'}');
         break;

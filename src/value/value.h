@@ -203,7 +203,16 @@ bool tpl_value_truthy(tpl_value v);
  * printing of lists and maps stops once `out` holds more than
  * TPL_VALUE_TEXT_MAX bytes: a result longer than that is cut, and the
  * template engine reports it as too large. */
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define TPL_VALUE_TEXT_MAX ((size_t)1 << 26)
+#else /* the fuzz targets (and the template engine's string bound with it) */
+#define TPL_VALUE_TEXT_MAX ((size_t)1 << 20)
+#endif
+/* Lists and maps nested deeper than this (a loop that wraps a namespace's
+ * list in a list 100,000 times) print their inner levels as "..." (Python's
+ * mark for a list inside itself), compare unequal and do not order, rather
+ * than walk as deep as the C stack goes. */
+#define TPL_VALUE_MAX_DEPTH 1000
 void tpl_value_to_str(tpl_value v, buf *out);
 /* Appends repr(v) as Python prints it: strings quoted ('a', "it's"), the
  * rest as tpl_value_to_str. */

@@ -308,6 +308,15 @@ TEST(bounds)
     R("{{ ('ab' * 9000000) | reverse | length }}",
       "ERR main.html:1:23: error: the string's list of characters too large (18000000 items; at "
       "most 16777216)");
+    /* lists nested 100,000 deep (each loop wraps the last): printing,
+     * comparing and sorting them overflowed the C stack */
+    R("{% set ns = namespace(l=[]) %}{% for i in range(100000) %}{% set ns.l = [ns.l] %}"
+      "{% endfor %}{{ ns.l | string | length }} {{ ns.l == ns.l }} {{ [ns.l] == [ns.l] }} "
+      "{{ [[ns.l], [ns.l]] | sort | length }} {{ ns.l | pprint | length }}",
+      "2005 True True 2 2005");
+    R("{% set ns = namespace(l=[], m=[]) %}{% for i in range(5000) %}{% set ns.l = [ns.l] %}"
+      "{% set ns.m = [ns.m] %}{% endfor %}{{ ns.l == ns.m }} {{ ns.l | tojson }}",
+      "ERR main.html:1:150: error: tojson: lists and maps nested more than 1000 deep");
     /* a page's output and a render's memory */
     max_output = 1 << 20;
     R("{% for i in range(1000) %}\n{% for j in range(1000) %}xxxxxxxxxx{% endfor %}{% endfor %}",
