@@ -15,6 +15,7 @@
 #include "site/site.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 #define USAGE(f) cli_print_usage(f, cli_command_find("deploy"))
@@ -119,7 +120,7 @@ static bool run_deploy(const char *site, const char *base_url, bool dry_run, boo
         deploy_plan_free(&p);
     }
     if (have_tmp)
-        deploy_remove_tree(tmp.data);
+        fs_rmtree(tmp.data);
     buf_release(&msg);
     buf_release(&tmp);
     buf_release(&target);

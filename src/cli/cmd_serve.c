@@ -7,7 +7,6 @@
  * server stops, connections close, and the temporary folder is removed. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +24,7 @@
 #include "serve/serve.h"
 #include "serve/watch.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 #define USAGE(f) cli_print_usage(f, cli_command_find("serve"))
@@ -36,22 +36,6 @@ static double ms_since(const struct timespec *t0)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(p);
-    else
-        unlink(p);
-    return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Opens url in the desktop's browser, without waiting for it. */
@@ -220,7 +204,7 @@ done:
     build_session_free(bs);
     watch_free(w);
     if (have_tmp)
-        remove_tree(tmp.data);
+        fs_rmtree(tmp.data);
     if (sfd >= 0) {
         /* Take the signals that stopped us, so unblocking them below does
          * not deliver them again. */

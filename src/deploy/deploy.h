@@ -103,8 +103,4 @@ const char *deploy_rsync_target_problem(const char *target);
 bool deploy_rsync(const char *rsync, const char *src, const char *target, bool dry_run, buf *out,
                   diag_list *d);
 
-/* Removes the tree at path (not following symbolic links). Returns false
- * when something could not be removed; a missing path is fine. */
-bool deploy_remove_tree(const char *path);
-
 #endif

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 void deploy_plan_free(deploy_plan *p)
@@ -367,27 +368,6 @@ bool deploy_plan_make(const char *src, const char *target, deploy_plan *p, diag_
 
 /* ---- applying ---- */
 
-bool deploy_remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT;
-    if (!S_ISDIR(st.st_mode))
-        return unlink(path) == 0 || errno == ENOENT;
-    size_t n;
-    char **names = list_dir(path, &n);
-    bool ok = names != NULL;
-    buf b = BUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        buf_reset(&b);
-        buf_printf(&b, "%s/%s", path, names[i]);
-        ok = deploy_remove_tree(b.data) && ok;
-    }
-    buf_release(&b);
-    free_names(names, n);
-    return (rmdir(path) == 0 || errno == ENOENT) && ok;
-}
-
 /* Makes every folder on the way to target/rel's parent, replacing a file
  * or link that is in the way (the plan removes it anyway). */
 static bool make_parents(const char *target, const char *rel, diag_list *d)
@@ -431,25 +411,13 @@ static bool copy_file(const char *src, const char *dest, diag_list *d)
     bool ok = out >= 0;
     if (!ok)
         diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
-    static char chunk[1 << 16];
-    while (ok) {
-        ssize_t n = read(in, chunk, sizeof chunk);
-        if (n == 0)
-            break;
-        if (n < 0) {
+    bool write_failed = false;
+    if (ok && !fs_copy_fd(in, out, &write_failed)) {
+        if (write_failed)
+            diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
+        else
             diag_error(d, src, 0, 0, "cannot read: %s", strerror(errno));
-            ok = false;
-            break;
-        }
-        for (ssize_t w = 0; ok && w < n;) {
-            ssize_t k = write(out, chunk + w, (size_t)(n - w));
-            if (k < 0) {
-                diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
-                ok = false;
-            } else {
-                w += k;
-            }
-        }
+        ok = false;
     }
     close(in);
     if (out >= 0) {
@@ -463,7 +431,7 @@ static bool copy_file(const char *src, const char *dest, diag_list *d)
     if (ok && rename(tmp.data, dest) != 0) {
         /* A folder (or a non-empty one) stands where the file goes. */
         struct stat st;
-        if (lstat(dest, &st) == 0 && S_ISDIR(st.st_mode) && deploy_remove_tree(dest) &&
+        if (lstat(dest, &st) == 0 && S_ISDIR(st.st_mode) && fs_rmtree(dest) &&
             rename(tmp.data, dest) == 0) {
         } else {
             diag_error(d, dest, 0, 0, "cannot write: %s", strerror(errno));
@@ -483,7 +451,7 @@ static bool remove_item(const char *path, bool dir, diag_list *d)
         return true; /* already gone, or a folder on its way was replaced */
     if (dir != (bool)S_ISDIR(st.st_mode))
         return true; /* a write put the other kind of thing there */
-    if (dir ? (rmdir(path) == 0 || deploy_remove_tree(path)) : unlink(path) == 0)
+    if (dir ? (rmdir(path) == 0 || fs_rmtree(path)) : unlink(path) == 0)
         return true;
     diag_error(d, path, 0, 0, "cannot remove: %s", strerror(errno));
     return false;

@@ -206,49 +206,6 @@ static bool same_file_content(const char *a, const char *b)
     return same;
 }
 
-static bool copy_fd(const char *src, const char *dst)
-{
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return false;
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        int e = errno;
-        close(in);
-        errno = e;
-        return false;
-    }
-    struct stat st;
-    bool ok = fstat(in, &st) == 0;
-    off_t left = ok ? st.st_size : 0;
-    while (ok && left > 0) {
-        ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-            /* fall back to read/write */
-            char chunk[65536];
-            ssize_t r;
-            while ((r = read(in, chunk, sizeof chunk)) > 0)
-                if (write(out, chunk, (size_t)r) != r) {
-                    ok = false;
-                    break;
-                }
-            ok = ok && r == 0;
-            break;
-        }
-        if (n <= 0) {
-            ok = n == 0;
-            break;
-        }
-        left -= n;
-    }
-    int e = errno;
-    close(in);
-    if (close(out) != 0)
-        ok = false;
-    errno = e;
-    return ok;
-}
-
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,
                  diag_list *d)
 {
@@ -263,7 +220,7 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, 0, SIZE_MAX);
     } else {
-        ok = ensure_parent(dst) && copy_fd(src, dst);
+        ok = ensure_parent(dst) && fs_copy_file(src, dst);
         if (ok) {
             atomic_fetch_add(&o->copied, 1);
             record(o, rel, true, 0, SIZE_MAX);

@@ -102,21 +102,81 @@ bool fs_rmtree(const char *path)
     if (lstat(path, &st) != 0)
         return errno == ENOENT;
     if (!S_ISDIR(st.st_mode))
-        return unlink(path) == 0;
+        return unlink(path) == 0 || errno == ENOENT;
     DIR *d = opendir(path);
     if (!d)
-        return false;
+        return errno == ENOENT;
     struct dirent *e;
     bool ok = true;
+    int err = 0;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         char *p = fs_join(path, e->d_name);
-        ok &= fs_rmtree(p);
+        if (!fs_rmtree(p) && ok) {
+            ok = false;
+            err = errno;
+        }
         free(p);
     }
     closedir(d);
-    return rmdir(path) == 0 && ok;
+    if (rmdir(path) != 0 && errno != ENOENT)
+        return false;
+    errno = err;
+    return ok;
+}
+
+bool fs_copy_fd(int in, int out, bool *write_failed)
+{
+    if (write_failed)
+        *write_failed = false;
+    struct stat st;
+    if (fstat(in, &st) != 0)
+        return false;
+    off_t left = st.st_size;
+    while (left > 0) {
+        ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+            /* fall back to read/write */
+            char chunk[65536];
+            ssize_t r;
+            while ((r = read(in, chunk, sizeof chunk)) > 0)
+                if (write(out, chunk, (size_t)r) != r) {
+                    if (write_failed)
+                        *write_failed = true;
+                    return false;
+                }
+            return r == 0;
+        }
+        if (n <= 0) {
+            if (n < 0 && write_failed)
+                *write_failed = true;
+            return n == 0;
+        }
+        left -= n;
+    }
+    return true;
+}
+
+bool fs_copy_file(const char *src, const char *dst)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return false;
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int e = errno;
+        close(in);
+        errno = e;
+        return false;
+    }
+    bool ok = fs_copy_fd(in, out, NULL);
+    int e = errno;
+    close(in);
+    if (close(out) != 0)
+        ok = false;
+    errno = e;
+    return ok;
 }
 
 bool fs_is_dir(const char *path)

@@ -18,8 +18,15 @@ bool fs_read_fd(int fd, buf *out);
 bool fs_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p; false + errno. */
 bool fs_mkdirs(const char *path);
-/* rm -rf; missing is fine. */
+/* rm -rf, never following symbolic links; a missing path (or an entry that
+ * vanishes meanwhile) is fine. false (errno set) when something stayed. */
 bool fs_rmtree(const char *path);
+/* Copies everything from `in` (from its offset) to `out`: copy_file_range,
+ * or read and write where the kernel cannot. false + errno; *write_failed
+ * (may be NULL) says whether writing (not reading) failed. */
+bool fs_copy_fd(int in, int out, bool *write_failed);
+/* Copies the file src to dst (created or truncated, mode 0644). false + errno. */
+bool fs_copy_file(const char *src, const char *dst);
 bool fs_is_dir(const char *path);
 
 /* Calls fn for every regular file below root (not following symlinked

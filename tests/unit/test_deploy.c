@@ -10,6 +10,7 @@
 
 #include "deploy/deploy.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 static char tmp_root[] = "/tmp/sheaf-test-deploy-XXXXXX";
@@ -528,6 +529,6 @@ int main(void)
     RUN(rsync_must_report_a_transfer);
     RUN(rsync_errors);
     RUN(rsync_through_a_local_shell);
-    deploy_remove_tree(tmp_root);
+    fs_rmtree(tmp_root);
     return harness_done();
 }
