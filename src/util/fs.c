@@ -126,6 +126,27 @@ bool fs_rmtree(const char *path)
     return ok;
 }
 
+/* Writes all len bytes, going on after a short write (which is how a
+ * full disk first shows: the next write then fails with ENOSPC). */
+static bool write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        if (n == 0) {
+            errno = ENOSPC;
+            return false;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
 bool fs_copy_fd(int in, int out, bool *write_failed)
 {
     if (write_failed)
@@ -136,26 +157,34 @@ bool fs_copy_fd(int in, int out, bool *write_failed)
     off_t left = st.st_size;
     while (left > 0) {
         ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-            /* fall back to read/write */
-            char chunk[65536];
-            ssize_t r;
-            while ((r = read(in, chunk, sizeof chunk)) > 0)
-                if (write(out, chunk, (size_t)r) != r) {
-                    if (write_failed)
-                        *write_failed = true;
-                    return false;
-                }
-            return r == 0;
-        }
-        if (n <= 0) {
-            if (n < 0 && write_failed)
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP))
+            break; /* the kernel cannot here: read and write what is left */
+        if (n < 0) {
+            if (write_failed)
                 *write_failed = true;
-            return n == 0;
+            return false;
         }
+        if (n == 0)
+            return true; /* the file shrank meanwhile */
         left -= n;
     }
-    return true;
+    if (left <= 0)
+        return true;
+    char chunk[65536];
+    for (;;) {
+        ssize_t r = read(in, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r == 0;
+        if (!write_all(out, chunk, (size_t)r)) {
+            if (write_failed)
+                *write_failed = true;
+            return false;
+        }
+    }
 }
 
 bool fs_copy_file(const char *src, const char *dst)
