@@ -50,79 +50,6 @@ bool deploy_is_remote(const char *target)
     return colon && colon != target && (!slash || colon < slash);
 }
 
-/* ---- path resolution for the safety check ---- */
-
-/* Appends the '/'-separated components of s to the absolute path in out,
- * handling "." and ".." lexically. */
-static void path_push(buf *out, const char *s)
-{
-    while (*s) {
-        while (*s == '/')
-            s++;
-        const char *e = s;
-        while (*e && *e != '/')
-            e++;
-        size_t n = (size_t)(e - s);
-        if (n == 0)
-            break;
-        if (n == 1 && s[0] == '.') {
-        } else if (n == 2 && s[0] == '.' && s[1] == '.') {
-            char *slash = strrchr(out->data, '/');
-            buf_truncate(out, slash && slash != out->data ? (size_t)(slash - out->data) : 1);
-        } else {
-            if (out->len > 1)
-                buf_putc(out, '/');
-            buf_put(out, s, n);
-        }
-        s = e;
-    }
-}
-
-/* An absolute, normalised form of path: its longest existing prefix
- * resolved through realpath, the rest appended. Caller frees. */
-static char *resolve_path(const char *path)
-{
-    buf abs = BUF_INIT;
-    buf_putc(&abs, '/');
-    if (path[0] != '/') {
-        char cwd[PATH_MAX];
-        if (getcwd(cwd, sizeof cwd))
-            path_push(&abs, cwd);
-    }
-    path_push(&abs, path);
-    /* Find the longest prefix that exists. */
-    size_t cut = abs.len;
-    char *real = NULL;
-    for (;;) {
-        char save = abs.data[cut];
-        abs.data[cut] = '\0';
-        real = realpath(cut ? abs.data : "/", NULL);
-        abs.data[cut] = save;
-        if (real || cut <= 1)
-            break;
-        while (cut > 1 && abs.data[cut - 1] != '/')
-            cut--;
-        if (cut > 1)
-            cut--; /* drop the '/' too */
-    }
-    buf out = BUF_INIT;
-    buf_puts(&out, real ? real : "/");
-    free(real);
-    if (cut < abs.len)
-        path_push(&out, abs.data + cut);
-    buf_release(&abs);
-    return buf_detach(&out, NULL);
-}
-
-/* Whether a is b or lies inside it. */
-static bool inside(const char *a, const char *b)
-{
-    size_t n = strlen(b);
-    if (n == 1 && b[0] == '/')
-        return true;
-    return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
-}
-
 /* The site's source folder (content, static, templates, themes) that the
  * resolved target t lies in, or NULL. */
 static const char *source_folder(const char *site, const char *t)
@@ -133,7 +60,7 @@ static const char *source_folder(const char *site, const char *t)
     for (size_t i = 0; !hit && i < sizeof names / sizeof names[0]; i++) {
         buf_reset(&b);
         buf_printf(&b, "%s%s%s", site, strcmp(site, "/") ? "/" : "", names[i]);
-        if (inside(t, b.data))
+        if (fs_inside(t, b.data))
             hit = names[i];
     }
     buf_release(&b);
@@ -143,11 +70,11 @@ static const char *source_folder(const char *site, const char *t)
 bool deploy_check_target(const char *site_dir, const char *build_dir, const char *target,
                          diag_list *d)
 {
-    char *t = resolve_path(target);
-    char *s = resolve_path(site_dir ? site_dir : ".");
-    char *b = build_dir ? resolve_path(build_dir) : NULL;
+    char *t = fs_resolve(target);
+    char *s = fs_resolve(site_dir ? site_dir : ".");
+    char *b = build_dir ? fs_resolve(build_dir) : NULL;
     bool ok = true;
-    if (inside(s, t)) {
+    if (fs_inside(s, t)) {
         diag_error(d, NULL, 0, 0,
                    "deploy target '%s' is the site folder or a folder above it: syncing there "
                    "would delete the site's own files; choose a folder of its own",
@@ -160,7 +87,7 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
                    "static/, templates/ and themes/",
                    target, source_folder(s, t));
         ok = false;
-    } else if (b && (inside(t, b) || inside(b, t))) {
+    } else if (b && (fs_inside(t, b) || fs_inside(b, t))) {
         diag_error(d, NULL, 0, 0,
                    "deploy target '%s' overlaps the build folder '%s'; choose another folder",
                    target, build_dir);

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,4 +325,72 @@ bool fs_walk(const char *root, bool skip_hidden, fs_walk_fn fn, void *ctx)
     if (!ok && w.err)
         errno = w.err;
     return ok;
+}
+
+/* Appends the '/'-separated components of s to the absolute path in out,
+ * handling "." and ".." lexically. */
+static void path_push(buf *out, const char *s)
+{
+    while (*s) {
+        while (*s == '/')
+            s++;
+        const char *e = s;
+        while (*e && *e != '/')
+            e++;
+        size_t n = (size_t)(e - s);
+        if (n == 0)
+            break;
+        if (n == 1 && s[0] == '.') {
+        } else if (n == 2 && s[0] == '.' && s[1] == '.') {
+            char *slash = strrchr(out->data, '/');
+            buf_truncate(out, slash && slash != out->data ? (size_t)(slash - out->data) : 1);
+        } else {
+            if (out->len > 1)
+                buf_putc(out, '/');
+            buf_put(out, s, n);
+        }
+        s = e;
+    }
+}
+
+char *fs_resolve(const char *path)
+{
+    buf abs = BUF_INIT;
+    buf_putc(&abs, '/');
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd))
+            path_push(&abs, cwd);
+    }
+    path_push(&abs, path);
+    /* Find the longest prefix that exists. */
+    size_t cut = abs.len;
+    char *real = NULL;
+    for (;;) {
+        char save = abs.data[cut];
+        abs.data[cut] = '\0';
+        real = realpath(cut ? abs.data : "/", NULL);
+        abs.data[cut] = save;
+        if (real || cut <= 1)
+            break;
+        while (cut > 1 && abs.data[cut - 1] != '/')
+            cut--;
+        if (cut > 1)
+            cut--; /* drop the '/' too */
+    }
+    buf out = BUF_INIT;
+    buf_puts(&out, real ? real : "/");
+    free(real);
+    if (cut < abs.len)
+        path_push(&out, abs.data + cut);
+    buf_release(&abs);
+    return buf_detach(&out, NULL);
+}
+
+bool fs_inside(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    if (n == 1 && b[0] == '/')
+        return true;
+    return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
 }

@@ -51,6 +51,13 @@ typedef void (*fs_visit_fn)(void *ctx, const char *rel, fs_kind kind, int err);
  * set) when root or any folder below it cannot be read. */
 bool fs_visit(const char *root, bool skip_hidden, fs_visit_fn fn, void *ctx);
 
+/* An absolute, normalised form of path ("." and ".." resolved, symbolic
+ * links too as far as the path exists): its longest existing prefix through
+ * realpath, the rest appended. The path need not exist. Caller frees. */
+char *fs_resolve(const char *path);
+/* Whether the normalised path a is b or lies inside it. */
+bool fs_inside(const char *a, const char *b);
+
 /* a/b joined with one slash; caller frees. */
 char *fs_join(const char *a, const char *b);
 
