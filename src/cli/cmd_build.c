@@ -17,6 +17,7 @@ static int run(int argc, char **argv, bool check)
     static const struct option opts[] = {
         { "site", required_argument, NULL, 's' },
         { "output", required_argument, NULL, 'o' },
+        { "force", no_argument, NULL, 'F' },
         { "base-url", required_argument, NULL, 'b' },
         { "drafts", no_argument, NULL, 'D' },
         { "jobs", required_argument, NULL, 'j' },
@@ -38,6 +39,11 @@ static int run(int argc, char **argv, bool check)
             if (check)
                 goto bad;
             o.out_dir = optarg;
+            break;
+        case 'F':
+            if (check)
+                goto bad;
+            o.force = true;
             break;
         case 'b':
             if (check)

@@ -17,6 +17,11 @@
 static const cli_flag build_flags[] = {
     SITE_FLAG,
     { 'o', "output", "DIR", "the output folder (default: DIR/public)", CLI_VALUE_DIR },
+    { 0, "force", NULL,
+      "write into an output folder sheaf did not make (non-empty,\n"
+      "no .sheaf-manifest), replacing its files where the build\n"
+      "writes; its other files stay",
+      CLI_VALUE_NONE },
     { 0, "base-url", "URL", "override base_url from site.yaml", CLI_VALUE_NONE },
     { 'D', "drafts", NULL, "build drafts too", CLI_VALUE_NONE },
     JOBS_FLAG,
@@ -101,10 +106,11 @@ static const cli_word completion_words[] = {
 
 const cli_command cli_commands[] = {
     { "build", "build the site into public/",
-      "sheaf build [-s DIR] [-o DIR] [--base-url URL] [--drafts] [-j N] [--no-cache] [--stats] [-q]",
+      "sheaf build [-s DIR] [-o DIR] [--force] [--base-url URL] [--drafts] [-j N] [--no-cache] [--stats] [-q]",
       "Builds the site in DIR (content/, templates/, static/, site.yaml) into the\n"
       "output folder. The new output replaces the old one only when the whole build\n"
-      "succeeded; files whose bytes did not change are kept as they were.\n",
+      "succeeded; files whose bytes did not change are kept as they were. sheaf\n"
+      "removes only files it wrote (listed in .sheaf-manifest in the output folder).\n",
       NULL, CLI_VALUE_NONE, build_flags, cli_build },
     { "serve", "build, serve on 127.0.0.1:8000 and rebuild as files change",
       "sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open] [--no-cache] [--stats]",

@@ -13,26 +13,37 @@
 #include "util/fs.h"
 #include "util/xalloc.h"
 
+/* Refuses an output folder that holds the site or lies in its sources:
+ * replacing it, or the next build reading it, would destroy the site. */
 static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
 {
-    char rs[PATH_MAX], ro[PATH_MAX];
-    if (!realpath(site_dir, rs))
-        return true;
-    if (!realpath(out_dir, ro))
-        return true; /* does not exist yet */
-    static const char *const keep[] = { "", "/content", "/static", "/templates", "/themes", NULL };
-    for (size_t i = 0; keep[i]; i++) {
-        buf b = BUF_INIT;
-        buf_printf(&b, "%s%s", rs, keep[i]);
-        bool same = !strcmp(b.data, ro);
-        buf_release(&b);
-        if (same) {
-            diag_error(d, NULL, 0, 0, "refusing to use %s as the output folder: it holds the site's "
-                                      "sources and would be replaced", out_dir);
-            return false;
-        }
+    char *real = output_real_target(out_dir);
+    char *rs = fs_resolve(site_dir), *ro = fs_resolve(real);
+    free(real);
+    static const char *const sources[] = { "content", "static", "templates", "themes", "data", ".git",
+                                           NULL };
+    bool ok = true;
+    if (fs_inside(rs, ro)) {
+        diag_error(d, out_dir, 0, 0,
+                   "refusing this output folder: it is %s, and the output folder is replaced "
+                   "as a whole by each build; choose a folder of its own, e.g. public/ in the site",
+                   strcmp(rs, ro) ? "a folder above the site" : "the site folder itself");
+        ok = false;
     }
-    return true;
+    for (size_t i = 0; ok && sources[i]; i++) {
+        char *src = fs_join(rs, sources[i]);
+        if (fs_inside(ro, src)) {
+            diag_error(d, out_dir, 0, 0,
+                       "refusing this output folder: it is inside the site's %s/, which the "
+                       "build reads; choose a folder outside the site's sources, e.g. public/",
+                       sources[i]);
+            ok = false;
+        }
+        free(src);
+    }
+    free(rs);
+    free(ro);
+    return ok;
 }
 
 /* After a run: keeps the cache within its bound, and says once per
@@ -107,7 +118,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     const char *dirs[2] = { tdir, thdir };
     tpl_loader *l = tpl_loader_new(dirs, 2, true);
     output out;
-    if (!out_dir_is_safe(s.dir, bs->out_dir, d) || !output_begin(&out, bs->out_dir, o->write, bs->outputs, d)) {
+    if ((o->write && !out_dir_is_safe(s.dir, bs->out_dir, d)) ||
+        !output_begin(&out, bs->out_dir, o->write, o->force, bs->outputs, d)) {
         ok = false;
         tpl_loader_free(l);
         free(tdir);

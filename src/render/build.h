@@ -22,6 +22,7 @@ typedef struct build_options {
     const char *base_url; /* overrides site.yaml when non-NULL */
     bool drafts;          /* build drafts too */
     bool write;           /* false: `check` — resolve everything, write nothing */
+    bool force;           /* write into an output folder sheaf did not make */
     int jobs;             /* worker threads; 0 = one per core */
     bool no_cache;        /* --no-cache: neither read nor write .sheaf-cache/ */
 } build_options;
@@ -37,7 +38,10 @@ typedef struct build_stats {
 } build_stats;
 
 /* Runs a full build. Returns true when there was no error (warnings are
- * allowed). Every problem goes to d. st may be NULL. */
+ * allowed). Every problem goes to d. st may be NULL. The output folder may
+ * not be the site folder, a folder above it, or one inside its sources
+ * (content/, static/, templates/, themes/, data/, .git/); see output.h for
+ * what is written and removed there. */
 bool build_site(const build_options *o, diag_list *d, build_stats *st);
 
 /* A build that keeps the parsed site in memory between runs (`sheaf serve`).

@@ -1,7 +1,9 @@
 /* output: stage changed files, commit them by rename (see output.h). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 struct output_memory {
@@ -63,51 +66,340 @@ static uint64_t hash_bytes(const void *data, size_t len)
     return h ^ (h >> 29);
 }
 
-bool output_begin(output *o, const char *target, bool write, output_memory *mem, diag_list *d)
+/* The start time of process pid, in clock ticks since boot (field 22 of
+ * /proc/<pid>/stat), or 0 when /proc cannot say. */
+static unsigned long long proc_start(long pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    buf b = BUF_INIT;
+    unsigned long long t = 0;
+    if (fs_read_file(path, &b)) {
+        char *p = strrchr(b.data, ')'); /* the command name may hold spaces */
+        int field = 2;
+        for (p = p ? p + 1 : NULL; p && *p; p++)
+            if (*p == ' ' && ++field == 22) {
+                t = strtoull(p + 1, NULL, 10);
+                break;
+            }
+    }
+    buf_release(&b);
+    return t;
+}
+
+/* Parses "<pid>-<start>" (all of s): true when it names a process that is
+ * gone — no such pid, or one started at another time (a reused pid). */
+static bool names_dead_process(const char *s, bool with_start)
+{
+    char *end;
+    errno = 0;
+    long pid = strtol(s, &end, 10);
+    if (errno || end == s || pid <= 0 || (with_start ? *end != '-' : *end != 0))
+        return false;
+    unsigned long long start = 0;
+    if (with_start) {
+        const char *t = end + 1;
+        start = strtoull(t, &end, 10);
+        if (end == t || *end || !isdigit((unsigned char)*t))
+            return false;
+    }
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        return true;
+    unsigned long long now = with_start ? proc_start(pid) : 0;
+    return now != 0 && now != start;
+}
+
+/* Removes what killed builds left beside the target (see output.h): their
+ * staging folders, and the old tree of an interrupted fallback exchange —
+ * renamed back into place when the target is missing (the kill came
+ * between the two renames). Folders whose process still runs stay. */
+static void clean_stale(const char *parent, const char *base)
+{
+    DIR *dp = opendir(parent);
+    if (!dp)
+        return;
+    buf pre = BUF_INIT;
+    buf_printf(&pre, ".%s.sheaf-", base);
+    buf legacy = BUF_INIT;
+    buf_printf(&legacy, ".%s.tmp-", base); /* the staging folders of sheaf 0.x */
+    char **restore = NULL, **gone = NULL;
+    size_t nrestore = 0, ngone = 0, cr = 0, cg = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        const char *n = e->d_name;
+        bool stale = false, old = false;
+        if (!strncmp(n, pre.data, pre.len)) {
+            const char *k = n + pre.len;
+            if (!strncmp(k, "new-", 4))
+                stale = names_dead_process(k + 4, true);
+            else if (!strncmp(k, "old-", 4))
+                stale = old = names_dead_process(k + 4, true);
+        } else if (!strncmp(n, legacy.data, legacy.len)) {
+            stale = names_dead_process(n + legacy.len, false);
+        }
+        if (stale && old)
+            *VEC_ADD(restore, nrestore, cr, 4) = fs_join(parent, n);
+        else if (stale)
+            *VEC_ADD(gone, ngone, cg, 4) = fs_join(parent, n);
+    }
+    closedir(dp);
+    char *target = fs_join(parent, base);
+    struct stat st;
+    for (size_t i = 0; i < nrestore; i++) {
+        if (lstat(target, &st) != 0 && errno == ENOENT && rename(restore[i], target) == 0) {
+        } else {
+            fs_rmtree(restore[i]);
+        }
+        free(restore[i]);
+    }
+    for (size_t i = 0; i < ngone; i++) {
+        fs_rmtree(gone[i]);
+        free(gone[i]);
+    }
+    free(restore);
+    free(gone);
+    free(target);
+    buf_release(&pre);
+    buf_release(&legacy);
+}
+
+/* Whether a manifest entry is a plain relative path: no empty, "." or ".."
+ * component, not absolute. Anything else is not trusted as sheaf's. */
+static bool plain_path(const char *p)
+{
+    if (!*p || *p == '/')
+        return false;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        s += n + (e != NULL);
+        if (e && !*s)
+            return false;
+    }
+    return true;
+}
+
+static const char manifest_head[] =
+    "# sheaf: the files it wrote in this folder, which it alone may remove\n";
+
+/* Reads target/.sheaf-manifest into o->manifest. Returns false when there
+ * is none (or it is not a manifest). */
+static bool read_manifest(output *o)
+{
+    char *p = fs_join(o->target, OUTPUT_MANIFEST);
+    buf b = BUF_INIT;
+    bool ok = fs_read_file(p, &b) && b.len >= sizeof manifest_head - 1 &&
+              !memcmp(b.data, manifest_head, sizeof manifest_head - 1);
+    free(p);
+    if (!ok) {
+        buf_release(&b);
+        return false;
+    }
+    o->manifest_len = b.len;
+    o->manifest_text = buf_detach(&b, NULL);
+    char *s = o->manifest_text + sizeof manifest_head - 1;
+    while (*s) {
+        char *nl = strchr(s, '\n');
+        char *next = nl ? nl + 1 : s + strlen(s);
+        if (nl)
+            *nl = 0;
+        /* undo the escapes: "\\" and "\n" */
+        char *w = s;
+        bool bad = false;
+        for (char *r = s; *r; r++) {
+            if (*r == '\\') {
+                r++;
+                if (*r == 'n')
+                    *w++ = '\n';
+                else if (*r == '\\')
+                    *w++ = '\\';
+                else {
+                    bad = true;
+                    break;
+                }
+            } else {
+                *w++ = *r;
+            }
+        }
+        *w = 0;
+        if (!bad && plain_path(s))
+            strmap_put(o->manifest, s, 1);
+        s = next;
+    }
+    return true;
+}
+
+/* Whether folder path holds anything (false when it cannot be read). */
+static bool has_entries(const char *path)
+{
+    DIR *dp = opendir(path);
+    if (!dp)
+        return false;
+    struct dirent *e;
+    bool any = false;
+    while (!any && (e = readdir(dp)))
+        any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(dp);
+    return any;
+}
+
+char *output_real_target(const char *target)
+{
+    size_t n = strlen(target);
+    while (n > 1 && target[n - 1] == '/')
+        n--;
+    char *t = xstrndup(target, n);
+    const char *last = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+    struct stat st;
+    if (!strcmp(last, ".") || !strcmp(last, "..")) {
+        /* "-o ..": work beside the folder itself */
+        char *r = fs_resolve(t);
+        free(t);
+        t = r;
+    }
+    for (int hops = 0; hops < 40 && lstat(t, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        /* a link to the real folder (which may not exist yet): work there */
+        char *dest = xmalloc((size_t)st.st_size + 1);
+        ssize_t k = readlink(t, dest, (size_t)st.st_size + 1);
+        if (k < 0 || k > st.st_size) {
+            free(dest);
+            break;
+        }
+        dest[k] = 0;
+        char *slash = strrchr(t, '/');
+        char *dir = slash ? xstrndup(t, (size_t)(slash - t)) : xstrdup(".");
+        char *joined = dest[0] == '/' ? xstrdup(dest) : fs_join(dir, dest);
+        char *r = fs_resolve(joined);
+        free(dest);
+        free(dir);
+        free(joined);
+        free(t);
+        t = r;
+    }
+    return t;
+}
+
+bool output_begin(output *o, const char *target, bool write, bool force, output_memory *mem,
+                  diag_list *d)
 {
     memset(o, 0, sizeof *o);
-    o->target = xstrdup(target);
     o->write = write;
+    o->force = force;
     o->mem = write ? mem : NULL;
     o->known = o->mem && o->mem->valid;
     atomic_init(&o->written, 0);
     atomic_init(&o->unchanged, 0);
     atomic_init(&o->removed, 0);
     atomic_init(&o->copied, 0);
+    atomic_init(&o->disk_failed, false);
     pthread_mutex_init(&o->mu, NULL);
     o->produced = strmap_new(1024);
+    o->manifest = strmap_new(1024);
+    char *t = output_real_target(target);
+    struct stat st;
+    o->target = t;
     if (!write)
         return true;
-    size_t n = strlen(target);
-    while (n > 1 && target[n - 1] == '/')
-        n--;
-    char *t = xstrndup(target, n);
     char *slash = strrchr(t, '/');
+    char *parent = slash ? xstrndup(t, slash == t ? 1 : (size_t)(slash - t)) : xstrdup(".");
+    const char *base = slash ? slash + 1 : t;
+    unsigned long long start = proc_start((long)getpid());
     buf b = BUF_INIT;
-    if (slash)
-        buf_printf(&b, "%.*s/.%s.tmp-%ld", (int)(slash - t), t, slash + 1, (long)getpid());
-    else
-        buf_printf(&b, ".%s.tmp-%ld", t, (long)getpid());
-    free(o->target);
-    o->target = t;
+    buf_printf(&b, "%s%s.%s.sheaf-new-%ld-%llu", slash ? parent : "", slash && slash != t ? "/" : "",
+               base, (long)getpid(), start);
     o->tmp = buf_detach(&b, NULL);
+    buf_printf(&b, "%s%s.%s.sheaf-old-%ld-%llu", slash ? parent : "", slash && slash != t ? "/" : "",
+               base, (long)getpid(), start);
+    o->old = buf_detach(&b, NULL);
+    bool ok = fs_mkdirs(parent);
+    if (!ok)
+        diag_error(d, NULL, 0, 0, "cannot create the output folder's parent %s: %s", parent,
+                   strerror(errno));
+    if (ok)
+        clean_stale(parent, base);
+    free(parent);
+    if (!ok)
+        return false;
     fs_rmtree(o->tmp);
-    if (slash) {
-        *slash = 0;
-        bool ok = fs_mkdirs(t);
-        *slash = '/';
-        if (!ok) {
-            diag_error(d, NULL, 0, 0, "cannot create the output folder's parent for %s: %s", t,
-                       strerror(errno));
+    fs_rmtree(o->old);
+    if (lstat(t, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            diag_error(d, t, 0, 0, "exists and is not a folder: not replacing it with the output");
             return false;
         }
+        o->exists = true;
+        bool listed = read_manifest(o);
+        o->fresh = !listed && !has_entries(t);
+        if (!listed && !o->fresh && !force) {
+            diag_error(d, t, 0, 0,
+                       "the output folder is not empty and has no " OUTPUT_MANIFEST
+                       ", so sheaf did not make it, and sheaf removes only files it wrote: "
+                       "choose a new or empty folder, or build with --force to write into it "
+                       "(its other files are then left as they are)");
+            return false;
+        }
+    } else {
+        o->fresh = true;
     }
-    if (!fs_mkdirs(o->tmp)) {
+    if (mkdir(o->tmp, 0755) != 0) {
         diag_error(d, NULL, 0, 0, "cannot create %s: %s", o->tmp, strerror(errno));
         return false;
     }
-    o->fresh = !fs_is_dir(o->target);
+    if (o->exists)
+        chmod(o->tmp, st.st_mode & 07777); /* the new folder looks like the old one */
     return true;
+}
+
+/* Where the disk that holds path is mounted: the highest folder above it
+ * on the same device. Caller frees. */
+static char *mount_point(const char *path)
+{
+    char *p = fs_resolve(path);
+    struct stat st, up;
+    if (stat(p, &st) != 0)
+        return p;
+    for (;;) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) {
+            if (stat("/", &up) == 0 && up.st_dev == st.st_dev)
+                p[1] = 0;
+            return p;
+        }
+        *slash = 0;
+        if (stat(p, &up) != 0 || up.st_dev != st.st_dev) {
+            *slash = '/';
+            return p;
+        }
+    }
+}
+
+/* Whether errno says the disk (not this one file) refuses writes. */
+static bool disk_error(int e)
+{
+    return e == ENOSPC || e == EDQUOT || e == EFBIG || e == EROFS || e == EIO;
+}
+
+/* Reports a failed write of rel: once for the whole build when the disk is
+ * full (or read-only, or failing) — every later write fails the same way —
+ * else for this file. */
+static void report_write(output *o, const char *verb, const char *rel, const char *path,
+                         diag_list *d)
+{
+    int e = errno;
+    if (!disk_error(e)) {
+        diag_error(d, NULL, 0, 0, "cannot %s %s: %s", verb, path, strerror(e));
+        return;
+    }
+    if (atomic_exchange(&o->disk_failed, true))
+        return;
+    char *mp = mount_point(o->tmp);
+    diag_error(d, o->target, 0, 0,
+               "cannot write the new output beside it: %s (on the disk mounted at %s, first at %s); "
+               "the previous output was left as it was",
+               strerror(e), mp, rel);
+    free(mp);
 }
 
 /* Records rel as produced (and staged when `staged`), with its bytes' hash
@@ -159,16 +451,58 @@ static bool same_as(const char *old, const void *data, size_t len)
     return same;
 }
 
+/* Whether the old folder's file for rel is sheaf's: one it may compare,
+ * keep and replace. */
+static bool is_ours(const output *o, const char *rel)
+{
+    return o->known ? strmap_get(o->mem->idx, rel) >= 0 : strmap_get(o->manifest, rel) >= 0;
+}
+
+/* Puts the old folder's entry `from` (st: its lstat) into the staging tree
+ * at `to`: a hard link, so it keeps its inode and mtime, or, where the
+ * file system refuses links, a copy (a symbolic link: a new one). */
+static bool carry(const char *from, const char *to, const struct stat *st)
+{
+    if (link(from, to) == 0)
+        return true;
+    if (errno != EXDEV && errno != EPERM && errno != EMLINK && errno != ENOTSUP &&
+        errno != EOPNOTSUPP && errno != ENOSYS)
+        return false;
+    if (S_ISLNK(st->st_mode)) {
+        char *dest = xmalloc((size_t)st->st_size + 1);
+        ssize_t n = readlink(from, dest, (size_t)st->st_size + 1);
+        bool ok = n >= 0 && n <= st->st_size;
+        if (ok) {
+            dest[n] = 0;
+            ok = symlink(dest, to) == 0;
+        }
+        free(dest);
+        return ok;
+    }
+    if (!S_ISREG(st->st_mode))
+        return false;
+    return fs_copy_file(from, to) && chmod(to, st->st_mode & 07777) == 0;
+}
+
+/* rel's old file (sheaf's, with the same bytes) into the staging tree. */
+static bool keep_old(const char *old, const char *dst)
+{
+    struct stat st;
+    return lstat(old, &st) == 0 && ensure_parent(dst) && carry(old, dst, &st);
+}
+
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d)
 {
     if (!o->write)
         return true;
+    if (atomic_load(&o->disk_failed))
+        return false;
     char *dst = fs_join(o->tmp, rel);
     char *old = fs_join(o->target, rel);
     bool ok = true;
     uint64_t h = o->mem ? hash_bytes(data, len) : 0;
     bool same;
-    if (o->fresh) {
+    if (o->fresh || !is_ours(o, rel)) {
         same = false;
     } else if (o->known) {
         long i = strmap_get(o->mem->idx, rel);
@@ -176,7 +510,7 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
     } else {
         same = same_as(old, data, len);
     }
-    if (same) {
+    if (same && keep_old(old, dst)) {
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, h, len);
     } else {
@@ -187,7 +521,7 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
         }
     }
     if (!ok)
-        diag_error(d, NULL, 0, 0, "cannot write %s: %s", dst, strerror(errno));
+        report_write(o, "write", rel, dst, d);
     free(dst);
     free(old);
     return ok;
@@ -213,10 +547,12 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
         return output_put(o, rel, data, len, d);
     if (!o->write)
         return true;
+    if (atomic_load(&o->disk_failed))
+        return false;
     char *dst = fs_join(o->tmp, rel);
     char *old = fs_join(o->target, rel);
     bool ok = true;
-    if (!o->fresh && same_file_content(src, old)) {
+    if (!o->fresh && is_ours(o, rel) && same_file_content(src, old) && keep_old(old, dst)) {
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, 0, SIZE_MAX);
     } else {
@@ -224,70 +560,16 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
         if (ok) {
             atomic_fetch_add(&o->copied, 1);
             record(o, rel, true, 0, SIZE_MAX);
+        } else if (!disk_error(errno)) {
+            int e = errno;
+            diag_error(d, NULL, 0, 0, "cannot copy %s to %s: %s", src, dst, strerror(e));
+        } else {
+            report_write(o, "copy", rel, dst, d);
         }
     }
-    if (!ok)
-        diag_error(d, NULL, 0, 0, "cannot copy %s to %s: %s", src, dst, strerror(errno));
     free(dst);
     free(old);
     return ok;
-}
-
-typedef struct stale_ctx {
-    output *o;
-    char **v;
-    size_t n, cap;
-} stale_ctx;
-
-static void find_stale(void *vctx, const char *rel)
-{
-    stale_ctx *c = vctx;
-    if (strmap_get(c->o->produced, rel) >= 0)
-        return;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 64;
-        c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-    }
-    c->v[c->n++] = xstrdup(rel);
-}
-
-/* Removes now-empty folders below root (not root itself). */
-static bool prune_empty(const char *path, bool is_root)
-{
-    DIR *d = opendir(path);
-    if (!d)
-        return false;
-    bool empty = true;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char *p = fs_join(path, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (!prune_empty(p, false))
-                empty = false;
-        } else {
-            empty = false;
-        }
-        free(p);
-    }
-    closedir(d);
-    if (empty && !is_root)
-        return rmdir(path) == 0;
-    return empty;
-}
-
-/* Removes the folders of path that became empty, up to (not) root. */
-static void prune_parents(const char *root, char *path)
-{
-    size_t rootlen = strlen(root);
-    char *slash;
-    while ((slash = strrchr(path, '/')) != NULL && (size_t)(slash - path) > rootlen) {
-        *slash = '\0';
-        if (rmdir(path) != 0)
-            break;
-    }
 }
 
 /* The memory takes this build's outputs: all of them (`whole`: whatever the
@@ -347,6 +629,194 @@ static bool commit_one(output *o, const char *rel)
     return ok;
 }
 
+/* ---- the commit -------------------------------------------------------- */
+
+typedef struct carry_ctx {
+    output *o;
+    dev_t dev;      /* the old folder's device: a folder on another is a mount */
+    diag_list *d;
+    bool ok;
+} carry_ctx;
+
+/* Someone else's entry rel of the old folder stands where this build puts
+ * its own: with --force the build's wins (the other one is dropped), else
+ * it is an error. */
+static void clash(carry_ctx *c, const char *rel, bool dir)
+{
+    output *o = c->o;
+    if (o->force) {
+        atomic_fetch_add(&o->removed, 1);
+        return;
+    }
+    char *p = fs_join(o->target, rel);
+    diag_error(c->d, p, 0, 0,
+               "this %s is in the way of the build's output and sheaf did not write it (it is not "
+               "in " OUTPUT_MANIFEST "): move it away, or build with --force to replace it",
+               dir ? "folder" : "file");
+    free(p);
+    c->ok = false;
+}
+
+/* Carries over into the staging tree what is not sheaf's in the old
+ * folder's rel ("" the top): anything not in the manifest (hard-linked), and
+ * folders that hold nothing of sheaf's. Counts sheaf's old files that this
+ * build did not produce as removed. Returns whether rel holds any of
+ * sheaf's files. */
+static bool carry_over(carry_ctx *c, const char *rel)
+{
+    output *o = c->o;
+    char *dir = rel[0] ? fs_join(o->target, rel) : xstrdup(o->target);
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        diag_error(c->d, dir, 0, 0, "cannot read the old output's folder: %s", strerror(errno));
+        c->ok = false;
+        free(dir);
+        return true;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (rel[0] || strcmp(e->d_name, OUTPUT_MANIFEST)))
+            *VEC_ADD(names, n, cap, 16) = xstrdup(e->d_name);
+    closedir(dp);
+    bool ours = false;
+    for (size_t i = 0; i < n && c->ok; i++) {
+        char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);
+        char *from = fs_join(o->target, r), *to = fs_join(o->tmp, r);
+        struct stat st, ts;
+        bool in_new = lstat(to, &ts) == 0;
+        if (lstat(from, &st) != 0) {
+            diag_error(c->d, from, 0, 0, "cannot read: %s", strerror(errno));
+            c->ok = false;
+        } else if (S_ISDIR(st.st_mode)) {
+            if (st.st_dev != c->dev) {
+                diag_error(c->d, from, 0, 0,
+                           "a file system is mounted here, inside the output folder: sheaf "
+                           "replaces the output folder as a whole and cannot take it along; "
+                           "unmount it, or mount it at the output folder itself");
+                c->ok = false;
+            } else if (in_new && !S_ISDIR(ts.st_mode)) {
+                clash(c, r, true);
+            } else if (carry_over(c, r)) {
+                ours = true;
+            } else if (lstat(to, &ts) == 0) {
+                chmod(to, st.st_mode & 07777); /* someone else's folder, carried over */
+            } else if (c->ok && (!ensure_parent(to) || mkdir(to, st.st_mode & 07777) != 0)) {
+                /* someone else's empty folder: kept too */
+                report_write(o, "create", r, to, c->d);
+                c->ok = false;
+            }
+        } else if (strmap_get(o->manifest, r) >= 0) {
+            ours = true;
+            if (strmap_get(o->produced, r) < 0)
+                atomic_fetch_add(&o->removed, 1);
+        } else if (in_new) {
+            clash(c, r, false);
+        } else if (!ensure_parent(to)) {
+            if (errno == ENOTDIR || errno == EEXIST) {
+                clash(c, r, false); /* one of this build's files is where its folder was */
+            } else {
+                report_write(o, "create the folder of", r, to, c->d);
+                c->ok = false;
+            }
+        } else if (!carry(from, to, &st)) {
+            report_write(o, "carry over", r, from, c->d);
+            c->ok = false;
+        }
+        free(r);
+        free(from);
+        free(to);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(dir);
+    return ours;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Writes the staging tree's manifest: every path this build produced, one
+ * a line, sorted, '\' and newline escaped. The old one is linked when its
+ * bytes are the same. */
+static bool write_manifest(output *o, diag_list *d)
+{
+    char **v = xmalloc((o->nkeys + 1) * sizeof *v);
+    memcpy(v, o->keys, o->nkeys * sizeof *v);
+    qsort(v, o->nkeys, sizeof *v, cmp_str);
+    buf b = BUF_INIT;
+    buf_puts(&b, manifest_head);
+    for (size_t i = 0; i < o->nkeys; i++) {
+        for (const char *p = v[i]; *p; p++) {
+            if (*p == '\\')
+                buf_puts(&b, "\\\\");
+            else if (*p == '\n')
+                buf_puts(&b, "\\n");
+            else
+                buf_putc(&b, *p);
+        }
+        buf_putc(&b, '\n');
+    }
+    free(v);
+    char *dst = fs_join(o->tmp, OUTPUT_MANIFEST);
+    bool ok = true;
+    bool same = false;
+    if (o->manifest_text && o->manifest_len == b.len) {
+        /* read_manifest unescaped it in place: compare with the file */
+        char *old = fs_join(o->target, OUTPUT_MANIFEST);
+        same = same_as(old, b.data, b.len) && keep_old(old, dst);
+        free(old);
+    }
+    if (!same && !fs_write_file(dst, b.data, b.len)) {
+        report_write(o, "write", OUTPUT_MANIFEST, dst, d);
+        ok = false;
+    }
+    free(dst);
+    buf_release(&b);
+    return ok;
+}
+
+/* Swaps the staging folder and the target in one step. Where that cannot
+ * be done (a kernel or file system without RENAME_EXCHANGE, or
+ * SHEAF_RENAME_FALLBACK=1 for the tests), the target is renamed to o->old
+ * and the staging folder to the target. Either way the old tree ends up at
+ * *old_tree. */
+static bool exchange(output *o, const char **old_tree, diag_list *d)
+{
+    *old_tree = o->tmp;
+    const char *fb = getenv("SHEAF_RENAME_FALLBACK");
+    bool fallback = fb && !strcmp(fb, "1");
+#ifdef RENAME_EXCHANGE
+    if (!fallback) {
+        if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->target, RENAME_EXCHANGE) == 0)
+            return true;
+        if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+            diag_error(d, o->target, 0, 0, "cannot exchange the new output with the old one: %s",
+                       strerror(errno));
+            return false;
+        }
+    }
+#endif
+    if (rename(o->target, o->old) != 0) {
+        diag_error(d, o->target, 0, 0, "cannot move the old output aside to %s: %s", o->old,
+                   strerror(errno));
+        return false;
+    }
+    if (rename(o->tmp, o->target) != 0) {
+        int e = errno;
+        rename(o->old, o->target);
+        diag_error(d, o->target, 0, 0, "cannot move the new output into place: %s", strerror(e));
+        return false;
+    }
+    *old_tree = o->old;
+    return true;
+}
+
 bool output_end(output *o, bool ok, diag_list *d)
 {
     if (!o->write)
@@ -355,33 +825,16 @@ bool output_end(output *o, bool ok, diag_list *d)
         fs_rmtree(o->tmp);
         return false;
     }
-    if (o->fresh) {
-        struct stat st;
-        if (lstat(o->target, &st) == 0) {
-            diag_error(d, NULL, 0, 0, "%s exists and is not a folder: not replacing it", o->target);
-            fs_rmtree(o->tmp);
-            return false;
-        }
-        if (rename(o->tmp, o->target) != 0) {
-            diag_error(d, NULL, 0, 0, "cannot move the new output into %s: %s", o->target,
-                       strerror(errno));
-            fs_rmtree(o->tmp);
-            return false;
-        }
-        if (o->mem)
-            remember(o, true);
-        return true;
-    }
-    bool all = true;
-    for (size_t i = 0; i < o->nstaged; i++) {
-        if (!commit_one(o, o->staged[i])) {
-            diag_error(d, NULL, 0, 0, "cannot move %s into %s: %s", o->staged[i], o->target,
-                       strerror(errno));
-            all = false;
-        }
-    }
     if (o->partial) {
         /* a build session's rebuild of a few outputs: the rest stays */
+        bool all = true;
+        for (size_t i = 0; i < o->nstaged; i++) {
+            if (!commit_one(o, o->staged[i])) {
+                diag_error(d, NULL, 0, 0, "cannot move %s into %s: %s", o->staged[i], o->target,
+                           strerror(errno));
+                all = false;
+            }
+        }
         fs_rmtree(o->tmp);
         if (!all)
             memory_clear(o->mem);
@@ -389,41 +842,54 @@ bool output_end(output *o, bool ok, diag_list *d)
             remember(o, false);
         return all;
     }
-    stale_ctx c = { o, NULL, 0, 0 };
-    if (o->known) {
-        /* what the last run wrote and this one did not */
-        for (size_t i = 0; i < o->mem->n; i++)
-            find_stale(&c, o->mem->keys[i]);
-    } else {
-        fs_walk(o->target, false, find_stale, &c);
+    carry_ctx c = { o, 0, d, true };
+    struct stat st;
+    if (o->exists) {
+        if (lstat(o->target, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            diag_error(d, o->target, 0, 0, "the output folder changed during the build (%s): "
+                       "not replacing it", strerror(errno));
+            c.ok = false;
+        } else {
+            c.dev = st.st_dev;
+            carry_over(&c, "");
+        }
     }
-    for (size_t i = 0; i < c.n; i++) {
-        char *p = fs_join(o->target, c.v[i]);
-        if (unlink(p) == 0)
-            atomic_fetch_add(&o->removed, 1);
-        if (o->known)
-            prune_parents(o->target, p);
-        free(p);
-        free(c.v[i]);
+    if (c.ok)
+        c.ok = write_manifest(o, d);
+    const char *old_tree = NULL;
+    if (c.ok && !o->exists) {
+        if (lstat(o->target, &st) == 0) {
+            diag_error(d, o->target, 0, 0, "appeared during the build: not replacing it");
+            c.ok = false;
+        } else if (rename(o->tmp, o->target) != 0) {
+            diag_error(d, o->target, 0, 0, "cannot move the new output into place: %s",
+                       strerror(errno));
+            c.ok = false;
+        }
+    } else if (c.ok) {
+        c.ok = exchange(o, &old_tree, d);
     }
-    free(c.v);
-    if (!o->known)
-        prune_empty(o->target, true);
-    fs_rmtree(o->tmp);
-    if (o->mem) {
-        if (all)
-            remember(o, true);
-        else
+    if (!c.ok) {
+        fs_rmtree(o->tmp);
+        if (o->mem)
             memory_clear(o->mem); /* not sure what is there now: compare with the disk */
+        return false;
     }
-    return all;
+    if (old_tree && !fs_rmtree(old_tree))
+        diag_warning(d, old_tree, 0, 0,
+                     "cannot remove the previous output: %s; the next build removes it",
+                     strerror(errno));
+    if (o->mem)
+        remember(o, true);
+    return true;
 }
 
 void output_free(output *o)
 {
     free(o->target);
     free(o->tmp);
-    o->target = o->tmp = NULL;
+    free(o->old);
+    o->target = o->tmp = o->old = NULL;
     for (size_t i = 0; i < o->nkeys; i++)
         free(o->keys[i]);
     free(o->keys);
@@ -431,6 +897,9 @@ void output_free(output *o)
     free(o->lens);
     free(o->staged);
     strmap_free(o->produced);
-    o->produced = NULL;
+    strmap_free(o->manifest);
+    free(o->manifest_text);
+    o->produced = o->manifest = NULL;
+    o->manifest_text = NULL;
     pthread_mutex_destroy(&o->mu);
 }

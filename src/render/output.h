@@ -1,14 +1,38 @@
-/* output: stages a build beside the target and commits it at the end.
+/* output: builds the new output folder beside the old one and exchanges
+ * the two in one step.
  *
- * Each output is compared with the file the previous build left in the
- * target: identical bytes → nothing is written (the file keeps its inode
+ * What sheaf touches (docs/publishing.md says it for users):
+ * - It writes only inside the output folder and in staging folders beside
+ *   it named `.<name>.sheaf-new-<pid>-<start>` (and `-old-` for the
+ *   fallback below), <start> being the process's start time in clock ticks
+ *   since boot (field 22 of /proc/<pid>/stat), so that a later build can
+ *   prove a leftover one is its own and dead.
+ * - The output folder holds `.sheaf-manifest`: every path the last build
+ *   wrote. sheaf removes only those. Anything else found in the folder
+ *   (a `.git`, a CNAME someone added) is carried over to the new tree. An
+ *   existing non-empty folder without a manifest is refused unless
+ *   `force`; a file not in the manifest that stands where the build writes
+ *   is refused too, unless `force` (then the build's file replaces it).
+ *
+ * A build: every output is compared with the file the previous build left
+ * (by the session's memory of hashes, or by reading it): identical bytes →
+ * the old file is hard-linked into the staging folder (it keeps its inode
  * and mtime, so rsync, ETags and caches see no change); otherwise the new
- * bytes go to a staging folder beside the target. Only when the whole build
- * succeeded are the staged files renamed into the target (each rename is
- * atomic) and files no longer produced removed; a failed build throws the
- * staging folder away and leaves the target byte-for-byte as it was. The
- * first build renames the whole staging folder into place. Safe to call
- * from many threads at once. */
+ * bytes are written there. When the whole build succeeded, the files of the
+ * old folder that are not sheaf's are linked over too, the manifest is
+ * written, and renameat2(RENAME_EXCHANGE) swaps the staging folder and the
+ * output folder in one step; the old tree (now under the staging name) is
+ * then removed. A failed build (a disk full included) removes the staging
+ * folder and leaves the output byte for byte as it was. Where the kernel or
+ * the file system cannot exchange, the old folder is renamed aside (to the
+ * `-old-` name) and the new one into place: a kill between the two renames
+ * leaves no output folder, and the next build renames the old one back.
+ * Where hard links are refused, unchanged files are copied (new inodes).
+ *
+ * A build session's partial rebuild (`sheaf serve` after a body edit)
+ * writes its few changed files to the staging folder and renames each into
+ * the output folder; the set of paths, so the manifest, stays the same.
+ * Safe to call from many threads at once. */
 #ifndef SHEAF_OUTPUT_H
 #define SHEAF_OUTPUT_H
 
@@ -35,12 +59,20 @@ void output_memory_free(output_memory *m);
 
 typedef struct output {
     char *target;   /* the output folder, e.g. "public" */
-    char *tmp;      /* ".public.tmp-<pid>" beside it: the staged files */
+    char *tmp;      /* the staging folder beside it (see above) */
+    char *old;      /* the fallback's name for the old tree */
     bool write;     /* false: count and compare nothing, write nothing */
-    bool fresh;     /* the target did not exist: the staging folder becomes it */
+    bool fresh;     /* nothing to carry over: no old folder, or an empty one */
+    bool force;     /* write into a folder (or over files) sheaf did not make */
+    bool exists;    /* the target folder exists */
     atomic_size_t written, unchanged, removed, copied;
+    atomic_bool disk_failed; /* a write failed for want of space: said once */
     pthread_mutex_t mu;
     struct strmap *produced; /* every output path of this build */
+    struct strmap *manifest; /* the paths the last build wrote (its manifest) */
+    struct strmap *manifest_dirs; /* their folders */
+    char *manifest_text; /* the manifest's bytes, which those maps point into */
+    size_t manifest_len;
     char **keys;
     uint64_t *hashes; /* of keys[i]'s bytes; lens[i] SIZE_MAX: a copied file */
     size_t *lens;
@@ -52,15 +84,26 @@ typedef struct output {
     size_t nstaged, capstaged;
 } output;
 
-/* Prepares the temporary folder. mem (may be NULL) is the session's record
- * of the target; output_end brings it up to date. */
-bool output_begin(output *o, const char *target, bool write, output_memory *mem, diag_list *d);
+/* The name of the manifest in the output folder. */
+#define OUTPUT_MANIFEST ".sheaf-manifest"
+
+/* The folder a build writes for `target`: the path without trailing
+ * slashes, made absolute when it ends in "." or "..", and followed through
+ * symbolic links (the link stays, the folder it names is replaced).
+ * Caller frees. */
+char *output_real_target(const char *target);
+/* Prepares the staging folder (removing stale ones of dead builds first)
+ * and reads the output folder's manifest; refuses (false, reported to d) a
+ * non-empty folder without one unless `force`. mem (may be NULL) is the
+ * session's record of the target; output_end brings it up to date. */
+bool output_begin(output *o, const char *target, bool write, bool force, output_memory *mem,
+                  diag_list *d);
 /* Writes one file (rel: "posts/a/index.html"). */
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d);
 /* Copies a file from src (or `data` when not NULL). */
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,
                  diag_list *d);
-/* Commits the staged files (ok) or throws them away (!ok). */
+/* Commits the staged tree (ok) or throws it away (!ok). */
 bool output_end(output *o, bool ok, diag_list *d);
 void output_free(output *o);
 

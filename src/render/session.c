@@ -262,7 +262,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     double t_md = render_now_ms();
     int jobs = site_jobs(bs->o.jobs);
     output out;
-    if (!output_begin(&out, bs->out_dir, true, bs->outputs, d) || !out.known) {
+    if (!output_begin(&out, bs->out_dir, true, bs->o.force, bs->outputs, d) || !out.known) {
         output_end(&out, false, d);
         output_free(&out);
         free(pick);
@@ -346,7 +346,7 @@ typedef struct stale_ctx {
 static void find_extra(void *vctx, const char *rel)
 {
     stale_ctx *c = vctx;
-    if (strmap_get(c->full->index, rel) < 0)
+    if (strcmp(rel, OUTPUT_MANIFEST) != 0 && strmap_get(c->full->index, rel) < 0)
         buf_printf(c->report, "%s: written by the fast rebuild, not by a full build\n", rel);
 }
 

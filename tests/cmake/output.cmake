@@ -1,0 +1,17 @@
+# What sheaf touches on disk (docs/publishing.md): the output folder rules
+# of `sheaf build -o` (refusals, the manifest, --force, staging leftovers).
+# Needs only Debian's python3.
+add_test(NAME output/rules
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/rules.py $<TARGET_FILE:sheaf>)
+set_tests_properties(output/rules PROPERTIES TIMEOUT 120)
+# SIGKILL a rebuild of a generated site at 20 points: the output is always
+# the old build or the new one, and the next build leaves no staging folder.
+# 2,000 posts; 300 under the sanitizers (each build is several times slower).
+if(SHEAF_SANITIZE)
+  set(kill_posts 300)
+else()
+  set(kill_posts 2000)
+endif()
+add_test(NAME output/kill
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/kill.py $<TARGET_FILE:sheaf> ${kill_posts})
+set_tests_properties(output/kill PROPERTIES TIMEOUT 300)
