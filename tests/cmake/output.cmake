@@ -15,3 +15,8 @@ endif()
 add_test(NAME output/kill
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/kill.py $<TARGET_FILE:sheaf> ${kill_posts})
 set_tests_properties(output/kill PROPERTIES TIMEOUT 300)
+# A full disk (a 512 KB tmpfs; needs root or `unshare -rm`, else skipped):
+# one error naming the disk, the old output intact, no staging left.
+add_test(NAME output/diskfull
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/diskfull.py $<TARGET_FILE:sheaf>)
+set_tests_properties(output/diskfull PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
