@@ -47,8 +47,8 @@ static bool add_nojekyll(const char *out_dir, diag_list *d)
 }
 
 /* Builds and syncs; returns true on success. */
-static bool run_deploy(const char *site, const char *base_url, bool dry_run, bool quiet,
-                       diag_list *d)
+static bool run_deploy(const char *site, const char *base_url, bool dry_run, bool force,
+                       bool quiet, diag_list *d)
 {
     char *site_yaml = join2(site, "site.yaml");
     /* deploy.target as the build reads it, with the same checks and messages */
@@ -107,7 +107,7 @@ static bool run_deploy(const char *site, const char *base_url, bool dry_run, boo
         }
     } else if (ok) {
         deploy_plan p = DEPLOY_PLAN_INIT;
-        ok = deploy_plan_make(out_dir, dest, &p, d);
+        ok = deploy_plan_make(out_dir, dest, force, &p, d);
         if (ok && dry_run)
             deploy_plan_list(&p, &msg);
         if (ok && !dry_run)
@@ -135,7 +135,7 @@ static bool run_deploy(const char *site, const char *base_url, bool dry_run, boo
 int cli_deploy(int argc, char **argv)
 {
     const char *site = ".", *base_url = NULL;
-    bool dry_run = false, quiet = false;
+    bool dry_run = false, quiet = false, force = false;
     cli_opts o = { cli_command_find("deploy"), "sheaf deploy", argc, 1, argv, false };
     const cli_flag *f;
     const char *v;
@@ -149,11 +149,13 @@ int cli_deploy(int argc, char **argv)
             base_url = v;
         else if (!strcmp(f->long_name, "dry-run"))
             dry_run = true;
+        else if (!strcmp(f->long_name, "force"))
+            force = true;
         else if (!strcmp(f->long_name, "quiet"))
             quiet = true;
     }
     diag_list *d = diag_list_new();
-    bool ok = run_deploy(site, base_url, dry_run, quiet, d);
+    bool ok = run_deploy(site, base_url, dry_run, force, quiet, d);
     cli_print_diags(d);
     diag_list_free(d);
     return ok ? 0 : 1;

@@ -70,7 +70,14 @@ static const cli_flag new_flags[] = {
 
 static const cli_flag deploy_flags[] = {
     SITE_FLAG,
-    { 'n', "dry-run", NULL, "list what would be added, changed and removed; change nothing",
+    { 'n', "dry-run", NULL,
+      "list what would be added, changed, removed and kept, and why;\n"
+      "change nothing",
+      CLI_VALUE_NONE },
+    { 0, "force", NULL,
+      "deploy into a local folder sheaf did not deploy to (non-empty,\n"
+      "no .sheaf-manifest), replacing its files where the deploy\n"
+      "writes; its other files stay",
       CLI_VALUE_NONE },
     { 0, "base-url", "URL", "override base_url from site.yaml", CLI_VALUE_NONE },
     { 'q', "quiet", NULL, "print nothing but errors", CLI_VALUE_NONE },
@@ -130,10 +137,11 @@ const cli_command cli_commands[] = {
       "       sheaf new post \"Title\" [--tags a,b] [--draft] [-s DIR]",
       NULL, new_words, CLI_VALUE_NONE, new_flags, cli_new },
     { "deploy", "build, then sync the output to site.yaml's deploy target",
-      "sheaf deploy [-s DIR] [--dry-run] [--base-url URL] [-q]",
+      "sheaf deploy [-s DIR] [--dry-run] [--force] [--base-url URL] [-q]",
       "Builds the site into a fresh folder, then syncs it to deploy.target in\n"
       "site.yaml: a local folder (relative to the site) or an rsync destination\n"
-      "host:path. Files no longer produced are removed from the target.\n",
+      "host:path. Files sheaf deployed before and no longer produces are removed\n"
+      "from a local target (they are listed in its .sheaf-manifest); nothing else.\n",
       NULL, CLI_VALUE_NONE, deploy_flags, cli_deploy },
     { "render", "render one template with YAML data to stdout",
       "sheaf render TEMPLATE [--data FILE.yaml] [--templates DIR] [--base-url URL]",

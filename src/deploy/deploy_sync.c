@@ -10,6 +10,7 @@
  * symbolic links in the target are replaced or unlinked, never followed. */
 #include "deploy/deploy.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #include "util/fs.h"
+#include "util/manifest.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 void deploy_plan_free(deploy_plan *p)
@@ -29,16 +32,18 @@ void deploy_plan_free(deploy_plan *p)
     for (size_t i = 0; i < p->len; i++)
         free(p->items[i].path);
     free(p->items);
+    for (size_t i = 0; i < p->nproduced; i++)
+        free(p->produced[i]);
+    free(p->produced);
+    for (size_t i = 0; i < p->nlisted; i++)
+        free(p->listed[i]);
+    free(p->listed);
     *p = (deploy_plan)DEPLOY_PLAN_INIT;
 }
 
-static void plan_add(deploy_plan *p, deploy_action a, bool dir, const char *path)
+static void plan_add(deploy_plan *p, deploy_action a, bool dir, const char *path, const char *why)
 {
-    if (p->len == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 32;
-        p->items = xrealloc(p->items, p->cap * sizeof *p->items);
-    }
-    p->items[p->len++] = (deploy_item){ a, dir, xstrdup(path) };
+    *VEC_ADD(p->items, p->len, p->cap, 32) = (deploy_item){ a, dir, xstrdup(path), why };
 }
 
 bool deploy_is_remote(const char *target)
@@ -54,7 +59,7 @@ bool deploy_is_remote(const char *target)
  * resolved target t lies in, or NULL. */
 static const char *source_folder(const char *site, const char *t)
 {
-    static const char *const names[] = { "content", "static", "templates", "themes" };
+    static const char *const names[] = { "content", "static", "templates", "themes", "data" };
     const char *hit = NULL;
     buf b = BUF_INIT;
     for (size_t i = 0; !hit && i < sizeof names / sizeof names[0]; i++) {
@@ -73,6 +78,7 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
     char *t = fs_resolve(target);
     char *s = fs_resolve(site_dir ? site_dir : ".");
     char *b = build_dir ? fs_resolve(build_dir) : NULL;
+    char *git = fs_join(s, ".git");
     bool ok = true;
     if (fs_inside(s, t)) {
         diag_error(d, NULL, 0, 0,
@@ -80,11 +86,17 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
                    "would delete the site's own files; choose a folder of its own",
                    target);
         ok = false;
+    } else if (fs_inside(t, git)) {
+        diag_error(d, NULL, 0, 0,
+                   "deploy target '%s' is inside the site's .git/ folder, its history; choose a "
+                   "folder of its own",
+                   target);
+        ok = false;
     } else if (source_folder(s, t)) {
         diag_error(d, NULL, 0, 0,
                    "deploy target '%s' is inside the site's %s/ folder: the next build would "
                    "read the deployed files as sources; choose a folder outside content/, "
-                   "static/, templates/ and themes/",
+                   "static/, templates/, themes/ and data/",
                    target, source_folder(s, t));
         ok = false;
     } else if (b && (fs_inside(t, b) || fs_inside(b, t))) {
@@ -96,6 +108,7 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
     free(t);
     free(s);
     free(b);
+    free(git);
     return ok;
 }
 
@@ -173,9 +186,16 @@ static bool same_bytes(const char *a, const char *b)
     return same;
 }
 
-/* Records the removal of everything in the target folder `tdir` (relative
- * path `rel`), contents before the folder itself. */
-static void plan_remove_tree(buf *tdir, buf *rel, deploy_plan *p, diag_list *d);
+/* The planner's state: the target's manifest and the two lists. */
+typedef struct planner {
+    deploy_plan *p;  /* writes, then (appended at the end) removals */
+    deploy_plan *rm; /* removals */
+    manifest m;
+    bool listed;     /* the target has a manifest */
+    bool force;
+    const char *target;
+    diag_list *d;
+} planner;
 
 static void join(buf *b, size_t keep, const char *name)
 {
@@ -185,69 +205,179 @@ static void join(buf *b, size_t keep, const char *name)
     buf_puts(b, name);
 }
 
-static void plan_remove_entry(buf *tdir, buf *rel, const char *name, deploy_plan *p,
-                              diag_list *d)
+/* Whether name is a temporary file of sheaf's deploy (".NAME.sheaf-XXXXXX",
+ * see copy_file), left by an interrupted one. */
+static bool is_temp_name(const char *name)
 {
-    size_t tl = tdir->len, rl = rel->len;
-    join(tdir, tl, name);
-    join(rel, rl, name);
-    struct stat st;
-    if (lstat(tdir->data, &st) == 0 && S_ISDIR(st.st_mode))
-        plan_remove_tree(tdir, rel, p, d);
-    else
-        plan_add(p, DEPLOY_REMOVE, false, rel->data), p->removed++;
-    buf_truncate(tdir, tl);
-    buf_truncate(rel, rl);
+    size_t n = strlen(name);
+    if (name[0] != '.' || n < 15 || strncmp(name + n - 13, ".sheaf-", 7) != 0)
+        return false;
+    for (size_t i = n - 6; i < n; i++)
+        if (!isalnum((unsigned char)name[i]))
+            return false;
+    return true;
 }
 
-static void plan_remove_tree(buf *tdir, buf *rel, deploy_plan *p, diag_list *d)
+static void clash(planner *pl, const char *rel, bool dir)
+{
+    buf b = BUF_INIT;
+    buf_printf(&b, "%s/%s", pl->target, rel);
+    diag_error(pl->d, b.data, 0, 0,
+               "this %s is in the way of the deploy and sheaf did not write it (it is not in the "
+               "target's " MANIFEST_NAME "): move it away, or deploy with --force to replace it",
+               dir ? "folder" : "file");
+    buf_release(&b);
+}
+
+/* Plans the target entry tdir (relative path rel) that the build does not
+ * produce: sheaf's files go (a folder too once nothing else is in it),
+ * anything else stays. Returns whether all of it goes. */
+static bool plan_stale(planner *pl, buf *tdir, buf *rel, bool top)
+{
+    struct stat st;
+    if (lstat(tdir->data, &st) != 0)
+        return true;
+    const char *name = strrchr(rel->data, '/') ? strrchr(rel->data, '/') + 1 : rel->data;
+    if (!S_ISDIR(st.st_mode)) {
+        if (manifest_has(&pl->m, rel->data)) {
+            plan_add(pl->rm, DEPLOY_REMOVE, false, rel->data, "deployed by sheaf, no longer built");
+        } else if (is_temp_name(name)) {
+            plan_add(pl->rm, DEPLOY_REMOVE, false, rel->data,
+                     "a temporary file of an interrupted deploy");
+        } else {
+            if (top)
+                plan_add(pl->rm, DEPLOY_KEEP, false, rel->data, "not written by sheaf: kept");
+            return false;
+        }
+        pl->rm->removed++;
+        return true;
+    }
+    size_t n;
+    char **names = list_dir(tdir->data, &n);
+    if (!names) {
+        diag_error(pl->d, tdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
+        return false;
+    }
+    /* plan the contents on the side: a folder that keeps something is
+     * listed once, as kept, not file by file */
+    deploy_plan *outer = pl->rm, inner = DEPLOY_PLAN_INIT;
+    pl->rm = &inner;
+    size_t tl = tdir->len, rl = rel->len;
+    bool all = true;
+    for (size_t i = 0; i < n; i++) {
+        join(tdir, tl, names[i]);
+        join(rel, rl, names[i]);
+        all = plan_stale(pl, tdir, rel, false) && all;
+    }
+    buf_truncate(tdir, tl);
+    buf_truncate(rel, rl);
+    free_names(names, n);
+    pl->rm = outer;
+    bool ours_inside = false;
+    for (size_t i = 0; i < inner.len; i++)
+        ours_inside |= inner.items[i].action == DEPLOY_REMOVE;
+    if (all && ours_inside) {
+        for (size_t i = 0; i < inner.len; i++)
+            plan_add(outer, inner.items[i].action, inner.items[i].dir, inner.items[i].path,
+                     inner.items[i].why);
+        plan_add(outer, DEPLOY_REMOVE, true, rel->data, "a folder left empty");
+        outer->removed += inner.removed + 1;
+    } else {
+        /* something of someone else's is inside (or it was empty and not
+         * ours): sheaf's files in it go, the folder stays */
+        for (size_t i = 0; i < inner.len; i++)
+            if (inner.items[i].action == DEPLOY_REMOVE)
+                plan_add(outer, DEPLOY_REMOVE, inner.items[i].dir, inner.items[i].path,
+                         inner.items[i].why);
+        outer->removed += inner.removed;
+        if (top || !ours_inside)
+            plan_add(outer, DEPLOY_KEEP, true, rel->data,
+                     ours_inside ? "holds files not written by sheaf: kept"
+                                 : "not written by sheaf: kept");
+        all = false;
+    }
+    deploy_plan_free(&inner);
+    return all;
+}
+
+/* Whether everything below the target folder tdir (rel) is sheaf's. */
+static bool only_ours(planner *pl, buf *tdir, buf *rel)
 {
     size_t n;
     char **names = list_dir(tdir->data, &n);
-    if (!names)
-        diag_error(d, tdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
-    for (size_t i = 0; i < n; i++)
-        plan_remove_entry(tdir, rel, names[i], p, d);
+    bool ok = names != NULL || n == 0;
+    size_t tl = tdir->len, rl = rel->len;
+    for (size_t i = 0; ok && i < n; i++) {
+        join(tdir, tl, names[i]);
+        join(rel, rl, names[i]);
+        struct stat st;
+        if (lstat(tdir->data, &st) != 0)
+            continue;
+        ok = S_ISDIR(st.st_mode) ? only_ours(pl, tdir, rel)
+                                 : manifest_has(&pl->m, rel->data) || is_temp_name(names[i]);
+    }
+    buf_truncate(tdir, tl);
+    buf_truncate(rel, rl);
     free_names(names, n);
-    plan_add(p, DEPLOY_REMOVE, true, rel->data);
-    p->removed++;
+    return ok;
 }
 
 /* Plans the folder `rel` of both trees. `tdir_ok`: the target has a real
- * folder there. Removals go to `rm` to be appended after all writes. */
-static void plan_dir(buf *sdir, buf *tdir, buf *rel, bool tdir_ok, deploy_plan *p,
-                     deploy_plan *rm, diag_list *d)
+ * folder there. */
+static void plan_dir(planner *pl, buf *sdir, buf *tdir, buf *rel, bool tdir_ok)
 {
+    deploy_plan *p = pl->p;
     size_t ns, nt = 0;
     char **snames = list_dir(sdir->data, &ns);
     if (!snames) {
-        diag_error(d, sdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
+        diag_error(pl->d, sdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
         return;
     }
     char **tnames = tdir_ok ? list_dir(tdir->data, &nt) : NULL;
     if (tdir_ok && !tnames)
-        diag_error(d, tdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
+        diag_error(pl->d, tdir->data, 0, 0, "cannot read folder: %s", strerror(errno));
     size_t sl = sdir->len, tl = tdir->len, rl = rel->len;
     for (size_t i = 0; i < ns; i++) {
+        if (rl == 0 && !strcmp(snames[i], MANIFEST_NAME))
+            continue; /* the build's own: the target gets its own */
         join(sdir, sl, snames[i]);
         join(tdir, tl, snames[i]);
         join(rel, rl, snames[i]);
         struct stat ss, ts;
         bool t_exists = has_name(tnames, nt, snames[i]) && lstat(tdir->data, &ts) == 0;
+        bool ours = !t_exists || manifest_has(&pl->m, rel->data) || pl->force;
         if (stat(sdir->data, &ss) != 0) {
-            diag_error(d, sdir->data, 0, 0, "cannot read: %s", strerror(errno));
+            diag_error(pl->d, sdir->data, 0, 0, "cannot read: %s", strerror(errno));
         } else if (S_ISDIR(ss.st_mode)) {
             bool t_dir = t_exists && S_ISDIR(ts.st_mode);
-            if (t_exists && !t_dir)
-                plan_add(rm, DEPLOY_REMOVE, false, rel->data), rm->removed++;
-            plan_dir(sdir, tdir, rel, t_dir, p, rm, d);
+            if (t_exists && !t_dir && !ours)
+                clash(pl, rel->data, false);
+            else if (t_exists && !t_dir)
+                plan_add(pl->rm, DEPLOY_REMOVE, false, rel->data,
+                         pl->force && !manifest_has(&pl->m, rel->data)
+                             ? "in the way of a folder the deploy writes (--force)"
+                             : "deployed by sheaf, now a folder"),
+                    pl->rm->removed++;
+            plan_dir(pl, sdir, tdir, rel, t_dir);
         } else if (S_ISREG(ss.st_mode)) {
-            if (!t_exists) {
-                plan_add(p, DEPLOY_ADD, false, rel->data);
+            *VEC_ADD(p->produced, p->nproduced, p->capproduced, 64) = xstrdup(rel->data);
+            bool t_dir = t_exists && S_ISDIR(ts.st_mode);
+            bool dir_ours = t_dir && only_ours(pl, tdir, rel);
+            if (t_dir && !pl->force && !dir_ours) {
+                clash(pl, rel->data, true);
+            } else if (t_exists && !t_dir && !ours) {
+                clash(pl, rel->data, false);
+            } else if (!t_exists) {
+                plan_add(p, DEPLOY_ADD, false, rel->data, "new");
                 p->added++;
             } else if (!S_ISREG(ts.st_mode) || ts.st_size != ss.st_size ||
                        !same_bytes(sdir->data, tdir->data)) {
-                plan_add(p, DEPLOY_CHANGE, false, rel->data);
+                plan_add(p, DEPLOY_CHANGE, false, rel->data,
+                         dir_ours ? "changed: was a folder of sheaf's"
+                         : t_dir  ? "replaces a folder sheaf did not write (--force)"
+                         : manifest_has(&pl->m, rel->data)
+                             ? "changed"
+                             : "replaces a file sheaf did not write (--force)");
                 p->changed++;
             } else {
                 p->unchanged++;
@@ -259,16 +389,34 @@ static void plan_dir(buf *sdir, buf *tdir, buf *rel, bool tdir_ok, deploy_plan *
     buf_truncate(tdir, tl);
     buf_truncate(rel, rl);
     for (size_t i = 0; i < nt; i++) {
-        if (rl == 0 && !strcmp(tnames[i], ".git"))
+        if (rl == 0 && !strcmp(tnames[i], MANIFEST_NAME))
             continue;
-        if (!has_name(snames, ns, tnames[i]))
-            plan_remove_entry(tdir, rel, tnames[i], rm, d);
+        if (!has_name(snames, ns, tnames[i])) {
+            join(tdir, tl, tnames[i]);
+            join(rel, rl, tnames[i]);
+            plan_stale(pl, tdir, rel, true);
+            buf_truncate(tdir, tl);
+            buf_truncate(rel, rl);
+        }
     }
     free_names(snames, ns);
     free_names(tnames, nt);
 }
 
-bool deploy_plan_make(const char *src, const char *target, deploy_plan *p, diag_list *d)
+/* Whether the target folder holds nothing but a top-level .git. */
+static bool empty_but_git(const char *target)
+{
+    size_t n;
+    char **names = list_dir(target, &n);
+    bool empty = names != NULL;
+    for (size_t i = 0; empty && i < n; i++)
+        empty = !strcmp(names[i], ".git");
+    free_names(names, n);
+    return empty;
+}
+
+bool deploy_plan_make(const char *src, const char *target, bool force, deploy_plan *p,
+                      diag_list *d)
 {
     size_t before = diag_error_count(d);
     buf sdir = BUF_INIT, tdir = BUF_INIT, rel = BUF_INIT;
@@ -276,17 +424,29 @@ bool deploy_plan_make(const char *src, const char *target, deploy_plan *p, diag_
     buf_puts(&tdir, target);
     struct stat st;
     bool t_dir = lstat(target, &st) == 0 && S_ISDIR(st.st_mode);
-    if (lstat(target, &st) == 0 && !S_ISDIR(st.st_mode))
+    deploy_plan rm = DEPLOY_PLAN_INIT;
+    planner pl = { p, &rm, { 0 }, false, force, target, d };
+    pl.listed = manifest_read(target, &pl.m);
+    if (lstat(target, &st) == 0 && !S_ISDIR(st.st_mode)) {
         diag_error(d, NULL, 0, 0, "deploy target '%s' is not a folder", target);
-    else {
-        deploy_plan rm = DEPLOY_PLAN_INIT;
-        plan_dir(&sdir, &tdir, &rel, t_dir, p, &rm, d);
-        for (size_t i = 0; i < rm.len; i++) {
-            plan_add(p, rm.items[i].action, rm.items[i].dir, rm.items[i].path);
-        }
+    } else if (t_dir && !pl.listed && !force && !empty_but_git(target)) {
+        diag_error(d, NULL, 0, 0,
+                   "deploy target '%s' is not empty and has no " MANIFEST_NAME
+                   ", so sheaf did not deploy there, and sheaf removes only files it wrote: "
+                   "choose a new or empty folder (a .git in it is fine), or deploy with --force "
+                   "to write into it (its other files are then left as they are)",
+                   target);
+    } else {
+        plan_dir(&pl, &sdir, &tdir, &rel, t_dir);
+        for (size_t i = 0; i < rm.len; i++)
+            plan_add(p, rm.items[i].action, rm.items[i].dir, rm.items[i].path, rm.items[i].why);
         p->removed += rm.removed;
-        deploy_plan_free(&rm);
+        /* what the target's manifest lists until the deploy is complete */
+        for (size_t i = 0; i < pl.m.n; i++)
+            *VEC_ADD(p->listed, p->nlisted, p->caplisted, 64) = xstrdup(pl.m.list[i]);
     }
+    manifest_free(&pl.m);
+    deploy_plan_free(&rm);
     buf_release(&sdir);
     buf_release(&tdir);
     buf_release(&rel);
@@ -378,9 +538,17 @@ static bool remove_item(const char *path, bool dir, diag_list *d)
         return true; /* already gone, or a folder on its way was replaced */
     if (dir != (bool)S_ISDIR(st.st_mode))
         return true; /* a write put the other kind of thing there */
-    if (dir ? (rmdir(path) == 0 || fs_rmtree(path)) : unlink(path) == 0)
-        return true;
+    if (dir ? rmdir(path) == 0 || errno == ENOTEMPTY || errno == EEXIST : unlink(path) == 0)
+        return true; /* a folder that something new went into stays */
     diag_error(d, path, 0, 0, "cannot remove: %s", strerror(errno));
+    return false;
+}
+
+static bool write_manifest(const char *target, char *const *paths, size_t n, diag_list *d)
+{
+    if (manifest_write(target, paths, n))
+        return true;
+    diag_error(d, NULL, 0, 0, "cannot write %s/" MANIFEST_NAME ": %s", target, strerror(errno));
     return false;
 }
 
@@ -400,11 +568,26 @@ bool deploy_apply(const char *src, const char *target, const deploy_plan *p, siz
     }
     buf s = BUF_INIT, t = BUF_INIT;
     bool ok = true;
-    for (size_t i = 0; ok && i < p->len && (max_ops == 0 || i < max_ops); i++) {
+    if (p->added || p->changed || p->nlisted == 0) {
+        /* first the manifest lists what is coming too: a deploy killed
+         * halfway leaves no file of sheaf's unlisted */
+        char **all = xmalloc((p->nlisted + p->nproduced + 1) * sizeof *all);
+        if (p->nlisted)
+            memcpy(all, p->listed, p->nlisted * sizeof *all);
+        size_t n = p->nlisted;
+        for (size_t i = 0; i < p->len; i++)
+            if (p->items[i].action == DEPLOY_ADD || p->items[i].action == DEPLOY_CHANGE)
+                all[n++] = p->items[i].path;
+        ok = write_manifest(target, all, n, d);
+        free(all);
+    }
+    size_t i = 0;
+    for (; ok && i < p->len && (max_ops == 0 || i < max_ops); i++) {
         const deploy_item *it = &p->items[i];
         buf_reset(&t);
         buf_printf(&t, "%s/%s", target, it->path);
-        if (it->action == DEPLOY_REMOVE) {
+        if (it->action == DEPLOY_KEEP) {
+        } else if (it->action == DEPLOY_REMOVE) {
             ok = remove_item(t.data, it->dir, d);
         } else {
             buf_reset(&s);
@@ -412,6 +595,8 @@ bool deploy_apply(const char *src, const char *target, const deploy_plan *p, siz
             ok = make_parents(target, it->path, d) && copy_file(s.data, t.data, d);
         }
     }
+    if (ok && i == p->len)
+        ok = write_manifest(target, p->produced, p->nproduced, d);
     buf_release(&s);
     buf_release(&t);
     return ok;
@@ -421,8 +606,9 @@ void deploy_plan_list(const deploy_plan *p, buf *out)
 {
     for (size_t i = 0; i < p->len; i++) {
         const deploy_item *it = &p->items[i];
-        char c = it->action == DEPLOY_ADD ? '+' : it->action == DEPLOY_CHANGE ? '~' : '-';
-        buf_printf(out, "%c %s%s\n", c, it->path, it->dir ? "/" : "");
+        static const char sign[] = { [DEPLOY_ADD] = '+', [DEPLOY_CHANGE] = '~',
+                                     [DEPLOY_REMOVE] = '-', [DEPLOY_KEEP] = '=' };
+        buf_printf(out, "%c %s%s (%s)\n", sign[it->action], it->path, it->dir ? "/" : "", it->why);
     }
 }
 

@@ -118,8 +118,10 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     const char *dirs[2] = { tdir, thdir };
     tpl_loader *l = tpl_loader_new(dirs, 2, true);
     output out;
-    if ((o->write && !out_dir_is_safe(s.dir, bs->out_dir, d)) ||
-        !output_begin(&out, bs->out_dir, o->write, o->force, bs->outputs, d)) {
+    bool safe = !o->write || out_dir_is_safe(s.dir, bs->out_dir, d);
+    if (!safe || !output_begin(&out, bs->out_dir, o->write, o->force, bs->outputs, d)) {
+        if (safe)
+            output_free(&out);
         ok = false;
         tpl_loader_free(l);
         free(tdir);

@@ -13,6 +13,7 @@
 #include "render/output.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/manifest.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -163,74 +164,6 @@ static void clean_stale(const char *parent, const char *base)
     buf_release(&legacy);
 }
 
-/* Whether a manifest entry is a plain relative path: no empty, "." or ".."
- * component, not absolute. Anything else is not trusted as sheaf's. */
-static bool plain_path(const char *p)
-{
-    if (!*p || *p == '/')
-        return false;
-    for (const char *s = p; *s;) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-            return false;
-        s += n + (e != NULL);
-        if (e && !*s)
-            return false;
-    }
-    return true;
-}
-
-static const char manifest_head[] =
-    "# sheaf: the files it wrote in this folder, which it alone may remove\n";
-
-/* Reads target/.sheaf-manifest into o->manifest. Returns false when there
- * is none (or it is not a manifest). */
-static bool read_manifest(output *o)
-{
-    char *p = fs_join(o->target, OUTPUT_MANIFEST);
-    buf b = BUF_INIT;
-    bool ok = fs_read_file(p, &b) && b.len >= sizeof manifest_head - 1 &&
-              !memcmp(b.data, manifest_head, sizeof manifest_head - 1);
-    free(p);
-    if (!ok) {
-        buf_release(&b);
-        return false;
-    }
-    o->manifest_len = b.len;
-    o->manifest_text = buf_detach(&b, NULL);
-    char *s = o->manifest_text + sizeof manifest_head - 1;
-    while (*s) {
-        char *nl = strchr(s, '\n');
-        char *next = nl ? nl + 1 : s + strlen(s);
-        if (nl)
-            *nl = 0;
-        /* undo the escapes: "\\" and "\n" */
-        char *w = s;
-        bool bad = false;
-        for (char *r = s; *r; r++) {
-            if (*r == '\\') {
-                r++;
-                if (*r == 'n')
-                    *w++ = '\n';
-                else if (*r == '\\')
-                    *w++ = '\\';
-                else {
-                    bad = true;
-                    break;
-                }
-            } else {
-                *w++ = *r;
-            }
-        }
-        *w = 0;
-        if (!bad && plain_path(s))
-            strmap_put(o->manifest, s, 1);
-        s = next;
-    }
-    return true;
-}
-
 /* Whether folder path holds anything (false when it cannot be read). */
 static bool has_entries(const char *path)
 {
@@ -296,7 +229,6 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
     atomic_init(&o->disk_failed, false);
     pthread_mutex_init(&o->mu, NULL);
     o->produced = strmap_new(1024);
-    o->manifest = strmap_new(1024);
     char *t = output_real_target(target);
     struct stat st;
     o->target = t;
@@ -329,8 +261,20 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
             diag_error(d, t, 0, 0, "exists and is not a folder: not replacing it with the output");
             return false;
         }
+        struct stat up;
+        char *slash2 = strrchr(t, '/');
+        char *par = slash2 ? xstrndup(t, slash2 == t ? 1 : (size_t)(slash2 - t)) : xstrdup(".");
+        bool mounted = stat(par, &up) == 0 && up.st_dev != st.st_dev;
+        free(par);
+        if (mounted) {
+            diag_error(d, t, 0, 0,
+                       "the output folder is a mount point: sheaf builds the new output beside it "
+                       "and exchanges the two, which cannot be done across file systems; mount "
+                       "the folder above it, or build into a folder inside it");
+            return false;
+        }
         o->exists = true;
-        bool listed = read_manifest(o);
+        bool listed = manifest_read(t, &o->manifest);
         o->fresh = !listed && !has_entries(t);
         if (!listed && !o->fresh && !force) {
             diag_error(d, t, 0, 0,
@@ -455,7 +399,7 @@ static bool same_as(const char *old, const void *data, size_t len)
  * keep and replace. */
 static bool is_ours(const output *o, const char *rel)
 {
-    return o->known ? strmap_get(o->mem->idx, rel) >= 0 : strmap_get(o->manifest, rel) >= 0;
+    return o->known ? strmap_get(o->mem->idx, rel) >= 0 : manifest_has(&o->manifest, rel);
 }
 
 /* Puts the old folder's entry `from` (st: its lstat) into the staging tree
@@ -708,7 +652,7 @@ static bool carry_over(carry_ctx *c, const char *rel)
                 report_write(o, "create", r, to, c->d);
                 c->ok = false;
             }
-        } else if (strmap_get(o->manifest, r) >= 0) {
+        } else if (manifest_has(&o->manifest, r)) {
             ours = true;
             if (strmap_get(o->produced, r) < 0)
                 atomic_fetch_add(&o->removed, 1);
@@ -736,46 +680,22 @@ static bool carry_over(carry_ctx *c, const char *rel)
     return ours;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Writes the staging tree's manifest: every path this build produced, one
- * a line, sorted, '\' and newline escaped. The old one is linked when its
- * bytes are the same. */
+/* Writes the staging tree's manifest (util/manifest.h): every path this
+ * build produced. The old one is linked when its bytes are the same. */
 static bool write_manifest(output *o, diag_list *d)
 {
-    char **v = xmalloc((o->nkeys + 1) * sizeof *v);
-    memcpy(v, o->keys, o->nkeys * sizeof *v);
-    qsort(v, o->nkeys, sizeof *v, cmp_str);
     buf b = BUF_INIT;
-    buf_puts(&b, manifest_head);
-    for (size_t i = 0; i < o->nkeys; i++) {
-        for (const char *p = v[i]; *p; p++) {
-            if (*p == '\\')
-                buf_puts(&b, "\\\\");
-            else if (*p == '\n')
-                buf_puts(&b, "\\n");
-            else
-                buf_putc(&b, *p);
-        }
-        buf_putc(&b, '\n');
-    }
-    free(v);
+    manifest_format(o->keys, o->nkeys, &b);
     char *dst = fs_join(o->tmp, OUTPUT_MANIFEST);
+    char *old = fs_join(o->target, OUTPUT_MANIFEST);
     bool ok = true;
-    bool same = false;
-    if (o->manifest_text && o->manifest_len == b.len) {
-        /* read_manifest unescaped it in place: compare with the file */
-        char *old = fs_join(o->target, OUTPUT_MANIFEST);
-        same = same_as(old, b.data, b.len) && keep_old(old, dst);
-        free(old);
-    }
-    if (!same && !fs_write_file(dst, b.data, b.len)) {
+    if (!(o->manifest.text && o->manifest.len == b.len && same_as(old, b.data, b.len) &&
+          keep_old(old, dst)) &&
+        !fs_write_file(dst, b.data, b.len)) {
         report_write(o, "write", OUTPUT_MANIFEST, dst, d);
         ok = false;
     }
+    free(old);
     free(dst);
     buf_release(&b);
     return ok;
@@ -822,7 +742,8 @@ bool output_end(output *o, bool ok, diag_list *d)
     if (!o->write)
         return ok;
     if (!ok) {
-        fs_rmtree(o->tmp);
+        if (o->tmp)
+            fs_rmtree(o->tmp);
         return false;
     }
     if (o->partial) {
@@ -897,9 +818,7 @@ void output_free(output *o)
     free(o->lens);
     free(o->staged);
     strmap_free(o->produced);
-    strmap_free(o->manifest);
-    free(o->manifest_text);
-    o->produced = o->manifest = NULL;
-    o->manifest_text = NULL;
+    manifest_free(&o->manifest);
+    o->produced = NULL;
     pthread_mutex_destroy(&o->mu);
 }

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "diag/diag.h"
+#include "util/manifest.h"
 
 #include <pthread.h>
 
@@ -69,10 +70,7 @@ typedef struct output {
     atomic_bool disk_failed; /* a write failed for want of space: said once */
     pthread_mutex_t mu;
     struct strmap *produced; /* every output path of this build */
-    struct strmap *manifest; /* the paths the last build wrote (its manifest) */
-    struct strmap *manifest_dirs; /* their folders */
-    char *manifest_text; /* the manifest's bytes, which those maps point into */
-    size_t manifest_len;
+    manifest manifest;       /* the paths the last build wrote */
     char **keys;
     uint64_t *hashes; /* of keys[i]'s bytes; lens[i] SIZE_MAX: a copied file */
     size_t *lens;
@@ -85,7 +83,7 @@ typedef struct output {
 } output;
 
 /* The name of the manifest in the output folder. */
-#define OUTPUT_MANIFEST ".sheaf-manifest"
+#define OUTPUT_MANIFEST MANIFEST_NAME
 
 /* The folder a build writes for `target`: the path without trailing
  * slashes, made absolute when it ends in "." or "..", and followed through

@@ -90,10 +90,9 @@ def main():
             os.unlink(os.path.join(pdir, f"2030-01-{i % 28 + 1:02d}-kill-old-{i}.md"))
 
         def restore():
-            shutil.rmtree(pub, ignore_errors=True)
-            for e in leftovers(site):
-                shutil.rmtree(os.path.join(site, e))
-            shutil.copytree(pristine, pub, symlinks=True)
+            subprocess.run(["rm", "-rf", pub] + [os.path.join(site, e) for e in leftovers(site)],
+                           check=True)
+            subprocess.run(["cp", "-a", pristine, pub], check=True)
 
         # The new output, and how long the rebuild takes (and its commit).
         restore()

@@ -11,6 +11,7 @@
 #include "deploy/deploy.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/manifest.h"
 #include "util/xalloc.h"
 
 static char tmp_root[] = "/tmp/sheaf-test-deploy-XXXXXX";
@@ -131,6 +132,19 @@ static void make_trees(const char *src, const char *dst)
     put(dst, "page/index.html", "was a folder");
     put(dst, "img", "was a file");
     put(dst, ".git/HEAD", "ref: refs/heads/gh-pages");
+    /* what an earlier deploy wrote: everything but .git */
+    char *const mine[] = { "index.html", "same.txt", "stale.html", "posts/gone/index.html",
+                           "posts/gone/deep/x.txt", "page/index.html", "img" };
+    OK(manifest_write(dst, mine, sizeof mine / sizeof *mine));
+}
+
+/* Whether a listing of a tree shows a temporary file of sheaf's. */
+static bool has_temp(const char *t)
+{
+    for (const char *s = t; (s = strstr(s, ".sheaf-")); s++)
+        if (strncmp(s, ".sheaf-manifest\n", 16) != 0)
+            return true;
+    return false;
 }
 
 TEST(plan_and_apply)
@@ -139,20 +153,21 @@ TEST(plan_and_apply)
     make_trees(src, dst);
     diag_list *d = diag_list_new();
     deploy_plan p = DEPLOY_PLAN_INIT;
-    OK(deploy_plan_make(src, dst, &p, d));
+    OK(deploy_plan_make(src, dst, false, &p, d));
     buf b = BUF_INIT;
     deploy_plan_list(&p, &b);
-    EQ_STR(b.data, "+ css/site.css\n"
-                   "+ img/x.png\n"
-                   "~ index.html\n"
-                   "~ page\n"
-                   "+ posts/a/index.html\n"
-                   "- img\n"
-                   "- posts/gone/deep/x.txt\n"
-                   "- posts/gone/deep/\n"
-                   "- posts/gone/index.html\n"
-                   "- posts/gone/\n"
-                   "- stale.html\n");
+    EQ_STR(b.data, "+ css/site.css (new)\n"
+                   "+ img/x.png (new)\n"
+                   "~ index.html (changed)\n"
+                   "~ page (changed: was a folder of sheaf's)\n"
+                   "+ posts/a/index.html (new)\n"
+                   "- img (deployed by sheaf, now a folder)\n"
+                   "- posts/gone/deep/x.txt (deployed by sheaf, no longer built)\n"
+                   "- posts/gone/deep/ (a folder left empty)\n"
+                   "- posts/gone/index.html (deployed by sheaf, no longer built)\n"
+                   "- posts/gone/ (a folder left empty)\n"
+                   "= .git/ (not written by sheaf: kept)\n"
+                   "- stale.html (deployed by sheaf, no longer built)\n");
     buf_reset(&b);
     deploy_plan_summary(&p, "out", false, &b);
     EQ_STR(b.data, "deployed to out: 3 added, 2 changed, 6 removed");
@@ -161,8 +176,8 @@ TEST(plan_and_apply)
     OK(deploy_apply(src, dst, &p, 0, d));
     EQ_INT(diag_count(d), 0);
     char *t = tree(dst);
-    EQ_STR(t, ".git/\n.git/HEAD\ncss/\ncss/site.css\nimg/\nimg/x.png\nindex.html\npage\n"
-              "posts/\nposts/a/\nposts/a/index.html\nsame.txt\n");
+    EQ_STR(t, ".git/\n.git/HEAD\n.sheaf-manifest\ncss/\ncss/site.css\nimg/\nimg/x.png\nindex.html\n"
+              "page\nposts/\nposts/a/\nposts/a/index.html\nsame.txt\n");
     free(t);
     EQ_FILE(dst, "index.html", "new index");
     EQ_FILE(dst, "page", "now a file");
@@ -173,10 +188,18 @@ TEST(plan_and_apply)
     buf_printf(&b, "%s/css/site.css", dst);
     OK(stat(b.data, &st) == 0 && (st.st_mode & 0777) == 0644);
 
-    /* A second plan finds nothing to do. */
+    /* The manifest lists what the deploy wrote, nothing else. */
+    manifest m;
+    OK(manifest_read(dst, &m));
+    EQ_INT(m.n, 6);
+    OK(manifest_has(&m, "page") && manifest_has(&m, "img/x.png") && !manifest_has(&m, ".git/HEAD"));
+    manifest_free(&m);
+
+    /* A second plan finds nothing to do (and keeps .git). */
     deploy_plan_free(&p);
-    OK(deploy_plan_make(src, dst, &p, d));
-    EQ_INT(p.len, 0);
+    OK(deploy_plan_make(src, dst, false, &p, d));
+    EQ_INT(p.len, 1);
+    EQ_INT(p.items[0].action, DEPLOY_KEEP);
     EQ_INT(p.unchanged, 6);
     buf_reset(&b);
     deploy_plan_summary(&p, "out", true, &b);
@@ -195,7 +218,7 @@ TEST(missing_target_is_created)
     put(src, "a/b.html", "b");
     diag_list *d = diag_list_new();
     deploy_plan p = DEPLOY_PLAN_INIT;
-    OK(deploy_plan_make(src, dst, &p, d));
+    OK(deploy_plan_make(src, dst, false, &p, d));
     EQ_INT(p.added, 1);
     OK(deploy_apply(src, dst, &p, 0, d));
     EQ_FILE(dst, "a/b.html", "b");
@@ -203,7 +226,7 @@ TEST(missing_target_is_created)
 
     /* The target's parent must exist. */
     char *deep = sub("no/such/parent");
-    OK(deploy_plan_make(src, deep, &p, d));
+    OK(deploy_plan_make(src, deep, false, &p, d));
     OK(!deploy_apply(src, deep, &p, 0, d));
     buf b = BUF_INIT;
     diag_format(diag_get(d, 0), &b);
@@ -226,12 +249,12 @@ TEST(interrupted_apply_leaves_complete_files)
     make_trees(src, dst);
     diag_list *d = diag_list_new();
     deploy_plan p = DEPLOY_PLAN_INIT;
-    OK(deploy_plan_make(src, dst, &p, d));
+    OK(deploy_plan_make(src, dst, false, &p, d));
     for (size_t stop = 1; stop < p.len; stop++) {
         OK(deploy_apply(src, dst, &p, stop, d));
         /* Every file is an old or a new one, whole; no temporary file. */
         char *t = tree(dst);
-        OK(strstr(t, ".sheaf-") == NULL);
+        OK(!has_temp(t));
         free(t);
         char *idx = get(dst, "index.html");
         OK(!strcmp(idx, "old index") || !strcmp(idx, "new index"));
@@ -240,12 +263,12 @@ TEST(interrupted_apply_leaves_complete_files)
     /* A temporary file left by a killed deploy is stale to the next one. */
     put(dst, "posts/.index.html.sheaf-abc123", "partial");
     deploy_plan_free(&p);
-    OK(deploy_plan_make(src, dst, &p, d));
+    OK(deploy_plan_make(src, dst, false, &p, d));
     OK(deploy_apply(src, dst, &p, 0, d));
     EQ_FILE(dst, "posts/.index.html.sheaf-abc123", "(missing)");
     deploy_plan_free(&p);
-    OK(deploy_plan_make(src, dst, &p, d));
-    EQ_INT(p.len, 0);
+    OK(deploy_plan_make(src, dst, false, &p, d));
+    EQ_INT(p.len, 1); /* .git, kept */
     EQ_INT(diag_count(d), 0);
     deploy_plan_free(&p);
     diag_list_free(d);
@@ -265,9 +288,11 @@ TEST(symlinks_in_target_are_not_followed)
     buf_reset(&b);
     buf_printf(&b, "%s/gone", dst);
     OK(symlink(outside, b.data) == 0);
+    char *const mine[] = { "keep", "gone" }; /* as if an earlier deploy had made them */
+    OK(manifest_write(dst, mine, 2));
     diag_list *d = diag_list_new();
     deploy_plan p = DEPLOY_PLAN_INIT;
-    OK(deploy_plan_make(src, dst, &p, d));
+    OK(deploy_plan_make(src, dst, false, &p, d));
     OK(deploy_apply(src, dst, &p, 0, d));
     EQ_FILE(dst, "keep/index.html", "new");
     EQ_FILE(outside, "precious.txt", "precious");
@@ -282,6 +307,67 @@ TEST(symlinks_in_target_are_not_followed)
     free(src);
     free(dst);
     free(outside);
+}
+
+static const char *first_message(diag_list *d, buf *b);
+
+TEST(files_sheaf_did_not_write)
+{
+    char *src = sub("f-src"), *dst = sub("f-dst");
+    put(src, "index.html", "new");
+    put(src, "about/index.html", "about");
+    put(dst, "index.html", "someone's");
+    put(dst, "CNAME", "example.org");
+    put(dst, "notes/x.txt", "mine");
+    diag_list *d = diag_list_new();
+    deploy_plan p = DEPLOY_PLAN_INIT;
+    buf b = BUF_INIT, e = BUF_INIT;
+    /* not empty, no manifest: refused */
+    OK(!deploy_plan_make(src, dst, false, &p, d));
+    buf_printf(&e, "sheaf: error: deploy target '%s' is not empty and has no .sheaf-manifest, so "
+                   "sheaf did not deploy there, and sheaf removes only files it wrote: choose a "
+                   "new or empty folder (a .git in it is fine), or deploy with --force to write "
+                   "into it (its other files are then left as they are)",
+               dst);
+    EQ_STR(first_message(d, &b), e.data);
+    deploy_plan_free(&p);
+    /* --force: the deploy's files replace theirs, the rest stays */
+    OK(deploy_plan_make(src, dst, true, &p, d));
+    buf_reset(&b);
+    deploy_plan_list(&p, &b);
+    EQ_STR(b.data, "+ about/index.html (new)\n"
+                   "~ index.html (replaces a file sheaf did not write (--force))\n"
+                   "= CNAME (not written by sheaf: kept)\n"
+                   "= notes/ (not written by sheaf: kept)\n");
+    OK(deploy_apply(src, dst, &p, 0, d));
+    deploy_plan_free(&p);
+    EQ_FILE(dst, "index.html", "new");
+    EQ_FILE(dst, "CNAME", "example.org");
+    EQ_FILE(dst, "notes/x.txt", "mine");
+    /* later deploys need no --force; what sheaf no longer builds goes */
+    char *gone = sub("f-src/about");
+    fs_rmtree(gone);
+    free(gone);
+    OK(deploy_plan_make(src, dst, false, &p, d));
+    OK(deploy_apply(src, dst, &p, 0, d));
+    EQ_FILE(dst, "about/index.html", "(missing)");
+    EQ_FILE(dst, "CNAME", "example.org");
+    deploy_plan_free(&p);
+    /* a file of someone else's where the deploy writes: an error */
+    put(src, "CNAME", "example.net");
+    OK(!deploy_plan_make(src, dst, false, &p, d));
+    buf_reset(&e);
+    buf_printf(&e, "%s/CNAME: error: this file is in the way of the deploy and sheaf did not write "
+                   "it (it is not in the target's .sheaf-manifest): move it away, or deploy with "
+                   "--force to replace it",
+               dst);
+    EQ_STR(first_message(d, &b), e.data);
+    deploy_plan_free(&p);
+    buf_release(&b);
+    buf_release(&e);
+    diag_list_free(d);
+    free(src);
+    free(dst);
 }
 
 static const char *first_message(diag_list *d, buf *b)
@@ -330,7 +416,7 @@ TEST(target_safety)
     buf_reset(&e);
     buf_printf(&e, "sheaf: error: deploy target '%s' is inside the site's content/ folder: the "
                    "next build would read the deployed files as sources; choose a folder "
-                   "outside content/, static/, templates/ and themes/",
+                   "outside content/, static/, templates/, themes/ and data/",
                t.data);
     EQ_STR(first_message(d, &b), e.data);
     /* Fine: a folder of its own, even inside the site (like public/). */
@@ -523,6 +609,7 @@ int main(void)
     RUN(missing_target_is_created);
     RUN(interrupted_apply_leaves_complete_files);
     RUN(symlinks_in_target_are_not_followed);
+    RUN(files_sheaf_did_not_write);
     RUN(target_safety);
     RUN(rsync_command);
     RUN(rsync_refused_targets);

@@ -1,0 +1,153 @@
+/* manifest: read and write `.sheaf-manifest` (see manifest.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/fs.h"
+#include "util/manifest.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+static const char head[] = "# sheaf: the files it wrote in this folder, which it alone may remove\n";
+
+/* A plain relative path: no empty, "." or ".." component, not absolute. */
+static bool plain_path(const char *p)
+{
+    if (!*p || *p == '/')
+        return false;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        s += n + (e != NULL);
+        if (e && !*s)
+            return false;
+    }
+    return true;
+}
+
+bool manifest_read(const char *dir, manifest *m)
+{
+    memset(m, 0, sizeof *m);
+    m->paths = strmap_new(1024);
+    char *p = fs_join(dir, MANIFEST_NAME);
+    buf b = BUF_INIT;
+    bool ok = fs_read_file(p, &b) && b.len >= sizeof head - 1 && !memcmp(b.data, head, sizeof head - 1);
+    free(p);
+    if (!ok) {
+        buf_release(&b);
+        return false;
+    }
+    m->len = b.len;
+    m->text = buf_detach(&b, NULL);
+    char *s = m->text + sizeof head - 1;
+    while (*s) {
+        char *nl = strchr(s, '\n');
+        char *next = nl ? nl + 1 : s + strlen(s);
+        if (nl)
+            *nl = 0;
+        char *w = s;
+        bool bad = false;
+        for (char *r = s; *r && !bad; r++) {
+            if (*r != '\\')
+                *w++ = *r;
+            else if (r[1] == 'n')
+                *w++ = '\n', r++;
+            else if (r[1] == '\\')
+                *w++ = '\\', r++;
+            else
+                bad = true;
+        }
+        *w = 0;
+        if (!bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n)
+            *VEC_ADD(m->list, m->n, m->cap, 256) = s; /* not a repeated line */
+        s = next;
+    }
+    return true;
+}
+
+bool manifest_has(const manifest *m, const char *rel)
+{
+    return m->paths && strmap_get(m->paths, rel) >= 0;
+}
+
+void manifest_free(manifest *m)
+{
+    strmap_free(m->paths);
+    free(m->list);
+    free(m->text);
+    memset(m, 0, sizeof *m);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void manifest_format(char *const *paths, size_t n, buf *out)
+{
+    char **v = xmalloc((n + 1) * sizeof *v);
+    if (n)
+        memcpy(v, paths, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_str);
+    buf_puts(out, head);
+    for (size_t i = 0; i < n; i++) {
+        for (const char *p = v[i]; *p; p++) {
+            if (*p == '\\')
+                buf_puts(out, "\\\\");
+            else if (*p == '\n')
+                buf_puts(out, "\\n");
+            else
+                buf_putc(out, *p);
+        }
+        buf_putc(out, '\n');
+    }
+    free(v);
+}
+
+bool manifest_write(const char *dir, char *const *paths, size_t n)
+{
+    buf b = BUF_INIT, tmp = BUF_INIT;
+    manifest_format(paths, n, &b);
+    buf_printf(&tmp, "%s/." MANIFEST_NAME ".sheaf-XXXXXX", dir);
+    int fd = mkostemp(tmp.data, O_CLOEXEC);
+    bool ok = fd >= 0;
+    if (ok) {
+        const char *p = b.data;
+        size_t left = b.len;
+        while (ok && left) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                if (w == 0)
+                    errno = ENOSPC;
+                ok = false;
+                break;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+        ok = fchmod(fd, 0644) == 0 && ok;
+        int e = errno;
+        ok = close(fd) == 0 && ok;
+        if (ok) {
+            char *dst = fs_join(dir, MANIFEST_NAME);
+            ok = rename(tmp.data, dst) == 0;
+            e = errno;
+            free(dst);
+        }
+        if (!ok)
+            unlink(tmp.data);
+        errno = e;
+    }
+    buf_release(&b);
+    buf_release(&tmp);
+    return ok;
+}
