@@ -3,7 +3,7 @@
 # Needs only Debian's python3.
 add_test(NAME output/rules
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/rules.py $<TARGET_FILE:sheaf>)
-set_tests_properties(output/rules PROPERTIES TIMEOUT 120)
+set_tests_properties(output/rules PROPERTIES TIMEOUT 300)
 # SIGKILL a rebuild of a generated site at 20 points: the output is always
 # the old build or the new one, and the next build leaves no staging folder.
 # 2,000 posts; 200 under the sanitizers (each build is several times slower).
@@ -14,7 +14,7 @@ else()
 endif()
 add_test(NAME output/kill
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/kill.py $<TARGET_FILE:sheaf> ${kill_posts})
-set_tests_properties(output/kill PROPERTIES TIMEOUT 300)
+set_tests_properties(output/kill PROPERTIES TIMEOUT 900)
 # A full disk (a 512 KB tmpfs; needs root or `unshare -rm`, else skipped):
 # one error naming the disk, the old output intact, no staging left.
 add_test(NAME output/diskfull
@@ -24,4 +24,4 @@ set_tests_properties(output/diskfull PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 # --dry-run that lists what it would add, change, remove and keep, and why.
 add_test(NAME output/deploy
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/deploy.py $<TARGET_FILE:sheaf>)
-set_tests_properties(output/deploy PROPERTIES TIMEOUT 120)
+set_tests_properties(output/deploy PROPERTIES TIMEOUT 300)
