@@ -6,7 +6,7 @@
 set -eu
 
 build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev libtomlplusplus-dev libmicrohttpd-dev libutf8proc-dev libpcre2-dev duktape-dev libjs-highlight.js libbtparse-dev libjs-katex"
-test_pkgs="$build_pkgs clang python3 python3-jinja2 python3-yaml nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
+test_pkgs="$build_pkgs clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;

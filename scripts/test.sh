@@ -25,7 +25,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     ctest --test-dir build-asan -j "$jobs" --output-on-failure -LE no-asan || status=1
 
 fuzz_seconds=${FUZZ_SECONDS:-30}
-if [ "$fuzz_seconds" -gt 0 ]; then
+if [ "$fuzz_seconds" -gt 0 ] &&
+   ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
+       clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then
+    echo "== fuzz targets skipped: clang with libFuzzer is not installed (scripts/deps.sh test)"
+elif [ "$fuzz_seconds" -gt 0 ]; then
     echo "== fuzz targets with a corpus, ${fuzz_seconds} s each (ASan + UBSan)"
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DSHEAF_FUZZ=ON -DSHEAF_SANITIZE=ON -DBUILD_TESTING=OFF >/dev/null
     for corpus in tests/fuzz/corpus/*/; do

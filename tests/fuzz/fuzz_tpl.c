@@ -1,15 +1,21 @@
-/* fuzz_tpl: libFuzzer target over the template engine — lexing, parsing and
- * rendering of arbitrary template text, with a few partials it may extend,
- * include or import, and variables of every kind.
+/* fuzz_tpl: libFuzzer target over the template engine with its data —
+ * lexing, parsing and rendering of arbitrary template text, with a few
+ * partials it may extend, include or import, variables of every kind, and
+ * more variables read from YAML in the input (so aliases, big numbers and
+ * odd keys reach the template). Renders are bounded smaller than a page's
+ * (4 MiB of output, 64 MiB of memory; strings of 1 MiB and lists of 65,536 items in a fuzzing build) to stay within libFuzzer's limits.
  *
  * Input: the template text; a NUL byte splits off a second template that the
- * first can reach as "_x.html". Seed corpus: tests/tpl/cases/ (see
- * tests/fuzz/CMakeLists.txt for the commands). */
+ * first can reach as "_x.html"; a second NUL byte splits off YAML whose
+ * top-level keys are added to the variables. Seed corpus: tests/fuzz/corpus/tpl/
+ * (tests/tpl/cases with their data, and the bounds of issue 19; see
+ * tests/fuzz/CMakeLists.txt). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "diag/diag.h"
+#include "fm/fm.h"
 #include "tpl/tpl.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -64,23 +70,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         init();
     if (size > 1 << 16)
         return 0;
-    const char *text = (const char *)data;
+    const char *text = (const char *)data, *end = text + size;
     const char *nul = memchr(text, 0, size);
     size_t len = nul ? (size_t)(nul - text) : size;
+    const char *x = nul ? nul + 1 : end;
+    const char *nul2 = nul ? memchr(x, 0, (size_t)(end - x)) : NULL;
+    const char *yaml = nul2 ? nul2 + 1 : end;
     tpl_loader *l = tpl_loader_new(NULL, 0, false);
     for (size_t i = 0; i < sizeof partials / sizeof partials[0]; i++)
         tpl_loader_add(l, partials[i][0], partials[i][1], strlen(partials[i][1]));
     if (nul)
-        tpl_loader_add(l, "_x.html", nul + 1, size - len - 1);
+        tpl_loader_add(l, "_x.html", x, (size_t)((nul2 ? nul2 : end) - x));
     tpl_loader_add(l, "t.html", text, len);
     diag_list *d = diag_list_new();
     const tpl_template *t = tpl_load(l, "t.html", d);
     if (t) {
         arena *scratch = arena_new();
+        const tpl_map *v = vars;
+        tpl_value extra;
+        if (yaml < end && fm_parse_yaml(str_make(yaml, (size_t)(end - yaml)), 1, "data.yaml",
+                                        scratch, &extra, d) &&
+            extra.kind == TPL_MAP) {
+            tpl_map *m = tpl_map_new(scratch, vars->len + extra.u.map->len);
+            for (size_t i = 0; i < vars->len; i++)
+                tpl_map_set(scratch, m, vars->entries[i].key, vars->entries[i].value);
+            for (size_t i = 0; i < extra.u.map->len; i++)
+                tpl_map_set(scratch, m, extra.u.map->entries[i].key, extra.u.map->entries[i].value);
+            tpl_map_seal(scratch, m);
+            v = m;
+        }
         buf out = BUF_INIT;
         tpl_options opt = { .base_url = "https://example.org/notes/",
-                             .max_output = 16 << 20, .max_memory = 256 << 20 };
-        tpl_render(t, l, vars, &opt, "fuzz", scratch, &out, d);
+                             .max_output = 4 << 20, .max_memory = 64 << 20 };
+        tpl_render(t, l, v, &opt, "fuzz", scratch, &out, d);
         buf_release(&out);
         arena_free(scratch);
     }

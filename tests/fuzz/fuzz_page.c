@@ -1,0 +1,76 @@
+/* fuzz_page: libFuzzer target over the page pipeline as `sheaf check` runs
+ * it — front matter (split, YAML, every key read and checked), Markdown,
+ * cross-post links and their anchors, tags, the site model and every
+ * template of the default theme — on a small site whose pages come from
+ * the input. Nothing is written (`write = false`).
+ *
+ * Input: up to three pages separated by NUL bytes: a post that the others
+ * may link to as 2024-01-01-a.md, a second post (2024-01-02-b.md) and a
+ * page (about.md). Seed corpus: tests/fuzz/corpus/page/ (see
+ * tests/fuzz/CMakeLists.txt). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag/diag.h"
+#include "render/build.h"
+#include "util/buf.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *data, size_t n)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        abort();
+    if (n && fwrite(data, 1, n, f) != n)
+        abort();
+    fclose(f);
+}
+
+static void init(void)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-fuzz-page-XXXXXX");
+    if (!mkdtemp(root))
+        abort();
+    char dir[160];
+    snprintf(dir, sizeof dir, "%s/content", root);
+    mkdir(dir, 0700);
+    snprintf(dir, sizeof dir, "%s/content/posts", root);
+    mkdir(dir, 0700);
+    static const char cfg[] = "title: Fuzz\nbase_url: https://example.org/notes/\npaginate: 2\n"
+                              "links: error\n";
+    put("site.yaml", cfg, sizeof cfg - 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!root[0])
+        init();
+    if (size > 1 << 16)
+        return 0;
+    static const char *const names[] = { "content/posts/2024-01-01-a.md",
+                                         "content/posts/2024-01-02-b.md", "content/about.md" };
+    const char *p = (const char *)data, *end = p + size;
+    for (size_t i = 0; i < 3; i++) {
+        const char *nul = memchr(p, 0, (size_t)(end - p));
+        const char *e = nul ? nul : end;
+        put(names[i], p, (size_t)(e - p));
+        p = nul ? nul + 1 : end;
+    }
+    build_options o = { .site_dir = root, .write = false, .jobs = 1 };
+    diag_list *d = diag_list_new();
+    (void)build_site(&o, d, NULL);
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < diag_count(d); i++)
+        diag_format(diag_get(d, i), &b);
+    buf_release(&b);
+    diag_list_free(d);
+    return 0;
+}
