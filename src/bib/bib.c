@@ -243,6 +243,18 @@ static void read_entry(AST *ast, const char *path, arena *a, bib_entry *e)
     }
 }
 
+/* The line and column (from 1) of byte `off` of text. */
+static void place_of(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++, (*col)++)
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 0;
+        }
+}
+
 /* Where a broken entry starts: the last `@` at the start of a line (after
  * blanks) at or before `line`. */
 static int entry_start(const char *text, int line)
@@ -287,23 +299,15 @@ bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena
     const char *nul = text.len ? memchr(text.data, 0, text.len) : NULL;
     if (nul && (bad == (size_t)-1 || (size_t)(nul - text.data) < bad)) {
         /* libbtparse's lexer stops at a NUL byte, and asserts on what follows */
-        int line = 1, col = 1;
-        for (const char *q = text.data; q < nul; q++, col++)
-            if (*q == '\n') {
-                line++;
-                col = 0;
-            }
+        int line, col;
+        place_of(text.data, (size_t)(nul - text.data), &line, &col);
         diag_add(d, DIAG_ERROR, path, line, col, "a NUL byte: a .bib file is text");
         buf_release(&text);
         return false;
     }
     if (bad != (size_t)-1) {
-        int line = 1, col = 1;
-        for (size_t i = 0; i < bad; i++, col++)
-            if (text.data[i] == '\n') {
-                line++;
-                col = 0;
-            }
+        int line, col;
+        place_of(text.data, bad, &line, &col);
         diag_add(d, DIAG_ERROR, path, line, col,
                  "not UTF-8 text: save the .bib as UTF-8 (or write the letter as TeX, e.g. {\\\"u})");
         buf_release(&text);
@@ -392,9 +396,8 @@ bool bib_load_text(bib *b, const char *data, size_t len, const char *path, arena
         ok = false;
     }
     if (!reported && stopped >= 0) {
-        int line = 1;
-        for (long i = 0; i < stopped && (size_t)i < text.len; i++)
-            line += text.data[i] == '\n';
+        int line, col;
+        place_of(text.data, (size_t)stopped < text.len ? (size_t)stopped : text.len, &line, &col);
         diag_add(d, DIAG_ERROR, path, entry_start(text.data, line), 1,
                  "the file could not be read past this entry (check it for stray characters)");
         reported = true;
