@@ -218,28 +218,31 @@ void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_
 
 /* ---- the check and the graph ---- */
 
+static const site *cite_sort_site; /* for newest_first; set under the build's one thread */
+
+static int newest_first(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    const page *pa = &cite_sort_site->pages[a], *pb = &cite_sort_site->pages[b];
+    int64_t ta = pa->has_date ? pa->date.t : INT64_MIN, tb = pb->has_date ? pb->date.t : INT64_MIN;
+    return ta != tb ? (ta < tb ? 1 : -1) : (a > b) - (a < b);
+}
+
 void site_check_citations(site *s, diag_list *d)
 {
     if (!s->bib)
         return;
     s->paper_index = strmap_new(64);
     size_t cap = 0;
-    /* pages newest first, so each paper's list comes out in that order */
+    /* the citing pages newest first (then in load order), so each
+     * paper's list comes out in that order */
     int *order = xcalloc(s->npages + 1, sizeof *order);
     size_t no = 0;
     for (size_t i = 0; i < s->npages; i++)
-        if (!s->pages[i].failed && !s->pages[i].excluded && s->pages[i].path)
+        if (!s->pages[i].failed && !s->pages[i].excluded && s->pages[i].path && s->pages[i].md.ncites)
             order[no++] = (int)i;
-    for (size_t k = 0; k < no; k++) /* insertion by date is enough: few pages cite */
-        for (size_t j = k; j > 0; j--) {
-            const page *x = &s->pages[order[j - 1]], *y = &s->pages[order[j]];
-            int64_t tx = x->has_date ? x->date.t : INT64_MIN, ty = y->has_date ? y->date.t : INT64_MIN;
-            if (tx >= ty)
-                break;
-            int t = order[j - 1];
-            order[j - 1] = order[j];
-            order[j] = t;
-        }
+    cite_sort_site = s;
+    qsort(order, no, sizeof *order, newest_first);
     for (size_t k = 0; k < no; k++) {
         page *p = &s->pages[order[k]];
         for (size_t i = 0; i < p->md.ncites; i++) {
