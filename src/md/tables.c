@@ -8,13 +8,43 @@
  * focused, so the keyboard can scroll it too (the default theme styles it;
  * md_options.reference leaves the box out). Words are counted per cell. */
 #include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm/node.h>
+#include <cmark-gfm/syntax_extension.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "md/internal.h"
 
+/* cmark-gfm's table cells accept only the inline types it knows (text,
+ * code, emphasis, links, strikethrough…): an inline node of any other
+ * extension — a citation, inline math — made in a cell was refused by
+ * cmark_node_append_child, dropped from the page without a word and never
+ * freed. A cell takes every inline node; the rest of the table's rules
+ * stay cmark-gfm's own. */
+static cmark_can_contain_func table_can_contain;
+
+static int cell_can_contain(cmark_syntax_extension *ext, cmark_node *node,
+                            cmark_node_type child)
+{
+    if (CMARK_NODE_TYPE_INLINE_P(child) && !strcmp(cmark_node_get_type_string(node), "table_cell"))
+        return 1;
+    return table_can_contain(ext, node, child);
+}
+
+static cmark_syntax_extension *table;
+static pthread_once_t widened = PTHREAD_ONCE_INIT;
+
+static void widen_cells(void)
+{
+    table = cmark_find_syntax_extension("table");
+    table_can_contain = table->can_contain_func;
+    cmark_syntax_extension_set_can_contain_func(table, cell_can_contain);
+}
+
 static void attach(cmark_parser *p)
 {
-    cmark_parser_attach_syntax_extension(p, cmark_find_syntax_extension("table"));
+    pthread_once(&widened, widen_cells);
+    cmark_parser_attach_syntax_extension(p, table);
 }
 
 static bool owns(cmark_node *n)

@@ -176,6 +176,13 @@ TEST(markdown_never_touches_tex)
            "<blockquote>\n<div class=\"math display\">\\[x\\]</div>\n</blockquote>\n");
     EQ_STR(render("- $$\n  x\n  $$\n- b\n", &o),
            "<ul>\n<li>\n<div class=\"math display\">\\[x\\]</div>\n</li>\n<li>b</li>\n</ul>\n");
+    /* in a table cell (cmark-gfm's cells refused extension nodes: the
+     * formula vanished) */
+    EQ_STR(render("| a | b |\n|---|---|\n| $x^2$ | \\(y\\) |\n", &o),
+           "<div class=\"table-scroll\" tabindex=\"0\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n"
+           "<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n"
+           "<td><span class=\"math inline\">\\(x^2\\)</span></td>\n"
+           "<td><span class=\"math inline\">\\(y\\)</span></td>\n</tr>\n</tbody>\n</table>\n</div>\n");
     /* markdown.math: false — all Markdown again */
     o.off = md_extension_bit("math");
     OK(o.off != 0);

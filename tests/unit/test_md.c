@@ -951,6 +951,12 @@ TEST(citations)
     C("[@a] and [@b]",
       "<p>{b:[]<a href=\"#ref-a\">a</a>,} and {b:[]<a href=\"#ref-b\">b</a>,}</p>\n");
     C("*[@em]*", "<p><em>{b:[]<a href=\"#ref-em\">em</a>,}</em></p>\n");
+    /* in a table cell (cmark-gfm's cells refused extension nodes: the
+     * citation vanished) */
+    C("| a |\n|---|\n| [@k] and @n |\n",
+      "<div class=\"table-scroll\" tabindex=\"0\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n"
+      "</thead>\n<tbody>\n<tr>\n<td>{b:[]<a href=\"#ref-k\">k</a>,} and "
+      "{n:[]<a href=\"#ref-n\">n</a>,}</td>\n</tr>\n</tbody>\n</table>\n</div>\n");
 #undef C
     /* records: keys, groups, positions, sentences */
     md_result r = cited(a, "First one. Then [see @a, p. 2; @b] here. Last.\n\n"
