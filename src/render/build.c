@@ -140,6 +140,12 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     c.index_pages = site_index_pages(&s);
     for (size_t k = 1; k <= c.index_pages; k++)
         render_add_job(&jv, &nj, &cj, J_INDEX, (int)k, 0);
+    for (size_t i = 0; i < s.nsections; i++) {
+        size_t np = site_list_pages(&s, s.sections[i].nposts);
+        for (size_t k = 1; k <= np; k++)
+            render_add_job(&jv, &nj, &cj, J_SECTION, (int)i, (int)k);
+        render_add_job(&jv, &nj, &cj, J_SECTION_FEED, (int)i, 0);
+    }
     for (size_t i = 0; i < s.ntags; i++)
         render_add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
@@ -149,7 +155,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);
     for (size_t i = 0; i < s.npages; i++) {
         page *p = &s.pages[i];
-        if (p->failed || p->excluded || !p->path)
+        if (p->failed || p->excluded || !p->path || p->is_index)
             continue;
         for (size_t k = 0; k < p->naliases; k++)
             render_add_job(&jv, &nj, &cj, J_ALIAS, (int)i, (int)k);

@@ -24,9 +24,12 @@ static inline double render_now_ms(void)
 
 /* ---- render jobs (jobs.c) ---------------------------------------------- */
 
-/* J_INDEX renders the home page's page a; J_GENERATED the rest of
- * site_generated_outputs (a: its site_gen_kind). */
-typedef enum job_kind { J_PAGE, J_INDEX, J_TAG, J_PAPER, J_GENERATED, J_ALIAS, J_FILE } job_kind;
+/* J_INDEX renders the home page's page a; J_SECTION page b of section a,
+ * J_SECTION_FEED its feed; J_GENERATED the rest of site_generated_outputs
+ * (a: its site_gen_kind). */
+typedef enum job_kind {
+    J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_PAPER, J_GENERATED, J_ALIAS, J_FILE
+} job_kind;
 
 typedef struct job {
     job_kind kind;

@@ -24,6 +24,45 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     return m;
 }
 
+/* The `paginator` of page k (1-based) of a list of posts at `base` ("" for
+ * the home page, "notes/" for a section): that page's posts, its number,
+ * the count of pages and the URLs of the others. */
+static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, const char *base, size_t k)
+{
+    site *s = c->s;
+    size_t per = (size_t)s->cfg.paginate, total = site_list_pages(s, n);
+    size_t from = (k - 1) * per, to = from + per < n ? from + per : n;
+    tpl_list *pl = tpl_list_new(a, to - from);
+    for (size_t i = from; i < to; i++)
+        pl->items[i - from] = tpl_map_value(s->pages[posts[i]].value);
+    tpl_map *pg = tpl_map_new(a, 8);
+    tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
+    tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
+    tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
+    const char *bp = s->cfg.base_path;
+    if (k > 1)
+        tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(a, base, k - 1))));
+    if (k < total)
+        tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(a, base, k + 1))));
+    tpl_map_set_str(a, pg, "first_url", tpl_str(arena_printf(a, "%s%s", bp, base)));
+    tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(a, base, total))));
+    return tpl_map_value(pg);
+}
+
+/* The `feed` an atom.xml renders (docs/templates.md): its title, the URL
+ * of the feed itself and of its HTML page, and its posts (newest first;
+ * the template takes the first 20). base: "" for the site's feed. */
+static tpl_value feed(render_ctx *c, arena *a, const char *title, const char *base, tpl_value posts)
+{
+    const site_config *cfg = &c->s->cfg;
+    tpl_map *m = tpl_map_new(a, 5);
+    tpl_map_set_str(a, m, "title", tpl_str(title ? title : ""));
+    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%satom.xml", cfg->base_url, base)));
+    tpl_map_set_str(a, m, "alternate", tpl_str(arena_printf(a, "%s%s", cfg->base_url, base)));
+    tpl_map_set_str(a, m, "posts", posts);
+    return tpl_map_value(m);
+}
+
 /* The last guard before a write: every output path was checked when it
  * was claimed (site/load.c), so this fails only if a producer skipped that
  * check; even then nothing is written outside the output folder. */
@@ -90,31 +129,43 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         break;
     }
     case J_INDEX: {
-        size_t k = (size_t)j->a, per = (size_t)s->cfg.paginate, total = c->index_pages;
-        size_t from = (k - 1) * per, to = from + per < s->nposts ? from + per : s->nposts;
-        tpl_list *pl = tpl_list_new(a, to - from);
-        for (size_t i = from; i < to; i++)
-            pl->items[i - from] = tpl_map_value(s->pages[s->posts[i]].value);
-        tpl_map *pg = tpl_map_new(a, 8);
-        tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
-        tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
-        tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
-        const char *bp = s->cfg.base_path;
-        if (k > 1)
-            tpl_map_set_str(a, pg, "prev_url",
-                            tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k - 1))));
-        if (k < total)
-            tpl_map_set_str(a, pg, "next_url",
-                            tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, k + 1))));
-        tpl_map_set_str(a, pg, "first_url", tpl_str(bp));
-        tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_index_path(a, total))));
-        tpl_map_set_str(a, vars, "paginator", tpl_map_value(pg));
+        size_t k = (size_t)j->a;
+        tpl_map_set_str(a, vars, "paginator", paginator(c, a, s->posts, s->nposts, "", k));
         const site_generated *g = &site_generated_outputs[SITE_GEN_INDEX];
         const char *path = site_index_path(a, k);
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, s->cfg.title, path)));
+        const char *title = s->home_index >= 0 ? s->pages[s->home_index].title : s->cfg.title;
+        tpl_map *pg = list_page(c, a, g->kind, title, path);
+        site_index_fields(s, s->home_index, pg);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = g->template;
         out_rel = arena_printf(a, "%sindex.html", path);
         context = k > 1 ? arena_printf(a, "%s, page %zu", g->context, k) : g->context;
+        break;
+    }
+    case J_SECTION: {
+        const section_info *sec = &s->sections[j->a];
+        size_t k = (size_t)j->b;
+        const char *path = site_list_path(a, sec->path, k);
+        tpl_map_set_str(a, vars, "paginator", paginator(c, a, sec->posts, sec->nposts, sec->path, k));
+        tpl_map_set_str(a, vars, "section", tpl_map_value(sec->value));
+        tpl_map *pg = list_page(c, a, "section", sec->title, path);
+        tpl_map_set_str(a, pg, "section", tpl_str(sec->name));
+        site_index_fields(s, sec->index_page, pg);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
+        tname = "section.html";
+        out_rel = arena_printf(a, "%sindex.html", path);
+        context = k > 1 ? arena_printf(a, "the list of section '%s', page %zu", sec->name, k)
+                        : arena_printf(a, "the list of section '%s'", sec->name);
+        break;
+    }
+    case J_SECTION_FEED: {
+        const section_info *sec = &s->sections[j->a];
+        tpl_map_set_str(a, vars, "feed", feed(c, a, sec->title, sec->path, tpl_map_get_cstr(sec->value, "posts")));
+        tpl_map_set_str(a, vars, "section", tpl_map_value(sec->value));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "feed", sec->title, sec->path)));
+        tname = "atom.xml";
+        out_rel = arena_printf(a, "%satom.xml", sec->path);
+        context = out_rel;
         break;
     }
     case J_TAG: {
@@ -145,6 +196,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, title, g->path)));
         if (j->a == SITE_GEN_ARCHIVE)
             tpl_map_set_str(a, vars, "years", c->years);
+        if (j->a == SITE_GEN_FEED)
+            tpl_map_set_str(a, vars, "feed", feed(c, a, s->cfg.title, "", tpl_map_get_cstr(s->site_value.u.map, "posts")));
         tname = g->template;
         out_rel = g->output;
         context = g->context;

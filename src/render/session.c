@@ -202,7 +202,9 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         }
         ok = pi >= 0 && len > 8 && site_markdown_ext(rel + 8);
         page *p = ok ? &s->pages[pi] : NULL;
-        ok = ok && !p->failed && !p->excluded && p->path && p->value;
+        /* an _index.md is read by its section's (or the home page's) list,
+         * feed and posts: a full run */
+        ok = ok && !p->failed && !p->excluded && !p->is_index && p->path && p->value;
         buf text = BUF_INIT;
         char *path = ok ? fs_join(bs->site_dir, rel) : NULL;
         ok = ok && fs_read_file(path, &text) && text_utf8_check(text.data, text.len) == (size_t)-1;

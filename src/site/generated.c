@@ -1,8 +1,8 @@
 /* generated: the outputs sheaf makes itself, besides one per page, alias
  * and file — the one table of them that the renderer (render/jobs.c), the
  * output-path check (load.c) and the link checker (links.c) all read — and
- * the rule for the home page's later pages. Tag pages follow
- * site_tag_slug (model.c). */
+ * the rule for the paginated lists (the home page, sections). Tag pages
+ * follow site_tag_slug (model.c). */
 #include "site/site.h"
 
 const site_generated site_generated_outputs[] = {
@@ -20,13 +20,23 @@ const site_generated site_generated_outputs[] = {
                           "the papers index" },
 };
 
-size_t site_index_pages(const site *s)
+size_t site_list_pages(const site *s, size_t n)
 {
     size_t per = (size_t)s->cfg.paginate;
-    return s->nposts ? (s->nposts + per - 1) / per : 1;
+    return n ? (n + per - 1) / per : 1;
+}
+
+const char *site_list_path(arena *a, const char *base, size_t k)
+{
+    return k <= 1 ? base : arena_printf(a, "%spage/%zu/", base, k);
+}
+
+size_t site_index_pages(const site *s)
+{
+    return site_list_pages(s, s->nposts);
 }
 
 const char *site_index_path(arena *a, size_t n)
 {
-    return n <= 1 ? "" : arena_printf(a, "page/%zu/", n);
+    return site_list_path(a, "", n);
 }

@@ -280,6 +280,10 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
             strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->pages[i].path), 0);
     for (size_t i = 0; i < s->nfiles; i++)
         strmap_put(outputs, s->files[i].path, 0);
+    for (size_t i = 0; i < s->nsections; i++) {
+        strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->sections[i].path), 0);
+        strmap_put(outputs, arena_printf(s->a, "%satom.xml", s->sections[i].path), 0);
+    }
     for (size_t i = 0; i < s->npages; i++)
         for (size_t k = 0; k < s->pages[i].ntags; k++)
             strmap_put(outputs,

@@ -46,6 +46,7 @@ static page *add_page(site *s, growing *g)
     memset(p, 0, sizeof *p);
     p->index = (int)g->npages - 1;
     p->prev = p->next = -1;
+    p->section = -1;
     (void)s;
     return p;
 }
@@ -85,6 +86,12 @@ bool site_is_index_page(const char *base)
     return e && strlen(base) == 5 + e && !strncmp(base, "index", 5);
 }
 
+bool site_is_section_index(const char *base)
+{
+    size_t e = site_markdown_ext(base);
+    return e && strlen(base) == 6 + e && !strncmp(base, "_index", 6);
+}
+
 typedef struct walk_ctx {
     site *s;
     growing *g;
@@ -113,7 +120,10 @@ static void add_source(walk_ctx *c, const char *rel)
         p->rel = arena_strdup(s->a, rel);
         const char *slash = strrchr(rel, '/');
         p->dir = slash ? arena_strndup(s->a, rel, (size_t)(slash - rel)) : "";
-        p->is_post = !strncmp(rel, "posts/", 6);
+        p->is_index = site_is_section_index(base);
+        /* posts/ is always a section; other folders become one when they
+         * hold a dated page (find_sections) */
+        p->is_post = !p->is_index && !strncmp(rel, "posts/", 6);
         if (site_is_index_page(base) && slash)
             p->bundle_dir = p->dir;
     } else {
@@ -493,7 +503,8 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     sheaf_date fdate;
     size_t plen = date_parse_prefix(stem, strlen(stem), &fdate);
     const char *slug_src = stem + plen;
-    p->title = title_from_stem(a, slug_src);
+    /* an _index.md without a title leaves its section's (or the site's) */
+    p->title = p->is_index ? NULL : title_from_stem(a, slug_src);
     p->fm_pos = pos;
     p->fm_npos = npos;
     key_reader r = { .path = p->src, .a = a, .d = d, .pos = pos, .npos = npos, .out = p, .ok = true };
@@ -562,6 +573,111 @@ static void parse_job(void *vctx, size_t i, int worker)
     diag_list_free(mine);
 }
 
+/* ---- sections --------------------------------------------------------- */
+
+static int cmp_sections(const void *x, const void *y)
+{
+    return strcmp(((const section_info *)x)->name, ((const section_info *)y)->name);
+}
+
+/* The sections (after front matter): posts/, and every other folder
+ * directly under content/ that holds a dated page. Every page in a section
+ * is one of its posts and needs a date; an _index.md directly in a section
+ * (or in content/) gives it (the home page) its title, intro and front
+ * matter. An _index.md anywhere else is not used: a warning. */
+static void find_sections(site *s, diag_list *d)
+{
+    strmap *names = strmap_new(16);
+    section_info *v = NULL;
+    size_t n = 0, cap = 0;
+    const char **why = NULL; /* the dated page that made each one a section */
+    size_t nwhy = 0, capwhy = 0;
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        size_t tl = strcspn(p->rel, "/");
+        if (!p->rel[tl] || (strncmp(p->rel, "posts/", 6) && (p->is_index || !p->has_date)))
+            continue;
+        const char *name = arena_strndup(s->a, p->rel, tl);
+        if (strmap_get(names, name) >= 0)
+            continue;
+        strmap_put(names, name, (long)n);
+        section_info *sec = VEC_ADD(v, n, cap, 8);
+        memset(sec, 0, sizeof *sec);
+        sec->name = name;
+        sec->path = arena_printf(s->a, "%s/", name);
+        sec->title = title_from_stem(s->a, name);
+        sec->index_page = -1;
+        VEC_PUSH(why, nwhy, capwhy, 8, strncmp(p->rel, "posts/", 6) ? p->src : NULL);
+    }
+    /* by name; the reasons follow their sections */
+    for (size_t i = 0; i < n; i++)
+        v[i].index_page = (int)i;
+    if (n)
+        qsort(v, n, sizeof *v, cmp_sections);
+    const char **why_sorted = xcalloc(n + 1, sizeof *why_sorted);
+    strmap_free(names);
+    names = strmap_new(n + 1);
+    for (size_t i = 0; i < n; i++) {
+        why_sorted[i] = why[v[i].index_page];
+        v[i].index_page = -1;
+        strmap_put(names, v[i].name, (long)i);
+    }
+    free(why);
+    s->sections = v;
+    s->nsections = n;
+    s->home_index = -1;
+    buf top = BUF_INIT;
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        size_t tl = strcspn(p->rel, "/");
+        buf_reset(&top);
+        buf_put(&top, p->rel, tl);
+        long k = p->rel[tl] ? strmap_get(names, top.data) : -1;
+        if (p->is_index) {
+            int *slot = !p->dir[0] ? &s->home_index : k >= 0 && !strcmp(p->dir, v[k].name) ? &v[k].index_page : NULL;
+            if (!slot) {
+                diag_warning(d, p->src, 0, 0,
+                             "not used: an _index file gives the home page (content/_index.md) or a "
+                             "section (a folder of dated posts directly under content/) its title and "
+                             "intro, and %s/ is neither",
+                             p->dir);
+                p->excluded = true;
+            } else if (*slot >= 0) {
+                diag_error(d, p->src, 0, 0, "two _index files in one folder: this one and %s",
+                           s->pages[*slot].src);
+                p->failed = true;
+            } else {
+                *slot = (int)i;
+                p->section = (int)k; /* -1 for the home page's */
+                if (k >= 0 && p->title)
+                    v[k].title = p->title;
+                else if (!p->title)
+                    p->title = k >= 0 ? v[k].title : s->cfg.title;
+            }
+            continue;
+        }
+        if (k < 0)
+            continue;
+        p->section = (int)k;
+        if (p->is_post)
+            continue; /* posts/: checked for a date when parsed */
+        p->is_post = true;
+        if (!p->has_date && !p->failed) {
+            const char *base = strrchr(p->rel, '/') + 1;
+            diag_error(d, p->src, 1, 1,
+                       "a post needs a date: add 'date: YYYY-MM-DD' to its front matter or name the "
+                       "file YYYY-MM-DD-%s", base);
+            diag_note(d, why_sorted[k], 0, 0,
+                      "%s/ is a section (every page in it is a dated post) because this page has a date",
+                      v[k].name);
+            p->failed = true;
+        }
+    }
+    buf_release(&top);
+    free(why_sorted);
+    strmap_free(names);
+}
+
 bool site_load(site *s, int jobs, diag_list *d)
 {
     growing g = { 0 };
@@ -625,6 +741,7 @@ bool site_load(site *s, int jobs, diag_list *d)
     }
     par_ctx c = { s, d };
     site_parallel(s->npages, jobs, parse_job, &c);
+    find_sections(s, d);
     /* indexes for link resolution */
     s->index = xcalloc(1, sizeof *s->index);
     s->index->pages = strmap_new(s->npages);
@@ -827,6 +944,11 @@ bool site_assign_paths(site *s, diag_list *d)
         page *p = &s->pages[i];
         if (p->failed)
             continue;
+        if (p->is_index) {
+            /* the home page's or its section's list: claimed as such */
+            p->path = p->excluded ? NULL : p->section >= 0 ? s->sections[p->section].path : "";
+            continue;
+        }
         p->path = page_path(s, p);
     }
     /* bundles' files go beside their page */
@@ -853,7 +975,7 @@ bool site_assign_paths(site *s, diag_list *d)
     strmap_free(bundles);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
-        if (p->failed || p->excluded)
+        if (p->failed || p->excluded || p->is_index)
             continue;
         const char *out = arena_printf(s->a, "%sindex.html", p->path);
         int line = 1, col = 1;
@@ -963,6 +1085,16 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         strmap_put(gen, out, 0);
         add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
     }
+    for (size_t i = 0; i < s->nsections; i++) {
+        const section_info *sec = &s->sections[i];
+        size_t np = site_list_pages(s, sec->nposts);
+        for (size_t k = 0; k <= np; k++) {
+            const char *out = k ? arena_printf(s->a, "%sindex.html", site_list_path(s->a, sec->path, k))
+                                : arena_printf(s->a, "%satom.xml", sec->path);
+            strmap_put(gen, out, 0);
+            add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        }
+    }
     bool ok = true;
     for (size_t i = 0; i < s->ntags; i++) {
         const char *out = arena_printf(s->a, "%sindex.html", s->tags[i].path);
@@ -981,7 +1113,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
-        if (p->failed || p->excluded || !p->path)
+        if (p->failed || p->excluded || !p->path || p->is_index)
             continue;
         for (size_t k = 0; k <= p->naliases; k++) {
             const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
@@ -1027,6 +1159,9 @@ void site_free(site *s)
     strmap_free(s->outputs);
     free(s->posts);
     free(s->plain);
+    for (size_t i = 0; i < s->nsections; i++)
+        free(s->sections[i].posts);
+    free(s->sections);
     if (s->tags) {
         for (size_t i = 0; i < s->ntags; i++)
             free(s->tags[i].posts);

@@ -198,7 +198,9 @@ static void page_value(site *s, page *p, strmap *tag_index)
 {
     arena *a = s->a;
     tpl_map *m = tpl_map_new(a, 24);
-    tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : "page"));
+    tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
+    if (p->section >= 0)
+        tpl_map_set_str(a, m, "section", str_v(s->sections[p->section].name));
     tpl_map_set_str(a, m, "title", str_v(p->title));
     tpl_map_set_str(a, m, "description", str_v(p->description));
     if (p->has_date)
@@ -250,6 +252,37 @@ static void page_value(site *s, page *p, strmap *tag_index)
     p->value = m;
 }
 
+/* A section's value (docs/variables.md): its name, title, URLs, its
+ * posts, and what its _index.md says (content, summary, params). */
+static void section_value(site *s, section_info *sec)
+{
+    arena *a = s->a;
+    tpl_map *m = tpl_map_new(a, 12);
+    tpl_map_set_str(a, m, "name", str_v(sec->name));
+    tpl_map_set_str(a, m, "title", str_v(sec->title));
+    tpl_map_set_str(a, m, "url", str_v(site_url(s, sec->path)));
+    tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, sec->path)));
+    tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%satom.xml", s->cfg.base_path, sec->path)));
+    tpl_list *l = tpl_list_new(a, sec->nposts);
+    for (size_t k = 0; k < sec->nposts; k++)
+        l->items[k] = tpl_map_value(s->pages[sec->posts[k]].value);
+    tpl_map_set_str(a, m, "posts", tpl_list_value(l));
+    tpl_map_set_str(a, m, "count", tpl_int((int64_t)sec->nposts));
+    site_index_fields(s, sec->index_page, m);
+    tpl_map_seal(a, m);
+    sec->value = m;
+}
+
+void site_index_fields(site *s, int index_page, tpl_map *m)
+{
+    const page *ip = index_page >= 0 ? &s->pages[index_page] : NULL;
+    const tpl_map *iv = ip && !ip->failed ? ip->value : NULL;
+    tpl_map_set_str(s->a, m, "content", iv ? tpl_map_get_cstr(iv, "content") : tpl_safe_strn("", 0));
+    tpl_map_set_str(s->a, m, "summary", iv ? tpl_map_get_cstr(iv, "summary") : tpl_safe_strn("", 0));
+    tpl_map_set_str(s->a, m, "params", iv ? tpl_map_get_cstr(iv, "params") : tpl_map_value(tpl_map_new(s->a, 0)));
+    tpl_map_set_str(s->a, m, "source", iv ? tpl_map_get_cstr(iv, "source") : tpl_str(""));
+}
+
 void site_build_model(site *s)
 {
     arena *a = s->a;
@@ -258,7 +291,7 @@ void site_build_model(site *s)
     s->plain = xcalloc(s->npages + 1, sizeof *s->plain);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
-        if (p->failed || p->excluded || !p->path)
+        if (p->failed || p->excluded || !p->path || p->is_index)
             continue;
         if (p->is_post)
             s->posts[np++] = (int)i;
@@ -270,10 +303,17 @@ void site_build_model(site *s)
     sort_site = s;
     qsort(s->posts, np, sizeof *s->posts, cmp_posts);
     qsort(s->plain, nplain, sizeof *s->plain, cmp_plain);
+    /* each section's posts, newest first; prev/next within the section */
+    for (size_t i = 0; i < s->nsections; i++)
+        s->sections[i].nposts = 0;
     for (size_t k = 0; k < np; k++) {
         page *p = &s->pages[s->posts[k]];
-        p->next = k > 0 ? s->posts[k - 1] : -1;
-        p->prev = k + 1 < np ? s->posts[k + 1] : -1;
+        section_info *sec = &s->sections[p->section];
+        p->next = sec->nposts ? sec->posts[sec->nposts - 1] : -1;
+        p->prev = -1;
+        if (p->next >= 0)
+            s->pages[p->next].prev = s->posts[k];
+        VEC_PUSH(sec->posts, sec->nposts, sec->capposts, 16, s->posts[k]);
     }
     /* tags, by slug; the first spelling seen (newest post) names the tag */
     strmap *tag_index = strmap_new(64);
@@ -311,6 +351,9 @@ void site_build_model(site *s)
         page_value(s, &s->pages[s->posts[k]], tag_index);
     for (size_t k = 0; k < nplain; k++)
         page_value(s, &s->pages[s->plain[k]], tag_index);
+    for (size_t i = 0; i < s->npages; i++) /* the _index.md of the home page, of sections */
+        if (s->pages[i].is_index && s->pages[i].path && !s->pages[i].failed)
+            page_value(s, &s->pages[i], tag_index);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)
@@ -346,6 +389,14 @@ void site_build_model(site *s)
     tpl_map_set_str(a, sm, "posts", tpl_list_value(posts));
     tpl_map_set_str(a, sm, "pages", tpl_list_value(plain));
     tpl_map_set_str(a, sm, "tags", tpl_list_value(tags));
+    tpl_list *sections = tpl_list_new(a, s->nsections);
+    for (size_t i = 0; i < s->nsections; i++) {
+        section_value(s, &s->sections[i]);
+        sections->items[i] = tpl_map_value(s->sections[i].value);
+    }
+    tpl_map_set_str(a, sm, "sections", tpl_list_value(sections));
+    if (s->home_index >= 0 && s->pages[s->home_index].value)
+        tpl_map_set_str(a, sm, "home", tpl_map_value(s->pages[s->home_index].value));
     /* build_date: the newest post's date keeps output reproducible; a site
      * without posts gets the Unix epoch */
     sheaf_date bd = { 0, 0, true, false };

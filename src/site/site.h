@@ -104,6 +104,10 @@ extern const site_generated site_generated_outputs[SITE_NGENERATED];
 size_t site_index_pages(const site *s);
 /* The path of the home page's page n (1-based), in a: "" or "page/n/". */
 const char *site_index_path(arena *a, size_t n);
+/* How many pages a list of n posts takes (1 when empty), and the path of
+ * page k (1-based) of a list at `base` ("notes/"): base or base/page/k/. */
+size_t site_list_pages(const site *s, size_t n);
+const char *site_list_path(arena *a, const char *base, size_t k);
 
 /* ---- pages and links ------------------------------------------------- */
 
@@ -134,6 +138,10 @@ typedef struct page {
     const char *dir;      /* "posts" (folder of the source, relative to content/) */
     const char *bundle_dir; /* for index.md bundles: the bundle folder, else NULL */
     bool is_post, draft, excluded, failed;
+    bool is_index;        /* content/_index.md or content/<section>/_index.md:
+                           * the home page's or a section's title, intro and
+                           * front matter, never a page or post of its own */
+    int section;          /* a post's or _index.md's section (s->sections), else -1 */
     char *text;           /* file contents (malloc'd; freed with the site) */
     size_t text_len;
     str body;
@@ -183,6 +191,19 @@ typedef struct tag_info {
     tpl_map *value;
 } tag_info;
 
+/* A section: a folder directly under content/ that holds dated pages
+ * (posts/ always is one). Every page in it is a post; it gets a list of
+ * them at <name>/ (paginated: <name>/page/N/) and a feed, <name>/atom.xml. */
+typedef struct section_info {
+    const char *name;     /* "notes" */
+    const char *path;     /* "notes/" */
+    const char *title;    /* its _index.md's title, else the name made a title */
+    int index_page;       /* the page of its _index.md, or -1 */
+    int *posts;           /* newest first */
+    size_t nposts, capposts;
+    tpl_map *value;
+} section_info;
+
 /* A cited work: it gets papers/<slug>/ (site/cite.c). */
 typedef struct paper_info {
     const bib_entry *e;
@@ -211,6 +232,9 @@ typedef struct site {
     size_t nplain;
     tag_info *tags;       /* by name */
     size_t ntags;
+    section_info *sections; /* by name; found by site_load */
+    size_t nsections;
+    int home_index;       /* the page of content/_index.md, or -1 */
     /* src (relative to content/) → page or file, for link resolution */
     struct site_index *index;
     tpl_value site_value; /* the `site` map */
@@ -317,8 +341,12 @@ void site_check_links(site *s, diag_list *d);
  * names slug alike share one page. The one rule for the model's tag pages
  * and for the link checker, which knows them before the model is built. */
 const char *site_tag_slug(arena *a, const char *name);
-/* Sorts posts, builds tags/archive/prev-next and every template value. */
+/* Sorts posts, builds sections, tags/archive/prev-next and every template
+ * value. */
 void site_build_model(site *s);
+/* Sets the entries of a list page's map m that come from an _index.md
+ * (content, summary, params, source; empty without one: index_page -1). */
+void site_index_fields(site *s, int index_page, tpl_map *m);
 /* After the model: the outputs only it knows (tag pages, /page/2/ … up to
  * `index_pages`) against every page, alias and file; each clash is an
  * error. */
@@ -353,6 +381,9 @@ void site_free(site *s);
 size_t site_markdown_ext(const char *path);
 /* Whether the file name `base` is index<ending>. */
 bool site_is_index_page(const char *base);
+/* Whether the file name `base` is _index<ending> (a section's or the home
+ * page's title, intro and front matter). */
+bool site_is_section_index(const char *base);
 
 /* Looks up a content path (relative to content/) → page index or -1;
  * *file gets a file index or -1. */

@@ -38,6 +38,10 @@ a list of steps run in order:
                               #   (under this base path, or relative) names
                               #   an output file, and its #fragment an id
                               #   in that file
+  - feeds_valid: true         # every *.xml output is well-formed, and every
+                              #   atom.xml a feed with id, title, updated and
+                              #   a self link, each entry with id, title,
+                              #   updated and a link
 
 Golden trees are regenerated, after a change that alters the output on
 purpose, with
@@ -136,6 +140,41 @@ def broken_links(out, base):
     return bad
 
 
+def bad_feeds(out):
+    """What is wrong with the XML outputs: not well-formed, or an atom.xml
+    that lacks what RFC 4287 requires of a feed and its entries."""
+    import xml.etree.ElementTree as ET
+    atom = "{http://www.w3.org/2005/Atom}"
+    bad = []
+    for dirpath, _dirs, files in os.walk(out):
+        for f in files:
+            if not f.endswith(".xml"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, f), out)
+            try:
+                root = ET.parse(os.path.join(dirpath, f)).getroot()
+            except ET.ParseError as e:
+                bad.append(f"{rel}: {e}")
+                continue
+            if f != "atom.xml":
+                continue
+            if root.tag != atom + "feed":
+                bad.append(f"{rel}: the root is {root.tag}, not an Atom feed")
+                continue
+            for need in ("id", "title", "updated"):
+                if root.find(atom + need) is None or not (root.find(atom + need).text or "").strip():
+                    bad.append(f"{rel}: the feed has no {need}")
+            if not any(l.get("rel") == "self" for l in root.findall(atom + "link")):
+                bad.append(f"{rel}: the feed has no self link")
+            for n, e in enumerate(root.findall(atom + "entry"), 1):
+                for need in ("id", "title", "updated"):
+                    if e.find(atom + need) is None:
+                        bad.append(f"{rel}: entry {n} has no {need}")
+                if e.find(atom + "link") is None:
+                    bad.append(f"{rel}: entry {n} has no link")
+    return bad
+
+
 def check(cond, msg):
     if not cond:
         raise Fail(msg)
@@ -199,6 +238,10 @@ def run_fixture(sheaf, name):
                 bad = broken_links(out, step["links_resolve"])
                 check(not bad, f"{where}: internal links that do not resolve:\n  " + "\n  ".join(bad))
                 continue
+            if "feeds_valid" in step:
+                bad = bad_feeds(out)
+                check(not bad, f"{where}: feeds that are not valid:\n  " + "\n  ".join(bad))
+                continue
             if "sleep" in step:
                 time.sleep(step["sleep"])
                 continue
@@ -220,7 +263,7 @@ def run_fixture(sheaf, name):
                 golden = os.path.join(HERE, name, step["golden"])
                 if os.environ.get("SHEAF_UPDATE_GOLDEN"):
                     shutil.rmtree(golden, ignore_errors=True)
-                    shutil.copytree(out, golden)
+                    shutil.copytree(out, golden, ignore=shutil.ignore_patterns(".sheaf-manifest"))
                     print(f"updated {os.path.relpath(golden, HERE)}: review it with git diff")
                     continue
                 check(os.path.isdir(golden), f"{where}: no golden tree {golden} "

@@ -141,9 +141,84 @@ TEST(garbage_bounded)
     OK(system(cmd) == 0);
 }
 
+/* Does a session's output folder hold what a fresh build of the site
+ * writes? (diff -r, the manifest aside) */
+static bool same_as_fresh_build(const char *site, const char *out)
+{
+    char fresh[300], cmd[1000];
+    snprintf(fresh, sizeof fresh, "%s/fresh", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
+    if (system(cmd) != 0)
+        return false;
+    build_options o = { .site_dir = site, .out_dir = fresh, .write = true, .jobs = 2 };
+    diag_list *d = diag_list_new();
+    bool ok = build_site(&o, d, NULL) && diag_count(d) == 0;
+    diag_list_free(d);
+    snprintf(cmd, sizeof cmd, "diff -r -x .sheaf-manifest '%s' '%s' >&2", out, fresh);
+    return ok && system(cmd) == 0;
+}
+
+/* Sections and their _index.md in a build session (issue 15): an edit of
+ * an _index.md, of a note's body or title, of its tags, each leaves the
+ * output a fresh build's (fast rebuilds are also checked by
+ * SHEAF_CHECK_INCREMENTAL). */
+TEST(sections_incremental)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site", "site.yaml", "title: Sectioned\npaginate: 1\n");
+    put("site", "content/_index.md", "---\ntitle: Home\n---\nHello.\n");
+    put("site", "content/notes/_index.md", "---\ntitle: Notes\n---\nIntro one.\n");
+    put("site", "content/notes/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst.\n");
+    put("site", "content/notes/2024-01-02-b.md", "---\ntitle: B\n---\nSee [a](2024-01-01-a.md).\n");
+    put("site", "content/posts/2024-01-03-c.md", "---\ntitle: C\ntags: [x]\n---\nA post.\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st, full;
+    OK(build_session_run(s, NULL, 0, d, &full));
+    EQ_INT(diag_count(d), 0);
+    OK(same_as_fresh_build(site, out));
+
+    const char *idx[] = { "content/notes/_index.md" };
+    put("site", idx[0], "---\ntitle: Field notes\n---\nIntro two.\n");
+    OK(build_session_run(s, idx, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(same_as_fresh_build(site, out));
+
+    const char *home[] = { "content/_index.md" };
+    put("site", home[0], "---\ntitle: Home\n---\nHello again.\n");
+    OK(build_session_run(s, home, 1, d, &st));
+    OK(same_as_fresh_build(site, out));
+
+    const char *note[] = { "content/notes/2024-01-01-a.md" };
+    put("site", note[0], "---\ntitle: A\ntags: [x]\n---\nFirst, edited.\n");
+    OK(build_session_run(s, note, 1, d, &st));
+    OK(st.rendered < full.rendered); /* the fast path */
+    OK(same_as_fresh_build(site, out));
+    put("site", note[0], "---\ntitle: A renamed\ntags: [x]\n---\nFirst, edited.\n");
+    OK(build_session_run(s, note, 1, d, &st));
+    OK(same_as_fresh_build(site, out));
+    put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\n---\nFirst, edited.\n");
+    OK(build_session_run(s, note, 1, d, &st));
+    OK(same_as_fresh_build(site, out));
+    EQ_INT(diag_count(d), 0);
+
+    diag_list_free(d);
+    build_session_free(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(check_incremental);
     RUN(garbage_bounded);
+    RUN(sections_incremental);
     return harness_done();
 }
