@@ -439,6 +439,10 @@ def build_model(base_url, paginate):
         "posts": posts,
         "pages": plain,
         "tags": taglist,
+        "sections": [{"name": "posts", "title": "Posts", "url": site_obj.base_path + "posts/",
+                      "permalink": site_obj.absolute_url(site_obj.base_path + "posts/"),
+                      "feed_url": site_obj.base_path + "posts/atom.xml", "posts": posts,
+                      "count": len(posts), "content": Markup(""), "summary": Markup(""), "params": {}}],
         "build_date": SheafDate(dt.datetime(2024, 3, 22, 10, 0, tzinfo=dt.timezone.utc)),
     }
     return site_obj, site, posts, plain, taglist, years, paginate
@@ -559,17 +563,38 @@ def main(argv):
             pg["next_url"] = page_url(n + 1)
         rel = "index.html" if n == 1 else f"page/{n}/index.html"
         render("index.html", rel, page=listpage("index", site["title"], page_url(n)), paginator=pg)
+    for sec in site["sections"]:
+        base = sec["url"][len(site_obj.base_path):]
+
+        def sec_url(n):
+            return sec["url"] + ("" if n == 1 else f"page/{n}/")
+
+        for n, chunk in enumerate(chunks, 1):
+            pg = {"pages": chunk, "current": n, "total": total, "first_url": sec_url(1), "last_url": sec_url(total)}
+            if n > 1:
+                pg["prev_url"] = sec_url(n - 1)
+            if n < total:
+                pg["next_url"] = sec_url(n + 1)
+            lp = dict(listpage("section", sec["title"], sec_url(n)), section=sec["name"],
+                      content=sec["content"], summary=sec["summary"], params=sec["params"])
+            render("section.html", base + ("" if n == 1 else f"page/{n}/") + "index.html",
+                   page=lp, paginator=pg, section=sec)
+        render("atom.xml", base + "atom.xml", page=listpage("feed", sec["title"], sec["url"]), section=sec,
+               feed={"title": sec["title"], "url": sec["permalink"] + "atom.xml",
+                     "alternate": sec["permalink"], "posts": sec["posts"]})
     for t in taglist:
         render("tag.html", f"tags/{t['slug']}/index.html", page=listpage("tag", t["name"], t["url"]), tag=t)
     render("tags.html", "tags/index.html", page=listpage("tags", "Tags", site_obj.base_path + "tags/"))
     render("archive.html", "archive/index.html", page=listpage("archive", "Archive", site_obj.base_path + "archive/"), years=years)
     render("404.html", "404.html", page=listpage("404", "Not found", site_obj.base_path + "404.html"))
+    site_feed = {"title": site["title"], "url": site_obj.absolute_url(site_obj.base_path + "atom.xml"),
+                 "alternate": base_url, "posts": posts}
     for x in ("atom.xml", "sitemap.xml", "robots.txt"):
-        render(x, x, page=listpage(x, x, site_obj.base_path + x))
+        render(x, x, page=listpage(x, x, site_obj.base_path + x), feed=site_feed)
     shutil.copytree(os.path.join(THEME, "static"), root, dirs_exist_ok=True)
 
     # An empty site and a bare post: every optional part absent.
-    empty = dict(site, posts=[], pages=[], tags=[], author="", description="")
+    empty = dict(site, posts=[], pages=[], tags=[], sections=[], author="", description="")
     bare = {"kind": "post", "title": "Bare", "url": site_obj.base_path + "posts/bare/",
             "permalink": site_obj.absolute_url("posts/bare/"), "slug": "bare", "tags": [],
             "content": Markup("<p>x</p>"), "summary": Markup("<p>x</p>"), "has_more": False,
@@ -582,7 +607,7 @@ def main(argv):
                         "paginator": {"pages": [], "current": 1, "total": 1}}),
         ("tags.html", {"page": listpage("tags", "Tags", site_obj.base_path + "tags/")}),
         ("archive.html", {"page": listpage("archive", "Archive", site_obj.base_path + "archive/"), "years": []}),
-        ("atom.xml", {"page": listpage("atom.xml", "", "")}),
+        ("atom.xml", {"page": listpage("atom.xml", "", ""), "feed": dict(site_feed, posts=[])}),
         ("sitemap.xml", {"page": listpage("sitemap.xml", "", "")}),
     ):
         try:
