@@ -93,6 +93,19 @@ static const cli_flag render_flags[] = {
     { 0 },
 };
 
+static const cli_flag import_flags[] = {
+    { 0, "force", NULL, "empty DEST first when it is not empty (a second import)", CLI_VALUE_NONE },
+    { 'q', "quiet", NULL, "print nothing but problems (the report is still written)", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_word import_words[] = {
+    { "jekyll", "SRC DEST", "make a sheaf site in DEST from the Jekyll site in SRC", CLI_VALUE_DIR },
+    { "hugo", "SRC DEST", "make a sheaf site in DEST from the Hugo site in SRC", CLI_VALUE_DIR },
+    { 0 },
+};
+
 static const cli_flag completion_flags[] = {
     HELP_FLAG,
     { 0 },
@@ -149,6 +162,15 @@ const cli_command cli_commands[] = {
       "prints the result to stdout. Templates it extends, includes or imports are\n"
       "looked up in DIR (default: TEMPLATE's folder), then in the built-in theme.\n",
       NULL, CLI_VALUE_FILE, render_flags, cli_render },
+    { "import", "make a sheaf site from a Jekyll or Hugo site",
+      "sheaf import jekyll|hugo SRC DEST [--force] [-q]",
+      "Reads the Jekyll or Hugo site in SRC (never writing there) and writes a sheaf\n"
+      "site to DEST: posts, pages, drafts and files in sheaf's layout, site.yaml from\n"
+      "the site's settings, front matter in sheaf's keys, links made checkable, and an\n"
+      "alias wherever a page's old URL differs from sheaf's. Prints a report of what\n"
+      "it converted and what it could not (at SRC file:line), also written to\n"
+      "DEST/import-report.md. DEST must be missing or empty, unless --force.\n",
+      import_words, CLI_VALUE_NONE, import_flags, cli_import },
     { "completion", "print a completion script for bash, zsh or fish",
       "sheaf completion bash|zsh|fish",
       "Prints a script that completes sheaf's commands and options in that shell.\n"

@@ -325,6 +325,14 @@ static const key_def page_keys[] = {
 static const key_table page_table = { "", page_keys, sizeof page_keys / sizeof *page_keys, false, NULL,
                                       true, true };
 
+const char *site_key_no_equivalent(const char *key)
+{
+    for (size_t i = 0; i < sizeof page_keys / sizeof *page_keys; i++)
+        if (page_keys[i].type == KEY_NO_EQUIVALENT && !strcasecmp(page_keys[i].name, key))
+            return page_keys[i].want;
+    return NULL;
+}
+
 void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 {
     site_keys_copy(&page_table, dst, src, in_place_only ? KEY_IN_PLACE : 0);

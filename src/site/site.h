@@ -311,6 +311,11 @@ const char *site_alias_output(arena *a, const char *al);
 /* What a page's front matter sets, by the table of its keys (load.c): the
  * fields of every key (or of those a build session updates in place, like
  * the title), the front-matter map and its positions. */
+/* For a front-matter key Jekyll or Hugo act on and sheaf has no
+ * equivalent for (any case: "Weight"), what the warning tells to do
+ * instead; NULL for any other key. (`sheaf import` drops such keys and
+ * lists them with this text.) */
+const char *site_key_no_equivalent(const char *key);
 void site_page_copy_head(page *dst, const page *src, bool in_place_only);
 /* Whether b, a new parse of a's file, leaves the page where a was: it
  * parsed, and every front-matter field but those updated in place (the

@@ -1,0 +1,646 @@
+/* body: the text of an imported page. Jekyll's Liquid and Hugo's
+ * shortcodes are read tag by tag; what has a sheaf equivalent is
+ * rewritten (links to pages as relative .md links that sheaf checks,
+ * highlight blocks as fences, figures and videos as sheaf's shortcodes,
+ * which use Hugo's syntax), and every other tag stays as written and is
+ * noted with its place. Then Markdown links written root-relative to
+ * another page's old URL become relative .md links too. Code blocks and
+ * code spans are left alone in that last pass. */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "import/internal.h"
+
+/* ---- places and paths ------------------------------------------------- */
+
+static void place(const import_page *p, size_t off, int *line, int *col)
+{
+    int l = p->body_line, c = 1;
+    for (size_t i = 0; i < off && i < p->body_len; i++)
+        p->body_src[i] == '\n' ? (l++, c = 1) : c++;
+    *line = l;
+    *col = c;
+}
+
+static void note_at(imp *m, const import_page *p, size_t off, const char *what, size_t wn, const char *todo)
+{
+    int line, col;
+    place(p, off, &line, &col);
+    /* one line of the construct, at most 60 bytes */
+    size_t n = strcspn(what, "\n");
+    n = n < wn ? n : wn;
+    if (n > 60) {
+        n = 57;
+        while (n && ((unsigned char)what[n] & 0xc0) == 0x80)
+            n--;
+    }
+    import_note_add(m, p->src_rel, line, col,
+                 arena_printf(m->a, "`%.*s%s`", (int)n, what, n < wn ? "…" : ""), todo);
+}
+
+const char *import_relative(imp *m, const import_page *from, const char *dest_rel)
+{
+    const char *a = from->dest_rel, *b = dest_rel;
+    /* the common folders */
+    size_t common = 0;
+    for (size_t i = 0; a[i] && a[i] == b[i]; i++)
+        if (a[i] == '/')
+            common = i + 1;
+    buf r = BUF_INIT;
+    for (const char *q = a + common; *q; q++)
+        if (*q == '/')
+            buf_puts(&r, "../");
+    buf_puts(&r, b + common);
+    const char *s = arena_strdup(m->a, r.data);
+    buf_release(&r);
+    return s;
+}
+
+/* "/a/b/index.html" → "/a/b/"; the old base path and host taken off */
+static size_t url_key(imp *m, const char *url, size_t n, buf *out)
+{
+    if (m->base_url) {
+        size_t bn = strlen(m->base_url);
+        if (n >= bn && !strncmp(url, m->base_url, bn)) {
+            buf_putc(out, '/');
+            buf_put(out, url + bn, n - bn);
+            return out->len;
+        }
+    }
+    if (!n || url[0] != '/' || (n > 1 && url[1] == '/'))
+        return 0;
+    size_t bp = strlen(m->base_path);
+    if (bp > 1 && n >= bp && !strncmp(url, m->base_path, bp)) {
+        url += bp - 1;
+        n -= bp - 1;
+    }
+    buf_put(out, url, n);
+    if (out->len >= 11 && !strcmp(out->data + out->len - 11, "/index.html"))
+        buf_truncate(out, out->len - 10);
+    return out->len;
+}
+
+import_page *import_page_by_url(imp *m, const char *url, size_t n)
+{
+    buf k = BUF_INIT;
+    import_page *r = NULL;
+    if (url_key(m, url, n, &k)) {
+        for (size_t i = 0; i < m->npages && !r; i++) {
+            const char *u = m->pages[i]->old_url;
+            if (!u)
+                continue;
+            size_t un = strlen(u);
+            /* "/a/b/" also as "/a/b" */
+            if (!strcmp(u, k.data) || (un == k.len + 1 && u[un - 1] == '/' && !strncmp(u, k.data, k.len)))
+                r = m->pages[i];
+        }
+    }
+    buf_release(&k);
+    return r;
+}
+
+import_page *import_page_by_src(imp *m, const char *src_rel, size_t n)
+{
+    for (size_t i = 0; i < m->npages; i++)
+        if (strlen(m->pages[i]->src_rel) == n && !strncmp(m->pages[i]->src_rel, src_rel, n))
+            return m->pages[i];
+    return NULL;
+}
+
+import_file *import_file_by_url(imp *m, const char *url, size_t n)
+{
+    for (size_t i = 0; i < m->nfiles; i++)
+        if (m->files[i].old_url && strlen(m->files[i].old_url) == n && !strncmp(m->files[i].old_url, url, n))
+            return &m->files[i];
+    return NULL;
+}
+
+/* ---- reading tags ----------------------------------------------------- */
+
+/* The words of a tag's inside: name, then arguments (quoted or bare). */
+typedef struct tag_args {
+    const char *w[16];
+    size_t n[16];
+    size_t count;
+} tag_args;
+
+static void split_args(const char *s, size_t n, tag_args *t)
+{
+    t->count = 0;
+    size_t i = 0;
+    while (i < n && t->count < 16) {
+        while (i < n && isspace((unsigned char)s[i]))
+            i++;
+        if (i >= n)
+            break;
+        size_t start = i;
+        while (i < n && !isspace((unsigned char)s[i])) {
+            if (s[i] == '"' || s[i] == '\'') {
+                char q = s[i++];
+                while (i < n && s[i] != q)
+                    i++;
+            }
+            i++;
+        }
+        if (i > n)
+            i = n;
+        t->w[t->count] = s + start;
+        t->n[t->count++] = i - start;
+    }
+}
+
+static bool word_is(const tag_args *t, size_t i, const char *s)
+{
+    return i < t->count && t->n[i] == strlen(s) && !strncmp(t->w[i], s, t->n[i]);
+}
+
+/* A quoted argument's text ("x" or 'x'), or a bare word. */
+static const char *unquote(imp *m, const char *s, size_t n, bool *quoted)
+{
+    if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+        if (quoted)
+            *quoted = true;
+        return arena_strndup(m->a, s + 1, n - 2);
+    }
+    if (quoted)
+        *quoted = false;
+    return arena_strndup(m->a, s, n);
+}
+
+/* key="value" of an include: the key's value, or NULL */
+static const char *arg_value(imp *m, const tag_args *t, size_t from, const char *key, bool *literal)
+{
+    size_t kn = strlen(key);
+    for (size_t i = from; i < t->count; i++)
+        if (t->n[i] > kn && !strncmp(t->w[i], key, kn) && t->w[i][kn] == '=')
+            return unquote(m, t->w[i] + kn + 1, t->n[i] - kn - 1, literal);
+    return NULL;
+}
+
+static void put_link(imp *m, import_page *p, buf *out, import_page *to, const char *anchor)
+{
+    buf_puts(out, import_relative(m, p, to->dest_rel));
+    if (anchor)
+        buf_puts(out, anchor);
+    m->nlinks++;
+}
+
+/* ---- Jekyll: Liquid --------------------------------------------------- */
+
+static const char *figure_keys[][2] = { { "src", "src" }, { "image", "src" }, { "image_path", "src" },
+                                        { "url", "src" }, { "path", "src" }, { "file", "src" },
+                                        { "alt", "alt" }, { "caption", "caption" }, { "title", "title" },
+                                        { "link", "link" }, { "href", "link" } };
+
+/* {% include figure.html src="…" caption="…" %} → {{< figure … >}}; false
+ * when an argument is not a literal (Liquid) */
+static bool include_figure(imp *m, const tag_args *t, buf *out)
+{
+    buf b = BUF_INIT;
+    buf_puts(&b, "{{< figure");
+    bool any = false;
+    for (size_t i = 2; i < t->count; i++) {
+        const char *eq = memchr(t->w[i], '=', t->n[i]);
+        if (!eq)
+            goto no;
+        size_t kn = (size_t)(eq - t->w[i]);
+        const char *to = NULL;
+        for (size_t k = 0; k < sizeof figure_keys / sizeof *figure_keys; k++)
+            if (strlen(figure_keys[k][0]) == kn && !strncmp(figure_keys[k][0], t->w[i], kn))
+                to = figure_keys[k][1];
+        bool lit;
+        const char *v = unquote(m, eq + 1, t->n[i] - kn - 1, &lit);
+        if (!to || !lit || strchr(v, '"') || strstr(v, "{{"))
+            goto no;
+        any |= !strcmp(to, "src");
+        buf_printf(&b, " %s=\"%s\"", to, v);
+    }
+    if (!any)
+        goto no;
+    buf_puts(&b, " >}}");
+    buf_put(out, b.data, b.len);
+    buf_release(&b);
+    return true;
+no:
+    buf_release(&b);
+    return false;
+}
+
+static bool include_youtube(imp *m, const tag_args *t, buf *out)
+{
+    bool lit = true;
+    const char *id = NULL;
+    static const char *const keys[] = { "id", "video", "youtube_id", "video_id" };
+    for (size_t k = 0; k < 4 && !id; k++)
+        id = arg_value(m, t, 2, keys[k], &lit);
+    if (!id && t->count == 3 && !memchr(t->w[2], '=', t->n[2]))
+        id = unquote(m, t->w[2], t->n[2], &lit);
+    if (!id || !lit || !*id || strpbrk(id, " \"{}"))
+        return false;
+    buf_printf(out, "{{< youtube %s >}}", id);
+    return true;
+}
+
+/* One Liquid tag or output (inner: between the delimiters). Returns true
+ * when it wrote its replacement to out. */
+static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool output, buf *out,
+                   bool *fence_open)
+{
+    tag_args t;
+    split_args(inner, n, &t);
+    if (!t.count)
+        return false;
+    if (output) {
+        /* {{ site.baseurl }}, {{ site.url }}, {{ "/x" | relative_url }} */
+        if (t.count == 1 && (word_is(&t, 0, "site.baseurl") || word_is(&t, 0, "site.url"))) {
+            m->nvars++;
+            return true;
+        }
+        if (t.count == 3 && t.w[1][0] == '|' && t.n[1] == 1 &&
+            (word_is(&t, 2, "relative_url") || word_is(&t, 2, "absolute_url"))) {
+            bool lit;
+            const char *v = unquote(m, t.w[0], t.n[0], &lit);
+            if (lit) {
+                buf_puts(out, v);
+                m->nvars++;
+                return true;
+            }
+        }
+        return false;
+    }
+    if (word_is(&t, 0, "highlight") && t.count >= 2) {
+        buf_printf(out, "```%.*s", (int)t.n[1], t.w[1]);
+        *fence_open = true;
+        m->nhighlight++;
+        return true;
+    }
+    if (word_is(&t, 0, "endhighlight") && *fence_open) {
+        buf_puts(out, "```");
+        *fence_open = false;
+        return true;
+    }
+    if (word_is(&t, 0, "post_url") && t.count == 2) {
+        const char *name = t.w[1];
+        size_t nn = t.n[1];
+        import_page *to = import_jekyll_post_url(m, name, nn);
+        if (to) {
+            put_link(m, p, out, to, NULL);
+            return true;
+        }
+        return false;
+    }
+    if (word_is(&t, 0, "link") && t.count == 2) {
+        import_page *to = import_page_by_src(m, t.w[1], t.n[1]);
+        if (to) {
+            put_link(m, p, out, to, NULL);
+            return true;
+        }
+        for (size_t i = 0; i < m->nfiles; i++)
+            if (strlen(m->files[i].src_rel) == t.n[1] && !strncmp(m->files[i].src_rel, t.w[1], t.n[1]) &&
+                m->files[i].old_url) {
+                buf_puts(out, m->files[i].old_url);
+                m->nlinks++;
+                return true;
+            }
+        return false;
+    }
+    if (word_is(&t, 0, "include") && t.count >= 2) {
+        const char *name = t.w[1];
+        size_t nn = t.n[1];
+        if ((nn == 11 && !strncmp(name, "figure.html", 11)) || (nn == 10 && !strncmp(name, "image.html", 10))) {
+            if (include_figure(m, &t, out)) {
+                m->nshortcodes++;
+                return true;
+            }
+        } else if ((nn == 12 && !strncmp(name, "youtube.html", 12)) ||
+                   (nn == 10 && !strncmp(name, "video.html", 10))) {
+            if (include_youtube(m, &t, out)) {
+                m->nshortcodes++;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static const char *liquid_todo(const char *inner, size_t n, bool output)
+{
+    while (n && isspace((unsigned char)*inner))
+        inner++, n--;
+    if (output)
+        return "a Liquid value: sheaf does not run templates in pages; write the value out";
+    if (n >= 8 && !strncmp(inner, "post_url", 8))
+        return "no such post: link to its file (`../posts/…md`)";
+    if (n >= 4 && !strncmp(inner, "link", 4))
+        return "no such file in the site: write the link by hand";
+    if (n >= 7 && !strncmp(inner, "include", 7))
+        return "a Liquid include: sheaf does not run templates in pages; paste its HTML, or write a "
+               "shortcode (templates/shortcodes/NAME.html) and call it as {{< NAME >}}";
+    return "a Liquid tag: sheaf does not run templates in pages; write out what it made";
+}
+
+static void convert_jekyll(imp *m, import_page *p, buf *out)
+{
+    const char *s = p->body_src;
+    size_t n = p->body_len, i = 0;
+    bool raw = false, fence = false;
+    while (i < n) {
+        bool tag = i + 1 < n && s[i] == '{' && s[i + 1] == '%';
+        bool val = i + 1 < n && s[i] == '{' && s[i + 1] == '{';
+        if (!tag && !val) {
+            buf_putc(out, s[i++]);
+            continue;
+        }
+        const char *close = tag ? "%}" : "}}";
+        const char *end = NULL;
+        for (size_t j = i + 2; j + 1 < n && !end; j++)
+            if (s[j] == close[0] && s[j + 1] == close[1])
+                end = s + j;
+        if (!end) {
+            buf_putc(out, s[i++]);
+            continue;
+        }
+        const char *inner = s + i + 2;
+        size_t inn = (size_t)(end - inner);
+        /* whitespace control: {%- … -%} */
+        if (inn && *inner == '-')
+            inner++, inn--;
+        if (inn && inner[inn - 1] == '-')
+            inn--;
+        size_t after = (size_t)(end - s) + 2;
+        tag_args t;
+        split_args(inner, inn, &t);
+        if (tag && (word_is(&t, 0, "raw") || word_is(&t, 0, "endraw"))) {
+            raw = word_is(&t, 0, "raw");
+            m->nraw++;
+            /* the tag alone on its line goes with its line */
+            bool bol = i == 0 || s[i - 1] == '\n';
+            if (bol && after < n && s[after] == '\n')
+                after++;
+            i = after;
+            continue;
+        }
+        if (raw) {
+            buf_put(out, s + i, after - i);
+            i = after;
+            continue;
+        }
+        if (!liquid(m, p, inner, inn, val, out, &fence)) {
+            note_at(m, p, i, s + i, after - i, liquid_todo(inner, inn, val));
+            buf_put(out, s + i, after - i);
+        }
+        i = after;
+    }
+}
+
+/* ---- Hugo: shortcodes ------------------------------------------------- */
+
+/* sheaf's own shortcodes, which read Hugo's syntax as it is */
+static const char *const sheaf_shortcodes[] = { "figure", "youtube", "note", "tip", "warning", "details",
+                                                NULL };
+
+static bool is_sheaf_shortcode(const char *w, size_t n)
+{
+    for (const char *const *k = sheaf_shortcodes; *k; k++)
+        if (strlen(*k) == n && !strncmp(*k, w, n))
+            return true;
+    return false;
+}
+
+static void convert_hugo(imp *m, import_page *p, buf *out)
+{
+    const char *s = p->body_src;
+    size_t n = p->body_len, i = 0;
+    while (i < n) {
+        bool open = i + 2 < n && s[i] == '{' && s[i + 1] == '{' && (s[i + 2] == '<' || s[i + 2] == '%');
+        if (!open) {
+            buf_putc(out, s[i++]);
+            continue;
+        }
+        char delim = s[i + 2];
+        const char *end = NULL;
+        for (size_t j = i + 3; j + 2 < n && !end; j++)
+            if (s[j] == delim && s[j + 1] == '}' && s[j + 2] == '}')
+                end = s + j;
+        if (!end) {
+            buf_putc(out, s[i++]);
+            continue;
+        }
+        size_t after = (size_t)(end - s) + 3;
+        const char *inner = s + i + 3;
+        size_t inn = (size_t)(end - inner);
+        tag_args t;
+        split_args(inner, inn, &t);
+        /* a shortcode escaped as Hugo writes it (a C comment inside the delimiters) is text */
+        if (!t.count || (inn && (inner[0] == '/' && inn > 1 && inner[1] == '*'))) {
+            buf_put(out, s + i, after - i);
+            i = after;
+            continue;
+        }
+        const char *name = t.w[0];
+        size_t nn = t.n[0];
+        bool closing = name[0] == '/';
+        if (closing)
+            name++, nn--;
+        if (!closing && ((nn == 3 && !strncmp(name, "ref", 3)) || (nn == 6 && !strncmp(name, "relref", 6))) &&
+            t.count >= 2) {
+            bool lit;
+            const char *target = unquote(m, t.w[1], t.n[1], &lit);
+            const char *hash = strchr(target, '#');
+            size_t tn = hash ? (size_t)(hash - target) : strlen(target);
+            import_page *to = tn ? import_hugo_ref(m, p, target, tn) : p;
+            if (to) {
+                if (to == p && !tn)
+                    buf_puts(out, hash);
+                else
+                    put_link(m, p, out, to, hash);
+                i = after;
+                continue;
+            }
+            note_at(m, p, i, s + i, after - i, "no such page: write the link by hand");
+        } else if (!closing && nn == 9 && !strncmp(name, "highlight", 9) && t.count >= 2) {
+            /* {{< highlight go "opts" >}} … {{< /highlight >}} → a fence */
+            const char *stop = NULL;
+            for (size_t j = after; j + 16 < n && !stop; j++)
+                if (s[j] == '{' && !strncmp(s + j, "{{<", 3)) {
+                    tag_args c;
+                    const char *ce = strstr(s + j + 3, ">}}");
+                    if (!ce)
+                        break;
+                    split_args(s + j + 3, (size_t)(ce - s - j - 3), &c);
+                    if (word_is(&c, 0, "/highlight"))
+                        stop = s + j;
+                }
+            if (stop) {
+                const char *ce = strstr(stop, ">}}") + 3;
+                buf_printf(out, "```%.*s", (int)t.n[1], t.w[1]);
+                size_t body = after;
+                if (body < n && s[body] != '\n')
+                    buf_putc(out, '\n');
+                buf_put(out, s + body, (size_t)(stop - s) - body);
+                if (out->len && out->data[out->len - 1] != '\n')
+                    buf_putc(out, '\n');
+                buf_puts(out, "```");
+                m->nhighlight++;
+                i = (size_t)(ce - s);
+                continue;
+            }
+            note_at(m, p, i, s + i, after - i, "no closing {{< /highlight >}}: write a fenced code block");
+        } else if (is_sheaf_shortcode(name, nn)) {
+            if (!closing)
+                m->nshortcodes++;
+        } else if (!closing) {
+            note_at(m, p, i, s + i, after - i,
+                    arena_printf(m->a, "sheaf has no shortcode '%.*s': write "
+                                 "templates/shortcodes/%.*s.html (Hugo's is a Go template), or replace it",
+                                 (int)nn, name, (int)nn, name));
+        }
+        buf_put(out, s + i, after - i);
+        i = after;
+    }
+}
+
+/* ---- root-relative links ---------------------------------------------- */
+
+/* Whether i starts a fenced code block line; its fence char and length. */
+static size_t fence_at(const char *s, size_t n, size_t i, char *ch)
+{
+    size_t k = i;
+    while (k < n && k - i < 3 && s[k] == ' ')
+        k++;
+    if (k < n && (s[k] == '`' || s[k] == '~')) {
+        size_t r = k;
+        while (r < n && s[r] == s[k])
+            r++;
+        if (r - k >= 3) {
+            *ch = s[k];
+            return r - k;
+        }
+    }
+    return 0;
+}
+
+/* A link destination starting at s[i] (after "](" or "]: "): rewritten when
+ * it is an old URL of a page. */
+static size_t link_dest(imp *m, import_page *p, const char *s, size_t n, size_t i, buf *out)
+{
+    size_t e = i;
+    while (e < n && !isspace((unsigned char)s[e]) && s[e] != ')')
+        e++;
+    size_t un = e - i;
+    const char *hash = memchr(s + i, '#', un);
+    size_t pn = hash ? (size_t)(hash - (s + i)) : un;
+    import_page *to = pn && (s[i] == '/' || (m->base_url && !strncmp(s + i, m->base_url, strlen(m->base_url))))
+                       ? import_page_by_url(m, s + i, pn) : NULL;
+    if (!to)
+        return 0;
+    put_link(m, p, out, to, hash ? arena_strndup(m->a, hash, un - pn) : NULL);
+    return un;
+}
+
+static void relink(imp *m, import_page *p, const char *s, size_t n, buf *out)
+{
+    size_t i = 0;
+    char fch = 0;
+    size_t flen = 0;
+    bool bol = true;
+    while (i < n) {
+        if (bol) {
+            char ch;
+            size_t f = fence_at(s, n, i, &ch);
+            if (f && (!flen || (ch == fch && f >= flen))) {
+                flen = flen ? 0 : f;
+                fch = ch;
+            } else if (!flen) {
+                /* [label]: /url */
+                size_t k = i;
+                while (k < n && k - i < 3 && s[k] == ' ')
+                    k++;
+                if (k < n && s[k] == '[') {
+                    const char *c = memchr(s + k, ']', n - k);
+                    if (c && (size_t)(c - s) + 2 < n && c[1] == ':' && c[2] == ' ') {
+                        size_t d = (size_t)(c - s) + 3;
+                        while (d < n && s[d] == ' ')
+                            d++;
+                        buf_put(out, s + i, d - i);
+                        size_t used = link_dest(m, p, s, n, d, out);
+                        i = d + used;
+                        bol = false;
+                        continue;
+                    }
+                }
+            }
+        }
+        bol = s[i] == '\n';
+        if (flen) {
+            buf_putc(out, s[i++]);
+            continue;
+        }
+        if (s[i] == '`') {
+            /* a code span: as written, to its closing run */
+            size_t r = i;
+            while (r < n && s[r] == '`')
+                r++;
+            size_t run = r - i, j = r;
+            const char *close = NULL;
+            while (j < n && !close) {
+                if (s[j] == '`') {
+                    size_t q = j;
+                    while (q < n && s[q] == '`')
+                        q++;
+                    if (q - j == run)
+                        close = s + q;
+                    j = q;
+                } else {
+                    j++;
+                }
+            }
+            size_t stop = close ? (size_t)(close - s) : r;
+            buf_put(out, s + i, stop - i);
+            i = stop;
+            continue;
+        }
+        if (s[i] == ']' && i + 1 < n && s[i + 1] == '(') {
+            buf_puts(out, "](");
+            i += 2;
+            i += link_dest(m, p, s, n, i, out);
+            continue;
+        }
+        buf_putc(out, s[i++]);
+    }
+}
+
+/* ---- kramdown --------------------------------------------------------- */
+
+static void kramdown_notes(imp *m, import_page *p)
+{
+    const char *s = p->body_src;
+    size_t n = p->body_len;
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (e - k >= 2 && s[k] == '{' && s[k + 1] == ':' && s[e - 1] == '}')
+            note_at(m, p, k, s + k, e - k,
+                    "a kramdown attribute list or extension: sheaf's Markdown (CommonMark) shows it as text; "
+                    "remove it, or write the element as HTML");
+        i = e + 1;
+    }
+}
+
+void import_convert_body(imp *m, import_page *p, bool jekyll)
+{
+    buf mid = BUF_INIT;
+    if (jekyll) {
+        convert_jekyll(m, p, &mid);
+        kramdown_notes(m, p);
+    } else {
+        convert_hugo(m, p, &mid);
+    }
+    relink(m, p, mid.data, mid.len, &p->body);
+    buf_release(&mid);
+}

@@ -1,0 +1,573 @@
+/* import: the run of `sheaf import` — check SRC and DEST, let jekyll.c or
+ * hugo.c collect the site (pages with the URL the old generator gave
+ * them, files, settings), convert every body (body.c), write the new site,
+ * read it back through site/ to learn the URL sheaf gives each page, add
+ * an alias wherever that differs from the old one, and write the report.
+ *
+ * Nothing is ever written below SRC: DEST may not be SRC, lie inside it or
+ * hold it. A DEST that is not empty is refused unless --force, which
+ * empties it first. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "import/internal.h"
+#include "site/site.h"
+#include "util/fs.h"
+#include "util/text.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+/* ---- the model -------------------------------------------------------- */
+
+import_page *import_add_page(imp *m)
+{
+    import_page *p = arena_calloc(m->a, sizeof *p);
+    p->body = (buf)BUF_INIT;
+    VEC_PUSH_IN(m->a, m->pages, m->npages, m->cappages, 64, p);
+    return p;
+}
+
+void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url)
+{
+    import_file *f = VEC_ADD_IN(m->a, m->files, m->nfiles, m->capfiles, 64);
+    f->src_rel = src_rel;
+    f->dest_rel = dest_rel;
+    f->old_url = old_url;
+}
+
+void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo)
+{
+    import_note *n = VEC_ADD_IN(m->a, m->notes, m->nnotes, m->capnotes, 32);
+    n->src_rel = src_rel;
+    n->line = line;
+    n->col = col;
+    n->what = arena_strdup(m->a, what);
+    n->todo = todo;
+}
+
+void import_kv_set(imp *m, import_page *p, const char *key, tpl_value v)
+{
+    for (size_t i = 0; i < p->nkv; i++)
+        if (!strcmp(p->kv[i].key, key)) {
+            p->kv[i].value = v;
+            return;
+        }
+    import_kv *kv = VEC_ADD_IN(m->a, p->kv, p->nkv, p->capkv, 8);
+    kv->key = key;
+    kv->value = v;
+}
+
+tpl_value import_kv_get(const import_page *p, const char *key)
+{
+    for (size_t i = 0; i < p->nkv; i++)
+        if (!strcmp(p->kv[i].key, key))
+            return p->kv[i].value;
+    return tpl_undefined();
+}
+
+void import_alias_add(imp *m, import_page *p, const char *url)
+{
+    for (size_t i = 0; i < p->naliases; i++)
+        if (!strcmp(p->aliases[i], url))
+            return;
+    VEC_PUSH_IN(m->a, p->aliases, p->naliases, p->capaliases, 4, url);
+}
+
+const char *import_src_path(imp *m, const char *rel)
+{
+    return arena_printf(m->a, "%s/%s", m->o->src, rel);
+}
+
+tpl_value import_get(const tpl_map *m, const char *key)
+{
+    for (size_t i = 0; m && i < m->len; i++) {
+        tpl_value k = m->entries[i].key;
+        if (k.kind == TPL_STRING && k.len == strlen(key) && !strncasecmp(k.u.s, key, k.len))
+            return m->entries[i].value;
+    }
+    return tpl_undefined();
+}
+
+const char *import_get_str(const tpl_map *m, const char *key)
+{
+    tpl_value v = import_get(m, key);
+    return v.kind == TPL_STRING ? v.u.s : NULL;
+}
+
+void import_key_place(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key, int *line,
+                   int *col)
+{
+    *line = *col = 1;
+    for (size_t i = 0; i < npos; i++)
+        if (pos[i].map == m && !strcasecmp(pos[i].key, key)) {
+            *line = pos[i].line;
+            *col = pos[i].col;
+        }
+}
+
+size_t import_names(imp *m, tpl_value v, bool split, const char ***out)
+{
+    const char **r = NULL;
+    size_t n = 0, cap = 0;
+    if (v.kind == TPL_LIST) {
+        for (size_t i = 0; i < v.u.list->len; i++) {
+            buf b = BUF_INIT;
+            tpl_value_to_str(v.u.list->items[i], &b);
+            if (b.len)
+                VEC_PUSH_IN(m->a, r, n, cap, 4, arena_strdup(m->a, b.data));
+            buf_release(&b);
+        }
+    } else if (v.kind == TPL_STRING || v.kind == TPL_INT || v.kind == TPL_FLOAT) {
+        buf b = BUF_INIT;
+        tpl_value_to_str(v, &b);
+        for (const char *q = b.data; *q;) {
+            size_t k = split ? strcspn(q, " \t\n") : strlen(q);
+            if (k)
+                VEC_PUSH_IN(m->a, r, n, cap, 4, arena_strndup(m->a, q, k));
+            q += k;
+            while (*q == ' ' || *q == '\t' || *q == '\n')
+                q++;
+        }
+        buf_release(&b);
+    }
+    *out = r;
+    return n;
+}
+
+static tpl_value names_value(imp *m, const char **names, size_t n)
+{
+    tpl_list *l = tpl_list_new(m->a, n);
+    for (size_t i = 0; i < n; i++)
+        l->items[i] = tpl_str(names[i]);
+    l->len = n;
+    return tpl_list_value(l);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_key_pos **pos,
+                   size_t *npos, buf *text)
+{
+    const char *path = import_src_path(m, rel);
+    if (!fs_read_file(path, text)) {
+        diag_error(m->d, path, 0, 0, "cannot read: %s", strerror(errno));
+        return false;
+    }
+    size_t bad = text_utf8_check(text->data, text->len);
+    if (bad != (size_t)-1) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < bad; i++)
+            text->data[i] == '\n' ? (line++, col = 1) : col++;
+        diag_error(m->d, path, line, col, "not valid UTF-8 (save the file as UTF-8, then import again)");
+        return false;
+    }
+    if (!fm_split_source(str_make(text->data, text->len), path, sp, m->d))
+        return false;
+    return fm_parse_head(sp, path, m->a, fm, pos, npos, m->d);
+}
+
+bool import_read_config(imp *m, const char *rel, tpl_value *out)
+{
+    const char *path = import_src_path(m, rel);
+    buf b = BUF_INIT;
+    if (!fs_read_file(path, &b)) {
+        diag_error(m->d, path, 0, 0, "cannot read: %s", strerror(errno));
+        buf_release(&b);
+        return false;
+    }
+    char *text = arena_strndup(m->a, b.data, b.len);
+    str s = str_make(text, b.len);
+    buf_release(&b);
+    fm_key_pos *pos;
+    size_t npos;
+    size_t n = strlen(rel);
+    if (n > 5 && !strcmp(rel + n - 5, ".toml"))
+        return fm_parse_toml_pos(s, 1, path, m->a, out, &pos, &npos, m->d);
+    if (n > 5 && !strcmp(rel + n - 5, ".json"))
+        return fm_parse_json_pos(s, 1, path, m->a, out, &pos, &npos, m->d);
+    return fm_parse_yaml_pos(s, 1, path, m->a, out, &pos, &npos, m->d);
+}
+
+/* ---- front matter ----------------------------------------------------- */
+
+static bool is_key(const char *k, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcasecmp(k, *names))
+            return true;
+    return false;
+}
+
+void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm_key_pos *pos, size_t npos,
+                          bool jekyll)
+{
+    static const char *const updated[] = { "updated", "lastmod", "last_modified_at", "modified", NULL };
+    static const char *const expiry[] = { "expiry", "expirydate", "expires", NULL };
+    static const char *const summary[] = { "summary", "excerpt", NULL };
+    static const char *const tags[] = { "tags", "tag", NULL };
+    static const char *const cats[] = { "categories", "category", NULL };
+    static const char *const aliases[] = { "aliases", "redirect_from", NULL };
+    /* handled by the importer that calls (the URL), or dropped on purpose */
+    static const char *const skip[] = { "url", "permalink", "layout", NULL };
+    bool has_date = import_get(fm, "date").kind != TPL_UNDEFINED;
+    for (size_t i = 0; fm && i < fm->len; i++) {
+        tpl_value kv = fm->entries[i].key, v = fm->entries[i].value;
+        if (kv.kind != TPL_STRING)
+            continue;
+        const char *k = kv.u.s;
+        int line, col;
+        import_key_place(pos, npos, fm, k, &line, &col);
+        const char *none = site_key_no_equivalent(k);
+        const char **names;
+        size_t n;
+        if (!strcasecmp(k, "title")) {
+            import_kv_set(m, p, "title", v);
+        } else if (!strcasecmp(k, "date")) {
+            import_kv_set(m, p, "date", v);
+        } else if (is_key(k, updated)) {
+            import_kv_set(m, p, "updated", v);
+        } else if (is_key(k, expiry)) {
+            import_kv_set(m, p, "expiry", v);
+        } else if (!strcasecmp(k, "publishdate") && !has_date) {
+            import_kv_set(m, p, "date", v);
+        } else if (!strcasecmp(k, "draft")) {
+            import_kv_set(m, p, "draft", v);
+            if (tpl_value_truthy(v))
+                p->hidden = true;
+        } else if (!strcasecmp(k, "published")) {
+            if (v.kind == TPL_BOOL && !v.u.b) {
+                import_kv_set(m, p, "draft", tpl_bool(true));
+                p->hidden = true;
+                m->nunpublished++;
+            }
+        } else if (!strcasecmp(k, "slug")) {
+            import_kv_set(m, p, "slug", v);
+        } else if (!strcasecmp(k, "description")) {
+            import_kv_set(m, p, "description", v);
+        } else if (is_key(k, summary)) {
+            import_kv_set(m, p, "summary", v);
+        } else if (is_key(k, tags) || is_key(k, cats)) {
+            const char *to = is_key(k, tags) ? "tags" : "categories";
+            n = import_names(m, v, jekyll, &names);
+            tpl_value old = import_kv_get(p, to);
+            if (old.kind == TPL_LIST) {
+                /* `category:` and `categories:` both written */
+                const char **all = arena_alloc(m->a, (old.u.list->len + n + 1) * sizeof *all);
+                size_t k2 = 0;
+                for (size_t j = 0; j < old.u.list->len; j++)
+                    all[k2++] = old.u.list->items[j].u.s;
+                for (size_t j = 0; j < n; j++)
+                    all[k2++] = names[j];
+                names = all;
+                n = k2;
+            }
+            if (n)
+                import_kv_set(m, p, to, names_value(m, names, n));
+        } else if (is_key(k, aliases)) {
+            n = import_names(m, v, false, &names);
+            for (size_t j = 0; j < n; j++)
+                import_alias_add(m, p, names[j][0] == '/' || strstr(names[j], "://")
+                                        ? names[j] : arena_printf(m->a, "/%s", names[j]));
+        } else if (is_key(k, skip)) {
+            /* the caller's */
+        } else if (none) {
+            import_note_add(m, p->src_rel, line, col, arena_printf(m->a, "front matter '%s'", k),
+                         arena_printf(m->a, "dropped: %s", none));
+        } else {
+            import_kv_set(m, p, k, v);
+        }
+    }
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v)
+{
+    buf_printf(b, "%*s%s: ", indent, "", key);
+    import_yaml_value(b, v);
+    buf_putc(b, '\n');
+}
+
+/* The order keys are written in: sheaf's own first, the rest as written. */
+static int key_rank(const char *k)
+{
+    static const char *const order[] = { "title", "date", "updated", "expiry", "draft", "slug", "url",
+                                         "summary", "description", "tags", "categories", NULL };
+    for (int i = 0; order[i]; i++)
+        if (!strcmp(order[i], k))
+            return i;
+    return 100;
+}
+
+static void page_text(imp *m, const import_page *p, buf *out)
+{
+    (void)m;
+    buf_puts(out, "---\n");
+    for (int pass = 0; pass <= 100; pass++)
+        for (size_t i = 0; i < p->nkv; i++)
+            if (key_rank(p->kv[i].key) == pass) {
+                if (pass == 100 && strspn(p->kv[i].key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                        "0123456789_-") != strlen(p->kv[i].key)) {
+                    import_yaml_string(out, p->kv[i].key, strlen(p->kv[i].key));
+                    buf_puts(out, ": ");
+                    import_yaml_value(out, p->kv[i].value);
+                    buf_putc(out, '\n');
+                } else {
+                    import_yaml_kv(out, 0, p->kv[i].key, p->kv[i].value);
+                }
+            }
+    if (p->naliases) {
+        buf_puts(out, "aliases:\n");
+        for (size_t i = 0; i < p->naliases; i++) {
+            buf_puts(out, "  - ");
+            import_yaml_string(out, p->aliases[i], strlen(p->aliases[i]));
+            buf_putc(out, '\n');
+        }
+    }
+    buf_puts(out, "---\n");
+    buf_put(out, p->body.data, p->body.len);
+}
+
+static bool write_at(imp *m, const char *rel, const void *data, size_t len)
+{
+    char *path = fs_join(m->o->dest, rel);
+    char *slash = strrchr(path, '/');
+    bool ok = true;
+    if (slash) {
+        *slash = '\0';
+        ok = fs_mkdirs(path);
+        *slash = '/';
+    }
+    if (!ok || !fs_write_file(path, data, len)) {
+        diag_error(m->d, path, 0, 0, "cannot write: %s", strerror(errno));
+        ok = false;
+    }
+    free(path);
+    return ok;
+}
+
+static bool write_page(imp *m, const import_page *p)
+{
+    buf b = BUF_INIT;
+    page_text(m, p, &b);
+    bool ok = write_at(m, p->dest_rel, b.data, b.len);
+    buf_release(&b);
+    return ok;
+}
+
+static bool copy_file(imp *m, const import_file *f)
+{
+    char *to = fs_join(m->o->dest, f->dest_rel);
+    char *slash = strrchr(to, '/');
+    *slash = '\0';
+    bool ok = fs_mkdirs(to);
+    *slash = '/';
+    if (!ok || !fs_copy_file(import_src_path(m, f->src_rel), to)) {
+        diag_error(m->d, import_src_path(m, f->src_rel), 0, 0, "cannot copy to %s: %s", to, strerror(errno));
+        ok = false;
+    }
+    free(to);
+    return ok;
+}
+
+/* ---- the old URLs ----------------------------------------------------- */
+
+/* The output file a URL is served from: "/a/" → "a/index.html",
+ * "/a.html" → "a.html", "/a" → "a/index.html" (site_alias_output's rule). */
+static const char *url_output(imp *m, const char *url)
+{
+    while (*url == '/')
+        url++;
+    return site_alias_output(m->a, url);
+}
+
+/* Reads DEST back through site/ (drafts too), and gives every imported
+ * page an alias at its old URL wherever sheaf serves it elsewhere. Returns
+ * the number of aliases added; -1 when DEST does not load. */
+static long add_old_urls(imp *m, diag_list *d)
+{
+    site s = { 0 };
+    s.dir = m->o->dest;
+    s.a = arena_new();
+    s.drafts = true;
+    s.nwa = 1;
+    s.wa = xcalloc(1, sizeof *s.wa);
+    s.wa[0] = arena_new();
+    long added = -1;
+    if (!site_config_load(s.dir, NULL, s.a, &s.cfg, d) || !site_load(&s, 1, d) ||
+        !site_assign_paths(&s, d))
+        goto done;
+    added = 0;
+    for (size_t i = 0; i < m->npages; i++) {
+        import_page *p = m->pages[i];
+        if (!p->old_url || p->hidden)
+            continue;
+        int file;
+        int k = site_lookup(&s, p->dest_rel + strlen("content/"), &file);
+        if (k < 0)
+            continue;
+        const page *sp = &s.pages[k];
+        const char *want = url_output(m, p->old_url);
+        bool served = !strcmp(arena_printf(m->a, "%sindex.html", sp->path), want);
+        for (size_t j = 0; j < sp->naliases && !served; j++)
+            served = !strcmp(site_alias_output(m->a, sp->aliases[j][0] == '/' ? sp->aliases[j] + 1
+                                                                             : sp->aliases[j]),
+                             want);
+        if (!served) {
+            import_alias_add(m, p, p->old_url);
+            added++;
+        }
+    }
+done:
+    site_free(&s);
+    return added;
+}
+
+/* ---- the destination -------------------------------------------------- */
+
+static bool dir_empty(const char *path)
+{
+    DIR *dir = opendir(path);
+    if (!dir)
+        return errno == ENOENT;
+    struct dirent *e;
+    bool empty = true;
+    while (empty && (e = readdir(dir)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(dir);
+    return empty;
+}
+
+static bool prepare_dest(imp *m)
+{
+    const import_options *o = m->o;
+    char *src = fs_resolve(o->src), *dest = fs_resolve(o->dest);
+    bool ok = false;
+    struct stat st;
+    if (stat(o->src, &st) || !S_ISDIR(st.st_mode)) {
+        diag_error(m->d, o->src, 0, 0, "not a folder: %s", errno ? strerror(errno) : "a file");
+    } else if (fs_inside(dest, src)) {
+        diag_error(m->d, o->dest, 0, 0, "is %s %s: import never writes into the site it reads "
+                   "(choose a folder outside it)", strcmp(src, dest) ? "inside" : "the same folder as", o->src);
+    } else if (fs_inside(src, dest)) {
+        diag_error(m->d, o->dest, 0, 0, "holds %s, the site being imported (choose another folder)", o->src);
+    } else if (stat(o->dest, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        diag_error(m->d, o->dest, 0, 0, "exists and is not a folder");
+    } else if (!dir_empty(o->dest) && !o->force) {
+        diag_error(m->d, o->dest, 0, 0, "is not empty (an earlier import?): sheaf import writes a new "
+                   "site; --force replaces what is there");
+    } else {
+        ok = true;
+        if (!dir_empty(o->dest) && !fs_rmtree(o->dest)) {
+            diag_error(m->d, o->dest, 0, 0, "cannot empty it for --force: %s", strerror(errno));
+            ok = false;
+        }
+        if (ok && !fs_mkdirs(o->dest)) {
+            diag_error(m->d, o->dest, 0, 0, "cannot create: %s", strerror(errno));
+            ok = false;
+        }
+    }
+    free(src);
+    free(dest);
+    return ok;
+}
+
+/* ---- the report ------------------------------------------------------- */
+
+static int note_cmp(const void *a, const void *b)
+{
+    const import_note *x = a, *y = b;
+    if (!x->src_rel || !y->src_rel)
+        return !x->src_rel ? (y->src_rel ? -1 : 0) : 1;
+    int c = strcmp(x->src_rel, y->src_rel);
+    return c ? c : x->line != y->line ? x->line - y->line : x->col - y->col;
+}
+
+static void write_report(imp *m, buf *r, long aliases)
+{
+    size_t posts = 0, pages = 0, hidden = 0;
+    for (size_t i = 0; i < m->npages; i++) {
+        const import_page *p = m->pages[i];
+        p->hidden ? hidden++ : p->post ? posts++ : pages++;
+    }
+    buf_printf(r, "# Import report\n\n%s site → sheaf site.\n\n## Converted\n\n",
+               m->o->kind == IMPORT_JEKYLL ? "Jekyll" : "Hugo");
+    buf_printf(r, "- %zu post%s, %zu page%s, %zu hidden (draft or unpublished, kept as `draft: true`), "
+               "%zu file%s copied as they are\n",
+               posts, posts == 1 ? "" : "s", pages, pages == 1 ? "" : "s", hidden, m->nfiles,
+               m->nfiles == 1 ? "" : "s");
+    buf_puts(r, "- site settings → `site.yaml`; front matter rewritten as YAML with sheaf's key names\n");
+    buf_printf(r, "- %zu link%s to other pages made relative `.md` links (checked by `sheaf build`)\n",
+               m->nlinks, m->nlinks == 1 ? "" : "s");
+    if (m->nhighlight)
+        buf_printf(r, "- %zu highlighted block%s made fenced code\n", m->nhighlight,
+                   m->nhighlight == 1 ? "" : "s");
+    if (m->nraw)
+        buf_printf(r, "- %zu `{%% raw %%}` tag%s removed\n", m->nraw, m->nraw == 1 ? "" : "s");
+    if (m->nvars)
+        buf_printf(r, "- %zu `site.url`/`site.baseurl` made root-relative\n", m->nvars);
+    if (m->nshortcodes)
+        buf_printf(r, "- %zu figure, video or callout made (or kept as) sheaf's shortcodes\n", m->nshortcodes);
+    buf_printf(r, "- %ld alias%s added so that every old URL answers%s\n", aliases, aliases == 1 ? "" : "es",
+               m->feed_url ? arena_printf(m->a, "; the old feed %s is written from sheaf's feed template",
+                                          m->feed_url)
+                           : "");
+    qsort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
+    buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
+    if (!m->nnotes)
+        buf_puts(r, "Nothing.\n");
+    for (size_t i = 0; i < m->nnotes; i++) {
+        const import_note *n = &m->notes[i];
+        if (n->src_rel && n->line)
+            buf_printf(r, "- `%s:%d:%d`: %s — %s\n", n->src_rel, n->line, n->col, n->what, n->todo);
+        else if (n->src_rel)
+            buf_printf(r, "- `%s`: %s — %s\n", n->src_rel, n->what, n->todo);
+        else
+            buf_printf(r, "- %s — %s\n", n->what, n->todo);
+    }
+    buf_puts(r, "\nNext: `sheaf build -s DEST` (or `sheaf serve -s DEST`), and fix what it reports.\n");
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+bool import_run(const import_options *o, buf *report, diag_list *d)
+{
+    imp m = { 0 };
+    m.o = o;
+    m.a = arena_new();
+    m.d = d;
+    m.base_path = "/";
+    m.site_yaml = (buf)BUF_INIT;
+    size_t before = diag_error_count(d);
+    bool ok = prepare_dest(&m);
+    if (ok)
+        ok = o->kind == IMPORT_JEKYLL ? import_jekyll_collect(&m) : import_hugo_collect(&m);
+    if (ok && diag_error_count(d) == before) {
+        for (size_t i = 0; i < m.npages; i++)
+            import_convert_body(&m, m.pages[i], o->kind == IMPORT_JEKYLL);
+        ok = write_at(&m, "site.yaml", m.site_yaml.data, m.site_yaml.len);
+        for (size_t i = 0; ok && i < m.npages; i++)
+            ok = write_page(&m, m.pages[i]);
+        for (size_t i = 0; ok && i < m.nfiles; i++)
+            ok = copy_file(&m, &m.files[i]);
+        long aliases = ok ? add_old_urls(&m, d) : -1;
+        ok = aliases >= 0;
+        for (size_t i = 0; ok && i < m.npages; i++)
+            if (m.pages[i]->naliases)
+                ok = write_page(&m, m.pages[i]);
+        if (ok) {
+            write_report(&m, report, aliases);
+            ok = write_at(&m, "import-report.md", report->data, report->len);
+        }
+    }
+    for (size_t i = 0; i < m.npages; i++)
+        buf_release(&m.pages[i]->body);
+    buf_release(&m.site_yaml);
+    arena_free(m.a);
+    return ok && diag_error_count(d) == before;
+}

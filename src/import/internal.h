@@ -1,0 +1,144 @@
+/* import's own model, shared by import.c (the run: destination, writing,
+ * aliases, report), yaml_out.c (front matter out), body.c (the text of
+ * pages), jekyll.c and hugo.c (what each generator's site holds, and the
+ * URLs it gave). */
+#ifndef SHEAF_IMPORT_INTERNAL_H
+#define SHEAF_IMPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag/diag.h"
+#include "fm/fm.h"
+#include "import/import.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/date.h"
+#include "value/value.h"
+
+/* One front-matter key to write, in order. */
+typedef struct import_kv {
+    const char *key;
+    tpl_value value;
+} import_kv;
+
+typedef struct import_page {
+    const char *src_rel;   /* relative to SRC: "_posts/2019-01-02-a.md" */
+    const char *dest_rel;  /* relative to DEST: "content/posts/2019-01-02-a.md" */
+    const char *old_url;   /* the URL the old generator gave it ("/a/b/", "/x.html"),
+                            * NULL when it did not publish it (draft, unpublished) */
+    import_kv *kv;            /* front matter to write, in order (aliases added last) */
+    size_t nkv, capkv;
+    const char **aliases;  /* the page's own (aliases, redirect_from) and the
+                            * old URL when sheaf's differs */
+    size_t naliases, capaliases;
+    const char *body_src;  /* the body as read (in the run's arena) */
+    size_t body_len;
+    int body_line;         /* SRC line where the body starts */
+    buf body;              /* the body as written */
+    bool post, hidden;
+    const char *post_name; /* Jekyll: "2019-01-02-a" (for post_url) */
+} import_page;
+
+/* A file copied as it is. */
+typedef struct import_file {
+    const char *src_rel, *dest_rel;
+    const char *old_url;   /* where the old site served it */
+} import_file;
+
+/* Something left as it was, for the report. */
+typedef struct import_note {
+    const char *src_rel;   /* NULL: the site as a whole */
+    int line, col;
+    const char *what;      /* the construct */
+    const char *todo;      /* what to do */
+} import_note;
+
+typedef struct imp {
+    const import_options *o;
+    arena *a;
+    diag_list *d;
+    import_page **pages;      /* pointers: stable while the array grows */
+    size_t npages, cappages;
+    import_file *files;
+    size_t nfiles, capfiles;
+    import_note *notes;
+    size_t nnotes, capnotes;
+    buf site_yaml;         /* the site.yaml written */
+    const char *feed_url;  /* the old feed ("/feed.xml"), or NULL */
+    const char *base_url;  /* the old site's absolute base ("https://x.org/sub/"), or NULL */
+    const char *base_path; /* its path ("/sub/"), "/" by default */
+    /* counts for the report */
+    size_t nlinks, nhighlight, nraw, nshortcodes, nvars;
+    size_t nunpublished, ndrafts;
+} imp;
+
+/* ---- import.c -------------------------------------------------------- */
+
+import_page *import_add_page(imp *m);
+void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
+void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo);
+/* Sets (or replaces) a key of p's front matter to write. */
+void import_kv_set(imp *m, import_page *p, const char *key, tpl_value v);
+tpl_value import_kv_get(const import_page *p, const char *key);
+void import_alias_add(imp *m, import_page *p, const char *url);
+/* SRC/rel, in m's arena. */
+const char *import_src_path(imp *m, const char *rel);
+/* Reads SRC/rel and splits off its front matter; the map (any format) in
+ * *fm with its key places. false (reported) when it does not parse. */
+bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_key_pos **pos,
+                   size_t *npos, buf *text);
+/* Reads a site config file (YAML, TOML or JSON by its ending) into *out.
+ * false (reported) when it does not parse. */
+bool import_read_config(imp *m, const char *rel, tpl_value *out);
+/* The value of key in map m whatever its case (Hugo's keys), or undefined. */
+tpl_value import_get(const tpl_map *m, const char *key);
+const char *import_get_str(const tpl_map *m, const char *key);
+/* The line:col of key in p's source front matter (1:1 when unknown). */
+void import_key_place(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key, int *line,
+                   int *col);
+/* A value's words: a list of strings as is, a string split at blanks
+ * (split) or as one, in m's arena. */
+size_t import_names(imp *m, tpl_value v, bool split, const char ***out);
+/* Maps the source front matter to sheaf's keys (shared by both importers):
+ * title, dates, draft/published, slug, tags/categories, summary, aliases …
+ * Keys with no equivalent are dropped and noted; others are kept as written. */
+void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm_key_pos *pos, size_t npos,
+                          bool jekyll);
+/* Appends a key: value line of site.yaml (value quoted when a string). */
+void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v);
+
+/* ---- yaml_out.c ------------------------------------------------------- */
+
+/* Appends v as YAML (a scalar or a flow collection) on one line. */
+void import_yaml_value(buf *b, tpl_value v);
+void import_yaml_string(buf *b, const char *s, size_t n);
+
+/* ---- body.c ------------------------------------------------------------ */
+
+/* Rewrites p's body (body_src → body): Liquid (Jekyll) or shortcodes
+ * (Hugo) as the brief says, root-relative links to other pages as
+ * relative .md links; notes what stays. */
+void import_convert_body(imp *m, import_page *p, bool jekyll);
+/* The page whose old URL is url ("/a/b/", with or without the base path,
+ * the old host, index.html), or NULL. */
+import_page *import_page_by_url(imp *m, const char *url, size_t n);
+/* A relative path from page `from` to DEST file dest_rel. */
+const char *import_relative(imp *m, const import_page *from, const char *dest_rel);
+
+/* ---- the two importers ------------------------------------------------- */
+
+/* Fill m (pages with their old URLs and front matter, files, notes,
+ * site.yaml) from the Jekyll / Hugo site at m->o->src. false after an
+ * error that stops the import. */
+bool import_jekyll_collect(imp *m);
+bool import_hugo_collect(imp *m);
+/* Hugo's ref/relref target: the page the path names from page p, or NULL. */
+import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, size_t n);
+/* Jekyll's post_url / link targets. */
+import_page *import_jekyll_post_url(imp *m, const char *name, size_t n);
+import_page *import_page_by_src(imp *m, const char *src_rel, size_t n);
+/* A static or content file by its old URL, for root-relative links, or NULL. */
+import_file *import_file_by_url(imp *m, const char *url, size_t n);
+
+#endif

@@ -1,0 +1,615 @@
+/* jekyll: what a Jekyll site holds, where it goes in a sheaf site, and the
+ * URL Jekyll gave each page.
+ *
+ * _posts/ (also <dir>/_posts/) → content/posts/, _drafts/ → drafts
+ * in content/posts/, Markdown pages with front matter → content/, the
+ * collections of _config.yml that Jekyll writes out → content/<name>/,
+ * _data/ → data/, every other file Jekyll copies → static/. Liquid pages
+ * (HTML, XML with front matter), layouts, includes and Sass are listed.
+ *
+ * URLs follow Jekyll 4: a post's `permalink:` or the site's (a style —
+ * date, pretty, ordinal, weekdate, none — or a pattern), with :year,
+ * :month, :i_month, :day, :i_day, :short_year, :hour, :minute, :second,
+ * :y_day, :title (the file's or `slug:`'s slug, case kept), :slug,
+ * :categories (lower-cased, from `categories:`/`category:` and the folders
+ * above _posts/) and :output_ext; a page's is /:path/:basename with the
+ * style's ending, or its `permalink:`. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "import/internal.h"
+#include "site/site.h"
+#include "util/fs.h"
+#include "util/vec.h"
+
+typedef struct jk {
+    imp *m;
+    const char *permalink;  /* the site's pattern (a style expanded) */
+    bool style_slash;       /* pages end in '/' (pretty, or a pattern ending in '/') */
+    bool style_ext;         /* pages end in .html */
+    const char **exclude;
+    size_t nexclude;
+    const tpl_map *collections;
+    const char **noted_dirs;
+    size_t nnoted, capnoted;
+} jk;
+
+/* Jekyll's Utils.slugify: runs of other characters → '-', ends trimmed;
+ * pretty keeps ._~!$&'()+,;=@ too; cased keeps the case. */
+static const char *jk_slugify(imp *m, const char *s, size_t n, bool pretty, bool cased)
+{
+    buf b = BUF_INIT;
+    bool dash = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool keep = isalnum(c) || c >= 0x80 || (pretty && strchr("._~!$&'()+,;=@", c));
+        if (keep) {
+            if (dash && b.len)
+                buf_putc(&b, '-');
+            dash = false;
+            buf_putc(&b, cased ? c : tolower(c));
+        } else {
+            dash = true;
+        }
+    }
+    const char *r = arena_strdup(m->a, b.data);
+    buf_release(&b);
+    return r;
+}
+
+static const char *style_pattern(const char *style)
+{
+    static const char *const styles[][2] = {
+        { "date", "/:categories/:year/:month/:day/:title:output_ext" },
+        { "pretty", "/:categories/:year/:month/:day/:title/" },
+        { "ordinal", "/:categories/:year/:y_day/:title:output_ext" },
+        { "weekdate", "/:categories/:year/W:week/:short_day/:title:output_ext" },
+        { "none", "/:categories/:title:output_ext" },
+    };
+    for (size_t i = 0; i < sizeof styles / sizeof *styles; i++)
+        if (!strcmp(styles[i][0], style))
+            return styles[i][1];
+    return NULL;
+}
+
+typedef struct jk_vars {
+    const sheaf_date *date; /* NULL for pages */
+    const char *title, *slug, *categories, *path, *basename, *collection, *name;
+} jk_vars;
+
+/* Expands a permalink pattern; '//' made '/', a leading '/' added. */
+static const char *expand(imp *m, const char *pat, const jk_vars *v)
+{
+    buf b = BUF_INIT;
+    for (const char *q = pat; *q;) {
+        if (*q != ':') {
+            buf_putc(&b, *q++);
+            continue;
+        }
+        const char *e = q + 1;
+        while (*e && (isalnum((unsigned char)*e) || *e == '_'))
+            e++;
+        size_t k = (size_t)(e - q - 1);
+        const char *w = q + 1;
+#define IS(s) (k == strlen(s) && !strncmp(w, s, k))
+        const sheaf_date *d = v->date;
+        const char *fmt = NULL;
+        if (IS("year")) fmt = "%Y";
+        else if (IS("month")) fmt = "%m";
+        else if (IS("i_month")) fmt = "%-m";
+        else if (IS("day")) fmt = "%d";
+        else if (IS("i_day")) fmt = "%-d";
+        else if (IS("short_year")) fmt = "%y";
+        else if (IS("hour")) fmt = "%H";
+        else if (IS("minute")) fmt = "%M";
+        else if (IS("second")) fmt = "%S";
+        else if (IS("y_day")) fmt = "%j";
+        else if (IS("short_month")) fmt = "%b";
+        else if (IS("long_month")) fmt = "%B";
+        else if (IS("short_day")) fmt = "%a";
+        else if (IS("long_day")) fmt = "%A";
+        if (fmt && d) {
+            date_format(&b, d, fmt);
+        } else if (IS("week") && d) {
+            date_format(&b, d, "%V");
+        } else if (IS("title") && v->title) {
+            buf_puts(&b, v->title);
+        } else if (IS("slug") && v->slug) {
+            buf_puts(&b, v->slug);
+        } else if (IS("name") && v->name) {
+            buf_puts(&b, v->name);
+        } else if (IS("categories")) {
+            buf_puts(&b, v->categories ? v->categories : "");
+        } else if (IS("output_ext")) {
+            buf_puts(&b, ".html");
+        } else if (IS("path") && v->path) {
+            buf_puts(&b, v->path);
+        } else if (IS("basename") && v->basename) {
+            buf_puts(&b, v->basename);
+        } else if (IS("collection") && v->collection) {
+            buf_puts(&b, v->collection);
+        } else {
+            buf_put(&b, q, (size_t)(e - q));
+        }
+#undef IS
+        q = e;
+    }
+    /* sanitize: one '/' at a time, a leading '/' */
+    buf r = BUF_INIT;
+    buf_putc(&r, '/');
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] != '/' || r.data[r.len - 1] != '/')
+            buf_putc(&r, b.data[i]);
+    const char *s = arena_strdup(m->a, r.data);
+    buf_release(&b);
+    buf_release(&r);
+    return s;
+}
+
+/* ---- posts -------------------------------------------------------------- */
+
+static const char *md_dest(imp *m, const char *prefix, const char *rel)
+{
+    size_t e = site_markdown_ext(rel);
+    return arena_printf(m->a, "%s%.*s.md", prefix, (int)(strlen(rel) - e), rel);
+}
+
+static void read_body(imp *m, import_page *p, const fm_split *sp)
+{
+    p->body_src = arena_strndup(m->a, sp->body.ptr, sp->body.len);
+    p->body_len = sp->body.len;
+    p->body_line = sp->body_line;
+}
+
+static tpl_value date_value(const sheaf_date *d)
+{
+    return tpl_date(d->t, d->offset_min,
+                    (uint8_t)((d->has_time ? TPL_HAS_TIME : 0) | (d->has_zone ? TPL_HAS_ZONE : 0)));
+}
+
+/* Writes a Jekyll date that is a string ("2019-01-02 10:00:00 +0000") as a
+ * date. */
+static void dates_as_dates(import_page *p)
+{
+    static const char *const keys[] = { "date", "updated", "expiry" };
+    for (size_t i = 0; i < p->nkv; i++)
+        for (size_t k = 0; k < 3; k++) {
+            sheaf_date d;
+            if (!strcmp(p->kv[i].key, keys[k]) && p->kv[i].value.kind == TPL_STRING &&
+                date_parse_loose(p->kv[i].value.u.s, p->kv[i].value.len, &d))
+                p->kv[i].value = date_value(&d);
+        }
+}
+
+/* rel: "_posts/x/2019-01-02-a.md", "cat/_posts/…", "_drafts/a.md" */
+static bool post(jk *j, const char *rel, bool draft)
+{
+    imp *m = j->m;
+    fm_split sp;
+    tpl_value fm;
+    fm_key_pos *pos = NULL;
+    size_t npos = 0;
+    buf text = BUF_INIT;
+    bool ok = import_read_page(m, rel, &sp, &fm, &pos, &npos, &text);
+    if (!ok) {
+        buf_release(&text);
+        return false;
+    }
+    const char *special = draft ? "_drafts/" : "_posts/";
+    const char *at = strstr(rel, special);
+    const char *under = at + strlen(special);
+    const char *base = strrchr(rel, '/') + 1;
+    size_t stem = strlen(base) - site_markdown_ext(base);
+    sheaf_date d = { 0 };
+    size_t dp = date_parse_prefix(base, stem, &d);
+    if (!dp && !draft) {
+        import_note_add(m, rel, 0, 0, "a post whose file name has no YYYY-MM-DD- date",
+                     "Jekyll skipped it too; rename it to import it");
+        buf_release(&text);
+        return true;
+    }
+    import_page *p = import_add_page(m);
+    p->src_rel = rel;
+    p->post = true;
+    p->post_name = arena_strndup(m->a, under, (size_t)(base - under) + stem);
+    /* posts/<the folders under _posts>/<file>.md; posts above _posts keep their folder */
+    buf dest = BUF_INIT;
+    buf_puts(&dest, "content/posts/");
+    if (at > rel)
+        buf_put(&dest, rel, (size_t)(at - rel));
+    p->dest_rel = md_dest(m, dest.data, under);
+    buf_release(&dest);
+    const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
+    import_map_front_matter(m, p, map, pos, npos, true);
+    dates_as_dates(p);
+    read_body(m, p, &sp);
+    if (draft) {
+        p->hidden = true;
+        m->ndrafts++;
+        import_kv_set(m, p, "draft", tpl_bool(true));
+        if (import_kv_get(p, "date").kind == TPL_UNDEFINED && !dp) {
+            /* Jekyll dates a draft by its file's time */
+            struct stat st;
+            if (!stat(import_src_path(m, rel), &st)) {
+                sheaf_date md = { (int64_t)st.st_mtime, 0, false, false };
+                md.t -= md.t % 86400;
+                import_kv_set(m, p, "date", date_value(&md));
+            }
+        }
+    }
+    tpl_value dv = import_kv_get(p, "date");
+    if (dv.kind != TPL_UNDEFINED)
+        tpl_value_as_date(dv, &d);
+    /* the slug and categories Jekyll's URL reads */
+    const char *slugsrc = import_get_str(map, "slug");
+    const char *title_part = base + dp;
+    size_t tn = stem - dp;
+    if (!slugsrc)
+        slugsrc = arena_strndup(m->a, title_part, tn);
+    buf cats = BUF_INIT;
+    for (const char *q = rel; q < at; q++) {
+        /* folders above _posts */
+        size_t k = strcspn(q, "/");
+        if (cats.len)
+            buf_putc(&cats, '/');
+        for (size_t i = 0; i < k; i++)
+            buf_putc(&cats, tolower((unsigned char)q[i]));
+        q += k;
+    }
+    const char **names;
+    size_t nn = import_names(m, import_get(map, "categories"), true, &names);
+    if (!nn)
+        nn = import_names(m, import_get(map, "category"), true, &names);
+    for (size_t i = 0; i < nn; i++) {
+        if (cats.len)
+            buf_putc(&cats, '/');
+        for (const char *c = names[i]; *c; c++)
+            buf_putc(&cats, tolower((unsigned char)*c));
+    }
+    jk_vars v = { &d, jk_slugify(m, slugsrc, strlen(slugsrc), true, true),
+                  jk_slugify(m, slugsrc, strlen(slugsrc), false, false), cats.data, NULL, NULL, NULL, NULL };
+    const char *own = import_get_str(map, "permalink");
+    const char *url = expand(m, own ? own : j->permalink, &v);
+    if (own)
+        import_kv_set(m, p, "url", tpl_str(url));
+    if (!p->hidden)
+        p->old_url = url;
+    buf_release(&cats);
+    buf_release(&text);
+    return true;
+}
+
+/* ---- pages ------------------------------------------------------------ */
+
+static bool jk_page(jk *j, const char *rel, const char *collection)
+{
+    imp *m = j->m;
+    fm_split sp;
+    tpl_value fm;
+    fm_key_pos *pos = NULL;
+    size_t npos = 0;
+    buf text = BUF_INIT;
+    if (!import_read_page(m, rel, &sp, &fm, &pos, &npos, &text)) {
+        buf_release(&text);
+        return false;
+    }
+    const char *base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    size_t stem = strlen(base) - site_markdown_ext(base);
+    const char *dir = arena_strndup(m->a, rel, (size_t)(base - rel));
+    bool index = stem == 5 && !strncmp(base, "index", 5);
+    if (index && !*dir) {
+        import_note_add(m, rel, 0, 0, "the home page",
+                     "sheaf makes / itself from its index.html template; its text was not imported "
+                     "(put it in templates/index.html)");
+        buf_release(&text);
+        return true;
+    }
+    import_page *p = import_add_page(m);
+    p->src_rel = rel;
+    const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
+    import_map_front_matter(m, p, map, pos, npos, true);
+    dates_as_dates(p);
+    read_body(m, p, &sp);
+    const char *own = import_get_str(map, "permalink");
+    const char *stemv = arena_strndup(m->a, base, stem);
+    if (collection) {
+        /* _name/a/b.md: content/name/a/b.md, URL /:collection/:path… */
+        const char *in = rel + strlen(collection) + 2;
+        p->dest_rel = md_dest(m, arena_printf(m->a, "content/%s/", collection), in);
+        const char *pattern = NULL;
+        tpl_value c = import_get(j->collections, collection);
+        if (c.kind == TPL_MAP)
+            pattern = import_get_str(c.u.map, "permalink");
+        if (!own)
+            own = pattern ? pattern : "/:collection/:path:output_ext";
+        jk_vars v = { NULL, jk_slugify(m, stemv, stem, true, true), jk_slugify(m, stemv, stem, false, false),
+                      NULL, arena_strndup(m->a, in, strlen(in) - site_markdown_ext(in)), stemv, collection,
+                      stemv };
+        p->old_url = expand(m, own, &v);
+    } else {
+        p->dest_rel = md_dest(m, "content/", rel);
+        const char *d0 = *dir ? arena_strndup(m->a, dir, strlen(dir) - 1) : "";
+        jk_vars v = { NULL, jk_slugify(m, stemv, stem, true, true), jk_slugify(m, stemv, stem, false, false),
+                      NULL, d0, stemv, NULL, stemv };
+        const char *tmpl = own ? own : index ? "/:path/" : j->style_slash ? "/:path/:basename/"
+                                   : j->style_ext ? "/:path/:basename:output_ext" : "/:path/:basename";
+        p->old_url = expand(m, tmpl, &v);
+        if (own)
+            import_kv_set(m, p, "url", tpl_str(p->old_url));
+    }
+    if (p->hidden)
+        p->old_url = NULL;
+    buf_release(&text);
+    return true;
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+static void note_dir(jk *j, const char *dir, const char *todo)
+{
+    for (size_t i = 0; i < j->nnoted; i++)
+        if (!strcmp(j->noted_dirs[i], dir))
+            return;
+    VEC_PUSH_IN(j->m->a, j->noted_dirs, j->nnoted, j->capnoted, 8, dir);
+    import_note_add(j->m, dir, 0, 0, "folder", todo);
+}
+
+typedef struct walk {
+    jk *j;
+    bool ok;
+} walk;
+
+static bool has_front_matter(imp *m, const char *rel)
+{
+    FILE *f = fopen(import_src_path(m, rel), "rb");
+    if (!f)
+        return false;
+    char b[5] = { 0 };
+    size_t n = fread(b, 1, 5, f);
+    fclose(f);
+    return n >= 4 && !strncmp(b, "---", 3) && (b[3] == '\n' || (b[3] == '\r' && b[4] == '\n'));
+}
+
+static bool excluded_by(const char *rel, const char *x)
+{
+    while (*x == '/')
+        x++;
+    size_t n = strlen(x);
+    while (n && x[n - 1] == '/')
+        n--;
+    return n && !strncmp(rel, x, n) && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* What Jekyll never copies, and the site's own `exclude:` */
+static bool excluded(jk *j, const char *rel)
+{
+    static const char *const always[] = { "_site", "Gemfile", "Gemfile.lock", "node_modules", "vendor",
+                                          "_config.yml", "_config.yaml", "_config.toml", NULL };
+    for (size_t i = 0; always[i]; i++)
+        if (excluded_by(rel, always[i]))
+            return true;
+    for (size_t i = 0; i < j->nexclude; i++)
+        if (excluded_by(rel, j->exclude[i]))
+            return true;
+    return false;
+}
+
+static void visit(void *ctx, const char *rel)
+{
+    walk *w = ctx;
+    jk *j = w->j;
+    imp *m = j->m;
+    if (excluded(j, rel))
+        return;
+    const char *r = arena_strdup(m->a, rel);
+    size_t first = strcspn(r, "/");
+    bool md = site_markdown_ext(r) > 0;
+    if (strstr(r, "_posts/") == r || strstr(r, "/_posts/")) {
+        if (md)
+            w->ok &= post(j, r, false);
+        else
+            import_add_file(m, r, arena_printf(m->a, "static/%s", r), NULL),
+            import_note_add(m, r, 0, 0, "a file in _posts/", "copied to static/; link it from there");
+        return;
+    }
+    if (!strncmp(r, "_drafts/", 8)) {
+        if (md)
+            w->ok &= post(j, r, true);
+        return;
+    }
+    if (r[0] == '_') {
+        const char *dir = arena_strndup(m->a, r, first);
+        if (!strcmp(dir, "_data")) {
+            import_add_file(m, r, arena_printf(m->a, "data/%s", r + 6), NULL);
+            note_dir(j, dir, "copied to data/ (templates read it as site.data)");
+        } else if (!strcmp(dir, "_layouts") || !strcmp(dir, "_includes")) {
+            note_dir(j, dir, "Liquid templates: sheaf's theme (Jinja2-like, see docs/templates.md) "
+                             "replaces them; copy what you need into templates/");
+        } else if (!strcmp(dir, "_sass")) {
+            note_dir(j, dir, "Sass: compile it to CSS and put the CSS in static/");
+        } else if (!strcmp(dir, "_plugins")) {
+            note_dir(j, dir, "Ruby plugins: sheaf runs none");
+        } else if (j->collections && import_get(j->collections, dir + 1).kind != TPL_UNDEFINED) {
+            tpl_value c = import_get(j->collections, dir + 1);
+            bool output = c.kind == TPL_MAP && tpl_value_truthy(import_get(c.u.map, "output"));
+            if (output && md && has_front_matter(m, r))
+                w->ok &= jk_page(j, r, dir + 1);
+            else if (output && !md)
+                import_add_file(m, r, arena_printf(m->a, "static/%s", r + first + 1),
+                             arena_printf(m->a, "/%s", r + first + 1));
+            else
+                note_dir(j, dir, "a collection Jekyll does not write out (output: false): not imported; "
+                                 "its documents are data for templates");
+        } else {
+            note_dir(j, dir, "Jekyll reads no such folder (not a collection): not imported");
+        }
+        return;
+    }
+    if (md && has_front_matter(m, r)) {
+        w->ok &= jk_page(j, r, NULL);
+        return;
+    }
+    if (has_front_matter(m, r)) {
+        const char *base = strrchr(r, '/') ? strrchr(r, '/') + 1 : r;
+        const char *todo;
+        if (!strcmp(r, "index.html"))
+            todo = "the home page: sheaf makes it from its index.html template";
+        else if (!strcmp(r, "404.html"))
+            todo = "the 404 page: sheaf makes it from its 404.html template";
+        else if (!strcmp(base, "feed.xml") || !strcmp(base, "atom.xml") || !strcmp(base, "sitemap.xml"))
+            todo = "sheaf writes its feed and sitemap itself";
+        else if (strstr(base, ".scss") || strstr(base, ".sass"))
+            todo = "Sass: compile it to CSS and put the CSS in static/";
+        else
+            todo = "a Liquid page: sheaf does not run templates in pages; make it a Markdown page, or a "
+                   "template and an `outputs:` entry in site.yaml";
+        import_note_add(m, r, 1, 1, "a file with front matter that is not Markdown", todo);
+        return;
+    }
+    import_add_file(m, r, arena_printf(m->a, "static/%s", r), arena_printf(m->a, "/%s", r));
+}
+
+import_page *import_jekyll_post_url(imp *m, const char *name, size_t n)
+{
+    for (size_t i = 0; i < m->npages; i++) {
+        const import_page *p = m->pages[i];
+        if (!p->post_name)
+            continue;
+        size_t pn = strlen(p->post_name);
+        const char *b = strrchr(p->post_name, '/');
+        b = b ? b + 1 : p->post_name;
+        /* "2019-01-02-a", or with its folder under _posts: "cat/2019-…" */
+        if ((pn == n && !strncmp(p->post_name, name, n)) || (strlen(b) == n && !strncmp(b, name, n)))
+            return m->pages[i];
+    }
+    return NULL;
+}
+
+/* ---- _config.yml ------------------------------------------------------- */
+
+static void settings(jk *j, const tpl_map *c)
+{
+    imp *m = j->m;
+    buf *y = &m->site_yaml;
+    buf_puts(y, "# site.yaml: made by `sheaf import jekyll` from _config.yml\n");
+    tpl_value v;
+    if ((v = import_get(c, "title")).kind == TPL_STRING)
+        import_yaml_kv(y, 0, "title", v);
+    if ((v = import_get(c, "description")).kind == TPL_STRING)
+        import_yaml_kv(y, 0, "description", v);
+    v = import_get(c, "author");
+    if (v.kind == TPL_MAP)
+        v = import_get(v.u.map, "name");
+    if (v.kind == TPL_STRING)
+        import_yaml_kv(y, 0, "author", v);
+    const char *url = import_get_str(c, "url"), *baseurl = import_get_str(c, "baseurl");
+    buf b = BUF_INIT;
+    if (url) {
+        buf_puts(&b, url);
+        while (b.len && b.data[b.len - 1] == '/')
+            buf_truncate(&b, b.len - 1);
+    }
+    if (baseurl && *baseurl) {
+        if (baseurl[0] != '/')
+            buf_putc(&b, '/');
+        buf_puts(&b, baseurl);
+        m->base_path = arena_printf(m->a, "%s%s/", baseurl[0] == '/' ? "" : "/", baseurl);
+        while (strlen(m->base_path) > 1 && m->base_path[strlen(m->base_path) - 2] == '/')
+            m->base_path = arena_strndup(m->a, m->base_path, strlen(m->base_path) - 1);
+    }
+    if (b.len && b.data[b.len - 1] != '/')
+        buf_putc(&b, '/');
+    if (b.len) {
+        import_yaml_kv(y, 0, "base_url", tpl_str(arena_strdup(m->a, b.data)));
+        if (url)
+            m->base_url = arena_strdup(m->a, b.data);
+    }
+    buf_release(&b);
+    v = import_get(c, "lang");
+    if (v.kind != TPL_STRING)
+        v = import_get(c, "locale");
+    if (v.kind == TPL_STRING)
+        import_yaml_kv(y, 0, "language", v);
+    if ((v = import_get(c, "paginate")).kind == TPL_INT && v.u.i > 0)
+        import_yaml_kv(y, 0, "paginate", v);
+    buf_puts(y, "# Jekyll keeps a slug: as written\nslugs: keep\n");
+    buf_puts(y, "# kramdown passes HTML written in Markdown through\nmarkdown:\n  unsafe: true\n");
+    /* the permalink style */
+    const char *pl = import_get_str(c, "permalink");
+    if (!pl)
+        pl = "date";
+    const char *st = style_pattern(pl);
+    j->permalink = st ? st : pl;
+    size_t pn = strlen(j->permalink);
+    j->style_slash = j->permalink[pn - 1] == '/';
+    j->style_ext = st ? strcmp(pl, "pretty") != 0 : (pn >= 11 && !strcmp(j->permalink + pn - 11, ":output_ext"));
+    if (!strstr(j->permalink, ":categories") && !strstr(j->permalink, ":output_ext") && j->style_slash &&
+        !strpbrk(j->permalink, ".")) {
+        buf pat = BUF_INIT;
+        for (const char *q = j->permalink; *q; q++) {
+            if (!strncmp(q, ":title", 6) && !isalnum((unsigned char)q[6]) && q[6] != '_') {
+                buf_puts(&pat, ":slug");
+                q += 5;
+            } else {
+                buf_putc(&pat, *q);
+            }
+        }
+        buf_puts(y, "permalinks:\n");
+        import_yaml_kv(y, 2, "posts", tpl_str(arena_strdup(m->a, pat.data)));
+        buf_release(&pat);
+    }
+    /* plugins */
+    const char **plugins;
+    size_t np = import_names(m, import_get(c, "plugins"), false, &plugins);
+    if (!np)
+        np = import_names(m, import_get(c, "gems"), false, &plugins);
+    for (size_t i = 0; i < np; i++) {
+        const char *p = plugins[i];
+        if (!strcmp(p, "jekyll-feed")) {
+            const char *path = NULL;
+            tpl_value f = import_get(c, "feed");
+            if (f.kind == TPL_MAP)
+                path = import_get_str(f.u.map, "path");
+            m->feed_url = arena_printf(m->a, "/%s", path ? path + (path[0] == '/') : "feed.xml");
+        } else if (!strcmp(p, "jekyll-sitemap") || !strcmp(p, "jekyll-seo-tag") ||
+                   !strcmp(p, "jekyll-redirect-from") || !strcmp(p, "jekyll-paginate") ||
+                   !strcmp(p, "jekyll-last-modified-at")) {
+            /* sheaf does these itself */
+        } else {
+            import_note_add(m, "_config.yml", 0, 0, arena_printf(m->a, "plugin %s", p),
+                         "sheaf runs no plugins; see what it did and do it by hand");
+        }
+    }
+    if ((v = import_get(c, "timezone")).kind == TPL_STRING)
+        import_note_add(m, "_config.yml", 0, 0, arena_printf(m->a, "timezone: %s", v.u.s),
+                     "sheaf shows each date in the offset it is written with; write offsets in dates "
+                     "(2019-01-02 10:00:00 +0100) where the day matters");
+    j->collections = (v = import_get(c, "collections")).kind == TPL_MAP ? v.u.map : NULL;
+    j->nexclude = import_names(m, import_get(c, "exclude"), false, &j->exclude);
+}
+
+bool import_jekyll_collect(imp *m)
+{
+    jk j = { 0 };
+    j.m = m;
+    tpl_value c = tpl_undefined();
+    struct stat st;
+    bool has_config = !stat(import_src_path(m, "_config.yml"), &st);
+    if (!has_config && stat(import_src_path(m, "_posts"), &st)) {
+        diag_error(m->d, m->o->src, 0, 0, "not a Jekyll site: no _config.yml and no _posts/ folder");
+        return false;
+    }
+    if (has_config && !import_read_config(m, "_config.yml", &c))
+        return false;
+    settings(&j, c.kind == TPL_MAP ? c.u.map : NULL);
+    walk w = { &j, true };
+    if (!fs_walk(m->o->src, true, visit, &w)) {
+        diag_error(m->d, m->o->src, 0, 0, "cannot read the folder: %s", strerror(errno));
+        return false;
+    }
+    return w.ok;
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""`sheaf import` end to end: import a fixture site, compare with a golden
+tree, build the result, and check that every URL of the old site answers.
+
+A fixture is tests/import/<name>/ holding:
+
+  src/          the Jekyll or Hugo site (never written to: checked)
+  kind          "jekyll" or "hugo"
+  expected/     the sheaf site the import must write, byte for byte
+                (import-report.md included; it is also what stdout shows)
+  urls.txt      every URL the old generator's build served, one a line
+                ('#' starts a comment); each must answer in the sheaf build
+                (a page, a file or a redirect)
+  hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
+                sheaf build may hold one
+
+Then a second import into the same folder must be refused, and one with
+--force must write the same tree again.
+
+Regenerate the golden tree, after a change on purpose, with
+    SHEAF_UPDATE_GOLDEN=1 ctest --test-dir build -R import/
+and review `git diff tests/import/` before committing.
+
+usage: run.py path/to/sheaf NAME
+"""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tree(root):
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, 'rb') as fh:
+                out[os.path.relpath(p, root)] = fh.read()
+    return out
+
+
+def digest(root):
+    h = hashlib.sha256()
+    for k, v in sorted(tree(root).items()):
+        h.update(k.encode() + b'\0' + v + b'\0')
+    return h.hexdigest()
+
+
+def fail(msg):
+    print('FAIL: ' + msg)
+    sys.exit(1)
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def main():
+    sheaf, name = sys.argv[1], sys.argv[2]
+    fx = os.path.join(HERE, name)
+    src = os.path.join(fx, 'src')
+    kind = open(os.path.join(fx, 'kind')).read().strip()
+    before = digest(src)
+    tmp = tempfile.mkdtemp(prefix='sheaf-import-')
+    try:
+        dest = os.path.join(tmp, 'site')
+        r = run([sheaf, 'import', kind, src, dest])
+        if r.returncode != 0:
+            fail('import failed (%d):\n%s' % (r.returncode, r.stderr))
+        if r.stderr:
+            fail('import said on stderr:\n' + r.stderr)
+        got = tree(dest)
+        expected = os.path.join(fx, 'expected')
+        if os.environ.get('SHEAF_UPDATE_GOLDEN'):
+            shutil.rmtree(expected, ignore_errors=True)
+            shutil.copytree(dest, expected)
+            print('updated ' + expected)
+        want = tree(expected)
+        if sorted(got) != sorted(want):
+            fail('file lists differ:\n  only in the import: %s\n  only in expected: %s' %
+                 (sorted(set(got) - set(want)), sorted(set(want) - set(got))))
+        for k in sorted(got):
+            if got[k] != want[k]:
+                fail('%s differs from expected/%s:\n%s' % (k, k, got[k].decode(errors='replace')))
+        if r.stdout != want['import-report.md'].decode():
+            fail('stdout is not the report:\n' + r.stdout)
+        if digest(src) != before:
+            fail('the import wrote into its source folder')
+
+        # a second run is refused; --force replaces
+        r = run([sheaf, 'import', kind, src, dest])
+        if r.returncode != 1 or 'is not empty' not in r.stderr or 'error:' not in r.stderr:
+            fail('a second import was not refused (%d): %s' % (r.returncode, r.stderr))
+        with open(os.path.join(dest, 'stray.txt'), 'w') as f:
+            f.write('x')
+        r = run([sheaf, 'import', '--force', kind, src, dest])
+        if r.returncode != 0 or tree(dest) != got:
+            fail('import --force did not write the same site again (%d): %s' % (r.returncode, r.stderr))
+
+        # the result builds with no errors
+        pub = os.path.join(tmp, 'public')
+        r = run([sheaf, 'build', '-s', dest, '-o', pub])
+        if r.returncode != 0 or 'error:' in r.stderr:
+            fail('sheaf build of the import failed (%d):\n%s' % (r.returncode, r.stderr))
+
+        # every old URL answers
+        missing = []
+        for line in open(os.path.join(fx, 'urls.txt')):
+            url = line.split('#', 1)[0].strip()
+            if not url:
+                continue
+            p = os.path.join(pub, url.lstrip('/'))
+            if url.endswith('/'):
+                p = os.path.join(p, 'index.html')
+            elif not os.path.isfile(p):
+                p = os.path.join(p, 'index.html')
+            if not os.path.isfile(p):
+                missing.append(url)
+        if missing:
+            fail('old URLs that do not answer in the sheaf build: %s' % missing)
+
+        # hidden pages stay hidden
+        hidden = [l.strip() for l in open(os.path.join(fx, 'hidden.txt')) if l.strip()]
+        for k, v in tree(pub).items():
+            for h in hidden:
+                if h.encode() in v:
+                    fail('hidden text %r is in %s' % (h, k))
+        print('ok: %s' % name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+main()
