@@ -13,9 +13,10 @@
  * the runaway value starts), a duplicate key at both places, a missing
  * file at the key that names it — and the entries that did parse are kept.
  *
- * libbtparse keeps global state (its macro table, its error counts) and
- * prints its messages itself: bib_load takes a lock and catches those
- * messages, so it may be called from any thread, one load at a time.
+ * libbtparse keeps global state (its macro table, its error counts),
+ * prints its messages itself and crashes on some malformed files: each
+ * file is parsed in a child process (fork), so a crash there is an error at
+ * the entry it stopped on, and bib_load may be called from any thread.
  * Everything it returns lives in the caller's arena. */
 #ifndef SHEAF_BIB_H
 #define SHEAF_BIB_H

@@ -174,6 +174,28 @@ TEST(errors)
     bib_free(&b);
     diag_clear(d);
 
+    /* libbtparse dereferences NULL on a broken @string used by another:
+     * the parse runs in a child, so this is an error, not a crash */
+    put_file(path, "@misc{before, title={B}}\n@string{a =$\"x\"}\n"
+                   "@string{b = a # \"''''oi exa\"q\" # 11}\n@misc{after, title={A}}\n");
+    b = load(path, d, a, &ok);
+    OK(!ok);
+    OK(strstr(first_message(d, &line), "libbtparse) crashed (") != NULL);
+    EQ_INT(line, 3);
+    OK(bib_find(&b, "before") != NULL);
+    bib_free(&b);
+    diag_clear(d);
+
+    /* ...and calls exit() on others */
+    put_file(path, "@string{attttttttttttttttttttttttt0ttttttttttttttt = \"x\"}\n"
+                   "@string{b = a # \" y \" # a}\n@tttttttttttttttTtt0ttttttttttttttt = \"x\"}\n"
+                   "@string{b = a # \" y \" # a}\n@mi\"q\" # 24}\n");
+    b = load(path, d, a, &ok);
+    OK(!ok);
+    OK(strstr(first_message(d, &line), "libbtparse) gave up") != NULL);
+    bib_free(&b);
+    diag_clear(d);
+
     /* a missing file: at the key that names it */
     unlink(path);
     b = load(path, d, a, &ok);
