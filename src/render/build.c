@@ -155,9 +155,9 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);
     for (size_t i = 0; i < s.npages; i++) {
         page *p = &s.pages[i];
-        if (p->failed || p->excluded || !p->path || p->is_index)
+        if (p->failed || p->excluded || !p->path)
             continue;
-        for (size_t k = 0; k < p->naliases; k++)
+        for (size_t k = 0; k < p->naliases; k++) /* an _index page's too */
             render_add_job(&jv, &nj, &cj, J_ALIAS, (int)i, (int)k);
     }
     size_t nrender = nj;

@@ -983,13 +983,15 @@ bool site_assign_paths(site *s, diag_list *d)
     strmap_free(bundles);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
-        if (p->failed || p->excluded || p->is_index)
+        /* an _index page's own path is its list's, claimed as such; its
+         * aliases are its own */
+        if (p->failed || p->excluded || !p->path)
             continue;
         const char *out = arena_printf(s->a, "%sindex.html", p->path);
         int line = 1, col = 1;
         if (p->slug)
             site_page_key_place(p, "slug", &line, &col);
-        if (path_ok(out, "this page's path", out, p->src, line, col, d))
+        if (!p->is_index && path_ok(out, "this page's path", out, p->src, line, col, d))
             claim(s, &o, out, p->src, d);
         site_page_key_place(p, "aliases", &line, &col);
         for (size_t k = 0; k < p->naliases; k++) {
@@ -1121,9 +1123,9 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
-        if (p->failed || p->excluded || !p->path || p->is_index)
+        if (p->failed || p->excluded || !p->path)
             continue;
-        for (size_t k = 0; k <= p->naliases; k++) {
+        for (size_t k = p->is_index ? 1 : 0; k <= p->naliases; k++) {
             const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
                                      : site_alias_output(s->a, p->aliases[k - 1]);
             add_claimant(&all, &nall, &capall, out, p->src, 1, 1);
