@@ -418,7 +418,7 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             buf_putc(out, s[i++]);
             continue;
         }
-        char delim = s[i + 2];
+        char delim = s[i + 2] == '<' ? '>' : '%';
         const char *end = NULL;
         for (size_t j = i + 3; j + 2 < n && !end; j++)
             if (s[j] == delim && s[j + 1] == '}' && s[j + 2] == '}')

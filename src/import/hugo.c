@@ -1,14 +1,495 @@
-/* hugo: importing a Hugo site (to come: the Jekyll importer lands first). */
-#include "import/internal.h"
+/* hugo: what a Hugo site holds, where it goes in a sheaf site, and the URL
+ * Hugo gave each page.
+ *
+ * content/ keeps its layout, but the main section (params.mainSections,
+ * else the section with the most dated pages) becomes content/posts/;
+ * `_index.md` files stay section (and home) pages; leaf bundles keep their
+ * files; static/ → static/, data/ → data/. Layouts, themes, assets and
+ * i18n are listed.
+ *
+ * URLs follow Hugo (0.111 and later, without uglyURLs): a page's `url:`;
+ * else the section's pattern from `permalinks` (:year, :month, :monthname,
+ * :day, :weekday, :weekdayname, :yearday, :section, :sections, :title,
+ * :slug — `slug:` or the urlized title —, :filename, :slugorfilename);
+ * else /<folders>/<slug or file name>/ (a bundle: its folder's name); all
+ * lower-cased unless disablePathToLower. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
 
-bool import_hugo_collect(imp *m)
+#include "import/internal.h"
+#include "site/site.h"
+#include "util/fs.h"
+#include "util/vec.h"
+
+typedef struct hg {
+    imp *m;
+    const char *content; /* "content" (contentDir) */
+    const char *main;    /* the main section's folder: "post" */
+    const tpl_map *permalinks;
+    bool keep_case;      /* disablePathToLower */
+    const char **noted;
+    size_t nnoted, capnoted;
+    bool ok;
+} hg;
+
+/* Hugo's urlize: lower case, blanks → '-', only letters, digits and
+ * "%./_-#+~" kept. */
+static void urlize(buf *b, const char *s, size_t n, bool lower)
 {
-    diag_error(m->d, m->o->src, 0, 0, "importing from Hugo is not available yet");
-    return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t')
+            buf_putc(b, '-');
+        else if (isalnum(c) || c >= 0x80 || strchr("%./_-#+~", c))
+            buf_putc(b, lower ? tolower(c) : c);
+    }
+}
+
+static const char *mapped(hg *h, const char *rel_in_content)
+{
+    size_t n = strlen(h->main);
+    if (h->main[0] && !strncmp(rel_in_content, h->main, n) && rel_in_content[n] == '/')
+        return arena_printf(h->m->a, "posts/%s", rel_in_content + n + 1);
+    return rel_in_content;
+}
+
+static void note_dir(hg *h, const char *dir, const char *todo)
+{
+    for (size_t i = 0; i < h->nnoted; i++)
+        if (!strcmp(h->noted[i], dir))
+            return;
+    VEC_PUSH_IN(h->m->a, h->noted, h->nnoted, h->capnoted, 8, dir);
+    import_note_add(h->m, dir, 0, 0, "folder", todo);
+}
+
+/* ---- a page's URL ------------------------------------------------------- */
+
+typedef struct hg_vars {
+    const sheaf_date *date;
+    const char *section, *sections, *title, *slug, *filename;
+} hg_vars;
+
+static const char *expand(hg *h, const char *pat, const hg_vars *v)
+{
+    imp *m = h->m;
+    buf b = BUF_INIT;
+    for (const char *q = pat; *q;) {
+        if (*q != ':') {
+            buf_putc(&b, *q++);
+            continue;
+        }
+        const char *e = q + 1;
+        while (*e && (isalnum((unsigned char)*e) || *e == '_'))
+            e++;
+        size_t k = (size_t)(e - q - 1);
+        const char *w = q + 1;
+#define IS(s) (k == strlen(s) && !strncmp(w, s, k))
+        const char *fmt = IS("year") ? "%Y" : IS("month") ? "%m" : IS("monthname") ? "%B" : IS("day") ? "%d"
+                          : IS("weekday") ? "%w" : IS("weekdayname") ? "%A" : IS("yearday") ? "%-j" : NULL;
+        if (fmt) {
+            if (v->date)
+                date_format(&b, v->date, fmt);
+        } else if (IS("section")) {
+            buf_puts(&b, v->section);
+        } else if (IS("sections")) {
+            buf_puts(&b, v->sections);
+        } else if (IS("title")) {
+            urlize(&b, v->title, strlen(v->title), true);
+        } else if (IS("slug")) {
+            if (v->slug)
+                buf_puts(&b, v->slug);
+            else
+                urlize(&b, v->title, strlen(v->title), true);
+        } else if (IS("filename") || IS("contentbasename")) {
+            buf_puts(&b, v->filename);
+        } else if (IS("slugorfilename")) {
+            buf_puts(&b, v->slug ? v->slug : v->filename);
+        } else {
+            buf_put(&b, q, (size_t)(e - q));
+        }
+#undef IS
+        q = e;
+    }
+    buf r = BUF_INIT;
+    buf_putc(&r, '/');
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] != '/' || r.data[r.len - 1] != '/')
+            buf_putc(&r, h->keep_case ? b.data[i] : tolower((unsigned char)b.data[i]));
+    const char *s = arena_strdup(m->a, r.data);
+    buf_release(&b);
+    buf_release(&r);
+    return s;
+}
+
+static tpl_value date_value(const sheaf_date *d)
+{
+    return tpl_date(d->t, d->offset_min,
+                    (uint8_t)((d->has_time ? TPL_HAS_TIME : 0) | (d->has_zone ? TPL_HAS_ZONE : 0)));
+}
+
+/* rel: relative to SRC ("content/post/a.md"); in: relative to content/ */
+static void hg_page(hg *h, const char *rel, const char *in)
+{
+    imp *m = h->m;
+    fm_split sp;
+    tpl_value fm;
+    fm_key_pos *pos = NULL;
+    size_t npos = 0;
+    buf text = BUF_INIT;
+    if (!import_read_page(m, rel, &sp, &fm, &pos, &npos, &text)) {
+        buf_release(&text);
+        h->ok = false;
+        return;
+    }
+    const char *base = strrchr(in, '/');
+    base = base ? base + 1 : in;
+    size_t ext = site_markdown_ext(base);
+    size_t stem = strlen(base) - ext;
+    bool list = stem == 6 && !strncmp(base, "_index", 6);
+    bool bundle = stem == 5 && !strncmp(base, "index", 5) && base > in;
+    const char *dir = arena_strndup(m->a, in, base > in ? (size_t)(base - in - 1) : 0);
+    import_page *p = import_add_page(m);
+    p->src_rel = rel;
+    const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
+    import_map_front_matter(m, p, map, pos, npos, false);
+    /* dates Hugo read from strings (JSON has no dates) */
+    static const char *const dkeys[] = { "date", "updated", "expiry" };
+    for (size_t i = 0; i < p->nkv; i++)
+        for (size_t k = 0; k < 3; k++) {
+            sheaf_date d;
+            if (!strcmp(p->kv[i].key, dkeys[k]) && p->kv[i].value.kind == TPL_STRING &&
+                date_parse_loose(p->kv[i].value.u.s, p->kv[i].value.len, &d))
+                p->kv[i].value = date_value(&d);
+        }
+    p->body_src = arena_strndup(m->a, sp.body.ptr, sp.body.len);
+    p->body_len = sp.body.len;
+    p->body_line = sp.body_line;
+    const char *out_in = mapped(h, in);
+    p->dest_rel = arena_printf(m->a, "content/%.*s.md", (int)(strlen(out_in) - ext), out_in);
+    sheaf_date d = { 0 };
+    tpl_value dv = import_kv_get(p, "date");
+    bool dated = dv.kind != TPL_UNDEFINED && tpl_value_as_date(dv, &d);
+    p->post = dated && !list;
+    sheaf_date ex;
+    tpl_value xv = import_kv_get(p, "expiry");
+    if (xv.kind != TPL_UNDEFINED && tpl_value_as_date(xv, &ex) && ex.t <= (int64_t)time(NULL))
+        p->hidden = true;
+    /* the URL */
+    const char *section = arena_strndup(m->a, in, strcspn(in, "/") < strlen(in) ? strcspn(in, "/") : 0);
+    const char *title = import_get_str(map, "title");
+    const char *slug = import_get_str(map, "slug");
+    const char *url = import_get_str(map, "url");
+    if (list) {
+        p->old_url = expand(h, arena_printf(m->a, "/%s/", dir), &(hg_vars){ 0 });
+    } else if (url) {
+        p->old_url = url[0] == '/' ? url : arena_printf(m->a, "/%s", url);
+        import_kv_set(m, p, "url", tpl_str(p->old_url));
+    } else {
+        const char *filename = bundle ? (strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir)
+                                      : arena_strndup(m->a, base, stem);
+        const char *parent = bundle ? arena_strndup(m->a, dir, (size_t)(filename - dir)) : dir;
+        const char *pattern = section[0] ? import_get_str(h->permalinks, section) : NULL;
+        hg_vars v = { dated ? &d : NULL, section, dir, title ? title : filename, slug, filename };
+        if (pattern) {
+            p->old_url = expand(h, pattern, &v);
+        } else {
+            buf b = BUF_INIT;
+            buf_printf(&b, "/%s%s", parent, parent[0] && parent[strlen(parent) - 1] != '/' ? "/" : "");
+            urlize(&b, slug ? slug : filename, strlen(slug ? slug : filename), false);
+            buf_putc(&b, '/');
+            p->old_url = expand(h, b.data, &v);
+            buf_release(&b);
+        }
+    }
+    if (p->hidden)
+        p->old_url = NULL;
+    buf_release(&text);
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+typedef struct walk {
+    hg *h;
+    const char *prefix; /* "content", "static", "data" */
+} walk;
+
+static void visit_content(void *ctx, const char *rel)
+{
+    walk *w = ctx;
+    hg *h = w->h;
+    imp *m = h->m;
+    const char *r = arena_printf(m->a, "%s/%s", w->prefix, rel);
+    if (site_markdown_ext(rel)) {
+        hg_page(h, r, arena_strdup(m->a, rel));
+        return;
+    }
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    size_t n = strlen(base);
+    if ((n > 5 && !strcmp(base + n - 5, ".html")) || (n > 4 && !strcmp(base + n - 4, ".htm"))) {
+        import_note_add(m, r, 0, 0, "an HTML content file",
+                        "sheaf's pages are Markdown: put the HTML in a .md page (HTML blocks pass through "
+                        "with markdown.unsafe), or in static/");
+        return;
+    }
+    import_add_file(m, r, arena_printf(m->a, "content/%s", mapped(h, rel)), NULL);
+}
+
+static void visit_copy(void *ctx, const char *rel)
+{
+    walk *w = ctx;
+    imp *m = w->h->m;
+    const char *r = arena_printf(m->a, "%s/%s", w->prefix, rel);
+    bool stat_ = strcmp(w->prefix, "data") != 0;
+    import_add_file(m, r, arena_printf(m->a, "%s/%s", stat_ ? "static" : "data", rel),
+                    stat_ ? arena_printf(m->a, "/%s", rel) : NULL);
+}
+
+/* The main section: params.mainSections' first, else the folder with the
+ * most dated pages. */
+typedef struct count_ctx {
+    imp *m;
+    const char **names;
+    size_t *counts;
+    size_t n, cap, capc;
+} count_ctx;
+
+static void count_visit(void *ctx, const char *rel)
+{
+    count_ctx *c = ctx;
+    const char *slash = strchr(rel, '/');
+    if (!slash || !site_markdown_ext(rel) || strstr(rel, "/_index."))
+        return;
+    size_t k = (size_t)(slash - rel);
+    for (size_t i = 0; i < c->n; i++)
+        if (strlen(c->names[i]) == k && !strncmp(c->names[i], rel, k)) {
+            c->counts[i]++;
+            return;
+        }
+    VEC_PUSH_IN(c->m->a, c->names, c->n, c->cap, 8, arena_strndup(c->m->a, rel, k));
+    size_t nc = c->n - 1;
+    VEC_PUSH_IN(c->m->a, c->counts, nc, c->capc, 8, 1);
 }
 
 import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, size_t n)
 {
-    (void)m, (void)p, (void)path, (void)n;
-    return NULL;
+    /* candidates: "/post/a", "post/a.md", "a" (relative to p, or anywhere) */
+    const char *cdir = strchr(p->src_rel, '/') + 1; /* past "content/" */
+    const char *content_root = arena_strndup(m->a, p->src_rel, (size_t)(cdir - p->src_rel));
+    buf want[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
+    size_t nwant = 0;
+    const char *t = arena_strndup(m->a, path, n);
+    size_t e = site_markdown_ext(t);
+    size_t tn = strlen(t) - e;
+    while (tn && t[tn - 1] == '/')
+        tn--;
+    if (t[0] == '/') {
+        buf_printf(&want[nwant++], "%s%.*s", content_root, (int)tn - 1, t + 1);
+    } else {
+        const char *slash = strrchr(p->src_rel, '/');
+        buf_printf(&want[nwant++], "%.*s/%.*s", (int)(slash - p->src_rel), p->src_rel, (int)tn, t);
+        buf_printf(&want[nwant++], "%s%.*s", content_root, (int)tn, t);
+    }
+    import_page *found = NULL;
+    for (size_t w = 0; w < nwant && !found; w++)
+        for (size_t i = 0; i < m->npages && !found; i++) {
+            const char *s = m->pages[i]->src_rel;
+            size_t sn = strlen(s) - site_markdown_ext(s);
+            const char *wd = want[w].data;
+            size_t wn = want[w].len;
+            if ((sn == wn && !strncmp(s, wd, wn)) ||
+                (sn == wn + 6 && !strncmp(s, wd, wn) && !strncmp(s + wn, "/index", 6)))
+                found = m->pages[i];
+        }
+    if (!found && !strchr(t, '/')) {
+        /* a bare name: the one page of that name */
+        for (size_t i = 0; i < m->npages; i++) {
+            const char *s = m->pages[i]->src_rel;
+            const char *b = strrchr(s, '/') + 1;
+            size_t bn = strlen(b) - site_markdown_ext(b);
+            if (bn == tn && !strncmp(b, t, tn)) {
+                if (found) {
+                    found = NULL;
+                    break;
+                }
+                found = m->pages[i];
+            }
+        }
+    }
+    for (size_t w = 0; w < 3; w++)
+        buf_release(&want[w]);
+    return found;
+}
+
+/* ---- the configuration ------------------------------------------------- */
+
+static const char *const config_names[] = { "hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml",
+                                            "config.yaml", "config.yml", "config.json", NULL };
+
+static void settings(hg *h, const char *file, const tpl_map *c)
+{
+    imp *m = h->m;
+    buf *y = &m->site_yaml;
+    buf_printf(y, "# site.yaml: made by `sheaf import hugo` from %s\n", file);
+    tpl_value v, params = import_get(c, "params");
+    const tpl_map *pm = params.kind == TPL_MAP ? params.u.map : NULL;
+    if ((v = import_get(c, "title")).kind == TPL_STRING)
+        import_yaml_kv(y, 0, "title", v);
+    if ((v = import_get(pm, "description")).kind == TPL_STRING ||
+        (v = import_get(c, "description")).kind == TPL_STRING)
+        import_yaml_kv(y, 0, "description", v);
+    v = import_get(pm, "author");
+    if (v.kind == TPL_UNDEFINED)
+        v = import_get(c, "author");
+    if (v.kind == TPL_MAP)
+        v = import_get(v.u.map, "name");
+    if (v.kind == TPL_STRING)
+        import_yaml_kv(y, 0, "author", v);
+    const char *base = import_get_str(c, "baseurl");
+    if (base && *base) {
+        const char *b = base[strlen(base) - 1] == '/' ? base : arena_printf(m->a, "%s/", base);
+        import_yaml_kv(y, 0, "base_url", tpl_str(b));
+        m->base_url = b;
+        const char *path = strstr(b, "://");
+        path = path ? strchr(path + 3, '/') : b;
+        m->base_path = path ? path : "/";
+    }
+    if ((v = import_get(c, "languagecode")).kind == TPL_STRING ||
+        (v = import_get(c, "defaultcontentlanguage")).kind == TPL_STRING)
+        import_yaml_kv(y, 0, "language", v);
+    v = import_get(c, "paginate");
+    if (v.kind != TPL_INT && (params = import_get(c, "pagination")).kind == TPL_MAP)
+        v = import_get(params.u.map, "pagersize");
+    if (v.kind == TPL_INT && v.u.i > 0)
+        import_yaml_kv(y, 0, "paginate", v);
+    buf_puts(y, "# Hugo keeps a slug: as written\nslugs: keep\n");
+    tpl_value mk = import_get(c, "markup");
+    tpl_value gm = mk.kind == TPL_MAP ? import_get(mk.u.map, "goldmark") : mk;
+    tpl_value rd = gm.kind == TPL_MAP ? import_get(gm.u.map, "renderer") : gm;
+    tpl_value unsafe = rd.kind == TPL_MAP ? import_get(rd.u.map, "unsafe") : rd;
+    if (unsafe.kind == TPL_BOOL && unsafe.u.b)
+        buf_puts(y, "markdown:\n  unsafe: true\n");
+    h->keep_case = tpl_value_truthy(import_get(c, "disablepathtolower"));
+    if (tpl_value_truthy(import_get(c, "uglyurls")))
+        import_note_add(m, file, 0, 0, "uglyURLs",
+                        "the old URLs were /a.html; sheaf's are /a/ — the aliases added cover pages only");
+    tpl_value pl = import_get(c, "permalinks");
+    h->permalinks = pl.kind == TPL_MAP ? pl.u.map : NULL;
+    /* a section's pattern sheaf can write the same way */
+    bool opened = false;
+    for (size_t i = 0; h->permalinks && i < h->permalinks->len; i++) {
+        tpl_value k = h->permalinks->entries[i].key, pv = h->permalinks->entries[i].value;
+        if (k.kind != TPL_STRING || pv.kind != TPL_STRING)
+            continue;
+        bool ok = pv.u.s[0] == '/';
+        for (const char *q = strchr(pv.u.s, ':'); q && ok; q = strchr(q + 1, ':'))
+            ok = (!strncmp(q, ":year", 5) || !strncmp(q, ":month", 6) || !strncmp(q, ":day", 4) ||
+                  !strncmp(q, ":slug", 5) || !strncmp(q, ":section", 8)) &&
+                 strncmp(q, ":monthname", 10) && strncmp(q, ":slugorfilename", 15) && strncmp(q, ":sections", 9);
+        if (!ok)
+            continue;
+        if (!opened)
+            buf_puts(y, "permalinks:\n");
+        opened = true;
+        import_yaml_kv(y, 2, !strcmp(k.u.s, h->main) ? "posts" : k.u.s, pv);
+    }
+    tpl_value tx = import_get(c, "taxonomies");
+    for (size_t i = 0; tx.kind == TPL_MAP && i < tx.u.map->len; i++) {
+        tpl_value tv = tx.u.map->entries[i].value;
+        if (tv.kind == TPL_STRING && strcmp(tv.u.s, "tags") && strcmp(tv.u.s, "categories"))
+            import_note_add(m, file, 0, 0, arena_printf(m->a, "taxonomy '%s'", tv.u.s),
+                            "sheaf has tags (and categories, read as tags); its terms are not imported");
+    }
+    static const char *const none[][2] = {
+        { "menu", "sheaf has no menus: link pages from templates/" },
+        { "menus", "sheaf has no menus: link pages from templates/" },
+        { "languages", "sheaf builds one language" },
+        { "theme", "Hugo themes are Go templates: sheaf uses its own theme (see docs/theme.md)" },
+        { "disqusshortname", "comments: add them in a template" },
+        { "googleanalytics", "analytics: add them in a template" },
+        { "outputs", "Hugo's output formats: sheaf writes HTML, atom.xml and sitemap.xml" },
+    };
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        if (import_get(c, none[i][0]).kind != TPL_UNDEFINED)
+            import_note_add(m, file, 0, 0, arena_printf(m->a, "%s", none[i][0]), none[i][1]);
+    m->feed_url = "/index.xml";
+    import_note_add(m, NULL, 0, 0, "Hugo's RSS feeds of sections, taxonomies and terms (/post/index.xml, "
+                    "/tags/index.xml, /tags/NAME/index.xml)",
+                    "not kept: sheaf writes an Atom feed per section (/SECTION/atom.xml) and none per tag");
+    import_note_add(m, NULL, 0, 0, "Hugo's taxonomy pages other than tags (/categories/, /categories/NAME/)",
+                    "not kept: sheaf reads categories as tags, listed at /tags/NAME/");
+}
+
+bool import_hugo_collect(imp *m)
+{
+    hg h = { 0 };
+    h.m = m;
+    h.ok = true;
+    const char *file = NULL;
+    struct stat st;
+    for (size_t i = 0; config_names[i] && !file; i++)
+        if (!stat(import_src_path(m, config_names[i]), &st))
+            file = config_names[i];
+    tpl_value c = tpl_undefined();
+    if (!file && stat(import_src_path(m, "content"), &st)) {
+        diag_error(m->d, m->o->src, 0, 0, "not a Hugo site: no hugo.toml, config.toml (or .yaml, .json) "
+                   "and no content/ folder");
+        return false;
+    }
+    if (!file && !stat(import_src_path(m, "config/_default"), &st))
+        import_note_add(m, "config/_default", 0, 0, "a config folder",
+                        "not read: merge its files into one config.toml and import again");
+    if (file && !import_read_config(m, file, &c))
+        return false;
+    const tpl_map *cm = c.kind == TPL_MAP ? c.u.map : NULL;
+    h.content = import_get_str(cm, "contentdir") ? import_get_str(cm, "contentdir") : "content";
+    /* the main section */
+    tpl_value params = import_get(cm, "params");
+    tpl_value ms = params.kind == TPL_MAP ? import_get(params.u.map, "mainsections") : tpl_undefined();
+    const char **mains;
+    if (import_names(m, ms, false, &mains))
+        h.main = mains[0];
+    count_ctx cc = { m, NULL, NULL, 0, 0, 0 };
+    const char *content = import_src_path(m, h.content);
+    if (!h.main) {
+        fs_walk(content, true, count_visit, &cc);
+        h.main = "";
+        size_t best = 0;
+        for (size_t i = 0; i < cc.n; i++)
+            if (cc.counts[i] > best || (cc.counts[i] == best && !strcmp(cc.names[i], "posts"))) {
+                best = cc.counts[i];
+                h.main = cc.names[i];
+            }
+    }
+    settings(&h, file ? file : "config.toml", cm);
+    walk w = { &h, h.content };
+    if (!fs_walk(content, true, visit_content, &w)) {
+        diag_error(m->d, content, 0, 0, "cannot read the folder: %s", strerror(errno));
+        return false;
+    }
+    const char *sdir = import_get_str(cm, "staticdir") ? import_get_str(cm, "staticdir") : "static";
+    if (!stat(import_src_path(m, sdir), &st)) {
+        w.prefix = sdir;
+        fs_walk(import_src_path(m, sdir), false, visit_copy, &w);
+    }
+    if (!stat(import_src_path(m, "data"), &st)) {
+        w.prefix = "data";
+        fs_walk(import_src_path(m, "data"), true, visit_copy, &w);
+        note_dir(&h, "data", "copied to data/ (templates read it as site.data)");
+    }
+    static const char *const dirs[][2] = {
+        { "layouts", "Go templates: sheaf's theme (see docs/templates.md) replaces them; shortcodes are "
+                     "templates/shortcodes/NAME.html" },
+        { "themes", "Hugo themes are Go templates: sheaf uses its own theme (see docs/theme.md)" },
+        { "assets", "Hugo Pipes: build these files yourself and put the results in static/" },
+        { "i18n", "sheaf builds one language; put the strings in templates" },
+        { "archetypes", "sheaf's new posts come from templates/new-post.md" },
+    };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        if (!stat(import_src_path(m, dirs[i][0]), &st))
+            note_dir(&h, dirs[i][0], dirs[i][1]);
+    return h.ok;
 }

@@ -6,7 +6,8 @@
  *
  * Nothing is ever written below SRC: DEST may not be SRC, lie inside it or
  * hold it. A DEST that is not empty is refused unless --force, which
- * empties it first. */
+ * empties it first; DEST is made (or emptied) only once the whole source
+ * was read without an error. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -463,18 +464,25 @@ static bool prepare_dest(imp *m)
                    "site; --force replaces what is there");
     } else {
         ok = true;
-        if (!dir_empty(o->dest) && !fs_rmtree(o->dest)) {
-            diag_error(m->d, o->dest, 0, 0, "cannot empty it for --force: %s", strerror(errno));
-            ok = false;
-        }
-        if (ok && !fs_mkdirs(o->dest)) {
-            diag_error(m->d, o->dest, 0, 0, "cannot create: %s", strerror(errno));
-            ok = false;
-        }
     }
     free(src);
     free(dest);
     return ok;
+}
+
+/* After the source was read without an error: DEST emptied (--force) and made. */
+static bool make_dest(imp *m)
+{
+    const char *dest = m->o->dest;
+    if (!dir_empty(dest) && !fs_rmtree(dest)) {
+        diag_error(m->d, dest, 0, 0, "cannot empty it for --force: %s", strerror(errno));
+        return false;
+    }
+    if (!fs_mkdirs(dest)) {
+        diag_error(m->d, dest, 0, 0, "cannot create: %s", strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 /* ---- the report ------------------------------------------------------- */
@@ -513,10 +521,12 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- %zu `site.url`/`site.baseurl` made root-relative\n", m->nvars);
     if (m->nshortcodes)
         buf_printf(r, "- %zu figure, video or callout made (or kept as) sheaf's shortcodes\n", m->nshortcodes);
-    buf_printf(r, "- %ld alias%s added so that every old URL answers%s\n", aliases, aliases == 1 ? "" : "es",
-               m->feed_url ? arena_printf(m->a, "; the old feed %s is written from sheaf's feed template",
-                                          m->feed_url)
-                           : "");
+    buf_printf(r, "- %ld alias%s added so that every old URL of a page answers\n", aliases,
+               aliases == 1 ? "" : "es");
+    if (m->feed_url)
+        import_note_add(m, NULL, 0, 0, arena_printf(m->a, "the old feed %s", m->feed_url),
+                        arena_printf(m->a, "sheaf's feed is /atom.xml (Atom); have the server redirect %s "
+                                     "there", m->feed_url));
     qsort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
@@ -547,7 +557,7 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     bool ok = prepare_dest(&m);
     if (ok)
         ok = o->kind == IMPORT_JEKYLL ? import_jekyll_collect(&m) : import_hugo_collect(&m);
-    if (ok && diag_error_count(d) == before) {
+    if (ok && diag_error_count(d) == before && make_dest(&m)) {
         for (size_t i = 0; i < m.npages; i++)
             import_convert_body(&m, m.pages[i], o->kind == IMPORT_JEKYLL);
         ok = write_at(&m, "site.yaml", m.site_yaml.data, m.site_yaml.len);

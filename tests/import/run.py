@@ -13,6 +13,8 @@ A fixture is tests/import/<name>/ holding:
                 (a page, a file or a redirect)
   hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
                 sheaf build may hold one
+  errors.txt    instead of the above: the site cannot be imported, and
+                stderr must be these lines (SRC stands for src/'s path)
 
 Then a second import into the same folder must be refused, and one with
 --force must write the same tree again.
@@ -67,6 +69,24 @@ def main():
     before = digest(src)
     tmp = tempfile.mkdtemp(prefix='sheaf-import-')
     try:
+        errfile = os.path.join(fx, 'errors.txt')
+        if os.path.exists(errfile):
+            # a site that cannot be imported: these diagnostics (SRC for the
+            # source folder), exit status 1, nothing written
+            r = run([sheaf, 'import', kind, src, os.path.join(tmp, 'site')])
+            got = r.stderr.replace(src, 'SRC').splitlines()
+            want = open(errfile).read().splitlines()
+            if r.returncode != 1 or got != want:
+                fail('exit %d, stderr:\n%s\nwanted:\n%s' % (r.returncode, '\n'.join(got), '\n'.join(want)))
+            if digest(src) != before:
+                fail('the import wrote into its source folder')
+            print('ok: %s' % name)
+            return
+        # DEST inside SRC, or holding it: refused before anything is written
+        for bad in (os.path.join(src, 'out'), src, fx):
+            r = run([sheaf, 'import', kind, src, bad])
+            if r.returncode != 1 or 'error:' not in r.stderr or digest(src) != before:
+                fail('import into %s was not refused (%d): %s' % (bad, r.returncode, r.stderr))
         dest = os.path.join(tmp, 'site')
         r = run([sheaf, 'import', kind, src, dest])
         if r.returncode != 0:
@@ -97,8 +117,8 @@ def main():
             fail('a second import was not refused (%d): %s' % (r.returncode, r.stderr))
         with open(os.path.join(dest, 'stray.txt'), 'w') as f:
             f.write('x')
-        r = run([sheaf, 'import', '--force', kind, src, dest])
-        if r.returncode != 0 or tree(dest) != got:
+        r = run([sheaf, 'import', '--force', '--quiet', kind, src, dest])
+        if r.returncode != 0 or r.stdout or tree(dest) != got:
             fail('import --force did not write the same site again (%d): %s' % (r.returncode, r.stderr))
 
         # the result builds with no errors
