@@ -8,9 +8,12 @@
  * `new post` writes content/posts/YYYY-MM-DD-slug.md (local date and time
  * zone) from an archetype: the site's templates/new-post.md when there is
  * one, else the built-in one below. An archetype is plain text where
- * `{{ title }}`, `{{ date }}`, `{{ slug }}`, `{{ tags }}` and `{{ draft }}`
- * are replaced (title escaped for a double-quoted YAML string, tags as a
- * YAML flow list); any other `{{ … }}` is an error. It never overwrites. */
+ * `{{ title }}`, `{{ date }}`, `{{ slug }}`, `{{ tags }}`, `{{ draft }}` and
+ * `{{ cite }}` are replaced (title escaped for a double-quoted YAML string,
+ * tags as a YAML flow list, cite as a citation `[@a; @b]` of the works
+ * given with --cite, each checked against the site's bibliography; an
+ * archetype without `{{ cite }}` gets the citation at its end); any other
+ * `{{ … }}` is an error. It never overwrites. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "bib/bib.h"
 #include "site/site.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -36,7 +40,8 @@ static const char builtin_archetype[] = "---\n"
                                         "tags: {{ tags }}\n"
                                         "draft: {{ draft }}\n"
                                         "---\n"
-                                        "\n";
+                                        "\n"
+                                        "{{ cite }}";
 
 static const char site_yaml[] =
     "# site.yaml: the site's settings. Every key is optional: the commented-out\n"
@@ -159,7 +164,7 @@ static void yaml_escape(buf *out, const char *s)
 
 /* The values an archetype may use. */
 typedef struct post_vars {
-    const char *title, *date, *slug, *tags, *draft;
+    const char *title, *date, *slug, *tags, *draft, *cite;
 } post_vars;
 
 /* Appends the archetype text with its placeholders replaced; reports an
@@ -193,10 +198,12 @@ static bool fill_archetype(const char *text, const char *path, const post_vars *
                 val = v->tags;
             else if (n == 5 && !memcmp(a, "draft", 5))
                 val = v->draft;
+            else if (n == 4 && !memcmp(a, "cite", 4))
+                val = v->cite;
             if (!val) {
                 diag_error(d, path, line, col,
                            "unknown placeholder '%.*s': an archetype may use {{ title }}, "
-                           "{{ date }}, {{ slug }}, {{ tags }} and {{ draft }}",
+                           "{{ date }}, {{ slug }}, {{ tags }}, {{ draft }} and {{ cite }}",
                            end ? (int)(end + 2 - p) : 2, p);
                 ok = false;
                 if (!end)
@@ -215,6 +222,24 @@ static bool fill_archetype(const char *text, const char *path, const post_vars *
         buf_putc(out, *p++);
     }
     return ok;
+}
+
+/* Does the archetype use `{{ cite }}` (spaces inside the braces allowed)? */
+static bool has_cite_placeholder(const char *text)
+{
+    for (const char *p = text; (p = strstr(p, "{{")) != NULL; p += 2) {
+        const char *q = p + 2;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (!strncmp(q, "cite", 4)) {
+            q += 4;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (!strncmp(q, "}}", 2))
+                return true;
+        }
+    }
+    return false;
 }
 
 /* mkdir -p; false (errno set) on failure. */
@@ -320,10 +345,73 @@ static bool builds(const char *site_dir, const char *path, const char *rel, cons
     return ok;
 }
 
+/* A key as a citation writes it: `@key`, or `@{key}` when it holds what
+ * ends a key (spaces, brackets, `;`, `,`, `@`) or ends in punctuation. */
+static void put_cite_key(buf *out, const char *key)
+{
+    size_t n = strlen(key);
+    char last = n ? key[n - 1] : 0;
+    bool braces = !((last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z') ||
+                    (last >= '0' && last <= '9') || last == '_' || (last & 0x80));
+    for (size_t i = 0; i < n && !braces; i++)
+        braces = strchr(" \t\n[]{};,@\"'", key[i]) != NULL;
+    buf_printf(out, braces ? "@{%s}" : "@%s", key);
+}
+
+/* `--cite a,b`: every key checked against the site's bibliography (a
+ * did-you-mean for an unknown one), then `[@a; @b]` into out. */
+static bool make_cites(const char *site_dir, const char *keys, buf *out, diag_list *d)
+{
+    site s = { 0 };
+    s.dir = site_dir;
+    s.a = arena_new();
+    bool ok = site_config_load(site_dir, NULL, s.a, &s.cfg, d);
+    if (ok && !s.cfg.nbibliography) {
+        diag_error(d, NULL, 0, 0,
+                   "--cite needs a bibliography: add `bibliography: refs.bib` to site.yaml "
+                   "(see docs/citations.md), so no post was written");
+        ok = false;
+    }
+    ok = ok && site_load_bibliography(&s, d);
+    for (const char *k = keys; ok && *k;) {
+        const char *e = strchr(k, ',');
+        if (!e)
+            e = k + strlen(k);
+        const char *a = k, *b = e;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (b > a && *a == '@') /* `--cite @key` works too */
+            a++;
+        if (b > a) {
+            char *key = xstrndup(a, (size_t)(b - a));
+            if (!bib_find(s.bib, key)) {
+                const char *near = bib_suggest(s.bib, key);
+                diag_error(d, NULL, 0, 0,
+                           "--cite: no entry '%s' in the site's bibliography%s%s%s, so no post "
+                           "was written",
+                           key, near ? " (did you mean '" : "", near ? near : "",
+                           near ? "'?)" : "");
+                ok = false;
+            } else {
+                buf_puts(out, out->len ? "; " : "[");
+                put_cite_key(out, key);
+            }
+            free(key);
+        }
+        k = *e ? e + 1 : e;
+    }
+    if (ok && out->len)
+        buf_puts(out, "]\n");
+    site_free(&s);
+    return ok;
+}
+
 /* Creates the post file from the archetype; on success appends its path to
  * out_path. */
-static bool create_post(const char *site, const char *title, const char *tags_arg, bool draft,
-                        buf *out_path, diag_list *d)
+static bool create_post(const char *site, const char *title, const char *tags_arg,
+                        const char *cite_arg, bool draft, buf *out_path, diag_list *d)
 {
     buf date = BUF_INIT, day = BUF_INIT, slug = BUF_INIT, etitle = BUF_INIT, tags = BUF_INIT;
     buf arch = BUF_INIT, text = BUF_INIT, rel = BUF_INIT, why = BUF_INIT;
@@ -335,6 +423,11 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
     if (tags_arg && bad_text(tags_arg, &why)) {
         diag_error(d, NULL, 0, 0, "--tags %s, so no post was written", why.data);
         buf_release(&why);
+        return false;
+    }
+    buf cites = BUF_INIT;
+    if (cite_arg && !make_cites(site, cite_arg, &cites, d)) {
+        buf_release(&cites);
         return false;
     }
     local_now(&date, &day);
@@ -369,8 +462,14 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
         arch_name = arch_path;
     else
         buf_puts(&arch, builtin_archetype);
-    post_vars v = { etitle.data, date.data, slug.data, tags.data, draft ? "true" : "false" };
+    post_vars v = { etitle.data, date.data, slug.data, tags.data, draft ? "true" : "false",
+                    cites.len ? cites.data : "" };
     bool ok = fill_archetype(arch.data, arch_name, &v, &text, d);
+    if (ok && cites.len && !has_cite_placeholder(arch.data)) { /* at the end */
+        if (text.len && text.data[text.len - 1] != '\n')
+            buf_putc(&text, '\n');
+        buf_printf(&text, "\n%s", cites.data);
+    }
     if (ok) {
         buf_printf(&rel, "content/posts/%s-%s.md", day.data, slug.data);
         char *path = join2(site, rel.data);
@@ -399,14 +498,16 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
     buf_release(&arch);
     buf_release(&text);
     buf_release(&rel);
+    buf_release(&cites);
     return ok;
 }
 
-/* `sheaf new post "Title" [--tags a,b] [--draft] [-s DIR]`: argv[1] is
+/* `sheaf new post "Title" [--tags a,b] [--cite a,b] [--draft] [-s DIR]`: argv[1] is
  * "post". Parses the options, then create_post. Returns the exit status. */
 static int new_post(int argc, char **argv)
 {
     const char *site = ".", *title = NULL, *tags = NULL;
+    buf cite = BUF_INIT; /* every --cite, joined by commas */
     bool draft = false;
     cli_opts o = { cli_command_find("new"), "sheaf new post", argc, 2, argv, true };
     const cli_flag *f;
@@ -428,6 +529,8 @@ static int new_post(int argc, char **argv)
             tags = v;
         } else if (!strcmp(f->long_name, "draft")) {
             draft = true;
+        } else if (!strcmp(f->long_name, "cite")) {
+            buf_printf(&cite, "%s%s", cite.len ? "," : "", v);
         }
     }
     if (!title || !*title) {
@@ -437,7 +540,8 @@ static int new_post(int argc, char **argv)
     }
     diag_list *d = diag_list_new();
     buf path = BUF_INIT;
-    bool ok = create_post(site, title, tags, draft, &path, d);
+    bool ok = create_post(site, title, tags, cite.len ? cite.data : NULL, draft, &path, d);
+    buf_release(&cite);
     cli_print_diags(d);
     if (ok)
         printf("%s\n", path.data);
@@ -520,7 +624,7 @@ static int new_site(int argc, char **argv)
         free(p);
     }
     buf path = BUF_INIT;
-    if (ok && (ok = create_post(dir, "Hello, world", "hello", false, &path, d))) {
+    if (ok && (ok = create_post(dir, "Hello, world", "hello", NULL, false, &path, d))) {
         FILE *f = fopen(path.data, "a");
         if (!f || fputs(hello_body, f) < 0 || fclose(f) != 0) {
             diag_error(d, path.data, 0, 0, "cannot write: %s", strerror(errno));

@@ -112,6 +112,43 @@ def main():
                "was written\n")
         expect("bad titles: nothing written", sorted(os.listdir(posts_dir)), before)
 
+        # issue 14: --cite writes a citation of works checked against the
+        # site's bibliography; an unknown key or no bibliography writes
+        # nothing.
+        before = sorted(os.listdir(posts_dir))
+        p = run([sheaf, "new", "post", "-s", site, "Cites", "--cite", "known2020"], env=env)
+        expect("--cite without a bibliography", (p.returncode, p.stderr),
+               (1, "sheaf: error: --cite needs a bibliography: add `bibliography: refs.bib` to "
+                   "site.yaml (see docs/citations.md), so no post was written\n"))
+        with open(os.path.join(site, "refs.bib"), "w") as f:
+            f.write("@misc{known2020, title={K}, year=2020}\n@misc{odd:key., title={O}}\n")
+        with open(os.path.join(site, "site.yaml"), "a") as f:
+            f.write("\nbibliography: refs.bib\n")
+        p = run([sheaf, "new", "post", "-s", site, "Cites", "--cite", "knwn2020"], env=env)
+        expect("--cite unknown key", (p.returncode, p.stderr),
+               (1, "sheaf: error: --cite: no entry 'knwn2020' in the site's bibliography (did "
+                   "you mean 'known2020'?), so no post was written\n"))
+        expect("--cite errors: nothing written", sorted(os.listdir(posts_dir)), before)
+        p = run([sheaf, "new", "post", "-s", site, "Cites", "--cite", "@known2020, odd:key.",
+                 "--cite", "known2020"], env=env)
+        expect("--cite: status", (p.returncode, p.stderr), (0, ""))
+        text = open(p.stdout.strip()).read()
+        expect("--cite: the citation ends the post",
+               text.endswith("---\n\n[@known2020; @{odd:key.}; @known2020]\n"), True)
+        # a site archetype without {{ cite }} gets it at the end, one with
+        # it where it is
+        with open(os.path.join(site, "templates", "new-post.md"), "w") as f:
+            f.write('---\ntitle: "{{ title }}"\ndate: {{ date }}\n---\nSee {{cite}}Then.\n')
+        p = run([sheaf, "new", "post", "-s", site, "Cites two", "--cite", "known2020"], env=env)
+        expect("--cite in an archetype", open(p.stdout.strip()).read().endswith(
+            "---\nSee [@known2020]\nThen.\n"), True)
+        os.remove(os.path.join(site, "templates", "new-post.md"))
+        p = run([sheaf, "build", "-s", site, "-q"], env=env)
+        expect("--cite: the site builds", (p.returncode, p.stderr), (0, ""))
+        for name in sorted(os.listdir(posts_dir)):
+            if name not in before:
+                os.remove(os.path.join(posts_dir, name))
+
         # A 1,000-character title: the slug is cut (with a hash) so the file
         # name fits, and the post builds.
         p = run([sheaf, "new", "post", "-s", site, "Long title " * 91], env=env)
@@ -156,7 +193,7 @@ def main():
         expect("bad archetype: status", p.returncode, 1)
         expect("bad archetype: message", p.stderr,
                f"{arch}:7:4: error: unknown placeholder '{{{{ author }}}}': an archetype may use "
-               "{{ title }}, {{ date }}, {{ slug }}, {{ tags }} and {{ draft }}\n")
+               "{{ title }}, {{ date }}, {{ slug }}, {{ tags }}, {{ draft }} and {{ cite }}\n")
         os.remove(arch)
 
         # deploy without deploy.target.
