@@ -416,8 +416,9 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         if (import_get(c, none[i][0]).kind != TPL_UNDEFINED)
             import_note_add(m, file, 0, 0, arena_printf(m->a, "%s", none[i][0]), none[i][1]);
     m->feed_url = "/index.xml";
-    import_note_add(m, NULL, 0, 0, "Hugo's RSS feeds of sections, taxonomies and terms (/post/index.xml, "
-                    "/tags/index.xml, /tags/NAME/index.xml)",
+    import_note_add(m, NULL, 0, 0,
+                    arena_printf(m->a, "Hugo's RSS feeds of sections, taxonomies and terms (/%s/index.xml, "
+                                 "/tags/index.xml, /tags/NAME/index.xml)", h->main[0] ? h->main : "SECTION"),
                     "not kept: sheaf writes an Atom feed per section (/SECTION/atom.xml) and none per tag");
     import_note_add(m, NULL, 0, 0, "Hugo's taxonomy pages other than tags (/categories/, /categories/NAME/)",
                     "not kept: sheaf reads categories as tags, listed at /tags/NAME/");
@@ -469,6 +470,17 @@ bool import_hugo_collect(imp *m)
     if (!fs_walk(content, true, visit_content, &w)) {
         diag_error(m->d, content, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
+    }
+    /* the main section's list (/post/) keeps answering from content/posts/ */
+    bool has_list = false;
+    for (size_t i = 0; i < m->npages; i++)
+        has_list |= !strcmp(m->pages[i]->dest_rel, "content/posts/_index.md");
+    if (h.main[0] && strcmp(h.main, "posts") && !has_list) {
+        import_page *p = import_add_page(m);
+        p->src_rel = arena_printf(m->a, "%s/%s", h.content, h.main);
+        p->dest_rel = "content/posts/_index.md";
+        p->old_url = arena_printf(m->a, "/%s/", h.main);
+        p->body_src = "";
     }
     const char *sdir = import_get_str(cm, "staticdir") ? import_get_str(cm, "staticdir") : "static";
     if (!stat(import_src_path(m, sdir), &st)) {
