@@ -146,10 +146,17 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
             render_add_job(&jv, &nj, &cj, J_SECTION, (int)i, (int)k);
         render_add_job(&jv, &nj, &cj, J_SECTION_FEED, (int)i, 0);
     }
-    for (size_t i = 0; i < s.ntags; i++)
-        render_add_job(&jv, &nj, &cj, J_TAG, (int)i, 0);
+    for (size_t i = 0; i < s.nterms; i++) {
+        size_t np = site_list_pages(&s, s.terms[i].nposts);
+        for (size_t k = 1; k <= np; k++)
+            render_add_job(&jv, &nj, &cj, J_TAG, (int)i, (int)k);
+        render_add_job(&jv, &nj, &cj, J_TERM_FEED, (int)i, 0);
+    }
+    for (size_t t = 0; t < s.ntaxonomies; t++)
+        if (strcmp(s.taxonomies[t].name, "tags") && s.taxonomies[t].n)
+            render_add_job(&jv, &nj, &cj, J_TERMS, (int)t, 0);
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
-        if (g != SITE_GEN_PAPERS || s.npapers)
+        if ((g != SITE_GEN_PAPERS || s.npapers) && (g != SITE_GEN_TAGS || site_has_taxonomy(&s.cfg, "tags")))
             render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
     for (size_t i = 0; i < s.npapers; i++)
         render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);

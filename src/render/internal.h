@@ -25,10 +25,13 @@ static inline double render_now_ms(void)
 /* ---- render jobs (jobs.c) ---------------------------------------------- */
 
 /* J_INDEX renders the home page's page a; J_SECTION page b of section a,
- * J_SECTION_FEED its feed; J_GENERATED the rest of site_generated_outputs
- * (a: its site_gen_kind). */
+ * J_SECTION_FEED its feed; J_TAG page b of term a (s->terms, any
+ * taxonomy), J_TERM_FEED its feed; J_TERMS the index of taxonomy a (but
+ * tags, whose is SITE_GEN_TAGS); J_GENERATED the rest of
+ * site_generated_outputs (a: its site_gen_kind). */
 typedef enum job_kind {
-    J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_PAPER, J_GENERATED, J_ALIAS, J_FILE
+    J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_TERM_FEED, J_TERMS, J_PAPER, J_GENERATED,
+    J_ALIAS, J_FILE
 } job_kind;
 
 typedef struct job {

@@ -169,12 +169,47 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         break;
     }
     case J_TAG: {
-        tag_info *t = &s->tags[j->a];
+        const tag_info *t = &s->terms[j->a];
+        const taxonomy_info *x = &s->taxonomies[t->tax];
+        bool tag = !strcmp(x->name, "tags");
+        size_t k = (size_t)j->b;
+        const char *path = site_list_path(a, t->path, k);
         tpl_map_set_str(a, vars, "tag", tpl_map_value(t->value));
-        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "tag", t->name, t->path)));
-        tname = "tag.html";
-        out_rel = arena_printf(a, "%sindex.html", t->path);
-        context = arena_printf(a, "the page of tag '%s'", t->name);
+        tpl_map_set_str(a, vars, "term", tpl_map_value(t->value));
+        tpl_map_set_str(a, vars, "taxonomy", tpl_map_value(x->value));
+        tpl_map_set_str(a, vars, "paginator", paginator(c, a, t->posts, t->nposts, t->path, k));
+        tpl_map *pg = list_page(c, a, tag ? "tag" : "term", t->name, path);
+        tpl_map_set_str(a, pg, "taxonomy", tpl_str(x->name));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
+        tname = tag ? "tag.html" : "term.html";
+        out_rel = arena_printf(a, "%sindex.html", path);
+        context = tag ? arena_printf(a, "the page of tag '%s'", t->name)
+                      : arena_printf(a, "the page of %s term '%s'", x->name, t->name);
+        if (k > 1)
+            context = arena_printf(a, "%s, page %zu", context, k);
+        break;
+    }
+    case J_TERM_FEED: {
+        const tag_info *t = &s->terms[j->a];
+        const taxonomy_info *x = &s->taxonomies[t->tax];
+        const char *title = !strcmp(x->name, "tags") ? t->name : arena_printf(a, "%s: %s", x->title, t->name);
+        tpl_map_set_str(a, vars, "feed", feed(c, a, title, t->path, tpl_map_get_cstr(t->value, "posts")));
+        tpl_map_set_str(a, vars, "term", tpl_map_value(t->value));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "feed", title, t->path)));
+        tname = "atom.xml";
+        out_rel = arena_printf(a, "%satom.xml", t->path);
+        context = out_rel;
+        break;
+    }
+    case J_TERMS: {
+        const taxonomy_info *x = &s->taxonomies[j->a];
+        tpl_map_set_str(a, vars, "taxonomy", tpl_map_value(x->value));
+        tpl_map *pg = list_page(c, a, "terms", x->title, x->path);
+        tpl_map_set_str(a, pg, "taxonomy", tpl_str(x->name));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
+        tname = "terms.html";
+        out_rel = arena_printf(a, "%sindex.html", x->path);
+        context = arena_printf(a, "the index of %s", x->name);
         break;
     }
     case J_PAPER: {
@@ -196,6 +231,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, title, g->path)));
         if (j->a == SITE_GEN_ARCHIVE)
             tpl_map_set_str(a, vars, "years", c->years);
+        if (j->a == SITE_GEN_TAGS)
+            tpl_map_set_str(a, vars, "taxonomy", tpl_map_get_cstr(tpl_map_get_cstr(s->site_value.u.map, "taxonomies").u.map, "tags"));
         if (j->a == SITE_GEN_FEED)
             tpl_map_set_str(a, vars, "feed", feed(c, a, s->cfg.title, "", tpl_map_get_cstr(s->site_value.u.map, "posts")));
         tname = g->template;

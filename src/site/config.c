@@ -165,11 +165,48 @@ static const key_def config_keys[] = {
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
     { .name = "bibliography", .type = KEY_NAMES, .at = AT(bibliography), .set = AT(nbibliography),
       .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
+    { .name = "taxonomies", .type = KEY_NAMES, .at = AT(taxonomies), .set = AT(ntaxonomies),
+      .want = "a list of taxonomy names (taxonomies: [tags, categories])", .flags = KEY_UNIQUE },
     { .name = "citation_style", .type = KEY_WORD, .at = AT(citations_numeric),
       .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
 };
 static const key_table config_table = { "", config_keys, sizeof config_keys / sizeof *config_keys, true,
                                         "(ignored; put your own values under 'params:')", true, false };
+
+/* taxonomies: each name becomes a front-matter key and a folder of the
+ * output (<name>/<term>/), so it is letters, digits, '-' and '_', and not
+ * a key sheaf reads for something else; at most SITE_MAX_TAXONOMIES. */
+static bool check_taxonomies(site_config *c, const char *path, diag_list *d)
+{
+    int line, col;
+    site_config_key_place(c, "taxonomies", &line, &col);
+    if (c->ntaxonomies > SITE_MAX_TAXONOMIES) {
+        diag_error(d, path, line, col, "'taxonomies' lists %zu names: at most %d", c->ntaxonomies,
+                   SITE_MAX_TAXONOMIES);
+        c->ntaxonomies = 0;
+        return false;
+    }
+    for (size_t i = 0; i < c->ntaxonomies; i++) {
+        const char *n = c->taxonomies[i];
+        bool ok = *n != 0;
+        for (const char *q = n; *q && ok; q++)
+            ok = isalnum((unsigned char)*q) || *q == '-' || *q == '_';
+        if (!ok) {
+            diag_error(d, path, line, col,
+                       "taxonomy '%s': a name is letters, digits, '-' and '_' (it names a front-matter "
+                       "key and a folder of the site: /%s/<term>/)", n, n);
+        } else if (strcmp(n, "tags") && strcmp(n, "categories") && site_page_key_known(n)) {
+            diag_error(d, path, line, col, "taxonomy '%s': '%s:' in front matter already means something "
+                       "else to sheaf (docs/variables.md); choose another name", n, n);
+            ok = false;
+        }
+        if (!ok) {
+            c->ntaxonomies = 0;
+            return false;
+        }
+    }
+    return true;
+}
 
 /* "https://x.io/notes" → base_url "https://x.io/notes/", origin
  * "https://x.io", base_path "/notes/"; "/blog" → "", "/blog/". */
@@ -235,7 +272,13 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     key_reader r = { .path = shown, .a = a, .d = d, .pos = pos, .npos = npos, .out = c, .ok = true };
     site_keys_read(&config_table, v.u.map, &r);
     ok = r.ok;
+    ok &= check_taxonomies(c, shown, d);
 finish:
+    if (tpl_map_find(c->raw.u.map, "taxonomies") < 0) {
+        static const char *const defaults[] = { "tags", "categories" };
+        c->taxonomies = (const char **)defaults;
+        c->ntaxonomies = 2;
+    }
     split_base_url(a, base_url_override ? base_url_override : c->base_url, c);
     buf_release(&text);
     free(path);

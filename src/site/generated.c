@@ -3,6 +3,8 @@
  * output-path check (load.c) and the link checker (links.c) all read — and
  * the rule for the paginated lists (the home page, sections). Tag pages
  * follow site_tag_slug (model.c). */
+#include <string.h>
+
 #include "site/site.h"
 
 const site_generated site_generated_outputs[] = {
@@ -39,4 +41,12 @@ size_t site_index_pages(const site *s)
 const char *site_index_path(arena *a, size_t n)
 {
     return site_list_path(a, "", n);
+}
+
+bool site_has_taxonomy(const site_config *c, const char *name)
+{
+    for (size_t i = 0; i < c->ntaxonomies; i++)
+        if (!strcmp(c->taxonomies[i], name))
+            return true;
+    return false;
 }

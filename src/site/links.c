@@ -257,8 +257,10 @@ static uint64_t link_env(const site *s)
         env_add(&h, p->rel);
         env_add(&h, p->path);
         env_add(&h, p->excluded ? "x" : p->failed ? "f" : "-");
-        for (size_t k = 0; k < p->ntags; k++)
-            env_add(&h, p->tags[k]);
+        for (size_t t = 0; t < SITE_MAX_TAXONOMIES; t++)
+            for (size_t k = 0; k < p->nterms[t]; k++)
+                env_add(&h, p->terms[t][k]);
+        env_add(&h, p->is_post ? "p" : "-");
     }
     for (size_t i = 0; i < s->nfiles; i++) {
         env_add(&h, s->files[i].content_rel);
@@ -273,7 +275,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* the set of output paths, for links written relative to the output */
     strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        if (i != SITE_GEN_PAPERS || s->bib)
+        if ((i != SITE_GEN_PAPERS || s->bib) && (i != SITE_GEN_TAGS || site_has_taxonomy(&s->cfg, "tags")))
             strmap_put(outputs, site_generated_outputs[i].output, 0);
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].path && !s->pages[i].excluded)
@@ -284,10 +286,18 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->sections[i].path), 0);
         strmap_put(outputs, arena_printf(s->a, "%satom.xml", s->sections[i].path), 0);
     }
-    for (size_t i = 0; i < s->npages; i++)
-        for (size_t k = 0; k < s->pages[i].ntags; k++)
-            strmap_put(outputs,
-                       arena_printf(s->a, "tags/%s/index.html", site_tag_slug(s->a, s->pages[i].tags[k])), 0);
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        if (!p->is_post || p->excluded || p->failed)
+            continue; /* only posts make term pages */
+        for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
+            for (size_t k = 0; k < p->nterms[t]; k++) {
+                const char *slug = site_tag_slug(s->a, p->terms[t][k]);
+                strmap_put(outputs, arena_printf(s->a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
+                strmap_put(outputs, arena_printf(s->a, "%s/%s/atom.xml", s->cfg.taxonomies[t], slug), 0);
+                strmap_put(outputs, arena_printf(s->a, "%s/index.html", s->cfg.taxonomies[t]), 0);
+            }
+    }
     md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0 };
     site_parallel(s->npages, jobs, md_job, &c);
     s->outputs = outputs; /* kept for site_page_markdown */

@@ -290,7 +290,8 @@ static const key_def page_keys[] = {
     { .name = "published", .type = KEY_BOOL, .at = AT(draft), .want = "true or false", .flags = KEY_NEGATE },
     { .name = "tags", .type = KEY_NAMES, .at = AT(tags), .set = AT(ntags), .want = "a list of tag names",
       .flags = KEY_UNIQUE },
-    /* added to the tags (parse_page): sheaf has one taxonomy */
+    /* a taxonomy of its own by default; added to the tags (others_keys) when
+     * `taxonomies:` does not list categories */
     { .name = "categories", .type = KEY_NAMES, .at = AT(categories), .set = AT(ncategories),
       .want = "a list of category names", .flags = KEY_UNIQUE },
     { .name = "category", .type = KEY_NAMES, .at = AT(categories), .set = AT(ncategories),
@@ -333,9 +334,21 @@ const char *site_key_no_equivalent(const char *key)
     return NULL;
 }
 
+bool site_page_key_known(const char *name)
+{
+    for (size_t i = 0; i < page_table.n; i++)
+        if (!strcasecmp(page_table.keys[i].name, name))
+            return true;
+    return false;
+}
+
 void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 {
     site_keys_copy(&page_table, dst, src, in_place_only ? KEY_IN_PLACE : 0);
+    if (!in_place_only) {
+        memcpy(dst->terms, src->terms, sizeof dst->terms);
+        memcpy(dst->nterms, src->nterms, sizeof dst->nterms);
+    }
     dst->fm = src->fm;
     dst->fm_pos = src->fm_pos;
     dst->fm_npos = src->fm_npos;
@@ -343,7 +356,17 @@ void site_page_copy_head(page *dst, const page *src, bool in_place_only)
 
 bool site_page_same_place(const page *a, const page *b)
 {
-    return !b->failed && a->excluded == b->excluded && site_keys_same(&page_table, a, b, KEY_IN_PLACE);
+    if (b->failed || a->excluded != b->excluded || !site_keys_same(&page_table, a, b, KEY_IN_PLACE))
+        return false;
+    /* the terms of every taxonomy: a term page lists the page */
+    for (size_t t = 0; t < SITE_MAX_TAXONOMIES; t++) {
+        if (a->nterms[t] != b->nterms[t])
+            return false;
+        for (size_t i = 0; i < a->nterms[t]; i++)
+            if (strcmp(a->terms[t][i], b->terms[t][i]))
+                return false;
+    }
+    return true;
 }
 
 void site_page_key_place(const page *p, const char *key, int *line, int *col)
@@ -392,15 +415,42 @@ static bool url_safe(const char *s, size_t n)
     return true;
 }
 
+/* The terms of each taxonomy: tags and categories from their rows of the
+ * key table, any other from the key of its name (one name, or a list, as
+ * for tags). */
+static void read_terms(site *s, page *p, const tpl_map *m, key_reader *r)
+{
+    for (size_t t = 0; t < s->cfg.ntaxonomies; t++) {
+        const char *name = s->cfg.taxonomies[t];
+        if (!strcmp(name, "tags")) {
+            p->terms[t] = p->tags;
+            p->nterms[t] = p->ntags;
+        } else if (!strcmp(name, "categories")) {
+            p->terms[t] = p->categories;
+            p->nterms[t] = p->ncategories;
+        } else {
+            const key_def row = { .name = name, .type = KEY_NAMES,
+                                  .at = offsetof(page, terms) + t * sizeof p->terms[0],
+                                  .set = offsetof(page, nterms) + t * sizeof p->nterms[0],
+                                  .want = "a name or a list of names", .flags = KEY_UNIQUE };
+            const key_table one = { "", &row, 1, false, NULL, true, true };
+            site_keys_read(&one, m, r);
+        }
+    }
+}
+
 /* What the keys Jekyll and Hugo write mean once every key is read: a
- * description is the summary too, categories are tags, a `url:` is checked.
- * Returns false after an error. */
+ * description is the summary too, categories are tags when categories is
+ * not a taxonomy, a `url:` is checked. Returns false after an error. */
 static bool others_keys(site *s, page *p, arena *a, diag_list *d)
 {
     int line, col;
     if (!p->summary_text && p->description)
         p->summary_text = p->description;
-    if (p->ncategories) {
+    bool categories_taxonomy = false;
+    for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
+        categories_taxonomy |= !strcmp(s->cfg.taxonomies[t], "categories");
+    if (p->ncategories && !categories_taxonomy) {
         const char **all = arena_alloc(a, (p->ntags + p->ncategories) * sizeof *all);
         size_t n = 0;
         for (size_t i = 0; i < p->ntags + p->ncategories; i++) {
@@ -517,6 +567,8 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     p->fm_npos = npos;
     key_reader r = { .path = p->src, .a = a, .d = d, .pos = pos, .npos = npos, .out = p, .ok = true };
     site_keys_read(&page_table, m, &r);
+    memset(p->terms, 0, sizeof p->terms);
+    memset(p->nterms, 0, sizeof p->nterms);
     bool bad_fm = !r.ok;
     if (!p->has_date && plen) {
         p->date = fdate;
@@ -529,6 +581,9 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
         bad_fm = true;
     }
     bad_fm |= !others_keys(s, p, a, d);
+    r.ok = true;
+    read_terms(s, p, m, &r); /* after others_keys: tags with categories, when merged */
+    bad_fm |= !r.ok;
     p->failed = bad_fm;
     p->excluded = (p->draft || (p->has_expiry && p->expiry.t <= (int64_t)time(NULL))) && !s->drafts;
 }
@@ -946,7 +1001,7 @@ bool site_assign_paths(site *s, diag_list *d)
     size_t before = diag_error_count(d);
     outputs o = { strmap_new(s->npages * 2 + s->nfiles + 64), NULL, 0, 0 };
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        if (i != SITE_GEN_PAPERS || s->bib)
+        if ((i != SITE_GEN_PAPERS || s->bib) && (i != SITE_GEN_TAGS || site_has_taxonomy(&s->cfg, "tags")))
             claim(s, &o, site_generated_outputs[i].output, "(generated)", d);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
@@ -1083,7 +1138,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     claimant *all = NULL;
     size_t nall = 0, capall = 0;
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        if (i != SITE_GEN_PAPERS || s->npapers)
+        if ((i != SITE_GEN_PAPERS || s->npapers) && (i != SITE_GEN_TAGS || site_has_taxonomy(&s->cfg, "tags")))
             add_claimant(&all, &nall, &capall, site_generated_outputs[i].output, NULL, 0, 0);
     for (size_t k = 2; k <= index_pages; k++) {
         const char *out = arena_printf(s->a, "%sindex.html", site_index_path(s->a, k));
@@ -1106,20 +1161,36 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         }
     }
     bool ok = true;
-    for (size_t i = 0; i < s->ntags; i++) {
-        const char *out = arena_printf(s->a, "%sindex.html", s->tags[i].path);
-        if (s->tags[i].nposts) {
-            /* made from a tag name: placed at the first post's tags */
-            const page *p = &s->pages[s->tags[i].posts[0]];
+    for (size_t t = 0; t < s->ntaxonomies; t++) {
+        /* tags/ is in site_generated_outputs; another's index, once it has terms */
+        if (strcmp(s->taxonomies[t].name, "tags") && s->taxonomies[t].n) {
+            const char *out = arena_printf(s->a, "%sindex.html", s->taxonomies[t].path);
+            strmap_put(gen, out, 0);
+            add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        }
+    }
+    for (size_t i = 0; i < s->nterms; i++) {
+        const tag_info *tg = &s->terms[i];
+        const char *out = arena_printf(s->a, "%sindex.html", tg->path);
+        const char *tax = s->taxonomies[tg->tax].name;
+        if (tg->nposts) {
+            /* made from a term's name: placed at the first post's key */
+            const page *p = &s->pages[tg->posts[0]];
             int line, col;
-            site_page_key_place(p, "tags", &line, &col);
-            if (!path_ok(out, "the page of tag", s->tags[i].name, p->src, line, col, d)) {
+            site_page_key_place(p, tax, &line, &col);
+            const char *what = !strcmp(tax, "tags") ? "the page of tag" : arena_printf(s->a, "the page of %s term", tax);
+            if (!path_ok(out, what, tg->name, p->src, line, col, d)) {
                 ok = false;
                 continue;
             }
         }
-        strmap_put(gen, out, 0);
-        add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        size_t np = site_list_pages(s, tg->nposts);
+        for (size_t k = 0; k <= np; k++) {
+            out = k ? arena_printf(s->a, "%sindex.html", site_list_path(s->a, tg->path, k))
+                    : arena_printf(s->a, "%satom.xml", tg->path);
+            strmap_put(gen, out, 0);
+            add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        }
     }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
@@ -1172,11 +1243,9 @@ void site_free(site *s)
     for (size_t i = 0; i < s->nsections; i++)
         free(s->sections[i].posts);
     free(s->sections);
-    if (s->tags) {
-        for (size_t i = 0; i < s->ntags; i++)
-            free(s->tags[i].posts);
-        free(s->tags);
-    }
+    for (size_t i = 0; i < s->nterms; i++)
+        free(s->terms[i].posts);
+    free(s->terms);
     if (s->index) {
         strmap_free(s->index->pages);
         strmap_free(s->index->files);

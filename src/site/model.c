@@ -194,7 +194,34 @@ size_t site_update_body_fields(site *s, page *p, long *changed)
  * its entries), in the site arena; tag_index maps a tag's name to its
  * tag_info. The body's entries come from body_values, so a fast rebuild
  * (site_update_body_fields) sets exactly the same ones. */
-static void page_value(site *s, page *p, strmap *tag_index)
+/* The key of a term in the index build_terms returns: "<taxonomy>/<slug>". */
+static const char *term_key(buf *b, size_t tax, const char *slug)
+{
+    buf_reset(b);
+    buf_printf(b, "%zu/%s", tax, slug);
+    return b->data;
+}
+
+static tpl_value term_refs(site *s, const char *const *names, size_t n, size_t tax, strmap *term_index,
+                           buf *key)
+{
+    arena *a = s->a;
+    tpl_list *l = tpl_list_new(a, n);
+    for (size_t i = 0; i < n; i++) {
+        const char *slug = site_tag_slug(a, names[i]);
+        long ti = tax < s->ntaxonomies ? strmap_get(term_index, term_key(key, tax, slug)) : -1;
+        const tag_info *t = ti >= 0 ? &s->terms[ti] : NULL;
+        tpl_map *tm = tpl_map_new(a, 3);
+        tpl_map_set_str(a, tm, "name", str_v(names[i]));
+        tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : slug));
+        if (t)
+            tpl_map_set_str(a, tm, "url", str_v(site_url(s, t->path)));
+        l->items[i] = tpl_map_value(tm);
+    }
+    return tpl_list_value(l);
+}
+
+static void page_value(site *s, page *p, strmap *term_index)
 {
     arena *a = s->a;
     tpl_map *m = tpl_map_new(a, 24);
@@ -216,18 +243,23 @@ static void page_value(site *s, page *p, strmap *tag_index)
     while (st > p->path && st[-1] != '/')
         st--;
     tpl_map_set_str(a, m, "slug", tpl_str_copy(a, st, (size_t)(end - st)));
-    tpl_list *tags = tpl_list_new(a, p->ntags);
-    for (size_t i = 0; i < p->ntags; i++) {
-        long ti = strmap_get(tag_index, site_tag_slug(s->a, p->tags[i]));
-        const tag_info *t = ti >= 0 ? &s->tags[ti] : NULL;
-        tpl_map *tm = tpl_map_new(a, 3);
-        tpl_map_set_str(a, tm, "name", str_v(p->tags[i]));
-        tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : site_tag_slug(s->a, p->tags[i])));
-        if (t)
-            tpl_map_set_str(a, tm, "url", str_v(site_url(s, t->path)));
-        tags->items[i] = tpl_map_value(tm);
+    /* each taxonomy's terms {name, slug, url}; page.tags even when tags is
+     * not a taxonomy (then without url) */
+    buf key = BUF_INIT;
+    tpl_map *tx = tpl_map_new(a, s->ntaxonomies + 1);
+    tpl_value tags = tpl_undefined();
+    for (size_t t = 0; t < s->ntaxonomies; t++) {
+        tpl_value l = term_refs(s, p->terms[t], p->nterms[t], t, term_index, &key);
+        tpl_map_set_str(a, tx, s->taxonomies[t].name, l);
+        if (!strcmp(s->taxonomies[t].name, "tags"))
+            tags = l;
     }
-    tpl_map_set_str(a, m, "tags", tpl_list_value(tags));
+    if (tags.kind == TPL_UNDEFINED)
+        tags = term_refs(s, p->tags, p->ntags, (size_t)-1, term_index, &key);
+    buf_release(&key);
+    tpl_map_seal(a, tx);
+    tpl_map_set_str(a, m, "tags", tags);
+    tpl_map_set_str(a, m, "taxonomies", tpl_map_value(tx));
     tpl_value body[SITE_BODY_FIELDS];
     body_values(s, p, body);
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
@@ -250,6 +282,102 @@ static void page_value(site *s, page *p, strmap *tag_index)
     tpl_map_seal(a, m);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;
+}
+
+/* The terms of every taxonomy (s->terms, s->taxonomies, s->tags), each
+ * with its posts, newest first; a term's first spelling seen (the newest
+ * post's) names it. Returns an index "<taxonomy>/<slug>" → term, which
+ * the caller frees. */
+static strmap *build_terms(site *s)
+{
+    arena *a = s->a;
+    size_t nt = 0, cap = 0;
+    tag_info *v = NULL;
+    buf key = BUF_INIT;
+    s->ntaxonomies = s->cfg.ntaxonomies;
+    for (size_t t = 0; t < s->ntaxonomies; t++) {
+        taxonomy_info *x = &s->taxonomies[t];
+        x->name = s->cfg.taxonomies[t];
+        x->path = arena_printf(a, "%s/", x->name);
+        buf title = BUF_INIT;
+        buf_puts(&title, x->name);
+        if (title.data[0] >= 'a' && title.data[0] <= 'z')
+            title.data[0] = (char)(title.data[0] - 'a' + 'A');
+        x->title = arena_strndup(a, title.data, title.len);
+        buf_release(&title);
+        strmap *index = strmap_new(64);
+        x->first = nt;
+        for (size_t k = 0; k < s->nposts; k++) {
+            page *p = &s->pages[s->posts[k]];
+            for (size_t i = 0; i < p->nterms[t]; i++) {
+                const char *slug = site_tag_slug(a, p->terms[t][i]);
+                long ti = strmap_get(index, slug);
+                if (ti < 0) {
+                    tag_info *tg = VEC_ADD(v, nt, cap, 16);
+                    memset(tg, 0, sizeof *tg);
+                    ti = (long)nt - 1;
+                    tg->name = p->terms[t][i];
+                    tg->slug = slug;
+                    tg->tax = (int)t;
+                    tg->path = arena_printf(a, "%s%s/", x->path, slug);
+                    strmap_put(index, slug, ti);
+                }
+                tag_info *tg = &v[ti];
+                VEC_PUSH(tg->posts, tg->nposts, tg->capposts, 8, s->posts[k]);
+            }
+        }
+        x->n = nt - x->first;
+        if (x->n)
+            qsort(v + x->first, x->n, sizeof *v, cmp_tags);
+        strmap_free(index);
+    }
+    s->terms = v;
+    s->nterms = nt;
+    s->tags = NULL;
+    s->ntags = 0;
+    strmap *all = strmap_new(nt + 1);
+    for (size_t t = 0; t < s->ntaxonomies; t++) {
+        const taxonomy_info *x = &s->taxonomies[t];
+        if (!strcmp(x->name, "tags")) {
+            s->tags = v + x->first;
+            s->ntags = x->n;
+        }
+        for (size_t i = x->first; i < x->first + x->n; i++)
+            strmap_put(all, arena_strdup(a, term_key(&key, t, v[i].slug)), (long)i); /* keys are kept, not copied */
+    }
+    buf_release(&key);
+    return all;
+}
+
+/* A taxonomy's value and its terms' (docs/variables.md). */
+static void taxonomy_value(site *s, taxonomy_info *x)
+{
+    arena *a = s->a;
+    tpl_list *terms = tpl_list_new(a, x->n);
+    for (size_t i = 0; i < x->n; i++) {
+        tag_info *t = &s->terms[x->first + i];
+        tpl_map *m = tpl_map_new(a, 8);
+        tpl_map_set_str(a, m, "name", str_v(t->name));
+        tpl_map_set_str(a, m, "slug", str_v(t->slug));
+        tpl_map_set_str(a, m, "url", str_v(site_url(s, t->path)));
+        tpl_list *tp = tpl_list_new(a, t->nposts);
+        for (size_t k = 0; k < t->nposts; k++)
+            tp->items[k] = tpl_map_value(s->pages[t->posts[k]].value);
+        tpl_map_set_str(a, m, "posts", tpl_list_value(tp));
+        tpl_map_set_str(a, m, "count", tpl_int((int64_t)t->nposts));
+        tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%satom.xml", s->cfg.base_path, t->path)));
+        tpl_map_set_str(a, m, "taxonomy", str_v(x->name));
+        t->value = m;
+        terms->items[i] = tpl_map_value(m);
+    }
+    tpl_map *m = tpl_map_new(a, 5);
+    tpl_map_set_str(a, m, "name", str_v(x->name));
+    tpl_map_set_str(a, m, "title", str_v(x->title));
+    tpl_map_set_str(a, m, "url", str_v(site_url(s, x->path)));
+    tpl_map_set_str(a, m, "terms", tpl_list_value(terms));
+    tpl_map_set_str(a, m, "count", tpl_int((int64_t)x->n));
+    tpl_map_seal(a, m);
+    x->value = m;
 }
 
 /* A section's value (docs/variables.md): its name, title, URLs, its
@@ -315,45 +443,17 @@ void site_build_model(site *s)
             s->pages[p->next].prev = s->posts[k];
         VEC_PUSH(sec->posts, sec->nposts, sec->capposts, 16, s->posts[k]);
     }
-    /* tags, by slug; the first spelling seen (newest post) names the tag */
-    strmap *tag_index = strmap_new(64);
-    size_t ntags = 0, captags = 0;
-    s->tags = NULL;
-    for (size_t k = 0; k < np; k++) {
-        page *p = &s->pages[s->posts[k]];
-        for (size_t i = 0; i < p->ntags; i++) {
-            const char *slug = site_tag_slug(s->a, p->tags[i]);
-            long ti = strmap_get(tag_index, slug);
-            if (ti < 0) {
-                tag_info *t = VEC_ADD(s->tags, ntags, captags, 16);
-                memset(t, 0, sizeof *t);
-                ti = (long)ntags - 1;
-                t->name = p->tags[i];
-                t->slug = slug;
-                t->path = arena_printf(a, "tags/%s/", slug);
-                strmap_put(tag_index, slug, ti);
-            }
-            tag_info *t = &s->tags[ti];
-            VEC_PUSH(t->posts, t->nposts, t->capposts, 8, s->posts[k]);
-        }
-    }
-    s->ntags = ntags;
-    if (ntags)
-        qsort(s->tags, ntags, sizeof *s->tags, cmp_tags);
-    strmap_free(tag_index);
-    tag_index = strmap_new(ntags + 1);
-    for (size_t i = 0; i < ntags; i++)
-        strmap_put(tag_index, s->tags[i].slug, (long)i);
+    strmap *term_index = build_terms(s);
 
     tpl_map *sm = tpl_map_new(a, 20);
     site_citation_values(s, sm); /* before the pages: their bibliographies */
     for (size_t k = 0; k < np; k++)
-        page_value(s, &s->pages[s->posts[k]], tag_index);
+        page_value(s, &s->pages[s->posts[k]], term_index);
     for (size_t k = 0; k < nplain; k++)
-        page_value(s, &s->pages[s->plain[k]], tag_index);
+        page_value(s, &s->pages[s->plain[k]], term_index);
     for (size_t i = 0; i < s->npages; i++) /* the _index.md of the home page, of sections */
         if (s->pages[i].is_index && s->pages[i].path && !s->pages[i].failed)
-            page_value(s, &s->pages[i], tag_index);
+            page_value(s, &s->pages[i], term_index);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)
@@ -361,22 +461,16 @@ void site_build_model(site *s)
     tpl_list *plain = tpl_list_new(a, nplain);
     for (size_t k = 0; k < nplain; k++)
         plain->items[k] = tpl_map_value(s->pages[s->plain[k]].value);
-    tpl_list *tags = tpl_list_new(a, ntags);
-    for (size_t i = 0; i < ntags; i++) {
-        tag_info *t = &s->tags[i];
-        tpl_map *m = tpl_map_new(a, 5);
-        tpl_map_set_str(a, m, "name", str_v(t->name));
-        tpl_map_set_str(a, m, "slug", str_v(t->slug));
-        tpl_map_set_str(a, m, "url", str_v(site_url(s, t->path)));
-        tpl_list *tp = tpl_list_new(a, t->nposts);
-        for (size_t k = 0; k < t->nposts; k++)
-            tp->items[k] = tpl_map_value(s->pages[t->posts[k]].value);
-        tpl_map_set_str(a, m, "posts", tpl_list_value(tp));
-        tpl_map_set_str(a, m, "count", tpl_int((int64_t)t->nposts));
-        t->value = m;
-        tags->items[i] = tpl_map_value(m);
+    tpl_map *taxonomies = tpl_map_new(a, s->ntaxonomies + 1);
+    tpl_value tags = tpl_list_value(tpl_list_new(a, 0));
+    for (size_t t = 0; t < s->ntaxonomies; t++) {
+        taxonomy_value(s, &s->taxonomies[t]);
+        tpl_map_set_str(a, taxonomies, s->taxonomies[t].name, tpl_map_value(s->taxonomies[t].value));
+        if (!strcmp(s->taxonomies[t].name, "tags"))
+            tags = tpl_map_get_cstr(s->taxonomies[t].value, "terms");
     }
-    strmap_free(tag_index);
+    tpl_map_seal(a, taxonomies);
+    strmap_free(term_index);
 
     const site_config *c = &s->cfg;
     tpl_map_set_str(a, sm, "title", str_v(c->title));
@@ -388,7 +482,8 @@ void site_build_model(site *s)
     tpl_map_set_str(a, sm, "params", c->params);
     tpl_map_set_str(a, sm, "posts", tpl_list_value(posts));
     tpl_map_set_str(a, sm, "pages", tpl_list_value(plain));
-    tpl_map_set_str(a, sm, "tags", tpl_list_value(tags));
+    tpl_map_set_str(a, sm, "tags", tags);
+    tpl_map_set_str(a, sm, "taxonomies", tpl_map_value(taxonomies));
     tpl_list *sections = tpl_list_new(a, s->nsections);
     for (size_t i = 0; i < s->nsections; i++) {
         section_value(s, &s->sections[i]);

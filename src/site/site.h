@@ -49,6 +49,9 @@ typedef struct permalink_rule {
     const char *pattern; /* e.g. "/:year/:month/:slug/" */
 } permalink_rule;
 
+/* How many taxonomies a site may have (`taxonomies:` in site.yaml). */
+#define SITE_MAX_TAXONOMIES 8
+
 typedef struct site_config {
     const char *title, *description, *author, *language, *theme;
     const char *base_url;  /* normalised: ends with '/' */
@@ -65,6 +68,8 @@ typedef struct site_config {
     bool citations_numeric;    /* citation_style: numeric (else author-year) */
     permalink_rule *permalinks;
     size_t npermalinks;
+    const char **taxonomies; /* `taxonomies:` names, [tags, categories] by default */
+    size_t ntaxonomies;      /* at most SITE_MAX_TAXONOMIES */
     tpl_value params;      /* map */
     tpl_value raw;         /* the whole file as a map */
     const fm_key_pos *pos; /* where its keys are written */
@@ -97,6 +102,9 @@ typedef struct site_generated {
     const char *context;  /* what messages call it: "the tags index" */
 } site_generated;
 
+/* Whether `name` is one of the site's taxonomies (the tags index, tags/,
+ * is made only when tags is). */
+bool site_has_taxonomy(const site_config *c, const char *name);
 /* Indexed by site_gen_kind. The home page's later pages are page/N/
  * (site_index_path); each tag has tags/<site_tag_slug>/. */
 extern const site_generated site_generated_outputs[SITE_NGENERATED];
@@ -159,6 +167,11 @@ typedef struct page {
     size_t ntags;
     const char **categories;
     size_t ncategories;
+    /* the terms of each of the site's taxonomies (cfg.taxonomies order):
+     * `tags:` for tags, `categories:` (or `category:`) for categories, the
+     * key of its name for any other */
+    const char **terms[SITE_MAX_TAXONOMIES];
+    size_t nterms[SITE_MAX_TAXONOMIES];
     const char **aliases;
     size_t naliases;
     const char **bibs;    /* `bibliography:` of its own (relative to the site) */
@@ -184,12 +197,25 @@ typedef struct site_file {
     const char *content_rel; /* for content files: path relative to content/ */
 } site_file;
 
+/* A term of a taxonomy (a tag, a category, …): its page is
+ * <taxonomy>/<slug>/ (paginated: …/page/N/), its feed …/atom.xml. */
 typedef struct tag_info {
     const char *name, *slug, *path;
+    int tax;              /* its taxonomy (s->taxonomies) */
     int *posts;           /* newest first */
     size_t nposts, capposts;
     tpl_map *value;
 } tag_info;
+
+/* A taxonomy: its terms are s->terms[first .. first + n), by name; its
+ * index of terms is at <name>/. */
+typedef struct taxonomy_info {
+    const char *name;     /* "categories" */
+    const char *path;     /* "categories/" */
+    const char *title;    /* "Categories" */
+    size_t first, n;
+    tpl_map *value;
+} taxonomy_info;
 
 /* A section: a folder directly under content/ that holds dated pages
  * (posts/ always is one). Every page in it is a post; it gets a list of
@@ -230,7 +256,12 @@ typedef struct site {
     size_t nposts;
     int *plain;           /* published non-post pages, by path */
     size_t nplain;
-    tag_info *tags;       /* by name */
+    tag_info *terms;      /* the terms of every taxonomy, each taxonomy's by name */
+    size_t nterms;
+    taxonomy_info taxonomies[SITE_MAX_TAXONOMIES]; /* as in cfg.taxonomies */
+    size_t ntaxonomies;
+    tag_info *tags;       /* the terms of `tags` (inside `terms`), by name; NULL
+                           * when tags is not a taxonomy */
     size_t ntags;
     section_info *sections; /* by name; found by site_load */
     size_t nsections;
@@ -322,6 +353,9 @@ void site_page_copy_head(page *dst, const page *src, bool in_place_only);
  * title, the params) is the same, so no path, order, list or tag page
  * changes. */
 bool site_page_same_place(const page *a, const page *b);
+/* Whether sheaf reads front-matter key `name` itself (a taxonomy may not
+ * be named so, tags and categories aside). */
+bool site_page_key_known(const char *name);
 /* Where the value of front-matter key `key` of p is written (1:1 when it
  * is not), for messages about it after loading. */
 void site_page_key_place(const page *p, const char *key, int *line, int *col);

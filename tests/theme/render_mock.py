@@ -352,6 +352,10 @@ def load_page(path, rel, site):
             {"name": t, "slug": slugify(t), "url": site.base_path + "tags/" + slugify(t) + "/"}
             for t in (fm.get("tags") or [])
         ],
+        "taxonomies": {"tags": [
+            {"name": t, "slug": slugify(t), "url": site.base_path + "tags/" + slugify(t) + "/"}
+            for t in (fm.get("tags") or [])
+        ], "categories": []},
         "content": Markup(html_body.strip()),
         "summary": Markup(summary.strip()),
         "has_more": has_more,
@@ -422,6 +426,8 @@ def build_model(base_url, paginate):
     taglist = sorted(tags.values(), key=lambda t: t["name"])
     for t in taglist:
         t["count"] = len(t["posts"])
+        t["feed_url"] = t["url"] + "atom.xml"
+        t["taxonomy"] = "tags"
     years = []
     for p in posts:
         y = p["date"].dt.year
@@ -439,6 +445,10 @@ def build_model(base_url, paginate):
         "posts": posts,
         "pages": plain,
         "tags": taglist,
+        "taxonomies": {"tags": {"name": "tags", "title": "Tags", "url": site_obj.base_path + "tags/",
+                                "terms": taglist, "count": len(taglist)},
+                       "categories": {"name": "categories", "title": "Categories",
+                                      "url": site_obj.base_path + "categories/", "terms": [], "count": 0}},
         "sections": [{"name": "posts", "title": "Posts", "url": site_obj.base_path + "posts/",
                       "permalink": site_obj.absolute_url(site_obj.base_path + "posts/"),
                       "feed_url": site_obj.base_path + "posts/atom.xml", "posts": posts,
@@ -583,7 +593,24 @@ def main(argv):
                feed={"title": sec["title"], "url": sec["permalink"] + "atom.xml",
                      "alternate": sec["permalink"], "posts": sec["posts"]})
     for t in taglist:
-        render("tag.html", f"tags/{t['slug']}/index.html", page=listpage("tag", t["name"], t["url"]), tag=t)
+        pg = {"pages": t["posts"], "current": 1, "total": 1, "first_url": t["url"], "last_url": t["url"]}
+        render("tag.html", f"tags/{t['slug']}/index.html", page=listpage("tag", t["name"], t["url"]), tag=t,
+               term=t, taxonomy=site["taxonomies"]["tags"], paginator=pg)
+        render("atom.xml", f"tags/{t['slug']}/atom.xml", page=listpage("feed", t["name"], t["url"]), term=t,
+               feed={"title": t["name"], "url": site_obj.absolute_url(t["url"] + "atom.xml"),
+                     "alternate": site_obj.absolute_url(t["url"]), "posts": t["posts"]})
+    # another taxonomy: one category holding the first tag's posts
+    cat = dict(taglist[0], slug="field-work", name="Field work", url=site_obj.base_path + "categories/field-work/",
+               feed_url=site_obj.base_path + "categories/field-work/atom.xml", taxonomy="categories")
+    cats = dict(site["taxonomies"]["categories"], terms=[cat], count=1)
+    pg = {"pages": cat["posts"], "current": 1, "total": 1, "first_url": cat["url"], "last_url": cat["url"]}
+    render("term.html", "categories/field-work/index.html", page=dict(listpage("term", cat["name"], cat["url"]),
+           taxonomy="categories"), term=cat, tag=cat, taxonomy=cats, paginator=pg)
+    render("atom.xml", "categories/field-work/atom.xml", page=listpage("feed", cat["name"], cat["url"]), term=cat,
+           feed={"title": "Categories: Field work", "url": site_obj.absolute_url(cat["feed_url"]),
+                 "alternate": site_obj.absolute_url(cat["url"]), "posts": cat["posts"]})
+    render("terms.html", "categories/index.html", page=dict(listpage("terms", "Categories", cats["url"]),
+           taxonomy="categories"), taxonomy=cats)
     render("tags.html", "tags/index.html", page=listpage("tags", "Tags", site_obj.base_path + "tags/"))
     render("archive.html", "archive/index.html", page=listpage("archive", "Archive", site_obj.base_path + "archive/"), years=years)
     render("404.html", "404.html", page=listpage("404", "Not found", site_obj.base_path + "404.html"))
@@ -599,7 +626,7 @@ def main(argv):
             "permalink": site_obj.absolute_url("posts/bare/"), "slug": "bare", "tags": [],
             "content": Markup("<p>x</p>"), "summary": Markup("<p>x</p>"), "has_more": False,
             "toc": [], "word_count": 1, "reading_time": 1, "backlinks": [], "params": {},
-            "source": "content/posts/bare.md", "draft": False, "date": posts[0]["date"]}
+            "source": "content/posts/bare.md", "draft": False, "date": posts[0]["date"], "taxonomies": {}}
     for tpl, ctx in (
         ("post.html", {"page": bare}),
         ("page.html", {"page": dict(bare, kind="page", date=None)}),

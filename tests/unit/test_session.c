@@ -166,7 +166,7 @@ TEST(sections_incremental)
 {
     snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
     OK(mkdtemp(root) != NULL);
-    put("site", "site.yaml", "title: Sectioned\npaginate: 1\n");
+    put("site", "site.yaml", "title: Sectioned\npaginate: 1\ntaxonomies: [tags, categories, series]\n");
     put("site", "content/_index.md", "---\ntitle: Home\n---\nHello.\n");
     put("site", "content/notes/_index.md", "---\ntitle: Notes\n---\nIntro one.\n");
     put("site", "content/notes/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst.\n");
@@ -206,6 +206,14 @@ TEST(sections_incremental)
     put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\n---\nFirst, edited.\n");
     OK(build_session_run(s, note, 1, d, &st));
     OK(same_as_fresh_build(site, out));
+    /* a term of another taxonomy: its pages change, so not the fast path */
+    put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\nseries: one\n---\nFirst, edited.\n");
+    OK(build_session_run(s, note, 1, d, &st));
+    OK(same_as_fresh_build(site, out));
+    put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\nseries: two\ncategories: c\n---\nFirst, edited.\n");
+    OK(build_session_run(s, note, 1, d, &st));
+    OK(same_as_fresh_build(site, out));
+    OK(st.rendered > full.rendered); /* a full run, with the new terms' pages, feeds and indexes */
     EQ_INT(diag_count(d), 0);
 
     diag_list_free(d);
