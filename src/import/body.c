@@ -449,7 +449,8 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             const char *target = unquote(m, t.w[1], t.n[1], &lit);
             const char *hash = strchr(target, '#');
             size_t tn = hash ? (size_t)(hash - target) : strlen(target);
-            import_page *to = tn ? import_hugo_ref(m, p, target, tn) : p;
+            /* "#anchor" alone: this page */
+            import_page *to = tn ? import_hugo_ref(m, p, target, tn) : hash ? p : NULL;
             if (to) {
                 if (to == p && !tn)
                     buf_puts(out, hash);
