@@ -669,6 +669,8 @@ void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k
 
 static bool block_open(const char *p)
 {
+    if (*p != '<')
+        return false;
     static const char *const tags[] = { "<p>", "<li>", "<td", "<th", "<h1", "<h2", "<h3",
                                         "<h4", "<h5", "<h6", "<blockquote>" };
     for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
@@ -679,6 +681,8 @@ static bool block_open(const char *p)
 
 static bool block_close(const char *p)
 {
+    if (*p != '<')
+        return false;
     static const char *const tags[] = { "</p>", "</li>", "</td>", "</th>", "</h", "<ul>", "<ol>",
                                         "</blockquote>" };
     for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
@@ -707,7 +711,7 @@ static void html_text(const char *h, size_t from, size_t to, size_t mark, size_t
             i = e ? (size_t)(e - h) + 1 : to;
             continue;
         }
-        size_t k = 0;
+        size_t k = h[i] == '&' ? 0 : sizeof ents / sizeof *ents;
         for (; k < sizeof ents / sizeof *ents; k++)
             if (!strncmp(h + i, ents[k].e, strlen(ents[k].e)))
                 break;

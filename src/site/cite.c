@@ -396,6 +396,22 @@ static int cmp_entries(const void *x, const void *y)
     return 0;
 }
 
+/* A cited work for site.papers: its count, and its place in the sorted
+ * bibliography to keep ties in that order. */
+typedef struct ranked {
+    tpl_map *m;
+    int64_t count;
+    size_t at;
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
 void site_citation_values(site *s, tpl_map *site_map)
 {
     arena *a = s->a;
@@ -437,19 +453,18 @@ void site_citation_values(site *s, tpl_map *site_map)
     for (size_t i = 0; i < n; i++)
         all->items[i] = tpl_map_value(sorted[i]);
     tpl_map_set_str(a, site_map, "bibliography", tpl_list_value(all));
-    /* site.papers: the cited works, most cited first */
+    /* site.papers: the cited works, most cited first (then as sorted) */
+    ranked *r = xcalloc(n + 1, sizeof *r);
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (tpl_map_get_cstr(sorted[i], "cited_by_count").u.i > 0)
-            sorted[k++] = sorted[i];
-    for (size_t i = 1; i < k; i++) /* stable: by count, then as sorted */
-        for (size_t j = i; j > 0 && tpl_map_get_cstr(sorted[j], "cited_by_count").u.i >
-                                        tpl_map_get_cstr(sorted[j - 1], "cited_by_count").u.i;
-             j--) {
-            tpl_map *t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
+    for (size_t i = 0; i < n; i++) {
+        int64_t count = tpl_map_get_cstr(sorted[i], "cited_by_count").u.i;
+        if (count > 0)
+            r[k++] = (ranked){ sorted[i], count, i };
+    }
+    qsort(r, k, sizeof *r, cmp_ranked);
+    for (size_t i = 0; i < k; i++)
+        sorted[i] = r[i].m;
+    free(r);
     tpl_list *papers = tpl_list_new(a, k);
     for (size_t i = 0; i < k; i++)
         papers->items[i] = tpl_map_value(sorted[i]);
