@@ -31,6 +31,8 @@ typedef struct hg {
     const char *main;    /* the main section's folder: "post" */
     const tpl_map *permalinks;
     bool keep_case;      /* disablePathToLower */
+    const char **taxonomies; /* their plural names ("series"), when configured */
+    size_t ntaxonomies, captaxonomies;
     const char **noted;
     size_t nnoted, capnoted;
     bool ok;
@@ -156,6 +158,11 @@ static void hg_page(hg *h, const char *rel, const char *in)
     p->src_rel = rel;
     const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
     import_map_front_matter(m, p, map, pos, npos, false);
+    /* a taxonomy's key as sheaf names it ("Series" → "series") */
+    for (size_t i = 0; i < p->nkv; i++)
+        for (size_t k = 0; k < h->ntaxonomies; k++)
+            if (!strcasecmp(p->kv[i].key, h->taxonomies[k]))
+                p->kv[i].key = h->taxonomies[k];
     /* dates Hugo read from strings (JSON has no dates) */
     static const char *const dkeys[] = { "date", "updated", "expiry" };
     for (size_t i = 0; i < p->nkv; i++)
@@ -396,12 +403,20 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         opened = true;
         import_yaml_kv(y, 2, !strcmp(k.u.s, h->main) ? "posts" : k.u.s, pv);
     }
+    /* [taxonomies] tag = "tags": sheaf's taxonomies are named by their plural */
     tpl_value tx = import_get(c, "taxonomies");
-    for (size_t i = 0; tx.kind == TPL_MAP && i < tx.u.map->len; i++) {
-        tpl_value tv = tx.u.map->entries[i].value;
-        if (tv.kind == TPL_STRING && strcmp(tv.u.s, "tags") && strcmp(tv.u.s, "categories"))
-            import_note_add(m, file, 0, 0, arena_printf(m->a, "taxonomy '%s'", tv.u.s),
-                            "sheaf has tags (and categories, read as tags); its terms are not imported");
+    if (tx.kind == TPL_MAP) {
+        buf_puts(y, "taxonomies: [");
+        size_t n = 0;
+        for (size_t i = 0; i < tx.u.map->len; i++) {
+            tpl_value tv = tx.u.map->entries[i].value;
+            if (tv.kind != TPL_STRING)
+                continue;
+            buf_puts(y, n++ ? ", " : "");
+            import_yaml_string(y, tv.u.s, tv.len);
+            VEC_PUSH_IN(m->a, h->taxonomies, h->ntaxonomies, h->captaxonomies, 4, tv.u.s);
+        }
+        buf_puts(y, "]\n");
     }
     static const char *const none[][2] = {
         { "menu", "sheaf has no menus: link pages from templates/" },
@@ -419,9 +434,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
     import_note_add(m, NULL, 0, 0,
                     arena_printf(m->a, "Hugo's RSS feeds of sections, taxonomies and terms (/%s/index.xml, "
                                  "/tags/index.xml, /tags/NAME/index.xml)", h->main[0] ? h->main : "SECTION"),
-                    "not kept: sheaf writes an Atom feed per section (/SECTION/atom.xml) and none per tag");
-    import_note_add(m, NULL, 0, 0, "Hugo's taxonomy pages other than tags (/categories/, /categories/NAME/)",
-                    "not kept: sheaf reads categories as tags, listed at /tags/NAME/");
+                    "not kept: sheaf writes Atom feeds at /SECTION/atom.xml and /TAXONOMY/TERM/atom.xml");
 }
 
 bool import_hugo_collect(imp *m)
