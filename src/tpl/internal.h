@@ -153,6 +153,15 @@ typedef struct tpl_block_def {
     const node *node;
 } tpl_block_def;
 
+/* A template named by a string literal in extends, include, import or
+ * from, where it is named. */
+typedef struct tpl_ref {
+    const char *name;
+    int line, col;
+    bool extends;
+    bool optional; /* include … ignore missing, or one of a list */
+} tpl_ref;
+
 struct tpl_template {
     char *name;  /* as looked up, e.g. "post.html" */
     char *path;  /* as shown in errors, e.g. "templates/post.html" */
@@ -160,11 +169,8 @@ struct tpl_template {
     node *root;  /* N_BODY */
     tpl_block_def *blocks;
     size_t nblocks;
-    const char **refs; /* names used statically by extends/include/import/from */
+    tpl_ref *refs; /* names used statically by extends/include/import/from */
     size_t nrefs;
-    int *ref_line, *ref_col;
-    bool *ref_is_extends;
-    bool *ref_optional; /* include … ignore missing */
 };
 
 /* Parses one template, its names interned in `names`. Returns NULL after

@@ -294,12 +294,12 @@ static tpl_template *load_locked(tpl_loader *l, const char *name, const char *at
     /* references: checked each time the chain differs; cheap (few templates) */
     ch->names[ch->n] = name;
     for (size_t i = 0; i < t->nrefs; i++) {
-        ch->extends[ch->n] = t->ref_is_extends[i];
+        const tpl_ref *r = &t->refs[i];
+        ch->extends[ch->n] = r->extends;
         ch->n++;
         bool miss;
         size_t before = diag_error_count(d);
-        load_locked(l, t->refs[i], t->path, t->ref_line[i], t->ref_col[i], t->ref_optional[i], ch,
-                    &miss, d, NULL);
+        load_locked(l, r->name, t->path, r->line, r->col, r->optional, ch, &miss, d, NULL);
         ch->n--;
         if (diag_error_count(d) > before) {
             /* a broken dependency makes this template unusable */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tpl/internal.h"
+#include "util/vec.h"
 
 typedef struct parser {
     const char *path;
@@ -840,33 +841,9 @@ static void add_ref(parser *p, node *expr, bool extends, bool optional)
                 lits[nl++] = expr->kids[i];
         optional = true; /* a list tries names in turn */
     }
-    for (size_t k = 0; k < nl; k++) {
-        if (t->nrefs == p->refcap) {
-            size_t nc = p->refcap ? p->refcap * 2 : 8;
-            const char **r = arena_alloc(p->a, nc * sizeof *r);
-            int *rl = arena_alloc(p->a, nc * sizeof *rl), *rc = arena_alloc(p->a, nc * sizeof *rc);
-            bool *re = arena_alloc(p->a, nc), *ro = arena_alloc(p->a, nc);
-            if (t->nrefs) {
-                memcpy(r, t->refs, t->nrefs * sizeof *r);
-                memcpy(rl, t->ref_line, t->nrefs * sizeof *rl);
-                memcpy(rc, t->ref_col, t->nrefs * sizeof *rc);
-                memcpy(re, t->ref_is_extends, t->nrefs);
-                memcpy(ro, t->ref_optional, t->nrefs);
-            }
-            t->refs = r;
-            t->ref_line = rl;
-            t->ref_col = rc;
-            t->ref_is_extends = re;
-            t->ref_optional = ro;
-            p->refcap = nc;
-        }
-        t->refs[t->nrefs] = lits[k]->lit.u.s;
-        t->ref_line[t->nrefs] = lits[k]->line;
-        t->ref_col[t->nrefs] = lits[k]->col;
-        t->ref_is_extends[t->nrefs] = extends;
-        t->ref_optional[t->nrefs] = optional;
-        t->nrefs++;
-    }
+    for (size_t k = 0; k < nl; k++)
+        VEC_PUSH_IN(p->a, t->refs, t->nrefs, p->refcap, 8,
+                    ((tpl_ref){ lits[k]->lit.u.s, lits[k]->line, lits[k]->col, extends, optional }));
 }
 
 static node *parse_body(parser *p, const char *const *ends, token **end_tok, token *open);
