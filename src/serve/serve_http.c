@@ -588,6 +588,15 @@ static size_t no_unescape(void *cls, struct MHD_Connection *c, char *s)
     return strlen(s); /* serve_resolve decodes the path itself, exactly once */
 }
 
+/* libmicrohttpd's handler for every request, on its connection threads.
+ * In order: the first call only marks the connection (the body, if any,
+ * comes next and is dropped); a Host that is not this server's is refused
+ * (DNS rebinding); methods other than GET and HEAD are refused; the two
+ * internal paths (reload events, status) are answered; anything else is a
+ * path under the output folder, resolved by serve_resolve while the output
+ * is read-locked (a build cannot commit under a response) and answered as
+ * a file, a redirect (query string kept), the site's 404 page, 403 or
+ * 400. */
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)

@@ -11,6 +11,7 @@
 
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "util/vec.h"
 
 bool fs_read_fd(int fd, buf *out)
 {
@@ -232,6 +233,12 @@ static int cmp_names(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* fs_visit's recursion: visits the folder root/rel (rel "" for root
+ * itself) in name order — files as FS_FILE, symbolic links as FS_LINK
+ * (never followed), subfolders by recursing — and reports what cannot be
+ * read as FS_UNREADABLE with its errno. Hidden names (a leading '.') are
+ * left out when skip_hidden. Returns false when anything was unreadable;
+ * the rest is still visited. */
 static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_fn fn, void *ctx)
 {
     char *dir = rel[0] ? fs_join(root, rel) : xstrdup(root);
@@ -252,11 +259,7 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_f
             continue;
         if (skip_hidden && e->d_name[0] == '.')
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            names = xrealloc(names, cap * sizeof *names);
-        }
-        names[n++] = xstrdup(e->d_name);
+        VEC_PUSH(names, n, cap, 32, xstrdup(e->d_name));
     }
     closedir(d);
     if (n) /* names is NULL in an empty folder: qsort(NULL, 0, …) is undefined */
