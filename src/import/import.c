@@ -43,6 +43,11 @@ void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const ch
 
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo)
 {
+    for (size_t i = 0; i < m->nnotes; i++)
+        if (m->notes[i].line == line && m->notes[i].col == col && !strcmp(m->notes[i].what, what) &&
+            ((!src_rel && !m->notes[i].src_rel) ||
+             (src_rel && m->notes[i].src_rel && !strcmp(src_rel, m->notes[i].src_rel))))
+            return; /* once (front-matter defaults apply to many pages) */
     import_note *n = VEC_ADD_IN(m->a, m->notes, m->nnotes, m->capnotes, 32);
     n->src_rel = src_rel;
     n->line = line;
@@ -103,7 +108,7 @@ const char *import_get_str(const tpl_map *m, const char *key)
 void import_key_place(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key, int *line,
                    int *col)
 {
-    *line = *col = 1;
+    *line = *col = npos ? 1 : 0; /* 0: no place to give */
     for (size_t i = 0; i < npos; i++)
         if (pos[i].map == m && !strcasecmp(pos[i].key, key)) {
             *line = pos[i].line;

@@ -33,6 +33,7 @@ typedef struct jk {
     const char **exclude;
     size_t nexclude;
     const tpl_map *collections;
+    tpl_value defaults;     /* _config.yml's `defaults:` list */
     const char **noted_dirs;
     size_t nnoted, capnoted;
 } jk;
@@ -184,6 +185,47 @@ static void dates_as_dates(import_page *p)
         }
 }
 
+/* Jekyll's front-matter defaults: the values of every `defaults:` entry
+ * whose scope (a path prefix, a type: posts, drafts, pages or a
+ * collection) takes the file, earlier entries first, mapped before the
+ * page's own front matter so that its keys win. Returns the permalink they
+ * give, or NULL. */
+static const char *apply_defaults(jk *j, import_page *p, const char *rel, const char *type)
+{
+    imp *m = j->m;
+    const char *permalink = NULL;
+    for (size_t i = 0; j->defaults.kind == TPL_LIST && i < j->defaults.u.list->len; i++) {
+        tpl_value e = j->defaults.u.list->items[i];
+        if (e.kind != TPL_MAP)
+            continue;
+        tpl_value scope = import_get(e.u.map, "scope"), values = import_get(e.u.map, "values");
+        const char *path = scope.kind == TPL_MAP ? import_get_str(scope.u.map, "path") : NULL;
+        const char *t = scope.kind == TPL_MAP ? import_get_str(scope.u.map, "type") : NULL;
+        if (path) {
+            while (*path == '/' || (*path == '.' && path[1] == '/'))
+                path += *path == '.' ? 2 : 1;
+            size_t n = strlen(path);
+            while (n && path[n - 1] == '/')
+                n--;
+            if (n && (strncmp(rel, path, n) || (rel[n] != '/' && rel[n] != '\0')))
+                continue;
+        }
+        if (t && strcmp(t, type))
+            continue;
+        if (values.kind != TPL_MAP)
+            continue;
+        /* what they would note is _config.yml's */
+        const char *src = p->src_rel;
+        p->src_rel = "_config.yml";
+        import_map_front_matter(m, p, values.u.map, NULL, 0, true);
+        p->src_rel = src;
+        const char *pl = import_get_str(values.u.map, "permalink");
+        if (pl)
+            permalink = pl;
+    }
+    return permalink;
+}
+
 /* rel: "_posts/x/2019-01-02-a.md", "cat/_posts/…", "_drafts/a.md" */
 static bool post(jk *j, const char *rel, bool draft)
 {
@@ -223,6 +265,7 @@ static bool post(jk *j, const char *rel, bool draft)
     p->dest_rel = md_dest(m, dest.data, under);
     buf_release(&dest);
     const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
+    const char *default_permalink = apply_defaults(j, p, rel, draft ? "drafts" : "posts");
     import_map_front_matter(m, p, map, pos, npos, true);
     dates_as_dates(p);
     read_body(m, p, &sp);
@@ -272,6 +315,8 @@ static bool post(jk *j, const char *rel, bool draft)
     jk_vars v = { &d, jk_slugify(m, slugsrc, strlen(slugsrc), true, true),
                   jk_slugify(m, slugsrc, strlen(slugsrc), false, false), cats.data, NULL, NULL, NULL, NULL };
     const char *own = import_get_str(map, "permalink");
+    if (!own)
+        own = default_permalink;
     const char *url = expand(m, own ? own : j->permalink, &v);
     if (own)
         import_kv_set(m, p, "url", tpl_str(url));
@@ -311,10 +356,13 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
     import_page *p = import_add_page(m);
     p->src_rel = rel;
     const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
+    const char *default_permalink = apply_defaults(j, p, rel, collection ? collection : "pages");
     import_map_front_matter(m, p, map, pos, npos, true);
     dates_as_dates(p);
     read_body(m, p, &sp);
     const char *own = import_get_str(map, "permalink");
+    if (!own)
+        own = default_permalink;
     const char *stemv = arena_strndup(m->a, base, stem);
     if (collection) {
         /* _name/a/b.md: content/name/a/b.md, URL /:collection/:path… */
@@ -589,6 +637,7 @@ static void settings(jk *j, const tpl_map *c)
                      "sheaf shows each date in the offset it is written with; write offsets in dates "
                      "(2019-01-02 10:00:00 +0100) where the day matters");
     j->collections = (v = import_get(c, "collections")).kind == TPL_MAP ? v.u.map : NULL;
+    j->defaults = import_get(c, "defaults");
     j->nexclude = import_names(m, import_get(c, "exclude"), false, &j->exclude);
 }
 
