@@ -16,6 +16,7 @@
 #include "embed/embed.h"
 #include "tpl/internal.h"
 #include "util/fs.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 
 typedef struct entry {
@@ -208,6 +209,49 @@ static entry *find_entry(tpl_loader *l, const char *name)
         if (!strcmp(l->v[i].name, name))
             return &l->v[i];
     return NULL;
+}
+
+char *tpl_loader_source(tpl_loader *l, const char *name, size_t *len)
+{
+    if (bad_name(name))
+        return NULL;
+    pthread_mutex_lock(&l->mu);
+    char *path = NULL;
+    char *text = find_source(l, name, len, &path, NULL, NULL);
+    pthread_mutex_unlock(&l->mu);
+    free(path);
+    return text;
+}
+
+/* Adds name's text and its references' to h; with the mutex held. */
+static bool fingerprint_locked(tpl_loader *l, const char *name, int depth, uint64_t *h)
+{
+    size_t len;
+    char *path = NULL;
+    char *text = bad_name(name) ? NULL : find_source(l, name, &len, &path, NULL, NULL);
+    *h = hash_add(*h, name, strlen(name) + 1);
+    if (!text) {
+        *h = hash_add(*h, "\x01", 1);
+        return false;
+    }
+    *h = hash_add(*h, text, len);
+    *h = hash_add(*h, path, strlen(path) + 1);
+    free(text);
+    free(path);
+    entry *e = find_entry(l, name);
+    if (e && e->t && depth < 64)
+        for (size_t i = 0; i < e->t->nrefs; i++)
+            fingerprint_locked(l, e->t->refs[i].name, depth + 1, h);
+    return true;
+}
+
+uint64_t tpl_loader_fingerprint(tpl_loader *l, const char *name)
+{
+    uint64_t h = HASH_SEED;
+    pthread_mutex_lock(&l->mu);
+    bool there = fingerprint_locked(l, name, 0, &h);
+    pthread_mutex_unlock(&l->mu);
+    return there ? h | 1 : 0;
 }
 
 typedef struct chain {

@@ -32,6 +32,16 @@ void tpl_loader_add(tpl_loader *l, const char *name, const char *text, size_t le
 /* Whether a template of that name can be found (without parsing it). */
 bool tpl_loader_exists(tpl_loader *l, const char *name);
 
+/* The text of template `name`, where the loader finds it (caller frees;
+ * *len its length), or NULL when there is none. */
+char *tpl_loader_source(tpl_loader *l, const char *name, size_t *len);
+/* A hash of the text of `name` and, once it is loaded, of every template
+ * it names statically (extends, include, import), recursively: equal
+ * between two loaders when what it renders with is the same (templates
+ * named by a computed string aside). 0 when there is no such template.
+ * Thread-safe. */
+uint64_t tpl_loader_fingerprint(tpl_loader *l, const char *name);
+
 /* Finds and parses `name` and every template it names statically (extends,
  * include, import with string literals), once; later calls return the cached
  * template. Returns NULL after reporting `path:line:col: error: …` to d
