@@ -19,6 +19,7 @@
     X(HEADING_ANCHORS, heading_anchors, md_ext_heading_anchors)  \
     X(HIGHLIGHT, highlight, md_ext_highlight)                    \
     X(CITATIONS, citations, md_ext_citations)                    \
-    X(MATH, math, md_ext_math)
+    X(MATH, math, md_ext_math)                                   \
+    X(SHORTCODES, shortcodes, md_ext_shortcodes)
 
 #endif

@@ -175,6 +175,33 @@ void md_code_block(md_walk *w, cmark_node *n);
  * Uses a real HTML tokenizer (gumbo). */
 void md_raw_html(md_walk *w, buf *out, cmark_node *n);
 
+/* The same for HTML that is not in the source (a shortcode's): every
+ * link and id is reported at line:col (the tag's place). */
+void md_raw_html_at(md_walk *w, buf *out, const char *html, size_t len, int line, int col);
+
+/* ---- shortcodes (shortcode.c writes the syntax, md.c the rest) ---- */
+
+/* Calls the caller's hook for sc (line in cmark's numbering) and notes
+ * its name as used; returns the HTML or NULL with *error set. */
+const char *md_call_shortcode(md_walk *w, md_shortcode *sc, const char **error);
+/* A {{% %}} pair opens: what the walk writes from now on is its inner
+ * HTML. Returns where it starts in the page's HTML. */
+size_t md_capture_begin(md_walk *w);
+/* It closes: takes the inner HTML out of the page (malloc'd, caller
+ * frees). */
+char *md_capture_end(md_walk *w, size_t start, size_t *len);
+/* Writes a shortcode's HTML to the page (its links and ids read as raw
+ * HTML's, at line:col). When inner (taken out by md_capture_end at
+ * `start`) appears in it as is, it goes back in unread, with the heading
+ * ids, footnotes and citations it holds; false when inner held such
+ * things and the HTML does not show it as is. */
+bool md_put_shortcode(md_walk *w, const char *html, const char *inner, size_t inner_len, size_t start,
+                      int line, int col);
+/* A line of cmark's numbering as a line of the file. */
+int md_file_line(const md_walk *w, int line);
+/* Nodes up to n (a raw pair's closer) are not written. */
+void md_skip_to(md_walk *w, cmark_node *n);
+
 /* ---- template syntax left in the text (lint.c) ---- */
 
 /* Warns about Liquid (`{% … %}`, `{{ site.… }}`) and Hugo shortcodes

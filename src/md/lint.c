@@ -1,9 +1,10 @@
 /* md/lint.c: template syntax of other generators left in Markdown.
  *
- * A post moved over from Jekyll or Hugo may still hold Liquid (`{% … %}`,
- * `{{ site.… }}`) or Hugo shortcodes (`{{< … >}}`, `{{% … %}}`). sheaf runs
- * neither, so the page would show them as written, without a word; each
- * one outside code is a warning at its place. Code spans and code blocks
+ * A post moved over from Jekyll may still hold Liquid (`{% … %}`,
+ * `{{ site.… }}`), which sheaf does not run, so the page would show it as
+ * written, without a word; each one outside code is a warning at its
+ * place. So is a Hugo shortcode (`{{< … >}}`, `{{% … %}}`) where sheaf
+ * does not run it: inside raw HTML, or with the shortcodes extension off. Code spans and code blocks
  * are never looked at: that is how a post shows such syntax on purpose. */
 #include <string.h>
 
@@ -39,7 +40,7 @@ static bool match_at(const char *s, size_t n, match *m)
     if (n >= 3 && s[0] == '{' && s[1] == '{' && (s[2] == '<' || s[2] == '%')) {
         close = s[2] == '<' ? ">}}" : "%}}";
         m->what = "Hugo shortcode";
-        m->runs = "shortcodes";
+        m->runs = NULL; /* see report() */
     } else if (n >= 2 && s[0] == '{' && s[1] == '%') {
         close = "%}";
         m->what = "Liquid tag";
@@ -74,6 +75,19 @@ static void report(md_walk *w, const char *s, const match *m, int line, int col)
         k += 3;
     }
     shown[k] = '\0';
+    if (!m->runs) {
+        if (md_ext_on(w, MD_EXT_SHORTCODES))
+            md_problem_at(w, false, line, col,
+                          "shortcode '%s' is shown as written: shortcodes run only in Markdown "
+                          "text, not in raw HTML or a link's destination",
+                          shown);
+        else
+            md_problem_at(w, false, line, col,
+                          "shortcode '%s' is shown as written: shortcodes are off (markdown: "
+                          "shortcodes: false)",
+                          shown);
+        return;
+    }
     md_problem_at(w, false, line, col,
                   "%s '%s' is shown as written: sheaf does not run %s (rewrite it, or put it in `code`)",
                   m->what, shown, m->runs);
@@ -122,6 +136,8 @@ void md_lint_text(md_walk *w, cmark_node *n)
         match m;
         if (text.data[i] != '{' || !match_at(text.data + i, text.len - i, &m))
             continue;
+        if (!m.runs && md_ext_on(w, MD_EXT_SHORTCODES))
+            continue; /* in text, a shortcode was escaped (`\{{<`) on purpose */
         /* find it in the source near where cmark says the text is */
         int line = hl, col = hc > 0 ? hc + (int)i : 1;
         size_t nk = strcspn(text.data + i, "\\&\n");

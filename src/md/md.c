@@ -203,6 +203,10 @@ struct md_walk {
     size_t nowners;
     const md_options *opt;
     cmark_mem *mem; /* cmark-gfm's allocator for this page */
+    md_shortcode_fn shortcode;
+    int captures;        /* {{% %}} pairs whose inner HTML is being written */
+    cmark_node *skip_to; /* inside a raw {{< >}} pair: nodes up to its closer are not written */
+    md_vec sc_names;     /* the shortcodes used (const char *) */
 };
 
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
@@ -339,12 +343,19 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
             buf_puts(b, "</p>\n");
         break;
     case CMARK_NODE_CUSTOM_BLOCK:
+        if (cmark_node_get_syntax_extension(n)) {
+            render_by_extension(r, b, n, false); /* a shortcode */
+            break;
+        }
         md_cr(b);
         buf_puts(b, cmark_node_get_on_exit(n));
         md_cr(b);
         break;
     case CMARK_NODE_CUSTOM_INLINE:
-        buf_puts(b, cmark_node_get_on_exit(n));
+        if (cmark_node_get_syntax_extension(n))
+            render_by_extension(r, b, n, false);
+        else
+            buf_puts(b, cmark_node_get_on_exit(n));
         break;
     case CMARK_NODE_STRONG:
         buf_puts(b, "</strong>");
@@ -806,6 +817,107 @@ const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int 
     return w->resolve ? w->resolve(w->ctx, l) : NULL;
 }
 
+/* ---- shortcodes: calling the hook, capturing inner HTML ---- */
+
+const char *md_call_shortcode(md_walk *w, md_shortcode *sc, const char **error)
+{
+    const char **names = w->sc_names.v;
+    size_t i = 0;
+    while (i < w->sc_names.n && strcmp(names[i], sc->name))
+        i++;
+    if (i == w->sc_names.n)
+        *(const char **)md_vec_push(&w->sc_names) = arena_strdup(w->a, sc->name);
+    sc->line += w->line0;
+    const char *html = NULL;
+    *error = NULL;
+    if (w->shortcode)
+        html = w->shortcode(w->ctx, sc, w->a, error);
+    sc->line -= w->line0;
+    if (!html && !*error)
+        *error = arena_printf(w->a, "unknown shortcode '%s' (shortcodes need templates)", sc->name);
+    return html;
+}
+
+size_t md_capture_begin(md_walk *w)
+{
+    w->captures++;
+    return w->html.len;
+}
+
+char *md_capture_end(md_walk *w, size_t start, size_t *len)
+{
+    w->captures--;
+    *len = w->html.len - start;
+    char *inner = xmalloc(*len + 1);
+    memcpy(inner, w->html.data + start, *len);
+    inner[*len] = 0;
+    w->html.len = start;
+    w->html.data[start] = 0;
+    return inner;
+}
+
+void md_skip_to(md_walk *w, cmark_node *n) { w->skip_to = n; }
+
+int md_file_line(const md_walk *w, int line) { return line + w->line0; }
+
+/* Moves the offsets into the HTML at or after `from` by `by`. */
+static void shift_offsets(md_walk *w, size_t from, size_t by)
+{
+    id_hole *h = w->holes.v;
+    for (size_t i = 0; i < w->holes.n; i++)
+        if (h[i].at >= from)
+            h[i].at += by;
+    cut *c = w->cuts.v;
+    for (size_t i = 0; i < w->cuts.n; i++)
+        if (c[i].start >= from) {
+            c[i].start += by;
+            c[i].end += by;
+        }
+    cite_span *cs = w->cite_spans.v;
+    for (size_t i = 0; i < w->cite_spans.n; i++)
+        if (cs[i].start >= from) {
+            cs[i].start += by;
+            cs[i].end += by;
+        }
+}
+
+/* Are there offsets into the HTML at or after `from`? */
+static bool has_offsets(md_walk *w, size_t from)
+{
+    id_hole *h = w->holes.v;
+    cut *c = w->cuts.v;
+    cite_span *cs = w->cite_spans.v;
+    return (w->holes.n && h[w->holes.n - 1].at >= from) || (w->cuts.n && c[w->cuts.n - 1].start >= from)
+           || (w->cite_spans.n && cs[w->cite_spans.n - 1].start >= from);
+}
+
+bool md_put_shortcode(md_walk *w, const char *html, const char *inner, size_t inner_len, size_t start,
+                      int line, int col)
+{
+    size_t len = strlen(html);
+    const char *at = inner && inner_len ? memmem(html, len, inner, inner_len) : NULL;
+    if (!at) {
+        bool lost = inner && has_offsets(w, start);
+        if (lost) { /* what pointed into the inner HTML is gone with it */
+            while (w->holes.n && ((id_hole *)w->holes.v)[w->holes.n - 1].at >= start)
+                w->holes.n--;
+            while (w->cuts.n && ((cut *)w->cuts.v)[w->cuts.n - 1].start >= start)
+                w->cuts.n--;
+            while (w->cite_spans.n && ((cite_span *)w->cite_spans.v)[w->cite_spans.n - 1].start >= start)
+                w->cite_spans.n--;
+        }
+        md_raw_html_at(w, &w->html, html, len, line, col);
+        return !lost;
+    }
+    md_raw_html_at(w, &w->html, html, (size_t)(at - html), line, col);
+    if (w->html.len != start)
+        shift_offsets(w, start, w->html.len - start);
+    buf_put(&w->html, inner, inner_len);
+    size_t rest = (size_t)(at - html) + inner_len;
+    md_raw_html_at(w, &w->html, html + rest, len - rest, line, col);
+    return true;
+}
+
 static void enter_link(md_walk *r, cmark_node *n, bool image)
 {
     cmark_node *leaf = md_leaf_of(n);
@@ -886,6 +998,10 @@ static void enter(md_walk *r, cmark_node *n)
         md_cr(b);
         break;
     case CMARK_NODE_CUSTOM_BLOCK:
+        if (cmark_node_get_syntax_extension(n)) {
+            render_by_extension(r, b, n, true); /* a shortcode */
+            break;
+        }
         md_cr(b);
         buf_puts(b, cmark_node_get_on_enter(n));
         md_cr(b);
@@ -930,7 +1046,10 @@ static void enter(md_walk *r, cmark_node *n)
         buf_putc(&r->words, ' ');
         break;
     case CMARK_NODE_CUSTOM_INLINE:
-        buf_puts(b, cmark_node_get_on_enter(n));
+        if (cmark_node_get_syntax_extension(n))
+            render_by_extension(r, b, n, true); /* a shortcode */
+        else
+            buf_puts(b, cmark_node_get_on_enter(n));
         break;
     case CMARK_NODE_STRONG:
         buf_puts(b, "<strong>");
@@ -1065,6 +1184,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .src = { .text = body },
         .resolve = hooks->link,
         .cite = hooks->cite,
+        .shortcode = hooks->shortcode,
         .ctx = hooks->ctx,
         .html = BUF_INIT,
         .tmp = BUF_INIT,
@@ -1077,6 +1197,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .anchors = { .size = sizeof(const char *) },
         .cites = { .size = sizeof(md_cite) },
         .cite_spans = { .size = sizeof(cite_span) },
+        .sc_names = { .size = sizeof(const char *) },
     };
     cmark_node *doc = parse(body, opt, &r);
     summary_spec summary = { .tail = BUF_INIT };
@@ -1087,6 +1208,11 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
         cmark_node *n = cmark_iter_get_node(it);
         cmark_node_type t = cmark_node_get_type(n);
+        if (r.skip_to) { /* inside a raw shortcode pair */
+            if (n != r.skip_to || ev != CMARK_EVENT_ENTER)
+                continue;
+            r.skip_to = NULL;
+        }
         if (r.plain == n) /* leaving the image */
             r.plain = NULL;
         if (r.plain) {
@@ -1095,12 +1221,12 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
             continue;
         }
         if (ev == CMARK_EVENT_ENTER) {
-            if (!out->has_more && (t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE)
-                && is_more(n)) {
+            if (!out->has_more && !r.captures
+                && (t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE) && is_more(n)) {
                 out->has_more = true;
                 summary_at(&r, n, &summary);
             }
-            bool top_para = t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc;
+            bool top_para = t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc && !r.captures;
             if (top_para) {
                 md_cr(&r.html);
                 para_start = r.html.len;
@@ -1114,7 +1240,8 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
                 h->html = arena_strndup(a, r.html.data + head_start, r.html.len - head_start);
             }
             leave(&r, n);
-            if (t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc && !summary.set) {
+            if (t == CMARK_NODE_PARAGRAPH && cmark_node_parent(n) == doc && !summary.set
+                && !r.captures) {
                 summary.set = true;
                 summary.start = para_start;
                 summary.end = r.html.len;
@@ -1159,9 +1286,23 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->links = md_vec_to_arena(&r.links, a);
     out->ncites = r.cites.n;
     out->cites = md_vec_to_arena(&r.cites, a);
+    /* in document order: a {{% %}} pair reports at its opening tag after
+     * what its inner text reported (insertion sort: stable, nearly sorted) */
+    md_problem *pv = r.problems.v;
+    for (size_t i = 1; i < r.problems.n; i++) {
+        md_problem x = pv[i];
+        size_t k = i;
+        while (k > 0 && (pv[k - 1].line > x.line || (pv[k - 1].line == x.line && pv[k - 1].col > x.col))) {
+            pv[k] = pv[k - 1];
+            k--;
+        }
+        pv[k] = x;
+    }
     out->nproblems = r.problems.n;
     out->problems = md_vec_to_arena(&r.problems, a);
     out->word_count = r.nwords;
+    out->nshortcodes = r.sc_names.n;
+    out->shortcodes = md_vec_to_arena(&r.sc_names, a);
 
     free(r.holes.v);
     free(r.cuts.v);

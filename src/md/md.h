@@ -127,6 +127,8 @@ typedef struct md_result {
     md_problem *problems;      /* in document order */
     size_t nproblems;
     size_t word_count;
+    const char **shortcodes;   /* the names of the shortcodes used, each once */
+    size_t nshortcodes;
 } md_result;
 
 /* Writes the HTML of one citation group (n ≥ 1 items, or one narrative
@@ -136,11 +138,38 @@ typedef void (*md_cite_fn)(void *ctx, const md_cite *cites, size_t n, buf *out);
 /* Text or an attribute value as HTML: & < > " escaped (what md writes). */
 void md_escape_html(buf *out, const char *s, size_t n);
 
+/* A shortcode met in the page (md/shortcode.c): `{{< name args >}}`,
+ * with its inner text when it is paired. */
+typedef struct md_shortcode_arg {
+    const char *key;   /* NULL: positional */
+    const char *value; /* escapes undone */
+    bool quoted;       /* written in quotes: always a string */
+} md_shortcode_arg;
+
+typedef struct md_shortcode {
+    const char *name;
+    const md_shortcode_arg *args;
+    size_t nargs;
+    bool paired;       /* closed by {{< /name >}}: inner is set */
+    bool markdown;     /* {{% … %}}: inner is the HTML of its Markdown; else raw text */
+    const char *inner;
+    size_t inner_len;
+    bool block;        /* stands on lines of its own */
+    int line, col;     /* where the tag is in the file */
+} md_shortcode;
+
+/* Renders a shortcode: returns its HTML (in `a`, or static), or NULL with
+ * *error set to what is wrong (in `a`). Called on the page's rendering
+ * thread, in document order. */
+typedef const char *(*md_shortcode_fn)(void *ctx, const md_shortcode *sc, arena *a,
+                                       const char **error);
+
 /* What the caller does for the page while it is written: each hook may be
  * NULL, and is called with ctx. */
 typedef struct md_hooks {
     md_link_fn link; /* every link and image */
     md_cite_fn cite; /* citations; NULL: `@` is plain text (no bibliography) */
+    md_shortcode_fn shortcode; /* shortcodes; NULL: each one is an error */
     void *ctx;
 } md_hooks;
 

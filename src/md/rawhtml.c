@@ -138,15 +138,13 @@ static bool worth_reading(const char *lit, size_t len)
                || strcasestr(lit, "name"));
 }
 
-void md_raw_html(md_walk *w, buf *out, cmark_node *n)
+/* Reads lit (the literal of node n; or, n NULL, HTML that is not in the
+ * source, whose links are all at line0:col0) and writes it to out. */
+static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size_t len, int line0,
+                      int col0)
 {
-    const char *lit = cmark_node_get_literal(n);
-    size_t len = strlen(lit);
-    bool block = cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK;
-    int line0 = cmark_node_get_start_line(n), col0 = 1;
-    bool placed = false;
-    if (block && (strstr(lit, "{{") || strstr(lit, "{%")))
-        md_lint_literal(w, lit, line0, cmark_node_get_start_column(n));
+    bool block = n && cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK;
+    bool placed = n == NULL;
     if (!worth_reading(lit, len)) {
         buf_put(out, lit, len);
         return;
@@ -178,8 +176,9 @@ void md_raw_html(md_walk *w, buf *out, cmark_node *n)
             placed = true;
         }
         size_t vat = f[i].at + (lit[f[i].at] == '"' || lit[f[i].at] == '\'');
-        int line, col;
-        place(w, n, lit, vat, line0, col0, &line, &col);
+        int line = line0, col = col0;
+        if (n)
+            place(w, n, lit, vat, line0, col0, &line, &col);
         if (f[i].kind == ATTR_ID) {
             if (*f[i].value)
                 md_claim_id(w, f[i].value, strlen(f[i].value), line, col, false);
@@ -203,4 +202,22 @@ void md_raw_html(md_walk *w, buf *out, cmark_node *n)
     gumbo_destroy_output(&o, g);
     if (d)
         gumbo_destroy_output(&doc_o, d);
+}
+
+void md_raw_html(md_walk *w, buf *out, cmark_node *n)
+{
+    const char *lit = cmark_node_get_literal(n);
+    int line0 = cmark_node_get_start_line(n);
+    if (cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK && (strstr(lit, "{{") || strstr(lit, "{%")))
+        md_lint_literal(w, lit, line0, cmark_node_get_start_column(n));
+    read_html(w, out, n, lit, strlen(lit), line0, 1);
+}
+
+void md_raw_html_at(md_walk *w, buf *out, const char *html, size_t len, int line, int col)
+{
+    char *copy = xmalloc(len + 1); /* a piece of a longer text: the scan wants its own NUL */
+    memcpy(copy, html, len);
+    copy[len] = 0;
+    read_html(w, out, NULL, copy, len, line, col);
+    free(copy);
 }

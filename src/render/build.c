@@ -90,6 +90,16 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         goto done;
     s.cfg.markdown.math = site_math_render;
     s.cfg.markdown.math_ctx = &bs->math;
+    /* the templates: shortcodes render while the Markdown is written */
+    char *tdir = fs_join(s.dir, "templates");
+    buf theme_t = BUF_INIT;
+    buf_printf(&theme_t, "themes/%s/templates", s.cfg.theme);
+    char *thdir = fs_join(s.dir, theme_t.data);
+    buf_release(&theme_t);
+    const char *dirs[2] = { tdir, thdir };
+    tpl_loader *l = tpl_loader_new(dirs, 2, true);
+    render_shortcodes *sc = render_shortcodes_new(&s, l, tpl_undefined());
+    s.shortcodes = render_shortcodes_hooks(sc);
     t = render_now_ms();
     site_load(&s, jobs, d);
     site_load_bibliography(&s, d);
@@ -97,6 +107,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     local.ms_load = render_now_ms() - t;
     t = render_now_ms();
     site_render_markdown(&s, jobs, d);
+    local.markdown = atomic_load(&s.markdown_runs);
     local.ms_markdown = render_now_ms() - t;
     t = render_now_ms();
     site_check_links(&s, d);
@@ -106,28 +117,18 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     site_check_generated_paths(&s, site_index_pages(&s), d);
     if (diag_error_count(d) > errors_before) {
         ok = false;
-        goto done;
+        goto drop_templates;
     }
 
     /* render */
     t = render_now_ms();
-    char *tdir = fs_join(s.dir, "templates");
-    buf theme_t = BUF_INIT;
-    buf_printf(&theme_t, "themes/%s/templates", s.cfg.theme);
-    char *thdir = fs_join(s.dir, theme_t.data);
-    const char *dirs[2] = { tdir, thdir };
-    tpl_loader *l = tpl_loader_new(dirs, 2, true);
     output out;
     bool safe = !o->write || out_dir_is_safe(s.dir, bs->out_dir, d);
     if (!safe || !output_begin(&out, bs->out_dir, o->write, o->force, bs->outputs, d)) {
         if (safe)
             output_free(&out);
         ok = false;
-        tpl_loader_free(l);
-        free(tdir);
-        free(thdir);
-        buf_release(&theme_t);
-        goto done;
+        goto drop_templates;
     }
     render_ctx c = { .s = &s, .l = l, .out = &out, .sink = bs->sink, .sink_ctx = bs->sink_ctx };
     c.opt.base_url = s.cfg.base_url;
@@ -190,12 +191,13 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     local.copied = atomic_load(&out.copied);
     local.rendered = nrender;
     output_free(&out);
-    buf_release(&theme_t);
     if (ok && c.deps && diag_count(d) == diags_before) {
         /* a good, quiet session run: keep it for rebuilding body edits */
         last_run *r = xcalloc(1, sizeof *r);
         r->s = s;
         r->l = l;
+        r->sc = sc;
+        render_shortcodes_move(sc, &r->s);
         r->tdir = tdir;
         r->thdir = thdir;
         r->c = c;
@@ -211,10 +213,17 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
             tpl_deps_release(&c.deps[i]);
         free(c.deps);
         free(jv);
+        render_shortcodes_free(sc);
         tpl_loader_free(l);
         free(tdir);
         free(thdir);
     }
+    goto done;
+drop_templates:
+    render_shortcodes_free(sc);
+    tpl_loader_free(l);
+    free(tdir);
+    free(thdir);
 done:
     finish_cache(bs, d);
     const site *ks = s.a ? &s : &bs->last->s; /* kept for the next run? */

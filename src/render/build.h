@@ -31,6 +31,7 @@ typedef struct build_stats {
     size_t pages, posts, tags;
     size_t written, unchanged, removed, copied;
     size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
+    size_t markdown; /* pages whose Markdown was written this run (not kept from the last) */
     size_t formulas, formulas_rendered; /* met; rendered by KaTeX, not from the cache */
     size_t engines;  /* KaTeX engines started */
     double ms_engines; /* starting them */

@@ -69,6 +69,18 @@ size_t render_workers_free(render_ctx *c, int jobs);
 void render_add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b);
 void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs);
 
+/* ---- shortcodes (shortcode.c) ------------------------------------------ */
+
+typedef struct render_shortcodes render_shortcodes;
+/* Renders shortcodes of site s with templates from l (both outlive it);
+ * `data` is site.data. Free with render_shortcodes_free. */
+render_shortcodes *render_shortcodes_new(const site *s, tpl_loader *l, tpl_value data);
+/* The hooks for s->shortcodes (owned by r). */
+const site_shortcodes *render_shortcodes_hooks(const render_shortcodes *r);
+/* The site moved (a build session keeps a copy of it): r reads that one. */
+void render_shortcodes_move(render_shortcodes *r, const site *s);
+void render_shortcodes_free(render_shortcodes *r);
+
 /* ---- the build session (session.c) and its full run (build.c) ---------- */
 
 /* What a build session keeps of its last good run, for rebuilding only
@@ -77,6 +89,7 @@ void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t
 typedef struct last_run {
     site s;
     tpl_loader *l;
+    render_shortcodes *sc; /* s.shortcodes */
     char *tdir, *thdir;
     render_ctx c;      /* jobs, years, options; scratch and diags are per run */
     size_t nrender;    /* jobs that render a template (the rest copy files) */

@@ -26,6 +26,7 @@ void render_last_run_free(last_run *r)
         tpl_deps_release(&r->c.deps[i]);
     free(r->c.deps);
     free(r->c.jobs);
+    render_shortcodes_free(r->sc);
     tpl_loader_free(r->l);
     free(r->tdir);
     free(r->thdir);

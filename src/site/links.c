@@ -107,6 +107,30 @@ static void cite_hook(void *vctx, const md_cite *c, size_t n, buf *out)
     site_cite_html(rc->s, rc->p, &rc->cites, c, n, out);
 }
 
+static const char *shortcode_hook(void *vctx, const md_shortcode *sc, arena *a, const char **error)
+{
+    resolve_ctx *rc = vctx;
+    const site_shortcodes *h = rc->s->shortcodes;
+    if (!h) {
+        *error = arena_printf(a, "unknown shortcode '%s'", sc->name);
+        return NULL;
+    }
+    return h->render(h->ctx, rc->p, sc, a, error);
+}
+
+/* The link environment of a page whose Markdown used shortcodes: also
+ * what each of them reads (their templates, the site's values). */
+static uint64_t shortcode_env(const site *s, uint64_t env, const md_result *md)
+{
+    if (!md->nshortcodes || !s->shortcodes)
+        return env;
+    for (size_t i = 0; i < md->nshortcodes; i++) {
+        uint64_t f = s->shortcodes->fingerprint(s->shortcodes->ctx, md->shortcodes[i]);
+        env = hash_add(env, &f, sizeof f);
+    }
+    return env;
+}
+
 static link_rec *new_rec(resolve_ctx *c, const md_link *l, link_kind k)
 {
     link_rec *r = VEC_ADD_IN(c->a, c->v, c->n, c->cap, 8);
@@ -214,18 +238,21 @@ static void md_job(void *vctx, size_t i, int worker)
     if (p->failed || !p->path)
         return;
     page_cache_entry *e = p->cache;
-    if (!page_cache_take_md(e, c->env, p)) {
+    /* a kept rendering that used shortcodes is exact while they read the same */
+    uint64_t env = e && e->has_md ? shortcode_env(c->s, c->env, &e->md) : c->env;
+    if (!page_cache_take_md(e, env, p)) {
         /* in a session, render into the entry's arena so the result can stay */
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
         resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
+        atomic_fetch_add(&c->s->markdown_runs, 1);
         md_hooks hooks = { .link = resolve, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
-                           .ctx = &rc };
+                           .shortcode = shortcode_hook, .ctx = &rc };
         md_render(p->body, p->body_line, &c->s->cfg.markdown, &hooks, a, &p->md);
         site_cite_state_free(&rc.cites);
         p->links = rc.v;
         p->nlinks = rc.n;
         if (e && e->parsed)
-            page_cache_keep_md(e, c->env, p);
+            page_cache_keep_md(e, shortcode_env(c->s, c->env, &p->md), p);
     }
     /* everything needed from the source now lives in the arenas */
     free(p->text);
@@ -306,7 +333,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 {
     resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
-    md_hooks hooks = { .link = resolve, .cite = site_page_cites(s, p) ? cite_hook : NULL, .ctx = &rc };
+    md_hooks hooks = { .link = resolve, .cite = site_page_cites(s, p) ? cite_hook : NULL,
+                       .shortcode = shortcode_hook, .ctx = &rc };
     md_render(body, body_line, &s->cfg.markdown, &hooks, a, &p->md);
     site_cite_state_free(&rc.cites);
     p->links = rc.v;

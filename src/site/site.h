@@ -241,6 +241,19 @@ typedef struct paper_info {
     tpl_value cited_by;   /* [{title, url, date, context}] for its page */
 } paper_info;
 
+/* What renders shortcodes while the Markdown is written (render/
+ * shortcode.c gives it; site/ sits before the template engine). */
+typedef struct site_shortcodes {
+    /* Returns the HTML of sc on page p (in `a`), or NULL with *error. */
+    const char *(*render)(void *ctx, const struct page *p, const md_shortcode *sc, arena *a,
+                          const char **error);
+    /* A hash of everything shortcode `name` reads besides its page and its
+     * own tag: its templates' text, the site's values. Equal between runs:
+     * a kept rendering of a page using it is still exact. Thread-safe. */
+    uint64_t (*fingerprint)(void *ctx, const char *name);
+    void *ctx;
+} site_shortcodes;
+
 typedef struct site {
     const char *dir;      /* site folder */
     site_config cfg;
@@ -279,6 +292,8 @@ typedef struct site {
     size_t npapers;
     struct strmap *paper_index; /* key → papers index */
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
+    const site_shortcodes *shortcodes; /* renders shortcodes; NULL: each is an error */
+    atomic_size_t markdown_runs; /* pages whose Markdown site_render_markdown wrote */
 } site;
 
 /* ---- citations (cite.c) ------------------------------------------------ */
@@ -432,6 +447,13 @@ int site_lookup(const site *s, const char *content_rel, int *file);
 tpl_value site_date_value(const sheaf_date *d);
 /* The URL templates see for an output path: base path + path. */
 const char *site_url(const site *s, const char *path);
+/* What a shortcode sees of page p while its Markdown is written: the
+ * front-matter fields (kind, title, description, date, updated, url,
+ * permalink, slug, tags as names, params, source, draft), in `a`. */
+tpl_value site_page_head_value(const site *s, const page *p, arena *a);
+/* What a shortcode sees of the site: the configuration's values (title,
+ * description, base_url, base_path, author, language, params), in `a`. */
+tpl_map *site_config_value(const site *s, arena *a); /* not sealed: the caller adds to it */
 const char *site_permalink(const site *s, const char *path);
 
 /* Runs fn(i, worker) for i in [0, n) on `jobs` threads (0: one per core). */

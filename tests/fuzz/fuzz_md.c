@@ -1,7 +1,7 @@
 /* fuzz_md: libFuzzer target over the Markdown renderer — cmark-gfm's parse
  * with its extensions, sheaf's HTML, heading ids ({#id} too), footnotes,
  * raw HTML read by gumbo and rewritten in place, template-syntax warnings,
- * summaries, word counts and link positions — with a resolver that
+ * summaries, word counts, shortcodes and link positions — with a resolver that
  * rewrites every other link, as the site's cross-post resolver does.
  *
  * Input: two bytes of options (unsafe, smart, hard breaks, reference mode,
@@ -31,6 +31,18 @@ static void cite(void *ctx, const md_cite *c, size_t n, buf *out)
                    c[i].locator);
 }
 
+/* Shortcodes: a link and the inner text, as a template would write them. */
+static const char *shortcode(void *ctx, const md_shortcode *sc, arena *a, const char **error)
+{
+    (void)ctx;
+    if (sc->nargs > 3) {
+        *error = "too many";
+        return NULL;
+    }
+    return arena_printf(a, "<a href=\"%s.md\">%.*s</a>", sc->name, (int)sc->inner_len,
+                        sc->inner ? sc->inner : "");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2 || size > 1 << 16)
@@ -42,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena *a = arena_new();
     md_result r;
     unsigned n = 0;
-    md_hooks hooks = { .link = resolve, .cite = cite, .ctx = &n };
+    md_hooks hooks = { .link = resolve, .cite = cite, .shortcode = shortcode, .ctx = &n };
     md_render(str_make((const char *)data + 2, size - 2), 1 + (data[0] >> 4), &opt, &hooks, a, &r);
     arena_free(a);
     return 0;

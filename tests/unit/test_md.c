@@ -12,6 +12,7 @@
 
 #include "gfm_ref.h"
 #include "md/md.h"
+#include "md/scparse.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -764,10 +765,167 @@ TEST(raw_html)
     arena_free(a);
 }
 
+/* A shortcode hook that shows what it was given: name, args, inner. */
+static const char *fake_sc(void *ctx, const md_shortcode *sc, arena *a, const char **error)
+{
+    (void)ctx;
+    if (!strcmp(sc->name, "bad")) {
+        *error = "bad one";
+        return NULL;
+    }
+    if (!strcmp(sc->name, "img"))
+        return arena_printf(a, "<img src=\"%s\" id=\"pic\">", sc->args[0].value);
+    if (!strcmp(sc->name, "wrap"))
+        return arena_printf(a, "<div class=\"w\">%.*s</div>", (int)sc->inner_len, sc->inner);
+    buf b = BUF_INIT;
+    buf_printf(&b, "[%s%s%s@%d:%d", sc->name, sc->block ? " block" : "", sc->markdown ? " md" : "",
+               sc->line, sc->col);
+    for (size_t i = 0; i < sc->nargs; i++)
+        buf_printf(&b, " %s=%s%s", sc->args[i].key ? sc->args[i].key : "_", sc->args[i].value,
+                   sc->args[i].quoted ? "'" : "");
+    if (sc->paired)
+        buf_printf(&b, " inner=(%.*s)", (int)sc->inner_len, sc->inner);
+    buf_puts(&b, "]");
+    const char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
+typedef struct seen_links {
+    const char *dest[8];
+    int line[8], col[8];
+    int n;
+} seen_links;
+
+static const char *see_link(void *ctx, const md_link *l)
+{
+    seen_links *s = ctx;
+    if (s->n < 8) {
+        s->dest[s->n] = l->dest;
+        s->line[s->n] = l->line;
+        s->col[s->n++] = l->col;
+    }
+    return NULL;
+}
+
+static md_result sc(arena *a, const char *s)
+{
+    md_options o = { .unsafe = true };
+    md_result r;
+    md_render(str_from(s), 1, &o, &(md_hooks){ .shortcode = fake_sc }, a, &r);
+    return r;
+}
+
+TEST(shortcodes)
+{
+    arena *a = arena_new();
+    md_result r;
+    /* inline and block; named, positional, quoted and bare arguments */
+    r = sc(a, "a {{< x k=\"v w\" 2 `r\\` >}} b\n\n{{< y />}}\n");
+    EQ_STR(r.html, "<p>a [x@1:3 k=v w' _=2 _=r\\'] b</p>\n[y block@3:1]\n");
+    EQ_INT(r.nshortcodes, 2);
+    EQ_STR(r.shortcodes[0], "x");
+    /* code spans, code blocks and escapes are left alone */
+    r = sc(a, "`{{< x >}}` \\{{< x >}}\n\n    {{< x >}}\n\n```\n{{< x >}}\n```\n");
+    EQ_STR(r.html, "<p><code>{{&lt; x &gt;}}</code> {{&lt; x &gt;}}</p>\n"
+                   "<pre tabindex=\"0\"><code>{{&lt; x &gt;}}\n</code></pre>\n"
+                   "<pre tabindex=\"0\"><code>{{&lt; x &gt;}}\n</code></pre>\n");
+    EQ_INT(r.nproblems, 0);
+    /* a raw pair inside a paragraph, and over blocks: the source as written */
+    r = sc(a, "p {{< x >}}*a* `b`{{< /x >}} q\n\n{{< z >}}\n- *i*\n\n  j\n{{< /z >}}\n");
+    EQ_STR(r.html, "<p>p [x@1:3 inner=(*a* `b`)] q</p>\n[z block@3:1 inner=(- *i*\n\n  j\n)]\n");
+    /* a Markdown pair: the inner HTML, its headings and links kept */
+    seen_links sl = { 0 };
+    md_options o = { .unsafe = true };
+    md_render(str_from("{{% wrap %}}\n## Head\n\n[l](x.md)\n{{% /wrap %}}\n\nafter\n"), 1, &o,
+              &(md_hooks){ .shortcode = fake_sc, .link = see_link, .ctx = &sl }, a, &r);
+    EQ_STR(r.html, "<div class=\"w\"><h2 id=\"head\">Head" ANCHOR("head") "</h2>\n"
+                   "<p><a href=\"x.md\">l</a></p>\n</div>\n<p>after</p>\n");
+    EQ_INT(r.nheadings, 1);
+    EQ_INT(sl.n, 1);
+    EQ_STR(r.summary_html, "<p>after</p>\n");
+    /* the hook's HTML: its links and ids are the page's, at the tag */
+    sl.n = 0;
+    md_render(str_from("x\n\n  {{< img \"a.png\" >}}\n\n[to](#pic)\n"), 1, &o,
+              &(md_hooks){ .shortcode = fake_sc, .link = see_link, .ctx = &sl }, a, &r);
+    EQ_INT(sl.n, 2);
+    EQ_STR(sl.dest[0], "a.png");
+    EQ_INT(sl.line[0], 3);
+    EQ_INT(sl.col[0], 3);
+    OK(r.nanchors == 1 && !strcmp(r.anchors[0], "pic"));
+    /* a closing tag ends the list before it */
+    r = sc(a, "{{% wrap %}}\n- a\n- b\n{{% /wrap %}}\n");
+    EQ_STR(r.html, "<div class=\"w\"><ul>\n<li>a</li>\n<li>b</li>\n</ul>\n</div>\n");
+    /* a comment inside the marks: shown as written */
+    r = sc(a, "{{</* x a=\"b\" */>}}\n");
+    EQ_STR(r.html, "<p>{{&lt; x a=&quot;b&quot; &gt;}}</p>\n");
+    /* errors at their place */
+    r = sc(a, "{{< bad >}}\n\nt {{< /x >}}\n\n{{< y a=\"b >}}\n\n{{% w %}}\nx {{% /w %}}\n");
+    const char *want[] = {
+        "1:1: bad one",
+        "3:3: '{{< /x >}}' closes no open shortcode",
+        "5:9: unterminated \"string\" in a shortcode argument",
+        "8:3: '{{% /w %}}' closes the shortcode opened at 7:1, which is in another block: put both "
+        "tags on lines of their own, or both in one paragraph",
+    };
+    EQ_INT(r.nproblems, sizeof want / sizeof *want);
+    for (size_t i = 0; i < r.nproblems && i < sizeof want / sizeof *want; i++) {
+        char got[300];
+        snprintf(got, sizeof got, "%d:%d: %s", r.problems[i].line, r.problems[i].col,
+                 r.problems[i].message);
+        EQ_STR(got, want[i]);
+        OK(r.problems[i].error);
+    }
+    /* no hook: each is an error */
+    md_render(str_from("{{< x >}}\n"), 1, &o, NULL, a, &r);
+    EQ_INT(r.nproblems, 1);
+    arena_free(a);
+}
+
+TEST(shortcode_tags)
+{
+    md_sc_tag t;
+    const char *err;
+    size_t at;
+#define BAD(s, msg, pos)                                                              \
+    do {                                                                              \
+        EQ_INT(md_sc_parse(s, strlen(s), &t, &err, &at), MD_SC_ERROR);                \
+        EQ_STR(err, msg);                                                             \
+        EQ_INT(at, pos);                                                              \
+    } while (0)
+    EQ_INT(md_sc_parse("{{ x }}", 7, &t, &err, &at), MD_SC_NONE);
+    EQ_INT(md_sc_parse("{{% a/b-c_d x=1 %}} tail", 24, &t, &err, &at), MD_SC_OK);
+    EQ_INT(t.len, 19);
+    EQ_INT(t.name_len, 7);
+    EQ_INT(md_sc_parse("{{</x>}}", 8, &t, &err, &at), MD_SC_OK);
+    OK(t.closing);
+    EQ_INT(md_sc_parse("{{< x\n  a=\"q\\\"\" />}}", 20, &t, &err, &at), MD_SC_OK);
+    OK(t.self_closing);
+    char v[16];
+    md_sc_value(&t.args[0], v);
+    EQ_STR(v, "q\"");
+    BAD("{{< >}}", "shortcode tag without a name", 4);
+    BAD("{{< x", "unclosed shortcode tag: no '>}}' after '{{<'", 0);
+    BAD("{{< x %}}", "shortcode tag opened with '{{<' is closed with '%}}'", 6);
+    BAD("{{< x! >}}", "bad shortcode name: letters, digits, '_', '-' and '/' only", 5);
+    BAD("{{< x a= >}}", "shortcode argument without a value after '='", 7);
+    BAD("{{< x a=1 a=2 >}}", "shortcode argument given twice", 10);
+    BAD("{{< /x a >}}", "a closing shortcode tag takes no arguments", 7);
+    BAD("{{< x a\"b >}}", "a quote inside a bare shortcode argument (quote the whole value)", 7);
+    BAD("{{< x \"a\"b >}}", "a space must follow a quoted shortcode argument", 9);
+    size_t len;
+    const char *s = "a {{< x >}}{{< /x >}} b {{< /x >}}";
+    EQ_INT(md_sc_find_close(s, strlen(s), '<', "x", 1, &len), 24);
+    EQ_INT(len, 10);
+#undef BAD
+}
+
 TEST(template_syntax)
 {
     arena *a = arena_new();
-    md_result r = render(a,
+    md_result r;
+    md_options sc_off = { .unsafe = true, .off = md_extension_bit("shortcodes") };
+    md_render(str_from(
                          "# Post\n\n"
                          "{% include note.html %} and `{% raw %}` and {{ site.baseurl }}.\n\n"
                          "    {% in a code block %}\n\n"
@@ -775,25 +933,25 @@ TEST(template_syntax)
                          /* a destination with spaces is no link: text */
                          "![pic]({{ site.url }}/a.png) {{ not liquid }} {{% note %}}x\n"
                          "[a]({{site.baseurl}}/x.md) and a long one: {{% /note %}}\n\n"
-                         "<div>{% if x %}</div>\n",
-                         10, NULL, NULL);
+                         "<div>{% if x %}</div>\n"),
+                         10, &sc_off, NULL, a, &r);
     const char *want[] = {
         "12:1: Liquid tag '{% include note.html %}' is shown as written: sheaf does not run Liquid "
         "(rewrite it, or put it in `code`)",
         "12:45: Liquid variable '{{ site.baseurl }}' is shown as written: sheaf does not run Liquid "
         "(rewrite it, or put it in `code`)",
-        "16:3: Hugo shortcode '{{< figure src=\"a.png\" >}}' is shown as written: sheaf does not run "
-        "shortcodes (rewrite it, or put it in `code`)",
-        "16:35: Hugo shortcode '{{<youtube id=\"x\">}}' is shown as written: sheaf does not run "
-        "shortcodes (rewrite it, or put it in `code`)",
+        "16:3: shortcode '{{< figure src=\"a.png\" >}}' is shown as written: shortcodes are off "
+        "(markdown: shortcodes: false)",
+        "16:35: shortcode '{{<youtube id=\"x\">}}' is shown as written: shortcodes are off "
+        "(markdown: shortcodes: false)",
         "18:8: Liquid variable '{{ site.url }}' is shown as written: sheaf does not run Liquid "
         "(rewrite it, or put it in `code`)",
-        "18:47: Hugo shortcode '{{% note %}}' is shown as written: sheaf does not run shortcodes "
-        "(rewrite it, or put it in `code`)",
+        "18:47: shortcode '{{% note %}}' is shown as written: shortcodes are off "
+        "(markdown: shortcodes: false)",
         "19:1: Liquid variable '{{site.baseurl}}' is shown as written: sheaf does not run Liquid "
         "(rewrite it, or put it in `code`)",
-        "19:44: Hugo shortcode '{{% /note %}}' is shown as written: sheaf does not run shortcodes "
-        "(rewrite it, or put it in `code`)",
+        "19:44: shortcode '{{% /note %}}' is shown as written: shortcodes are off "
+        "(markdown: shortcodes: false)",
         "21:6: Liquid tag '{% if x %}' is shown as written: sheaf does not run Liquid "
         "(rewrite it, or put it in `code`)",
     };
@@ -830,13 +988,14 @@ TEST(summary_gfm)
 
 TEST(switches)
 {
-    EQ_INT(md_extension_count(), 10);
+    EQ_INT(md_extension_count(), 11);
     EQ_STR(md_extension_name(0), "tables");
     EQ_STR(md_extension_name(6), "heading_anchors");
     EQ_STR(md_extension_name(7), "highlight");
     EQ_STR(md_extension_name(8), "citations");
     EQ_STR(md_extension_name(9), "math");
-    OK(md_extension_name(10) == NULL);
+    EQ_STR(md_extension_name(10), "shortcodes");
+    OK(md_extension_name(11) == NULL);
     EQ_INT(md_extension_bit("strikethrough"), 2);
     EQ_INT(md_extension_bit("nope"), 0);
     arena *a = arena_new();
@@ -987,7 +1146,7 @@ TEST(citations)
     EQ_INT(p.ncites, 0);
     /* switched off */
     md_options off = { .off = md_extension_bit("citations") };
-    EQ_STR(md_extension_name(md_extension_count() - 2), "citations");
+    EQ_STR(md_extension_name(md_extension_count() - 3), "citations");
     md_hooks h = { .cite = fake_cite };
     md_render(str_from("[@a]"), 1, &off, &h, a, &p);
     EQ_STR(p.html, "<p>[@a]</p>\n");
@@ -1013,6 +1172,8 @@ int main(void)
     RUN(links_in_tables);
     RUN(raw_html);
     RUN(template_syntax);
+    RUN(shortcodes);
+    RUN(shortcode_tags);
     RUN(summary_gfm);
     RUN(switches);
     RUN(threads);

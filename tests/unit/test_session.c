@@ -88,6 +88,81 @@ TEST(check_incremental)
     OK(system(cmd) == 0);
 }
 
+static bool file_has(const char *rel, const char *needle)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    buf b = BUF_INIT;
+    bool ok = fs_read_file(path, &b) && strstr(b.data, needle);
+    buf_release(&b);
+    return ok;
+}
+
+/* Editing a shortcode's template, or what it includes, writes again the
+ * Markdown of exactly the pages using it; the site's values too. Every
+ * run's output is a full build's (the session keeps the others' HTML). */
+TEST(shortcode_edits)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site", "site.yaml", "title: One\n");
+    put("site", "templates/shortcodes/badge.html",
+        "<span class=\"badge\">{{ args[0] }}{% include \"partials/mark.html\" %}</span>");
+    put("site", "templates/partials/mark.html", "!");
+    put("site", "templates/shortcodes/title.html", "<b>{{ site.title }}/{{ page.title }}</b>");
+    put("site", "content/posts/2024-01-01-a.md", "---\ntitle: A\n---\nA {{< badge new >}}.\n");
+    put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nB {{< title >}}.\n");
+    put("site", "content/posts/2024-01-03-c.md", "---\ntitle: C\n---\nC plain.\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st;
+    OK(build_session_run(s, NULL, 0, d, &st));
+    EQ_INT(diag_count(d), 0);
+    EQ_INT(st.markdown, 3);
+    OK(file_has("out/posts/a/index.html", "<span class=\"badge\">new!</span>"));
+    OK(file_has("out/posts/b/index.html", "<b>One/B</b>"));
+
+    const char *t1[] = { "templates/shortcodes/badge.html" };
+    put("site", t1[0], "<em class=\"badge\">{{ args[0] }}{% include \"partials/mark.html\" %}</em>");
+    OK(build_session_run(s, t1, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    EQ_INT(st.markdown, 1);
+    OK(file_has("out/posts/a/index.html", "<em class=\"badge\">new!</em>"));
+
+    const char *t2[] = { "templates/partials/mark.html" };
+    put("site", t2[0], "?");
+    OK(build_session_run(s, t2, 1, d, &st));
+    EQ_INT(st.markdown, 1);
+    OK(file_has("out/posts/a/index.html", "<em class=\"badge\">new?</em>"));
+
+    const char *t3[] = { "site.yaml" };
+    put("site", t3[0], "title: Two\n");
+    OK(build_session_run(s, t3, 1, d, &st));
+    OK(file_has("out/posts/b/index.html", "<b>Two/B</b>"));
+
+    /* a body edit of a page using one: the fast path, checked */
+    setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
+    build_session_free(s);
+    s = build_session_new(&o);
+    OK(build_session_run(s, NULL, 0, d, &st));
+    const char *p1[] = { "content/posts/2024-01-01-a.md" };
+    put("site", p1[0], "---\ntitle: A\n---\nA {{< badge newer >}}.\n");
+    OK(build_session_run(s, p1, 1, d, &st));
+    OK(file_has("out/posts/a/index.html", "<em class=\"badge\">newer?</em>"));
+    EQ_INT(diag_count(d), 0);
+    unsetenv("SHEAF_CHECK_INCREMENTAL");
+
+    diag_list_free(d);
+    build_session_free(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 /* Fast rebuilds leave the edited page's old text and HTML in the model's
  * arena; once that passes the limit (8 MB for a small site), the next
  * rebuild is a full one, and the one after is fast again: memory stays
@@ -226,6 +301,7 @@ TEST(sections_incremental)
 int main(void)
 {
     RUN(check_incremental);
+    RUN(shortcode_edits);
     RUN(garbage_bounded);
     RUN(sections_incremental);
     return harness_done();

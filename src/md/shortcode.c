@@ -1,0 +1,476 @@
+/* md/shortcode.c: Hugo's shortcodes in Markdown — `{{< figure src="a.png" >}}`,
+ * `{{% note %}}…{{% /note %}}` — written by the caller's hook (templates,
+ * see render/shortcode.c). The tag grammar is md/scparse.c.
+ *
+ * Code spans and code blocks are never looked at, because tags are found
+ * by cmark-gfm's own parse: a tag is an inline node of this extension
+ * (cmark handles backticks, so a tag in a code span stays text), or, when
+ * it stands alone on its line, a block of its own (so a closing tag ends
+ * the list or paragraph before it, as a Hugo user expects). A paragraph
+ * holding nothing but a tag that spans lines becomes such a block too.
+ * `\{{<` is text.
+ *
+ * Pairs, found after the parse: a tag `{{< /name >}}` closes the nearest
+ * open `name` before it (an open tag of another name in between stays
+ * unpaired); both tags must sit in the same container — two blocks side
+ * by side (the blocks between them are the inner text), or one paragraph.
+ * Inner text:
+ *  - `{{% name %}}`: Markdown. The blocks (or inlines) between the tags are
+ *    written as usual — their links checked, their headings in the table of
+ *    contents — and the HTML is handed to the hook as `inner`. Printed as
+ *    is by the template, it goes back with its heading ids and footnotes.
+ *  - `{{< name >}}`: raw. The source between the tags, exactly (inside a
+ *    paragraph: as the paragraph holds it), is never written as Markdown.
+ * What the hook returns is read like raw HTML: its `href` and `src` are
+ * links of the page (checked; `.md` targets rewritten) at the tag's place,
+ * its ids are ids of the page. A syntax error, a closing tag with nothing
+ * to close, an unknown shortcode or a failing template is an error at the
+ * tag's line and column. */
+#include <cmark-gfm/node.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md/internal.h"
+#include "md/scparse.h"
+#include "util/xalloc.h"
+
+/* The first fields of cmark-gfm's cmark_chunk (see md/math.c). */
+typedef struct chunk_head {
+    unsigned char *data;
+    int32_t len;
+} chunk_head;
+
+typedef struct sc_data {
+    char mark;
+    bool closing, self_closing, escaped, block;
+    const char *name;
+    md_shortcode_arg *args;
+    size_t nargs;
+    const char *text; /* the tag as written */
+    size_t text_len;
+    const char *error; /* a syntax or pairing error, reported where the tag is */
+    size_t error_at;   /* its offset in text */
+    const char *inner; /* a raw pair found inside one paragraph: its inner text */
+    size_t inner_len;
+    bool has_inner;
+    int hint_line, hint_col;
+    int line, col; /* cmark's lines */
+    int end_line;  /* a block's last line */
+    cmark_node *partner; /* the other tag of a pair */
+    size_t capture;      /* an open {{% %}}: where its inner HTML starts */
+} sc_data;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static cmark_syntax_extension *sc_ext, *pin_ext;
+static _Thread_local md_walk *parsing;
+
+static sc_data *new_data(md_walk *w, const char *s, const md_sc_tag *t, md_sc_status st,
+                         const char *err, size_t err_at)
+{
+    arena *a = md_walk_arena(w);
+    sc_data *d = arena_alloc(a, sizeof *d);
+    memset(d, 0, sizeof *d);
+    if (st == MD_SC_ERROR) {
+        d->error = err;
+        d->error_at = err_at;
+        d->text = arena_strndup(a, s, err_at > 3 ? err_at : 3); /* for the error's place */
+        d->text_len = 3;                                       /* what stays as text */
+        return d;
+    }
+    d->mark = t->mark;
+    d->closing = t->closing;
+    d->self_closing = t->self_closing;
+    d->escaped = t->escaped;
+    d->name = arena_strndup(a, t->name, t->name_len);
+    d->text = arena_strndup(a, s, t->len);
+    d->text_len = t->len;
+    d->nargs = t->nargs;
+    d->args = arena_alloc(a, (t->nargs ? t->nargs : 1) * sizeof *d->args);
+    for (size_t i = 0; i < t->nargs; i++) {
+        const md_sc_arg *g = &t->args[i];
+        char *v = arena_alloc(a, g->val_len + 1);
+        md_sc_value(g, v);
+        d->args[i].key = g->key ? arena_strndup(a, g->key, g->key_len) : NULL;
+        d->args[i].value = v;
+        d->args[i].quoted = g->quote != 0;
+    }
+    return d;
+}
+
+static cmark_node *new_node(md_walk *w, cmark_node_type type, sc_data *d)
+{
+    cmark_node *n = cmark_node_new_with_mem(type, md_walk_mem(w));
+    cmark_node_set_syntax_extension(n, sc_ext);
+    cmark_node_set_user_data(n, d);
+    return n;
+}
+
+/* ---- inline tags ---- */
+
+static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *parser,
+                                cmark_node *parent, unsigned char c, cmark_inline_parser *inl)
+{
+    (void)self, (void)parser, (void)parent;
+    md_walk *w = parsing;
+    if (!w || c != '{')
+        return NULL;
+    const chunk_head *ch = (const chunk_head *)cmark_inline_parser_get_chunk(inl);
+    const char *s = (const char *)ch->data;
+    size_t n = ch->len > 0 ? (size_t)ch->len : 0;
+    size_t at = (size_t)cmark_inline_parser_get_offset(inl);
+    md_sc_tag t;
+    const char *err = NULL;
+    size_t err_at = 0;
+    md_sc_status st = md_sc_parse(s + at, n - at, &t, &err, &err_at);
+    if (st == MD_SC_NONE)
+        return NULL;
+    sc_data *d = new_data(w, s + at, &t, st, err, err_at);
+    size_t end = at + (st == MD_SC_OK ? t.len : 3);
+    if (st == MD_SC_OK && d->mark == '<' && !d->closing && !d->self_closing && !d->escaped) {
+        /* a raw pair inside this paragraph: its inner text as written */
+        size_t clen, off = md_sc_find_close(s + end, n - end, '<', t.name, t.name_len, &clen);
+        if (off != (size_t)-1) {
+            d->inner = arena_strndup(md_walk_arena(w), s + end, off);
+            d->inner_len = off;
+            d->has_inner = true;
+            end += off + clen;
+        }
+    }
+    d->hint_line = cmark_inline_parser_get_line(inl);
+    d->hint_col = cmark_inline_parser_get_column(inl);
+    cmark_node *node = new_node(w, CMARK_NODE_CUSTOM_INLINE, d);
+    cmark_inline_parser_set_offset(inl, (int)end);
+    return node;
+}
+
+/* ---- a tag alone on its line ---- */
+
+static cmark_node *open_block(cmark_syntax_extension *self, int indented, cmark_parser *parser,
+                              cmark_node *parent, unsigned char *input, int len)
+{
+    (void)self;
+    md_walk *w = parsing;
+    if (!w || indented || len <= 0)
+        return NULL;
+    size_t first = (size_t)cmark_parser_get_first_nonspace(parser);
+    size_t end = (size_t)len;
+    while (end > first && (input[end - 1] == '\n' || input[end - 1] == '\r' || input[end - 1] == ' '
+                           || input[end - 1] == '\t'))
+        end--;
+    const char *line = (const char *)input + first;
+    if (end - first < 3 || line[0] != '{' || line[1] != '{' || (line[2] != '<' && line[2] != '%'))
+        return NULL;
+    md_sc_tag t;
+    const char *err;
+    size_t err_at;
+    if (md_sc_parse(line, end - first, &t, &err, &err_at) != MD_SC_OK || t.len != end - first
+        || t.escaped)
+        return NULL;
+    cmark_node *b = cmark_parser_add_child(parser, parent, CMARK_NODE_CUSTOM_BLOCK, (int)first + 1);
+    sc_data *d = new_data(w, line, &t, MD_SC_OK, NULL, 0);
+    d->block = true;
+    cmark_node_set_syntax_extension(b, sc_ext);
+    cmark_node_set_user_data(b, d);
+    cmark_parser_advance_offset(parser, (const char *)input, (int)end - cmark_parser_get_offset(parser),
+                                0);
+    return b;
+}
+
+static int block_matches(cmark_syntax_extension *self, cmark_parser *parser, unsigned char *input,
+                         int len, cmark_node *container)
+{
+    (void)self, (void)parser, (void)input, (void)len, (void)container;
+    return 0; /* one line */
+}
+
+/* ---- after the parse: places, lone tags, pairs ---- */
+
+static bool is_sc(cmark_node *n) { return n && cmark_node_get_syntax_extension(n) == sc_ext; }
+
+static sc_data *data_of(cmark_node *n) { return cmark_node_get_user_data(n); }
+
+/* Is n the only thing in its paragraph (spaces and line breaks aside)? */
+static bool alone_in_paragraph(cmark_node *n)
+{
+    cmark_node *p = cmark_node_parent(n);
+    if (!p || cmark_node_get_type(p) != CMARK_NODE_PARAGRAPH)
+        return false;
+    for (cmark_node *c = cmark_node_first_child(p); c; c = cmark_node_next(c)) {
+        if (c == n)
+            continue;
+        cmark_node_type t = cmark_node_get_type(c);
+        if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK)
+            continue;
+        const char *lit = t == CMARK_NODE_TEXT ? cmark_node_get_literal(c) : NULL;
+        if (!lit || lit[strspn(lit, " \t")])
+            return false;
+    }
+    return true;
+}
+
+static void place(md_walk *w, cmark_node *n, sc_data *d)
+{
+    if (d->block) {
+        d->line = cmark_node_get_start_line(n);
+        d->col = cmark_node_get_start_column(n);
+        d->end_line = d->line; /* one line */
+        return;
+    }
+    cmark_node *leaf = md_leaf_of(n);
+    d->line = d->hint_line > 0 ? d->hint_line : leaf ? cmark_node_get_start_line(leaf) : 1;
+    d->col = d->hint_col > 0 ? d->hint_col : 1;
+    size_t first = strcspn(d->text, "\n");
+    int l, c;
+    if (md_find_in_leaf(md_walk_source(w), leaf, d->line, d->col, d->text, first, &l, &c)) {
+        d->line = l;
+        d->col = c;
+    }
+}
+
+static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parser, cmark_node *root)
+{
+    (void)self, (void)parser;
+    md_walk *w = parsing;
+    if (!w)
+        return root;
+    md_vec v = { .size = sizeof(cmark_node *) };
+    cmark_iter *it = cmark_iter_new(root);
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+        cmark_node *x = cmark_iter_get_node(it);
+        if (ev == CMARK_EVENT_ENTER && is_sc(x))
+            *(cmark_node **)md_vec_push(&v) = x;
+    }
+    cmark_iter_free(it);
+    cmark_node **nodes = v.v;
+    md_vec stack = { .size = sizeof(cmark_node *) };
+    for (size_t i = 0; i < v.n; i++) {
+        cmark_node *n = nodes[i];
+        sc_data *d = data_of(n);
+        place(w, n, d);
+        if (d->error || d->escaped)
+            continue;
+        if (!d->block && alone_in_paragraph(n)) {
+            /* a tag over several lines, alone: a block */
+            cmark_node *para = cmark_node_parent(n);
+            cmark_node *b = new_node(w, CMARK_NODE_CUSTOM_BLOCK, d);
+            b->start_line = para->start_line;
+            b->start_column = para->start_column;
+            b->end_line = para->end_line;
+            b->end_column = para->end_column;
+            d->block = true;
+            d->end_line = para->end_line;
+            cmark_node_replace(para, b);
+            cmark_node_free(para);
+            nodes[i] = n = b;
+        }
+        if (d->self_closing || d->has_inner)
+            continue;
+        if (!d->closing) {
+            *(cmark_node **)md_vec_push(&stack) = n;
+            continue;
+        }
+        cmark_node **open = stack.v;
+        size_t k = stack.n;
+        while (k > 0) {
+            sc_data *o = data_of(open[k - 1]);
+            if (o->mark == d->mark && !strcmp(o->name, d->name))
+                break;
+            k--;
+        }
+        if (!k) {
+            d->error = "closes no open shortcode";
+            continue;
+        }
+        cmark_node *o = open[k - 1];
+        stack.n = k - 1; /* the tags opened after it stay unpaired */
+        sc_data *od = data_of(o);
+        if (cmark_node_parent(o) != cmark_node_parent(n) || od->block != d->block) {
+            d->error = arena_printf(md_walk_arena(w),
+                                    "closes the shortcode opened at %d:%d, which is in another "
+                                    "block: put both tags on lines of their own, or both in one "
+                                    "paragraph",
+                                    md_file_line(w, od->line), od->col);
+            continue;
+        }
+        od->partner = n;
+        d->partner = o;
+    }
+    free(stack.v);
+    free(v.v);
+    return root;
+}
+
+/* ---- writing ---- */
+
+static void report(md_walk *w, sc_data *d, const char *fmt, const char *what)
+{
+    int line = d->line, col = d->col;
+    for (size_t i = 0; i < d->error_at; i++) {
+        if (d->text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    md_problem_at(w, true, line, col, fmt, what);
+}
+
+/* The tag as written, on one line, for messages. */
+static const char *shown(md_walk *w, sc_data *d)
+{
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < d->text_len && b.len < 60; i++)
+        buf_putc(&b, d->text[i] == '\n' || d->text[i] == '\r' ? ' ' : d->text[i]);
+    if (b.len < d->text_len)
+        buf_puts(&b, "…");
+    const char *s = arena_strdup(md_walk_arena(w), b.data);
+    buf_release(&b);
+    return s;
+}
+
+/* The source lines strictly between two block tags. */
+static char *lines_between(md_walk *w, cmark_node *a, cmark_node *b, size_t *len)
+{
+    buf out = BUF_INIT;
+    int from = data_of(a)->end_line + 1, to = data_of(b)->line - 1;
+    for (int ln = from; ln <= to; ln++) {
+        const char *p;
+        size_t n;
+        if (!md_source_line(md_walk_source(w), ln, &p, &n))
+            break;
+        buf_put(&out, p, n);
+        buf_putc(&out, '\n');
+    }
+    return buf_detach(&out, len);
+}
+
+static void call(md_walk *w, buf *out, sc_data *d, const char *inner, size_t inner_len, bool paired,
+                 size_t start, bool captured)
+{
+    md_shortcode sc = {
+        .name = d->name,
+        .args = d->args,
+        .nargs = d->nargs,
+        .paired = paired,
+        .markdown = d->mark == '%',
+        .inner = paired ? inner : NULL,
+        .inner_len = paired ? inner_len : 0,
+        .block = d->block,
+        .line = d->line,
+        .col = d->col,
+    };
+    const char *error;
+    const char *html = md_call_shortcode(w, &sc, &error);
+    if (!html) {
+        md_problem_at(w, true, d->line, d->col, "%s", error);
+        return;
+    }
+    if (d->block)
+        md_cr(out);
+    if (!md_put_shortcode(w, html, captured ? inner : NULL, inner_len, start, d->line, d->col)
+        && captured)
+        md_problem_at(w, true, d->line, d->col,
+                      "the template of shortcode '%s' does not print `inner` as it is, which holds "
+                      "headings, footnotes or citations (print it with {{ inner | safe }})",
+                      d->name);
+    if (d->block)
+        md_cr(out);
+}
+
+static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
+{
+    if (!entering)
+        return;
+    sc_data *d = data_of(n);
+    if (d->error && !d->name) { /* a syntax error: the text stays */
+        report(w, d, "%s", d->error);
+        md_put_escaped(out, d->text, d->text_len);
+        return;
+    }
+    if (d->error) {
+        md_problem_at(w, true, d->line, d->col, "'%s' %s", shown(w, d), d->error);
+        return;
+    }
+    if (d->escaped) {
+        if (d->block)
+            md_cr(out);
+        buf_putc(out, '{');
+        buf_putc(out, '{');
+        md_put_escaped(out, &d->mark, 1);
+        md_put_escaped(out, d->name, strlen(d->name));
+        md_put_escaped(out, d->mark == '<' ? ">" : "%", 1);
+        buf_puts(out, "}}");
+        if (d->block)
+            buf_putc(out, '\n');
+        return;
+    }
+    if (d->closing) {
+        sc_data *o = data_of(d->partner);
+        if (o->mark != '%')
+            return; /* the end of a raw pair, already written */
+        size_t len;
+        char *inner = md_capture_end(w, o->capture, &len);
+        call(w, out, o, inner, len, true, o->capture, true);
+        free(inner);
+        return;
+    }
+    if (d->has_inner) {
+        call(w, out, d, d->inner, d->inner_len, true, 0, false);
+        return;
+    }
+    if (!d->partner) {
+        call(w, out, d, NULL, 0, false, 0, false);
+        return;
+    }
+    if (d->mark == '%') {
+        d->capture = md_capture_begin(w);
+        return;
+    }
+    /* a raw pair of blocks: the source between them */
+    size_t len;
+    char *inner = lines_between(w, n, d->partner, &len);
+    call(w, out, d, inner, len, true, 0, false);
+    free(inner);
+    md_skip_to(w, d->partner);
+}
+
+/* ---- setup ---- */
+
+static cmark_node *pin_match(cmark_syntax_extension *self, cmark_parser *parser, cmark_node *parent,
+                             unsigned char c, cmark_inline_parser *inl)
+{
+    (void)self, (void)parser, (void)parent, (void)c, (void)inl;
+    return NULL;
+}
+
+static void setup(void)
+{
+    sc_ext = cmark_syntax_extension_new("sheaf-shortcodes");
+    cmark_syntax_extension_set_match_inline_func(sc_ext, match_inline);
+    cmark_syntax_extension_set_open_block_func(sc_ext, open_block);
+    cmark_syntax_extension_set_match_block_func(sc_ext, block_matches);
+    cmark_syntax_extension_set_postprocess_func(sc_ext, postprocess);
+    /* `{` a special character for good (see md/math.c on `$`) */
+    pin_ext = cmark_syntax_extension_new("sheaf-shortcodes-brace");
+    cmark_syntax_extension_set_match_inline_func(pin_ext, pin_match);
+    cmark_syntax_extension_set_special_inline_chars(
+        pin_ext, cmark_llist_append(cmark_get_default_mem_allocator(), NULL, (void *)'{'));
+    cmark_parser *p = cmark_parser_new(0);
+    cmark_parser_attach_syntax_extension(p, pin_ext);
+    cmark_manage_extensions_special_characters(p, 1);
+    cmark_parser_free(p);
+}
+
+static void attach_walk(md_walk *w, cmark_parser *p)
+{
+    pthread_once(&once, setup);
+    parsing = w;
+    cmark_parser_attach_syntax_extension(p, sc_ext);
+}
+
+static bool owns(cmark_node *n) { return sc_ext && is_sc(n); }
+
+const md_ext md_ext_shortcodes = { .attach_walk = attach_walk, .owns = owns, .render = render };
