@@ -134,8 +134,15 @@ def main():
         expect("later dry run: removals", [l for l in lines if l.startswith("-")],
                ["- page/4/index.html (deployed by sheaf, no longer built)",
                 "- page/4/ (a folder left empty)",
+                "- posts/page/4/index.html (deployed by sheaf, no longer built)",
+                "- posts/page/4/ (a folder left empty)",
                 "- posts/post-7/index.html (deployed by sheaf, no longer built)",
-                "- posts/post-7/ (a folder left empty)"])
+                "- posts/post-7/ (a folder left empty)",
+                "- tags/common/page/4/index.html (deployed by sheaf, no longer built)",
+                "- tags/common/page/4/ (a folder left empty)",
+                "- tags/t1/page/2/index.html (deployed by sheaf, no longer built)",
+                "- tags/t1/page/2/ (a folder left empty)",
+                "- tags/t1/page/ (a folder left empty)"])
         expect("later dry run: untouched", tree(www) == before, True)
         p = deploy("../www")
         expect("later: status", (p.returncode, p.stderr), (0, ""))
