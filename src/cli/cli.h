@@ -79,8 +79,12 @@ enum { CLI_OPT_END, CLI_OPT_FLAG, CLI_OPT_OPERAND, CLI_OPT_EXIT };
 int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *status);
 
 struct build_stats;
+struct buf;
 /* Prints where a build's time went (--stats), on one indented line. */
 void cli_print_stats(const struct build_stats *st);
+/* Appends what the build left out for its date to a summary line:
+ * "; 2 scheduled, 1 expired", or nothing. */
+void cli_held_summary(struct buf *out, const struct build_stats *st);
 
 /* Prints every diagnostic to stderr (coloured on a terminal) after sorting. */
 void cli_print_diags(diag_list *d);

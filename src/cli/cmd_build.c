@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "render/build.h"
+#include "util/buf.h"
 #include "util/fs.h"
 
 /* `sheaf build` and `sheaf check` (check: no -o, --base-url or --stats,
@@ -20,6 +21,7 @@ static int run(int argc, char **argv, bool check)
         { "force", no_argument, NULL, 'F' },
         { "base-url", required_argument, NULL, 'b' },
         { "drafts", no_argument, NULL, 'D' },
+        { "future", no_argument, NULL, 'U' },
         { "jobs", required_argument, NULL, 'j' },
         { "stats", no_argument, NULL, 'S' },
         { "no-cache", no_argument, NULL, 'C' },
@@ -51,6 +53,7 @@ static int run(int argc, char **argv, bool check)
             o.base_url = optarg;
             break;
         case 'D': o.drafts = true; break;
+        case 'U': o.future = true; break;
         case 'C': o.no_cache = true; break;
         case 'j': {
             char *end;
@@ -93,17 +96,21 @@ static int run(int argc, char **argv, bool check)
     cli_print_diags(d);
     size_t errors = diag_error_count(d), warnings = diag_warning_count(d);
     diag_list_free(d);
+    buf held = BUF_INIT;
+    cli_held_summary(&held, &st);
     if (check) {
         if (!quiet)
-            fprintf(stderr, "%s: %zu page%s (%zu post%s), %zu error%s, %zu warning%s\n",
+            fprintf(stderr, "%s: %zu page%s (%zu post%s%s), %zu error%s, %zu warning%s\n",
                     ok ? "ok" : "failed", st.pages, st.pages == 1 ? "" : "s", st.posts,
-                    st.posts == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings,
+                    st.posts == 1 ? "" : "s", held.data, errors, errors == 1 ? "" : "s", warnings,
                     warnings == 1 ? "" : "s");
+        buf_release(&held);
         return ok ? 0 : 1;
     }
     if (!ok) {
         fprintf(stderr, "build failed: %zu error%s; the previous output was left as it was\n", errors,
                 errors == 1 ? "" : "s");
+        buf_release(&held);
         return 1;
     }
     /* shown as a folder: "public/", "../site/public/" */
@@ -112,15 +119,24 @@ static int run(int argc, char **argv, bool check)
     while (shown[0] == '.' && shown[1] == '/' && shown[2])
         shown += 2;
     if (!quiet)
-        printf("Built %zu page%s (%zu post%s, %zu tag%s): %zu written, %zu unchanged, %zu removed in "
+        printf("Built %zu page%s (%zu post%s, %zu tag%s%s): %zu written, %zu unchanged, %zu removed in "
                "%.0f ms → %s\n",
                st.pages, st.pages == 1 ? "" : "s", st.posts, st.posts == 1 ? "" : "s", st.tags,
-               st.tags == 1 ? "" : "s", st.written + st.copied, st.unchanged, st.removed, st.ms_total,
-               shown);
+               st.tags == 1 ? "" : "s", held.data, st.written + st.copied, st.unchanged, st.removed,
+               st.ms_total, shown);
+    buf_release(&held);
     if (stats)
         cli_print_stats(&st);
     free(out);
     return 0;
+}
+
+void cli_held_summary(buf *out, const build_stats *st)
+{
+    if (st->scheduled)
+        buf_printf(out, "; %zu scheduled", st->scheduled);
+    if (st->expired)
+        buf_printf(out, "%s %zu expired", st->scheduled ? "," : ";", st->expired);
 }
 
 void cli_print_stats(const build_stats *st)

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,8 +82,16 @@ static bool parse_port(const char *s, int *port)
  * loop (wait for a quiet moment after edits or a signal, rebuild through
  * the build session, report to the server), and the clean-up. Returns the
  * exit status. */
-static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool no_cache, bool open_it,
-                 bool stats)
+/* Arms the timer for `when` (Unix seconds; 0: disarms it). */
+static void arm_timer(int tfd, long long when)
+{
+    struct itimerspec it = { { 0, 0 }, { (time_t)when, 0 } };
+    if (tfd >= 0)
+        timerfd_settime(tfd, TFD_TIMER_ABSTIME, &it, NULL);
+}
+
+static int serve(const char *site, const char *bind_addr, int port, bool drafts, bool future, bool no_cache,
+                 bool open_it, bool stats)
 {
     int status = 1;
     diag_list *d = diag_list_new();
@@ -134,6 +144,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     bo.out_dir = out.data;
     bo.base_url = url;
     bo.drafts = drafts;
+    bo.future = future;
     bo.no_cache = no_cache;
     bo.write = true;
     bs = build_session_new(&bo);
@@ -160,9 +171,41 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     if (open_it)
         open_browser(url);
 
+    /* The watcher stops waiting for a signal or for the clock: a scheduled
+     * post coming due (or a page expiring) makes a full run, on the
+     * session's caches. One epoll fd stands for both. */
+    int tfd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    int efd = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN };
+    if (efd >= 0 && tfd >= 0 && epoll_ctl(efd, EPOLL_CTL_ADD, tfd, &ev) == 0 &&
+        epoll_ctl(efd, EPOLL_CTL_ADD, sfd, &ev) == 0) {
+        arm_timer(tfd, bst.next_change);
+    } else {
+        if (efd >= 0)
+            close(efd);
+        efd = -1; /* no timer: rebuilt on the next edit */
+    }
     watch_changes ch = WATCH_CHANGES_INIT;
     for (;;) {
-        watch_result r = watch_wait(w, sfd, 30, &ch, d);
+        watch_result r = watch_wait(w, efd >= 0 ? efd : sfd, 30, &ch, d);
+        uint64_t ticks;
+        if (r == WATCH_STOP && tfd >= 0 && read(tfd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks) {
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            serve_server_lock_output(srv);
+            ok = build_session_rerun(bs, d, &bst);
+            serve_server_unlock_output(srv);
+            cli_print_diags(d);
+            if (ok)
+                printf("rebuilt in %.0f ms: a scheduled post came due or a page expired\n", ms_since(&t0));
+            else
+                printf("rebuild failed (%zu error%s); still serving the last good build\n",
+                       diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
+            fflush(stdout);
+            serve_server_report(srv, ok, d, NULL, 0);
+            diag_clear(d);
+            arm_timer(tfd, bst.next_change);
+            continue;
+        }
         if (r == WATCH_STOP)
             break;
         if (r == WATCH_ERROR) {
@@ -192,8 +235,13 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         serve_server_report(srv, ok, d, paths, n);
         diag_clear(d);
         buf_release(&what);
+        arm_timer(tfd, bst.next_change);
     }
     watch_changes_free(&ch);
+    if (efd >= 0)
+        close(efd);
+    if (tfd >= 0)
+        close(tfd);
     printf("Stopped.\n");
     status = 0;
 done:
@@ -222,14 +270,14 @@ done:
     return status;
 }
 
-/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--open] [--no-cache] [--stats]`:
+/* `sheaf serve [-s DIR] [--port N] [--bind ADDR] [--drafts] [--future] [--open] [--no-cache] [--stats]`:
  * argv[0] is "serve". Returns the exit status (0 after Ctrl-C, 1 errors,
  * 2 usage). */
 int cli_serve(int argc, char **argv)
 {
     const char *site = ".", *bind_addr = "127.0.0.1";
     int port = 8000;
-    bool drafts = false, no_cache = false, open_it = false, stats = false;
+    bool drafts = false, future = false, no_cache = false, open_it = false, stats = false;
     cli_opts o = { cli_command_find("serve"), "sheaf serve", argc, 1, argv, false };
     const cli_flag *f;
     const char *v;
@@ -243,6 +291,8 @@ int cli_serve(int argc, char **argv)
             bind_addr = v;
         else if (!strcmp(f->long_name, "drafts"))
             drafts = true;
+        else if (!strcmp(f->long_name, "future"))
+            future = true;
         else if (!strcmp(f->long_name, "no-cache"))
             no_cache = true;
         else if (!strcmp(f->long_name, "open"))
@@ -255,5 +305,5 @@ int cli_serve(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return serve(site, bind_addr, port, drafts, no_cache, open_it, stats);
+    return serve(site, bind_addr, port, drafts, future, no_cache, open_it, stats);
 }

@@ -24,6 +24,7 @@ static const cli_flag build_flags[] = {
       CLI_VALUE_NONE },
     { 0, "base-url", "URL", "override base_url from site.yaml", CLI_VALUE_NONE },
     { 'D', "drafts", NULL, "build drafts too", CLI_VALUE_NONE },
+    { 0, "future", NULL, "build posts dated after now too (scheduled posts)", CLI_VALUE_NONE },
     JOBS_FLAG,
     { 0, "no-cache", NULL, "neither read nor write the build cache (.sheaf-cache/)", CLI_VALUE_NONE },
     { 0, "stats", NULL, "print where the time went (load, markdown, model, render, write)",
@@ -36,6 +37,7 @@ static const cli_flag build_flags[] = {
 static const cli_flag check_flags[] = {
     SITE_FLAG,
     { 'D', "drafts", NULL, "check drafts too", CLI_VALUE_NONE },
+    { 0, "future", NULL, "check posts dated after now too", CLI_VALUE_NONE },
     JOBS_FLAG,
     { 0, "no-cache", NULL, "do not read the build cache (.sheaf-cache/; check never writes it)",
       CLI_VALUE_NONE },
@@ -53,6 +55,7 @@ static const cli_flag serve_flags[] = {
       "(0.0.0.0 or :: answers any name)",
       CLI_VALUE_NONE },
     { 'D', "drafts", NULL, "build drafts too", CLI_VALUE_NONE },
+    { 0, "future", NULL, "build posts dated after now too (without it, each is\nbuilt when it comes due)", CLI_VALUE_NONE },
     { 'O', "open", NULL, "open the site in the default browser", CLI_VALUE_NONE },
     { 0, "no-cache", NULL, "neither read nor write the build cache (.sheaf-cache/)", CLI_VALUE_NONE },
     { 0, "stats", NULL, "after each rebuild, print where its time went", CLI_VALUE_NONE },
@@ -127,21 +130,21 @@ static const cli_word completion_words[] = {
 
 const cli_command cli_commands[] = {
     { "build", "build the site into public/",
-      "sheaf build [-s DIR] [-o DIR] [--force] [--base-url URL] [--drafts] [-j N] [--no-cache] [--stats] [-q]",
+      "sheaf build [-s DIR] [-o DIR] [--force] [--base-url URL] [--drafts] [--future] [-j N] [--no-cache] [--stats] [-q]",
       "Builds the site in DIR (content/, templates/, static/, site.yaml) into the\n"
       "output folder. The new output replaces the old one only when the whole build\n"
       "succeeded; files whose bytes did not change are kept as they were. sheaf\n"
       "removes only files it wrote (listed in .sheaf-manifest in the output folder).\n",
       NULL, CLI_VALUE_NONE, build_flags, cli_build },
     { "serve", "build, serve on 127.0.0.1:8000 and rebuild as files change",
-      "sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--open] [--no-cache] [--stats]",
+      "sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--future] [--open] [--no-cache] [--stats]",
       "Builds the site into a temporary folder, serves it, and rebuilds what\n"
       "changed whenever a file under content/, templates/, themes/ or static/,\n"
       "or site.yaml, is saved. Open pages reload by themselves; a failed build\n"
       "is shown over the page until the next good one.\n",
       NULL, CLI_VALUE_NONE, serve_flags, cli_serve },
     { "check", "build in memory and report every problem; write nothing",
-      "sheaf check [-s DIR] [--drafts] [-j N] [--no-cache]",
+      "sheaf check [-s DIR] [--drafts] [--future] [-j N] [--no-cache]",
       "Reads, parses and renders the whole site in memory and reports every problem\n"
       "(front matter, broken links and anchors, templates) sorted by file and line.\n"
       "Writes nothing. Exit status 1 when there is an error.\n",

@@ -79,6 +79,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     s.cache = bs->cache;
     s.a = arena_new();
     s.drafts = o->drafts;
+    s.future = o->future;
+    s.now = o->now ? (int64_t)o->now : (int64_t)time(NULL);
     s.nwa = jobs;
     s.wa = xcalloc((size_t)jobs, sizeof *s.wa);
     for (int i = 0; i < jobs; i++)
@@ -230,6 +232,9 @@ done:
     local.posts = ks->nposts;
     local.pages = ks->nposts + ks->nplain;
     local.tags = ks->ntags;
+    local.scheduled = ks->nscheduled;
+    local.expired = ks->nexpired;
+    local.next_change = ks->next_change;
     local.ms_total = render_now_ms() - t0;
     if (st)
         *st = local;

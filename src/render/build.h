@@ -21,6 +21,8 @@ typedef struct build_options {
     const char *out_dir;  /* default "<site_dir>/public" */
     const char *base_url; /* overrides site.yaml when non-NULL */
     bool drafts;          /* build drafts too */
+    bool future;          /* build posts dated after the clock too (--future) */
+    long long now;        /* the build's clock (Unix seconds); 0: the time it starts */
     bool write;           /* false: `check` — resolve everything, write nothing */
     bool force;           /* write into an output folder sheaf did not make */
     int jobs;             /* worker threads; 0 = one per core */
@@ -29,6 +31,9 @@ typedef struct build_options {
 
 typedef struct build_stats {
     size_t pages, posts, tags;
+    size_t scheduled, expired; /* pages left out for a date after the clock, an expiry before it */
+    long long next_change; /* Unix seconds when one of those changes (a scheduled post comes
+                            * due, a page expires), or 0: a session should run again then */
     size_t written, unchanged, removed, copied;
     size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
     size_t markdown; /* pages whose Markdown was written this run (not kept from the last) */
@@ -65,5 +70,9 @@ void build_session_free(build_session *s);
 /* changed == NULL (or nchanged == 0 on the first run) means a full build. */
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged,
                        diag_list *d, build_stats *st);
+/* A full run with the session's caches though no file changed: the clock
+ * passed st->next_change of the last run (a scheduled post came due, a
+ * page expired). */
+bool build_session_rerun(build_session *s, diag_list *d, build_stats *st);
 
 #endif

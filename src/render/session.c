@@ -178,8 +178,10 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         bs->last = NULL;
         return false;
     }
-    double t0 = render_now_ms();
     site *s = &L->s;
+    if (s->next_change && (int64_t)time(NULL) >= s->next_change)
+        return false; /* a post came due or a page expired since: a full run */
+    double t0 = render_now_ms();
     size_t used_before = arena_used(s->a);
     size_t npick = 0;
     size_t *pick = xcalloc(L->c.njobs + 1, sizeof *pick);
@@ -299,6 +301,9 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     local.posts = s->nposts;
     local.pages = s->nposts + s->nplain;
     local.tags = s->ntags;
+    local.scheduled = s->nscheduled;
+    local.expired = s->nexpired;
+    local.next_change = s->next_change;
     local.rendered = npick;
     local.ms_markdown = t_md - t0;
     local.ms_render = t_render - t_md;
@@ -451,6 +456,16 @@ void render_math_stats(build_session *s, bool begin, build_stats *st)
         st->engines = e - s->stats0[2];
         st->ms_engines = ms - s->ms0;
     }
+}
+
+bool build_session_rerun(build_session *s, diag_list *d, build_stats *st)
+{
+    if (!s->sources)
+        return build_session_run(s, NULL, 0, d, st);
+    render_math_stats(s, true, NULL);
+    bool ok = render_run(s, d, st);
+    render_math_stats(s, false, st);
+    return ok;
 }
 
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,

@@ -422,6 +422,26 @@ static int cmp_backlink_date(const site *s, int a, int b)
     return strcmp(x->src, y->src);
 }
 
+/* A link to a page the build leaves out: an error like any broken link
+ * (a warning with `links: warn`), saying why it is out and how to build it. */
+static void report_held(site *s, diag_list *d, const page *p, const link_rec *l, const page *t)
+{
+    buf when = BUF_INIT;
+    if (t->held == SITE_SCHEDULED) {
+        date_format(&when, &t->date, "%Y-%m-%d %H:%M %z");
+        report(s, d, p, l, "link to '%s': %s is scheduled for %s, after this build's clock (build with "
+               "--future to include it)", l->dest, t->src, when.data);
+    } else if (t->held == SITE_EXPIRED) {
+        date_format(&when, &t->expiry, "%Y-%m-%d %H:%M %z");
+        report(s, d, p, l, "link to '%s': %s expired on %s ('expiry:' in its front matter)", l->dest,
+               t->src, when.data);
+    } else {
+        report(s, d, p, l, "link to '%s': %s is a draft (build with --drafts, or publish it)", l->dest,
+               t->src);
+    }
+    buf_release(&when);
+}
+
 void site_check_links(site *s, diag_list *d)
 {
     /* backlink counts first, then fill */
@@ -460,8 +480,7 @@ void site_check_links(site *s, diag_list *d)
                 if (t->failed)
                     break;
                 if (t->excluded) {
-                    report(s, d, p, l, "link to '%s': %s is a draft (build with --drafts, or publish it)",
-                           l->dest, t->src);
+                    report_held(s, d, p, l, t);
                     break;
                 }
                 if (l->anchor && *l->anchor && !has_id(t, l->anchor, l)) {

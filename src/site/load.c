@@ -303,8 +303,8 @@ static const key_def page_keys[] = {
     { .name = "redirect_from", .type = KEY_NAMES, .at = AT(aliases), .set = AT(naliases),
       .want = "a list of paths" },
     HUGO_NONE("weight", "Hugo orders pages by it; sheaf lists posts by date and pages by path"),
-    HUGO_NONE("publishdate", "Hugo holds a page back until then; sheaf publishes what it builds "
-                             "(use 'draft: true' to hold a page back)"),
+    HUGO_NONE("publishdate", "Hugo holds a page back until then; sheaf holds back a page whose "
+                             "'date:' is after the build's clock (--future builds it)"),
     HUGO_NONE("linktitle", "Hugo's short title for menus; sheaf has no menus (use page.params.linktitle "
                            "in a template)"),
     HUGO_NONE("menu", "Hugo's menus; sheaf has none (link pages from a template)"),
@@ -585,7 +585,48 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     read_terms(s, p, m, &r); /* after others_keys: tags with categories, when merged */
     bad_fm |= !r.ok;
     p->failed = bad_fm;
-    p->excluded = (p->draft || (p->has_expiry && p->expiry.t <= (int64_t)time(NULL))) && !s->drafts;
+    p->held = (unsigned char)site_page_held(s, p);
+    p->excluded = p->held != SITE_SHOWN;
+}
+
+site_held site_page_held(const site *s, const page *p)
+{
+    if (p->draft && !s->drafts)
+        return SITE_DRAFT;
+    if (p->is_index)
+        return SITE_SHOWN; /* a section's title and intro: no date of its own */
+    if (p->has_date && p->date.t > s->now && !s->future)
+        return SITE_SCHEDULED;
+    if (p->has_expiry && p->expiry.t <= s->now)
+        return SITE_EXPIRED;
+    return SITE_SHOWN;
+}
+
+/* Which pages are left out, by the build's clock (a kept parse may be from
+ * an earlier run): counted for the summary, and the next time one comes
+ * due or expires, for `sheaf serve`. */
+static void hold_pages(site *s)
+{
+    s->nscheduled = s->nexpired = 0;
+    s->next_change = 0;
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed)
+            continue;
+        p->held = (unsigned char)site_page_held(s, p);
+        p->excluded = p->held != SITE_SHOWN;
+        int64_t when = 0;
+        if (p->held == SITE_SCHEDULED) {
+            s->nscheduled++;
+            when = p->date.t;
+        } else if (p->held == SITE_EXPIRED) {
+            s->nexpired++;
+        } else if (p->held == SITE_SHOWN && p->has_expiry) {
+            when = p->expiry.t;
+        }
+        if (when > s->now && (!s->next_change || when < s->next_change))
+            s->next_change = when;
+    }
 }
 
 bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a, diag_list *d)
@@ -804,6 +845,7 @@ bool site_load(site *s, int jobs, diag_list *d)
     }
     par_ctx c = { s, d };
     site_parallel(s->npages, jobs, parse_job, &c);
+    hold_pages(s);
     find_sections(s, d);
     /* indexes for link resolution */
     s->index = xcalloc(1, sizeof *s->index);

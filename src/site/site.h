@@ -139,6 +139,11 @@ typedef struct link_rec {
     int line, col;
 } link_rec;
 
+/* Why a page is left out of a build (page.held): a draft (without
+ * --drafts), a date after the build's clock (without --future), an
+ * `expiry:` before it. */
+typedef enum site_held { SITE_SHOWN, SITE_DRAFT, SITE_SCHEDULED, SITE_EXPIRED } site_held;
+
 typedef struct page {
     int index;
     const char *src;      /* "content/posts/2024-03-18-a.md" */
@@ -146,6 +151,7 @@ typedef struct page {
     const char *dir;      /* "posts" (folder of the source, relative to content/) */
     const char *bundle_dir; /* for index.md bundles: the bundle folder, else NULL */
     bool is_post, draft, excluded, failed;
+    unsigned char held;   /* why it is left out (a site_held), or SITE_SHOWN */
     bool is_index;        /* content/_index.md or content/<section>/_index.md:
                            * the home page's or a section's title, intro and
                            * front matter, never a page or post of its own */
@@ -261,6 +267,11 @@ typedef struct site {
     arena **wa;           /* one per worker thread, for parallel stages */
     int nwa;
     bool drafts;
+    bool future;          /* --future: posts dated after `now` are built too */
+    int64_t now;          /* the build's clock (Unix seconds): scheduling and expiry */
+    size_t nscheduled, nexpired; /* pages left out for their date, for their expiry */
+    int64_t next_change;  /* when a left-out post comes due or a page expires
+                           * (Unix seconds), or 0: `sheaf serve` rebuilds then */
     page *pages;
     size_t npages;
     site_file *files;
@@ -346,8 +357,13 @@ void site_page_cache_free(site_page_cache *c);
 /* Forgets every page. */
 void site_page_cache_clear(site_page_cache *c);
 
+/* Why page p is left out of the build (drafts, s->future, s->now), or
+ * SITE_SHOWN. */
+site_held site_page_held(const site *s, const page *p);
 /* Walks content/ (pages and content files) and static folders; reads every
- * page and parses its front matter (in parallel, `jobs` threads). */
+ * page and parses its front matter (in parallel, `jobs` threads); finds
+ * the sections and which pages are left out (counted, with the next time
+ * that changes). */
 bool site_load(site *s, int jobs, diag_list *d);
 /* Output paths, permalinks and the duplicate-path check (needs front matter). */
 bool site_assign_paths(site *s, diag_list *d);

@@ -22,7 +22,7 @@ bash)
     }
     [ "$(got sheaf bu)" = build ] || fail "sheaf bu: $(got sheaf bu)"
     [ "$(got sheaf build --si)" = --site ] || fail "sheaf build --si"
-    [ "$(got sheaf serve --)" = "--site --port --bind --drafts --open --no-cache --stats --help" ] ||
+    [ "$(got sheaf serve --)" = "--site --port --bind --drafts --future --open --no-cache --stats --help" ] ||
         fail "sheaf serve --: $(got sheaf serve --)"
     [ "$(got sheaf new '')" = "site post" ] || fail "sheaf new: $(got sheaf new '')"
     [ "$(got sheaf completion '')" = "bash zsh fish" ] || fail "sheaf completion"

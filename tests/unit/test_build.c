@@ -313,9 +313,67 @@ TEST(session_body_edits)
     OK(system(cmd) == 0);
 }
 
+/* Scheduling against a given clock: a post dated after it is left out
+ * (unless `future`), a page whose expiry is at or before it is left out;
+ * next_change is when the next of those changes, so that a session can
+ * run again then; a session run after that moment builds the post. */
+TEST(scheduling)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-build-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("content/posts/2024-01-01-now.md", "---\ntitle: Now\n---\nx\n");
+    put("content/posts/2024-02-01-soon.md", "---\ntitle: Soon\ndate: 2024-02-01T12:00:00Z\n---\nx\n");
+    put("content/posts/2024-03-01-later.md", "---\ntitle: Later\n---\nx\n");
+    put("content/posts/2023-01-01-offer.md", "---\ntitle: Offer\nexpiry: 2024-01-20\n---\nx\n");
+    put("content/posts/2023-01-02-gone.md", "---\ntitle: Gone\nexpiry: 2023-06-01\n---\nx\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    const long long jan10 = 1704844800; /* 2024-01-10T00:00:00Z */
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2, .now = jan10 };
+    diag_list *d = diag_list_new();
+    build_stats st;
+    OK(build_site(&o, d, &st));
+    EQ_INT(st.posts, 2); /* now, offer */
+    EQ_INT(st.scheduled, 2);
+    EQ_INT(st.expired, 1);
+    OK(st.next_change == 1705708800); /* the offer's expiry, 2024-01-20 */
+    OK(exists("posts/offer/index.html") && !exists("posts/soon/index.html"));
+
+    o.now = 1705708800; /* the offer expires at that very second */
+    OK(build_site(&o, d, &st));
+    EQ_INT(st.posts, 1);
+    EQ_INT(st.expired, 2);
+    OK(st.next_change == 1706788800); /* soon: 2024-02-01T12:00:00Z */
+    OK(!exists("posts/offer/index.html"));
+
+    o.future = true;
+    OK(build_site(&o, d, &st));
+    EQ_INT(st.posts, 3);
+    EQ_INT(st.scheduled, 0);
+    OK(st.next_change == 0);
+    OK(exists("posts/later/index.html"));
+    EQ_INT(diag_count(d), 0);
+
+    /* a session: the run after the moment builds the post that came due */
+    o.future = false;
+    o.now = 0; /* the real clock: these dates are long past */
+    build_session *bs = build_session_new(&o);
+    OK(build_session_run(bs, NULL, 0, d, &st));
+    EQ_INT(st.posts, 3);
+    OK(build_session_rerun(bs, d, &st));
+    EQ_INT(st.posts, 3);
+    build_session_free(bs);
+    diag_list_free(d);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(session_matches_build_site);
     RUN(session_body_edits);
+    RUN(scheduling);
     return harness_done();
 }
