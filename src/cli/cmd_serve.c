@@ -82,10 +82,12 @@ static bool parse_port(const char *s, int *port)
  * loop (wait for a quiet moment after edits or a signal, rebuild through
  * the build session, report to the server), and the clean-up. Returns the
  * exit status. */
-/* Arms the timer for `when` (Unix seconds; 0: disarms it). */
+/* Arms the timer for `when` (Unix seconds; 0: disarms it), a tenth of a
+ * second late: time(), the build's clock, may lag the timer's clock by a
+ * tick, and a run a moment early would find nothing due yet. */
 static void arm_timer(int tfd, long long when)
 {
-    struct itimerspec it = { { 0, 0 }, { (time_t)when, 0 } };
+    struct itimerspec it = { { 0, 0 }, { (time_t)when, when ? 100000000 : 0 } };
     if (tfd >= 0)
         timerfd_settime(tfd, TFD_TIMER_ABSTIME, &it, NULL);
 }

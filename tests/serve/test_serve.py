@@ -316,6 +316,35 @@ def run_server_checks(sheaf, site, tmp, tmpdir, env):
           "\n".join(srv.err))
     bind_checks(sheaf, site, env)
     other_servers(sheaf, site, env, tmpdir)
+    scheduled_checks(sheaf, tmp, env)
+
+
+def scheduled_checks(sheaf, tmp, env):
+    """A post dated a few seconds ahead is left out, then built when it
+    comes due, without an edit; with --future it is there at once."""
+    site = os.path.join(tmp, "scheduled")
+    write(os.path.join(site, "content", "posts", "2024-01-01-now.md"), "---\ntitle: Now\n---\nNow.\n")
+    due = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 10))
+    write(os.path.join(site, "content", "posts", "soon.md"), f"---\ntitle: Soon\ndate: {due}\n---\nSoon.\n")
+    srv, port, m = start(sheaf, site, env)
+    if not m:
+        failures.append("scheduled: server did not start:\n" + "\n".join(srv.lines + srv.err))
+        srv.stop()
+        return
+    try:
+        st, _, _ = raw(port, "/posts/soon/")
+        expect("scheduled: not served before it is due", st, 404)
+        came = srv.wait_line(r"^rebuilt in \d+ ms: a scheduled post came due or a page expired$", timeout=60)
+        check("scheduled: rebuilt when it came due", came is not None, "\n".join(srv.lines))
+        st, _, body = raw(port, "/posts/soon/")
+        check("scheduled: served once due", st == 200 and b"Soon." in body, f"status {st}")
+    finally:
+        srv.stop(signal.SIGINT)
+    srv, port, m = start(sheaf, site, env, ("--future",))
+    if m:
+        st, _, _ = raw(port, "/posts/soon/")
+        expect("--future: served at once", st, 200)
+    srv.stop(signal.SIGINT)
 
 
 def strip_script(body):
