@@ -491,11 +491,27 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         } else if (is_sheaf_shortcode(name, nn)) {
             if (!closing)
                 m->nshortcodes++;
-        } else if (!closing) {
-            note_at(m, p, i, s + i, after - i,
-                    arena_printf(m->a, "sheaf has no shortcode '%.*s': write "
-                                 "templates/shortcodes/%.*s.html (Hugo's is a Go template), or replace it",
-                                 (int)nn, name, (int)nn, name));
+        } else {
+            /* sheaf has no such shortcode, and an unknown one is an error:
+             * escaped as Hugo escapes one (a C comment inside the delimiters),
+             * it shows as written */
+            size_t a = 0, z = inn;
+            while (a < z && isspace((unsigned char)inner[a]))
+                a++;
+            while (z > a && isspace((unsigned char)inner[z - 1]))
+                z--;
+            bool can = !memmem(inner, inn, "*/", 2);
+            if (!closing)
+                note_at(m, p, i, s + i, after - i,
+                        arena_printf(m->a, "sheaf has no shortcode '%.*s'%s: write "
+                                     "templates/shortcodes/%.*s.html (Hugo's is a Go template)%s, or replace it",
+                                     (int)nn, name, can ? " (kept as text: {{</* … */>}})" : "", (int)nn, name,
+                                     can ? " and take the /* */ away" : ""));
+            if (can) {
+                buf_printf(out, "{{%c/* %.*s */%c}}", s[i + 2], (int)(z - a), inner + a, delim);
+                i = after;
+                continue;
+            }
         }
         buf_put(out, s + i, after - i);
         i = after;
