@@ -192,7 +192,8 @@ struct md_walk {
     md_cite_fn cite;
     void *ctx;
     buf html, tmp, words;
-    size_t nwords;
+    buf text;      /* the counted text, block by block (md_result.text) */
+    size_t nwords, ncjk;
     md_vec heads, holes, cuts, links, problems, anchors, cites, cite_spans;
     int ngroups;
     idset ids;
@@ -221,8 +222,14 @@ const md_options *md_walk_options(md_walk *w) { return w->opt; }
 
 void md_words_break(md_walk *w)
 {
-    if (w->words.len)
-        w->nwords += text_word_count(w->words.data, w->words.len);
+    if (w->words.len) {
+        size_t cjk;
+        w->nwords += text_word_count_cjk(w->words.data, w->words.len, &cjk);
+        w->ncjk += cjk;
+        if (w->text.len)
+            buf_putc(&w->text, '\n');
+        buf_put(&w->text, w->words.data, w->words.len);
+    }
     buf_reset(&w->words);
 }
 
@@ -1189,6 +1196,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .html = BUF_INIT,
         .tmp = BUF_INIT,
         .words = BUF_INIT,
+        .text = BUF_INIT,
         .heads = { .size = sizeof(md_heading) },
         .holes = { .size = sizeof(id_hole) },
         .cuts = { .size = sizeof(cut) },
@@ -1303,6 +1311,9 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->word_count = r.nwords;
     out->nshortcodes = r.sc_names.n;
     out->shortcodes = md_vec_to_arena(&r.sc_names, a);
+    out->cjk_count = r.ncjk;
+    out->text = arena_strndup(a, r.text.data, r.text.len);
+    out->text_len = r.text.len;
 
     free(r.holes.v);
     free(r.cuts.v);
@@ -1310,6 +1321,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     buf_release(&r.html);
     buf_release(&r.tmp);
     buf_release(&r.words);
+    buf_release(&r.text);
     buf_release(&summary.tail);
     free(r.src.line_start);
     free(r.ids.slot);

@@ -129,6 +129,10 @@ typedef struct md_result {
     size_t word_count;
     const char **shortcodes;   /* the names of the shortcodes used, each once */
     size_t nshortcodes;
+    size_t cjk_count;          /* how many of the words are CJK characters */
+    const char *text;          /* the counted text as plain text, one line a
+                                  paragraph, heading or cell (search index) */
+    size_t text_len;
 } md_result;
 
 /* Writes the HTML of one citation group (n ≥ 1 items, or one narrative

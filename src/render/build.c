@@ -104,6 +104,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     s.shortcodes = render_shortcodes_hooks(sc);
     t = render_now_ms();
     site_load(&s, jobs, d);
+    site_favicon(&s, d);
     site_load_bibliography(&s, d);
     site_assign_paths(&s, d);
     local.ms_load = render_now_ms() - t;
@@ -159,7 +160,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         if (strcmp(s.taxonomies[t].name, "tags") && s.taxonomies[t].n)
             render_add_job(&jv, &nj, &cj, J_TERMS, (int)t, 0);
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
-        if ((g != SITE_GEN_PAPERS || s.npapers) && (g != SITE_GEN_TAGS || site_has_taxonomy(&s.cfg, "tags")))
+        if ((g != SITE_GEN_PAPERS || s.npapers) && site_generated_on(&s, (size_t)g))
             render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
     for (size_t i = 0; i < s.npapers; i++)
         render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);

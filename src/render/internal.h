@@ -62,6 +62,10 @@ typedef struct render_ctx {
     void *sink_ctx;
 } render_ctx;
 
+/* Writes the search index of s's published pages (search/index.json) to
+ * out (search.c). */
+void render_search_index(const site *s, buf *out);
+
 /* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
 void render_job(void *vctx, size_t i, int worker);
 void render_workers_new(render_ctx *c, int jobs);

@@ -227,6 +227,13 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     }
     case J_GENERATED: {
         const site_generated *g = &site_generated_outputs[j->a];
+        if (j->a == SITE_GEN_SEARCH_INDEX) { /* not a template: search.c */
+            buf b = BUF_INIT;
+            render_search_index(s, &b);
+            emit(c, g->output, b.data, b.len, d);
+            buf_release(&b);
+            return;
+        }
         const char *title = g->title ? g->title : s->cfg.title;
         tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, g->kind, title, g->path)));
         if (j->a == SITE_GEN_ARCHIVE)

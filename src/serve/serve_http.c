@@ -649,6 +649,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     serve_status st = root_real ? serve_resolve(root_real, url, &file, &loc) : SERVE_NOT_FOUND;
     if (st == SERVE_NOT_FOUND && !root_real && url[0] != '/')
         st = SERVE_BAD_REQUEST;
+    /* browsers ask for /favicon.ico whatever the page names: the site's
+     * own icon answers when it has none by that name */
+    static const char *const icons[] = { "/favicon.svg", "/favicon.png" };
+    for (size_t i = 0; st == SERVE_NOT_FOUND && root_real && !strcmp(url, "/favicon.ico") &&
+                       i < sizeof icons / sizeof *icons; i++) {
+        buf_reset(&file);
+        buf_reset(&loc);
+        st = serve_resolve(root_real, icons[i], &file, &loc);
+        if (st != SERVE_FILE)
+            st = SERVE_NOT_FOUND;
+    }
     enum MHD_Result ret;
     struct stat sb;
     int fd = st == SERVE_FILE ? open_regular(file.data, &sb) : -1;

@@ -167,6 +167,9 @@ static const key_def config_keys[] = {
       .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
     { .name = "taxonomies", .type = KEY_NAMES, .at = AT(taxonomies), .set = AT(ntaxonomies),
       .want = "a list of taxonomy names (taxonomies: [tags, categories])", .flags = KEY_UNIQUE },
+    { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),
+      .want = "a string (an emoji, one to three letters, or a file in static/)", .str_default = "" },
+    { .name = "search", .type = KEY_BOOL, .at = AT(search), .want = "true or false", .num_default = 1 },
     { .name = "citation_style", .type = KEY_WORD, .at = AT(citations_numeric),
       .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
 };

@@ -20,7 +20,25 @@ const site_generated site_generated_outputs[] = {
     /* only when something is cited; each work has papers/<slug>/ */
     [SITE_GEN_PAPERS] = { "papers/index.html", "papers/", "papers.html", "papers", "Papers",
                           "the papers index" },
+    /* drawn from the site's favicon text (site_favicon) */
+    [SITE_GEN_FAVICON] = { "favicon.svg", "favicon.svg", "favicon.svg", "favicon", NULL, "favicon.svg" },
+    /* with `search: true`: the page and its index (render/search.c) */
+    [SITE_GEN_SEARCH] = { "search/index.html", "search/", "search.html", "search", "Search",
+                          "the search page" },
+    [SITE_GEN_SEARCH_INDEX] = { "search/index.json", "search/index.json", NULL, "search-index", NULL,
+                                "the search index" },
 };
+
+bool site_generated_on(const site *s, size_t g)
+{
+    switch (g) {
+    case SITE_GEN_FAVICON: return s->favicon_text != NULL;
+    case SITE_GEN_SEARCH:
+    case SITE_GEN_SEARCH_INDEX: return s->cfg.search;
+    case SITE_GEN_TAGS: return site_has_taxonomy(&s->cfg, "tags");
+    default: return true;
+    }
+}
 
 size_t site_list_pages(const site *s, size_t n)
 {

@@ -302,7 +302,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* the set of output paths, for links written relative to the output */
     strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        if ((i != SITE_GEN_PAPERS || s->bib) && (i != SITE_GEN_TAGS || site_has_taxonomy(&s->cfg, "tags")))
+        if ((i != SITE_GEN_PAPERS || s->bib) && site_generated_on(s, i))
             strmap_put(outputs, site_generated_outputs[i].output, 0);
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].path && !s->pages[i].excluded)

@@ -1043,7 +1043,7 @@ bool site_assign_paths(site *s, diag_list *d)
     size_t before = diag_error_count(d);
     outputs o = { strmap_new(s->npages * 2 + s->nfiles + 64), NULL, 0, 0 };
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        if ((i != SITE_GEN_PAPERS || s->bib) && (i != SITE_GEN_TAGS || site_has_taxonomy(&s->cfg, "tags")))
+        if ((i != SITE_GEN_PAPERS || s->bib) && site_generated_on(s, i))
             claim(s, &o, site_generated_outputs[i].output, "(generated)", d);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
@@ -1180,7 +1180,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     claimant *all = NULL;
     size_t nall = 0, capall = 0;
     for (size_t i = 0; i < SITE_NGENERATED; i++)
-        if ((i != SITE_GEN_PAPERS || s->npapers) && (i != SITE_GEN_TAGS || site_has_taxonomy(&s->cfg, "tags")))
+        if ((i != SITE_GEN_PAPERS || s->npapers) && site_generated_on(s, i))
             add_claimant(&all, &nall, &capall, site_generated_outputs[i].output, NULL, 0, 0);
     for (size_t k = 2; k <= index_pages; k++) {
         const char *out = arena_printf(s->a, "%sindex.html", site_index_path(s->a, k));

@@ -142,6 +142,16 @@ const char *site_tag_slug(arena *a, const char *name)
     return r;
 }
 
+int64_t site_reading_time(size_t words, size_t cjk)
+{
+    /* minutes = cjk / 400 + other / 230, rounded up, at least 1 */
+    uint64_t other = words - cjk;
+    uint64_t num = (uint64_t)cjk * SITE_READ_WORDS + other * SITE_READ_CJK;
+    uint64_t per = (uint64_t)SITE_READ_WORDS * SITE_READ_CJK;
+    uint64_t m = (num + per - 1) / per;
+    return m < 1 ? 1 : (int64_t)m;
+}
+
 /* The fields of a page's value that come from its body, in this order. */
 static const char *const body_keys[SITE_BODY_FIELDS] = { "content", "summary", "has_more", "toc",
                                                          "word_count", "reading_time" };
@@ -171,8 +181,7 @@ static void body_values(site *s, const page *p, tpl_value v[SITE_BODY_FIELDS])
     size_t hi = 0;
     v[3] = toc_build(s, p->md.headings, &hi, p->md.nheadings, 0);
     v[4] = tpl_int((int64_t)p->md.word_count);
-    int64_t rt = ((int64_t)p->md.word_count + 249) / 250;
-    v[5] = tpl_int(rt < 1 ? 1 : rt);
+    v[5] = tpl_int(site_reading_time(p->md.word_count, p->md.cjk_count));
 }
 
 size_t site_update_body_fields(site *s, page *p, long *changed)
@@ -479,6 +488,13 @@ void site_build_model(site *s)
     tpl_map_set_str(a, sm, "base_path", str_v(c->base_path));
     tpl_map_set_str(a, sm, "author", str_v(c->author));
     tpl_map_set_str(a, sm, "language", str_v(c->language));
+    tpl_map *fav = tpl_map_new(a, 3);
+    tpl_map_set_str(a, fav, "url", str_v(site_url(s, s->favicon_path ? s->favicon_path : "favicon.svg")));
+    tpl_map_set_str(a, fav, "text", s->favicon_text ? str_v(s->favicon_text) : tpl_none());
+    tpl_map_set_str(a, fav, "emoji", tpl_bool(s->favicon_text &&
+                                              text_leading_emoji(s->favicon_text, strlen(s->favicon_text))));
+    tpl_map_set_str(a, sm, "favicon", tpl_map_value(fav));
+    tpl_map_set_str(a, sm, "search", tpl_bool(c->search));
     tpl_map_set_str(a, sm, "params", c->params);
     tpl_map_set_str(a, sm, "posts", tpl_list_value(posts));
     tpl_map_set_str(a, sm, "pages", tpl_list_value(plain));

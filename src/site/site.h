@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bib/bib.h"
 #include "diag/diag.h"
@@ -66,6 +67,8 @@ typedef struct site_config {
     const char **bibliography; /* .bib files, relative to the site */
     size_t nbibliography;
     bool citations_numeric;    /* citation_style: numeric (else author-year) */
+    const char *favicon;       /* as written; site_favicon decides */
+    bool search;               /* write the search page and its index */
     permalink_rule *permalinks;
     size_t npermalinks;
     const char **taxonomies; /* `taxonomies:` names, [tags, categories] by default */
@@ -90,7 +93,8 @@ void site_config_key_place(const site_config *c, const char *key, int *line, int
 /* The outputs sheaf makes once per site, in the order they are rendered. */
 typedef enum site_gen_kind {
     SITE_GEN_INDEX, SITE_GEN_TAGS, SITE_GEN_ARCHIVE, SITE_GEN_FEED, SITE_GEN_SITEMAP,
-    SITE_GEN_ROBOTS, SITE_GEN_404, SITE_GEN_PAPERS, SITE_NGENERATED
+    SITE_GEN_ROBOTS, SITE_GEN_404, SITE_GEN_PAPERS, SITE_GEN_FAVICON, SITE_GEN_SEARCH,
+    SITE_GEN_SEARCH_INDEX, SITE_NGENERATED
 } site_gen_kind;
 
 typedef struct site_generated {
@@ -305,7 +309,25 @@ typedef struct site {
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
     const site_shortcodes *shortcodes; /* renders shortcodes; NULL: each is an error */
     atomic_size_t markdown_runs; /* pages whose Markdown site_render_markdown wrote */
+    /* the favicon (site_favicon): a file of the site's, or favicon.svg
+     * drawn from favicon_text */
+    const char *favicon_path; /* output path: "favicon.svg" */
+    const char *favicon_text; /* NULL: a file */
 } site;
+
+/* ---- favicon (favicon.c) --------------------------------------------- */
+
+/* Decides the favicon after site_load: `favicon:` naming a file (one of
+ * the site's output files, e.g. from static/) uses it; else a favicon.svg,
+ * .ico or .png among the site's files; else favicon.svg is generated from
+ * `favicon:`'s text, or the emoji the title starts with, or the title's
+ * first letter. An unknown file or a text too long is an error at the
+ * key. */
+void site_favicon(site *s, diag_list *d);
+/* Whether generated output g is made for this site (the favicon only when
+ * drawn, search only with `search: true`, the tags index only when tags
+ * are a taxonomy); papers are decided apart. */
+bool site_generated_on(const site *s, size_t g);
 
 /* ---- citations (cite.c) ------------------------------------------------ */
 
@@ -411,6 +433,13 @@ void site_check_links(site *s, diag_list *d);
  * names slug alike share one page. The one rule for the model's tag pages
  * and for the link checker, which knows them before the model is built. */
 const char *site_tag_slug(arena *a, const char *name);
+/* Reading rates (docs/variables.md, page.reading_time): words of Latin and
+ * other spaced scripts a minute, CJK characters a minute. */
+#define SITE_READ_WORDS 230
+#define SITE_READ_CJK 400
+/* Minutes to read `words` words of which `cjk` are CJK characters, each
+ * kind at its rate, rounded up, at least 1. */
+int64_t site_reading_time(size_t words, size_t cjk);
 /* Sorts posts, builds sections, tags/archive/prev-next and every template
  * value. */
 void site_build_model(site *s);

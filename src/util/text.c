@@ -236,9 +236,11 @@ static const unsigned char ascii_class[128] = {
     0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
 };
 
-size_t text_word_count(const char *s, size_t n)
+size_t text_word_count(const char *s, size_t n) { return text_word_count_cjk(s, n, NULL); }
+
+size_t text_word_count_cjk(const char *s, size_t n, size_t *cjk)
 {
-    size_t words = 0;
+    size_t words = 0, han = 0;
     bool in_run = false, run_counted = false;
     size_t i = 0;
     while (i < n) {
@@ -273,6 +275,7 @@ size_t text_word_count(const char *s, size_t n)
             in_run = false;
         } else if (in_cjk_block(cp) && is_letter_or_number(cat)) {
             words++;
+            han++;
             in_run = false;
         } else if (in_cjk_block(cp) && is_mark(cat)) {
             /* a combining (semi-)voiced sound mark belongs to its kana */
@@ -288,6 +291,8 @@ size_t text_word_count(const char *s, size_t n)
             }
         }
     }
+    if (cjk)
+        *cjk = han;
     return words;
 }
 
@@ -337,4 +342,59 @@ bool text_close_enough(const char *want, size_t dist)
     size_t n = strlen(want);
     size_t lim = n / 3 > 2 ? n / 3 : 2;
     return dist <= lim;
+}
+
+size_t text_leading_emoji(const char *s, size_t n)
+{
+    int32_t cp;
+    size_t k = decode(s, n, 0, &cp);
+    if (!k)
+        return 0;
+    const utf8proc_property_t *p = utf8proc_get_property(cp);
+    bool regional = p->boundclass == UTF8PROC_BOUNDCLASS_REGIONAL_INDICATOR;
+    if (p->boundclass != UTF8PROC_BOUNDCLASS_EXTENDED_PICTOGRAPHIC && !regional)
+        return 0;
+    /* the rest of its grapheme cluster: variation selectors, skin tones,
+     * zero-width-joined pictographs, the second flag letter */
+    int32_t state = 0;
+    int32_t prev = cp;
+    size_t i = k;
+    while (i < n) {
+        size_t m = decode(s, n, i, &cp);
+        if (!m || utf8proc_grapheme_break_stateful(prev, cp, &state))
+            break;
+        prev = cp;
+        i += m;
+    }
+    return i;
+}
+
+size_t text_next_char(const char *s, size_t n, size_t i, int32_t *cp, int *cls)
+{
+    size_t k = decode(s, n, i, cp);
+    if (!k) {
+        *cp = -1;
+        *cls = TEXT_CHAR_OTHER;
+        return 1;
+    }
+    if (*cp < 0x80) {
+        int c = *cp;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            *cls = TEXT_CHAR_WORD;
+        } else if (c >= 'A' && c <= 'Z') {
+            *cp = c - 'A' + 'a';
+            *cls = TEXT_CHAR_WORD;
+        } else {
+            *cls = TEXT_CHAR_OTHER;
+        }
+        return k;
+    }
+    utf8proc_category_t cat = utf8proc_category(*cp);
+    if (is_letter_or_number(cat) || is_mark(cat)) {
+        *cls = in_cjk_block(*cp) && !is_mark(cat) ? TEXT_CHAR_CJK : TEXT_CHAR_WORD;
+        *cp = utf8proc_tolower(*cp);
+    } else {
+        *cls = TEXT_CHAR_OTHER;
+    }
+    return k;
 }

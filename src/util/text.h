@@ -31,6 +31,20 @@ size_t text_slugify_ascii(char *d, const char *s, size_t n);
 /* Words in plain text: each CJK character (Han, Hiragana, Katakana, Hangul)
  * counts as one word; other text counts whitespace-separated runs. */
 size_t text_word_count(const char *s, size_t n);
+/* text_word_count, also storing in *cjk (may be NULL) how many of the words
+ * are CJK characters (they are read at another rate: reading time). */
+size_t text_word_count_cjk(const char *s, size_t n, size_t *cjk);
+/* What text_next_char finds: a separator, a letter or digit of a spaced
+ * script (part of a word), a CJK character (a word by itself). */
+enum { TEXT_CHAR_OTHER, TEXT_CHAR_WORD, TEXT_CHAR_CJK };
+/* Decodes the character at s[i..n) into *cp, lower-cased, and its class
+ * into *cls (the search index's rule); returns its length in bytes. An
+ * invalid byte is one TEXT_CHAR_OTHER byte (*cp = -1). */
+size_t text_next_char(const char *s, size_t n, size_t i, int32_t *cp, int *cls);
+/* The length in bytes of the emoji s starts with (one grapheme cluster:
+ * a pictograph with its modifiers and joined pictographs, or a flag), or
+ * 0 when s does not start with one. "☀️ Hello" → 6. */
+size_t text_leading_emoji(const char *s, size_t n);
 /* Returns the byte offset of the first invalid UTF-8 sequence in s[0..n), or
  * (size_t)-1 when all of it is valid. */
 size_t text_utf8_check(const char *s, size_t n);

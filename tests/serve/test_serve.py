@@ -367,6 +367,11 @@ def http_checks(port, out, tmp):
            re.findall(rb'rel="canonical" href="([^"]*)"', body),
            [f"http://127.0.0.1:{port}/posts/hello/".encode()])
     expect("GET post: Cache-Control", h.get("cache-control"), "no-cache")
+    # /favicon.ico: the site's drawn icon answers it
+    ist, ih, icon = raw(port, "/favicon.ico")
+    expect("GET /favicon.ico: status", ist, 200)
+    expect("GET /favicon.ico: type", ih.get("content-type"), "image/svg+xml")
+    check("GET /favicon.ico: the icon", icon.startswith(b"<svg"), icon[:100])
     check("GET post: ETag", re.fullmatch(r'"[^"]+"', h.get("etag", "")) is not None, h.get("etag"))
     expect("GET post: Content-Length", h.get("content-length"), str(len(body)))
     check("GET post: script before </body>",

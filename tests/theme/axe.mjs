@@ -6,7 +6,9 @@
 // must not scroll sideways: a wide Markdown table scrolls inside its own
 // box, which the keyboard can focus and scroll.
 //
-// usage: node axe.mjs path/to/sheaf
+// usage: node axe.mjs path/to/sheaf [SHOT_DIR]
+// With SHOT_DIR, a screenshot of every page (light and dark, 375 and 1280
+// px, the first screen) is saved there to look at: NAME-SCHEME-WIDTH.png.
 // Exits 77 (ctest's "skipped") with a message when playwright-core,
 // axe-core or Chromium is missing: `scripts/deps.sh test` installs them.
 import { spawnSync } from 'node:child_process';
@@ -77,7 +79,13 @@ const pages = [
   'posts/%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83%E7%AC%94%E8%AE%B0/',
   '', 'archive/', 'tags/', 'tags/distributed-training/', 'about/',
   'papers/', 'papers/lin2018dgc/',       // the paper graph (citations)
+  'search/?q=gradient', 'search/?q=%E6%A2%AF%E5%BA%A6%E5%8E%8B%E7%BC%A9', '404.html',
 ];
+const shots = process.argv[3] ? path.resolve(process.argv[3]) : null;
+function shotName(p) {
+  const name = decodeURIComponent(p).replace(/[?=]/g, '-').replace(/\/$/, '').replace(/[\/]/g, '_');
+  return name || 'home';
+}
 
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sheaf-axe-'));
@@ -88,7 +96,7 @@ async function main() {
     fs.copyFileSync(path.join(root, 'site.yaml'), path.join(site, 'site.yaml'));
     fs.copyFileSync(path.join(root, 'refs.bib'), path.join(site, 'refs.bib'));
     fs.cpSync(path.join(root, 'content'), path.join(site, 'content'), { recursive: true });
-    for (const f of fs.readdirSync(path.join(here, 'mock')))
+    for (const f of fs.readdirSync(path.join(here, 'mock')).filter((f) => f.endsWith('.md')))
       fs.copyFileSync(path.join(here, 'mock', f), path.join(site, 'content/posts', f));
     const out = path.join(tmp, 'out');
     server = await serve(out);
@@ -110,6 +118,12 @@ async function main() {
           const where = `${p || '/'} (${scheme}, ${width} px)`;
           const resp = await page.goto(base + p);
           check(`${where}: served`, resp && resp.ok());
+          if (p.startsWith('search/'))
+            await page.waitForSelector('.search-results li', { timeout: 20000 }).catch(() => {});
+          if (shots) {
+            fs.mkdirSync(shots, { recursive: true });
+            await page.screenshot({ path: path.join(shots, `${shotName(p)}-${scheme}-${width}.png`) });
+          }
           await page.addScriptTag({ path: axePath });
           const found = await page.evaluate(async () => {
             const r = await window.axe.run(document, { resultTypes: ['violations'] });

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "render/build.h"
+#include "site/site.h"
 #include "util/buf.h"
 
 static char root[256];
@@ -58,6 +59,17 @@ static bool exists(const char *rel)
     snprintf(path, sizeof path, "%s/out/%s", root, rel);
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+TEST(reading_time)
+{
+    EQ_INT(site_reading_time(0, 0), 1);
+    EQ_INT(site_reading_time(230, 0), 1);
+    EQ_INT(site_reading_time(231, 0), 2);
+    EQ_INT(site_reading_time(400, 400), 1);   /* 400 CJK characters */
+    EQ_INT(site_reading_time(401, 401), 2);
+    EQ_INT(site_reading_time(630, 400), 2);   /* 1 + 1 */
+    EQ_INT(site_reading_time(4600, 0), 20);
 }
 
 TEST(session_matches_build_site)
@@ -372,6 +384,7 @@ TEST(scheduling)
 
 int main(void)
 {
+    RUN(reading_time);
     RUN(session_matches_build_site);
     RUN(session_body_edits);
     RUN(scheduling);

@@ -127,6 +127,17 @@ TEST(word_counts)
     EQ_INT(text_word_count("one two three", 7), 2);
 }
 
+TEST(word_counts_cjk)
+{
+    size_t cjk = 99;
+    EQ_INT(text_word_count_cjk("", 0, &cjk), 0);
+    EQ_INT(cjk, 0);
+    const char *s = "GPU训练 and 梯度压缩, ok";
+    EQ_INT(text_word_count_cjk(s, strlen(s), &cjk), 9);
+    EQ_INT(cjk, 6);
+    EQ_INT(text_word_count_cjk("one two", 7, NULL), 2);
+}
+
 TEST(utf8_check)
 {
     EQ_INT(text_utf8_check("", 0), -1);
@@ -154,6 +165,7 @@ int main(void)
     RUN(slug_unicode);
     RUN(slug_invalid_bytes);
     RUN(word_counts);
+    RUN(word_counts_cjk);
     RUN(utf8_check);
     return harness_done();
 }

@@ -1,0 +1,215 @@
+// sheaf's search page: reads search/index.json (written by `sheaf build`,
+// format in docs/search.md) and shows the pages matching the words typed.
+// Words of spaced scripts match by prefix; CJK text by character bigrams,
+// so "梯度压缩" finds a post holding it. No framework, no server.
+(function () {
+  "use strict";
+  var form = document.querySelector(".search-form");
+  if (!form) return;
+  var input = form.querySelector("input[type=search]");
+  var status = document.querySelector(".search-status");
+  var list = document.querySelector(".search-results");
+  var base = form.getAttribute("action");
+  var strings = form.dataset;
+  var index = null, keys = null, post = null;
+
+  // The index's rule for characters (util/text.c, text_next_char): letters
+  // and digits make words, CJK characters stand alone, the rest separates.
+  var cjk = /[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303c\u3040-\u30ff\u3131-\u318f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]|[\ud840-\ud87f][\udc00-\udfff]/;
+  var word = /[\p{L}\p{N}\p{M}]/u;
+
+  // A query's terms: {key, prefix}. Words are matched by prefix; a CJK run
+  // gives its bigrams (a single character matches every bigram it starts).
+  function terms(q) {
+    var out = [], w = "", run = [];
+    function endWord() { if (w) out.push({ key: w, prefix: true }); w = ""; }
+    function endRun() {
+      if (run.length === 1) out.push({ key: run[0], prefix: true });
+      for (var i = 0; i + 1 < run.length; i++) out.push({ key: run[i] + run[i + 1], prefix: false });
+      run = [];
+    }
+    for (var ch of q.toLowerCase()) {
+      if (cjk.test(ch)) { endWord(); run.push(ch); }
+      else if (word.test(ch)) { endRun(); if (w.length < 32) w += ch; }
+      else { endWord(); endRun(); }
+    }
+    endWord(); endRun();
+    return out;
+  }
+
+  function decode(data) {
+    index = data;
+    keys = [];
+    var prev = "";
+    for (var k of data.keys.split(" ")) {
+      prev = prev.slice(0, k.charCodeAt(0) - 48) + k.slice(1);
+      keys.push(prev);
+    }
+    post = data.postings.split(" ");
+  }
+
+  // The first key ≥ s (binary search: keys are in JavaScript's order).
+  function lower(s) {
+    var lo = 0, hi = keys.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (keys[mid] < s) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // The best score of each page for one term, over every key matching it,
+  // into `best` (one byte a page). Postings are read in place: base-36
+  // gaps separated by commas, '*' (title) or '^' (heading, tag) before.
+  function lookup(t, best) {
+    best.fill(0);
+    for (var i = lower(t.key); i < keys.length; i++) {
+      var k = keys[i];
+      if (t.prefix ? !k.startsWith(t.key) : k !== t.key) break;
+      var exact = k === t.key ? 2 : 1, p = post[i], doc = 0, gap = 0, w = 1;
+      for (var j = 0, n = p.length; j <= n; j++) {
+        var c = j < n ? p.charCodeAt(j) : 44;
+        if (c === 44) { // ','
+          doc += gap;
+          var s = exact * w;
+          if (best[doc] < s) best[doc] = s;
+          gap = 0; w = 1;
+        } else if (c === 42) w = 16;
+        else if (c === 94) w = 4;
+        else gap = gap * 36 + (c <= 57 ? c - 48 : c - 87);
+      }
+    }
+  }
+
+  // The pages holding every term, best first.
+  function search(q) {
+    var ts = terms(q);
+    if (!ts.length) return [];
+    var docs = index.docs, n = docs.length;
+    var total = new Int32Array(n), best = new Uint8Array(n);
+    for (var ti = 0; ti < ts.length; ti++) {
+      lookup(ts[ti], best);
+      var any = false;
+      for (var d = 0; d < n; d++) {
+        if (best[d] && (ti === 0 || total[d])) { total[d] += best[d]; any = true; }
+        else total[d] = 0;
+      }
+      if (!any) return [];
+    }
+    var found = [];
+    for (var d2 = 0; d2 < n; d2++) if (total[d2]) found.push(d2);
+    // (pages are in the index newest post first: ties keep that order)
+    return found.sort(function (a, b) { return total[b] - total[a] || a - b; });
+  }
+
+  // Appends text to el with the parts matching a query word in <mark>.
+  function highlight(el, text, words) {
+    var lower = text.toLowerCase(), marks = [];
+    for (var w of words) {
+      for (var at = lower.indexOf(w); at >= 0 && w; at = lower.indexOf(w, at + w.length))
+        marks.push([at, at + w.length]);
+    }
+    marks.sort(function (a, b) { return a[0] - b[0]; });
+    var pos = 0;
+    for (var m of marks) {
+      if (m[0] < pos) { if (m[1] > pos) m[0] = pos; else continue; }
+      el.append(text.slice(pos, m[0]));
+      var mark = document.createElement("mark");
+      mark.textContent = text.slice(m[0], m[1]);
+      el.append(mark);
+      pos = m[1];
+    }
+    el.append(text.slice(pos));
+  }
+
+  function words(q) {
+    return q.toLowerCase().split(/[\s\p{P}\p{S}]+/u).filter(function (w) { return w; });
+  }
+
+  function show(q) {
+    list.textContent = "";
+    if (!q.trim()) { status.textContent = ""; return; }
+    var t0 = performance.now();
+    var found = search(q);
+    var ms = performance.now() - t0;
+    form.dataset.ms = ms.toFixed(2);
+    var ws = words(q);
+    var n = found.length, shown = found.slice(0, 50);
+    status.textContent = n === 0 ? strings.none.replace("{q}", q)
+      : (n === 1 ? strings.one : strings.many).replace("{n}", n).replace("{q}", q);
+    for (var i of shown) {
+      var d = index.docs[i], li = document.createElement("li"), a = document.createElement("a");
+      var url = d[0];
+      var h = d[5].find(function (h) {
+        var t = h[1].toLowerCase();
+        return ws.some(function (w) { return t.includes(w); });
+      });
+      a.href = url;
+      highlight(a, d[1], ws);
+      var title = document.createElement("h2");
+      title.append(a);
+      li.append(title);
+      if (d[2] || d[3].length) {
+        var meta = document.createElement("p");
+        meta.className = "meta";
+        if (d[2]) { var time = document.createElement("time"); time.dateTime = d[2]; time.textContent = d[2]; meta.append(time); }
+        if (d[3].length) meta.append((d[2] ? " · " : "") + d[3].join(", "));
+        li.append(meta);
+      }
+      if (h) {
+        var sec = document.createElement("p"), ha = document.createElement("a");
+        sec.className = "search-section";
+        ha.href = url + "#" + h[0];
+        highlight(ha, "§ " + h[1], ws);
+        sec.append(ha);
+        li.append(sec);
+      }
+      var ex = document.createElement("p");
+      highlight(ex, d[4] + (d[4].length >= 130 ? "…" : ""), ws);
+      li.append(ex);
+      list.append(li);
+    }
+  }
+
+  var pending = "";
+  function run() {
+    var q = input.value;
+    if (!index) { pending = q; return; }
+    show(q);
+    var url = new URL(location.href);
+    if (q) url.searchParams.set("q", q); else url.searchParams.delete("q");
+    history.replaceState(null, "", url);
+  }
+
+  form.addEventListener("submit", function (e) { e.preventDefault(); run(); });
+  input.addEventListener("input", run);
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "ArrowDown") {
+      var first = list.querySelector("a");
+      if (first) { e.preventDefault(); first.focus(); }
+    }
+  });
+  list.addEventListener("keydown", function (e) {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    var links = Array.from(list.querySelectorAll("h2 a"));
+    var i = links.indexOf(document.activeElement.closest("li").querySelector("h2 a"));
+    e.preventDefault();
+    if (e.key === "ArrowUp" && i <= 0) input.focus();
+    else if (links[i + (e.key === "ArrowDown" ? 1 : -1)]) links[i + (e.key === "ArrowDown" ? 1 : -1)].focus();
+  });
+
+  var q = new URL(location.href).searchParams.get("q") || "";
+  input.value = q;
+  status.textContent = strings.loading;
+  fetch(base + "index.json").then(function (r) {
+    if (!r.ok) throw new Error(r.status);
+    return r.json();
+  }).then(function (data) {
+    decode(data);
+    status.textContent = "";
+    window.sheafSearch = search; // for tests and benchmarks
+    run();
+    if (pending && pending !== input.value) run();
+  }).catch(function () { status.textContent = strings.failed; });
+  if (!q) input.focus();
+})();
