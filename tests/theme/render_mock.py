@@ -361,7 +361,7 @@ def load_page(path, rel, site):
         "has_more": has_more,
         "toc": toc,
         "word_count": wc,
-        "reading_time": max(1, round(wc / 250)),
+        "reading_time": 1,
         "backlinks": [],
         "params": fm,
         "source": "content/" + rel,
@@ -454,6 +454,8 @@ def build_model(base_url, paginate):
                       "feed_url": site_obj.base_path + "posts/atom.xml", "posts": posts,
                       "count": len(posts), "content": Markup(""), "summary": Markup(""), "params": {}}],
         "build_date": SheafDate(dt.datetime(2024, 3, 22, 10, 0, tzinfo=dt.timezone.utc)),
+        "favicon": {"url": site_obj.base_path + "favicon.svg", "text": "☀️", "emoji": True},
+        "search": True,
     }
     return site_obj, site, posts, plain, taglist, years, paginate
 
@@ -616,7 +618,8 @@ def main(argv):
     render("404.html", "404.html", page=listpage("404", "Not found", site_obj.base_path + "404.html"))
     site_feed = {"title": site["title"], "url": site_obj.absolute_url(site_obj.base_path + "atom.xml"),
                  "alternate": base_url, "posts": posts}
-    for x in ("atom.xml", "sitemap.xml", "robots.txt"):
+    render("search.html", "search/index.html", page=listpage("search", "Search", site_obj.base_path + "search/"))
+    for x in ("atom.xml", "sitemap.xml", "robots.txt", "favicon.svg"):
         render(x, x, page=listpage(x, x, site_obj.base_path + x), feed=site_feed)
     shutil.copytree(os.path.join(THEME, "static"), root, dirs_exist_ok=True)
 
