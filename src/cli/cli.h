@@ -62,8 +62,7 @@ void cli_print_main_usage(FILE *f);
 /* Reading a command's options by its table, one at a time, the way sheaf's
  * own parsers read them: `-x V`, `--name V`, `--name=V`, each flag a word
  * of its own (no bundling, no abbreviations); `-` alone is an operand.
- * (build, check and render use getopt_long instead, which also takes
- * bundled and abbreviated flags.) */
+ * Every command reads its options this way. */
 typedef struct cli_opts {
     const cli_command *c;
     const char *who;       /* for messages: "sheaf serve" */

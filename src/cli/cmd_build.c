@@ -1,6 +1,5 @@
 /* cmd_build: `sheaf build` (write the site) and `sheaf check` (do all the
  * work in memory, write nothing, report every problem). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,75 +14,47 @@
  * diagnostics and the summary line. Returns the exit status. */
 static int run(int argc, char **argv, bool check)
 {
-    static const struct option opts[] = {
-        { "site", required_argument, NULL, 's' },
-        { "output", required_argument, NULL, 'o' },
-        { "force", no_argument, NULL, 'F' },
-        { "base-url", required_argument, NULL, 'b' },
-        { "drafts", no_argument, NULL, 'D' },
-        { "future", no_argument, NULL, 'U' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "stats", no_argument, NULL, 'S' },
-        { "no-cache", no_argument, NULL, 'C' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    const cli_command *self = cli_command_find(check ? "check" : "build");
+    const char *who = check ? "sheaf check" : "sheaf build";
     build_options o = { .site_dir = ".", .write = !check };
     bool quiet = false, stats = false;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, check ? "s:Dj:h" : "s:o:Dj:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 's': o.site_dir = optarg; break;
-        case 'o':
-            if (check)
-                goto bad;
-            o.out_dir = optarg;
-            break;
-        case 'F':
-            if (check)
-                goto bad;
+    /* the command's flag table says what it takes (check: no -o, --force,
+     * --base-url or --stats) */
+    cli_opts opts = { cli_command_find(check ? "check" : "build"), who, argc, 1, argv, false };
+    const cli_flag *f;
+    const char *v;
+    int kind, status;
+    while ((kind = cli_next_opt(&opts, &f, &v, &status)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_EXIT)
+            return status;
+        const char *name = f->long_name;
+        if (!strcmp(name, "site")) {
+            o.site_dir = v;
+        } else if (!strcmp(name, "output")) {
+            o.out_dir = v;
+        } else if (!strcmp(name, "force")) {
             o.force = true;
-            break;
-        case 'b':
-            if (check)
-                goto bad;
-            o.base_url = optarg;
-            break;
-        case 'D': o.drafts = true; break;
-        case 'U': o.future = true; break;
-        case 'C': o.no_cache = true; break;
-        case 'j': {
+        } else if (!strcmp(name, "base-url")) {
+            o.base_url = v;
+        } else if (!strcmp(name, "drafts")) {
+            o.drafts = true;
+        } else if (!strcmp(name, "future")) {
+            o.future = true;
+        } else if (!strcmp(name, "no-cache")) {
+            o.no_cache = true;
+        } else if (!strcmp(name, "stats")) {
+            stats = true;
+        } else if (!strcmp(name, "quiet")) {
+            quiet = true;
+        } else if (!strcmp(name, "jobs")) {
             char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 256) {
-                fprintf(stderr, "sheaf %s: -j needs a number of threads from 1 to 256, not '%s'\n",
-                        check ? "check" : "build", optarg);
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 256) {
+                fprintf(stderr, "%s: -j needs a number of threads from 1 to 256, not '%s'\n", who,
+                        v);
                 return 2;
             }
             o.jobs = (int)n;
-            break;
         }
-        case 'S':
-            if (check)
-                goto bad;
-            stats = true;
-            break;
-        case 'q': quiet = true; break;
-        case 'h': cli_print_usage(stdout, self); return 0;
-        default:
-        bad:
-            cli_print_usage(stderr, self);
-            return 2;
-        }
-    }
-    if (optind != argc) {
-        fprintf(stderr, "sheaf %s: unexpected argument '%s'\n", check ? "check" : "build",
-                argv[optind]);
-        cli_print_usage(stderr, self);
-        return 2;
     }
     if (!fs_is_dir(o.site_dir)) {
         fprintf(stderr, "sheaf %s: %s: no such folder (give the site folder with -s DIR)\n",

@@ -3,7 +3,6 @@
  * prints the result. For theme authors, and how the template language is
  * tested against Jinja2. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,31 +19,34 @@
 
 int cli_render(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "data", required_argument, NULL, 'd' },
-        { "templates", required_argument, NULL, 't' },
-        { "base-url", required_argument, NULL, 'b' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *data = NULL, *dir = NULL, *base_url = "/";
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "d:t:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': data = optarg; break;
-        case 't': dir = optarg; break;
-        case 'b': base_url = optarg; break;
-        case 'h': USAGE(stdout); return 0;
-        default: USAGE(stderr); return 2;
+    const char *data = NULL, *dir = NULL, *base_url = "/", *tpath = NULL;
+    cli_opts opts = { cli_command_find("render"), "sheaf render", argc, 1, argv, true };
+    const cli_flag *f;
+    const char *v;
+    int kind, st;
+    while ((kind = cli_next_opt(&opts, &f, &v, &st)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_EXIT)
+            return st;
+        if (kind == CLI_OPT_OPERAND) {
+            if (tpath) {
+                fprintf(stderr, "sheaf render: expected one TEMPLATE\n");
+                USAGE(stderr);
+                return 2;
+            }
+            tpath = v;
+        } else if (!strcmp(f->long_name, "data")) {
+            data = v;
+        } else if (!strcmp(f->long_name, "templates")) {
+            dir = v;
+        } else if (!strcmp(f->long_name, "base-url")) {
+            base_url = v;
         }
     }
-    if (optind + 1 != argc) {
+    if (!tpath) {
         fprintf(stderr, "sheaf render: expected one TEMPLATE\n");
         USAGE(stderr);
         return 2;
     }
-    const char *tpath = argv[optind];
     diag_list *d = diag_list_new();
     arena *a = arena_new();
     int status = 1;

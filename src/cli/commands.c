@@ -288,14 +288,21 @@ int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *statu
             return CLI_OPT_EXIT;
         }
         if (fl->arg && !eq) {
-            if (o->i >= o->argc)
-                break; /* a value is missing: as an unknown option */
+            if (o->i >= o->argc) {
+                fprintf(stderr, "%s: '%s' needs a value (%s)\n", o->who, a, fl->arg);
+                cli_print_usage(stderr, o->c);
+                *status = 2;
+                return CLI_OPT_EXIT;
+            }
             eq = o->argv[o->i++];
         }
         *value = eq;
         return CLI_OPT_FLAG;
     }
-    fprintf(stderr, "%s: unknown option '%s'\n", o->who, a);
+    if (a[0] != '-' || !a[1])
+        fprintf(stderr, "%s: unexpected argument '%s'\n", o->who, a);
+    else
+        fprintf(stderr, "%s: unknown option '%s'\n", o->who, a);
     cli_print_usage(stderr, o->c);
     *status = 2;
     return CLI_OPT_EXIT;
