@@ -165,6 +165,8 @@ static const key_def config_keys[] = {
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
     { .name = "bibliography", .type = KEY_NAMES, .at = AT(bibliography), .set = AT(nbibliography),
       .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
+    { .name = "related", .type = KEY_COUNT, .at = AT(related),
+      .want = "a whole number of related posts to list (1 or more)", .num_default = 5 },
     { .name = "taxonomies", .type = KEY_NAMES, .at = AT(taxonomies), .set = AT(ntaxonomies),
       .want = "a list of taxonomy names (taxonomies: [tags, categories])", .flags = KEY_UNIQUE },
     { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),

@@ -103,6 +103,13 @@ size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_change
         for (size_t k = 0; bl.kind == TPL_LIST && k < bl.u.list->len; k++)
             *ref_changed |= retitle_ref(bl.u.list->items[k], p);
     }
+    /* the posts that list p as related (a post's related posts are few) */
+    for (size_t k = 0; k < s->nposts; k++) {
+        const page *q = &s->pages[s->posts[k]];
+        for (size_t i = 0; i < q->nrelated; i++)
+            if (q->related[i] == p->index)
+                *ref_changed |= retitle_ref(tpl_map_get_cstr(q->value, "related").u.list->items[i], p);
+    }
     return n;
 }
 
@@ -284,6 +291,13 @@ static void page_value(site *s, page *p, strmap *term_index)
         bl->items[i] = tpl_map_value(r);
     }
     tpl_map_set_str(a, m, "backlinks", tpl_list_value(bl));
+    tpl_list *rel = tpl_list_new(a, p->nrelated);
+    for (size_t i = 0; i < p->nrelated; i++) {
+        tpl_map *r = page_ref(s, &s->pages[p->related[i]]);
+        tpl_map_set_str(a, r, "shared", tpl_int(p->related_shared[i]));
+        rel->items[i] = tpl_map_value(r);
+    }
+    tpl_map_set_str(a, m, "related", tpl_list_value(rel));
     tpl_map_set_str(a, m, "params", p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(a, 0)));
     tpl_map_set_str(a, m, "source", str_v(p->src));
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
@@ -356,6 +370,99 @@ static strmap *build_terms(site *s)
     }
     buf_release(&key);
     return all;
+}
+
+/* Related posts: for each post, the cfg.related posts that share the most
+ * terms (of every taxonomy) and cited works with it, ties broken by date
+ * (newer first), then by source order. Each term and work is a group of
+ * posts; a post's score against another is how many groups hold both,
+ * counted by walking the groups of the post (the work is the sum of the
+ * squares of the groups' sizes, never posts × posts). */
+typedef struct related_ctx {
+    const site *s;
+    int *score;           /* per page, 0 outside the current post's walk */
+} related_ctx;
+
+static bool better(const site *s, const int *score, int a, int b)
+{
+    if (score[a] != score[b])
+        return score[a] > score[b];
+    const page *x = &s->pages[a], *y = &s->pages[b];
+    if (x->date.t != y->date.t)
+        return x->date.t > y->date.t;
+    return a < b;
+}
+
+static void find_related(site *s)
+{
+    size_t want = (size_t)s->cfg.related, ngroups = s->nterms + s->npapers;
+    /* each post's groups (CSR): the terms, then the cited works */
+    size_t *start = xcalloc(s->npages + 1, sizeof *start), *fill = xcalloc(s->npages + 1, sizeof *fill);
+    for (size_t g = 0; g < ngroups; g++) {
+        const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
+        size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
+        for (size_t k = 0; k < n; k++)
+            start[m[k] + 1]++;
+    }
+    for (size_t i = 0; i < s->npages; i++)
+        start[i + 1] += start[i];
+    int *groups = xcalloc(start[s->npages] + 1, sizeof *groups);
+    for (size_t g = 0; g < ngroups; g++) {
+        const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
+        size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
+        for (size_t k = 0; k < n; k++)
+            groups[start[m[k]] + fill[m[k]]++] = (int)g;
+    }
+    int *score = xcalloc(s->npages + 1, sizeof *score);
+    int *touched = xcalloc(s->npages + 1, sizeof *touched);
+    int *best = xcalloc(want + 1, sizeof *best);
+    for (size_t k = 0; k < s->nposts; k++) {
+        int pi = s->posts[k];
+        page *p = &s->pages[pi];
+        size_t nt = 0;
+        for (size_t j = start[pi]; j < start[pi + 1]; j++) {
+            size_t g = (size_t)groups[j];
+            const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
+            size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
+            for (size_t i = 0; i < n; i++) {
+                int q = m[i];
+                if (q == pi || !s->pages[q].is_post || s->pages[q].excluded || s->pages[q].failed)
+                    continue;
+                if (!score[q]++)
+                    touched[nt++] = q;
+            }
+        }
+        /* the best `want`, kept sorted by insertion (want is small) */
+        size_t nb = 0;
+        for (size_t i = 0; i < nt; i++) {
+            int q = touched[i];
+            size_t at = nb < want ? nb : want;
+            while (at > 0 && better(s, score, q, best[at - 1]))
+                at--;
+            if (at >= want)
+                continue;
+            size_t last = nb < want ? nb : want - 1;
+            memmove(best + at + 1, best + at, (last - at) * sizeof *best);
+            best[at] = q;
+            if (nb < want)
+                nb++;
+        }
+        p->nrelated = nb;
+        p->related = nb ? arena_alloc(s->a, nb * sizeof *p->related) : NULL;
+        p->related_shared = nb ? arena_alloc(s->a, nb * sizeof *p->related_shared) : NULL;
+        for (size_t i = 0; i < nb; i++) {
+            p->related[i] = best[i];
+            p->related_shared[i] = score[best[i]];
+        }
+        for (size_t i = 0; i < nt; i++)
+            score[touched[i]] = 0;
+    }
+    free(start);
+    free(fill);
+    free(groups);
+    free(score);
+    free(touched);
+    free(best);
 }
 
 /* A taxonomy's value and its terms' (docs/variables.md). */
@@ -453,6 +560,7 @@ void site_build_model(site *s)
         VEC_PUSH(sec->posts, sec->nposts, sec->capposts, 16, s->posts[k]);
     }
     strmap *term_index = build_terms(s);
+    find_related(s);
 
     tpl_map *sm = tpl_map_new(a, 20);
     site_citation_values(s, sm); /* before the pages: their bibliographies */

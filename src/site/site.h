@@ -71,6 +71,7 @@ typedef struct site_config {
     bool search;               /* write the search page and its index */
     permalink_rule *permalinks;
     size_t npermalinks;
+    long related;            /* `related:` how many related posts a post lists (5) */
     const char **taxonomies; /* `taxonomies:` names, [tags, categories] by default */
     size_t ntaxonomies;      /* at most SITE_MAX_TAXONOMIES */
     tpl_value params;      /* map */
@@ -194,6 +195,9 @@ typedef struct page {
     const char **backlink_text;
     size_t nbacklinks;
     int prev, next;       /* older / newer post index, -1 at the ends */
+    int *related;         /* the posts sharing the most terms and cited works, best first */
+    int *related_shared;  /* how many each shares */
+    size_t nrelated;
     tpl_map *value;       /* the `page` map templates see */
     page_cache_entry *cache; /* in a build session: what the last run kept, else NULL */
 } page;
