@@ -87,6 +87,10 @@ void cli_held_summary(struct buf *out, const struct build_stats *st);
 
 /* Prints every diagnostic to stderr (coloured on a terminal) after sorting. */
 void cli_print_diags(diag_list *d);
+/* `build` and `deploy`: one warning in d when the site's base_url (or the
+ * --base-url given, may be NULL) has no scheme and host, which feeds and
+ * sitemaps need. Problems of site.yaml itself are left to the build. */
+void cli_warn_no_host(const char *site_dir, const char *base_url, diag_list *d);
 /* Colour on stderr? (a terminal, and NO_COLOR unset) */
 bool cli_color(void);
 

@@ -55,6 +55,8 @@ static bool run_deploy(const char *site, const char *base_url, bool dry_run, boo
     arena *a = arena_new();
     site_config cfg;
     bool ok = site_config_load(site, base_url, a, &cfg, d);
+    if (ok)
+        cli_warn_no_host(site, base_url, d);
     buf target = BUF_INIT;
     if (ok && cfg.deploy_target)
         buf_puts(&target, cfg.deploy_target);

@@ -1,8 +1,12 @@
 /* diags: printing diagnostics for every command. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "site/site.h"
+#include "util/arena.h"
+#include "util/fs.h"
 
 bool cli_color(void)
 {
@@ -14,4 +18,22 @@ void cli_print_diags(diag_list *d)
 {
     diag_sort(d);
     diag_print(d, stderr, cli_color());
+}
+
+void cli_warn_no_host(const char *site_dir, const char *base_url, diag_list *d)
+{
+    arena *a = arena_new();
+    diag_list *scratch = diag_list_new(); /* the build reports the file's problems */
+    site_config cfg;
+    if (site_config_load(site_dir, base_url, a, &cfg, scratch) && !*cfg.origin) {
+        int line, col;
+        site_config_key_place(&cfg, "base_url", &line, &col);
+        char *path = strcmp(site_dir, ".") ? fs_join(site_dir, "site.yaml") : NULL;
+        diag_warning(d, path ? path : "site.yaml", line, col,
+                     "base_url has no scheme and host: the feed, the sitemap and link previews "
+                     "need absolute URLs; set base_url: https://… (or build with --base-url)");
+        free(path);
+    }
+    diag_list_free(scratch);
+    arena_free(a);
 }

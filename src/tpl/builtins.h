@@ -224,6 +224,7 @@ tpl_value group_value(arena *ar, tpl_value key, tpl_list *items);
 FILTER_FN(date);
 FILTER_FN(rfc3339);
 FILTER_FN(slugify);
+FILTER_FN(absolute_links);
 FILTER_FN(absolute_url);
 FILTER_FN(relative_url);
 FILTER_FN(group_by);

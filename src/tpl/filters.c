@@ -1991,6 +1991,7 @@ FILTER(xmlattr)
  * it, and tests/unit/test_tables.c checks the order. */
 static const tpl_filter_def filters[] = {
     { "abs", "", f_abs },
+    { "absolute_links", "", f_absolute_links },
     { "absolute_url", "", f_absolute_url },
     { "attr", "name", f_attr },
     { "batch", "linecount,fill_with", f_batch },

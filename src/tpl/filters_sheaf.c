@@ -133,6 +133,50 @@ FILTER_FN(relative_url)
     return url_filter(r, v, false, out);
 }
 
+/* HTML with the site's own links made absolute: every href="/…" and
+ * src="/…" (not "//…") gets the base URL's scheme and host, for HTML that
+ * is read elsewhere (a feed reader, a mail). The URLs sheaf writes into a
+ * page already carry the base path. Keeps the input's safety. */
+FILTER_FN(absolute_links)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    const tpl_base *base = tpl_r_base(r);
+    buf b = BUF_INIT;
+    const char *p = s.u.s, *end = s.u.s + s.len;
+    while (p < end) {
+        const char *q = p;
+        size_t skip = 0;
+        while (q < end) {
+            if ((q[0] == 'h' && end - q >= 7 && !memcmp(q, "href=\"/", 7)) ||
+                (q[0] == 's' && end - q >= 6 && !memcmp(q, "src=\"/", 6))) {
+                skip = q[0] == 'h' ? 6 : 5;
+                if (q + skip + 1 < end && q[skip + 1] == '/') { /* "//host/…" */
+                    q++;
+                    skip = 0;
+                    continue;
+                }
+                if (q > s.u.s && (isalnum((unsigned char)q[-1]) || q[-1] == '-')) { /* data-href=… */
+                    q++;
+                    skip = 0;
+                    continue;
+                }
+                break;
+            }
+            q++;
+        }
+        buf_put(&b, p, (size_t)(q - p));
+        if (q >= end)
+            break;
+        buf_put(&b, q, skip);
+        buf_put(&b, base->url, base->origin_len);
+        p = q + skip;
+    }
+    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    return true;
+}
+
 FILTER_FN(group_by)
 {
     arena *ar = tpl_r_arena(r);

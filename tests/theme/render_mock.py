@@ -49,7 +49,7 @@ escape e safe length count lower upper capitalize title trim default d join
 first last reverse sort truncate striptags urlencode replace int float string
 list abs round min max sum unique batch slice groupby map select reject
 selectattr rejectattr wordcount indent center tojson items dictsort
-date slugify absolute_url relative_url group_by limit xml_escape rfc3339
+date slugify absolute_url relative_url group_by limit xml_escape rfc3339 absolute_links
 """.split())
 ALLOWED_METHODS = set("upper lower strip startswith endswith replace split items keys values get".split())
 ALLOWED_GLOBALS = {"range", "namespace", "loop", "super", "self", "caller", "varargs", "kwargs"}
@@ -530,6 +530,8 @@ def main(argv):
         group_by=f_group_by,
         limit=f_limit,
         xml_escape=f_xml_escape,
+        absolute_links=lambda s: (Markup if isinstance(s, Markup) else str)(
+            re.sub(r'(?<![\w-])(href|src)="/(?!/)', lambda m: f'{m.group(1)}="{site_obj.host}/', str(s))),
     )
 
     for dirpath, _, files in os.walk(TEMPLATES):

@@ -131,6 +131,12 @@ def f_absolute_url(path):
     return origin + f_relative_url(path)
 
 
+def f_absolute_links(s):
+    origin, _ = _base()
+    out = re.sub(r'(?<![\w-])(href|src)="/(?!/)', lambda m: f'{m.group(1)}="{origin}/', str(s))
+    return Markup(out) if isinstance(s, Markup) else out
+
+
 def f_group_by(seq, attr):
     groups = {}
     for x in seq:
@@ -153,7 +159,7 @@ def f_xml_escape(s):
 def jinja_env():
     env = jinja2.Environment(autoescape=True, loader=jinja2.FileSystemLoader(CASES))
     env.filters.update(date=f_date, rfc3339=f_rfc3339, slugify=f_slugify,
-                       absolute_url=f_absolute_url, relative_url=f_relative_url,
+                       absolute_url=f_absolute_url, relative_url=f_relative_url, absolute_links=f_absolute_links,
                        group_by=f_group_by, limit=f_limit, xml_escape=f_xml_escape)
     return env
 

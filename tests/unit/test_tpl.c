@@ -107,6 +107,12 @@ TEST(sheaf_filters)
     R("{{ page.url | absolute_url }}", "https://x.io/notes/posts/x/");
     R("{{ page.url | relative_url }}", "/notes/posts/x/");
     R("{{ 'https://e.org/a' | absolute_url }}", "https://e.org/a");
+    R("{{ ('<a href=\"/notes/x/\">x</a> <img src=\"/notes/i.png\"> <a href=\"//e.org/\">'"
+      " ~ ' <a href=\"#f\"> <a data-href=\"/y\"> <a href=\"https://e.org/\">') | absolute_links }}",
+      "&lt;a href=&#34;https://x.io/notes/x/&#34;&gt;x&lt;/a&gt; &lt;img src=&#34;https://x.io/notes/i.png&#34;&gt;"
+      " &lt;a href=&#34;//e.org/&#34;&gt; &lt;a href=&#34;#f&#34;&gt; &lt;a data-href=&#34;/y&#34;&gt;"
+      " &lt;a href=&#34;https://e.org/&#34;&gt;");
+    R("{{ '<a href=\"/x\">' | safe | absolute_links }}", "<a href=\"https://x.io/x\">");
     R("{{ tags | limit(2) | join }}", "ba");
     R("{{ 'a<b & \"c\"' | xml_escape }}", "a&lt;b &amp; &quot;c&quot;");
     R("{% for g in [{'y': 1, 'v': 'a'}, {'y': 2, 'v': 'b'}, {'y': 1, 'v': 'c'}] | group_by('y') %}"
