@@ -519,15 +519,15 @@ static int new_post(int argc, char **argv)
     cli_opts o = { cli_command_find("new"), "sheaf new post", argc, 2, argv, true };
     const cli_flag *f;
     const char *v;
-    int kind, status;
-    while ((kind = cli_next_opt(&o, &f, &v, &status)) != CLI_OPT_END) {
+    int kind, status = -1;
+    while (status < 0 && (kind = cli_next_opt(&o, &f, &v, &status)) != CLI_OPT_END) {
         if (kind == CLI_OPT_EXIT) {
-            return status;
+            break; /* status set */
         } else if (kind == CLI_OPT_OPERAND) {
             if (title) {
                 fprintf(stderr, "sheaf new post: give one title, in quotes\n");
                 USAGE(stderr);
-                return 2;
+                status = 2;
             }
             title = v;
         } else if (!strcmp(f->long_name, "site")) {
@@ -540,21 +540,24 @@ static int new_post(int argc, char **argv)
             buf_printf(&cite, "%s%s", cite.len ? "," : "", v);
         }
     }
-    if (!title || !*title) {
+    if (status < 0 && (!title || !*title)) {
         fprintf(stderr, "sheaf new post: a title is needed\n");
         USAGE(stderr);
-        return 2;
+        status = 2;
     }
-    diag_list *d = diag_list_new();
-    buf path = BUF_INIT;
-    bool ok = create_post(site, title, tags, cite.len ? cite.data : NULL, draft, &path, d);
+    if (status < 0) {
+        diag_list *d = diag_list_new();
+        buf path = BUF_INIT;
+        bool ok = create_post(site, title, tags, cite.len ? cite.data : NULL, draft, &path, d);
+        cli_print_diags(d);
+        if (ok)
+            printf("%s\n", path.data);
+        buf_release(&path);
+        diag_list_free(d);
+        status = ok ? 0 : 1;
+    }
     buf_release(&cite);
-    cli_print_diags(d);
-    if (ok)
-        printf("%s\n", path.data);
-    buf_release(&path);
-    diag_list_free(d);
-    return ok ? 0 : 1;
+    return status;
 }
 
 static bool dir_is_empty(const char *dir, bool *exists)
