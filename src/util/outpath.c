@@ -57,3 +57,24 @@ void outpath_quote(buf *out, const char *p, size_t n)
         }
     }
 }
+
+bool outpath_names_file(const char *p, size_t n)
+{
+    if (!n || p[n - 1] == '/')
+        return false;
+    size_t last = n;
+    while (last > 0 && p[last - 1] != '/')
+        last--;
+    const char *dot = memchr(p + last + 1, '.', n - last - (n > last));
+    return n > last + 1 && dot != NULL && (size_t)(dot - p) + 1 < n;
+}
+
+void outpath_file(buf *out, const char *p, size_t n)
+{
+    buf_put(out, p, n);
+    if (outpath_names_file(p, n))
+        return;
+    if (n && p[n - 1] != '/')
+        buf_putc(out, '/');
+    buf_puts(out, "index.html");
+}

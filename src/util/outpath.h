@@ -9,6 +9,7 @@
 #ifndef SHEAF_OUTPATH_H
 #define SHEAF_OUTPATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/buf.h"
@@ -27,6 +28,17 @@
  * DEL or C1: U+0000–U+001F, U+007F–U+009F). The result is a static
  * phrase to follow "it …" in a message, e.g. "has a '..' part". */
 const char *outpath_problem(const char *p, size_t n);
+
+/* Does a URL path (relative to the site's root, n bytes) name a file
+ * rather than a folder: no trailing '/', and a last part with an
+ * extension ("feed.json", "2019/old.html", ".well-known/x.txt"; not
+ * "about", "about/", ".well-known")? */
+bool outpath_names_file(const char *p, size_t n);
+
+/* The file a URL path is written to: itself when it names a file, else
+ * the folder's index.html ("" → "index.html", "about/" and "about" →
+ * "about/index.html"). Appended to out. */
+void outpath_file(buf *out, const char *p, size_t n);
 
 /* Appends p (n bytes) to out for a message: NUL, control characters and
  * bytes that are not UTF-8 as \xNN, a backslash as \\, the rest as is. */

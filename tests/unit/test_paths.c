@@ -81,6 +81,32 @@ static void hex_hash(char out[9], const char *s, size_t n)
     snprintf(out, 9, "%08llx", h & 0xffffffffull);
 }
 
+/* A path names a file when its last part has an extension; a folder's
+ * file is its index.html. */
+TEST(outpath_files)
+{
+#define FILE_OF(in, want)                        \
+    do {                                         \
+        buf b = BUF_INIT;                        \
+        outpath_file(&b, in, strlen(in));        \
+        EQ_STR(b.data, want);                    \
+        buf_release(&b);                         \
+    } while (0)
+    FILE_OF("", "index.html");
+    FILE_OF("about/", "about/index.html");
+    FILE_OF("about", "about/index.html");
+    FILE_OF("old.html", "old.html");
+    FILE_OF("2019/01/old.html", "2019/01/old.html");
+    FILE_OF(".well-known/security.txt", ".well-known/security.txt");
+    FILE_OF(".well-known", ".well-known/index.html");
+    FILE_OF("v1.2/", "v1.2/index.html");
+    FILE_OF("a.", "a./index.html");
+    OK(outpath_names_file("feed.json", 9));
+    OK(!outpath_names_file("feed.json/", 10));
+    OK(!outpath_names_file("x/.htaccess", 11));
+#undef FILE_OF
+}
+
 TEST(slug_length)
 {
     buf b = BUF_INIT, want = BUF_INIT, full = BUF_INIT;
@@ -222,6 +248,7 @@ int main(void)
     RUN(outpath_accepts);
     RUN(outpath_refuses);
     RUN(outpath_quoting);
+    RUN(outpath_files);
     RUN(slug_length);
     RUN(walk_empty_folder);
     RUN(visit_links_and_unreadable);
