@@ -164,6 +164,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
             render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
     for (size_t i = 0; i < s.npapers; i++)
         render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);
+    for (size_t i = 0; i < s.cfg.noutputs; i++)
+        render_add_job(&jv, &nj, &cj, J_OUTPUT, (int)i, 0);
     for (size_t i = 0; i < s.npages; i++) {
         page *p = &s.pages[i];
         if (p->failed || p->excluded || !p->path)

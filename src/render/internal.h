@@ -31,6 +31,7 @@ static inline double render_now_ms(void)
  * site_generated_outputs (a: its site_gen_kind). */
 typedef enum job_kind {
     J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_TERM_FEED, J_TERMS, J_PAPER, J_GENERATED,
+    J_OUTPUT, /* a: its index in site.yaml's outputs */
     J_ALIAS, J_FILE
 } job_kind;
 

@@ -116,7 +116,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
                              p->layout, want, tname);
             }
         }
-        out_rel = arena_printf(a, "%sindex.html", p->path);
+        out_rel = site_output_file(a, p->path);
         context = p->src;
         tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));
         if (p->template_name && !tpl_loader_exists(c->l, p->template_name)) {
@@ -245,6 +245,22 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tname = g->template;
         out_rel = g->output;
         context = g->context;
+        break;
+    }
+    case J_OUTPUT: {
+        const site_output *o = &s->cfg.outputs[j->a];
+        if (!tpl_loader_exists(c->l, o->template)) {
+            diag_error(d, "site.yaml", o->line, o->col,
+                       "'outputs': no template '%s' for /%s (in templates/, the theme's or the "
+                       "built-in theme)",
+                       o->template, o->path);
+            return;
+        }
+        tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "output", s->cfg.title, o->path)));
+        tpl_map_set_str(a, vars, "feed", feed(c, a, s->cfg.title, "", tpl_map_get_cstr(s->site_value.u.map, "posts")));
+        tname = o->template;
+        out_rel = o->output;
+        context = arena_printf(a, "the output '%s' (site.yaml outputs)", o->output);
         break;
     }
     case J_ALIAS: {

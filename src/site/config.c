@@ -80,9 +80,11 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
             while (isalnum((unsigned char)q[1]) || q[1] == '_')
                 q++;
         }
-        if (sample.len && sample.data[sample.len - 1] != '/')
-            buf_putc(&sample, '/');
-        buf_puts(&sample, "index.html");
+        if (!outpath_names_file(sample.data, sample.len)) {
+            if (sample.len && sample.data[sample.len - 1] != '/')
+                buf_putc(&sample, '/');
+            buf_puts(&sample, "index.html");
+        }
         const char *why = outpath_problem(sample.data, sample.len);
         buf_release(&sample);
         if (why || memchr(pv.u.s, 0, pv.len)) {
@@ -98,6 +100,90 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
         c->permalinks[c->npermalinks].pattern = pv.u.s;
         c->npermalinks++;
     }
+}
+
+/* outputs: {path: template}, over the defaults below; a template of
+ * false (or null) drops that output. */
+static const site_output default_outputs[] = {
+    { "feed.json", "feed.json", "feed.json", 0, 0 },
+};
+
+static void default_outputs_into(site_config *c, arena *a)
+{
+    size_t n = sizeof default_outputs / sizeof *default_outputs;
+    c->outputs = arena_alloc(a, n * sizeof *c->outputs);
+    memcpy(c->outputs, default_outputs, sizeof default_outputs);
+    c->noutputs = n;
+}
+
+static void read_outputs(key_reader *r, const key_table *t, const key_def *k, const tpl_map *m,
+                         tpl_value v)
+{
+    site_config *c = r->out;
+    if (v.kind != TPL_MAP) {
+        site_keys_type_error(r, t, k->name, m, k->want);
+        return;
+    }
+    const tpl_map *om = v.u.map;
+    site_output *all = arena_alloc(r->a, (c->noutputs + om->len + 1) * sizeof *all);
+    memcpy(all, c->outputs, c->noutputs * sizeof *all);
+    size_t n = c->noutputs;
+    for (size_t i = 0; i < om->len; i++) {
+        tpl_value pk = om->entries[i].key, pv = om->entries[i].value;
+        const fm_key_pos *outer = r->parent;
+        r->parent = fm_key_find(r->pos, r->npos, m, k->name);
+        int pl = 0, pc = 0;
+        if (pk.kind == TPL_STRING)
+            site_keys_place(r, om, pk.u.s, &pl, &pc);
+        r->parent = outer;
+        if (pk.kind != TPL_STRING) {
+            site_keys_type_error(r, t, k->name, m, k->want);
+            continue;
+        }
+        const char *path = pk.u.s;
+        while (*path == '/')
+            path++;
+        buf file = BUF_INIT;
+        outpath_file(&file, path, strlen(path));
+        const char *why = memchr(pk.u.s, 0, pk.len) ? "holds a NUL byte" : outpath_problem(file.data, file.len);
+        if (why) {
+            buf q = BUF_INIT;
+            outpath_quote(&q, pk.u.s, pk.len);
+            diag_error(r->d, r->path, pl, pc, "'outputs': '%s' is not a valid output path: it %s", q.data, why);
+            buf_release(&q);
+            buf_release(&file);
+            r->ok = false;
+            continue;
+        }
+        bool drop = pv.kind == TPL_NONE || (pv.kind == TPL_BOOL && !pv.u.b);
+        if (!drop && (pv.kind != TPL_STRING || !pv.len)) {
+            diag_error(r->d, r->path, pl, pc,
+                       "'outputs.%s' must be the name of a template (like feed.json), or false to "
+                       "leave it out",
+                       pk.u.s);
+            buf_release(&file);
+            r->ok = false;
+            continue;
+        }
+        size_t at = 0;
+        while (at < n && strcmp(all[at].output, file.data))
+            at++;
+        if (drop) {
+            if (at < n)
+                memmove(&all[at], &all[at + 1], (--n - at) * sizeof *all);
+        } else {
+            all[at].output = arena_strndup(r->a, file.data, file.len);
+            all[at].path = arena_strdup(r->a, path);
+            all[at].template = pv.u.s;
+            all[at].line = pl;
+            all[at].col = pc;
+            if (at == n)
+                n++;
+        }
+        buf_release(&file);
+    }
+    c->outputs = all;
+    c->noutputs = n;
 }
 
 #define AT(field) offsetof(site_config, field)
@@ -163,6 +249,8 @@ static const key_def config_keys[] = {
     { .name = "deploy", .type = KEY_TABLE, .sub = &deploy_table, .want = "a mapping (deploy: {target: …})" },
     { .name = "follow_symlinks", .type = KEY_BOOL, .at = AT(follow_symlinks), .want = "true or false" },
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
+    { .name = "outputs", .type = KEY_READER, .read = read_outputs,
+      .want = "a mapping of output paths to templates (outputs: {search.json: search.json})" },
     { .name = "bibliography", .type = KEY_NAMES, .at = AT(bibliography), .set = AT(nbibliography),
       .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
     { .name = "related", .type = KEY_COUNT, .at = AT(related),
@@ -244,6 +332,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
 {
     memset(c, 0, sizeof *c);
     site_keys_default(&config_table, c, a);
+    default_outputs_into(c, a);
     c->raw = tpl_map_value(tpl_map_new(a, 0));
 
     char *path = fs_join(site_dir, "site.yaml");

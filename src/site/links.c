@@ -306,9 +306,11 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
             strmap_put(outputs, site_generated_outputs[i].output, 0);
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].path && !s->pages[i].excluded)
-            strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->pages[i].path), 0);
+            strmap_put(outputs, site_output_file(s->a, s->pages[i].path), 0);
     for (size_t i = 0; i < s->nfiles; i++)
         strmap_put(outputs, s->files[i].path, 0);
+    for (size_t i = 0; i < s->cfg.noutputs; i++)
+        strmap_put(outputs, s->cfg.outputs[i].output, 0);
     for (size_t i = 0; i < s->nsections; i++) {
         strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->sections[i].path), 0);
         strmap_put(outputs, arena_printf(s->a, "%satom.xml", s->sections[i].path), 0);

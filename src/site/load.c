@@ -489,15 +489,6 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
         while (*q == '/')
             q++;
     }
-    /* /old.html: the page is /old/, and /old.html redirects to it */
-    size_t n = strlen(u);
-    if ((n > 5 && !strcmp(u + n - 5, ".html")) || (n > 4 && !strcmp(u + n - 4, ".htm"))) {
-        const char **al = arena_alloc(a, (p->naliases + 1) * sizeof *al);
-        if (p->naliases)
-            memcpy(al, p->aliases, p->naliases * sizeof *al);
-        al[p->naliases++] = u;
-        p->aliases = al;
-    }
     return true;
 }
 
@@ -917,19 +908,15 @@ static const char *page_path(site *s, page *p)
         slug_component(&slug, last, lastn);
     const char *r;
     if (p->url_path) {
-        /* `url:`/`permalink:` as written: "/2014/01/hello/", "about",
-         * "/old.html" (written at old/, see others_keys) */
+        /* `url:`/`permalink:` as written: "/2014/01/hello/", "about" (a
+         * folder), "/old.html", "/data.json" (a file: outpath_names_file) */
         const char *u = p->url_path;
         while (*u == '/')
             u++;
         size_t un = strlen(u);
-        if (un > 5 && !strcmp(u + un - 5, ".html"))
-            un -= 5;
-        else if (un > 4 && !strcmp(u + un - 4, ".htm"))
-            un -= 4;
         buf o = BUF_INIT;
         buf_put(&o, u, un);
-        if (o.len && o.data[o.len - 1] != '/')
+        if (o.len && o.data[o.len - 1] != '/' && !outpath_names_file(o.data, o.len))
             buf_putc(&o, '/');
         r = arena_strndup(s->a, o.data, o.len);
         buf_release(&o);
@@ -960,7 +947,7 @@ static const char *page_path(site *s, page *p)
                 buf_putc(&o, *q++);
             }
         }
-        if (o.len && o.data[o.len - 1] != '/')
+        if (o.len && o.data[o.len - 1] != '/' && !outpath_names_file(o.data, o.len))
             buf_putc(&o, '/');
         r = arena_strndup(s->a, o.data, o.len);
         buf_release(&o);
@@ -1045,6 +1032,15 @@ bool site_assign_paths(site *s, diag_list *d)
     for (size_t i = 0; i < SITE_NGENERATED; i++)
         if ((i != SITE_GEN_PAPERS || s->bib) && site_generated_on(s, i))
             claim(s, &o, site_generated_outputs[i].output, "(generated)", d);
+    /* site.yaml's outputs, before anything that could take their place */
+    for (size_t i = 0; i < s->cfg.noutputs; i++) {
+        const site_output *so = &s->cfg.outputs[i];
+        if (strmap_get(o.m, so->output) >= 0)
+            diag_error(d, "site.yaml", so->line, so->col,
+                       "'outputs': sheaf makes /%s itself (choose another path)", so->path);
+        else
+            claim(s, &o, so->output, "site.yaml", d);
+    }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
         if (p->failed)
@@ -1084,7 +1080,7 @@ bool site_assign_paths(site *s, diag_list *d)
          * aliases are its own */
         if (p->failed || p->excluded || !p->path)
             continue;
-        const char *out = arena_printf(s->a, "%sindex.html", p->path);
+        const char *out = site_output_file(s->a, p->path);
         int line = 1, col = 1;
         if (p->slug)
             site_page_key_place(p, "slug", &line, &col);
@@ -1113,9 +1109,16 @@ const char *site_alias_output(arena *a, const char *al)
 {
     while (*al == '/')
         al++;
-    size_t n = strlen(al);
-    return n == 0 ? "index.html" : al[n - 1] == '/' ? arena_printf(a, "%sindex.html", al)
-           : strstr(al, ".htm") ? al : arena_printf(a, "%s/index.html", al);
+    return site_output_file(a, al);
+}
+
+const char *site_output_file(arena *a, const char *path)
+{
+    buf b = BUF_INIT;
+    outpath_file(&b, path, strlen(path));
+    const char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
 }
 
 /* One output and who makes it, for the folder/file check. */
@@ -1239,7 +1242,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         if (p->failed || p->excluded || !p->path)
             continue;
         for (size_t k = p->is_index ? 1 : 0; k <= p->naliases; k++) {
-            const char *out = k == 0 ? arena_printf(s->a, "%sindex.html", p->path)
+            const char *out = k == 0 ? site_output_file(s->a, p->path)
                                      : site_alias_output(s->a, p->aliases[k - 1]);
             add_claimant(&all, &nall, &capall, out, p->src, 1, 1);
             if (strmap_get(gen, out) >= 0) {

@@ -254,7 +254,7 @@ static void page_value(site *s, page *p, strmap *term_index)
     tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, p->path)));
     /* slug: the last part of the path */
     size_t pl = strlen(p->path);
-    const char *end = p->path + (pl ? pl - 1 : 0);
+    const char *end = p->path + (pl && p->path[pl - 1] == '/' ? pl - 1 : pl);
     const char *st = end;
     while (st > p->path && st[-1] != '/')
         st--;

@@ -53,6 +53,14 @@ typedef struct permalink_rule {
 /* How many taxonomies a site may have (`taxonomies:` in site.yaml). */
 #define SITE_MAX_TAXONOMIES 8
 
+/* `outputs:` in site.yaml: one file rendered by a template. */
+typedef struct site_output {
+    const char *output;   /* the file written: "feed.json", "search/index.html" */
+    const char *path;     /* its URL path: "feed.json", "search/" */
+    const char *template; /* "feed.json" */
+    int line, col;        /* where site.yaml names it (0: a default) */
+} site_output;
+
 typedef struct site_config {
     const char *title, *description, *author, *language, *theme;
     const char *base_url;  /* normalised: ends with '/' */
@@ -74,6 +82,8 @@ typedef struct site_config {
     long related;            /* `related:` how many related posts a post lists (5) */
     const char **taxonomies; /* `taxonomies:` names, [tags, categories] by default */
     size_t ntaxonomies;      /* at most SITE_MAX_TAXONOMIES */
+    site_output *outputs;    /* `outputs:` merged over the default, feed.json */
+    size_t noutputs;
     tpl_value params;      /* map */
     tpl_value raw;         /* the whole file as a map */
     const fm_key_pos *pos; /* where its keys are written */
@@ -496,6 +506,9 @@ int site_lookup(const site *s, const char *content_rel, int *file);
 tpl_value site_date_value(const sheaf_date *d);
 /* The URL templates see for an output path: base path + path. */
 const char *site_url(const site *s, const char *path);
+/* The file a page's (or any output's) path is written to, in a:
+ * "posts/a/" → "posts/a/index.html", "old.html" as is (outpath_file). */
+const char *site_output_file(arena *a, const char *path);
 /* What a shortcode sees of page p while its Markdown is written: the
  * front-matter fields (kind, title, description, date, updated, url,
  * permalink, slug, tags as names, params, source, draft), in `a`. */

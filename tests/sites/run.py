@@ -43,7 +43,8 @@ a list of steps run in order:
   - feeds_valid: true         # every *.xml output is well-formed, and every
                               #   atom.xml a feed with id, title, updated and
                               #   a self link, each entry with id, title,
-                              #   updated and a link
+                              #   updated and a link; every *.json output
+                              #   is JSON, every feed.json a JSON Feed 1.1
 
 Golden trees are regenerated, after a change that alters the output on
 purpose, with
@@ -144,7 +145,9 @@ def broken_links(out, base):
 
 def bad_feeds(out):
     """What is wrong with the XML outputs: not well-formed, or an atom.xml
-    that lacks what RFC 4287 requires of a feed and its entries."""
+    that lacks what RFC 4287 requires of a feed and its entries; a .json
+    output that is not JSON, or a feed.json that lacks what JSON Feed 1.1
+    requires."""
     import xml.etree.ElementTree as ET
     atom = "{http://www.w3.org/2005/Atom}"
     bad = []
@@ -174,6 +177,35 @@ def bad_feeds(out):
                         bad.append(f"{rel}: entry {n} has no {need}")
                 if e.find(atom + "link") is None:
                     bad.append(f"{rel}: entry {n} has no link")
+    import json
+    for dirpath, _dirs, files in os.walk(out):
+        for f in files:
+            if not f.endswith(".json"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, f), out)
+            try:
+                with open(os.path.join(dirpath, f), encoding="utf-8") as fh:
+                    doc = json.load(fh)
+            except ValueError as e:
+                bad.append(f"{rel}: not JSON: {e}")
+                continue
+            if f != "feed.json":
+                continue
+            # JSON Feed 1.1: what a feed and its items must have
+            if not isinstance(doc, dict) or doc.get("version") != "https://jsonfeed.org/version/1.1":
+                bad.append(f"{rel}: not a JSON Feed 1.1 (version)")
+                continue
+            if not isinstance(doc.get("title"), str) or not isinstance(doc.get("items"), list):
+                bad.append(f"{rel}: the feed needs a title and items")
+                continue
+            for n, it in enumerate(doc["items"], 1):
+                if not isinstance(it.get("id"), str) or not it["id"]:
+                    bad.append(f"{rel}: item {n} has no id")
+                if not isinstance(it.get("content_html", it.get("content_text")), str):
+                    bad.append(f"{rel}: item {n} has no content_html or content_text")
+                for k in ("date_published", "date_modified"):
+                    if k in it and not re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$", it[k]):
+                        bad.append(f"{rel}: item {n}: {k} is not RFC 3339")
     return bad
 
 
