@@ -10,7 +10,7 @@ A fixture is tests/import/<name>/ holding:
                 (import-report.md included; it is also what stdout shows)
   urls.txt      every URL the old generator's build served, one a line
                 ('#' starts a comment); each must answer in the sheaf build
-                (a page, a file or a redirect)
+                (a page, a file, or a redirect to a page of the build)
   hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
                 sheaf build may hold one
   errors.txt    instead of the above: the site cannot be imported, and
@@ -27,6 +27,7 @@ usage: run.py path/to/sheaf NAME
 """
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -127,7 +128,9 @@ def main():
         if r.returncode != 0 or 'error:' in r.stderr:
             fail('sheaf build of the import failed (%d):\n%s' % (r.returncode, r.stderr))
 
-        # every old URL answers
+        # every old URL answers (below the new site's base path)
+        bm = re.search(r'^base_url: "[a-z]+://[^/]+(/[^"]*)"', open(os.path.join(dest, 'site.yaml')).read(), re.M)
+        base_path = bm.group(1) if bm else '/'
         missing = []
         for line in open(os.path.join(fx, 'urls.txt')):
             url = line.split('#', 1)[0].strip()
@@ -140,6 +143,18 @@ def main():
                 p = os.path.join(p, 'index.html')
             if not os.path.isfile(p):
                 missing.append(url)
+                continue
+            # a redirect must lead to a page of the build
+            m = re.search(rb'<meta http-equiv="refresh" content="0; url=([^"]+)"', open(p, 'rb').read())
+            if m:
+                to = re.sub(r'^[a-z]+://[^/]+', '', m.group(1).decode())
+                if to.startswith(base_path):
+                    to = to[len(base_path) - 1:]
+                t = os.path.join(pub, to.lstrip('/'))
+                if to.endswith('/'):
+                    t = os.path.join(t, 'index.html')
+                if not os.path.isfile(t):
+                    missing.append('%s (redirects to %s, which is not there)' % (url, to))
         if missing:
             fail('old URLs that do not answer in the sheaf build: %s' % missing)
 
