@@ -419,7 +419,7 @@ static long add_old_urls(imp *m, diag_list *d)
             continue;
         const page *sp = &s.pages[k];
         const char *want = url_output(m, p->old_url);
-        bool served = !strcmp(arena_printf(m->a, "%sindex.html", sp->path), want);
+        bool served = !strcmp(site_output_file(m->a, sp->path), want);
         for (size_t j = 0; j < sp->naliases && !served; j++)
             served = !strcmp(site_alias_output(m->a, sp->aliases[j][0] == '/' ? sp->aliases[j] + 1
                                                                              : sp->aliases[j]),
@@ -529,9 +529,8 @@ static void write_report(imp *m, buf *r, long aliases)
     buf_printf(r, "- %ld alias%s added so that every old URL of a page answers\n", aliases,
                aliases == 1 ? "" : "es");
     if (m->feed_url)
-        import_note_add(m, NULL, 0, 0, arena_printf(m->a, "the old feed %s", m->feed_url),
-                        arena_printf(m->a, "sheaf's feed is /atom.xml (Atom); have the server redirect %s "
-                                     "there", m->feed_url));
+        buf_printf(r, "- the old feed %s is still written, from sheaf's feed template (`outputs:` in "
+                   "site.yaml; sheaf's own is /atom.xml)\n", m->feed_url);
     qsort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
@@ -565,6 +564,11 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     if (ok && diag_error_count(d) == before && make_dest(&m)) {
         for (size_t i = 0; i < m.npages; i++)
             import_convert_body(&m, m.pages[i], o->kind == IMPORT_JEKYLL);
+        if (m.feed_url) {
+            /* the old feed's path keeps serving the feed: an Atom copy */
+            buf_puts(&m.site_yaml, "# the old feed's address, written as sheaf's Atom feed is\noutputs:\n");
+            import_yaml_kv(&m.site_yaml, 2, arena_printf(m.a, "\"%s\"", m.feed_url + 1), tpl_str("atom.xml"));
+        }
         ok = write_at(&m, "site.yaml", m.site_yaml.data, m.site_yaml.len);
         for (size_t i = 0; ok && i < m.npages; i++)
             ok = write_page(&m, m.pages[i]);

@@ -11,6 +11,8 @@ A fixture is tests/import/<name>/ holding:
   urls.txt      every URL the old generator's build served, one a line
                 ('#' starts a comment); each must answer in the sheaf build
                 (a page, a file, or a redirect to a page of the build)
+  contains.txt  lines `path: text`: that output file of the sheaf build
+                holds that text
   hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
                 sheaf build may hold one
   errors.txt    instead of the above: the site cannot be imported, and
@@ -157,6 +159,17 @@ def main():
                     missing.append('%s (redirects to %s, which is not there)' % (url, to))
         if missing:
             fail('old URLs that do not answer in the sheaf build: %s' % missing)
+
+        # files that must hold a text (a page written at a .html permalink
+        # is that page, not a redirect; an old feed path is a feed)
+        cpath = os.path.join(fx, 'contains.txt')
+        for line in open(cpath) if os.path.exists(cpath) else []:
+            if not line.strip() or line.startswith('#'):
+                continue
+            path, text = line.rstrip('\n').split(': ', 1)
+            f = os.path.join(pub, path)
+            if not os.path.isfile(f) or text.encode() not in open(f, 'rb').read():
+                fail('%s does not hold %r' % (path, text))
 
         # hidden pages stay hidden
         hidden = [l.strip() for l in open(os.path.join(fx, 'hidden.txt')) if l.strip()]
