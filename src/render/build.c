@@ -92,6 +92,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         goto done;
     s.cfg.markdown.math = site_math_render;
     s.cfg.markdown.math_ctx = &bs->math;
+    site_load_strings(&s, d);
     /* the templates: shortcodes render while the Markdown is written */
     char *tdir = fs_join(s.dir, "templates");
     buf theme_t = BUF_INIT;
@@ -135,6 +136,9 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     }
     render_ctx c = { .s = &s, .l = l, .out = &out, .sink = bs->sink, .sink_ctx = bs->sink_ctx };
     c.opt.base_url = s.cfg.base_url;
+    c.opt.strings = s.strings;
+    c.opt.strings_fallback = s.strings_en;
+    c.opt.language = s.strings_lang;
     job *jv = NULL;
     size_t nj = 0, cj = 0;
     for (size_t i = 0; i < s.nposts; i++)

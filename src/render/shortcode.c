@@ -338,6 +338,9 @@ render_shortcodes *render_shortcodes_new(const site *s, tpl_loader *l, tpl_value
     r->s = s;
     r->l = l;
     r->opt.base_url = s->cfg.base_url;
+    r->opt.strings = s->strings;
+    r->opt.strings_fallback = s->strings_en;
+    r->opt.language = s->strings_lang;
     r->a = arena_new();
     tpl_map *m = site_config_value(s, r->a);
     tpl_map_set_str(r->a, m, "data", data.kind == TPL_MAP ? data : tpl_map_value(tpl_map_new(r->a, 0)));

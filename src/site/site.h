@@ -327,7 +327,19 @@ typedef struct site {
      * drawn from favicon_text */
     const char *favicon_path; /* output path: "favicon.svg" */
     const char *favicon_text; /* NULL: a file */
+    /* the theme strings (site_load_strings): the site's language's, the
+     * English ones, and the language the first are of */
+    tpl_map *strings, *strings_en;
+    const char *strings_lang;
 } site;
+
+/* ---- theme strings (i18n.c) ------------------------------------------ */
+
+/* Loads the theme strings of the site's `language:` and the English ones
+ * (each: the built-in theme's i18n/<lang>.yaml, then the site theme's, then
+ * the site's i18n/<lang>.yaml). A language without any table is a warning
+ * (English is shown); a file that is not a mapping of strings, an error. */
+void site_load_strings(site *s, diag_list *d);
 
 /* ---- favicon (favicon.c) --------------------------------------------- */
 

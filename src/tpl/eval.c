@@ -277,7 +277,7 @@ static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value
 }
 
 static const char *const builtin_names[] = { "range", "dict", "namespace", "cycler", "joiner",
-                                             NULL };
+                                             "t", NULL };
 
 /* Looks a name up through the frames, the variables and the built-ins.
  * `hint` (may be NULL) is the expression's remembered place of the name in
@@ -1397,6 +1397,78 @@ static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, 
     return ok;
 }
 
+/* t(key, name=value, …): the theme string `key` of the site's language
+ * (tpl_options.strings), else the English one (strings_fallback) with a
+ * warning, else the key itself with a warning. Each {name} in it is
+ * replaced by the keyword argument's value; with n=1, `key_one` is taken
+ * when the table has it ("1 post" against "{n} posts"). Without tables
+ * (sheaf render) the key is given back. */
+static bool call_t(tpl_render_state *r, const node *at, const tpl_value *pos, size_t npos,
+                   const char **kwn, const tpl_value *kwv, size_t nkw, tpl_value *out)
+{
+    if (npos != 1 || pos[0].kind != TPL_STRING)
+        return tpl_r_error(r, at, "t() takes the key of a theme string: t(\"key\", n=…)");
+    const tpl_options *o = r->opt;
+    const char *key = pos[0].u.s;
+    tpl_value s = tpl_undefined();
+    bool one = false;
+    for (size_t i = 0; i < nkw; i++)
+        if (!strcmp(kwn[i], "n") && kwv[i].kind == TPL_INT && kwv[i].u.i == 1)
+            one = true;
+    const tpl_map *tables[2] = { o->strings, o->strings_fallback };
+    int found = -1;
+    for (int k = 0; k < 2 && found < 0; k++) {
+        if (!tables[k])
+            continue;
+        if (one) {
+            const char *k1 = arena_printf(r->a, "%s_one", key);
+            s = tpl_map_get_cstr(tables[k], k1);
+        }
+        if (s.kind != TPL_STRING)
+            s = tpl_map_get_cstr(tables[k], key);
+        if (s.kind == TPL_STRING)
+            found = k;
+    }
+    if (found != 0 && (o->strings || o->strings_fallback)) {
+        if (found == 1)
+            diag_warning(r->d, at->path, at->line, at->col,
+                         "no theme string '%s' in language '%s' (the English one is shown; add it "
+                         "to i18n/%s.yaml)", key, o->language ? o->language : "?",
+                         o->language ? o->language : "?");
+        else
+            diag_warning(r->d, at->path, at->line, at->col,
+                         "no theme string '%s' in any language (the key is shown; add it to "
+                         "i18n/%s.yaml)", key, o->language ? o->language : "en");
+    }
+    if (found < 0)
+        s = pos[0];
+    if (!nkw || !memchr(s.u.s, '{', s.len)) {
+        *out = s;
+        out->flags &= (uint8_t)~TPL_SAFE;
+        return true;
+    }
+    buf b = BUF_INIT;
+    for (const char *p = s.u.s; *p; p++) {
+        size_t k = 0;
+        if (*p == '{')
+            for (k = 0; k < nkw; k++) {
+                size_t n = strlen(kwn[k]);
+                if (!strncmp(p + 1, kwn[k], n) && p[1 + n] == '}')
+                    break;
+            }
+        if (*p != '{' || k == nkw) {
+            buf_putc(&b, *p);
+            continue;
+        }
+        tpl_value v = tpl_to_string(r->a, kwv[k]);
+        buf_put(&b, v.u.s, v.len);
+        p += strlen(kwn[k]) + 1;
+    }
+    *out = tpl_str_copy(r->a, b.data, b.len);
+    buf_release(&b);
+    return true;
+}
+
 /* The global functions (builtin_names: range, dict, namespace, cycler,
  * joiner) called with their arguments, as Jinja2 defines them. */
 static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj *b,
@@ -1462,6 +1534,8 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         *out = objv(c);
         return true;
     }
+    if (!strcmp(b->name, "t"))
+        return call_t(r, at, pos, npos, kwn, kwv, nkw, out);
     if (!strcmp(b->name, "joiner")) {
         joiner_obj *j = arena_alloc(r->a, sizeof *j);
         j->kind = O_JOINER;

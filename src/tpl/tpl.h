@@ -52,6 +52,11 @@ const tpl_template *tpl_load(tpl_loader *l, const char *name, diag_list *d);
 /* What the sheaf filters need to know about the site. */
 typedef struct tpl_options {
     const char *base_url; /* absolute_url / relative_url; e.g. "https://x.io/notes/" */
+    /* t("key"): the theme strings of the site's language (string → string;
+     * NULL: none), the English ones to fall back on, and the language's
+     * name for messages */
+    const tpl_map *strings, *strings_fallback;
+    const char *language;
     /* Smaller bounds than the defaults of docs/templates.md (256 MiB of
      * output, 1 GiB of memory per render); 0 keeps the default. */
     size_t max_output, max_memory;

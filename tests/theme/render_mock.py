@@ -52,7 +52,22 @@ selectattr rejectattr wordcount indent center tojson items dictsort
 date slugify absolute_url relative_url group_by limit xml_escape rfc3339 absolute_links
 """.split())
 ALLOWED_METHODS = set("upper lower strip startswith endswith replace split items keys values get".split())
-ALLOWED_GLOBALS = {"range", "namespace", "loop", "super", "self", "caller", "varargs", "kwargs"}
+ALLOWED_GLOBALS = {"range", "namespace", "loop", "super", "self", "caller", "varargs", "kwargs", "t"}
+
+with open(os.path.join(THEME, "i18n", "en.yaml"), encoding="utf-8") as _f:
+    STRINGS = yaml.safe_load(_f)
+
+
+def t_string(key, **kw):
+    """t("key", name=…) as sheaf defines it, with the English table."""
+    s = STRINGS.get(key + "_one") if kw.get("n") == 1 and (key + "_one") in STRINGS else None
+    if s is None:
+        if key not in STRINGS:
+            raise KeyError(f"no theme string '{key}' in en.yaml")
+        s = STRINGS[key]
+    for k, v in kw.items():
+        s = s.replace("{" + k + "}", str(v))
+    return s
 
 
 def lint_template(env, name, source):
@@ -521,6 +536,7 @@ def main(argv):
         keep_trailing_newline=False,
     )
     site_obj, site, posts, plain, taglist, years, paginate = build_model(base_url, 2)
+    env.globals["t"] = t_string
     env.filters.update(
         date=f_date,
         rfc3339=lambda v: f_date(v, '%Y-%m-%dT%H:%M:%S%Z'),

@@ -1,0 +1,108 @@
+/* i18n: the theme's strings (what t("key") gives templates) for the site's
+ * `language:`, and the English ones to fall back on. Each language's table
+ * is the default theme's i18n/<lang>.yaml (built in), then the site
+ * theme's themes/<theme>/i18n/<lang>.yaml, then the site's i18n/<lang>.yaml,
+ * a later file's keys winning. "zh-CN" reads zh-CN.yaml where there is
+ * one, else zh.yaml. A file must be a mapping of names to strings; anything
+ * else is an error at its place. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embed/embed.h"
+#include "site/site.h"
+#include "util/fs.h"
+
+/* Adds the keys of one YAML file's text to m (later wins). */
+static bool merge(site *s, tpl_map *m, const char *path, const char *text, size_t len,
+                  diag_list *d)
+{
+    tpl_value v;
+    fm_key_pos *pos;
+    size_t npos;
+    char *copy = arena_strndup(s->a, text, len);
+    if (!fm_parse_yaml_pos(str_make(copy, len), 1, path, s->a, &v, &pos, &npos, d))
+        return false;
+    if (v.kind != TPL_MAP) {
+        diag_error(d, path, 1, 1, "a strings table must be a mapping of names to strings "
+                                  "(read_more: Read more)");
+        return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < v.u.map->len; i++) {
+        const tpl_map_entry *e = &v.u.map->entries[i];
+        const char *key = e->key.kind == TPL_STRING ? e->key.u.s : "?";
+        if (e->value.kind != TPL_STRING || e->key.kind != TPL_STRING) {
+            const fm_key_pos *kp = fm_key_find(pos, npos, v.u.map, key);
+            diag_error(d, path, kp ? kp->vline : 1, kp ? kp->vcol : 1,
+                       "'%s' must be a string (quote it: %s: \"…\")", key, key);
+            ok = false;
+            continue;
+        }
+        tpl_map_set(s->a, m, e->key, e->value);
+    }
+    return ok;
+}
+
+/* Merges every layer of `lang`'s table into m; returns how many files it
+ * found. */
+static int load_layers(site *s, tpl_map *m, const char *lang, diag_list *d)
+{
+    int found = 0;
+    char name[128];
+    snprintf(name, sizeof name, "i18n/%s.yaml", lang);
+    const embed_file *e = embed_find(name);
+    if (e) {
+        merge(s, m, arena_printf(s->a, "(built-in)/%s", name), (const char *)e->data, e->len, d);
+        found++;
+    }
+    const char *rel[2] = { arena_printf(s->a, "themes/%s/%s", s->cfg.theme, name), name };
+    for (int k = 0; k < 2; k++) {
+        char *path = fs_join(s->dir, rel[k]);
+        buf text = BUF_INIT;
+        if (fs_read_file(path, &text)) {
+            merge(s, m, strcmp(s->dir, ".") ? arena_strdup(s->a, path) : rel[k], text.data, text.len, d);
+            found++;
+        } else if (errno != ENOENT && errno != ENOTDIR) {
+            diag_error(d, rel[k], 0, 0, "cannot read: %s", strerror(errno));
+        }
+        buf_release(&text);
+        free(path);
+    }
+    return found;
+}
+
+void site_load_strings(site *s, diag_list *d)
+{
+    const char *lang = s->cfg.language && *s->cfg.language ? s->cfg.language : "en";
+    s->strings_en = tpl_map_new(s->a, 64);
+    load_layers(s, s->strings_en, "en", d);
+    s->strings_lang = lang;
+    if (!strcmp(lang, "en")) {
+        s->strings = s->strings_en;
+        return;
+    }
+    tpl_map *m = tpl_map_new(s->a, 64);
+    int found = strchr(lang, '/') ? 0 : load_layers(s, m, lang, d);
+    if (!found) { /* zh-CN → zh */
+        size_t n = strcspn(lang, "-_");
+        if (lang[n]) {
+            const char *primary = arena_strndup(s->a, lang, n);
+            found = load_layers(s, m, primary, d);
+            if (found)
+                s->strings_lang = primary;
+        }
+    }
+    if (!found) {
+        int line, col;
+        site_config_key_place(&s->cfg, "language", &line, &col);
+        diag_warning(d, "site.yaml", line, col,
+                     "no theme strings for language '%s': they are shown in English (add "
+                     "i18n/%s.yaml to translate them)", lang, lang);
+        s->strings = s->strings_en;
+        s->strings_lang = "en";
+        return;
+    }
+    s->strings = m;
+}
