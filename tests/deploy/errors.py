@@ -60,6 +60,9 @@ def main():
         os.makedirs(site)
         p = run([sheaf, "new", "site", site], env=env)
         expect("new site in an empty folder: status", p.returncode, 0)
+        # a published site has a base URL (without one, every build warns)
+        with open(os.path.join(site, "site.yaml"), "a") as f:
+            f.write("\nbase_url: https://example.org/\n")
 
         # new post refuses to overwrite.
         p = run([sheaf, "new", "post", "-s", site, "Twice"], env=env)
