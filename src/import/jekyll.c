@@ -152,9 +152,34 @@ static const char *expand(imp *m, const char *pat, const jk_vars *v)
 
 /* ---- posts -------------------------------------------------------------- */
 
+/* The ending of a page Jekyll renders: Markdown's, or .html/.htm (an
+ * HTML page or post, with front matter). 0 for anything else. */
+static size_t page_ext(const char *rel)
+{
+    size_t e = site_markdown_ext(rel), n = strlen(rel);
+    if (!e && n > 5 && !strcasecmp(rel + n - 5, ".html"))
+        e = 5;
+    else if (!e && n > 4 && !strcasecmp(rel + n - 4, ".htm"))
+        e = 4;
+    return e;
+}
+
+static bool is_html(const char *rel)
+{
+    return page_ext(rel) && !site_markdown_ext(rel);
+}
+
+static void note_html(imp *m, const char *rel)
+{
+    import_note_add(m, rel, 0, 0, "an HTML page",
+                    "imported as a .md page whose text is its HTML (raw HTML passes through Markdown); "
+                    "check how it renders: a blank line ends an HTML block, and indented lines after it "
+                    "become code");
+}
+
 static const char *md_dest(imp *m, const char *prefix, const char *rel)
 {
-    size_t e = site_markdown_ext(rel);
+    size_t e = page_ext(rel);
     return arena_printf(m->a, "%s%.*s.md", prefix, (int)(strlen(rel) - e), rel);
 }
 
@@ -244,7 +269,7 @@ static bool post(jk *j, const char *rel, bool draft)
     const char *at = strstr(rel, special);
     const char *under = at + strlen(special);
     const char *base = strrchr(rel, '/') + 1;
-    size_t stem = strlen(base) - site_markdown_ext(base);
+    size_t stem = strlen(base) - page_ext(base);
     sheaf_date d = { 0 };
     size_t dp = date_parse_prefix(base, stem, &d);
     if (!dp && !draft) {
@@ -343,7 +368,7 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
     }
     const char *base = strrchr(rel, '/');
     base = base ? base + 1 : rel;
-    size_t stem = strlen(base) - site_markdown_ext(base);
+    size_t stem = strlen(base) - page_ext(base);
     const char *dir = arena_strndup(m->a, rel, (size_t)(base - rel));
     bool index = stem == 5 && !strncmp(base, "index", 5);
     if (index && !*dir) {
@@ -375,7 +400,7 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
         if (!own)
             own = pattern ? pattern : "/:collection/:path:output_ext";
         jk_vars v = { NULL, jk_slugify(m, stemv, stem, true, true), jk_slugify(m, stemv, stem, false, false),
-                      NULL, arena_strndup(m->a, in, strlen(in) - site_markdown_ext(in)), stemv, collection,
+                      NULL, arena_strndup(m->a, in, strlen(in) - page_ext(in)), stemv, collection,
                       stemv };
         p->old_url = expand(m, own, &v);
     } else {
@@ -456,16 +481,19 @@ static void visit(void *ctx, const char *rel)
     const char *r = arena_strdup(m->a, rel);
     size_t first = strcspn(r, "/");
     bool md = site_markdown_ext(r) > 0;
+    bool html = is_html(r) && has_front_matter(m, r);
     if (strstr(r, "_posts/") == r || strstr(r, "/_posts/")) {
-        if (md)
+        if (md || html)
             w->ok &= post(j, r, false);
-        else
+        if (html)
+            note_html(m, r);
+        if (!md && !html)
             import_add_file(m, r, arena_printf(m->a, "static/%s", r), NULL),
             import_note_add(m, r, 0, 0, "a file in _posts/", "copied to static/; link it from there");
         return;
     }
     if (!strncmp(r, "_drafts/", 8)) {
-        if (md)
+        if (md || html)
             w->ok &= post(j, r, true);
         return;
     }
@@ -499,6 +527,11 @@ static void visit(void *ctx, const char *rel)
     }
     if (md && has_front_matter(m, r)) {
         w->ok &= jk_page(j, r, NULL);
+        return;
+    }
+    if (html && strcmp(r, "index.html") && strcmp(r, "404.html")) {
+        w->ok &= jk_page(j, r, NULL);
+        note_html(m, r);
         return;
     }
     if (has_front_matter(m, r)) {
