@@ -233,8 +233,22 @@ static void read_value(key_reader *r, const key_table *t, const key_def *k, cons
     site_keys_type_error(r, t, k->name, m, k->want);
 }
 
+/* Is row k a synonym of row o (another name for the same field)? */
+static bool same_field(const key_def *k, const key_def *o)
+{
+    if (k == o || k->type != o->type || k->at != o->at)
+        return false;
+    return k->type != KEY_NO_EQUIVALENT && k->type != KEY_TABLE && k->type != KEY_READER;
+}
+
 void site_keys_read(const key_table *t, const tpl_map *m, key_reader *r)
 {
+    /* the rows read so far, to catch two synonyms in one mapping
+     * (`lastmod:` and `updated:`): which one should win is anyone's guess */
+    enum { SEEN_MAX = 64 };
+    const key_def *seen[SEEN_MAX];
+    const char *seen_name[SEEN_MAX];
+    size_t nseen = 0;
     for (size_t i = 0; i < m->len; i++) {
         tpl_value key = m->entries[i].key, v = m->entries[i].value;
         /* a key that is not a string names nothing: ignored in the file's
@@ -250,6 +264,24 @@ void site_keys_read(const key_table *t, const tpl_map *m, key_reader *r)
         }
         if (t->null_is_unset && v.kind == TPL_NONE && k->type != KEY_NO_EQUIVALENT)
             continue;
+        const char *twin = NULL;
+        for (size_t j = 0; j < nseen && !twin; j++)
+            if (same_field(k, seen[j]))
+                twin = seen_name[j];
+        if (twin) {
+            int line, col, tl, tc;
+            key_place(r, m, name, &line, &col);
+            key_place(r, m, twin, &tl, &tc);
+            diag_error(r->d, r->path, line, col,
+                       "'%s%s' and '%s%s' (line %d) are two names for one setting: keep one",
+                       t->prefix, name, t->prefix, twin, tl);
+            r->ok = false;
+            continue;
+        }
+        if (nseen < SEEN_MAX) {
+            seen[nseen] = k;
+            seen_name[nseen++] = name;
+        }
         /* the row under the name as written, for messages and places */
         key_def as_written = *k;
         as_written.name = name;
