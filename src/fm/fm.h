@@ -90,6 +90,9 @@ bool fm_parse_toml_pos(str toml, int first_line, const char *path, arena *a, tpl
                        fm_key_pos **pos, size_t *npos, diag_list *d);
 bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl_value *out,
                        fm_key_pos **pos, size_t *npos, diag_list *d);
+/* A whole JSON file of any value (an object, a list, a string, …), as
+ * fm_parse_json_pos reads front matter: a data file. */
+bool fm_parse_json_value(str json, const char *path, arena *a, tpl_value *out, diag_list *d);
 /* The record of `key` in mapping m, or NULL. */
 const fm_key_pos *fm_key_find(const fm_key_pos *pos, size_t npos, const tpl_map *m,
                               const char *key);

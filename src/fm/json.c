@@ -445,8 +445,8 @@ static bool parse_value(parser *ps, tpl_value *out)
                        "a list or an object), found %s", shown(ps, q));
 }
 
-bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl_value *out,
-                       fm_key_pos **pos, size_t *npos, diag_list *d)
+static bool parse_json(str json, int first_line, const char *path, arena *a, tpl_value *out,
+                       fm_key_pos **pos, size_t *npos, bool any_root, diag_list *d)
 {
     parser ps;
     memset(&ps, 0, sizeof ps);
@@ -466,16 +466,19 @@ bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl
         fail(&ps, ps.s + bad, "not valid UTF-8: byte 0x%02X", (unsigned char)ps.s[bad]);
     } else {
         skip_ws(&ps);
-        if (ps.p >= ps.end || *ps.p != '{') {
+        if (!any_root && (ps.p >= ps.end || *ps.p != '{')) {
             fail(&ps, ps.p, "front matter must be an object ({\"title\": …}), found %s", shown(&ps, ps.p));
+        } else if (any_root && ps.p >= ps.end) {
+            fail(&ps, ps.p, "no value: the file is empty");
         } else if (parse_value(&ps, &root)) {
             skip_ws(&ps);
             if (ps.p < ps.end)
-                fail(&ps, ps.p, "%s after the object's closing '}'", shown(&ps, ps.p));
+                fail(&ps, ps.p, any_root ? "%s after the value" : "%s after the object's closing '}'",
+                     shown(&ps, ps.p));
         }
     }
     buf_release(&ps.tmp);
-    *out = !ps.failed && root.kind == TPL_MAP ? root : tpl_map_value(tpl_map_new(a, 0));
+    *out = !ps.failed && (any_root || root.kind == TPL_MAP) ? root : tpl_map_value(tpl_map_new(a, 0));
     if (pos) {
         *pos = ps.npos ? arena_alloc(a, ps.npos * sizeof **pos) : NULL;
         if (ps.npos)
@@ -484,4 +487,15 @@ bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl
     }
     free(ps.pos);
     return !ps.failed;
+}
+
+bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl_value *out,
+                       fm_key_pos **pos, size_t *npos, diag_list *d)
+{
+    return parse_json(json, first_line, path, a, out, pos, npos, false, d);
+}
+
+bool fm_parse_json_value(str json, const char *path, arena *a, tpl_value *out, diag_list *d)
+{
+    return parse_json(json, 1, path, a, out, NULL, NULL, true, d);
 }

@@ -1,5 +1,6 @@
 /* fuzz_json: libFuzzer target over the JSON front matter reader
- * (fm_parse_json_pos) with key positions, and what its values reach: the
+ * (fm_parse_json_pos) with key positions, and the data file reader
+ * (fm_parse_json_value, any value at the top), and what their values reach: the
  * value printer, date reading and each key's record.
  *
  * Input: the front matter text itself (without fences). Seed corpus:
@@ -44,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tpl_value_repr(v, &b);
         buf_release(&b);
         walk(v, pos, npos);
+    }
+    /* the same text as a data file: any value at the top */
+    if (fm_parse_json_value(str_make((const char *)data, size), "data/fuzz.json", a, &v, d)) {
+        buf b = BUF_INIT;
+        tpl_value_repr(v, &b);
+        buf_release(&b);
+        walk(v, NULL, 0);
     }
     buf out = BUF_INIT;
     for (size_t i = 0; i < diag_count(d); i++)
