@@ -101,7 +101,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     buf_release(&theme_t);
     const char *dirs[2] = { tdir, thdir };
     tpl_loader *l = tpl_loader_new(dirs, 2, true);
-    render_shortcodes *sc = render_shortcodes_new(&s, l, tpl_undefined());
+    site_load_data(&s, d);
+    render_shortcodes *sc = render_shortcodes_new(&s, l, s.data);
     s.shortcodes = render_shortcodes_hooks(sc);
     t = render_now_ms();
     site_load(&s, jobs, d);

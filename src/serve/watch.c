@@ -23,7 +23,7 @@
 #include "util/vec.h"
 #include "util/xalloc.h"
 
-static const char *const source_dirs[] = { "content", "templates", "themes", "static", "i18n" };
+static const char *const source_dirs[] = { "content", "templates", "themes", "static", "i18n", "data" };
 
 #define FILE_EVENTS                                                                     \
     (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |    \

@@ -604,6 +604,7 @@ void site_build_model(site *s)
     tpl_map_set_str(a, sm, "favicon", tpl_map_value(fav));
     tpl_map_set_str(a, sm, "search", tpl_bool(c->search));
     tpl_map_set_str(a, sm, "params", c->params);
+    tpl_map_set_str(a, sm, "data", s->data.kind == TPL_MAP ? s->data : tpl_map_value(tpl_map_new(a, 0)));
     tpl_map_set_str(a, sm, "posts", tpl_list_value(posts));
     tpl_map_set_str(a, sm, "pages", tpl_list_value(plain));
     tpl_map_set_str(a, sm, "tags", tags);

@@ -322,6 +322,7 @@ typedef struct site {
     struct strmap *paper_index; /* key → papers index */
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
     const site_shortcodes *shortcodes; /* renders shortcodes; NULL: each is an error */
+    tpl_value data;       /* site.data: data/ (site_load_data) */
     atomic_size_t markdown_runs; /* pages whose Markdown site_render_markdown wrote */
     /* the favicon (site_favicon): a file of the site's, or favicon.svg
      * drawn from favicon_text */
@@ -360,6 +361,9 @@ bool site_generated_on(const site *s, size_t g);
 /* Reads the site's and the pages' `bibliography:` files (after site_load).
  * Without any, s->bib stays NULL and `@` is plain text. */
 bool site_load_bibliography(site *s, diag_list *d);
+/* Reads every .yaml, .yml and .json file below data/ into s->data (site.data; an empty map
+ * without any). Errors at each file's line:col; false after one. */
+bool site_load_data(site *s, diag_list *d);
 /* Does page p read citations (a bibliography of the site's or its own)? */
 bool site_page_cites(const site *s, const page *p);
 /* What one page's citations have numbered so far (numeric style). */

@@ -144,6 +144,18 @@ TEST(shortcode_edits)
     OK(build_session_run(s, t3, 1, d, &st));
     OK(file_has("out/posts/b/index.html", "<b>Two/B</b>"));
 
+    /* a data file a shortcode reads: that page's Markdown again */
+    put("site", "templates/shortcodes/who.html", "<i>{{ site.data.people.lead }}</i>");
+    put("site", "data/people.yaml", "lead: Ann\n");
+    put("site", "content/posts/2024-01-03-c.md", "---\ntitle: C\n---\nC {{< who >}}.\n");
+    const char *t4[] = { "templates/shortcodes/who.html", "data/people.yaml", "content/posts/2024-01-03-c.md" };
+    OK(build_session_run(s, t4, 3, d, &st));
+    OK(file_has("out/posts/c/index.html", "<i>Ann</i>"));
+    put("site", "data/people.yaml", "lead: Bo\n");
+    OK(build_session_run(s, t4 + 1, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/posts/c/index.html", "<i>Bo</i>"));
+
     /* a body edit of a page using one: the fast path, checked */
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
     build_session_free(s);
