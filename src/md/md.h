@@ -56,6 +56,10 @@ typedef struct md_options {
                          <span class="math inline">\(…\)</span> or
                          <div class="math display">\[…\]</div> */
     void *math_ctx;
+    /* the names of the boxes a wide table or display formula scrolls in
+     * (role="region" aria-label=…), in the site's language; NULL: "Table",
+     * "Formula" */
+    const char *label_table, *label_math;
 } md_options;
 
 /* The extensions' switches, in the order of md/extensions.h: "tables",

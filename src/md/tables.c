@@ -67,8 +67,12 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     if (!strcmp(type, "table")) {
         if (entering) {
             md_cr(out);
-            if (!md_reference(w))
-                buf_puts(out, "<div class=\"table-scroll\" tabindex=\"0\">\n");
+            if (!md_reference(w)) {
+                const char *label = md_walk_options(w)->label_table;
+                buf_puts(out, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"");
+                md_put_escaped_cstr(out, label ? label : "Table");
+                buf_puts(out, "\">\n");
+            }
             buf_puts(out, "<table>");
         } else {
             if (!is_header(cmark_node_last_child(n))) {

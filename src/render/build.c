@@ -93,6 +93,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     s.cfg.markdown.math = site_math_render;
     s.cfg.markdown.math_ctx = &bs->math;
     site_load_strings(&s, d);
+    s.cfg.markdown.label_table = site_string(&s, "table");
+    s.cfg.markdown.label_math = site_string(&s, "formula");
     /* the templates: shortcodes render while the Markdown is written */
     char *tdir = fs_join(s.dir, "templates");
     buf theme_t = BUF_INIT;

@@ -73,6 +73,17 @@ static int load_layers(site *s, tpl_map *m, const char *lang, diag_list *d)
     return found;
 }
 
+const char *site_string(const site *s, const char *key)
+{
+    const tpl_map *tables[2] = { s->strings, s->strings_en };
+    for (int k = 0; k < 2; k++) {
+        tpl_value v = tables[k] ? tpl_map_get_cstr(tables[k], key) : tpl_undefined();
+        if (v.kind == TPL_STRING)
+            return v.u.s;
+    }
+    return NULL;
+}
+
 void site_load_strings(site *s, diag_list *d)
 {
     const char *lang = s->cfg.language && *s->cfg.language ? s->cfg.language : "en";

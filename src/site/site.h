@@ -341,6 +341,9 @@ typedef struct site {
  * the site's i18n/<lang>.yaml). A language without any table is a warning
  * (English is shown); a file that is not a mapping of strings, an error. */
 void site_load_strings(site *s, diag_list *d);
+/* The theme string `key` in the site's language, else in English, else
+ * NULL (what t("key") gives templates, for what sheaf writes itself). */
+const char *site_string(const site *s, const char *key);
 
 /* ---- favicon (favicon.c) --------------------------------------------- */
 
