@@ -79,13 +79,20 @@ static const char site_yaml[] =
     "# permalinks:\n"
     "#   posts: /:year/:month/:slug/\n"
     "\n"
-    "# Posts per page on the home page.\n"
+    "# Posts per page on the home page, a section's list and a tag's page.\n"
     "# paginate: 10\n"
     "\n"
     "# More files, each an output path and the template that writes it\n"
     "# (feed.json, a JSON Feed, is there by default; false leaves it out).\n"
     "# outputs:\n"
     "#   search.json: search.json\n"
+    "\n"
+    "# The ways posts are classified: each term gets a page and a feed\n"
+    "# (/tags/<tag>/, /categories/<category>/), each taxonomy an index.\n"
+    "# taxonomies: [tags, categories]\n"
+    "\n"
+    "# How many related posts (sharing the most terms) page.related lists.\n"
+    "# related: 5\n"
     "\n"
     "# Markdown options.\n"
     "# markdown:\n"
@@ -134,7 +141,8 @@ static const char hello_body[] =
 
 static const char templates_readme[] =
     "Templates placed here override the theme's templates of the same name\n"
-    "(base.html, post.html, page.html, index.html, tag.html, tags.html,\n"
+    "(base.html, post.html, page.html, index.html, section.html, tag.html,\n"
+    "tags.html, term.html, terms.html,\n"
     "archive.html, 404.html); copy one from the theme and edit it.\n"
     "A new-post.md here is the archetype `sheaf new post` starts from.\n";
 
