@@ -135,7 +135,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         const char *path = site_index_path(a, k);
         const char *title = s->home_index >= 0 ? s->pages[s->home_index].title : s->cfg.title;
         tpl_map *pg = list_page(c, a, g->kind, title, path);
-        site_index_fields(s, s->home_index, pg);
+        site_index_fields(s, s->home_index, a, pg);
         tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = g->template;
         out_rel = arena_printf(a, "%sindex.html", path);
@@ -150,7 +150,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "section", tpl_map_value(sec->value));
         tpl_map *pg = list_page(c, a, "section", sec->title, path);
         tpl_map_set_str(a, pg, "section", tpl_str(sec->name));
-        site_index_fields(s, sec->index_page, pg);
+        site_index_fields(s, sec->index_page, a, pg);
         tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = "section.html";
         out_rel = arena_printf(a, "%sindex.html", path);

@@ -374,23 +374,14 @@ static strmap *build_terms(site *s)
 
 /* Related posts: for each post, the cfg.related posts that share the most
  * terms (of every taxonomy) and cited works with it, ties broken by date
- * (newer first), then by source order. Each term and work is a group of
- * posts; a post's score against another is how many groups hold both,
- * counted by walking the groups of the post (the work is the sum of the
- * squares of the groups' sizes, never posts × posts). */
-typedef struct related_ctx {
-    const site *s;
-    int *score;           /* per page, 0 outside the current post's walk */
-} related_ctx;
-
-static bool better(const site *s, const int *score, int a, int b)
+ * (newer first), then by source path — the order of s->posts, so a tie
+ * goes to the smaller rank there. Each term and work is a group of posts;
+ * a post's score against another is how many groups hold both, counted by
+ * walking the groups of the post (the work is the sum of the squares of
+ * the groups' sizes, never posts × posts). */
+static bool better(const int *score, const int *rank, int a, int b)
 {
-    if (score[a] != score[b])
-        return score[a] > score[b];
-    const page *x = &s->pages[a], *y = &s->pages[b];
-    if (x->date.t != y->date.t)
-        return x->date.t > y->date.t;
-    return a < b;
+    return score[a] != score[b] ? score[a] > score[b] : rank[a] < rank[b];
 }
 
 static void find_related(site *s)
@@ -416,6 +407,9 @@ static void find_related(site *s)
     int *score = xcalloc(s->npages + 1, sizeof *score);
     int *touched = xcalloc(s->npages + 1, sizeof *touched);
     int *best = xcalloc(want + 1, sizeof *best);
+    int *rank = xcalloc(s->npages + 1, sizeof *rank); /* in s->posts; only posts are ranked */
+    for (size_t k = 0; k < s->nposts; k++)
+        rank[s->posts[k]] = (int)k;
     for (size_t k = 0; k < s->nposts; k++) {
         int pi = s->posts[k];
         page *p = &s->pages[pi];
@@ -424,9 +418,12 @@ static void find_related(site *s)
             size_t g = (size_t)groups[j];
             const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
             size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
+            /* terms hold only published posts; a work's citing pages may
+             * be anything, so those are checked */
+            bool check = g >= s->nterms;
             for (size_t i = 0; i < n; i++) {
                 int q = m[i];
-                if (q == pi || !s->pages[q].is_post || s->pages[q].excluded || s->pages[q].failed)
+                if (q == pi || (check && (!s->pages[q].is_post || s->pages[q].excluded || s->pages[q].failed)))
                     continue;
                 if (!score[q]++)
                     touched[nt++] = q;
@@ -436,8 +433,10 @@ static void find_related(site *s)
         size_t nb = 0;
         for (size_t i = 0; i < nt; i++) {
             int q = touched[i];
+            if (nb == want && !better(score, rank, q, best[want - 1]))
+                continue; /* most: no better than the last kept */
             size_t at = nb < want ? nb : want;
-            while (at > 0 && better(s, score, q, best[at - 1]))
+            while (at > 0 && better(score, rank, q, best[at - 1]))
                 at--;
             if (at >= want)
                 continue;
@@ -463,6 +462,7 @@ static void find_related(site *s)
     free(score);
     free(touched);
     free(best);
+    free(rank);
 }
 
 /* A taxonomy's value and its terms' (docs/variables.md). */
@@ -512,19 +512,19 @@ static void section_value(site *s, section_info *sec)
         l->items[k] = tpl_map_value(s->pages[sec->posts[k]].value);
     tpl_map_set_str(a, m, "posts", tpl_list_value(l));
     tpl_map_set_str(a, m, "count", tpl_int((int64_t)sec->nposts));
-    site_index_fields(s, sec->index_page, m);
+    site_index_fields(s, sec->index_page, a, m);
     tpl_map_seal(a, m);
     sec->value = m;
 }
 
-void site_index_fields(site *s, int index_page, tpl_map *m)
+void site_index_fields(const site *s, int index_page, arena *a, tpl_map *m)
 {
     const page *ip = index_page >= 0 ? &s->pages[index_page] : NULL;
     const tpl_map *iv = ip && !ip->failed ? ip->value : NULL;
-    tpl_map_set_str(s->a, m, "content", iv ? tpl_map_get_cstr(iv, "content") : tpl_safe_strn("", 0));
-    tpl_map_set_str(s->a, m, "summary", iv ? tpl_map_get_cstr(iv, "summary") : tpl_safe_strn("", 0));
-    tpl_map_set_str(s->a, m, "params", iv ? tpl_map_get_cstr(iv, "params") : tpl_map_value(tpl_map_new(s->a, 0)));
-    tpl_map_set_str(s->a, m, "source", iv ? tpl_map_get_cstr(iv, "source") : tpl_str(""));
+    tpl_map_set_str(a, m, "content", iv ? tpl_map_get_cstr(iv, "content") : tpl_safe_strn("", 0));
+    tpl_map_set_str(a, m, "summary", iv ? tpl_map_get_cstr(iv, "summary") : tpl_safe_strn("", 0));
+    tpl_map_set_str(a, m, "params", iv ? tpl_map_get_cstr(iv, "params") : tpl_map_value(tpl_map_new(a, 0)));
+    tpl_map_set_str(a, m, "source", iv ? tpl_map_get_cstr(iv, "source") : tpl_str(""));
 }
 
 void site_build_model(site *s)

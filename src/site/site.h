@@ -477,8 +477,10 @@ int64_t site_reading_time(size_t words, size_t cjk);
  * value. */
 void site_build_model(site *s);
 /* Sets the entries of a list page's map m that come from an _index.md
- * (content, summary, params, source; empty without one: index_page -1). */
-void site_index_fields(site *s, int index_page, tpl_map *m);
+ * (content, summary, params, source; empty without one: index_page -1),
+ * allocating in a — a render job's scratch arena when called while
+ * rendering, never the site's (other threads render too). */
+void site_index_fields(const site *s, int index_page, arena *a, tpl_map *m);
 /* After the model: the outputs only it knows (tag pages, /page/2/ … up to
  * `index_pages`) against every page, alias and file; each clash is an
  * error. */
