@@ -266,7 +266,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     case J_ALIAS: {
         page *p = &s->pages[j->a];
         out_rel = site_alias_output(a, p->aliases[j->b]);
-        const char *url = site_permalink(s, p->path);
+        const char *url = arena_printf(a, "%s%s", s->cfg.base_url, p->path); /* not s->a: other threads */
         buf b = BUF_INIT;
         buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
                        "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
