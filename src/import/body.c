@@ -408,11 +408,64 @@ static bool is_sheaf_shortcode(const char *w, size_t n)
     return false;
 }
 
+static size_t fence_at(const char *s, size_t n, size_t i, char *ch);
+static size_t code_span_end(const char *s, size_t n, size_t i);
+
+/* Code as Hugo showed it: there a shortcode escaped with a C comment
+ * inside its delimiters is the shortcode's text, which sheaf (leaving code
+ * alone) shows only when written without the comment. */
+static void code_text(const char *s, size_t n, buf *out)
+{
+    for (size_t i = 0; i < n;) {
+        if (i + 4 < n && s[i] == '{' && s[i + 1] == '{' && (s[i + 2] == '<' || s[i + 2] == '%') &&
+            s[i + 3] == '/' && s[i + 4] == '*') {
+            char d = s[i + 2] == '<' ? '>' : '%';
+            const char *e = NULL;
+            for (size_t j = i + 5; j + 4 < n && !e; j++)
+                if (s[j] == '*' && s[j + 1] == '/' && s[j + 2] == d && s[j + 3] == '}' && s[j + 4] == '}')
+                    e = s + j;
+            if (e) {
+                buf_printf(out, "{{%c", s[i + 2]);
+                buf_put(out, s + i + 5, (size_t)(e - s) - i - 5);
+                buf_printf(out, "%c}}", d);
+                i = (size_t)(e - s) + 5;
+                continue;
+            }
+        }
+        buf_putc(out, s[i++]);
+    }
+}
+
 static void convert_hugo(imp *m, import_page *p, buf *out)
 {
     const char *s = p->body_src;
-    size_t n = p->body_len, i = 0;
+    size_t n = p->body_len, i = 0, flen = 0;
+    char fch = 0;
     while (i < n) {
+        /* fenced code and code spans: only Hugo's escaped form is undone */
+        if (i == 0 || s[i - 1] == '\n') {
+            char ch;
+            size_t f = fence_at(s, n, i, &ch);
+            if (flen || f) {
+                size_t e = i;
+                while (e < n && s[e] != '\n')
+                    e++;
+                e += e < n;
+                if (f && (!flen || (ch == fch && f >= flen))) {
+                    flen = flen ? 0 : f;
+                    fch = ch;
+                }
+                code_text(s + i, e - i, out);
+                i = e;
+                continue;
+            }
+        }
+        if (s[i] == '`') {
+            size_t e = code_span_end(s, n, i);
+            code_text(s + i, e - i, out);
+            i = e;
+            continue;
+        }
         bool open = i + 2 < n && s[i] == '{' && s[i + 1] == '{' && (s[i + 2] == '<' || s[i + 2] == '%');
         if (!open) {
             buf_putc(out, s[i++]);
@@ -538,6 +591,29 @@ static size_t fence_at(const char *s, size_t n, size_t i, char *ch)
     return 0;
 }
 
+/* The end of the code span opening at s[i] (a run of backticks): past
+ * its closing run, or past the opening run when there is none. */
+static size_t code_span_end(const char *s, size_t n, size_t i)
+{
+    size_t r = i;
+    while (r < n && s[r] == '`')
+        r++;
+    size_t run = r - i, j = r;
+    while (j < n) {
+        if (s[j] == '`') {
+            size_t q = j;
+            while (q < n && s[q] == '`')
+                q++;
+            if (q - j == run)
+                return q;
+            j = q;
+        } else {
+            j++;
+        }
+    }
+    return r;
+}
+
 /* A link destination starting at s[i] (after "](" or "]: "): rewritten when
  * it is an old URL of a page. */
 static size_t link_dest(imp *m, import_page *p, const char *s, size_t n, size_t i, buf *out)
@@ -595,25 +671,8 @@ static void relink(imp *m, import_page *p, const char *s, size_t n, buf *out)
             continue;
         }
         if (s[i] == '`') {
-            /* a code span: as written, to its closing run */
-            size_t r = i;
-            while (r < n && s[r] == '`')
-                r++;
-            size_t run = r - i, j = r;
-            const char *close = NULL;
-            while (j < n && !close) {
-                if (s[j] == '`') {
-                    size_t q = j;
-                    while (q < n && s[q] == '`')
-                        q++;
-                    if (q - j == run)
-                        close = s + q;
-                    j = q;
-                } else {
-                    j++;
-                }
-            }
-            size_t stop = close ? (size_t)(close - s) : r;
+            /* a code span: as written */
+            size_t stop = code_span_end(s, n, i);
             buf_put(out, s + i, stop - i);
             i = stop;
             continue;

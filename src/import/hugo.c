@@ -307,8 +307,10 @@ import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, siz
             size_t sn = strlen(s) - site_markdown_ext(s);
             const char *wd = want[w].data;
             size_t wn = want[w].len;
+            /* a page, a bundle (x/index.md) or a section (x/_index.md) */
             if ((sn == wn && !strncmp(s, wd, wn)) ||
-                (sn == wn + 6 && !strncmp(s, wd, wn) && !strncmp(s + wn, "/index", 6)))
+                (sn == wn + 6 && !strncmp(s, wd, wn) && !strncmp(s + wn, "/index", 6)) ||
+                (sn == wn + 7 && !strncmp(s, wd, wn) && !strncmp(s + wn, "/_index", 7)))
                 found = m->pages[i];
         }
     if (!found && !strchr(t, '/')) {
