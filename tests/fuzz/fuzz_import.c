@@ -3,7 +3,7 @@
  * outputs, shortcodes, highlight blocks, raw blocks, links written
  * root-relative, code fences and spans. Three other pages give the links
  * something to find. Seeds: tests/fuzz/corpus/import (the import fixtures'
- * pages with a byte in front: 0 Jekyll, 1 Hugo). */
+ * pages, named after them, with a byte in front: 0 Jekyll, 1 Hugo). */
 #include <stdint.h>
 #include <string.h>
 
