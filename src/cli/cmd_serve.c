@@ -166,6 +166,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     fd = -1; /* the server owns it, even when starting failed */
     if (!srv)
         goto done;
+    serve_server_set_site(srv, site);
     serve_server_report(srv, ok, d, NULL, 0);
     diag_clear(d);
     printf("Serving %s at %s (Ctrl-C to stop)\n", site_abs ? site_abs : site, url);

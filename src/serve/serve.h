@@ -119,5 +119,13 @@ void serve_json_string(buf *out, const char *s);
 /* True when every path names a stylesheet (.css) that is not a template,
  * so swapping <link rel=stylesheet> hrefs shows the change. False for none. */
 bool serve_css_only(const char *const *changed, size_t n);
+/* One diagnostic for the browser's overlay, appended to out: its
+ * `path:line:col: level: message` line with the path relative to
+ * site_dir (may be NULL), then, when the file can be read, the lines
+ * around it (the error's marked with '>') and a caret under its column,
+ * each on its own line. */
+void serve_format_error(const diag *e, const char *site_dir, buf *out);
+/* The site folder, for the paths and excerpts of the overlay (copied). */
+void serve_server_set_site(serve_server *s, const char *site_dir);
 
 #endif

@@ -86,7 +86,16 @@ struct serve_server {
     bool failed;    /* the last build failed */
     char *lines;    /* its diagnostics, one per line, or the changed stylesheets */
     size_t nlines;
+    char *site_dir; /* for the overlay's paths and source lines; NULL: none */
 };
+
+void serve_server_set_site(serve_server *s, const char *site_dir)
+{
+    pthread_mutex_lock(&s->mu);
+    free(s->site_dir);
+    s->site_dir = site_dir ? xstrdup(site_dir) : NULL;
+    pthread_mutex_unlock(&s->mu);
+}
 
 /* ---- listening socket ---- */
 
@@ -167,17 +176,30 @@ int serve_listen(const char *host, int port, char **url, diag_list *d)
 static const char live_js[] =
     "(function(){"
     "if(window.__sheaf)return;window.__sheaf=S;"
+    /* the overlay: opaque, over everything; × or Escape closes it (the next
+     * report opens it again); each error line red, the source below it */
     "function overlay(lines){"
     "var o=document.getElementById('__sheaf_overlay');"
     "if(!lines){if(o)o.remove();return;}"
     "if(!o){o=document.createElement('div');o.id='__sheaf_overlay';o.setAttribute('role','alert');"
     "o.style.cssText='position:fixed;inset:0;z-index:2147483647;overflow:auto;margin:0;"
-    "padding:2em;box-sizing:border-box;background:rgba(24,24,24,.94);color:#f4f4f4;"
+    "padding:2.5em 2em 2em;box-sizing:border-box;background:#181818;color:#f4f4f4;"
     "font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;"
     "text-align:left';"
-    "(document.body||document.documentElement).appendChild(o);}"
-    "o.textContent='sheaf: the build failed (still showing the last good build)\\n\\n'"
-    "+lines.join('\\n');}"
+    "(document.body||document.documentElement).appendChild(o);"
+    "document.addEventListener('keydown',function(e){if(e.key==='Escape')overlay(null);});}"
+    "o.textContent='';"
+    "var x=document.createElement('button');x.type='button';x.textContent='\\u00d7';"
+    "x.setAttribute('aria-label','Close');x.style.cssText='position:absolute;top:.5em;right:.75em;"
+    "font:24px/1 sans-serif;background:none;border:0;color:#f4f4f4;cursor:pointer;padding:.25em';"
+    "x.onclick=function(){overlay(null);};o.appendChild(x);"
+    "var h=document.createElement('div');h.style.cssText='color:#bbb;margin-bottom:1em';"
+    "h.textContent='sheaf: the build failed (still showing the last good build)';o.appendChild(h);"
+    "lines.forEach(function(l){var d=document.createElement('div');d.textContent=l;"
+    "if(/: error: /.test(l))d.style.cssText='color:#ff8a80;margin-top:.75em';"
+    "else if(/: warning: /.test(l))d.style.cssText='color:#ffd27f;margin-top:.75em';"
+    "else if(/^[> ] +\\d+ \\||^ +\\|/.test(l))d.style.color='#d0d0d0';"
+    "o.appendChild(d);});x.focus();}"
     "function css(){var l=document.querySelectorAll('link[rel~=\"stylesheet\"][href]');"
     "for(var i=0;i<l.length;i++){var u=new URL(l[i].href,location.href);"
     "if(u.origin!==location.origin)continue;u.searchParams.set('__sheaf',Date.now());"
@@ -923,6 +945,7 @@ void serve_server_stop(serve_server *s)
     pthread_rwlock_destroy(&s->output);
     free(s->addrs);
     free(s->lines);
+    free(s->site_dir);
     free(s->root);
     free(s->bind);
     free(s);
@@ -946,15 +969,20 @@ void serve_server_report(serve_server *s, bool ok, const diag_list *d,
     ev_kind kind = EV_RELOAD;
     if (!ok) {
         kind = EV_ERROR;
+        pthread_mutex_lock(&s->mu);
+        char *site_dir = s->site_dir ? xstrdup(s->site_dir) : NULL;
+        pthread_mutex_unlock(&s->mu);
         for (size_t i = 0; d && i < diag_count(d); i++) {
             const diag *e = diag_get(d, i);
             buf_reset(&one);
-            diag_format(e, &one);
+            serve_format_error(e, site_dir, &one);
             if (n++)
                 buf_putc(&lines, '\n');
+            buf_put(&lines, one.data, one.len);
             for (size_t k = 0; k < one.len; k++)
-                buf_putc(&lines, one.data[k] == '\n' || one.data[k] == '\r' ? ' ' : one.data[k]);
+                n += one.data[k] == '\n';
         }
+        free(site_dir);
         if (n == 0) {
             buf_puts(&lines, "error: the build failed");
             n = 1;

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "serve/serve.h"
+#include "util/fs.h"
 #include "util/url.h"
 
 static bool has_dotdot_segment(const char *s, size_t len)
@@ -331,4 +332,76 @@ bool serve_css_only(const char *const *changed, size_t n)
             return false;
     }
     return true;
+}
+
+/* The text of line `line` (1-based) of text[0..n), or NULL; *len its length. */
+static const char *nth_line(const char *text, size_t n, int line, size_t *len)
+{
+    const char *p = text, *end = text + n;
+    for (int k = 1; k < line && p < end; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return NULL;
+        p = nl + 1;
+    }
+    if (p >= end && line > 1)
+        return NULL;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *len = (size_t)((nl ? nl : end) - p);
+    if (*len && p[*len - 1] == '\r')
+        (*len)--;
+    return p;
+}
+
+void serve_format_error(const diag *e, const char *site_dir, buf *out)
+{
+    /* the path as the site knows it: without the site folder in front */
+    const char *path = e->path;
+    size_t sl = site_dir ? strlen(site_dir) : 0;
+    if (path && sl && strcmp(site_dir, ".") && !strncmp(path, site_dir, sl) && path[sl] == '/')
+        path += sl + 1;
+    diag shown = *e;
+    shown.path = (char *)path;
+    buf one = BUF_INIT;
+    diag_format(&shown, &one);
+    for (size_t k = 0; k < one.len; k++)
+        buf_putc(out, one.data[k] == '\n' || one.data[k] == '\r' ? ' ' : one.data[k]);
+    buf_release(&one);
+    if (!e->path || e->line <= 0)
+        return;
+    /* the lines around it, the error's line marked, a caret under its column */
+    buf text = BUF_INIT;
+    if (!fs_read_file(e->path, &text) || text.len > (64u << 20)) {
+        buf_release(&text);
+        return;
+    }
+    int first = e->line > 2 ? e->line - 2 : 1;
+    for (int l = first; l <= e->line + 1; l++) {
+        size_t len;
+        const char *s = nth_line(text.data, text.len, l, &len);
+        if (!s)
+            break;
+        buf_printf(out, "\n%s %5d | ", l == e->line ? ">" : " ", l);
+        for (size_t k = 0; k < len && k < 400; k++)
+            buf_putc(out, s[k] == '\t' ? ' ' : s[k]);
+        if (l == e->line && e->col > 0) {
+            /* as many columns as the characters before it take in a
+             * monospace font: two for CJK (U+3000–U+D7FF, full-width forms) */
+            size_t width = 0;
+            for (size_t k = 0; k + 1 < (size_t)e->col && k < len; k++) {
+                unsigned char c = (unsigned char)s[k];
+                if ((c & 0xC0) == 0x80)
+                    continue;
+                bool wide = (c >= 0xE3 && c <= 0xED) ||
+                            (c == 0xEF && k + 1 < len && ((unsigned char)s[k + 1] == 0xBC ||
+                                                          (unsigned char)s[k + 1] == 0xBD));
+                width += wide ? 2 : 1;
+            }
+            buf_puts(out, "\n        | ");
+            for (size_t k = 0; k < width; k++)
+                buf_putc(out, ' ');
+            buf_putc(out, '^');
+        }
+    }
+    buf_release(&text);
 }

@@ -255,6 +255,29 @@ TEST(json)
     buf_release(&o);
 }
 
+TEST(error_excerpt)
+{
+    mk("content");
+    put("content/a.md", "one\ntwo\n中文 [x](y.md#z)\nfour\nfive\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/content/a.md", tmp);
+    diag e = { DIAG_ERROR, path, 3, 11, "link to 'y.md#z': no such file", 0 };
+    buf b = BUF_INIT;
+    serve_format_error(&e, tmp, &b);
+    EQ_STR(b.data, "content/a.md:3:11: error: link to 'y.md#z': no such file\n"
+                   "      1 | one\n"
+                   "      2 | two\n"
+                   ">     3 | 中文 [x](y.md#z)\n"
+                   "        |         ^\n"
+                   "      4 | four");
+    /* no file, no place: the line alone */
+    buf_reset(&b);
+    diag f = { DIAG_ERROR, "gone.md", 2, 1, "x", 0 };
+    serve_format_error(&f, NULL, &b);
+    EQ_STR(b.data, "gone.md:2:1: error: x");
+    buf_release(&b);
+}
+
 TEST(css_only)
 {
     const char *a[] = { "static/site.css", "themes/t/static/x.CSS" };
@@ -552,6 +575,7 @@ int main(void)
     RUN(etags);
     RUN(inject);
     RUN(json);
+    RUN(error_excerpt);
     RUN(css_only);
     RUN(ignored_names);
     RUN(watcher);
