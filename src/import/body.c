@@ -180,6 +180,13 @@ static const char *arg_value(imp *m, const tag_args *t, size_t from, const char 
 
 static void put_link(imp *m, import_page *p, buf *out, import_page *to, const char *anchor)
 {
+    /* a page sheaf makes itself (not imported): its URL, which answers */
+    if (to->dropped) {
+        buf_puts(out, to->old_url ? to->old_url : "/");
+        if (anchor)
+            buf_puts(out, anchor);
+        return;
+    }
     buf_puts(out, import_relative(m, p, to->dest_rel));
     if (anchor)
         buf_puts(out, anchor);

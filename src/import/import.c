@@ -434,6 +434,78 @@ done:
     return added;
 }
 
+/* ---- pages in sheaf's own places -------------------------------------- */
+
+/* Whether sheaf writes the output file `out` itself in a site with this
+ * configuration: the home page, the archive, a taxonomy's index, the
+ * feed, an `outputs:` file … (site_generated_outputs, the one table). */
+static bool generated(const site_config *cfg, const char *out)
+{
+    site s = { 0 };
+    s.cfg = *cfg;
+    for (size_t g = 0; g < SITE_NGENERATED; g++)
+        if (g != SITE_GEN_PAPERS && site_generated_on(&s, g) && !strcmp(site_generated_outputs[g].output, out))
+            return true;
+    for (size_t i = 0; i < cfg->ntaxonomies; i++) {
+        size_t n = strlen(cfg->taxonomies[i]);
+        if (!strncmp(out, cfg->taxonomies[i], n) && !strcmp(out + n, "/index.html"))
+            return true;
+    }
+    for (size_t i = 0; i < cfg->noutputs; i++)
+        if (!strcmp(cfg->outputs[i].output, out))
+            return true;
+    return false;
+}
+
+/* A page whose URL (old or sheaf's) is one sheaf makes itself — Jekyll's
+ * archive.md, tags.md or search.md, a Liquid listing — is not written:
+ * sheaf's own page answers there. Needs DEST/site.yaml written. */
+static void drop_generated(imp *m)
+{
+    site_config cfg = { 0 };
+    diag_list *quiet = diag_list_new();
+    arena *a = arena_new();
+    if (site_config_load(m->o->dest, NULL, a, &cfg, quiet)) {
+        for (size_t i = 0; i < m->npages; i++) {
+            import_page *p = m->pages[i];
+            const char *base = strrchr(p->dest_rel, '/') + 1;
+            if (p->post || !strncmp(p->dest_rel, "content/posts/", 14) || site_is_section_index(base))
+                continue; /* an _index.md is the list's page, meant to be there */
+            /* sheaf's path: its url:, else content/x.md → x/, x/index.md → x/ */
+            tpl_value u = import_kv_get(p, "url");
+            const char *mine;
+            if (u.kind == TPL_STRING) {
+                mine = url_output(m, u.u.s);
+            } else {
+                const char *r = p->dest_rel + strlen("content/");
+                size_t n = strlen(r) - site_markdown_ext(r);
+                buf b = BUF_INIT;
+                for (size_t k = 0; k < n; k++)
+                    buf_putc(&b, tolower((unsigned char)r[k]));
+                if (b.len >= 6 && !strcmp(b.data + b.len - 6, "/index"))
+                    buf_truncate(&b, b.len - 5);
+                else
+                    buf_putc(&b, '/');
+                mine = url_output(m, b.data);
+                buf_release(&b);
+            }
+            const char *old = p->old_url ? url_output(m, p->old_url) : NULL;
+            if (generated(&cfg, mine) || (old && generated(&cfg, old))) {
+                p->dropped = true;
+                size_t n = strlen(mine);
+                if (n >= 10 && !strcmp(mine + n - 10, "index.html"))
+                    n -= 10;
+                import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "a page at /%.*s", (int)n, mine),
+                                "not imported: sheaf makes this page itself (the archive, a taxonomy index, …) "
+                                "from its own template, which answers at the old URL; put what the page said "
+                                "in that template");
+            }
+        }
+    }
+    arena_free(a);
+    diag_list_free(quiet);
+}
+
 /* ---- the destination -------------------------------------------------- */
 
 static bool dir_empty(const char *path)
@@ -506,7 +578,8 @@ static void write_report(imp *m, buf *r, long aliases)
     size_t posts = 0, pages = 0, hidden = 0;
     for (size_t i = 0; i < m->npages; i++) {
         const import_page *p = m->pages[i];
-        p->hidden ? hidden++ : p->post ? posts++ : pages++;
+        if (!p->dropped)
+            p->hidden ? hidden++ : p->post ? posts++ : pages++;
     }
     buf_printf(r, "# Import report\n\n%s site → sheaf site.\n\n## Converted\n\n",
                m->o->kind == IMPORT_JEKYLL ? "Jekyll" : "Hugo");
@@ -562,22 +635,26 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     if (ok)
         ok = o->kind == IMPORT_JEKYLL ? import_jekyll_collect(&m) : import_hugo_collect(&m);
     if (ok && diag_error_count(d) == before && make_dest(&m)) {
-        for (size_t i = 0; i < m.npages; i++)
-            import_convert_body(&m, m.pages[i], o->kind == IMPORT_JEKYLL);
         if (m.feed_url) {
             /* the old feed's path keeps serving the feed: an Atom copy */
             buf_puts(&m.site_yaml, "# the old feed's address, written as sheaf's Atom feed is\noutputs:\n");
             import_yaml_kv(&m.site_yaml, 2, arena_printf(m.a, "\"%s\"", m.feed_url + 1), tpl_str("atom.xml"));
         }
         ok = write_at(&m, "site.yaml", m.site_yaml.data, m.site_yaml.len);
+        if (ok)
+            drop_generated(&m);
+        for (size_t i = 0; i < m.npages; i++)
+            if (!m.pages[i]->dropped)
+                import_convert_body(&m, m.pages[i], o->kind == IMPORT_JEKYLL);
         for (size_t i = 0; ok && i < m.npages; i++)
-            ok = write_page(&m, m.pages[i]);
+            if (!m.pages[i]->dropped)
+                ok = write_page(&m, m.pages[i]);
         for (size_t i = 0; ok && i < m.nfiles; i++)
             ok = copy_file(&m, &m.files[i]);
         long aliases = ok ? add_old_urls(&m, d) : -1;
         ok = aliases >= 0;
         for (size_t i = 0; ok && i < m.npages; i++)
-            if (m.pages[i]->naliases)
+            if (m.pages[i]->naliases && !m.pages[i]->dropped)
                 ok = write_page(&m, m.pages[i]);
         if (ok) {
             write_report(&m, report, aliases);

@@ -37,6 +37,7 @@ typedef struct import_page {
     int body_line;         /* SRC line where the body starts */
     buf body;              /* the body as written */
     bool post, hidden;
+    bool dropped;          /* not written: its place is one sheaf makes itself */
     const char *post_name; /* Jekyll: "2019-01-02-a" (for post_url) */
 } import_page;
 
