@@ -98,6 +98,22 @@ static bool file_has(const char *rel, const char *needle)
     return ok;
 }
 
+/* Whether the session's output is what a fresh build writes, byte for byte. */
+static bool same_as_fresh(const char *site)
+{
+    char fresh[300], cmd[700];
+    snprintf(fresh, sizeof fresh, "%s/fresh", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
+    if (system(cmd) != 0)
+        return false;
+    build_options o = { .site_dir = site, .out_dir = fresh, .write = true, .jobs = 2 };
+    diag_list *d = diag_list_new();
+    bool ok = build_site(&o, d, NULL) && diag_count(d) == 0;
+    diag_list_free(d);
+    snprintf(cmd, sizeof cmd, "diff -r '%s/out' '%s' >&2", root, fresh);
+    return ok && system(cmd) == 0;
+}
+
 /* Editing a shortcode's template, or what it includes, writes again the
  * Markdown of exactly the pages using it; the site's values too. Every
  * run's output is a full build's (the session keeps the others' HTML). */
@@ -132,17 +148,20 @@ TEST(shortcode_edits)
     EQ_INT(diag_count(d), 0);
     EQ_INT(st.markdown, 1);
     OK(file_has("out/posts/a/index.html", "<em class=\"badge\">new!</em>"));
+    OK(same_as_fresh(site));
 
     const char *t2[] = { "templates/partials/mark.html" };
     put("site", t2[0], "?");
     OK(build_session_run(s, t2, 1, d, &st));
     EQ_INT(st.markdown, 1);
     OK(file_has("out/posts/a/index.html", "<em class=\"badge\">new?</em>"));
+    OK(same_as_fresh(site));
 
     const char *t3[] = { "site.yaml" };
     put("site", t3[0], "title: Two\n");
     OK(build_session_run(s, t3, 1, d, &st));
     OK(file_has("out/posts/b/index.html", "<b>Two/B</b>"));
+    OK(same_as_fresh(site));
 
     /* a data file a shortcode reads: that page's Markdown again */
     put("site", "templates/shortcodes/who.html", "<i>{{ site.data.people.lead }}</i>");
@@ -155,6 +174,7 @@ TEST(shortcode_edits)
     OK(build_session_run(s, t4 + 1, 1, d, &st));
     EQ_INT(diag_count(d), 0);
     OK(file_has("out/posts/c/index.html", "<i>Bo</i>"));
+    OK(same_as_fresh(site));
 
     /* a body edit of a page using one: the fast path, checked */
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
