@@ -1,0 +1,57 @@
+#!/bin/sh
+# The publishing recipes of docs/publishing.md, tried end to end here:
+#  1. docs/recipes/rsync.sh publishes the example site to a folder (rsync
+#     with a local destination stands in for host:path), a second run
+#     removes what the build no longer makes;
+#  2. the GitHub Pages and GitLab Pages recipes run the same install lines
+#     as docs/recipes/install-sheaf.sh (checked line by line), and that
+#     script installs sheaf from this repository at its current commit
+#     (its Debian packages are installed already here), whose binary then
+#     builds the example site. Step 2 builds sheaf from scratch: slow.
+#   tests/deploy/recipes.sh path/to/sheaf
+set -eu
+sheaf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "recipes.sh: FAIL: $*" >&2; exit 1; }
+
+# 1. rsync to a folder
+mkdir "$tmp/bin" "$tmp/site"
+ln -s "$sheaf" "$tmp/bin/sheaf"
+cp -r "$root/site.yaml" "$root/refs.bib" "$root/content" "$tmp/site/"
+( cd "$tmp/site" && PATH="$tmp/bin:$PATH" BASE_URL=https://example.org/notes/ DEST="$tmp/www" \
+    sh "$root/docs/recipes/rsync.sh" ) >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "rsync.sh"; }
+[ -f "$tmp/www/index.html" ] || fail "rsync.sh: no index.html in the destination"
+[ -f "$tmp/www/posts/distributed-training-research/index.html" ] || fail "rsync.sh: no post"
+grep -q 'https://example.org/notes/posts/distributed-training-research/' "$tmp/www/sitemap.xml" ||
+    fail "rsync.sh: the sitemap lacks the absolute URL"
+[ ! -e "$tmp/www/.sheaf-manifest" ] || fail "rsync.sh: the manifest was published"
+rm "$tmp/site/content/about.md"
+( cd "$tmp/site" && PATH="$tmp/bin:$PATH" BASE_URL=https://example.org/notes/ DEST="$tmp/www" \
+    sh "$root/docs/recipes/rsync.sh" ) >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "rsync.sh again"; }
+[ ! -e "$tmp/www/about/index.html" ] || fail "rsync.sh: a page no longer built stayed on the server"
+echo "ok rsync.sh publishes and prunes"
+
+# 2. the CI recipes run the install script's lines
+lines() { # the commands from `git init` to `cmake --install`, as written
+    sed -n '/git init -q/,/cmake --install/p' "$1" | sed 's/^ *- //; s/^ *//; s/-j"\$(nproc[^"]*)"/-jN/; s/ -DCMAKE_INSTALL_PREFIX="\$PREFIX"//; s/ >\/dev\/null//; s/ \\$//; s/^    //' |
+        tr -s ' ' | grep -v '^-DCMAKE' || true
+}
+lines "$root/docs/recipes/install-sheaf.sh" >"$tmp/want"
+for f in "$root/.github/workflows/pages.yml" "$root/docs/recipes/gitlab-ci.yml"; do
+    lines "$f" >"$tmp/got"
+    diff -u "$tmp/want" "$tmp/got" || fail "$f: its install lines differ from install-sheaf.sh"
+done
+echo "ok the CI recipes install sheaf as install-sheaf.sh does"
+if [ -n "${SHEAF_SKIP_SLOW:-}" ]; then
+    echo "recipes.sh: install step skipped (SHEAF_SKIP_SLOW)"
+    exit 0
+fi
+git -C "$root" rev-parse HEAD >/dev/null 2>&1 || { echo "recipes.sh: not a git checkout: install step skipped"; exit 0; }
+SHEAF_REPO="$root" SHEAF_REF=$(git -C "$root" rev-parse HEAD) PREFIX="$tmp/prefix" SHEAF_SRC="$tmp/src" \
+    sh "$root/docs/recipes/install-sheaf.sh" >"$tmp/log" 2>&1 || { tail -30 "$tmp/log"; fail "install-sheaf.sh"; }
+"$tmp/prefix/bin/sheaf" build -q -s "$tmp/site" -o "$tmp/out2" --base-url https://example.org/ ||
+    fail "the installed sheaf does not build the example site"
+[ -f "$tmp/out2/index.html" ] || fail "the installed sheaf wrote no index.html"
+echo "ok install-sheaf.sh installs sheaf at $(git -C "$root" rev-parse --short HEAD), which builds the site"
