@@ -55,8 +55,8 @@ int cli_import(int argc, char **argv)
     buf report = BUF_INIT;
     bool ok = import_run(&io, &report, d);
     cli_print_diags(d);
-    if (ok && !quiet)
-        fputs(report.data, stdout);
+    if (!quiet)
+        fputs(report.data, stdout); /* empty when nothing was written */
     buf_release(&report);
     diag_list_free(d);
     return ok ? 0 : 1;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "import/internal.h"
 #include "site/site.h"
@@ -400,13 +401,25 @@ static long add_old_urls(imp *m, diag_list *d)
     site s = { 0 };
     s.dir = m->o->dest;
     s.a = arena_new();
-    s.drafts = true;
+    s.drafts = true;  /* every page has its place, drafts and */
+    s.future = true;  /* scheduled posts too */
+    s.now = (int64_t)time(NULL);
     s.nwa = 1;
     s.wa = xcalloc(1, sizeof *s.wa);
     s.wa[0] = arena_new();
     long added = -1;
-    if (!site_config_load(s.dir, NULL, s.a, &s.cfg, d) || !site_load(&s, 1, d) ||
-        !site_assign_paths(&s, d))
+    /* what sheaf says of the new site, at DEST's files */
+    diag_list *sd = diag_list_new();
+    bool ok = site_config_load(s.dir, NULL, s.a, &s.cfg, sd) && site_load(&s, 1, sd) && site_assign_paths(&s, sd);
+    for (size_t i = 0; i < diag_count(sd); i++) {
+        const diag *e = diag_get(sd, i);
+        if (e->level != DIAG_ERROR)
+            continue; /* the build says the rest */
+        const char *path = e->path ? arena_printf(m->a, "%s/%s", m->o->dest, e->path) : m->o->dest;
+        diag_add(d, e->level, path, e->line, e->col, "%s", e->message);
+    }
+    diag_list_free(sd);
+    if (!ok)
         goto done;
     added = 0;
     for (size_t i = 0; i < m->npages; i++) {
@@ -651,14 +664,19 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
                 ok = write_page(&m, m.pages[i]);
         for (size_t i = 0; ok && i < m.nfiles; i++)
             ok = copy_file(&m, &m.files[i]);
+        bool written = ok;
         long aliases = ok ? add_old_urls(&m, d) : -1;
-        ok = aliases >= 0;
-        for (size_t i = 0; ok && i < m.npages; i++)
+        for (size_t i = 0; aliases >= 0 && ok && i < m.npages; i++)
             if (m.pages[i]->naliases && !m.pages[i]->dropped)
                 ok = write_page(&m, m.pages[i]);
-        if (ok) {
-            write_report(&m, report, aliases);
-            ok = write_at(&m, "import-report.md", report->data, report->len);
+        if (written) {
+            /* also when sheaf found errors in the new site (reported at
+             * DEST's files): the report says what is left to do */
+            if (aliases < 0)
+                import_note_add(&m, NULL, 0, 0, "the new site has errors (printed with the report)",
+                                "old URLs were not compared: fix them, then import again with --force");
+            write_report(&m, report, aliases < 0 ? 0 : aliases);
+            ok = write_at(&m, "import-report.md", report->data, report->len) && ok && aliases >= 0;
         }
     }
     for (size_t i = 0; i < m.npages; i++)

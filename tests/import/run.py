@@ -15,8 +15,9 @@ A fixture is tests/import/<name>/ holding:
                 holds that text
   hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
                 sheaf build may hold one
-  errors.txt    instead of the above: the site cannot be imported, and
-                stderr must be these lines (SRC stands for src/'s path)
+  errors.txt    instead of the above: the import fails (exit status 1),
+                and stderr must be these lines (SRC and DEST stand for the
+                two folders' paths)
 
 Then a second import into the same folder must be refused, and one with
 --force must write the same tree again.
@@ -74,10 +75,10 @@ def main():
     try:
         errfile = os.path.join(fx, 'errors.txt')
         if os.path.exists(errfile):
-            # a site that cannot be imported: these diagnostics (SRC for the
-            # source folder), exit status 1, nothing written
-            r = run([sheaf, 'import', kind, src, os.path.join(tmp, 'site')])
-            got = r.stderr.replace(src, 'SRC').splitlines()
+            # an import that fails: these diagnostics (SRC and DEST for the
+            # folders), exit status 1, and the source untouched
+            r = run([sheaf, 'import', '-q', kind, src, os.path.join(tmp, 'site')])
+            got = r.stderr.replace(src, 'SRC').replace(os.path.join(tmp, 'site'), 'DEST').splitlines()
             want = open(errfile).read().splitlines()
             if r.returncode != 1 or got != want:
                 fail('exit %d, stderr:\n%s\nwanted:\n%s' % (r.returncode, '\n'.join(got), '\n'.join(want)))
