@@ -468,7 +468,11 @@ static void attach_walk(md_walk *w, cmark_parser *p)
 {
     pthread_once(&once, setup);
     parsing = w;
-    cmark_parser_attach_syntax_extension(p, sc_ext);
+    /* most pages have no tag: they skip the block test of every line and
+     * the walk after the parse */
+    const str *t = &md_walk_source(w)->text;
+    if (t->len >= 3 && (memmem(t->ptr, t->len, "{{<", 3) || memmem(t->ptr, t->len, "{{%", 3)))
+        cmark_parser_attach_syntax_extension(p, sc_ext);
 }
 
 static bool owns(cmark_node *n) { return sc_ext && is_sc(n); }
