@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "embed/embed.h"
 #include "import/internal.h"
+#include "render/build.h"
 
 /* ---- places and paths ------------------------------------------------- */
 
@@ -443,6 +445,42 @@ static void code_text(const char *s, size_t n, buf *out)
     }
 }
 
+/* A built-in shortcode's arguments that sheaf's template takes (its
+ * `args:` line, render_shortcode_takes): when one is not taken (figure's
+ * attr, youtube's autoplay), the tag is written without it, which is
+ * noted, and true is returned. */
+static bool sheaf_args(imp *m, import_page *p, size_t at, const tag_args *t, char open, char close, buf *out)
+{
+    const embed_file *tpl =
+        embed_find(arena_printf(m->a, "templates/shortcodes/%.*s.html", (int)t->n[0], t->w[0]));
+    if (!tpl)
+        return false;
+    bool drop[16] = { false }, any = false;
+    size_t pos = 0;
+    for (size_t k = 1; k < t->count; k++) {
+        if (t->n[k] == 1 && t->w[k][0] == '/')
+            continue; /* self-closing */
+        const char *eq = memchr(t->w[k], '=', t->n[k]);
+        bool named = eq && t->w[k][0] != '"' && t->w[k][0] != '\'' && t->w[k][0] != '`';
+        const char *arg = named ? arena_strndup(m->a, t->w[k], (size_t)(eq - t->w[k]))
+                                : arena_printf(m->a, "%zu", pos++);
+        if (!render_shortcode_takes((const char *)tpl->data, tpl->len, arg)) {
+            drop[k] = any = true;
+            note_at(m, p, at, t->w[k], t->n[k],
+                    arena_printf(m->a, "sheaf's %.*s takes no argument '%s': dropped (see its "
+                                 "arguments in docs/templates.md)", (int)t->n[0], t->w[0], arg));
+        }
+    }
+    if (!any)
+        return false;
+    buf_printf(out, "{{%c ", open);
+    for (size_t k = 0; k < t->count; k++)
+        if (!drop[k])
+            buf_printf(out, "%s%.*s", k ? " " : "", (int)t->n[k], t->w[k]);
+    buf_printf(out, " %c}}", close);
+    return true;
+}
+
 static void convert_hugo(imp *m, import_page *p, buf *out)
 {
     const char *s = p->body_src;
@@ -549,8 +587,13 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             }
             note_at(m, p, i, s + i, after - i, "no closing {{< /highlight >}}: write a fenced code block");
         } else if (is_sheaf_shortcode(name, nn)) {
-            if (!closing)
+            if (!closing) {
                 m->nshortcodes++;
+                if (sheaf_args(m, p, i, &t, s[i + 2], delim, out)) {
+                    i = after;
+                    continue;
+                }
+            }
         } else {
             /* sheaf has no such shortcode, and an unknown one is an error:
              * escaped as Hugo escapes one (a C comment inside the delimiters),

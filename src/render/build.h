@@ -43,6 +43,12 @@ typedef struct build_stats {
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;
 
+/* Whether a shortcode template (its text, tpl) takes the argument `arg`
+ * (a name, or "0", "1", … for a positional one) by the `args:` line of its
+ * opening comment; a template without one takes any. For `sheaf import`,
+ * which drops what sheaf's shortcodes do not take. */
+bool render_shortcode_takes(const char *tpl, size_t n, const char *arg);
+
 /* Runs a full build. Returns true when there was no error (warnings are
  * allowed). Every problem goes to d. st may be NULL. The output folder may
  * not be the site folder, a folder above it, or one inside its sources

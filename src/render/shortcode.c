@@ -101,6 +101,23 @@ static char *args_decl(const char *t, size_t n)
     return NULL;
 }
 
+bool render_shortcode_takes(const char *tpl, size_t n, const char *arg)
+{
+    char *decl = args_decl(tpl, n);
+    if (!decl)
+        return true; /* any arguments */
+    bool found = false;
+    size_t an = strlen(arg);
+    for (const char *p = decl; *p && !found;) {
+        p += strspn(p, " ,|!");
+        size_t k = strcspn(p, " ,|!");
+        found = k == an && !strncmp(p, arg, an);
+        p += k;
+    }
+    free(decl);
+    return found;
+}
+
 /* Checks the arguments against the template's `args:` line: NULL when
  * fine, else what is wrong (in a). */
 static const char *check_args(const char *decl, const md_shortcode *sc, arena *a)
