@@ -143,6 +143,26 @@ def broken_links(out, base):
     return bad
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """safe_load, but a key written twice in one mapping is an error: with
+    PyYAML the later one silently wins, and the earlier expectations would
+    never be checked."""
+
+
+def _no_duplicates(loader, node, deep=False):
+    seen = set()
+    for k, _v in node.value:
+        key = loader.construct_object(k, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} written twice in one mapping", k.start_mark)
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+
+
 def bad_feeds(out):
     """What is wrong with the XML outputs: not well-formed, or an atom.xml
     that lacks what RFC 4287 requires of a feed and its entries; a .json
@@ -217,7 +237,7 @@ def check(cond, msg):
 def run_fixture(sheaf, name):
     spec_path = os.path.join(HERE, name, "test.yaml")
     with open(spec_path, encoding="utf-8") as f:
-        steps = yaml.safe_load(f)
+        steps = yaml.load(f, Loader=_StrictLoader)
     tmp = tempfile.mkdtemp(prefix="sheaf-site-")
     try:
         site = os.path.join(tmp, "site")
