@@ -268,7 +268,7 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
     const char *html = o->math(o->math_ctx, &f, md_walk_arena(w), &error, &at);
     if (html && display) {
         /* a box that scrolls a wide formula and that the keyboard reaches */
-        buf_puts(out, "<span class=\"math-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"");
+        buf_puts(out, "<span class=\"math-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"");
         md_put_escaped_cstr(out, o->label_math ? o->label_math : "Formula");
         buf_puts(out, "\">");
         buf_puts(out, html);

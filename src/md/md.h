@@ -57,7 +57,7 @@ typedef struct md_options {
                          <div class="math display">\[…\]</div> */
     void *math_ctx;
     /* the names of the boxes a wide table or display formula scrolls in
-     * (role="region" aria-label=…), in the site's language; NULL: "Table",
+     * (role="group" aria-label=…), in the site's language; NULL: "Table",
      * "Formula" */
     const char *label_table, *label_math;
 } md_options;

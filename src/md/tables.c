@@ -69,7 +69,7 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
             md_cr(out);
             if (!md_reference(w)) {
                 const char *label = md_walk_options(w)->label_table;
-                buf_puts(out, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"");
+                buf_puts(out, "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"");
                 md_put_escaped_cstr(out, label ? label : "Table");
                 buf_puts(out, "\">\n");
             }

@@ -53,6 +53,7 @@ function check(what, cond, detail = '') {
 const types = {
   '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.xml': 'application/xml',
   '.svg': 'image/svg+xml', '.png': 'image/png', '.txt': 'text/plain',
+  '.js': 'text/javascript', '.json': 'application/json',
 };
 
 // Serves dir at /notes/ (the base path the site is built for).
@@ -75,6 +76,7 @@ function serve(dir) {
 const pages = [
   'posts/gradient-compression-notes/',   // a wide table, footnotes, a task list, code
   'posts/in-network-aggregation/',       // the example site's table and footnote
+  'posts/gradient-compression/',         // display math (and a Chinese note)
   'posts/distributed-training-research/',
   'posts/%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83%E7%AC%94%E8%AE%B0/',
   '', 'archive/', 'tags/', 'tags/distributed-training/', 'about/',
@@ -105,6 +107,33 @@ async function main() {
       { encoding: 'utf8', timeout: 120000 });
     check('sheaf build', b.status === 0 && b.stderr === '', b.stderr);
     if (b.status !== 0) return;
+
+    // the post page stays small and its link preview data is sound
+    for (const p of ['posts/distributed-training-research/', 'posts/gradient-compression/',
+      'posts/gradient-compression-notes/']) {
+      const html = fs.readFileSync(path.join(out, p, 'index.html'), 'utf8');
+      const kb = Buffer.byteLength(html) / 1024;
+      check(`${p}: under 40 KB`, kb < 40, `${kb.toFixed(1)} KB`);
+      check(`${p}: no script file`, !/<script[^>]+src=/.test(html));
+      const ld = html.match(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/);
+      let data = null;
+      try { data = ld && JSON.parse(ld[1]); } catch { data = null; }
+      check(`${p}: JSON-LD parses`, data !== null);
+      if (data) {
+        for (const k of ['@context', '@type', 'headline', 'datePublished', 'dateModified', 'author', 'url'])
+          check(`${p}: JSON-LD has ${k}`, data[k] !== undefined && data[k] !== '');
+        check(`${p}: JSON-LD is a BlogPosting by a Person`,
+          data['@type'] === 'BlogPosting' && data.author['@type'] === 'Person' && !!data.author.name);
+      }
+      for (const prop of ['og:title', 'og:type', 'og:url', 'og:description', 'article:published_time'])
+        check(`${p}: ${prop}`, html.includes(`<meta property="${prop}" content="`));
+    }
+    const feed = fs.readFileSync(path.join(out, 'atom.xml'), 'utf8');
+    check('atom.xml: links in entries are absolute', !/href=&quot;\/notes\//.test(feed) &&
+      feed.includes(`href=&quot;${base}posts/`));
+    const notFound = fs.readFileSync(path.join(out, '404.html'), 'utf8');
+    check('404: noindex, no canonical', notFound.includes('<meta name="robots" content="noindex">') &&
+      !notFound.includes('rel="canonical"'));
 
     browser = await chromium.launch({
       executablePath: chromiumPath, headless: true,

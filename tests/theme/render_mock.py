@@ -281,7 +281,7 @@ def markdown(text):
     _libc.free(h)
     _cmark.cmark_node_free(doc)
     _cmark.cmark_parser_free(p)
-    s = s.replace("<table>", '<div class="table-scroll" tabindex="0" role="region" aria-label="Table">\n<table>')
+    s = s.replace("<table>", '<div class="table-scroll" tabindex="0" role="group" aria-label="Table">\n<table>')
     s = s.replace("</table>\n", "</table>\n</div>\n").replace("<pre>", '<pre tabindex="0">')
     # a task's checkbox is labelled with its item's first line of text
     return re.sub(r'(<li><input type="checkbox"(?: checked="")? disabled="")( /> )([^\n]*?)(?=</li>|\n)',

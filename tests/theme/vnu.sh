@@ -16,6 +16,22 @@ cp "$root"/tests/theme/mock/*.md "$tmp/content/posts/"
 "$sheaf" build -q -s "$tmp" -o "$tmp/out" --base-url https://example.github.io/notes/
 pages=$(find "$tmp/out" -name '*.html' | wc -l)
 [ "$pages" -ge 15 ] || { echo "vnu.sh: only $pages HTML pages built" >&2; exit 1; }
+# the feed: well-formed Atom with the elements RFC 4287 requires
+/usr/bin/python3 - "$tmp/out/atom.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+A = "{http://www.w3.org/2005/Atom}"
+feed = ET.parse(sys.argv[1]).getroot()
+assert feed.tag == A + "feed", feed.tag
+for k in ("id", "title", "updated"):
+    assert feed.find(A + k) is not None and feed.find(A + k).text, "feed lacks " + k
+entries = feed.findall(A + "entry")
+assert entries, "no entries"
+for e in entries:
+    for k in ("id", "title", "updated"):
+        assert e.find(A + k) is not None and e.find(A + k).text, "an entry lacks " + k
+    assert e.find(A + "id").text.startswith("https://"), "an entry's id is not absolute"
+print("vnu.sh: atom.xml is well-formed Atom with %d entries" % len(entries))
+PY
 java -jar "$vnu" --skip-non-html --errors-only "$tmp/out"
 java -jar "$vnu" --css --errors-only "$tmp/out/style.css"
 echo "vnu.sh: $pages HTML pages and style.css: no errors"

@@ -179,7 +179,7 @@ TEST(markdown_never_touches_tex)
     /* in a table cell (cmark-gfm's cells refused extension nodes: the
      * formula vanished) */
     EQ_STR(render("| a | b |\n|---|---|\n| $x^2$ | \\(y\\) |\n", &o),
-           "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n"
+           "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n"
            "<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n"
            "<td><span class=\"math inline\">\\(x^2\\)</span></td>\n"
            "<td><span class=\"math inline\">\\(y\\)</span></td>\n</tr>\n</tbody>\n</table>\n</div>\n");

@@ -24,7 +24,7 @@
  * without their label (a page rendered with heading anchors off). */
 static char *strip_ids(const char *html)
 {
-    static const char box[] = "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table\">\n";
+    static const char box[] = "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Table\">\n";
     buf b = BUF_INIT;
     for (const char *p = html; *p;) {
         if (p[0] == '<' && p[1] == 'h' && p[2] >= '1' && p[2] <= '6' && !strncmp(p + 3, " id=\"", 5)) {
@@ -510,7 +510,7 @@ TEST(gfm_additions)
 {
     arena *a = arena_new();
     md_result r = render(a, "| l | c | r |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n\n## 结果\n", 1, NULL, NULL);
-    EQ_STR(r.html, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n"
+    EQ_STR(r.html, "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n"
                    "<th align=\"left\">l</th>\n<th align=\"center\">c</th>\n<th align=\"right\">r</th>\n"
                    "</tr>\n</thead>\n<tbody>\n<tr>\n<td align=\"left\">1</td>\n"
                    "<td align=\"center\">2</td>\n<td align=\"right\">3</td>\n</tr>\n</tbody>\n</table>\n"
@@ -973,7 +973,7 @@ TEST(summary_gfm)
     /* a marker inside a table closes the table, its box and all */
     md_result r = render(a, "| a |\n|---|\n| x <!--more--> y |\n| z |\n", 1, NULL, NULL);
     OK(r.has_more);
-    EQ_STR(r.summary_html, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n"
+    EQ_STR(r.summary_html, "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n"
                            "<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>x</td>\n</tr>\n"
                            "</tbody>\n</table>\n</div>\n");
     /* not a marker inside a footnote */
@@ -1113,7 +1113,7 @@ TEST(citations)
     /* in a table cell (cmark-gfm's cells refused extension nodes: the
      * citation vanished) */
     C("| a |\n|---|\n| [@k] and @n |\n",
-      "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n"
+      "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n"
       "</thead>\n<tbody>\n<tr>\n<td>{b:[]<a href=\"#ref-k\">k</a>,} and "
       "{n:[]<a href=\"#ref-n\">n</a>,}</td>\n</tr>\n</tbody>\n</table>\n</div>\n");
 #undef C
