@@ -1206,6 +1206,44 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         }
     }
     bool ok = true;
+    /* a section's folder may not be one sheaf fills itself or a taxonomy's */
+    for (size_t i = 0; i < s->nsections; i++) {
+        const char *name = s->sections[i].name, *clash = NULL;
+        size_t n = strlen(name);
+        for (size_t g = 0; g < SITE_NGENERATED && !clash; g++) {
+            const char *gp = site_generated_outputs[g].path;
+            if (g != SITE_GEN_TAGS && !strncmp(gp, name, n) && gp[n] == '/')
+                clash = site_generated_outputs[g].context;
+        }
+        for (size_t t = 0; t < s->ntaxonomies && !clash; t++)
+            if (!strcmp(s->taxonomies[t].name, name))
+                clash = arena_printf(s->a, "the index of the taxonomy '%s' (taxonomies: in site.yaml)", name);
+        if (clash) {
+            diag_error(d, arena_printf(s->a, "content/%s", name), 0, 0,
+                       "this folder of dated posts is a section, whose list would be /%s/, like %s: rename "
+                       "the folder", name, clash);
+            ok = false;
+        }
+    }
+    /* a taxonomy's folder may not be one sheaf fills itself */
+    for (size_t t = 0; t < s->ntaxonomies; t++) {
+        const char *name = s->taxonomies[t].name, *clash = NULL;
+        for (size_t i = 0; i < SITE_NGENERATED && !clash; i++) {
+            const char *g = site_generated_outputs[i].path;
+            size_t n = strlen(name);
+            if (i != SITE_GEN_TAGS && !strncmp(g, name, n) && g[n] == '/')
+                clash = site_generated_outputs[i].context;
+        }
+        if (!clash && !strcmp(name, "page"))
+            clash = "the home page's later pages (/page/2/, …)";
+        if (clash) {
+            int line, col;
+            site_config_key_place(&s->cfg, "taxonomies", &line, &col);
+            diag_error(d, "site.yaml", line, col, "taxonomy '%s' would make /%s/, like %s: choose another name",
+                       name, name, clash);
+            ok = false;
+        }
+    }
     for (size_t t = 0; t < s->ntaxonomies; t++) {
         /* tags/ is in site_generated_outputs; another's index, once it has terms */
         if (strcmp(s->taxonomies[t].name, "tags") && s->taxonomies[t].n) {
