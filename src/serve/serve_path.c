@@ -371,7 +371,12 @@ void serve_format_error(const diag *e, const char *site_dir, buf *out)
         return;
     /* the lines around it, the error's line marked, a caret under its column */
     buf text = BUF_INIT;
-    if (!fs_read_file(e->path, &text) || text.len > (64u << 20)) {
+    /* the build names files relative to the site folder (or with it in
+     * front); the server may run elsewhere */
+    char *file = path == e->path && e->path[0] != '/' && site_dir ? fs_join(site_dir, e->path) : NULL;
+    bool read = fs_read_file(file ? file : e->path, &text);
+    free(file);
+    if (!read || text.len > (64u << 20)) {
         buf_release(&text);
         return;
     }

@@ -270,6 +270,11 @@ TEST(error_excerpt)
                    ">     3 | 中文 [x](y.md#z)\n"
                    "        |         ^\n"
                    "      4 | four");
+    /* a path relative to the site folder, as the build names files */
+    buf_reset(&b);
+    diag r = { DIAG_ERROR, "content/a.md", 1, 1, "x", 0 };
+    serve_format_error(&r, tmp, &b);
+    EQ_STR(b.data, "content/a.md:1:1: error: x\n>     1 | one\n        | ^\n      2 | two");
     /* no file, no place: the line alone */
     buf_reset(&b);
     diag f = { DIAG_ERROR, "gone.md", 2, 1, "x", 0 };
