@@ -278,6 +278,22 @@ static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool out
         }
         return false;
     }
+    /* a Liquid comment writes nothing: an HTML comment hides it as well */
+    if (t.count == 1 && (word_is(&t, 0, "comment") || word_is(&t, 0, "endcomment"))) {
+        buf_puts(out, word_is(&t, 0, "comment") ? "<!--" : "-->");
+        m->ncomments++;
+        return true;
+    }
+    /* jekyll-youtube and the like: {% youtube ID %} */
+    if (word_is(&t, 0, "youtube") && t.count == 2) {
+        bool lit;
+        const char *id = unquote(m, t.w[1], t.n[1], &lit);
+        if (*id && !strpbrk(id, " \"{}")) {
+            buf_printf(out, "{{< youtube %s >}}", id);
+            m->nshortcodes++;
+            return true;
+        }
+    }
     if (word_is(&t, 0, "highlight") && t.count >= 2) {
         buf_printf(out, "```%.*s", (int)t.n[1], t.w[1]);
         *fence_open = true;
@@ -761,7 +777,10 @@ static void kramdown_notes(imp *m, import_page *p)
 void import_convert_body(imp *m, import_page *p, bool jekyll)
 {
     buf mid = BUF_INIT;
-    if (jekyll) {
+    if (jekyll && p->no_liquid) {
+        buf_put(&mid, p->body_src, p->body_len);
+        kramdown_notes(m, p);
+    } else if (jekyll) {
         convert_jekyll(m, p, &mid);
         kramdown_notes(m, p);
     } else {

@@ -280,6 +280,9 @@ void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm
             for (size_t j = 0; j < n; j++)
                 import_alias_add(m, p, names[j][0] == '/' || strstr(names[j], "://")
                                         ? names[j] : arena_printf(m->a, "/%s", names[j]));
+        } else if (!strcasecmp(k, "render_with_liquid")) {
+            /* what it means is kept: the body's Liquid stays text */
+            p->no_liquid = v.kind == TPL_BOOL && !v.u.b;
         } else if (is_key(k, skip)) {
             /* the caller's */
         } else if (none) {
@@ -608,6 +611,9 @@ static void write_report(imp *m, buf *r, long aliases)
                    m->nhighlight == 1 ? "" : "s");
     if (m->nraw)
         buf_printf(r, "- %zu `{%% raw %%}` tag%s removed\n", m->nraw, m->nraw == 1 ? "" : "s");
+    if (m->ncomments)
+        buf_printf(r, "- %zu Liquid comment tag%s made HTML comments\n", m->ncomments,
+                   m->ncomments == 1 ? "" : "s");
     if (m->nvars)
         buf_printf(r, "- %zu `site.url`/`site.baseurl` made root-relative\n", m->nvars);
     if (m->nshortcodes)

@@ -38,6 +38,7 @@ typedef struct import_page {
     buf body;              /* the body as written */
     bool post, hidden;
     bool dropped;          /* not written: its place is one sheaf makes itself */
+    bool no_liquid;        /* render_with_liquid: false — Jekyll showed its Liquid as text */
     const char *post_name; /* Jekyll: "2019-01-02-a" (for post_url) */
 } import_page;
 
@@ -70,7 +71,7 @@ typedef struct imp {
     const char *base_url;  /* the old site's absolute base ("https://x.org/sub/"), or NULL */
     const char *base_path; /* its path ("/sub/"), "/" by default */
     /* counts for the report */
-    size_t nlinks, nhighlight, nraw, nshortcodes, nvars;
+    size_t nlinks, nhighlight, nraw, ncomments, nshortcodes, nvars;
     size_t nunpublished, ndrafts;
 } imp;
 

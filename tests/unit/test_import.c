@@ -1,0 +1,141 @@
+/* Unit tests for import's body converter (src/import/body.c): each Liquid
+ * tag or shortcode it rewrites, on one page among three others, and what
+ * it leaves as written. The fixtures in tests/import cover whole sites. */
+#include "harness.h"
+
+#include <string.h>
+
+#include "import/internal.h"
+
+typedef struct conv {
+    imp m;
+    import_options o;
+    char *out;
+    size_t nnotes;
+} conv;
+
+/* Converts text as a page of a Jekyll (jekyll true) or Hugo site whose
+ * other pages are a post (/notes/a/), a Hugo post (/2020/03/b/) and an
+ * about page; the result and the number of notes in c. */
+static const char *convert(conv *c, bool jekyll, const char *text)
+{
+    memset(c, 0, sizeof *c);
+    c->o = (import_options){ jekyll ? IMPORT_JEKYLL : IMPORT_HUGO, "src", "dest", false };
+    c->m.o = &c->o;
+    c->m.a = arena_new();
+    c->m.base_path = "/";
+    c->m.base_url = "https://example.org/";
+    static const char *const others[][4] = {
+        { "_posts/2019-01-02-a.md", "content/posts/2019-01-02-a.md", "/notes/a/", "2019-01-02-a" },
+        { "content/post/b.md", "content/posts/b.md", "/2020/03/b/", NULL },
+        { "content/about.md", "content/about.md", "/about.html", NULL },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        import_page *p = import_add_page(&c->m);
+        p->src_rel = others[i][0];
+        p->dest_rel = others[i][1];
+        p->old_url = others[i][2];
+        p->post_name = others[i][3];
+    }
+    import_page *p = import_add_page(&c->m);
+    p->src_rel = jekyll ? "_posts/2019-02-03-page.md" : "content/post/page.md";
+    p->dest_rel = "content/posts/page.md";
+    p->body_src = text;
+    p->body_len = strlen(text);
+    p->body_line = 4;
+    import_convert_body(&c->m, p, jekyll);
+    c->out = arena_strdup(c->m.a, p->body.data);
+    c->nnotes = c->m.nnotes;
+    for (size_t i = 0; i < c->m.npages; i++)
+        buf_release(&c->m.pages[i]->body);
+    return c->out;
+}
+
+static void done(conv *c)
+{
+    arena_free(c->m.a);
+}
+
+TEST(jekyll_links)
+{
+    conv c;
+    EQ_STR(convert(&c, true, "[a]({% post_url 2019-01-02-a %}) [b]({{ site.baseurl }}{% post_url 2019-01-02-a %}#x)"),
+           "[a](2019-01-02-a.md) [b](2019-01-02-a.md#x)");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    EQ_STR(convert(&c, true, "[a](/notes/a/) [b](https://example.org/notes/a/#y) [c](/about.html)"),
+           "[a](2019-01-02-a.md) [b](2019-01-02-a.md#y) [c](../about.md)");
+    done(&c);
+    /* not another page's old URL: as written */
+    EQ_STR(convert(&c, true, "[x](/files/x.pdf) `[a](/notes/a/)`"), "[x](/files/x.pdf) `[a](/notes/a/)`");
+    done(&c);
+    /* no such post: as written, and noted at its line:col */
+    EQ_STR(convert(&c, true, "\n  [z]({% post_url nope %})"), "\n  [z]({% post_url nope %})");
+    EQ_INT((int)c.nnotes, 1);
+    EQ_INT(c.m.notes[0].line, 5);
+    EQ_INT(c.m.notes[0].col, 7);
+    done(&c);
+}
+
+TEST(jekyll_blocks)
+{
+    conv c;
+    EQ_STR(convert(&c, true, "{% highlight ruby linenos %}\nx = 1\n{% endhighlight %}\n"), "```ruby\nx = 1\n```\n");
+    done(&c);
+    EQ_STR(convert(&c, true, "{% raw %}\n{{ x }} {% post_url 2019-01-02-a %}\n{% endraw %}\n"),
+           "{{ x }} {% post_url 2019-01-02-a %}\n");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    EQ_STR(convert(&c, true, "{% comment %}hidden{% endcomment %}"), "<!--hidden-->");
+    done(&c);
+    EQ_STR(convert(&c, true, "{% youtube abc123 %}"), "{{< youtube abc123 >}}");
+    done(&c);
+    EQ_STR(convert(&c, true, "{% include figure.html image_path=\"/a.png\" caption=\"A\" %}"),
+           "{{< figure src=\"/a.png\" caption=\"A\" >}}");
+    done(&c);
+    /* an argument that is Liquid: left as written */
+    EQ_STR(convert(&c, true, "{% include figure.html src=page.image %}"), "{% include figure.html src=page.image %}");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    EQ_STR(convert(&c, true, "{{ \"/x.css\" | relative_url }}"), "/x.css");
+    done(&c);
+    convert(&c, true, "text\n{: .class}\n");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+}
+
+TEST(hugo_shortcodes)
+{
+    conv c;
+    EQ_STR(convert(&c, false, "[b]({{< ref \"b\" >}}) [c]({{% relref \"/post/b.md#s\" %}}) [d]({{< ref \"#top\" >}})"),
+           "[b](b.md) [c](b.md#s) [d](#top)");
+    done(&c);
+    EQ_STR(convert(&c, false, "{{< highlight go \"linenos=table\" >}}\nx := 1\n{{< /highlight >}}"),
+           "```go\nx := 1\n```");
+    done(&c);
+    /* sheaf's own: as written; an argument it does not take: dropped */
+    EQ_STR(convert(&c, false, "{{< figure src=\"a.png\" attr=\"CC\" >}}"), "{{< figure src=\"a.png\" >}}");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    EQ_STR(convert(&c, false, "{{% note %}}\nx\n{{% /note %}}"), "{{% note %}}\nx\n{{% /note %}}");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    /* unknown: escaped so that sheaf shows it; in code, Hugo's escape undone */
+    EQ_STR(convert(&c, false, "{{< gist a b >}}"), "{{</* gist a b */>}}");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    EQ_STR(convert(&c, false, "`{{</* x */>}}`\n```\n{{%/* y */%}}\n```\n"), "`{{< x >}}`\n```\n{{% y %}}\n```\n");
+    done(&c);
+    /* a ref to nothing: as written, noted */
+    EQ_STR(convert(&c, false, "{{< ref \"\" >}}"), "{{< ref \"\" >}}");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+}
+
+int main(void)
+{
+    RUN(jekyll_links);
+    RUN(jekyll_blocks);
+    RUN(hugo_shortcodes);
+    return harness_done();
+}
