@@ -200,7 +200,8 @@ static void put_link(imp *m, import_page *p, buf *out, import_page *to, const ch
 static const char *figure_keys[][2] = { { "src", "src" }, { "image", "src" }, { "image_path", "src" },
                                         { "url", "src" }, { "path", "src" }, { "file", "src" },
                                         { "alt", "alt" }, { "caption", "caption" }, { "title", "title" },
-                                        { "link", "link" }, { "href", "link" } };
+                                        { "link", "link" }, { "href", "link" }, { "class", "class" },
+                                        { "width", "width" }, { "height", "height" } };
 
 /* {% include figure.html src="…" caption="…" %} → {{< figure … >}}; false
  * when an argument is not a literal (Liquid) */
@@ -236,9 +237,19 @@ no:
     return false;
 }
 
+/* An include's name is `base` or `base.html`. */
+static bool name_is(const char *name, size_t n, const char *base)
+{
+    size_t b = strlen(base);
+    return n >= b && !strncmp(name, base, b) && (n == b || (n == b + 5 && !strncmp(name + b, ".html", 5)));
+}
+
 static bool include_youtube(imp *m, const tag_args *t, buf *out)
 {
     bool lit = true;
+    const char *provider = arg_value(m, t, 2, "provider", &lit);
+    if (provider && (!lit || strcmp(provider, "youtube")))
+        return false; /* vimeo, … */
     const char *id = NULL;
     static const char *const keys[] = { "id", "video", "youtube_id", "video_id" };
     for (size_t k = 0; k < 4 && !id; k++)
@@ -333,13 +344,13 @@ static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool out
     if (word_is(&t, 0, "include") && t.count >= 2) {
         const char *name = t.w[1];
         size_t nn = t.n[1];
-        if ((nn == 11 && !strncmp(name, "figure.html", 11)) || (nn == 10 && !strncmp(name, "image.html", 10))) {
+        /* figure.html, or "figure" as Minimal Mistakes names its includes */
+        if (name_is(name, nn, "figure") || name_is(name, nn, "image")) {
             if (include_figure(m, &t, out)) {
                 m->nshortcodes++;
                 return true;
             }
-        } else if ((nn == 12 && !strncmp(name, "youtube.html", 12)) ||
-                   (nn == 10 && !strncmp(name, "video.html", 10))) {
+        } else if (name_is(name, nn, "youtube") || name_is(name, nn, "video")) {
             if (include_youtube(m, &t, out)) {
                 m->nshortcodes++;
                 return true;

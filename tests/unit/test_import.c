@@ -93,6 +93,16 @@ TEST(jekyll_blocks)
     EQ_STR(convert(&c, true, "{% include figure.html image_path=\"/a.png\" caption=\"A\" %}"),
            "{{< figure src=\"/a.png\" caption=\"A\" >}}");
     done(&c);
+    /* Minimal Mistakes' includes */
+    EQ_STR(convert(&c, true, "{% include figure image_path=\"/a.png\" alt=\"x\" class=\"wide\" %}"),
+           "{{< figure src=\"/a.png\" alt=\"x\" class=\"wide\" >}}");
+    done(&c);
+    EQ_STR(convert(&c, true, "{% include video id=\"abc\" provider=\"youtube\" %}"), "{{< youtube abc >}}");
+    done(&c);
+    EQ_STR(convert(&c, true, "{% include video id=\"123\" provider=\"vimeo\" %}"),
+           "{% include video id=\"123\" provider=\"vimeo\" %}");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
     /* an argument that is Liquid: left as written */
     EQ_STR(convert(&c, true, "{% include figure.html src=page.image %}"), "{% include figure.html src=page.image %}");
     EQ_INT((int)c.nnotes, 1);
