@@ -189,6 +189,40 @@ async function main() {
         await ctx.close();
       }
     }
+
+    // the same site in Chinese (language: zh): the theme's words and dates
+    // in Chinese, still no violation; built under /notes/zh/
+    const zhSite = path.join(tmp, 'site-zh');
+    fs.cpSync(site, zhSite, { recursive: true });
+    fs.writeFileSync(path.join(zhSite, 'site.yaml'),
+      fs.readFileSync(path.join(site, 'site.yaml'), 'utf8').replace(/^language: .*$/m, 'language: zh'));
+    const zb = spawnSync(sheaf, ['build', '-q', '-s', zhSite, '-o', path.join(out, 'zh'), '--base-url', base + 'zh/'],
+      { encoding: 'utf8', timeout: 120000 });
+    check('sheaf build (zh)', zb.status === 0 && zb.stderr === '', zb.stderr);
+    for (const [scheme, width] of [['light', 375], ['dark', 1280]]) {
+      const ctx = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: scheme });
+      const page = await ctx.newPage();
+      for (const p of ['', 'posts/distributed-training-research/', 'archive/', 'search/?q=%E6%A2%AF%E5%BA%A6']) {
+        const where = `zh/${p} (${scheme}, ${width} px)`;
+        const resp = await page.goto(base + 'zh/' + p);
+        check(`${where}: served`, resp && resp.ok());
+        if (p.startsWith('search/'))
+          await page.waitForSelector('.search-results li', { timeout: 20000 }).catch(() => {});
+        const text = await page.textContent('body');
+        check(`${where}: Chinese theme words`, text.includes('归档') && text.includes('标签'));
+        if (p.startsWith('posts/'))
+          check(`${where}: a Chinese date`, text.includes('2024年3月18日') && text.includes('分钟读完'));
+        await page.addScriptTag({ path: axePath });
+        const found = await page.evaluate(async () => {
+          const r = await window.axe.run(document, { resultTypes: ['violations'] });
+          return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help}`);
+        });
+        check(`${where}: axe-core violations`, found.length === 0, found.join('; '));
+        if (shots)
+          await page.screenshot({ path: path.join(shots, `zh-${shotName(p)}-${scheme}-${width}.png`) });
+      }
+      await ctx.close();
+    }
   } finally {
     if (browser) await browser.close();
     if (server) server.close();

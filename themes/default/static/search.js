@@ -122,6 +122,16 @@
     el.append(text.slice(pos));
   }
 
+  // A date in the page's language ("Mar 18, 2024", "2024年3月18日").
+  function dateText(iso) {
+    try {
+      return new Date(iso + "T00:00:00Z").toLocaleDateString(document.documentElement.lang || undefined,
+        { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+    } catch (e) {
+      return iso;
+    }
+  }
+
   function words(q) {
     return q.toLowerCase().split(/[\s\p{P}\p{S}]+/u).filter(function (w) { return w; });
   }
@@ -152,7 +162,12 @@
       if (d[2] || d[3].length) {
         var meta = document.createElement("p");
         meta.className = "meta";
-        if (d[2]) { var time = document.createElement("time"); time.dateTime = d[2]; time.textContent = d[2]; meta.append(time); }
+        if (d[2]) {
+          var time = document.createElement("time");
+          time.dateTime = d[2];
+          time.textContent = dateText(d[2]);
+          meta.append(time);
+        }
         if (d[3].length) meta.append((d[2] ? " · " : "") + d[3].join(", "));
         li.append(meta);
       }
@@ -165,7 +180,7 @@
         li.append(sec);
       }
       var ex = document.createElement("p");
-      highlight(ex, d[4] + (d[4].length >= 130 ? "…" : ""), ws);
+      highlight(ex, d[4] + (d[4].length >= 130 && !/[.!?。！？…]$/.test(d[4]) ? "…" : ""), ws);
       li.append(ex);
       list.append(li);
     }
