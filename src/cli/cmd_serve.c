@@ -149,6 +149,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     bo.future = future;
     bo.no_cache = no_cache;
     bo.write = true;
+    bo.defer_index = true; /* the edited page first, the search index after */
     bs = build_session_new(&bo);
 
     struct timespec t0;
@@ -238,6 +239,23 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         serve_server_report(srv, ok, d, paths, n);
         diag_clear(d);
         buf_release(&what);
+        if (ok) {
+            /* the browser reloads the page meanwhile; then what no page
+             * shows (the search index), which reads every page. Not under
+             * the output lock: this writes a few files, each renamed into
+             * place whole, so a request sees the old one or the new one
+             * and the reload is not held up */
+            bool done = build_session_finish(bs, d);
+            if (!done) {
+                cli_print_diags(d);
+                printf("rebuild failed (%zu error%s) writing the search index; still serving the "
+                       "last good one\n",
+                       diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
+                fflush(stdout);
+                serve_server_report(srv, false, d, NULL, 0);
+            }
+            diag_clear(d);
+        }
         arm_timer(tfd, bst.next_change);
     }
     watch_changes_free(&ch);

@@ -27,6 +27,10 @@ typedef struct build_options {
     bool force;           /* write into an output folder sheaf did not make */
     int jobs;             /* worker threads; 0 = one per core */
     bool no_cache;        /* --no-cache: neither read nor write .sheaf-cache/ */
+    /* a session's fast rebuild may leave the outputs no page shows (the
+     * search index, made from every page) for build_session_finish, so
+     * the edited page reaches the browser first (`sheaf serve`) */
+    bool defer_index;
 } build_options;
 
 typedef struct build_stats {
@@ -80,5 +84,9 @@ bool build_session_run(build_session *s, const char *const *changed, size_t ncha
  * passed st->next_change of the last run (a scheduled post came due, a
  * page expired). */
 bool build_session_rerun(build_session *s, diag_list *d, build_stats *st);
+/* With o.defer_index: writes what the last run left for later (nothing,
+ * after a full run). Call it after a run, before the next; until then the
+ * output holds the previous search index. */
+bool build_session_finish(build_session *s, diag_list *d);
 
 #endif

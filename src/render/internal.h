@@ -115,6 +115,8 @@ struct build_session {
     size_t stats0[3];           /* render_math_stats: the counts at a run's start */
     double ms0;
     bool cache_warned;          /* its problem was reported once */
+    size_t *deferred;           /* jobs of the last fast rebuild left for build_session_finish */
+    size_t ndeferred;
     render_sink sink;           /* a run for the check: its outputs go here */
     void *sink_ctx;
 };

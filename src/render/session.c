@@ -14,6 +14,7 @@
 #include "render/internal.h"
 #include "util/fs.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 #include "util/text.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -69,6 +70,7 @@ void build_session_free(build_session *s)
     cache_free(s->cache);
     output_memory_free(s->outputs);
     render_last_run_free(s->last);
+    free(s->deferred);
     free(s);
 }
 
@@ -167,6 +169,49 @@ static bool too_much_garbage(const last_run *L)
  * whose last render read a field that changed are rendered again.
  * Anything else (or any diagnostic) makes it return false without writing,
  * and the caller runs a full build. */
+/* Is job j one that no page shows, made from every page — the search
+ * index — so that a fast rebuild may write it after the rest? */
+static bool deferrable(const job *j)
+{
+    return j->kind == J_GENERATED && j->a == SITE_GEN_SEARCH_INDEX;
+}
+
+/* Renders jobs pick[0..n) of the last run on its model and commits them
+ * (a partial output). False (and the last run forgotten) on any problem:
+ * a full run then says what went wrong, in order. */
+static bool render_picked(build_session *bs, size_t *pick, size_t n, diag_list *d,
+                          size_t *written, size_t *unchanged)
+{
+    last_run *L = bs->last;
+    int jobs = site_jobs(bs->o.jobs);
+    output out;
+    if (!output_begin(&out, bs->out_dir, true, bs->o.force, bs->outputs, d) || !out.known) {
+        output_end(&out, false, d);
+        output_free(&out);
+        render_last_run_free(L);
+        bs->last = NULL;
+        return false;
+    }
+    out.partial = true;
+    render_ctx *c = &L->c;
+    c->out = &out;
+    c->pick = pick;
+    render_workers_new(c, jobs);
+    site_parallel(n, jobs, render_job, c);
+    size_t ndiags = render_workers_free(c, jobs);
+    c->pick = NULL;
+    c->out = NULL;
+    bool ok = output_end(&out, ndiags == 0, d) && ndiags == 0;
+    *written = atomic_load(&out.written);
+    *unchanged = atomic_load(&out.unchanged);
+    output_free(&out);
+    if (!ok) {
+        render_last_run_free(L);
+        bs->last = NULL;
+    }
+    return ok;
+}
+
 static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n, diag_list *d,
                          build_stats *st)
 {
@@ -183,7 +228,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         return false; /* a post came due or a page expired since: a full run */
     double t0 = render_now_ms();
     size_t used_before = arena_used(s->a);
-    size_t npick = 0;
+    size_t npick = 0, cap_deferred = 0;
     size_t *pick = xcalloc(L->c.njobs + 1, sizeof *pick);
     bool *picked = xcalloc(L->c.njobs + 1, sizeof *picked);
     bool ok = true;
@@ -252,10 +297,19 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         }
         buf_release(&text);
     }
-    /* render what read a changed field, in job order */
-    for (size_t j = 0; ok && j < L->nrender; j++)
-        if (picked[j])
+    /* render what read a changed field, in job order; what no page shows
+     * (the search index) later, when the session says so */
+    free(bs->deferred);
+    bs->deferred = NULL;
+    bs->ndeferred = 0;
+    for (size_t j = 0; ok && j < L->nrender; j++) {
+        if (!picked[j])
+            continue;
+        if (bs->o.defer_index && deferrable(&L->c.jobs[j]))
+            VEC_PUSH(bs->deferred, bs->ndeferred, cap_deferred, 1, j);
+        else
             pick[npick++] = j;
+    }
     free(picked);
     if (!ok) {
         /* the model may be half updated: it is no use any more */
@@ -265,38 +319,19 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         return false;
     }
     double t_md = render_now_ms();
-    int jobs = site_jobs(bs->o.jobs);
-    output out;
-    if (!output_begin(&out, bs->out_dir, true, bs->o.force, bs->outputs, d) || !out.known) {
-        output_end(&out, false, d);
-        output_free(&out);
-        free(pick);
-        render_last_run_free(L);
-        bs->last = NULL;
-        return false;
-    }
-    out.partial = true;
-    render_ctx *c = &L->c;
-    c->out = &out;
-    c->pick = pick;
-    render_workers_new(c, jobs);
-    site_parallel(npick, jobs, render_job, c);
-    size_t ndiags = render_workers_free(c, jobs);
-    c->pick = NULL;
-    c->out = NULL;
+    size_t written, unchanged;
+    bool rendered = render_picked(bs, pick, npick, d, &written, &unchanged);
     free(pick);
-    double t_render = render_now_ms();
-    ok = output_end(&out, ndiags == 0, d) && ndiags == 0;
-    build_stats local = { 0 };
-    local.written = atomic_load(&out.written);
-    local.unchanged = atomic_load(&out.unchanged);
-    output_free(&out);
-    if (!ok) {
-        /* a full build says what went wrong, in order */
-        render_last_run_free(L);
-        bs->last = NULL;
+    if (!rendered) {
+        free(bs->deferred);
+        bs->deferred = NULL;
+        bs->ndeferred = 0;
         return false;
     }
+    build_stats local = { 0 };
+    local.written = written;
+    local.unchanged = unchanged;
+    double t_render = render_now_ms();
     L->garbage += arena_used(s->a) - used_before;
     local.posts = s->nposts;
     local.pages = s->nposts + s->nplain;
@@ -497,10 +532,27 @@ static bool session_run(build_session *s, const char *const *changed, size_t nch
     }
     for (size_t i = 0; changed && i < nchanged; i++)
         site_source_cache_forget(s->sources, changed[i]);
+    free(s->deferred); /* build_session_finish was not called: a full run writes it all */
+    s->deferred = NULL;
+    s->ndeferred = 0;
     if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st)) {
-        if (s->check)
+        if (s->check && !s->ndeferred)
             check_incremental(s);
         return true;
     }
     return render_run(s, d, st);
+}
+
+bool build_session_finish(build_session *s, diag_list *d)
+{
+    if (!s->ndeferred)
+        return true;
+    size_t written, unchanged;
+    bool ok = s->last && render_picked(s, s->deferred, s->ndeferred, d, &written, &unchanged);
+    free(s->deferred);
+    s->deferred = NULL;
+    s->ndeferred = 0;
+    if (ok && s->check)
+        check_incremental(s);
+    return ok;
 }

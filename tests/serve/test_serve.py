@@ -526,6 +526,16 @@ def reload_checks(sheaf, site, port, srv, env):
           is not None, "\n".join(srv.lines[n0:]))
     check("edit: nothing says it failed",
           not [x for x in srv.lines[n0:] if "failed" in x], "\n".join(srv.lines[n0:]))
+    # The search index, written after the reload (it reads every page),
+    # follows the edit.
+    deadline, index = time.time() + 10, b""
+    while time.time() < deadline:
+        st, _, index = raw(port, "/search/index.json")
+        if st == 200 and b"edited" in index:
+            break
+        time.sleep(0.05)
+    check("edit: the search index follows", b"edited" in index and b"original" not in index,
+          index[:200])
 
     # A page from before that rebuild catches up at once on connecting.
     stale = Events(port, "?v=0-0")
@@ -551,6 +561,8 @@ def reload_checks(sheaf, site, port, srv, env):
     write(os.path.join(site, "static/site.css"), "body { color: rgb(4, 5, 6); }\n")
     e = ev.wait()
     expect("css edit: event", e, ("css", "static/site.css"))
+    check("css edit: the server is still up", srv.proc.poll() is None,
+          "\n".join(srv.lines[-5:] + srv.err[-20:]))
     st, _, body = raw(port, "/site.css")
     expect("css edit: served", body, b"body { color: rgb(4, 5, 6); }\n")
 
