@@ -7,8 +7,11 @@ Starts `sheaf serve` on a free loopback port over a corpus from
 bench/gen_corpus.py, listens on its Server-Sent Events endpoint like a
 browser tab does, then edits one post EDITS times each way:
 
-  body   a paragraph appended to the post (only its page re-renders)
-  title  its title changed (the index, tag, archive and feed pages too)
+  body     a paragraph appended to the post (only its page re-renders)
+  title    its title changed (the index, tag, archive and feed pages too)
+  formula  a paragraph with a new formula each time (rendered by KaTeX, as
+           it is in no cache; the first one also starts the engine)
+  code     a new Python code block each time (highlighted)
 
 Each edit is written the way an editor saves (a new file written, closed and
 renamed over the old one). For each it measures the time from the rename to
@@ -115,11 +118,17 @@ def main():
 
     results = {}
     try:
-        for kind in ("body", "title"):
+        for kind in ("body", "title", "formula", "code"):
             lat, built = [], []
             for i in range(1, edits + 1):
                 if kind == "body":
                     text = original + f"\n\nBenchmark edit number {i}.\n"
+                elif kind == "formula":
+                    text = original + (f"\n\nWith $\\sum_{{k=1}}^{{{i}}} \\eta_k^2 < "
+                                       f"\\frac{{{i}}}{{\\sqrt{{T}}}}$ it converges.\n")
+                elif kind == "code":
+                    text = original + (f"\n\n```python\ndef step_{i}(x, lr=0.{i}):\n"
+                                       f"    return [v - lr * g for v, g in x]  # {i}\n```\n")
                 else:
                     text = re.sub(r"(?m)^title: .*$", f'title: "Benchmark title {i}"', original, 1)
                 seen = len(lines)
@@ -154,7 +163,7 @@ def main():
 
     print(f"{edits} edits each, edit saved → reload event received (server's own rebuild time):")
     for kind, (lat, built) in results.items():
-        print(f"  {kind:5}  median {statistics.median(lat):6.1f} ms, worst {max(lat):6.1f} ms"
+        print(f"  {kind:7}  median {statistics.median(lat):6.1f} ms, worst {max(lat):6.1f} ms"
               f"   (rebuilt in: median {statistics.median(built):.0f} ms, worst {max(built):.0f} ms)")
 
 
