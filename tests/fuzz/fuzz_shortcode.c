@@ -74,11 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (mode & 2) {
         arena *a = arena_new();
-        /* tables off: cmark-gfm's table extension drops inline nodes of
-         * extensions (math's too) without freeing them on input such as
-         * "a $x$\n-\v\n" — a leak under ASan only (the page arena frees
-         * them otherwise), and not one of this target's */
-        md_options o = { .unsafe = true, .off = md_extension_bit("tables") };
+        md_options o = { .unsafe = true };
         md_hooks h = { .shortcode = hook, .ctx = &mode };
         md_result r;
         md_render(str_make(s, n), 1, &o, &h, a, &r);
