@@ -92,7 +92,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         goto done;
     s.cfg.markdown.math = site_math_render;
     s.cfg.markdown.math_ctx = &bs->math;
-    site_load_strings(&s, d);
+    site_load_strings(&s, &bs->strings_warned, d);
     s.cfg.markdown.label_table = site_string(&s, "table");
     s.cfg.markdown.label_math = site_string(&s, "formula");
     /* the templates: shortcodes render while the Markdown is written */

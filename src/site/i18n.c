@@ -84,7 +84,7 @@ const char *site_string(const site *s, const char *key)
     return NULL;
 }
 
-void site_load_strings(site *s, diag_list *d)
+void site_load_strings(site *s, bool *warned, diag_list *d)
 {
     const char *lang = s->cfg.language && *s->cfg.language ? s->cfg.language : "en";
     s->strings_en = tpl_map_new(s->a, 64);
@@ -108,9 +108,12 @@ void site_load_strings(site *s, diag_list *d)
     if (!found) {
         int line, col;
         site_config_key_place(&s->cfg, "language", &line, &col);
-        diag_warning(d, "site.yaml", line, col,
-                     "no theme strings for language '%s': they are shown in English (add "
-                     "i18n/%s.yaml to translate them)", lang, lang);
+        if (!warned || !*warned)
+            diag_warning(d, "site.yaml", line, col,
+                         "no theme strings for language '%s': they are shown in English (add "
+                         "i18n/%s.yaml to translate them)", lang, lang);
+        if (warned)
+            *warned = true;
         s->strings = s->strings_en;
         s->strings_lang = "en";
         return;

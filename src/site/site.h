@@ -339,8 +339,11 @@ typedef struct site {
 /* Loads the theme strings of the site's `language:` and the English ones
  * (each: the built-in theme's i18n/<lang>.yaml, then the site theme's, then
  * the site's i18n/<lang>.yaml). A language without any table is a warning
- * (English is shown); a file that is not a mapping of strings, an error. */
-void site_load_strings(site *s, diag_list *d);
+ * (English is shown), given only while *warned is false, which it then
+ * sets (a build session says it once: a warning on every run would keep
+ * serve from its fast rebuilds); warned may be NULL. A file that is not a
+ * mapping of strings is an error. */
+void site_load_strings(site *s, bool *warned, diag_list *d);
 /* The theme string `key` in the site's language, else in English, else
  * NULL (what t("key") gives templates, for what sheaf writes itself). */
 const char *site_string(const site *s, const char *key);
