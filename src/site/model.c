@@ -362,7 +362,7 @@ static strmap *build_terms(site *s)
     for (size_t t = 0; t < s->ntaxonomies; t++) {
         const taxonomy_info *x = &s->taxonomies[t];
         if (!strcmp(x->name, "tags")) {
-            s->tags = v + x->first;
+            s->tags = v ? v + x->first : NULL; /* no terms at all: v is NULL */
             s->ntags = x->n;
         }
         for (size_t i = x->first; i < x->first + x->n; i++)
