@@ -144,6 +144,10 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     c.opt.language = s.strings_lang;
     job *jv = NULL;
     size_t nj = 0, cj = 0;
+    /* the search index first: one job that reads every page (≈ 1 s at
+     * 10,000 posts), so it runs beside the others, not after them */
+    if (site_generated_on(&s, SITE_GEN_SEARCH_INDEX))
+        render_add_job(&jv, &nj, &cj, J_GENERATED, SITE_GEN_SEARCH_INDEX, 0);
     for (size_t i = 0; i < s.nposts; i++)
         render_add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
     for (size_t i = 0; i < s.nplain; i++)
@@ -167,7 +171,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         if (strcmp(s.taxonomies[t].name, "tags") && s.taxonomies[t].n)
             render_add_job(&jv, &nj, &cj, J_TERMS, (int)t, 0);
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
-        if ((g != SITE_GEN_PAPERS || s.npapers) && site_generated_on(&s, (size_t)g))
+        if (g != SITE_GEN_SEARCH_INDEX && (g != SITE_GEN_PAPERS || s.npapers) &&
+            site_generated_on(&s, (size_t)g))
             render_add_job(&jv, &nj, &cj, J_GENERATED, g, 0);
     for (size_t i = 0; i < s.npapers; i++)
         render_add_job(&jv, &nj, &cj, J_PAPER, (int)i, 0);
