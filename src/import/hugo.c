@@ -432,11 +432,17 @@ static void settings(hg *h, const char *file, const tpl_map *c)
     for (size_t i = 0; i < sizeof none / sizeof *none; i++)
         if (import_get(c, none[i][0]).kind != TPL_UNDEFINED)
             import_note_add(m, file, 0, 0, arena_printf(m->a, "%s", none[i][0]), none[i][1]);
-    m->feed_url = "/index.xml";
+    /* Hugo writes each list's feed as <list>/index.xml: sheaf writes each
+     * feed (the site's, a section's, a term's) there too */
+    m->feed_copy = "index.xml";
+    bool moved = h->main[0] && strcmp(h->main, "posts"); /* its posts are in content/posts/ */
     import_note_add(m, NULL, 0, 0,
-                    arena_printf(m->a, "Hugo's RSS feeds of sections, taxonomies and terms (/%s/index.xml, "
-                                 "/tags/index.xml, /tags/NAME/index.xml)", h->main[0] ? h->main : "SECTION"),
-                    "not kept: sheaf writes Atom feeds at /SECTION/atom.xml and /TAXONOMY/TERM/atom.xml");
+                    moved ? arena_printf(m->a, "Hugo's RSS feeds of taxonomy indexes (/tags/index.xml, "
+                                               "/categories/index.xml) and of /%s/", h->main)
+                          : "Hugo's RSS feeds of taxonomy indexes (/tags/index.xml, /categories/index.xml)",
+                    moved ? "not kept: sheaf has no feed of a taxonomy's terms; the section's feed is "
+                            "now /posts/index.xml (and /posts/atom.xml)"
+                          : "not kept: sheaf has no feed of a taxonomy's terms");
 }
 
 bool import_hugo_collect(imp *m)

@@ -623,6 +623,10 @@ static void write_report(imp *m, buf *r, long aliases)
     if (m->feed_url)
         buf_printf(r, "- the old feed %s is still written, from sheaf's feed template (`outputs:` in "
                    "site.yaml; sheaf's own is /atom.xml)\n", m->feed_url);
+    if (m->feed_copy)
+        buf_printf(r, "- every feed (the site's, each section's and term's) is also written as %s "
+                   "beside its atom.xml (`feed_copies:` in site.yaml), where the old feeds were\n",
+                   m->feed_copy);
     qsort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
@@ -654,6 +658,11 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     if (ok)
         ok = o->kind == IMPORT_JEKYLL ? import_jekyll_collect(&m) : import_hugo_collect(&m);
     if (ok && diag_error_count(d) == before && make_dest(&m)) {
+        if (m.feed_copy) {
+            buf_puts(&m.site_yaml, "# every feed also where the old site had it\nfeed_copies: [");
+            buf_puts(&m.site_yaml, m.feed_copy);
+            buf_puts(&m.site_yaml, "]\n");
+        }
         if (m.feed_url) {
             /* the old feed's path keeps serving the feed: an Atom copy */
             buf_puts(&m.site_yaml, "# the old feed's address, written as sheaf's Atom feed is\noutputs:\n");

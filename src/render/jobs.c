@@ -100,6 +100,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     tpl_map *vars = tpl_map_new(a, 6);
     tpl_map_set_str(a, vars, "site", s->site_value);
     const char *tname = NULL, *out_rel = NULL, *context = NULL;
+    const char *feed_dir = NULL; /* a feed's folder: its copies are written too */
     switch (j->kind) {
     case J_PAGE: {
         page *p = &s->pages[j->a];
@@ -166,6 +167,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tname = "atom.xml";
         out_rel = arena_printf(a, "%satom.xml", sec->path);
         context = out_rel;
+        feed_dir = sec->path;
         break;
     }
     case J_TAG: {
@@ -199,6 +201,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tname = "atom.xml";
         out_rel = arena_printf(a, "%satom.xml", t->path);
         context = out_rel;
+        feed_dir = t->path;
         break;
     }
     case J_TERMS: {
@@ -240,8 +243,10 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             tpl_map_set_str(a, vars, "years", c->years);
         if (j->a == SITE_GEN_TAGS)
             tpl_map_set_str(a, vars, "taxonomy", tpl_map_get_cstr(tpl_map_get_cstr(s->site_value.u.map, "taxonomies").u.map, "tags"));
-        if (j->a == SITE_GEN_FEED)
+        if (j->a == SITE_GEN_FEED) {
             tpl_map_set_str(a, vars, "feed", feed(c, a, s->cfg.title, "", tpl_map_get_cstr(s->site_value.u.map, "posts")));
+            feed_dir = "";
+        }
         tname = g->template;
         out_rel = g->output;
         context = g->context;
@@ -305,6 +310,10 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         if (n >= 4 && !strcmp(out_rel + n - 4, ".xml"))
             xml_forbidden_strip(&out); /* what XML 1.0 cannot hold: util/xmlchar.h */
         emit(c, out_rel, out.data, out.len, d);
+        const char *files[1 + SITE_MAX_FEED_COPIES];
+        size_t nfiles = feed_dir ? site_feed_files(s, a, feed_dir, files) : 0;
+        for (size_t i = 1; i < nfiles; i++) /* files[0] is out_rel */
+            emit(c, files[i], out.data, out.len, d);
     }
     diag_move(d, td);
     diag_list_free(td);

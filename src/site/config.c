@@ -255,6 +255,8 @@ static const key_def config_keys[] = {
       .want = "a .bib file or a list of them (relative to the site folder)", .flags = KEY_UNIQUE },
     { .name = "related", .type = KEY_COUNT, .at = AT(related),
       .want = "a whole number of related posts to list (1 or more)", .num_default = 5 },
+    { .name = "feed_copies", .type = KEY_NAMES, .at = AT(feed_copies), .set = AT(nfeed_copies),
+      .want = "a list of file names (feed_copies: [index.xml])", .flags = KEY_UNIQUE },
     { .name = "taxonomies", .type = KEY_NAMES, .at = AT(taxonomies), .set = AT(ntaxonomies),
       .want = "a list of taxonomy names (taxonomies: [tags, categories])", .flags = KEY_UNIQUE },
     { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),
@@ -265,6 +267,36 @@ static const key_def config_keys[] = {
 };
 static const key_table config_table = { "", config_keys, sizeof config_keys / sizeof *config_keys, true,
                                         "(ignored; put your own values under 'params:')", true, false };
+
+/* feed_copies: each a plain file name beside atom.xml, with an extension,
+ * that no folder's own files use; at most SITE_MAX_FEED_COPIES. */
+static bool check_feed_copies(site_config *c, const char *path, diag_list *d)
+{
+    int line, col;
+    site_config_key_place(c, "feed_copies", &line, &col);
+    if (c->nfeed_copies > SITE_MAX_FEED_COPIES) {
+        diag_error(d, path, line, col, "'feed_copies' lists %zu names: at most %d",
+                   c->nfeed_copies, SITE_MAX_FEED_COPIES);
+        c->nfeed_copies = 0;
+        return false;
+    }
+    for (size_t i = 0; i < c->nfeed_copies; i++) {
+        const char *n = c->feed_copies[i], *dot = strrchr(n, '.');
+        bool ok = *n && *n != '.' && dot && dot[1];
+        for (const char *q = n; *q && ok; q++)
+            ok = isalnum((unsigned char)*q) || strchr(".-_", *q);
+        const char *why = !ok ? "a file name is letters, digits, '.', '-' and '_', with an extension"
+                          : !strcmp(n, "atom.xml") || !strcmp(n, "index.html")
+                              ? "sheaf writes that file itself in every feed's folder"
+                              : NULL;
+        if (why) {
+            diag_error(d, path, line, col, "feed copy '%s': %s (feed_copies: [index.xml])", n, why);
+            c->nfeed_copies = 0;
+            return false;
+        }
+    }
+    return true;
+}
 
 /* taxonomies: each name becomes a front-matter key and a folder of the
  * output (<name>/<term>/), so it is letters, digits, '-' and '_', and not
@@ -367,6 +399,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     site_keys_read(&config_table, v.u.map, &r);
     ok = r.ok;
     ok &= check_taxonomies(c, shown, d);
+    ok &= check_feed_copies(c, shown, d);
 finish:
     if (tpl_map_find(c->raw.u.map, "taxonomies") < 0) {
         static const char *const defaults[] = { "tags", "categories" };

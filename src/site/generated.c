@@ -40,6 +40,15 @@ bool site_generated_on(const site *s, size_t g)
     }
 }
 
+size_t site_feed_files(const site *s, arena *a, const char *dir, const char **out)
+{
+    size_t n = 0;
+    out[n++] = arena_printf(a, "%satom.xml", dir);
+    for (size_t i = 0; i < s->cfg.nfeed_copies && i < SITE_MAX_FEED_COPIES; i++)
+        out[n++] = arena_printf(a, "%s%s", dir, s->cfg.feed_copies[i]);
+    return n;
+}
+
 size_t site_list_pages(const site *s, size_t n)
 {
     size_t per = (size_t)s->cfg.paginate;

@@ -311,9 +311,15 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         strmap_put(outputs, s->files[i].path, 0);
     for (size_t i = 0; i < s->cfg.noutputs; i++)
         strmap_put(outputs, s->cfg.outputs[i].output, 0);
+    const char *feeds[1 + SITE_MAX_FEED_COPIES];
+    size_t nfeeds = site_feed_files(s, s->a, "", feeds);
+    for (size_t f = 1; f < nfeeds; f++) /* the site feed's copies (atom.xml is generated) */
+        strmap_put(outputs, feeds[f], 0);
     for (size_t i = 0; i < s->nsections; i++) {
         strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->sections[i].path), 0);
-        strmap_put(outputs, arena_printf(s->a, "%satom.xml", s->sections[i].path), 0);
+        nfeeds = site_feed_files(s, s->a, s->sections[i].path, feeds);
+        for (size_t f = 0; f < nfeeds; f++)
+            strmap_put(outputs, feeds[f], 0);
     }
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
@@ -323,7 +329,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
             for (size_t k = 0; k < p->nterms[t]; k++) {
                 const char *slug = site_tag_slug(s->a, p->terms[t][k]);
                 strmap_put(outputs, arena_printf(s->a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
-                strmap_put(outputs, arena_printf(s->a, "%s/%s/atom.xml", s->cfg.taxonomies[t], slug), 0);
+                nfeeds = site_feed_files(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug), feeds);
+                for (size_t f = 0; f < nfeeds; f++)
+                    strmap_put(outputs, feeds[f], 0);
                 strmap_put(outputs, arena_printf(s->a, "%s/index.html", s->cfg.taxonomies[t]), 0);
             }
     }

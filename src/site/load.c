@@ -1185,6 +1185,12 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     for (size_t i = 0; i < SITE_NGENERATED; i++)
         if ((i != SITE_GEN_PAPERS || s->npapers) && site_generated_on(s, i))
             add_claimant(&all, &nall, &capall, site_generated_outputs[i].output, NULL, 0, 0);
+    const char *feeds[1 + SITE_MAX_FEED_COPIES];
+    size_t nfeeds = site_feed_files(s, s->a, "", feeds);
+    for (size_t i = 1; i < nfeeds; i++) { /* the site feed's copies (atom.xml is above) */
+        strmap_put(gen, feeds[i], 0);
+        add_claimant(&all, &nall, &capall, feeds[i], NULL, 0, 0);
+    }
     for (size_t k = 2; k <= index_pages; k++) {
         const char *out = arena_printf(s->a, "%sindex.html", site_index_path(s->a, k));
         strmap_put(gen, out, 0);
@@ -1198,11 +1204,15 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     for (size_t i = 0; i < s->nsections; i++) {
         const section_info *sec = &s->sections[i];
         size_t np = site_list_pages(s, sec->nposts);
-        for (size_t k = 0; k <= np; k++) {
-            const char *out = k ? arena_printf(s->a, "%sindex.html", site_list_path(s->a, sec->path, k))
-                                : arena_printf(s->a, "%satom.xml", sec->path);
+        for (size_t k = 1; k <= np; k++) {
+            const char *out = arena_printf(s->a, "%sindex.html", site_list_path(s->a, sec->path, k));
             strmap_put(gen, out, 0);
             add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        }
+        nfeeds = site_feed_files(s, s->a, sec->path, feeds);
+        for (size_t f = 0; f < nfeeds; f++) {
+            strmap_put(gen, feeds[f], 0);
+            add_claimant(&all, &nall, &capall, feeds[f], NULL, 0, 0);
         }
     }
     bool ok = true;
@@ -1268,11 +1278,15 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
             }
         }
         size_t np = site_list_pages(s, tg->nposts);
-        for (size_t k = 0; k <= np; k++) {
-            out = k ? arena_printf(s->a, "%sindex.html", site_list_path(s->a, tg->path, k))
-                    : arena_printf(s->a, "%satom.xml", tg->path);
+        for (size_t k = 1; k <= np; k++) {
+            out = arena_printf(s->a, "%sindex.html", site_list_path(s->a, tg->path, k));
             strmap_put(gen, out, 0);
             add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        }
+        nfeeds = site_feed_files(s, s->a, tg->path, feeds);
+        for (size_t f = 0; f < nfeeds; f++) {
+            strmap_put(gen, feeds[f], 0);
+            add_claimant(&all, &nall, &capall, feeds[f], NULL, 0, 0);
         }
     }
     for (size_t i = 0; i < s->npages; i++) {

@@ -52,6 +52,7 @@ typedef struct permalink_rule {
 
 /* How many taxonomies a site may have (`taxonomies:` in site.yaml). */
 #define SITE_MAX_TAXONOMIES 8
+#define SITE_MAX_FEED_COPIES 4
 
 /* `outputs:` in site.yaml: one file rendered by a template. */
 typedef struct site_output {
@@ -80,6 +81,8 @@ typedef struct site_config {
     permalink_rule *permalinks;
     size_t npermalinks;
     long related;            /* `related:` how many related posts a post lists (5) */
+    const char **feed_copies; /* `feed_copies:` more file names of every feed ([index.xml]) */
+    size_t nfeed_copies;      /* at most SITE_MAX_FEED_COPIES */
     const char **taxonomies; /* `taxonomies:` names, [tags, categories] by default */
     size_t ntaxonomies;      /* at most SITE_MAX_TAXONOMIES */
     site_output *outputs;    /* `outputs:` merged over the default, feed.json */
@@ -361,6 +364,12 @@ void site_favicon(site *s, diag_list *d);
  * drawn, search only with `search: true`, the tags index only when tags
  * are a taxonomy); papers are decided apart. */
 bool site_generated_on(const site *s, size_t g);
+/* The files of the feed of folder `dir` ("" for the site's, "posts/",
+ * "tags/go/"): dir/atom.xml, then dir/<name> for each of site.yaml's
+ * `feed_copies:` (an old generator's feed path, e.g. Hugo's index.xml, kept
+ * answering with the same feed). Fills out (room for 1 +
+ * SITE_MAX_FEED_COPIES) in a; returns how many. */
+size_t site_feed_files(const site *s, arena *a, const char *dir, const char **out);
 
 /* ---- citations (cite.c) ------------------------------------------------ */
 
