@@ -24,6 +24,7 @@
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "util/vec.h"
 
 #define MAGIC "SHC1"
 #define HEADER 20
@@ -448,7 +449,7 @@ size_t cache_trim_now(cache *c)
         closedir(root);
     }
     if (w.total > c->max) {
-        qsort(w.v, w.n, sizeof *w.v, by_age);
+        vec_sort(w.v, w.n, sizeof *w.v, by_age);
         size_t goal = c->max / 4 * 3;
         for (size_t i = 0; i < w.n && w.total > goal; i++)
             if (unlink(w.v[i].path) == 0) {

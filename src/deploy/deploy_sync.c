@@ -138,7 +138,7 @@ static char **list_dir(const char *dir, size_t *n)
         names[(*n)++] = xstrdup(e->d_name);
     }
     closedir(dp);
-    qsort(names, *n, sizeof *names, name_cmp);
+    vec_sort(names, *n, sizeof *names, name_cmp);
     return names;
 }
 

@@ -121,7 +121,7 @@ void diag_sort(diag_list *d)
         if (d->items[i].level == DIAG_NOTE && i > 0)
             e[i].key = e[i - 1].key;
     }
-    qsort(e, d->len, sizeof *e, cmp);
+    vec_sort(e, d->len, sizeof *e, cmp);
     diag *sorted = xmalloc(d->cap * sizeof *sorted);
     for (size_t i = 0; i < d->len; i++)
         sorted[i] = e[i].item;

@@ -627,7 +627,7 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- every feed (the site's, each section's and term's) is also written as %s "
                    "beside its atom.xml (`feed_copies:` in site.yaml), where the old feeds were\n",
                    m->feed_copy);
-    qsort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
+    vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
         buf_puts(r, "Nothing.\n");

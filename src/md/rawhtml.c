@@ -23,6 +23,7 @@
 
 #include "md/internal.h"
 #include "util/xalloc.h"
+#include "util/vec.h"
 
 typedef enum attr_kind { ATTR_ID, ATTR_LINK, ATTR_IMAGE } attr_kind;
 
@@ -164,7 +165,7 @@ static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size
         collect(&s, d->root, lit);
     found *f = s.v.v;
     if (s.v.n > 1)
-        qsort(f, s.v.n, sizeof *f, by_place);
+        vec_sort(f, s.v.n, sizeof *f, by_place);
     size_t copied = 0;
     buf text = BUF_INIT;
     for (size_t i = 0; i < s.v.n; i++) {

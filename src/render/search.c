@@ -302,7 +302,7 @@ void render_search_index(const site *s, buf *out)
     for (size_t k = 0; k < s->nplain; k++)
         add_doc(&x, &s->pages[s->plain[k]], &docs);
     buf_putc(&docs, ']');
-    qsort(x.terms, x.nterms, sizeof *x.terms, cmp_terms);
+    vec_sort(x.terms, x.nterms, sizeof *x.terms, cmp_terms);
 
     buf_puts(out, "{\"version\":1,\"docs\":");
     buf_put(out, docs.data, docs.len);

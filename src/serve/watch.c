@@ -404,7 +404,7 @@ watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out,
         }
     }
     if (set.n)
-        qsort(set.p, set.n, sizeof *set.p, cmp_str);
+        vec_sort(set.p, set.n, sizeof *set.p, cmp_str);
     out->paths = set.p;
     out->n = set.n;
     out->full = full;

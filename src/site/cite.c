@@ -242,7 +242,7 @@ void site_check_citations(site *s, diag_list *d)
         if (!s->pages[i].failed && !s->pages[i].excluded && s->pages[i].path && s->pages[i].md.ncites)
             order[no++] = (int)i;
     cite_sort_site = s;
-    qsort(order, no, sizeof *order, newest_first);
+    vec_sort(order, no, sizeof *order, newest_first);
     for (size_t k = 0; k < no; k++) {
         page *p = &s->pages[order[k]];
         for (size_t i = 0; i < p->md.ncites; i++) {
@@ -448,7 +448,7 @@ void site_citation_values(site *s, tpl_map *site_map)
     }
     tpl_map **sorted = xcalloc(n + 1, sizeof *sorted);
     memcpy(sorted, s->entry_values, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_entries);
+    vec_sort(sorted, n, sizeof *sorted, cmp_entries);
     tpl_list *all = tpl_list_new(a, n);
     for (size_t i = 0; i < n; i++)
         all->items[i] = tpl_map_value(sorted[i]);
@@ -461,7 +461,7 @@ void site_citation_values(site *s, tpl_map *site_map)
         if (count > 0)
             r[k++] = (ranked){ sorted[i], count, i };
     }
-    qsort(r, k, sizeof *r, cmp_ranked);
+    vec_sort(r, k, sizeof *r, cmp_ranked);
     for (size_t i = 0; i < k; i++)
         sorted[i] = r[i].m;
     free(r);
@@ -494,7 +494,7 @@ void site_page_citation_values(site *s, const page *p, tpl_map *m)
     keys->len = nk;
     /* numeric: in order of first citation (the numbers); else by names */
     if (!s->cfg.citations_numeric)
-        qsort(refs, nr, sizeof *refs, cmp_entries);
+        vec_sort(refs, nr, sizeof *refs, cmp_entries);
     tpl_list *bib = tpl_list_new(a, nr);
     for (size_t i = 0; i < nr; i++)
         bib->items[i] = tpl_map_value(refs[i]);

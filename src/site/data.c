@@ -13,6 +13,7 @@
 #include "site/site.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "util/vec.h"
 
 typedef struct data_file {
     char *rel;       /* below data/: "a/b.yaml" */
@@ -176,7 +177,7 @@ bool site_load_data(site *s, diag_list *d)
             if (*p == '/')
                 *p = '\x01';
     }
-    qsort(c.v, c.n, sizeof *c.v, by_key);
+    vec_sort(c.v, c.n, sizeof *c.v, by_key);
     if (c.n)
         s->data = build(s, c.v, 0, c.n, 0, d);
     for (size_t i = 0; i < c.n; i++) {

@@ -708,7 +708,7 @@ static void find_sections(site *s, diag_list *d)
     for (size_t i = 0; i < n; i++)
         v[i].index_page = (int)i;
     if (n)
-        qsort(v, n, sizeof *v, cmp_sections);
+        vec_sort(v, n, sizeof *v, cmp_sections);
     const char **why_sorted = xcalloc(n + 1, sizeof *why_sorted);
     strmap_free(names);
     names = strmap_new(n + 1);

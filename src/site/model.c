@@ -350,8 +350,8 @@ static strmap *build_terms(site *s)
             }
         }
         x->n = nt - x->first;
-        if (x->n)
-            qsort(v + x->first, x->n, sizeof *v, cmp_tags);
+        if (x->n) /* v may be NULL (no terms): no v + 0 */
+            vec_sort(v + x->first, x->n, sizeof *v, cmp_tags);
         strmap_free(index);
     }
     s->terms = v;
@@ -545,8 +545,8 @@ void site_build_model(site *s)
     s->nposts = np;
     s->nplain = nplain;
     sort_site = s;
-    qsort(s->posts, np, sizeof *s->posts, cmp_posts);
-    qsort(s->plain, nplain, sizeof *s->plain, cmp_plain);
+    vec_sort(s->posts, np, sizeof *s->posts, cmp_posts);
+    vec_sort(s->plain, nplain, sizeof *s->plain, cmp_plain);
     /* each section's posts, newest first; prev/next within the section */
     for (size_t i = 0; i < s->nsections; i++)
         s->sections[i].nposts = 0;
@@ -650,7 +650,7 @@ tpl_value site_archive_years(site *s)
         buf_release(&y);
         distinct[nd++] = year[k];
     }
-    qsort(distinct, nd, sizeof *distinct, cmp_year_desc);
+    vec_sort(distinct, nd, sizeof *distinct, cmp_year_desc);
     size_t u = 0;
     for (size_t k = 0; k < nd; k++)
         if (!u || distinct[u - 1] != distinct[k])

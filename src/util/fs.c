@@ -213,7 +213,7 @@ bool fs_rmtree(const char *path)
     rm_state st = { 0 };
     rm_walk(&st, xstrdup(path), 0);
     rm_level_run(&st, st.files, st.nfiles, unlink);
-    qsort(st.dirs, st.n, sizeof *st.dirs, cmp_deeper_first);
+    vec_sort(st.dirs, st.n, sizeof *st.dirs, cmp_deeper_first);
     for (size_t i = 0, j; i < st.n; i = j) {
         for (j = i; j < st.n && st.dirs[j].depth == st.dirs[i].depth;)
             j++;
@@ -363,8 +363,8 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_f
         VEC_PUSH(names, n, cap, 32, xstrdup(e->d_name));
     }
     closedir(d);
-    if (n) /* names is NULL in an empty folder: qsort(NULL, 0, …) is undefined */
-        qsort(names, n, sizeof *names, cmp_names);
+    if (n) /* names is NULL in an empty folder: vec_sort(NULL, 0, …) is undefined */
+        vec_sort(names, n, sizeof *names, cmp_names);
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
         char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);

@@ -95,7 +95,7 @@ void manifest_format(char *const *paths, size_t n, buf *out)
     char **v = xmalloc((n + 1) * sizeof *v);
     if (n)
         memcpy(v, paths, n * sizeof *v);
-    qsort(v, n, sizeof *v, cmp_str);
+    vec_sort(v, n, sizeof *v, cmp_str);
     buf_puts(out, head);
     for (size_t i = 0; i < n; i++) {
         for (const char *p = v[i]; *p; p++) {

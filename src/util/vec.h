@@ -17,6 +17,7 @@
 #define SHEAF_VEC_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "util/arena.h"
 
@@ -33,5 +34,14 @@ void *vec_grow_in(arena *a, const void *v, size_t n, size_t *cap, size_t first, 
     ((void)((n) < (cap) || ((v) = vec_grow_in((a), (v), (n), &(cap), (first), sizeof *(v)), 0)), \
      &(v)[(n)++])
 #define VEC_PUSH_IN(a, v, n, cap, first, x) (*VEC_ADD_IN(a, v, n, cap, first) = (x))
+
+/* qsort for an array that may be empty: an empty growable array's items
+ * pointer is NULL, and qsort(NULL, 0, …) is undefined behaviour. Every
+ * sort in sheaf goes through here. */
+static inline void vec_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
 
 #endif

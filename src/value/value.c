@@ -230,7 +230,7 @@ void tpl_deps_finish(tpl_deps *d)
 {
     if (!d->n)
         return;
-    qsort(d->v, d->n, sizeof *d->v, cmp_u64);
+    vec_sort(d->v, d->n, sizeof *d->v, cmp_u64);
     size_t u = 1;
     for (size_t i = 1; i < d->n; i++)
         if (d->v[i] != d->v[u - 1])
