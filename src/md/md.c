@@ -249,8 +249,10 @@ void md_problem_at(md_walk *w, bool error, int line, int col, const char *fmt, .
     va_end(ap);
     md_problem *p = md_vec_push(&w->problems);
     p->error = error;
-    p->line = line + w->line0;
-    p->col = col;
+    /* a place outside the text is never right (cmark-gfm gives some nodes
+     * line 0): at worst, the first line */
+    p->line = (line < 1 ? 1 : line) + w->line0;
+    p->col = col < 1 ? 1 : col;
     p->message = arena_strndup(w->a, b.data, b.len);
     buf_release(&b);
 }

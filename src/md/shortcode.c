@@ -219,6 +219,10 @@ static void place(md_walk *w, cmark_node *n, sc_data *d)
     }
     cmark_node *leaf = md_leaf_of(n);
     d->line = d->hint_line > 0 ? d->hint_line : leaf ? cmark_node_get_start_line(leaf) : 1;
+    /* cmark-gfm leaves a paragraph whose last line became a table's header
+     * at line 0: look from the top then */
+    if (d->line < 1)
+        d->line = 1;
     d->col = d->hint_col > 0 ? d->hint_col : 1;
     size_t first = strcspn(d->text, "\n");
     int l, c;

@@ -879,6 +879,14 @@ TEST(shortcodes)
     /* no hook: each is an error */
     md_render(str_from("{{< x >}}\n"), 1, &o, NULL, a, &r);
     EQ_INT(r.nproblems, 1);
+    /* a paragraph whose last line became a table's header: cmark-gfm
+     * leaves it at line 0, the error is still inside the text */
+    r = sc(a, "{{<\nx\n|-\n");
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1) {
+        EQ_INT(r.problems[0].line, 1);
+        EQ_INT(r.problems[0].col, 1);
+    }
     arena_free(a);
 }
 
