@@ -72,29 +72,56 @@ static void add_key(indexer *x, const char *key, size_t len, int where)
     p->where = where;
 }
 
-static void put_cp(buf *b, int32_t cp)
+/* Writes cp as UTF-8 at d; returns its length. */
+static size_t put_utf8(char *d, int32_t cp)
 {
     if (cp < 0x80) {
-        buf_putc(b, (char)cp);
-    } else if (cp < 0x800) {
-        buf_putc(b, (char)(0xC0 | (cp >> 6)));
-        buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        buf_putc(b, (char)(0xE0 | (cp >> 12)));
-        buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-        buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-    } else {
-        buf_putc(b, (char)(0xF0 | (cp >> 18)));
-        buf_putc(b, (char)(0x80 | ((cp >> 12) & 0x3F)));
-        buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-        buf_putc(b, (char)(0x80 | (cp & 0x3F)));
+        d[0] = (char)cp;
+        return 1;
     }
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* The next character of s[i..n) as text_next_char reads it (lower-cased,
+ * classed), ASCII without a call: most of a site's text is ASCII, and this
+ * loop is most of the index's time. */
+static size_t next_char(const char *s, size_t n, size_t i, int32_t *cp, int *cls)
+{
+    unsigned char b = (unsigned char)s[i];
+    if (b >= 0x80)
+        return text_next_char(s, n, i, cp, cls);
+    *cp = b;
+    if ((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')) {
+        *cls = TEXT_CHAR_WORD;
+    } else if (b >= 'A' && b <= 'Z') {
+        *cp = b - 'A' + 'a';
+        *cls = TEXT_CHAR_WORD;
+    } else {
+        *cls = TEXT_CHAR_OTHER;
+    }
+    return 1;
 }
 
 /* Adds the words of s[0..n) to the current document. */
 static void add_text(indexer *x, const char *s, size_t n, int where)
 {
-    buf w = BUF_INIT, c = BUF_INIT;
+    char w[WORD_MAX + 4], c[8]; /* a word (cut after WORD_MAX bytes), a CJK key */
+    size_t wl = 0;
     int32_t prev_cjk = -1;
     bool cjk_run_single = false; /* the run so far is one character */
     size_t i = 0;
@@ -102,39 +129,33 @@ static void add_text(indexer *x, const char *s, size_t n, int where)
         int32_t cp = -1;
         int cls = TEXT_CHAR_OTHER;
         if (i < n)
-            i += text_next_char(s, n, i, &cp, &cls);
+            i += next_char(s, n, i, &cp, &cls);
         else
             i++;
         if (cls == TEXT_CHAR_WORD) {
-            if (w.len < WORD_MAX)
-                put_cp(&w, cp);
-        } else if (w.len) {
-            add_key(x, w.data, w.len, where);
-            buf_reset(&w);
+            if (wl < WORD_MAX)
+                wl += put_utf8(w + wl, cp);
+        } else if (wl) {
+            add_key(x, w, wl, where);
+            wl = 0;
         }
         if (cls == TEXT_CHAR_CJK) {
             if (prev_cjk >= 0) {
-                buf_reset(&c);
-                put_cp(&c, prev_cjk);
-                put_cp(&c, cp);
-                add_key(x, c.data, c.len, where);
+                size_t cl = put_utf8(c, prev_cjk);
+                cl += put_utf8(c + cl, cp);
+                add_key(x, c, cl, where);
                 cjk_run_single = false;
             } else {
                 cjk_run_single = true;
             }
             prev_cjk = cp;
         } else {
-            if (prev_cjk >= 0 && cjk_run_single) {
-                buf_reset(&c);
-                put_cp(&c, prev_cjk);
-                add_key(x, c.data, c.len, where);
-            }
+            if (prev_cjk >= 0 && cjk_run_single)
+                add_key(x, c, put_utf8(c, prev_cjk), where);
             prev_cjk = -1;
             cjk_run_single = false;
         }
     }
-    buf_release(&w);
-    buf_release(&c);
 }
 
 /* A key for sorting a code point in UTF-16 order (what JavaScript's `<`
