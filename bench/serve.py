@@ -2,6 +2,7 @@
 """How fast `sheaf serve` turns an edit into a reload.
 
     bench/serve.py SHEAF CORPUS_DIR [EDITS]      (EDITS: default 20)
+    GAP=2 bench/serve.py …                       seconds between edits (default 0.15)
 
 Starts `sheaf serve` on a free loopback port over a corpus from
 bench/gen_corpus.py, listens on its Server-Sent Events endpoint like a
@@ -86,6 +87,7 @@ def main():
         sys.exit(__doc__)
     sheaf, corpus = sys.argv[1], sys.argv[2]
     edits = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    gap = float(os.environ.get("GAP", "0.15"))  # a writer saving fast, by default
     posts = sorted(os.listdir(os.path.join(corpus, "content", "posts")))
     post = os.path.join(corpus, "content", "posts", posts[len(posts) // 2])
     original = open(post, encoding="utf-8").read()
@@ -145,7 +147,7 @@ def main():
                         built.append(float(re.match(r"rebuilt in (\d+(?:\.\d+)?) ms", said[0]).group(1)))
                         break
                     time.sleep(0.005)
-                time.sleep(0.15)
+                time.sleep(gap)
             results[kind] = (lat, built)
         phases = [l for _, l in lines if l.startswith("  config ")]
         if phases:
