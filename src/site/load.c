@@ -1173,6 +1173,25 @@ static bool check_folders(const claimant *v, size_t n, diag_list *d)
     return ok;
 }
 
+/* A list of n posts at path (a section's, a term's): its pages and its
+ * feed's files, claimed by sheaf. */
+static void claim_list(site *s, strmap *gen, claimant **all, size_t *nall, size_t *capall,
+                       const char *path, size_t n)
+{
+    size_t np = site_list_pages(s, n);
+    for (size_t k = 1; k <= np; k++) {
+        const char *out = arena_printf(s->a, "%sindex.html", site_list_path(s->a, path, k));
+        strmap_put(gen, out, 0);
+        add_claimant(all, nall, capall, out, NULL, 0, 0);
+    }
+    const char *feeds[1 + SITE_MAX_FEED_COPIES];
+    size_t nfeeds = site_feed_files(s, s->a, path, feeds);
+    for (size_t f = 0; f < nfeeds; f++) {
+        strmap_put(gen, feeds[f], 0);
+        add_claimant(all, nall, capall, feeds[f], NULL, 0, 0);
+    }
+}
+
 /* Tag pages and /page/N/ are known only once the model is built, so their
  * clash with a page, an alias or a file is checked here (site_assign_paths
  * checked everything else), and so is every path that one output makes a
@@ -1203,17 +1222,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     }
     for (size_t i = 0; i < s->nsections; i++) {
         const section_info *sec = &s->sections[i];
-        size_t np = site_list_pages(s, sec->nposts);
-        for (size_t k = 1; k <= np; k++) {
-            const char *out = arena_printf(s->a, "%sindex.html", site_list_path(s->a, sec->path, k));
-            strmap_put(gen, out, 0);
-            add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
-        }
-        nfeeds = site_feed_files(s, s->a, sec->path, feeds);
-        for (size_t f = 0; f < nfeeds; f++) {
-            strmap_put(gen, feeds[f], 0);
-            add_claimant(&all, &nall, &capall, feeds[f], NULL, 0, 0);
-        }
+        claim_list(s, gen, &all, &nall, &capall, sec->path, sec->nposts);
     }
     bool ok = true;
     /* a section's folder may not be one sheaf fills itself or a taxonomy's */
@@ -1277,17 +1286,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
                 continue;
             }
         }
-        size_t np = site_list_pages(s, tg->nposts);
-        for (size_t k = 1; k <= np; k++) {
-            out = arena_printf(s->a, "%sindex.html", site_list_path(s->a, tg->path, k));
-            strmap_put(gen, out, 0);
-            add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
-        }
-        nfeeds = site_feed_files(s, s->a, tg->path, feeds);
-        for (size_t f = 0; f < nfeeds; f++) {
-            strmap_put(gen, feeds[f], 0);
-            add_claimant(&all, &nall, &capall, feeds[f], NULL, 0, 0);
-        }
+        claim_list(s, gen, &all, &nall, &capall, tg->path, tg->nposts);
     }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
