@@ -33,8 +33,6 @@ typedef struct hg {
     bool keep_case;      /* disablePathToLower */
     const char **taxonomies; /* their plural names ("series"), when configured */
     size_t ntaxonomies, captaxonomies;
-    const char **noted;
-    size_t nnoted, capnoted;
     bool ok;
 } hg;
 
@@ -57,15 +55,6 @@ static const char *mapped(hg *h, const char *rel_in_content)
     if (h->main[0] && !strncmp(rel_in_content, h->main, n) && rel_in_content[n] == '/')
         return arena_printf(h->m->a, "posts/%s", rel_in_content + n + 1);
     return rel_in_content;
-}
-
-static void note_dir(hg *h, const char *dir, const char *todo)
-{
-    for (size_t i = 0; i < h->nnoted; i++)
-        if (!strcmp(h->noted[i], dir))
-            return;
-    VEC_PUSH_IN(h->m->a, h->noted, h->nnoted, h->capnoted, 8, dir);
-    import_note_add(h->m, dir, 0, 0, "folder", todo);
 }
 
 /* ---- a page's URL ------------------------------------------------------- */
@@ -511,7 +500,7 @@ bool import_hugo_collect(imp *m)
     if (!stat(import_src_path(m, "data"), &st)) {
         w.prefix = "data";
         fs_walk(import_src_path(m, "data"), true, visit_copy, &w);
-        note_dir(&h, "data", "copied to data/ (templates read it as site.data)");
+        import_note_dir(h.m, "data", "copied to data/ (templates read it as site.data)");
     }
     static const char *const dirs[][2] = {
         { "layouts", "Go templates: sheaf's theme (see docs/templates.md) replaces them; shortcodes are "
@@ -523,6 +512,6 @@ bool import_hugo_collect(imp *m)
     };
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
         if (!stat(import_src_path(m, dirs[i][0]), &st))
-            note_dir(&h, dirs[i][0], dirs[i][1]);
+            import_note_dir(h.m, dirs[i][0], dirs[i][1]);
     return h.ok;
 }

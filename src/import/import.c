@@ -57,6 +57,11 @@ void import_note_add(imp *m, const char *src_rel, int line, int col, const char 
     n->todo = todo;
 }
 
+void import_note_dir(imp *m, const char *dir, const char *todo)
+{
+    import_note_add(m, dir, 0, 0, "folder", todo);
+}
+
 void import_kv_set(imp *m, import_page *p, const char *key, tpl_value v)
 {
     for (size_t i = 0; i < p->nkv; i++)

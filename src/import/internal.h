@@ -81,6 +81,8 @@ typedef struct imp {
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo);
+/* A folder of SRC not imported as it is (once, like every note). */
+void import_note_dir(imp *m, const char *dir, const char *todo);
 /* Sets (or replaces) a key of p's front matter to write. */
 void import_kv_set(imp *m, import_page *p, const char *key, tpl_value v);
 tpl_value import_kv_get(const import_page *p, const char *key);

@@ -34,8 +34,6 @@ typedef struct jk {
     size_t nexclude;
     const tpl_map *collections;
     tpl_value defaults;     /* _config.yml's `defaults:` list */
-    const char **noted_dirs;
-    size_t nnoted, capnoted;
 } jk;
 
 /* Jekyll's Utils.slugify: runs of other characters → '-', ends trimmed;
@@ -422,15 +420,6 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
 
 /* ---- the walk ---------------------------------------------------------- */
 
-static void note_dir(jk *j, const char *dir, const char *todo)
-{
-    for (size_t i = 0; i < j->nnoted; i++)
-        if (!strcmp(j->noted_dirs[i], dir))
-            return;
-    VEC_PUSH_IN(j->m->a, j->noted_dirs, j->nnoted, j->capnoted, 8, dir);
-    import_note_add(j->m, dir, 0, 0, "folder", todo);
-}
-
 typedef struct walk {
     jk *j;
     bool ok;
@@ -501,14 +490,14 @@ static void visit(void *ctx, const char *rel)
         const char *dir = arena_strndup(m->a, r, first);
         if (!strcmp(dir, "_data")) {
             import_add_file(m, r, arena_printf(m->a, "data/%s", r + 6), NULL);
-            note_dir(j, dir, "copied to data/ (templates read it as site.data)");
+            import_note_dir(j->m, dir, "copied to data/ (templates read it as site.data)");
         } else if (!strcmp(dir, "_layouts") || !strcmp(dir, "_includes")) {
-            note_dir(j, dir, "Liquid templates: sheaf's theme (Jinja2-like, see docs/templates.md) "
+            import_note_dir(j->m, dir, "Liquid templates: sheaf's theme (Jinja2-like, see docs/templates.md) "
                              "replaces them; copy what you need into templates/");
         } else if (!strcmp(dir, "_sass")) {
-            note_dir(j, dir, "Sass: compile it to CSS and put the CSS in static/");
+            import_note_dir(j->m, dir, "Sass: compile it to CSS and put the CSS in static/");
         } else if (!strcmp(dir, "_plugins")) {
-            note_dir(j, dir, "Ruby plugins: sheaf runs none");
+            import_note_dir(j->m, dir, "Ruby plugins: sheaf runs none");
         } else if (j->collections && import_get(j->collections, dir + 1).kind != TPL_UNDEFINED) {
             tpl_value c = import_get(j->collections, dir + 1);
             bool output = c.kind == TPL_MAP && tpl_value_truthy(import_get(c.u.map, "output"));
@@ -518,10 +507,10 @@ static void visit(void *ctx, const char *rel)
                 import_add_file(m, r, arena_printf(m->a, "static/%s", r + first + 1),
                              arena_printf(m->a, "/%s", r + first + 1));
             else
-                note_dir(j, dir, "a collection Jekyll does not write out (output: false): not imported; "
+                import_note_dir(j->m, dir, "a collection Jekyll does not write out (output: false): not imported; "
                                  "its documents are data for templates");
         } else {
-            note_dir(j, dir, "Jekyll reads no such folder (not a collection): not imported");
+            import_note_dir(j->m, dir, "Jekyll reads no such folder (not a collection): not imported");
         }
         return;
     }
