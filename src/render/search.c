@@ -18,6 +18,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/date.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
@@ -40,20 +41,35 @@ typedef struct term {
     size_t n, cap;
 } term;
 
+/* A word's term, remembered in a small table in front of the map: text
+ * repeats its words (the, of, gradient…), and most lookups end here. */
+#define RECENT_SLOTS 1024
+
 typedef struct indexer {
     arena *a;
     strmap *map;
     term *terms;
     size_t nterms, cap;
     uint32_t doc;
+    long recent[RECENT_SLOTS]; /* a term index + 1, or 0 */
 } indexer;
 
 static void add_key(indexer *x, const char *key, size_t len, int where)
 {
+    uint64_t h = hash_bytes(key, len);
+    long *slot = &x->recent[h & (RECENT_SLOTS - 1)];
+    long at = -1;
+    if (*slot) {
+        const char *k = x->terms[*slot - 1].key;
+        if (!memcmp(k, key, len) && !k[len])
+            at = *slot - 1;
+    }
     char tmp[WORD_MAX * 2 + 8];
-    memcpy(tmp, key, len);
-    tmp[len] = 0;
-    long at = strmap_get(x->map, tmp);
+    if (at < 0) {
+        memcpy(tmp, key, len);
+        tmp[len] = 0;
+        at = strmap_get(x->map, tmp);
+    }
     if (at < 0) {
         term *t = VEC_ADD(x->terms, x->nterms, x->cap, 1024);
         memset(t, 0, sizeof *t);
@@ -61,6 +77,7 @@ static void add_key(indexer *x, const char *key, size_t len, int where)
         at = (long)(x->nterms - 1);
         strmap_put(x->map, t->key, at);
     }
+    *slot = at + 1;
     term *t = &x->terms[at];
     if (t->n && t->v[t->n - 1].doc == x->doc) {
         if (t->v[t->n - 1].where < where)
