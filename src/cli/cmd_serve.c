@@ -82,6 +82,15 @@ static bool parse_port(const char *s, int *port)
  * loop (wait for a quiet moment after edits or a signal, rebuild through
  * the build session, report to the server), and the clean-up. Returns the
  * exit status. */
+/* The server's output lock, for build_session_finish's commit. */
+static void commit_lock(void *ctx, bool take)
+{
+    if (take)
+        serve_server_lock_output(ctx);
+    else
+        serve_server_unlock_output(ctx);
+}
+
 /* Arms the timer for `when` (Unix seconds; 0: disarms it), a tenth of a
  * second late: time(), the build's clock, may lag the timer's clock by a
  * tick, and a run a moment early would find nothing due yet. */
@@ -167,6 +176,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     fd = -1; /* the server owns it, even when starting failed */
     if (!srv)
         goto done;
+    build_session_set_commit_lock(bs, commit_lock, srv);
     serve_server_set_site(srv, site);
     serve_server_report(srv, ok, d, NULL, 0);
     diag_clear(d);
@@ -241,10 +251,9 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         buf_release(&what);
         if (ok) {
             /* the browser reloads the page meanwhile; then what no page
-             * shows (the search index), which reads every page. Not under
-             * the output lock: this writes a few files, each renamed into
-             * place whole, so a request sees the old one or the new one
-             * and the reload is not held up */
+             * shows (the search index), which reads every page: rendered
+             * while requests are answered, committed under the output
+             * lock like every other write (build_session_set_commit_lock) */
             bool done = build_session_finish(bs, d);
             if (!done) {
                 cli_print_diags(d);

@@ -88,5 +88,9 @@ bool build_session_rerun(build_session *s, diag_list *d, build_stats *st);
  * after a full run). Call it after a run, before the next; until then the
  * output holds the previous search index. */
 bool build_session_finish(build_session *s, diag_list *d);
+/* build_session_finish renders without it and calls lock(ctx, true)
+ * before committing to the output folder, lock(ctx, false) after (the
+ * preview server's output lock). */
+void build_session_set_commit_lock(build_session *s, void (*lock)(void *ctx, bool take), void *ctx);
 
 #endif

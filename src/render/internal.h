@@ -117,6 +117,8 @@ struct build_session {
     bool cache_warned;          /* its problem was reported once */
     size_t *deferred;           /* jobs of the last fast rebuild left for build_session_finish */
     size_t ndeferred;
+    void (*commit_lock)(void *ctx, bool take); /* around build_session_finish's commit */
+    void *commit_lock_ctx;
     bool strings_warned;        /* "no theme strings for language" was said once */
     render_sink sink;           /* a run for the check: its outputs go here */
     void *sink_ctx;

@@ -179,7 +179,7 @@ static bool deferrable(const job *j)
 /* Renders jobs pick[0..n) of the last run on its model and commits them
  * (a partial output). False (and the last run forgotten) on any problem:
  * a full run then says what went wrong, in order. */
-static bool render_picked(build_session *bs, size_t *pick, size_t n, diag_list *d,
+static bool render_picked(build_session *bs, size_t *pick, size_t n, bool lock, diag_list *d,
                           size_t *written, size_t *unchanged)
 {
     last_run *L = bs->last;
@@ -201,7 +201,12 @@ static bool render_picked(build_session *bs, size_t *pick, size_t n, diag_list *
     size_t ndiags = render_workers_free(c, jobs);
     c->pick = NULL;
     c->out = NULL;
+    lock = lock && bs->commit_lock;
+    if (lock)
+        bs->commit_lock(bs->commit_lock_ctx, true);
     bool ok = output_end(&out, ndiags == 0, d) && ndiags == 0;
+    if (lock)
+        bs->commit_lock(bs->commit_lock_ctx, false);
     *written = atomic_load(&out.written);
     *unchanged = atomic_load(&out.unchanged);
     output_free(&out);
@@ -320,7 +325,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     }
     double t_md = render_now_ms();
     size_t written, unchanged;
-    bool rendered = render_picked(bs, pick, npick, d, &written, &unchanged);
+    bool rendered = render_picked(bs, pick, npick, false, d, &written, &unchanged);
     free(pick);
     if (!rendered) {
         free(bs->deferred);
@@ -543,12 +548,18 @@ static bool session_run(build_session *s, const char *const *changed, size_t nch
     return render_run(s, d, st);
 }
 
+void build_session_set_commit_lock(build_session *s, void (*lock)(void *ctx, bool take), void *ctx)
+{
+    s->commit_lock = lock;
+    s->commit_lock_ctx = ctx;
+}
+
 bool build_session_finish(build_session *s, diag_list *d)
 {
     if (!s->ndeferred)
         return true;
     size_t written, unchanged;
-    bool ok = s->last && render_picked(s, s->deferred, s->ndeferred, d, &written, &unchanged);
+    bool ok = s->last && render_picked(s, s->deferred, s->ndeferred, true, d, &written, &unchanged);
     free(s->deferred);
     s->deferred = NULL;
     s->ndeferred = 0;

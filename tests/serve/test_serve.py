@@ -307,6 +307,11 @@ def run_server_checks(sheaf, site, tmp, tmpdir, env):
         http_checks(port, out, tmp)
         host_checks(port)
         reload_checks(sheaf, site, port, srv, env)
+    except Exception:
+        # what the server said tells why it stopped answering
+        print("server's output:\n" + "\n".join(srv.lines[-30:] + srv.err[-40:]),
+              f"\nserver exit status: {srv.proc.poll()}", file=sys.stderr)
+        raise
     finally:
         code = srv.stop(signal.SIGINT)
     expect("Ctrl-C: exit status", code, 0)
