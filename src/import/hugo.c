@@ -64,56 +64,41 @@ typedef struct hg_vars {
     const char *section, *sections, *title, *slug, *filename;
 } hg_vars;
 
+/* A token of Hugo's permalink patterns (import_expand_pattern). */
+static bool hg_token(void *ctx, const char *w, size_t k, buf *b)
+{
+    const hg_vars *v = ctx;
+#define IS(s) (k == strlen(s) && !strncmp(w, s, k))
+    const char *fmt = IS("year") ? "%Y" : IS("month") ? "%m" : IS("monthname") ? "%B" : IS("day") ? "%d"
+                      : IS("weekday") ? "%w" : IS("weekdayname") ? "%A" : IS("yearday") ? "%-j" : NULL;
+    if (fmt) {
+        if (v->date)
+            date_format(b, v->date, fmt);
+    } else if (IS("section")) {
+        buf_puts(b, v->section);
+    } else if (IS("sections")) {
+        buf_puts(b, v->sections);
+    } else if (IS("title")) {
+        urlize(b, v->title, strlen(v->title), true);
+    } else if (IS("slug")) {
+        if (v->slug)
+            buf_puts(b, v->slug);
+        else
+            urlize(b, v->title, strlen(v->title), true);
+    } else if (IS("filename") || IS("contentbasename")) {
+        buf_puts(b, v->filename);
+    } else if (IS("slugorfilename")) {
+        buf_puts(b, v->slug ? v->slug : v->filename);
+    } else {
+        return false;
+    }
+#undef IS
+    return true;
+}
+
 static const char *expand(hg *h, const char *pat, const hg_vars *v)
 {
-    imp *m = h->m;
-    buf b = BUF_INIT;
-    for (const char *q = pat; *q;) {
-        if (*q != ':') {
-            buf_putc(&b, *q++);
-            continue;
-        }
-        const char *e = q + 1;
-        while (*e && (isalnum((unsigned char)*e) || *e == '_'))
-            e++;
-        size_t k = (size_t)(e - q - 1);
-        const char *w = q + 1;
-#define IS(s) (k == strlen(s) && !strncmp(w, s, k))
-        const char *fmt = IS("year") ? "%Y" : IS("month") ? "%m" : IS("monthname") ? "%B" : IS("day") ? "%d"
-                          : IS("weekday") ? "%w" : IS("weekdayname") ? "%A" : IS("yearday") ? "%-j" : NULL;
-        if (fmt) {
-            if (v->date)
-                date_format(&b, v->date, fmt);
-        } else if (IS("section")) {
-            buf_puts(&b, v->section);
-        } else if (IS("sections")) {
-            buf_puts(&b, v->sections);
-        } else if (IS("title")) {
-            urlize(&b, v->title, strlen(v->title), true);
-        } else if (IS("slug")) {
-            if (v->slug)
-                buf_puts(&b, v->slug);
-            else
-                urlize(&b, v->title, strlen(v->title), true);
-        } else if (IS("filename") || IS("contentbasename")) {
-            buf_puts(&b, v->filename);
-        } else if (IS("slugorfilename")) {
-            buf_puts(&b, v->slug ? v->slug : v->filename);
-        } else {
-            buf_put(&b, q, (size_t)(e - q));
-        }
-#undef IS
-        q = e;
-    }
-    buf r = BUF_INIT;
-    buf_putc(&r, '/');
-    for (size_t i = 0; i < b.len; i++)
-        if (b.data[i] != '/' || r.data[r.len - 1] != '/')
-            buf_putc(&r, h->keep_case ? b.data[i] : tolower((unsigned char)b.data[i]));
-    const char *s = arena_strdup(m->a, r.data);
-    buf_release(&b);
-    buf_release(&r);
-    return s;
+    return import_expand_pattern(h->m, pat, !h->keep_case, hg_token, (void *)v);
 }
 
 static tpl_value date_value(const sheaf_date *d)

@@ -57,6 +57,34 @@ void import_note_add(imp *m, const char *src_rel, int line, int col, const char 
     n->todo = todo;
 }
 
+const char *import_expand_pattern(imp *m, const char *pat, bool lower,
+                                  bool (*token)(void *ctx, const char *name, size_t len, buf *out),
+                                  void *ctx)
+{
+    buf b = BUF_INIT;
+    for (const char *q = pat; *q;) {
+        if (*q != ':') {
+            buf_putc(&b, *q++);
+            continue;
+        }
+        const char *e = q + 1;
+        while (*e && (isalnum((unsigned char)*e) || *e == '_'))
+            e++;
+        if (!token(ctx, q + 1, (size_t)(e - q - 1), &b))
+            buf_put(&b, q, (size_t)(e - q));
+        q = e;
+    }
+    buf r = BUF_INIT;
+    buf_putc(&r, '/');
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] != '/' || r.data[r.len - 1] != '/')
+            buf_putc(&r, lower ? (char)tolower((unsigned char)b.data[i]) : b.data[i]);
+    const char *s = arena_strdup(m->a, r.data);
+    buf_release(&b);
+    buf_release(&r);
+    return s;
+}
+
 void import_note_dir(imp *m, const char *dir, const char *todo)
 {
     import_note_add(m, dir, 0, 0, "folder", todo);

@@ -81,6 +81,14 @@ typedef struct imp {
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo);
+/* Expands a permalink pattern of the old generator: each `:name` is handed
+ * to token(ctx, name, len, out), which writes its value and returns true,
+ * or returns false to keep `:name` as written. Then runs of '/' become one,
+ * a leading '/' is added and, with lower, the URL is lower-cased. In m's
+ * arena. */
+const char *import_expand_pattern(imp *m, const char *pat, bool lower,
+                                  bool (*token)(void *ctx, const char *name, size_t len, buf *out),
+                                  void *ctx);
 /* A folder of SRC not imported as it is (once, like every note). */
 void import_note_dir(imp *m, const char *dir, const char *todo);
 /* Sets (or replaces) a key of p's front matter to write. */

@@ -79,73 +79,57 @@ typedef struct jk_vars {
     const char *title, *slug, *categories, *path, *basename, *collection, *name;
 } jk_vars;
 
+/* A token of Jekyll's permalink patterns (import_expand_pattern). */
+static bool jk_token(void *ctx, const char *w, size_t k, buf *b)
+{
+    const jk_vars *v = ctx;
+#define IS(s) (k == strlen(s) && !strncmp(w, s, k))
+    const sheaf_date *d = v->date;
+    const char *fmt = NULL;
+    if (IS("year")) fmt = "%Y";
+    else if (IS("month")) fmt = "%m";
+    else if (IS("i_month")) fmt = "%-m";
+    else if (IS("day")) fmt = "%d";
+    else if (IS("i_day")) fmt = "%-d";
+    else if (IS("short_year")) fmt = "%y";
+    else if (IS("hour")) fmt = "%H";
+    else if (IS("minute")) fmt = "%M";
+    else if (IS("second")) fmt = "%S";
+    else if (IS("y_day")) fmt = "%j";
+    else if (IS("short_month")) fmt = "%b";
+    else if (IS("long_month")) fmt = "%B";
+    else if (IS("short_day")) fmt = "%a";
+    else if (IS("long_day")) fmt = "%A";
+    if (fmt && d)
+        date_format(b, d, fmt);
+    else if (IS("week") && d)
+        date_format(b, d, "%V");
+    else if (IS("title") && v->title)
+        buf_puts(b, v->title);
+    else if (IS("slug") && v->slug)
+        buf_puts(b, v->slug);
+    else if (IS("name") && v->name)
+        buf_puts(b, v->name);
+    else if (IS("categories"))
+        buf_puts(b, v->categories ? v->categories : "");
+    else if (IS("output_ext"))
+        buf_puts(b, ".html");
+    else if (IS("path") && v->path)
+        buf_puts(b, v->path);
+    else if (IS("basename") && v->basename)
+        buf_puts(b, v->basename);
+    else if (IS("collection") && v->collection)
+        buf_puts(b, v->collection);
+    else
+        return false;
+#undef IS
+    return true;
+}
+
 /* Expands a permalink pattern; '//' made '/', a leading '/' added. */
 static const char *expand(imp *m, const char *pat, const jk_vars *v)
 {
-    buf b = BUF_INIT;
-    for (const char *q = pat; *q;) {
-        if (*q != ':') {
-            buf_putc(&b, *q++);
-            continue;
-        }
-        const char *e = q + 1;
-        while (*e && (isalnum((unsigned char)*e) || *e == '_'))
-            e++;
-        size_t k = (size_t)(e - q - 1);
-        const char *w = q + 1;
-#define IS(s) (k == strlen(s) && !strncmp(w, s, k))
-        const sheaf_date *d = v->date;
-        const char *fmt = NULL;
-        if (IS("year")) fmt = "%Y";
-        else if (IS("month")) fmt = "%m";
-        else if (IS("i_month")) fmt = "%-m";
-        else if (IS("day")) fmt = "%d";
-        else if (IS("i_day")) fmt = "%-d";
-        else if (IS("short_year")) fmt = "%y";
-        else if (IS("hour")) fmt = "%H";
-        else if (IS("minute")) fmt = "%M";
-        else if (IS("second")) fmt = "%S";
-        else if (IS("y_day")) fmt = "%j";
-        else if (IS("short_month")) fmt = "%b";
-        else if (IS("long_month")) fmt = "%B";
-        else if (IS("short_day")) fmt = "%a";
-        else if (IS("long_day")) fmt = "%A";
-        if (fmt && d) {
-            date_format(&b, d, fmt);
-        } else if (IS("week") && d) {
-            date_format(&b, d, "%V");
-        } else if (IS("title") && v->title) {
-            buf_puts(&b, v->title);
-        } else if (IS("slug") && v->slug) {
-            buf_puts(&b, v->slug);
-        } else if (IS("name") && v->name) {
-            buf_puts(&b, v->name);
-        } else if (IS("categories")) {
-            buf_puts(&b, v->categories ? v->categories : "");
-        } else if (IS("output_ext")) {
-            buf_puts(&b, ".html");
-        } else if (IS("path") && v->path) {
-            buf_puts(&b, v->path);
-        } else if (IS("basename") && v->basename) {
-            buf_puts(&b, v->basename);
-        } else if (IS("collection") && v->collection) {
-            buf_puts(&b, v->collection);
-        } else {
-            buf_put(&b, q, (size_t)(e - q));
-        }
-#undef IS
-        q = e;
-    }
-    /* sanitize: one '/' at a time, a leading '/' */
-    buf r = BUF_INIT;
-    buf_putc(&r, '/');
-    for (size_t i = 0; i < b.len; i++)
-        if (b.data[i] != '/' || r.data[r.len - 1] != '/')
-            buf_putc(&r, b.data[i]);
-    const char *s = arena_strdup(m->a, r.data);
-    buf_release(&b);
-    buf_release(&r);
-    return s;
+    return import_expand_pattern(m, pat, false, jk_token, (void *)v);
 }
 
 /* ---- posts -------------------------------------------------------------- */
