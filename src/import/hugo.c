@@ -101,12 +101,6 @@ static const char *expand(hg *h, const char *pat, const hg_vars *v)
     return import_expand_pattern(h->m, pat, !h->keep_case, hg_token, (void *)v);
 }
 
-static tpl_value date_value(const sheaf_date *d)
-{
-    return tpl_date(d->t, d->offset_min,
-                    (uint8_t)((d->has_time ? TPL_HAS_TIME : 0) | (d->has_zone ? TPL_HAS_ZONE : 0)));
-}
-
 /* rel: relative to SRC ("content/post/a.md"); in: relative to content/ */
 static void hg_page(hg *h, const char *rel, const char *in)
 {
@@ -144,7 +138,7 @@ static void hg_page(hg *h, const char *rel, const char *in)
             sheaf_date d;
             if (!strcmp(p->kv[i].key, dkeys[k]) && p->kv[i].value.kind == TPL_STRING &&
                 date_parse_loose(p->kv[i].value.u.s, p->kv[i].value.len, &d))
-                p->kv[i].value = date_value(&d);
+                p->kv[i].value = site_date_value(&d);
         }
     p->body_src = arena_strndup(m->a, sp.body.ptr, sp.body.len);
     p->body_len = sp.body.len;

@@ -172,12 +172,6 @@ static void read_body(imp *m, import_page *p, const fm_split *sp)
     p->body_line = sp->body_line;
 }
 
-static tpl_value date_value(const sheaf_date *d)
-{
-    return tpl_date(d->t, d->offset_min,
-                    (uint8_t)((d->has_time ? TPL_HAS_TIME : 0) | (d->has_zone ? TPL_HAS_ZONE : 0)));
-}
-
 /* Writes a Jekyll date that is a string ("2019-01-02 10:00:00 +0000") as a
  * date. */
 static void dates_as_dates(import_page *p)
@@ -188,7 +182,7 @@ static void dates_as_dates(import_page *p)
             sheaf_date d;
             if (!strcmp(p->kv[i].key, keys[k]) && p->kv[i].value.kind == TPL_STRING &&
                 date_parse_loose(p->kv[i].value.u.s, p->kv[i].value.len, &d))
-                p->kv[i].value = date_value(&d);
+                p->kv[i].value = site_date_value(&d);
         }
 }
 
@@ -286,7 +280,7 @@ static bool post(jk *j, const char *rel, bool draft)
             if (!stat(import_src_path(m, rel), &st)) {
                 sheaf_date md = { (int64_t)st.st_mtime, 0, false, false };
                 md.t -= md.t % 86400;
-                import_kv_set(m, p, "date", date_value(&md));
+                import_kv_set(m, p, "date", site_date_value(&md));
             }
         }
     }
