@@ -264,6 +264,10 @@ static void excerpt(buf *b, const char *text, size_t n)
             }
             space = true;
         } else {
+            /* no space before punctuation: a formula or an image left out
+             * of the text leaves "vectors , one" */
+            if (k == 1 && c && strchr(",.;:!?)", c) && e.len && e.data[e.len - 1] == ' ')
+                e.len--;
             buf_put(&e, text + i, k);
             space = false;
             if (c >= 0xE0) /* CJK text breaks anywhere */
