@@ -188,10 +188,12 @@ typedef struct post_vars {
 } post_vars;
 
 /* Appends the archetype text with its placeholders replaced; reports an
- * unknown one at path:line:col. Returns false on error. */
+ * unknown one at path:line:col; *cite_used says whether it had a
+ * {{ cite }}. Returns false on error. */
 static bool fill_archetype(const char *text, const char *path, const post_vars *v, buf *out,
-                           diag_list *d)
+                           bool *cite_used, diag_list *d)
 {
+    *cite_used = false;
     int line = 1, col = 1;
     bool ok = true;
     for (const char *p = text; *p;) {
@@ -219,7 +221,7 @@ static bool fill_archetype(const char *text, const char *path, const post_vars *
             else if (n == 5 && !memcmp(a, "draft", 5))
                 val = v->draft;
             else if (n == 4 && !memcmp(a, "cite", 4))
-                val = v->cite;
+                val = v->cite, *cite_used = true;
             if (!val) {
                 diag_error(d, path, line, col,
                            "unknown placeholder '%.*s': an archetype may use {{ title }}, "
@@ -244,22 +246,24 @@ static bool fill_archetype(const char *text, const char *path, const post_vars *
     return ok;
 }
 
-/* Does the archetype use `{{ cite }}` (spaces inside the braces allowed)? */
-static bool has_cite_placeholder(const char *text)
+/* The next item of a comma-separated list ("a, b c,d") at *s, blanks
+ * around it trimmed, into [*a, *b) (maybe empty); moves *s past it.
+ * False at the end of the list. */
+static bool next_item(const char **s, const char **a, const char **b)
 {
-    for (const char *p = text; (p = strstr(p, "{{")) != NULL; p += 2) {
-        const char *q = p + 2;
-        while (*q == ' ' || *q == '\t')
-            q++;
-        if (!strncmp(q, "cite", 4)) {
-            q += 4;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (!strncmp(q, "}}", 2))
-                return true;
-        }
-    }
-    return false;
+    if (!**s)
+        return false;
+    const char *e = strchr(*s, ',');
+    if (!e)
+        e = *s + strlen(*s);
+    *a = *s;
+    *b = e;
+    while (*a < *b && (**a == ' ' || **a == '\t'))
+        (*a)++;
+    while (*b > *a && ((*b)[-1] == ' ' || (*b)[-1] == '\t'))
+        (*b)--;
+    *s = *e ? e + 1 : e;
+    return true;
 }
 
 /* mkdir -p; false (errno set) on failure. */
@@ -393,15 +397,8 @@ static bool make_cites(const char *site_dir, const char *keys, buf *out, diag_li
         ok = false;
     }
     ok = ok && site_load_bibliography(&s, d);
-    for (const char *k = keys; ok && *k;) {
-        const char *e = strchr(k, ',');
-        if (!e)
-            e = k + strlen(k);
-        const char *a = k, *b = e;
-        while (a < b && (*a == ' ' || *a == '\t'))
-            a++;
-        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-            b--;
+    const char *k = keys, *a, *b;
+    while (ok && next_item(&k, &a, &b)) {
         if (b > a && *a == '@') /* `--cite @key` works too */
             a++;
         if (b > a) {
@@ -420,7 +417,6 @@ static bool make_cites(const char *site_dir, const char *keys, buf *out, diag_li
             }
             free(key);
         }
-        k = *e ? e + 1 : e;
     }
     if (ok && out->len)
         buf_puts(out, "]\n");
@@ -456,15 +452,8 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
         buf_puts(&slug, "post"); /* a title of only punctuation or symbols */
     yaml_escape(&etitle, title);
     buf_putc(&tags, '[');
-    for (const char *s = tags_arg ? tags_arg : ""; *s;) {
-        const char *e = strchr(s, ',');
-        if (!e)
-            e = s + strlen(s);
-        const char *a = s, *b = e;
-        while (a < b && (*a == ' ' || *a == '\t'))
-            a++;
-        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-            b--;
+    const char *s = tags_arg ? tags_arg : "", *a, *b;
+    while (next_item(&s, &a, &b)) {
         if (b > a) {
             char *one = xstrndup(a, (size_t)(b - a));
             buf_printf(&tags, "%s\"", tags.len > 1 ? ", " : "");
@@ -472,7 +461,6 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
             buf_putc(&tags, '"');
             free(one);
         }
-        s = *e ? e + 1 : e;
     }
     buf_putc(&tags, ']');
 
@@ -484,8 +472,9 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
         buf_puts(&arch, builtin_archetype);
     post_vars v = { etitle.data, date.data, slug.data, tags.data, draft ? "true" : "false",
                     cites.len ? cites.data : "" };
-    bool ok = fill_archetype(arch.data, arch_name, &v, &text, d);
-    if (ok && cites.len && !has_cite_placeholder(arch.data)) { /* at the end */
+    bool cite_used;
+    bool ok = fill_archetype(arch.data, arch_name, &v, &text, &cite_used, d);
+    if (ok && cites.len && !cite_used) { /* no {{ cite }}: at the end */
         if (text.len && text.data[text.len - 1] != '\n')
             buf_putc(&text, '\n');
         buf_printf(&text, "\n%s", cites.data);
