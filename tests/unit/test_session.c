@@ -98,10 +98,15 @@ static bool file_has(const char *rel, const char *needle)
     return ok;
 }
 
-/* Whether the session's output is what a fresh build writes, byte for byte. */
-static bool same_as_fresh(const char *site)
+/* Whether the session's output folder `out` (default root/out) holds what a
+ * fresh build of the site writes, byte for byte, its manifest too. */
+static bool same_as_fresh(const char *site, const char *out)
 {
-    char fresh[300], cmd[700];
+    char dflt[320];
+    snprintf(dflt, sizeof dflt, "%s/out", root);
+    if (!out)
+        out = dflt;
+    char fresh[300], cmd[1000];
     snprintf(fresh, sizeof fresh, "%s/fresh", root);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
     if (system(cmd) != 0)
@@ -110,7 +115,7 @@ static bool same_as_fresh(const char *site)
     diag_list *d = diag_list_new();
     bool ok = build_site(&o, d, NULL) && diag_count(d) == 0;
     diag_list_free(d);
-    snprintf(cmd, sizeof cmd, "diff -r '%s/out' '%s' >&2", root, fresh);
+    snprintf(cmd, sizeof cmd, "diff -r '%s' '%s' >&2", out, fresh);
     return ok && system(cmd) == 0;
 }
 
@@ -148,20 +153,20 @@ TEST(shortcode_edits)
     EQ_INT(diag_count(d), 0);
     EQ_INT(st.markdown, 1);
     OK(file_has("out/posts/a/index.html", "<em class=\"badge\">new!</em>"));
-    OK(same_as_fresh(site));
+    OK(same_as_fresh(site, NULL));
 
     const char *t2[] = { "templates/partials/mark.html" };
     put("site", t2[0], "?");
     OK(build_session_run(s, t2, 1, d, &st));
     EQ_INT(st.markdown, 1);
     OK(file_has("out/posts/a/index.html", "<em class=\"badge\">new?</em>"));
-    OK(same_as_fresh(site));
+    OK(same_as_fresh(site, NULL));
 
     const char *t3[] = { "site.yaml" };
     put("site", t3[0], "title: Two\n");
     OK(build_session_run(s, t3, 1, d, &st));
     OK(file_has("out/posts/b/index.html", "<b>Two/B</b>"));
-    OK(same_as_fresh(site));
+    OK(same_as_fresh(site, NULL));
 
     /* a data file a shortcode reads: that page's Markdown again */
     put("site", "templates/shortcodes/who.html", "<i>{{ site.data.people.lead }}</i>");
@@ -174,7 +179,7 @@ TEST(shortcode_edits)
     OK(build_session_run(s, t4 + 1, 1, d, &st));
     EQ_INT(diag_count(d), 0);
     OK(file_has("out/posts/c/index.html", "<i>Bo</i>"));
-    OK(same_as_fresh(site));
+    OK(same_as_fresh(site, NULL));
 
     /* a body edit of a page using one: the fast path, checked */
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
@@ -248,23 +253,6 @@ TEST(garbage_bounded)
     OK(system(cmd) == 0);
 }
 
-/* Does a session's output folder hold what a fresh build of the site
- * writes? (diff -r, the manifest aside) */
-static bool same_as_fresh_build(const char *site, const char *out)
-{
-    char fresh[300], cmd[1000];
-    snprintf(fresh, sizeof fresh, "%s/fresh", root);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
-    if (system(cmd) != 0)
-        return false;
-    build_options o = { .site_dir = site, .out_dir = fresh, .write = true, .jobs = 2 };
-    diag_list *d = diag_list_new();
-    bool ok = build_site(&o, d, NULL) && diag_count(d) == 0;
-    diag_list_free(d);
-    snprintf(cmd, sizeof cmd, "diff -r -x .sheaf-manifest '%s' '%s' >&2", out, fresh);
-    return ok && system(cmd) == 0;
-}
-
 /* Sections and their _index.md in a build session (issue 15): an edit of
  * an _index.md, of a note's body or title, of its tags, each leaves the
  * output a fresh build's (fast rebuilds are also checked by
@@ -289,37 +277,37 @@ TEST(sections_incremental)
     build_stats st, full;
     OK(build_session_run(s, NULL, 0, d, &full));
     EQ_INT(diag_count(d), 0);
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
 
     const char *idx[] = { "content/notes/_index.md" };
     put("site", idx[0], "---\ntitle: Field notes\n---\nIntro two.\n");
     OK(build_session_run(s, idx, 1, d, &st));
     EQ_INT(diag_count(d), 0);
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
 
     const char *home[] = { "content/_index.md" };
     put("site", home[0], "---\ntitle: Home\n---\nHello again.\n");
     OK(build_session_run(s, home, 1, d, &st));
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
 
     const char *note[] = { "content/notes/2024-01-01-a.md" };
     put("site", note[0], "---\ntitle: A\ntags: [x]\n---\nFirst, edited.\n");
     OK(build_session_run(s, note, 1, d, &st));
     OK(st.rendered < full.rendered); /* the fast path */
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
     put("site", note[0], "---\ntitle: A renamed\ntags: [x]\n---\nFirst, edited.\n");
     OK(build_session_run(s, note, 1, d, &st));
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
     put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\n---\nFirst, edited.\n");
     OK(build_session_run(s, note, 1, d, &st));
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
     /* a term of another taxonomy: its pages change, so not the fast path */
     put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\nseries: one\n---\nFirst, edited.\n");
     OK(build_session_run(s, note, 1, d, &st));
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
     put("site", note[0], "---\ntitle: A renamed\ntags: [x, y]\nseries: two\ncategories: c\n---\nFirst, edited.\n");
     OK(build_session_run(s, note, 1, d, &st));
-    OK(same_as_fresh_build(site, out));
+    OK(same_as_fresh(site, out));
     OK(st.rendered > full.rendered); /* a full run, with the new terms' pages, feeds and indexes */
     EQ_INT(diag_count(d), 0);
 
