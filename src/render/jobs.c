@@ -57,7 +57,7 @@ static tpl_value feed(render_ctx *c, arena *a, const char *title, const char *ba
     const site_config *cfg = &c->s->cfg;
     tpl_map *m = tpl_map_new(a, 5);
     tpl_map_set_str(a, m, "title", tpl_str(title ? title : ""));
-    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%satom.xml", cfg->base_url, base)));
+    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", cfg->base_url, site_feed_file(a, base))));
     tpl_map_set_str(a, m, "alternate", tpl_str(arena_printf(a, "%s%s", cfg->base_url, base)));
     tpl_map_set_str(a, m, "posts", posts);
     return tpl_map_value(m);
@@ -165,7 +165,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "section", tpl_map_value(sec->value));
         tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "feed", sec->title, sec->path)));
         tname = "atom.xml";
-        out_rel = arena_printf(a, "%satom.xml", sec->path);
+        out_rel = site_feed_file(a, sec->path);
         context = out_rel;
         feed_dir = sec->path;
         break;
@@ -199,7 +199,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "term", tpl_map_value(t->value));
         tpl_map_set_str(a, vars, "page", tpl_map_value(list_page(c, a, "feed", title, t->path)));
         tname = "atom.xml";
-        out_rel = arena_printf(a, "%satom.xml", t->path);
+        out_rel = site_feed_file(a, t->path);
         context = out_rel;
         feed_dir = t->path;
         break;

@@ -40,10 +40,12 @@ bool site_generated_on(const site *s, size_t g)
     }
 }
 
+const char *site_feed_file(arena *a, const char *dir) { return arena_printf(a, "%satom.xml", dir); }
+
 size_t site_feed_files(const site *s, arena *a, const char *dir, const char **out)
 {
     size_t n = 0;
-    out[n++] = arena_printf(a, "%satom.xml", dir);
+    out[n++] = site_feed_file(a, dir);
     for (size_t i = 0; i < s->cfg.nfeed_copies && i < SITE_MAX_FEED_COPIES; i++)
         out[n++] = arena_printf(a, "%s%s", dir, s->cfg.feed_copies[i]);
     return n;

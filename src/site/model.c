@@ -481,7 +481,7 @@ static void taxonomy_value(site *s, taxonomy_info *x)
             tp->items[k] = tpl_map_value(s->pages[t->posts[k]].value);
         tpl_map_set_str(a, m, "posts", tpl_list_value(tp));
         tpl_map_set_str(a, m, "count", tpl_int((int64_t)t->nposts));
-        tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%satom.xml", s->cfg.base_path, t->path)));
+        tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%s", s->cfg.base_path, site_feed_file(a, t->path))));
         tpl_map_set_str(a, m, "taxonomy", str_v(x->name));
         t->value = m;
         terms->items[i] = tpl_map_value(m);
@@ -506,7 +506,7 @@ static void section_value(site *s, section_info *sec)
     tpl_map_set_str(a, m, "title", str_v(sec->title));
     tpl_map_set_str(a, m, "url", str_v(site_url(s, sec->path)));
     tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, sec->path)));
-    tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%satom.xml", s->cfg.base_path, sec->path)));
+    tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%s", s->cfg.base_path, site_feed_file(a, sec->path))));
     tpl_list *l = tpl_list_new(a, sec->nposts);
     for (size_t k = 0; k < sec->nposts; k++)
         l->items[k] = tpl_map_value(s->pages[sec->posts[k]].value);

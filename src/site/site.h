@@ -370,6 +370,8 @@ bool site_generated_on(const site *s, size_t g);
  * answering with the same feed). Fills out (room for 1 +
  * SITE_MAX_FEED_COPIES) in a; returns how many. */
 size_t site_feed_files(const site *s, arena *a, const char *dir, const char **out);
+/* The feed of folder dir itself: dir/atom.xml (the first of site_feed_files). */
+const char *site_feed_file(arena *a, const char *dir);
 
 /* ---- citations (cite.c) ------------------------------------------------ */
 
