@@ -63,10 +63,11 @@ def main():
                                   capture_output=True, text=True, timeout=300)
 
         # The old output (with posts the new one drops, which nothing links
-        # to), and a file sheaf did not write, which every build keeps.
+        # to; dated in the past: a post dated after the clock is left out), and a
+        # file sheaf did not write, which every build keeps.
         pdir = os.path.join(site, "content", "posts")
         for i in range(posts // 50):
-            with open(os.path.join(pdir, f"2030-01-{i % 28 + 1:02d}-kill-old-{i}.md"), "w") as f:
+            with open(os.path.join(pdir, f"2000-01-{i % 28 + 1:02d}-kill-old-{i}.md"), "w") as f:
                 f.write(f"---\ntitle: Old post {i}\ntags: [kill-old]\n---\nOld text {i}.\n")
         p = build()
         assert p.returncode == 0, p.stderr
@@ -84,10 +85,10 @@ def main():
                 with open(path, "a") as f:
                     f.write("\nEdited for the kill test.\n")
         for i in range(posts // 50):
-            with open(os.path.join(pdir, f"2031-01-{i % 28 + 1:02d}-kill-new-{i}.md"), "w") as f:
+            with open(os.path.join(pdir, f"2001-01-{i % 28 + 1:02d}-kill-new-{i}.md"), "w") as f:
                 f.write(f"---\ntitle: New post {i}\ntags: [kill-test]\n---\nNew text {i}.\n")
         for i in range(posts // 50):
-            os.unlink(os.path.join(pdir, f"2030-01-{i % 28 + 1:02d}-kill-old-{i}.md"))
+            os.unlink(os.path.join(pdir, f"2000-01-{i % 28 + 1:02d}-kill-old-{i}.md"))
 
         def restore():
             subprocess.run(["rm", "-rf", pub] + [os.path.join(site, e) for e in leftovers(site)],
