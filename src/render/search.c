@@ -2,10 +2,11 @@
  * (search/index.json), made from the finished site model.
  *
  * Every published post and page is a document: its URL, title, date, tags,
- * a short excerpt and its headings. Its words go into one inverted index:
- * words of spaced scripts lower-cased (the page's script matches them by
- * prefix), CJK text as character bigrams (a lone CJK character as itself),
- * so a query of any length finds text without word boundaries. Keys are
+ * a short excerpt and its headings. Its words go into one inverted index,
+ * as the keys of util/words.h: words of spaced scripts lower-cased (the
+ * page's script matches them by prefix), CJK text as character bigrams (a
+ * lone CJK character as itself). A page's text and headings were made into
+ * keys with its Markdown (page.search_keys); here they are merged. Keys are
  * sorted in JavaScript's string order (UTF-16 code units) and front-coded;
  * each key's documents are written as base-36 gaps, with '*' before a
  * document whose title holds the key, '^' when its headings or tags do. The format is
@@ -19,66 +20,81 @@
 #include "util/buf.h"
 #include "util/date.h"
 #include "util/hash.h"
-#include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
+#include "util/words.h"
 #include "util/xalloc.h"
 
-#define WORD_MAX 32     /* longer words are cut (bytes of the key) */
 #define EXCERPT_MAX 140 /* characters of a page's text shown with a result */
-
-/* Where a key is found in a page, the best place counting. */
-enum { IN_TEXT, IN_HEADING, IN_TITLE }; /* (tags count as headings) */
 
 typedef struct posting {
     uint32_t doc;
-    int where;
+    int where; /* the best place of the key in the document: WORDS_IN_… */
 } posting;
 
 typedef struct term {
     const char *key;
+    size_t len;
     posting *v;
     size_t n, cap;
 } term;
 
-/* A word's term, remembered in a small table in front of the map: text
- * repeats its words (the, of, gradient…), and most lookups end here. */
-#define RECENT_SLOTS 1024
+/* The terms, and an open-addressing table of (hash, term + 1) over them,
+ * at most half full: every key of every page is looked up here. */
+typedef struct slot {
+    uint64_t hash;
+    size_t term; /* index + 1; 0: empty */
+} slot;
 
 typedef struct indexer {
     arena *a;
-    strmap *map;
     term *terms;
     size_t nterms, cap;
+    slot *slots;
+    size_t nslots;
     uint32_t doc;
-    long recent[RECENT_SLOTS]; /* a term index + 1, or 0 */
+    words_set *head; /* a document's title and tags */
+    buf scratch;
 } indexer;
+
+static void grow(indexer *x)
+{
+    size_t n = x->nslots ? x->nslots * 2 : 4096;
+    slot *v = xcalloc(n, sizeof *v);
+    for (size_t i = 0; i < x->nslots; i++) {
+        if (!x->slots[i].term)
+            continue;
+        size_t j = x->slots[i].hash & (n - 1);
+        while (v[j].term)
+            j = (j + 1) & (n - 1);
+        v[j] = x->slots[i];
+    }
+    free(x->slots);
+    x->slots = v;
+    x->nslots = n;
+}
 
 static void add_key(indexer *x, const char *key, size_t len, int where)
 {
     uint64_t h = hash_bytes(key, len);
-    long *slot = &x->recent[h & (RECENT_SLOTS - 1)];
-    long at = -1;
-    if (*slot) {
-        const char *k = x->terms[*slot - 1].key;
-        if (!memcmp(k, key, len) && !k[len])
-            at = *slot - 1;
+    size_t mask = x->nslots - 1, j = h & mask;
+    term *t = NULL;
+    for (; x->slots[j].term; j = (j + 1) & mask) {
+        term *c = &x->terms[x->slots[j].term - 1];
+        if (x->slots[j].hash == h && c->len == len && !memcmp(c->key, key, len)) {
+            t = c;
+            break;
+        }
     }
-    char tmp[WORD_MAX * 2 + 8];
-    if (at < 0) {
-        memcpy(tmp, key, len);
-        tmp[len] = 0;
-        at = strmap_get(x->map, tmp);
-    }
-    if (at < 0) {
-        term *t = VEC_ADD(x->terms, x->nterms, x->cap, 1024);
+    if (!t) {
+        t = VEC_ADD(x->terms, x->nterms, x->cap, 1024);
         memset(t, 0, sizeof *t);
-        t->key = arena_strndup(x->a, tmp, len);
-        at = (long)(x->nterms - 1);
-        strmap_put(x->map, t->key, at);
+        t->key = arena_strndup(x->a, key, len);
+        t->len = len;
+        x->slots[j] = (slot){ h, x->nterms };
+        if (x->nterms * 2 > x->nslots)
+            grow(x);
     }
-    *slot = at + 1;
-    term *t = &x->terms[at];
     if (t->n && t->v[t->n - 1].doc == x->doc) {
         if (t->v[t->n - 1].where < where)
             t->v[t->n - 1].where = where;
@@ -89,90 +105,14 @@ static void add_key(indexer *x, const char *key, size_t len, int where)
     p->where = where;
 }
 
-/* Writes cp as UTF-8 at d; returns its length. */
-static size_t put_utf8(char *d, int32_t cp)
+/* Adds packed keys (util/words.h) to the current document. */
+static void add_keys(indexer *x, const char *packed, size_t len)
 {
-    if (cp < 0x80) {
-        d[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        d[0] = (char)(0xC0 | (cp >> 6));
-        d[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        d[0] = (char)(0xE0 | (cp >> 12));
-        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        d[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    d[0] = (char)(0xF0 | (cp >> 18));
-    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    d[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* The next character of s[i..n) as text_next_char reads it (lower-cased,
- * classed), ASCII without a call: most of a site's text is ASCII, and this
- * loop is most of the index's time. */
-static size_t next_char(const char *s, size_t n, size_t i, int32_t *cp, int *cls)
-{
-    unsigned char b = (unsigned char)s[i];
-    if (b >= 0x80)
-        return text_next_char(s, n, i, cp, cls);
-    *cp = b;
-    if ((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')) {
-        *cls = TEXT_CHAR_WORD;
-    } else if (b >= 'A' && b <= 'Z') {
-        *cp = b - 'A' + 'a';
-        *cls = TEXT_CHAR_WORD;
-    } else {
-        *cls = TEXT_CHAR_OTHER;
-    }
-    return 1;
-}
-
-/* Adds the words of s[0..n) to the current document. */
-static void add_text(indexer *x, const char *s, size_t n, int where)
-{
-    char w[WORD_MAX + 4], c[8]; /* a word (cut after WORD_MAX bytes), a CJK key */
-    size_t wl = 0;
-    int32_t prev_cjk = -1;
-    bool cjk_run_single = false; /* the run so far is one character */
-    size_t i = 0;
-    while (i <= n) {
-        int32_t cp = -1;
-        int cls = TEXT_CHAR_OTHER;
-        if (i < n)
-            i += next_char(s, n, i, &cp, &cls);
-        else
-            i++;
-        if (cls == TEXT_CHAR_WORD) {
-            if (wl < WORD_MAX)
-                wl += put_utf8(w + wl, cp);
-        } else if (wl) {
-            add_key(x, w, wl, where);
-            wl = 0;
-        }
-        if (cls == TEXT_CHAR_CJK) {
-            if (prev_cjk >= 0) {
-                size_t cl = put_utf8(c, prev_cjk);
-                cl += put_utf8(c + cl, cp);
-                add_key(x, c, cl, where);
-                cjk_run_single = false;
-            } else {
-                cjk_run_single = true;
-            }
-            prev_cjk = cp;
-        } else {
-            if (prev_cjk >= 0 && cjk_run_single)
-                add_key(x, c, put_utf8(c, prev_cjk), where);
-            prev_cjk = -1;
-            cjk_run_single = false;
-        }
-    }
+    size_t at = 0, n;
+    const char *key;
+    int where;
+    while ((n = words_next(packed, len, &at, &key, &where)))
+        add_key(x, key, n, where);
 }
 
 /* A key for sorting a code point in UTF-16 order (what JavaScript's `<`
@@ -308,7 +248,7 @@ static void add_doc(indexer *x, const page *p, buf *docs)
         if (i)
             buf_putc(docs, ',');
         json_cstr(docs, p->tags[i]);
-        add_text(x, p->tags[i], strlen(p->tags[i]), IN_HEADING);
+        words_set_add(x->head, p->tags[i], strlen(p->tags[i]), WORDS_IN_HEADING);
     }
     buf_puts(docs, "],");
     if (p->description && *p->description)
@@ -325,18 +265,27 @@ static void add_doc(indexer *x, const page *p, buf *docs)
         buf_putc(docs, ',');
         json_cstr(docs, h->title);
         buf_putc(docs, ']');
-        add_text(x, h->title, strlen(h->title), IN_HEADING);
     }
     buf_puts(docs, "]]");
     if (p->title)
-        add_text(x, p->title, strlen(p->title), IN_TITLE);
-    add_text(x, p->md.text ? p->md.text : "", p->md.text_len, IN_TEXT);
+        words_set_add(x->head, p->title, strlen(p->title), WORDS_IN_TITLE);
+    buf_reset(&x->scratch);
+    words_set_take(x->head, &x->scratch);
+    add_keys(x, x->scratch.data, x->scratch.len);
+    if (p->search_keys) { /* made with the page's Markdown */
+        add_keys(x, p->search_keys, p->search_keys_len);
+    } else {
+        buf_reset(&x->scratch);
+        site_page_search_keys(p, x->head, &x->scratch);
+        add_keys(x, x->scratch.data, x->scratch.len);
+    }
     x->doc++;
 }
 
 void render_search_index(const site *s, buf *out)
 {
-    indexer x = { .a = arena_new(), .map = strmap_new(4096) };
+    indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT };
+    grow(&x);
     buf docs = BUF_INIT;
     buf_putc(&docs, '[');
     for (size_t k = 0; k < s->nposts; k++)
@@ -383,9 +332,9 @@ void render_search_index(const site *s, buf *out)
         for (size_t j = 0; j < t->n; j++) {
             if (j)
                 buf_putc(out, ',');
-            if (t->v[j].where == IN_TITLE)
+            if (t->v[j].where == WORDS_IN_TITLE)
                 buf_putc(out, '*');
-            else if (t->v[j].where == IN_HEADING)
+            else if (t->v[j].where == WORDS_IN_HEADING)
                 buf_putc(out, '^');
             base36(out, t->v[j].doc - last);
             last = t->v[j].doc;
@@ -396,6 +345,8 @@ void render_search_index(const site *s, buf *out)
     buf_release(&keys);
     buf_release(&docs);
     free(x.terms);
-    strmap_free(x.map);
+    free(x.slots);
+    words_set_free(x.head);
+    buf_release(&x.scratch);
     arena_free(x.a);
 }

@@ -286,6 +286,8 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
             if (ok) {
                 p->md = q.md;
                 p->links = q.links;
+                p->search_keys = q.search_keys;
+                p->search_keys_len = q.search_keys_len;
                 site_page_copy_head(p, &q, true);
                 long idx[SITE_BODY_FIELDS + 2];
                 bool ref_changed;

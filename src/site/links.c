@@ -17,6 +17,7 @@
 #include "util/text.h"
 #include "util/url.h"
 #include "util/vec.h"
+#include "util/words.h"
 #include "util/xalloc.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -225,10 +226,33 @@ static const char *resolve(void *vctx, const md_link *l)
     return NULL;
 }
 
+void site_page_search_keys(const page *p, words_set *w, buf *out)
+{
+    for (size_t i = 0; i < p->md.nheadings; i++)
+        words_set_add(w, p->md.headings[i].title, strlen(p->md.headings[i].title), WORDS_IN_HEADING);
+    words_set_add(w, p->md.text ? p->md.text : "", p->md.text_len, WORDS_IN_TEXT);
+    words_set_take(w, out);
+}
+
+/* Makes p's search keys, in a: on the thread that rendered its Markdown,
+ * so the search index only merges them, and a build session keeps them
+ * with the Markdown. w: the thread's set (reused), or NULL. */
+static void search_keys(page *p, words_set *w, arena *a)
+{
+    buf b = BUF_INIT;
+    words_set *own = w ? NULL : words_set_new();
+    site_page_search_keys(p, w ? w : own, &b);
+    words_set_free(own);
+    p->search_keys = arena_strndup(a, b.data, b.len);
+    p->search_keys_len = b.len;
+    buf_release(&b);
+}
+
 typedef struct md_job_ctx {
     site *s;
     const strmap *outputs;
     uint64_t env; /* hash of everything the resolver looks at */
+    words_set **words; /* a worker's set for search keys */
 } md_job_ctx;
 
 static void md_job(void *vctx, size_t i, int worker)
@@ -251,8 +275,14 @@ static void md_job(void *vctx, size_t i, int worker)
         site_cite_state_free(&rc.cites);
         p->links = rc.v;
         p->nlinks = rc.n;
+        p->search_keys = NULL;
         if (e && e->parsed)
             page_cache_keep_md(e, shortcode_env(c->s, c->env, &p->md), p);
+    }
+    if (!p->search_keys && c->s->cfg.search) {
+        search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);
+        if (e && e->has_md)
+            e->search_keys = p->search_keys, e->search_keys_len = p->search_keys_len;
     }
     /* everything needed from the source now lives in the arenas */
     free(p->text);
@@ -335,8 +365,15 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
                 strmap_put(outputs, arena_printf(s->a, "%s/index.html", s->cfg.taxonomies[t]), 0);
             }
     }
-    md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0 };
+    md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0, NULL };
+    int nw = site_jobs(jobs);
+    c.words = xcalloc((size_t)nw, sizeof *c.words);
+    for (int w = 0; w < nw && s->cfg.search; w++)
+        c.words[w] = words_set_new();
     site_parallel(s->npages, jobs, md_job, &c);
+    for (int w = 0; w < nw; w++)
+        words_set_free(c.words[w]);
+    free(c.words);
     s->outputs = outputs; /* kept for site_page_markdown */
 }
 
@@ -349,6 +386,10 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
     site_cite_state_free(&rc.cites);
     p->links = rc.v;
     p->nlinks = rc.n;
+    p->search_keys = NULL;
+    p->search_keys_len = 0;
+    if (s->cfg.search)
+        search_keys(p, NULL, a);
 }
 
 /* ---- checks ---------------------------------------------------------- */

@@ -132,6 +132,8 @@ bool page_cache_take_md(page_cache_entry *e, uint64_t env, page *p)
     p->md = e->md;
     p->links = e->links;
     p->nlinks = e->nlinks;
+    p->search_keys = e->search_keys;
+    p->search_keys_len = e->search_keys_len;
     return true;
 }
 
@@ -140,6 +142,8 @@ void page_cache_keep_md(page_cache_entry *e, uint64_t env, const page *p)
     e->md = p->md;
     e->links = p->links;
     e->nlinks = p->nlinks;
+    e->search_keys = p->search_keys;
+    e->search_keys_len = p->search_keys_len;
     e->env = env;
     e->has_md = true;
     /* each re-render under a new environment leaves the old Markdown in the

@@ -23,6 +23,8 @@ struct page_cache_entry {
     md_result md;
     link_rec *links;
     size_t nlinks;
+    const char *search_keys; /* made from md (page.search_keys), or NULL */
+    size_t search_keys_len;
 };
 
 /* A new run: entries not asked for by page_cache_slot before

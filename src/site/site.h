@@ -23,6 +23,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/date.h"
+#include "util/words.h"
 
 typedef struct site site;
 typedef struct site_source_cache site_source_cache; /* see site_source_read */
@@ -202,6 +203,9 @@ typedef struct page {
     size_t nbibs;
     const char *path;     /* output path: "posts/a/" */
     md_result md;
+    const char *search_keys; /* its text's and headings' search keys, packed
+                                (util/words.h), with `search: true`, else NULL */
+    size_t search_keys_len;
     link_rec *links;
     size_t nlinks;
     int *backlinks;       /* page indexes, newest first */
@@ -474,6 +478,10 @@ bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a,
  * its body): p->md and p->links, allocated in a. Needs a site whose
  * Markdown was rendered (site_render_markdown). */
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
+/* Appends the search keys of p's rendered Markdown — its text, its
+ * headings' titles ranked higher — to out, packed (util/words.h): what
+ * page.search_keys holds. w: an empty set to use (left empty). */
+void site_page_search_keys(const page *p, words_set *w, buf *out);
 /* Checks every link (files, anchors, drafts) and fills backlinks. */
 void site_check_links(site *s, diag_list *d);
 /* The slug of a tag's name, in a: its page is tags/<slug>/. Tags whose

@@ -318,11 +318,70 @@ TEST(sections_incremental)
     OK(system(cmd) == 0);
 }
 
+/* The search index after edits: a page's keys are made with its Markdown
+ * and kept by the session, so an edited body, title or heading, a kept
+ * page and search switched on later each give a fresh build's index. */
+TEST(search_index_edits)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site", "site.yaml", "title: One\nsearch: false\n");
+    put("site", "content/posts/2024-01-01-a.md", "---\ntitle: Alpha\n---\nGradient descent.\n\n## Results\n\nFast.\n");
+    put("site", "content/posts/2024-01-02-b.md", "---\ntitle: Beta\n---\n梯度下降 notes.\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st;
+    OK(build_session_run(s, NULL, 0, d, &st));
+    EQ_INT(diag_count(d), 0);
+
+    /* on: the kept Markdown has no keys yet */
+    const char *cfg[] = { "site.yaml" };
+    put("site", cfg[0], "title: One\nsearch: true\n");
+    OK(build_session_run(s, cfg, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/search/index.json", "gradient"));
+    OK(file_has("out/search/index.json", "梯度"));
+    OK(same_as_fresh(site, NULL));
+
+    /* a body edit (the fast path): the new word in, the old one out */
+    const char *a[] = { "content/posts/2024-01-01-a.md" };
+    put("site", a[0], "---\ntitle: Alpha\n---\nMomentum descent.\n\n## Results\n\nFast.\n");
+    OK(build_session_run(s, a, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/search/index.json", "momentum"));
+    OK(!file_has("out/search/index.json", "gradient"));
+    OK(same_as_fresh(site, NULL));
+
+    /* a title edit, then a new heading */
+    put("site", a[0], "---\ntitle: Adagrad\n---\nMomentum descent.\n\n## Results\n\nFast.\n");
+    OK(build_session_run(s, a, 1, d, &st));
+    OK(file_has("out/search/index.json", "adagrad"));
+    OK(same_as_fresh(site, NULL));
+    put("site", a[0], "---\ntitle: Adagrad\n---\nMomentum descent.\n\n## Ablations\n\nFast.\n");
+    OK(build_session_run(s, a, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/search/index.json", "ablations"));
+    OK(same_as_fresh(site, NULL));
+    unsetenv("SHEAF_CHECK_INCREMENTAL");
+
+    diag_list_free(d);
+    build_session_free(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(check_incremental);
     RUN(shortcode_edits);
     RUN(garbage_bounded);
     RUN(sections_incremental);
+    RUN(search_index_edits);
     return harness_done();
 }

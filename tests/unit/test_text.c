@@ -3,6 +3,7 @@
 
 #include "util/buf.h"
 #include "util/text.h"
+#include "util/words.h"
 
 static const char *slug(buf *b, const char *s)
 {
@@ -158,6 +159,61 @@ TEST(utf8_check)
     EQ_INT(text_utf8_check("\xe4\xb8\xad", 2), 0);
 }
 
+/* The search keys of texts, written out as "key/where key/where …" in the
+ * order first met. */
+static const char *keys_of(words_set *w, buf *b)
+{
+    buf packed = BUF_INIT;
+    words_set_take(w, &packed);
+    buf_reset(b);
+    size_t at = 0, n;
+    const char *k;
+    int where;
+    while ((n = words_next(packed.data, packed.len, &at, &k, &where)))
+        buf_printf(b, "%s%.*s/%d", b->len ? " " : "", (int)n, k, where);
+    buf_release(&packed);
+    return b->data;
+}
+
+TEST(search_keys)
+{
+    words_set *w = words_set_new();
+    buf b = BUF_INIT;
+    words_set_add(w, "The Gradient, the GRADIENT's end", 32, 0);
+    EQ_STR(keys_of(w, &b), "the/0 gradient/0 s/0 end/0");
+    /* each key once per take, at its best place; the set is empty after */
+    words_set_add(w, "sgd momentum", 12, 0);
+    words_set_add(w, "Momentum", 8, 2);
+    words_set_add(w, "sgd", 3, 1);
+    EQ_STR(keys_of(w, &b), "sgd/1 momentum/2");
+    EQ_STR(keys_of(w, &b), "");
+    /* CJK: overlapping bigrams; a lone character as itself; words around */
+    words_set_add(w, "梯度下降 and 图, x86梯度", strlen("梯度下降 and 图, x86梯度"), 1);
+    EQ_STR(keys_of(w, &b), "梯度/1 度下/1 下降/1 and/1 图/1 x86/1");
+    /* accents lower-cased; a word cut after WORDS_KEY_MAX bytes */
+    const char *long_word = "École supercalifragilisticexpialidocious-and-more";
+    words_set_add(w, long_word, strlen(long_word), 0);
+    EQ_STR(keys_of(w, &b), "école/0 supercalifragilisticexpialidocio/0 and/0 more/0");
+    /* invalid UTF-8 separates words */
+    words_set_add(w, "ab\xff" "cd", 5, 0);
+    EQ_STR(keys_of(w, &b), "ab/0 cd/0");
+    /* many keys: the table grows and keeps them all, once */
+    char word[8];
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < 5000; i++) {
+            int n = snprintf(word, sizeof word, "w%d", i);
+            words_set_add(w, word, (size_t)n, r);
+        }
+    keys_of(w, &b);
+    size_t spaces = 0;
+    for (size_t i = 0; i < b.len; i++)
+        spaces += b.data[i] == ' ';
+    EQ_INT(spaces, 4999);
+    OK(strstr(b.data, "w4999/1") != NULL);
+    buf_release(&b);
+    words_set_free(w);
+}
+
 int main(void)
 {
     RUN(slug_ascii);
@@ -167,5 +223,6 @@ int main(void)
     RUN(word_counts);
     RUN(word_counts_cjk);
     RUN(utf8_check);
+    RUN(search_keys);
     return harness_done();
 }
