@@ -102,7 +102,11 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     char *thdir = fs_join(s.dir, theme_t.data);
     buf_release(&theme_t);
     const char *dirs[2] = { tdir, thdir };
-    tpl_loader *l = tpl_loader_new(dirs, 2, true);
+    /* a caller that builds one site again and again keeps the parsed
+     * templates (build_site_keeping_templates) */
+    tpl_loader *l = bs->templates && *bs->templates ? *bs->templates : tpl_loader_new(dirs, 2, true);
+    if (bs->templates)
+        *bs->templates = l;
     site_load_data(&s, d);
     render_shortcodes *sc = render_shortcodes_new(&s, l, s.data);
     s.shortcodes = render_shortcodes_hooks(sc);
@@ -231,14 +235,16 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         free(c.deps);
         free(jv);
         render_shortcodes_free(sc);
-        tpl_loader_free(l);
+        if (!bs->templates)
+            tpl_loader_free(l);
         free(tdir);
         free(thdir);
     }
     goto done;
 drop_templates:
     render_shortcodes_free(sc);
-    tpl_loader_free(l);
+    if (!bs->templates)
+        tpl_loader_free(l);
     free(tdir);
     free(thdir);
 done:
@@ -261,6 +267,18 @@ done:
 bool build_site(const build_options *o, diag_list *d, build_stats *st)
 {
     build_session *s = build_session_new(o);
+    render_math_stats(s, true, NULL);
+    bool ok = render_run(s, d, st);
+    render_math_stats(s, false, st);
+    build_session_free(s);
+    return ok;
+}
+
+bool build_site_keeping_templates(const build_options *o, tpl_loader **templates, diag_list *d,
+                                  build_stats *st)
+{
+    build_session *s = build_session_new(o);
+    s->templates = templates; /* a one-shot build keeps no model: only *templates holds them */
     render_math_stats(s, true, NULL);
     bool ok = render_run(s, d, st);
     render_math_stats(s, false, st);

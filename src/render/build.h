@@ -60,6 +60,17 @@ bool render_shortcode_takes(const char *tpl, size_t n, const char *arg);
  * what is written and removed there. */
 bool build_site(const build_options *o, diag_list *d, build_stats *st);
 
+/* build_site for a caller that builds one site many times over while only
+ * its pages change (the page pipeline's fuzz target, thousands of builds a
+ * second): the first call parses the templates as they are needed and
+ * leaves them in *templates (NULL at first), later calls use and add to
+ * them instead of parsing every template again. The site's templates/,
+ * theme and site.yaml's `theme` must not change between the calls, or the
+ * build uses stale templates. Free them with tpl_loader_free. */
+typedef struct tpl_loader tpl_loader;
+bool build_site_keeping_templates(const build_options *o, tpl_loader **templates, diag_list *d,
+                                  build_stats *st);
+
 /* A build that keeps the parsed site in memory between runs (`sheaf serve`).
  * The options are copied. The first run is a full build; each later run is
  * told which source files changed (created, modified or deleted; paths
