@@ -24,7 +24,7 @@
 #include "render/build.h"
 #include "util/buf.h"
 
-static char root[64];
+static char root[128];
 static tpl_loader *templates; /* the theme, parsed once */
 
 static void put(const char *rel, const char *data, size_t n)
@@ -39,11 +39,39 @@ static void put(const char *rel, const char *data, size_t n)
     fclose(f);
 }
 
+static const char *const names[] = { "content/posts/2024-01-01-a.md",
+                                     "content/posts/2024-01-02-b.md", "content/about.md" };
+
+/* At exit: the site goes (the build writes nothing else there). */
+static void remove_site(void)
+{
+    static const char *const rest[] = { "site.yaml", "content/posts", "content", "" };
+    char path[160];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, names[i]);
+        remove(path);
+    }
+    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, rest[i]);
+        remove(path);
+    }
+}
+
+/* The site lives in TMPDIR, else in /dev/shm when there is one: three
+ * files are rewritten on each run, and a disk's file system made that a
+ * tenth of the run. */
 static void init(void)
 {
-    snprintf(root, sizeof root, "/tmp/sheaf-fuzz-page-XXXXXX");
-    if (!mkdtemp(root))
+    const char *t = getenv("TMPDIR");
+    struct stat st;
+    if (!t || !*t)
+        t = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
+                ? "/dev/shm"
+                : "/tmp";
+    snprintf(root, sizeof root, "%s/sheaf-fuzz-page-XXXXXX", t);
+    if (strlen(t) > 64 || !mkdtemp(root))
         abort();
+    atexit(remove_site);
     char dir[160];
     snprintf(dir, sizeof dir, "%s/content", root);
     mkdir(dir, 0700);
@@ -60,8 +88,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         init();
     if (size > 1 << 16)
         return 0;
-    static const char *const names[] = { "content/posts/2024-01-01-a.md",
-                                         "content/posts/2024-01-02-b.md", "content/about.md" };
     const char *p = (const char *)data, *end = p + size;
     for (size_t i = 0; i < 3; i++) {
         const char *nul = memchr(p, 0, (size_t)(end - p));
