@@ -171,9 +171,12 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
             render_add_job(&jv, &nj, &cj, J_TAG, (int)i, (int)k);
         render_add_job(&jv, &nj, &cj, J_TERM_FEED, (int)i, 0);
     }
-    for (size_t t = 0; t < s.ntaxonomies; t++)
+    for (size_t t = 0; t < s.ntaxonomies; t++) {
         if (strcmp(s.taxonomies[t].name, "tags") && s.taxonomies[t].n)
             render_add_job(&jv, &nj, &cj, J_TERMS, (int)t, 0);
+        if (s.taxonomies[t].n)
+            render_add_job(&jv, &nj, &cj, J_TERMS_FEED, (int)t, 0);
+    }
     for (int g = SITE_GEN_INDEX + 1; g < SITE_NGENERATED; g++)
         if (g != SITE_GEN_SEARCH_INDEX && (g != SITE_GEN_PAPERS || s.npapers) &&
             site_generated_on(&s, (size_t)g))

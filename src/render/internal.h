@@ -27,10 +27,12 @@ static inline double render_now_ms(void)
 /* J_INDEX renders the home page's page a; J_SECTION page b of section a,
  * J_SECTION_FEED its feed; J_TAG page b of term a (s->terms, any
  * taxonomy), J_TERM_FEED its feed; J_TERMS the index of taxonomy a (but
- * tags, whose is SITE_GEN_TAGS); J_GENERATED the rest of
- * site_generated_outputs (a: its site_gen_kind). */
+ * tags, whose is SITE_GEN_TAGS), J_TERMS_FEED the feed of its terms (tags'
+ * too); J_GENERATED the rest of site_generated_outputs (a: its
+ * site_gen_kind). */
 typedef enum job_kind {
-    J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_TERM_FEED, J_TERMS, J_PAPER, J_GENERATED,
+    J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_TERM_FEED, J_TERMS, J_TERMS_FEED, J_PAPER,
+    J_GENERATED,
     J_OUTPUT, /* a: its index in site.yaml's outputs */
     J_ALIAS, J_FILE
 } job_kind;

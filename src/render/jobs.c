@@ -49,18 +49,26 @@ static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, 
     return tpl_map_value(pg);
 }
 
-/* The `feed` an atom.xml renders (docs/templates.md): its title, the URL
- * of the feed itself and of its HTML page, and its posts (newest first;
- * the template takes the first 20). base: "" for the site's feed. */
-static tpl_value feed(render_ctx *c, arena *a, const char *title, const char *base, tpl_value posts)
+/* A feed's `feed` map (docs/variables.md): its title, the URL of the feed
+ * itself and of its HTML page, and its entries under `key`. base: the
+ * feed's folder, "" for the site's. */
+static tpl_value feed_of(render_ctx *c, arena *a, const char *title, const char *base, const char *key,
+                         tpl_value entries)
 {
     const site_config *cfg = &c->s->cfg;
     tpl_map *m = tpl_map_new(a, 5);
     tpl_map_set_str(a, m, "title", tpl_str(title ? title : ""));
     tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", cfg->base_url, site_feed_file(a, base))));
     tpl_map_set_str(a, m, "alternate", tpl_str(arena_printf(a, "%s%s", cfg->base_url, base)));
-    tpl_map_set_str(a, m, "posts", posts);
+    tpl_map_set_str(a, m, key, entries);
     return tpl_map_value(m);
+}
+
+/* The `feed` an atom.xml renders: its posts, newest first (the template
+ * takes the first 20). */
+static tpl_value feed(render_ctx *c, arena *a, const char *title, const char *base, tpl_value posts)
+{
+    return feed_of(c, a, title, base, "posts", posts);
 }
 
 /* The last guard before a write: every output path was checked when it
@@ -213,6 +221,19 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tname = "terms.html";
         out_rel = arena_printf(a, "%sindex.html", x->path);
         context = arena_printf(a, "the index of %s", x->name);
+        break;
+    }
+    case J_TERMS_FEED: {
+        const taxonomy_info *x = &s->taxonomies[j->a];
+        tpl_map_set_str(a, vars, "feed", feed_of(c, a, x->title, x->path, "terms", x->recent));
+        tpl_map_set_str(a, vars, "taxonomy", tpl_map_value(x->value));
+        tpl_map *pg = list_page(c, a, "feed", x->title, x->path);
+        tpl_map_set_str(a, pg, "taxonomy", tpl_str(x->name));
+        tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
+        tname = "terms.xml";
+        out_rel = site_feed_file(a, x->path);
+        context = out_rel;
+        feed_dir = x->path;
         break;
     }
     case J_PAPER: {

@@ -363,6 +363,10 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
                 for (size_t f = 0; f < nfeeds; f++)
                     strmap_put(outputs, feeds[f], 0);
                 strmap_put(outputs, arena_printf(s->a, "%s/index.html", s->cfg.taxonomies[t]), 0);
+                /* the feed of the taxonomy's terms */
+                nfeeds = site_feed_files(s, s->a, arena_printf(s->a, "%s/", s->cfg.taxonomies[t]), feeds);
+                for (size_t f = 0; f < nfeeds; f++)
+                    strmap_put(outputs, feeds[f], 0);
             }
     }
     md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0, NULL };

@@ -1264,11 +1264,17 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         }
     }
     for (size_t t = 0; t < s->ntaxonomies; t++) {
-        /* tags/ is in site_generated_outputs; another's index, once it has terms */
+        /* tags/ is in site_generated_outputs; another's index, once it has
+         * terms; the feed of its terms (tags' too), once it has terms */
         if (strcmp(s->taxonomies[t].name, "tags") && s->taxonomies[t].n) {
             const char *out = arena_printf(s->a, "%sindex.html", s->taxonomies[t].path);
             strmap_put(gen, out, 0);
             add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+        }
+        nfeeds = s->taxonomies[t].n ? site_feed_files(s, s->a, s->taxonomies[t].path, feeds) : 0;
+        for (size_t f = 0; f < nfeeds; f++) {
+            strmap_put(gen, feeds[f], 0);
+            add_claimant(&all, &nall, &capall, feeds[f], NULL, 0, 0);
         }
     }
     for (size_t i = 0; i < s->nterms; i++) {

@@ -343,6 +343,7 @@ static strmap *build_terms(site *s)
                     tg->slug = slug;
                     tg->tax = (int)t;
                     tg->path = arena_printf(a, "%s%s/", x->path, slug);
+                    tg->newest = k; /* s->posts is newest first */
                     strmap_put(index, slug, ti);
                 }
                 tag_info *tg = &v[ti];
@@ -465,6 +466,16 @@ static void find_related(site *s)
     free(rank);
 }
 
+/* Terms (indexes into s->terms) by their newest post, newest first; two
+ * whose newest post is the same by name (their order in s->terms). */
+static int cmp_recent(const void *x, const void *y)
+{
+    const tag_info *a = &sort_site->terms[*(const size_t *)x], *b = &sort_site->terms[*(const size_t *)y];
+    if (a->newest != b->newest)
+        return a->newest < b->newest ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
 /* A taxonomy's value and its terms' (docs/variables.md). */
 static void taxonomy_value(site *s, taxonomy_info *x)
 {
@@ -472,10 +483,13 @@ static void taxonomy_value(site *s, taxonomy_info *x)
     tpl_list *terms = tpl_list_new(a, x->n);
     for (size_t i = 0; i < x->n; i++) {
         tag_info *t = &s->terms[x->first + i];
-        tpl_map *m = tpl_map_new(a, 8);
+        tpl_map *m = tpl_map_new(a, 10);
         tpl_map_set_str(a, m, "name", str_v(t->name));
         tpl_map_set_str(a, m, "slug", str_v(t->slug));
         tpl_map_set_str(a, m, "url", str_v(site_url(s, t->path)));
+        tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, t->path)));
+        /* a term is as new as its newest post (Hugo dates a term page so) */
+        tpl_map_set_str(a, m, "date", site_date_value(&s->pages[t->posts[0]].date));
         tpl_list *tp = tpl_list_new(a, t->nposts);
         for (size_t k = 0; k < t->nposts; k++)
             tp->items[k] = tpl_map_value(s->pages[t->posts[k]].value);
@@ -486,10 +500,25 @@ static void taxonomy_value(site *s, taxonomy_info *x)
         t->value = m;
         terms->items[i] = tpl_map_value(m);
     }
-    tpl_map *m = tpl_map_new(a, 5);
+    /* the feed of its terms lists the ones with the newest posts first */
+    size_t *order = xcalloc(x->n + 1, sizeof *order);
+    for (size_t i = 0; i < x->n; i++)
+        order[i] = x->first + i;
+    sort_site = s;
+    vec_sort(order, x->n, sizeof *order, cmp_recent);
+    tpl_list *recent = tpl_list_new(a, x->n);
+    for (size_t i = 0; i < x->n; i++)
+        recent->items[i] = tpl_map_value(s->terms[order[i]].value);
+    free(order);
+    x->recent = tpl_list_value(recent);
+    tpl_map *m = tpl_map_new(a, 7);
     tpl_map_set_str(a, m, "name", str_v(x->name));
     tpl_map_set_str(a, m, "title", str_v(x->title));
     tpl_map_set_str(a, m, "url", str_v(site_url(s, x->path)));
+    tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, x->path)));
+    if (x->n) /* the feed of its terms is written once it has some */
+        tpl_map_set_str(a, m, "feed_url",
+                        str_v(arena_printf(a, "%s%s", s->cfg.base_path, site_feed_file(a, x->path))));
     tpl_map_set_str(a, m, "terms", tpl_list_value(terms));
     tpl_map_set_str(a, m, "count", tpl_int((int64_t)x->n));
     tpl_map_seal(a, m);

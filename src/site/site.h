@@ -233,19 +233,22 @@ typedef struct site_file {
 typedef struct tag_info {
     const char *name, *slug, *path;
     int tax;              /* its taxonomy (s->taxonomies) */
+    size_t newest;        /* where its newest post is in s->posts */
     int *posts;           /* newest first */
     size_t nposts, capposts;
     tpl_map *value;
 } tag_info;
 
 /* A taxonomy: its terms are s->terms[first .. first + n), by name; its
- * index of terms is at <name>/. */
+ * index of terms is at <name>/, and (once it has terms) the feed of its
+ * terms at <name>/atom.xml. */
 typedef struct taxonomy_info {
     const char *name;     /* "categories" */
     const char *path;     /* "categories/" */
     const char *title;    /* "Categories" */
     size_t first, n;
     tpl_map *value;
+    tpl_value recent;     /* its terms' values, the newest post's first (the feed's) */
 } taxonomy_info;
 
 /* A section: a folder directly under content/ that holds dated pages

@@ -443,6 +443,8 @@ def build_model(base_url, paginate):
         t["count"] = len(t["posts"])
         t["feed_url"] = t["url"] + "atom.xml"
         t["taxonomy"] = "tags"
+        t["permalink"] = site_obj.absolute_url(t["url"])
+        t["date"] = t["posts"][0]["date"]  # its newest post's
     years = []
     for p in posts:
         y = p["date"].dt.year
@@ -461,9 +463,13 @@ def build_model(base_url, paginate):
         "pages": plain,
         "tags": taglist,
         "taxonomies": {"tags": {"name": "tags", "title": "Tags", "url": site_obj.base_path + "tags/",
+                                "permalink": site_obj.absolute_url(site_obj.base_path + "tags/"),
+                                "feed_url": site_obj.base_path + "tags/atom.xml",
                                 "terms": taglist, "count": len(taglist)},
                        "categories": {"name": "categories", "title": "Categories",
-                                      "url": site_obj.base_path + "categories/", "terms": [], "count": 0}},
+                                      "url": site_obj.base_path + "categories/",
+                                      "permalink": site_obj.absolute_url(site_obj.base_path + "categories/"),
+                                      "terms": [], "count": 0}},
         "sections": [{"name": "posts", "title": "Posts", "url": site_obj.base_path + "posts/",
                       "permalink": site_obj.absolute_url(site_obj.base_path + "posts/"),
                       "feed_url": site_obj.base_path + "posts/atom.xml", "posts": posts,
@@ -621,8 +627,10 @@ def main(argv):
                      "alternate": site_obj.absolute_url(t["url"]), "posts": t["posts"]})
     # another taxonomy: one category holding the first tag's posts
     cat = dict(taglist[0], slug="field-work", name="Field work", url=site_obj.base_path + "categories/field-work/",
+               permalink=site_obj.absolute_url(site_obj.base_path + "categories/field-work/"),
                feed_url=site_obj.base_path + "categories/field-work/atom.xml", taxonomy="categories")
-    cats = dict(site["taxonomies"]["categories"], terms=[cat], count=1)
+    cats = dict(site["taxonomies"]["categories"], terms=[cat], count=1,
+                feed_url=site_obj.base_path + "categories/atom.xml")
     pg = {"pages": cat["posts"], "current": 1, "total": 1, "first_url": cat["url"], "last_url": cat["url"]}
     render("term.html", "categories/field-work/index.html", page=dict(listpage("term", cat["name"], cat["url"]),
            taxonomy="categories"), term=cat, tag=cat, taxonomy=cats, paginator=pg)
@@ -631,7 +639,15 @@ def main(argv):
                  "alternate": site_obj.absolute_url(cat["url"]), "posts": cat["posts"]})
     render("terms.html", "categories/index.html", page=dict(listpage("terms", "Categories", cats["url"]),
            taxonomy="categories"), taxonomy=cats)
-    render("tags.html", "tags/index.html", page=listpage("tags", "Tags", site_obj.base_path + "tags/"))
+    render("tags.html", "tags/index.html", page=listpage("tags", "Tags", site_obj.base_path + "tags/"),
+           taxonomy=site["taxonomies"]["tags"])
+    # the feeds of the terms: those with the newest posts first
+    recent = sorted(taglist, key=lambda t: posts.index(t["posts"][0]))
+    for x, terms in ((site["taxonomies"]["tags"], recent), (cats, [cat])):
+        render("terms.xml", f"{x['name']}/atom.xml", page=dict(listpage("feed", x["title"], x["url"]),
+               taxonomy=x["name"]), taxonomy=x,
+               feed={"title": x["title"], "url": site_obj.absolute_url(x["feed_url"]),
+                     "alternate": x["permalink"], "terms": terms})
     render("archive.html", "archive/index.html", page=listpage("archive", "Archive", site_obj.base_path + "archive/"), years=years)
     render("404.html", "404.html", page=listpage("404", "Not found", site_obj.base_path + "404.html"))
     site_feed = {"title": site["title"], "url": site_obj.absolute_url(site_obj.base_path + "atom.xml"),
@@ -653,7 +669,8 @@ def main(argv):
         ("page.html", {"page": dict(bare, kind="page", date=None)}),
         ("index.html", {"page": listpage("index", "", site_obj.base_path),
                         "paginator": {"pages": [], "current": 1, "total": 1}}),
-        ("tags.html", {"page": listpage("tags", "Tags", site_obj.base_path + "tags/")}),
+        ("tags.html", {"page": listpage("tags", "Tags", site_obj.base_path + "tags/"),
+                       "taxonomy": dict(site["taxonomies"]["tags"], terms=[], count=0, feed_url=None)}),
         ("archive.html", {"page": listpage("archive", "Archive", site_obj.base_path + "archive/"), "years": []}),
         ("atom.xml", {"page": listpage("atom.xml", "", ""), "feed": dict(site_feed, posts=[])}),
         ("sitemap.xml", {"page": listpage("sitemap.xml", "", "")}),
@@ -698,7 +715,7 @@ def main(argv):
                 failures.append(f"{rel}: no site title")
             if f'<html lang="{site["language"]}">' not in text:
                 failures.append(f"{rel}: no html lang")
-    for x in ("atom.xml", "sitemap.xml"):
+    for x in ("atom.xml", "sitemap.xml", "tags/atom.xml", "categories/atom.xml"):
         if x in written:
             try:
                 ET.fromstring(written[x].encode("utf-8"))
@@ -730,6 +747,19 @@ def main(argv):
         first = entries[0].find(A + "content").text
         if "<h2 id=" not in first:
             failures.append("atom.xml: content lost its headings")
+    # the feed of the tags: one entry a tag, each dated by its newest post
+    if "tags/atom.xml" in written:
+        A = "{http://www.w3.org/2005/Atom}"
+        feed = ET.fromstring(written["tags/atom.xml"].encode("utf-8"))
+        entries = feed.findall(A + "entry")
+        if [e.find(A + "title").text for e in entries] != [t["name"] for t in recent][:20]:
+            failures.append("tags/atom.xml: not the tags with the newest posts first")
+        for e in entries:
+            for req in ("title", "id", "updated", "link"):
+                if e.find(A + req) is None:
+                    failures.append(f"tags/atom.xml: entry has no <{req}>")
+            if not rfc3339.match(e.find(A + "updated").text or ""):
+                failures.append(f"tags/atom.xml: updated {e.find(A + 'updated').text!r} is not RFC 3339")
     if "robots.txt" in written and f"Sitemap: {site_obj.absolute_url('sitemap.xml')}" not in written["robots.txt"]:
         failures.append("robots.txt: no absolute Sitemap line")
 

@@ -309,6 +309,7 @@ TEST(sections_incremental)
     OK(build_session_run(s, note, 1, d, &st));
     OK(same_as_fresh(site, out));
     OK(st.rendered > full.rendered); /* a full run, with the new terms' pages, feeds and indexes */
+    OK(file_has("out/series/atom.xml", "<entry>\n<title>two</title>")); /* the feed of the terms */
     EQ_INT(diag_count(d), 0);
 
     diag_list_free(d);
