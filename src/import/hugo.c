@@ -1,11 +1,12 @@
 /* hugo: what a Hugo site holds, where it goes in a sheaf site, and the URL
  * Hugo gave each page.
  *
- * content/ keeps its layout, but the main section (params.mainSections,
- * else the section with the most dated pages) becomes content/posts/;
- * `_index.md` files stay section (and home) pages; leaf bundles keep their
- * files; static/ → static/, data/ → data/. Layouts, themes, assets and
- * i18n are listed.
+ * content/ keeps its layout, sections included (content/post/ stays
+ * content/post/: a folder of dated pages is a section in sheaf as in Hugo,
+ * so its pages, its list, the list's later pages and its feed keep their
+ * URLs, none through a redirect); `_index.md` files stay section (and
+ * home) pages; leaf bundles keep their files; static/ → static/, data/ →
+ * data/. Layouts, themes, assets and i18n are listed.
  *
  * URLs follow Hugo (0.111 and later, without uglyURLs): a page's `url:`;
  * else the section's pattern from `permalinks` (:year, :month, :monthname,
@@ -28,7 +29,6 @@
 typedef struct hg {
     imp *m;
     const char *content; /* "content" (contentDir) */
-    const char *main;    /* the main section's folder: "post" */
     const tpl_map *permalinks;
     bool keep_case;      /* disablePathToLower */
     const char **taxonomies; /* their plural names ("series"), when configured */
@@ -47,14 +47,6 @@ static void urlize(buf *b, const char *s, size_t n, bool lower)
         else if (isalnum(c) || c >= 0x80 || strchr("%./_-#+~", c))
             buf_putc(b, lower ? tolower(c) : c);
     }
-}
-
-static const char *mapped(hg *h, const char *rel_in_content)
-{
-    size_t n = strlen(h->main);
-    if (h->main[0] && !strncmp(rel_in_content, h->main, n) && rel_in_content[n] == '/')
-        return arena_printf(h->m->a, "posts/%s", rel_in_content + n + 1);
-    return rel_in_content;
 }
 
 /* ---- a page's URL ------------------------------------------------------- */
@@ -143,8 +135,7 @@ static void hg_page(hg *h, const char *rel, const char *in)
     p->body_src = arena_strndup(m->a, sp.body.ptr, sp.body.len);
     p->body_len = sp.body.len;
     p->body_line = sp.body_line;
-    const char *out_in = mapped(h, in);
-    p->dest_rel = arena_printf(m->a, "content/%.*s.md", (int)(strlen(out_in) - ext), out_in);
+    p->dest_rel = arena_printf(m->a, "content/%.*s.md", (int)(strlen(in) - ext), in);
     sheaf_date d = { 0 };
     tpl_value dv = import_kv_get(p, "date");
     bool dated = dv.kind != TPL_UNDEFINED && tpl_value_as_date(dv, &d);
@@ -210,7 +201,7 @@ static void visit_content(void *ctx, const char *rel)
                         "with markdown.unsafe), or in static/");
         return;
     }
-    import_add_file(m, r, arena_printf(m->a, "content/%s", mapped(h, rel)), NULL);
+    import_add_file(m, r, arena_printf(m->a, "content/%s", rel), NULL);
 }
 
 static void visit_copy(void *ctx, const char *rel)
@@ -221,32 +212,6 @@ static void visit_copy(void *ctx, const char *rel)
     bool stat_ = strcmp(w->prefix, "data") != 0;
     import_add_file(m, r, arena_printf(m->a, "%s/%s", stat_ ? "static" : "data", rel),
                     stat_ ? arena_printf(m->a, "/%s", rel) : NULL);
-}
-
-/* The main section: params.mainSections' first, else the folder with the
- * most dated pages. */
-typedef struct count_ctx {
-    imp *m;
-    const char **names;
-    size_t *counts;
-    size_t n, cap, capc;
-} count_ctx;
-
-static void count_visit(void *ctx, const char *rel)
-{
-    count_ctx *c = ctx;
-    const char *slash = strchr(rel, '/');
-    if (!slash || !site_markdown_ext(rel) || strstr(rel, "/_index."))
-        return;
-    size_t k = (size_t)(slash - rel);
-    for (size_t i = 0; i < c->n; i++)
-        if (strlen(c->names[i]) == k && !strncmp(c->names[i], rel, k)) {
-            c->counts[i]++;
-            return;
-        }
-    VEC_PUSH_IN(c->m->a, c->names, c->n, c->cap, 8, arena_strndup(c->m->a, rel, k));
-    size_t nc = c->n - 1;
-    VEC_PUSH_IN(c->m->a, c->counts, nc, c->capc, 8, 1);
 }
 
 import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, size_t n)
@@ -371,7 +336,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         if (!opened)
             buf_puts(y, "permalinks:\n");
         opened = true;
-        import_yaml_kv(y, 2, !strcmp(k.u.s, h->main) ? "posts" : k.u.s, pv);
+        import_yaml_kv(y, 2, k.u.s, pv);
     }
     /* [taxonomies] tag = "tags": sheaf's taxonomies are named by their plural */
     tpl_value tx = import_get(c, "taxonomies");
@@ -401,16 +366,9 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         if (import_get(c, none[i][0]).kind != TPL_UNDEFINED)
             import_note_add(m, file, 0, 0, arena_printf(m->a, "%s", none[i][0]), none[i][1]);
     /* Hugo writes each list's feed as <list>/index.xml: sheaf writes each
-     * feed (the site's, a section's, a term's) there too */
+     * feed (the site's, a section's, a term's, a taxonomy's of its terms)
+     * there too */
     m->feed_copy = "index.xml";
-    bool moved = h->main[0] && strcmp(h->main, "posts"); /* its posts are in content/posts/ */
-    import_note_add(m, NULL, 0, 0,
-                    moved ? arena_printf(m->a, "Hugo's RSS feeds of taxonomy indexes (/tags/index.xml, "
-                                               "/categories/index.xml) and of /%s/", h->main)
-                          : "Hugo's RSS feeds of taxonomy indexes (/tags/index.xml, /categories/index.xml)",
-                    moved ? "not kept: sheaf has no feed of a taxonomy's terms; the section's feed is "
-                            "now /posts/index.xml (and /posts/atom.xml)"
-                          : "not kept: sheaf has no feed of a taxonomy's terms");
 }
 
 bool import_hugo_collect(imp *m)
@@ -436,40 +394,37 @@ bool import_hugo_collect(imp *m)
         return false;
     const tpl_map *cm = c.kind == TPL_MAP ? c.u.map : NULL;
     h.content = import_get_str(cm, "contentdir") ? import_get_str(cm, "contentdir") : "content";
-    /* the main section */
-    tpl_value params = import_get(cm, "params");
-    tpl_value ms = params.kind == TPL_MAP ? import_get(params.u.map, "mainsections") : tpl_undefined();
-    const char **mains;
-    if (import_names(m, ms, false, &mains))
-        h.main = mains[0];
-    count_ctx cc = { m, NULL, NULL, 0, 0, 0 };
     const char *content = import_src_path(m, h.content);
-    if (!h.main) {
-        fs_walk(content, true, count_visit, &cc);
-        h.main = "";
-        size_t best = 0;
-        for (size_t i = 0; i < cc.n; i++)
-            if (cc.counts[i] > best || (cc.counts[i] == best && !strcmp(cc.names[i], "posts"))) {
-                best = cc.counts[i];
-                h.main = cc.names[i];
-            }
-    }
     settings(&h, file ? file : "config.toml", cm);
     walk w = { &h, h.content };
     if (!fs_walk(content, true, visit_content, &w)) {
         diag_error(m->d, content, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
     }
-    /* the main section's list (/post/) keeps answering from content/posts/ */
-    bool has_list = false;
-    for (size_t i = 0; i < m->npages; i++)
-        has_list |= !strcmp(m->pages[i]->dest_rel, "content/posts/_index.md");
-    if (h.main[0] && strcmp(h.main, "posts") && !has_list) {
-        import_page *p = import_add_page(m);
-        p->src_rel = arena_printf(m->a, "%s/%s", h.content, h.main);
-        p->dest_rel = "content/posts/_index.md";
-        p->old_url = arena_printf(m->a, "/%s/", h.main);
-        p->body_src = "";
+    /* a taxonomy no published page uses: Hugo still writes its index and
+     * its feed, empty; sheaf writes them once a post has one of its terms */
+    static const char *const hugo_default[] = { "tags", "categories" };
+    const char *const *tx = h.ntaxonomies ? h.taxonomies : hugo_default;
+    size_t ntx = h.ntaxonomies ? h.ntaxonomies : 2;
+    for (size_t t = 0; t < ntx; t++) {
+        bool used = false;
+        for (size_t i = 0; i < m->npages && !used; i++) {
+            import_page *p = m->pages[i];
+            for (size_t k = 0; k < p->nkv && !used && !p->hidden; k++) {
+                tpl_value v = p->kv[k].value;
+                used = !strcasecmp(p->kv[k].key, tx[t]) &&
+                       ((v.kind == TPL_LIST && v.u.list->len) || (v.kind == TPL_STRING && v.len));
+            }
+        }
+        bool tags = !strcmp(tx[t], "tags"); /* sheaf makes /tags/ always */
+        if (!used)
+            import_note_add(m, NULL, 0, 0,
+                            tags ? "Hugo's /tags/index.xml, which it writes empty (no page has tags)"
+                                 : arena_printf(m->a, "Hugo's /%s/ and /%s/index.xml, which it writes empty "
+                                                      "(no page has %s)", tx[t], tx[t], tx[t]),
+                            tags ? "not kept: sheaf writes a taxonomy's feed once a post has one of its terms"
+                                 : "not kept: sheaf writes a taxonomy's index and feed once a post has one of "
+                                   "its terms");
     }
     const char *sdir = import_get_str(cm, "staticdir") ? import_get_str(cm, "staticdir") : "static";
     if (!stat(import_src_path(m, sdir), &st)) {

@@ -657,8 +657,9 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- the old feed %s is still written, from sheaf's feed template (`outputs:` in "
                    "site.yaml; sheaf's own is /atom.xml)\n", m->feed_url);
     if (m->feed_copy)
-        buf_printf(r, "- every feed (the site's, each section's and term's) is also written as %s "
-                   "beside its atom.xml (`feed_copies:` in site.yaml), where the old feeds were\n",
+        buf_printf(r, "- every feed (the site's, each section's and term's, each taxonomy's of its terms) is "
+                   "also written as %s beside its atom.xml (`feed_copies:` in site.yaml), where the old feeds "
+                   "were\n",
                    m->feed_copy);
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
