@@ -179,6 +179,28 @@ size_t import_names(imp *m, tpl_value v, bool split, const char ***out)
     return n;
 }
 
+size_t import_jekyll_terms(imp *m, const tpl_map *fm, const char *singular, const char *plural, bool either,
+                           const char ***out)
+{
+    tpl_value one = import_get(fm, singular), many = import_get(fm, plural);
+    bool has_one = one.kind != TPL_UNDEFINED && one.kind != TPL_NONE;
+    const char **a = NULL, **b = NULL;
+    size_t na = either && has_one ? 0 : import_names(m, many, true, &a);
+    size_t nb = has_one ? import_names(m, one, false, &b) : 0;
+    const char **r = arena_alloc(m->a, (na + nb + 1) * sizeof *r);
+    size_t n = 0;
+    for (size_t i = 0; i < na + nb; i++) {
+        const char *x = i < na ? a[i] : b[i - na];
+        size_t k = 0;
+        while (k < n && strcmp(r[k], x))
+            k++;
+        if (k == n) /* each once, where it first came */
+            r[n++] = x;
+    }
+    *out = r;
+    return n;
+}
+
 static tpl_value names_value(imp *m, const char **names, size_t n)
 {
     tpl_list *l = tpl_list_new(m->a, n);
@@ -291,9 +313,14 @@ void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm
             import_kv_set(m, p, "description", v);
         } else if (is_key(k, summary)) {
             import_kv_set(m, p, "summary", v);
+        } else if (jekyll && (is_key(k, tags) || is_key(k, cats))) {
+            bool t = is_key(k, tags);
+            n = import_jekyll_terms(m, fm, t ? "tag" : "category", t ? "tags" : "categories", t, &names);
+            if (n) /* from both keys: the same when the other one comes */
+                import_kv_set(m, p, t ? "tags" : "categories", names_value(m, names, n));
         } else if (is_key(k, tags) || is_key(k, cats)) {
             const char *to = is_key(k, tags) ? "tags" : "categories";
-            n = import_names(m, v, jekyll, &names);
+            n = import_names(m, v, false, &names);
             tpl_value old = import_kv_get(p, to);
             if (old.kind == TPL_LIST) {
                 /* `category:` and `categories:` both written */

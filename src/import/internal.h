@@ -113,6 +113,13 @@ void import_key_place(const fm_key_pos *pos, size_t npos, const tpl_map *m, cons
 /* A value's words: a list of strings as is, a string split at blanks
  * (split) or as one, in m's arena. */
 size_t import_names(imp *m, tpl_value v, bool split, const char ***out);
+/* Jekyll's terms of one kind in front matter fm, each once, in m's arena:
+ * the plural key's (a string split at blanks, as Jekyll splits
+ * `tags: a b`), then the singular key's as written (`category: web dev` is
+ * one); with `either` (tags), only the singular's when it is there — what
+ * Jekyll 4 does for `tags:`/`tag:` and `categories:`/`category:`. */
+size_t import_jekyll_terms(imp *m, const tpl_map *fm, const char *singular, const char *plural, bool either,
+                           const char ***out);
 /* Maps the source front matter to sheaf's keys (shared by both importers):
  * title, dates, draft/published, slug, tags/categories, summary, aliases …
  * Keys with no equivalent are dropped and noted; others are kept as written. */

@@ -293,25 +293,51 @@ static bool post(jk *j, const char *rel, bool draft)
     size_t tn = stem - dp;
     if (!slugsrc)
         slugsrc = arena_strndup(m->a, title_part, tn);
-    buf cats = BUF_INIT;
+    /* the post's categories, as Jekyll has them: the folders above _posts,
+     * then the front matter's (import_jekyll_terms), each once */
+    tpl_value fmc = import_kv_get(p, "categories");
+    size_t nfm = fmc.kind == TPL_LIST ? fmc.u.list->len : 0;
+    const char **names = arena_alloc(m->a, (strlen(rel) + nfm + 1) * sizeof *names);
+    size_t nn = 0;
     for (const char *q = rel; q < at; q++) {
-        /* folders above _posts */
         size_t k = strcspn(q, "/");
-        if (cats.len)
-            buf_putc(&cats, '/');
-        for (size_t i = 0; i < k; i++)
-            buf_putc(&cats, tolower((unsigned char)q[i]));
+        names[nn++] = arena_strndup(m->a, q, k);
         q += k;
     }
-    const char **names;
-    size_t nn = import_names(m, import_get(map, "categories"), true, &names);
-    if (!nn)
-        nn = import_names(m, import_get(map, "category"), true, &names);
+    size_t npath = nn;
+    for (size_t i = 0; i < nfm; i++) {
+        const char *c = fmc.u.list->items[i].u.s;
+        size_t k = 0;
+        while (k < nn && strcmp(names[k], c))
+            k++;
+        if (k == nn)
+            names[nn++] = c;
+    }
+    if (npath) {
+        tpl_list *l = tpl_list_new(m->a, nn);
+        for (size_t i = 0; i < nn; i++)
+            l->items[i] = tpl_str(names[i]);
+        l->len = nn;
+        import_kv_set(m, p, "categories", tpl_list_value(l));
+    }
+    /* in the URL lower-cased, each once (Jekyll's :categories) */
+    buf cats = BUF_INIT;
+    const char **seen = arena_alloc(m->a, (nn + 1) * sizeof *seen);
+    size_t nseen = 0;
     for (size_t i = 0; i < nn; i++) {
-        if (cats.len)
-            buf_putc(&cats, '/');
+        buf low = BUF_INIT;
         for (const char *c = names[i]; *c; c++)
-            buf_putc(&cats, tolower((unsigned char)*c));
+            buf_putc(&low, tolower((unsigned char)*c));
+        size_t k = 0;
+        while (k < nseen && strcmp(seen[k], low.data))
+            k++;
+        if (k == nseen) {
+            seen[nseen++] = arena_strdup(m->a, low.data);
+            if (cats.len)
+                buf_putc(&cats, '/');
+            buf_put(&cats, low.data, low.len);
+        }
+        buf_release(&low);
     }
     jk_vars v = { &d, jk_slugify(m, slugsrc, strlen(slugsrc), true, true),
                   jk_slugify(m, slugsrc, strlen(slugsrc), false, false), cats.data, NULL, NULL, NULL, NULL };
