@@ -6,7 +6,9 @@
  * folder that is not empty, before writing anything.
  *
  * `new post` writes content/posts/YYYY-MM-DD-slug.md (local date and time
- * zone) from an archetype: the site's templates/new-post.md when there is
+ * zone; --section NAME: content/NAME/, a site whose posts are in another
+ * section, such as one imported from Hugo with content/post/) from an
+ * archetype: the site's templates/new-post.md when there is
  * one, else the built-in one below. An archetype is plain text where
  * `{{ title }}`, `{{ date }}`, `{{ slug }}`, `{{ tags }}`, `{{ draft }}` and
  * `{{ cite }}` are replaced (title escaped for a double-quoted YAML string,
@@ -352,8 +354,8 @@ static const char *bad_text(const char *s, buf *why)
  * so a title or an archetype that would not build is an error now and no
  * file is left behind. `path` (for messages) is where it would be written,
  * `rel` the same relative to the site. */
-static bool builds(const char *site_dir, const char *path, const char *rel, const char *text, size_t len,
-                   diag_list *d)
+static bool builds(const char *site_dir, const char *section, const char *path, const char *rel,
+                   const char *text, size_t len, diag_list *d)
 {
     site s = { 0 };
     s.dir = site_dir;
@@ -361,7 +363,7 @@ static bool builds(const char *site_dir, const char *path, const char *rel, cons
     page p = { 0 };
     p.src = path;
     p.rel = rel + strlen("content/");
-    p.dir = "posts";
+    p.dir = section;
     p.is_post = true;
     p.prev = p.next = -1;
     bool ok = site_reparse_page(&s, &p, text, len, s.a, d);
@@ -424,9 +426,22 @@ static bool make_cites(const char *site_dir, const char *keys, buf *out, diag_li
     return ok;
 }
 
+/* A section is a folder directly under content/: one plain name. NULL
+ * when `name` is one, else why not. */
+static const char *section_problem(const char *name)
+{
+    if (!*name)
+        return "it is empty";
+    for (const char *q = name; *q; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '-' ||
+              *q == '_' || (*q & 0x80)))
+            return "a section is a folder directly under content/: letters, digits, '-' and '_'";
+    return NULL;
+}
+
 /* Creates the post file from the archetype; on success appends its path to
  * out_path. */
-static bool create_post(const char *site, const char *title, const char *tags_arg,
+static bool create_post(const char *site, const char *section, const char *title, const char *tags_arg,
                         const char *cite_arg, bool draft, buf *out_path, diag_list *d)
 {
     buf date = BUF_INIT, day = BUF_INIT, slug = BUF_INIT, etitle = BUF_INIT, tags = BUF_INIT;
@@ -441,6 +456,30 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
         buf_release(&why);
         return false;
     }
+    const char *bad = section_problem(section);
+    /* nor a folder sheaf fills itself (the build's rule: site/load.c) */
+    site_config cfg = { 0 };
+    arena *ca = arena_new();
+    diag_list *quiet = diag_list_new();
+    if (!bad && site_config_load(site, NULL, ca, &cfg, quiet)) {
+        size_t n = strlen(section);
+        for (size_t g = 0; g < SITE_NGENERATED && !bad; g++) {
+            const char *gp = site_generated_outputs[g].path;
+            if (!strncmp(gp, section, n) && gp[n] == '/')
+                bad = arena_printf(ca, "sheaf writes /%s/ itself (%s)", section, site_generated_outputs[g].context);
+        }
+        if (!bad && site_has_taxonomy(&cfg, section))
+            bad = arena_printf(ca, "/%s/ is the index of the taxonomy '%s'", section, section);
+        if (!bad && !strcmp(section, "page"))
+            bad = "/page/ holds the home page's later pages";
+    }
+    diag_list_free(quiet);
+    if (bad) {
+        diag_error(d, NULL, 0, 0, "--section '%s': %s, so no post was written", section, bad);
+        arena_free(ca);
+        return false;
+    }
+    arena_free(ca);
     buf cites = BUF_INIT;
     if (cite_arg && !make_cites(site, cite_arg, &cites, d)) {
         buf_release(&cites);
@@ -480,10 +519,11 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
         buf_printf(&text, "\n%s", cites.data);
     }
     if (ok) {
-        buf_printf(&rel, "content/posts/%s-%s.md", day.data, slug.data);
+        buf_printf(&rel, "content/%s/%s-%s.md", section, day.data, slug.data);
         char *path = join2(site, rel.data);
-        char *dir = join2(site, "content/posts");
-        if (!builds(site, path, rel.data, text.data, text.len, d)) {
+        char *dir = join2(site, rel.data);
+        *strrchr(dir, '/') = 0; /* content/<section> */
+        if (!builds(site, section, path, rel.data, text.data, text.len, d)) {
             diag_error(d, arch_name, 0, 0,
                        "the new post would not build (see above), so %s was not written", path);
             ok = false;
@@ -511,11 +551,12 @@ static bool create_post(const char *site, const char *title, const char *tags_ar
     return ok;
 }
 
-/* `sheaf new post "Title" [--tags a,b] [--cite a,b] [--draft] [-s DIR]`: argv[1] is
- * "post". Parses the options, then create_post. Returns the exit status. */
+/* `sheaf new post "Title" [--tags a,b] [--cite a,b] [--draft] [--section NAME]
+ * [-s DIR]`: argv[1] is "post". Parses the options, then create_post.
+ * Returns the exit status. */
 static int new_post(int argc, char **argv)
 {
-    const char *site = ".", *title = NULL, *tags = NULL;
+    const char *site = ".", *title = NULL, *tags = NULL, *section = "posts";
     buf cite = BUF_INIT; /* every --cite, joined by commas */
     bool draft = false;
     cli_opts o = { cli_command_find("new"), "sheaf new post", argc, 2, argv, true };
@@ -540,8 +581,11 @@ static int new_post(int argc, char **argv)
             draft = true;
         } else if (!strcmp(f->long_name, "cite")) {
             buf_printf(&cite, "%s%s", cite.len ? "," : "", v);
+        } else if (!strcmp(f->long_name, "section")) {
+            section = v;
         }
     }
+
     if (status < 0 && (!title || !*title)) {
         fprintf(stderr, "sheaf new post: a title is needed\n");
         USAGE(stderr);
@@ -550,7 +594,7 @@ static int new_post(int argc, char **argv)
     if (status < 0) {
         diag_list *d = diag_list_new();
         buf path = BUF_INIT;
-        bool ok = create_post(site, title, tags, cite.len ? cite.data : NULL, draft, &path, d);
+        bool ok = create_post(site, section, title, tags, cite.len ? cite.data : NULL, draft, &path, d);
         cli_print_diags(d);
         if (ok)
             printf("%s\n", path.data);
@@ -636,7 +680,7 @@ static int new_site(int argc, char **argv)
         free(p);
     }
     buf path = BUF_INIT;
-    if (ok && (ok = create_post(dir, "Hello, world", "hello", NULL, false, &path, d))) {
+    if (ok && (ok = create_post(dir, "posts", "Hello, world", "hello", NULL, false, &path, d))) {
         FILE *f = fopen(path.data, "a");
         if (!f || fputs(hello_body, f) < 0 || fclose(f) != 0) {
             diag_error(d, path.data, 0, 0, "cannot write: %s", strerror(errno));

@@ -67,6 +67,7 @@ static const cli_flag new_flags[] = {
     { 0, "tags", "a,b", "the post's tags", CLI_VALUE_NONE },
     { 0, "draft", NULL, "mark the post as a draft (built only with --drafts)", CLI_VALUE_NONE },
     { 0, "cite", "key,…", "cite these works of the site's bibliography (checked)", CLI_VALUE_NONE },
+    { 0, "section", "NAME", "write it into content/NAME/, that section (default: posts)", CLI_VALUE_NONE },
     SITE_FLAG,
     HELP_FLAG,
     { 0 },
@@ -151,7 +152,7 @@ const cli_command cli_commands[] = {
       NULL, CLI_VALUE_NONE, check_flags, cli_check },
     { "new", "create a site (new site DIR) or a post (new post \"Title\")",
       "sheaf new site DIR\n"
-      "       sheaf new post \"Title\" [--tags a,b] [--cite key,…] [--draft] [-s DIR]",
+      "       sheaf new post \"Title\" [--tags a,b] [--cite key,…] [--draft] [--section NAME] [-s DIR]",
       NULL, new_words, CLI_VALUE_NONE, new_flags, cli_new },
     { "deploy", "build, then sync the output to site.yaml's deploy target",
       "sheaf deploy [-s DIR] [--dry-run] [--force] [--base-url URL] [-q]",

@@ -702,6 +702,24 @@ static void write_report(imp *m, buf *r, long aliases)
             buf_printf(r, "- %s — %s\n", n->what, n->todo);
     }
     buf_puts(r, "\nNext: `sheaf build -s DEST` (or `sheaf serve -s DEST`), and fix what it reports.\n");
+    /* the section holding the most posts, when it is not posts/ (Hugo's
+     * content/post/): where new ones go */
+    const char *sec = NULL;
+    size_t best = 0;
+    for (size_t i = 0; i < m->npages; i++) {
+        const char *d = m->pages[i]->dest_rel + strlen("content/");
+        size_t n = strcspn(d, "/"), count = 0;
+        if (!m->pages[i]->post || !d[n])
+            continue;
+        for (size_t k = 0; k < m->npages; k++)
+            count += m->pages[k]->post && !strncmp(m->pages[k]->dest_rel + strlen("content/"), d, n + 1);
+        if (count > best) {
+            best = count;
+            sec = arena_strndup(m->a, d, n);
+        }
+    }
+    if (sec && strcmp(sec, "posts"))
+        buf_printf(r, "New posts of `content/%s/`: `sheaf new post \"Title\" --section %s`.\n", sec, sec);
 }
 
 /* ---- the run ---------------------------------------------------------- */
