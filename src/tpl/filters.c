@@ -1508,6 +1508,23 @@ FILTER(center)
     return true;
 }
 
+/* The bytes json_value writes as they are: printable ASCII but for
+ * '"', '\\' and the HTML-sensitive <, >, &, '. */
+static const bool json_plain[256] = {
+    [' '] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['('] = 1, [')'] = 1, ['*'] = 1,
+    ['+'] = 1, [','] = 1, ['-'] = 1, ['.'] = 1, ['/'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1,
+    ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1,
+    [';'] = 1, ['='] = 1, ['?'] = 1, ['@'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1,
+    ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+    ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['['] = 1, [']'] = 1,
+    ['^'] = 1, ['_'] = 1, ['`'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1,
+    ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1,
+    ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+    ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1,
+    ['~'] = 1,
+};
+
 /* tojson's json.dumps(v, sort_keys=True, indent=…), written to b: maps by
  * sorted keys (keys of mixed types are an error), HTML-sensitive
  * characters escaped as Jinja2's htmlsafe_json_dumps does. */
@@ -1544,6 +1561,15 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
     case TPL_STRING:
         tpl_putc(b, (char)'"');
         for (size_t i = 0; i < v.len;) {
+            /* a run of printable ASCII that needs no escape, copied at once */
+            size_t j = i;
+            while (j < v.len && json_plain[(unsigned char)v.u.s[j]])
+                j++;
+            if (j > i) {
+                buf_put(b, v.u.s + i, j - i);
+                i = j;
+                continue;
+            }
             int32_t cp;
             size_t k = next_cp(v.u.s, v.len, i, &cp);
             i += k;
