@@ -143,37 +143,30 @@ FILTER_FN(absolute_links)
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
     const tpl_base *base = tpl_r_base(r);
-    buf b = BUF_INIT;
-    const char *p = s.u.s, *end = s.u.s + s.len;
-    while (p < end) {
-        const char *q = p;
-        size_t skip = 0;
-        while (q < end) {
-            if ((q[0] == 'h' && end - q >= 7 && !memcmp(q, "href=\"/", 7)) ||
-                (q[0] == 's' && end - q >= 6 && !memcmp(q, "src=\"/", 6))) {
-                skip = q[0] == 'h' ? 6 : 5;
-                if (q + skip + 1 < end && q[skip + 1] == '/') { /* "//host/…" */
-                    q++;
-                    skip = 0;
-                    continue;
-                }
-                if (q > s.u.s && (isalnum((unsigned char)q[-1]) || q[-1] == '-')) { /* data-href=… */
-                    q++;
-                    skip = 0;
-                    continue;
-                }
-                break;
-            }
-            q++;
-        }
-        buf_put(&b, p, (size_t)(q - p));
-        if (q >= end)
-            break;
-        buf_put(&b, q, skip);
+    buf b = tpl_r_take_buf(r);
+    buf_grow(&b, s.len + 1);
+    /* each '=' that may end href or src and start "/…": p is what is
+     * copied up to, q where the search for the next '=' goes on */
+    const char *p = s.u.s, *q = s.u.s, *end = s.u.s + s.len, *e;
+    while ((e = memchr(q, '=', (size_t)(end - q)))) {
+        q = e + 1;
+        if (end - e < 3 || e[1] != '"' || e[2] != '/')
+            continue;
+        const char *name = e - s.u.s >= 4 && !memcmp(e - 4, "href", 4) ? e - 4
+                           : e - s.u.s >= 3 && !memcmp(e - 3, "src", 3) ? e - 3
+                                                                         : NULL;
+        if (!name)
+            continue;
+        if (end - e > 3 && e[3] == '/') /* "//host/…" */
+            continue;
+        if (name > s.u.s && (isalnum((unsigned char)name[-1]) || name[-1] == '-')) /* data-href=… */
+            continue;
+        buf_put(&b, p, (size_t)(e + 2 - p));
         buf_put(&b, base->url, base->origin_len);
-        p = q + skip;
+        p = q = e + 2;
     }
-    *out = from_buf(tpl_r_arena(r), &b, s.flags & TPL_SAFE);
+    buf_put(&b, p, (size_t)(end - p));
+    *out = keep_buf(r, &b, s.flags & TPL_SAFE);
     return true;
 }
 
@@ -237,18 +230,23 @@ FILTER_FN(xml_escape)
     (void)a;
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
-    buf b = BUF_INIT;
-    for (size_t i = 0; i < s.len; i++) {
-        switch (s.u.s[i]) {
-        case '&': buf_puts(&b, "&amp;"); break;
-        case '<': buf_puts(&b, "&lt;"); break;
-        case '>': buf_puts(&b, "&gt;"); break;
-        case '"': buf_puts(&b, "&quot;"); break;
-        case '\'': buf_puts(&b, "&apos;"); break;
-        default: tpl_putc(&b, (char)s.u.s[i]);
+    buf b = tpl_r_take_buf(r);
+    buf_grow(&b, s.len + s.len / 8 + 16);
+    for (size_t i = 0;;) { /* the plain stretch, then the replacement */
+        size_t j = scan_html_special(s.u.s, i, s.len);
+        buf_put(&b, s.u.s + i, j - i);
+        if (j == s.len)
+            break;
+        switch (s.u.s[j]) {
+        case '&': buf_put(&b, "&amp;", 5); break;
+        case '<': buf_put(&b, "&lt;", 4); break;
+        case '>': buf_put(&b, "&gt;", 4); break;
+        case '"': buf_put(&b, "&quot;", 6); break;
+        default: buf_put(&b, "&apos;", 6); break; /* '\'' */
         }
+        i = j + 1;
     }
     xml_forbidden_strip(&b); /* not even &#7; is XML: util/xmlchar.h */
-    *out = from_buf(tpl_r_arena(r), &b, true);
+    *out = keep_buf(r, &b, true);
     return true;
 }

@@ -143,6 +143,44 @@ static inline size_t scan_html_special(const char *s, size_t i, size_t n)
     return i;
 }
 
+/* XML: the first byte in s[i..n) that may start a character XML 1.0
+ * forbids (util/xmlchar.h) — a C0 control other than tab, newline and
+ * carriage return, or 0xED / 0xEF, which start the surrogates and
+ * U+FFFE/U+FFFF among others — or n. */
+static inline size_t scan_xml_suspect(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed: bytes >= 0x80 are negative, so "> -1" leaves them out */
+        __m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)),
+                                    _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')));
+        __m128i lead = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xED)),
+                                    _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xEF)));
+        unsigned k = sse_mask(_mm_or_si128(_mm_andnot_si128(ok, ctl), lead));
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        uint64_t ctl = ~swar_ge(x, 0x20) & ~x & SWAR_HIGH; /* 7-bit bytes below 0x20 */
+        ctl &= ~(swar_eq(x, '\t') | swar_eq(x, '\n') | swar_eq(x, '\r'));
+        uint64_t m = ctl | swar_eq(x, 0xED) | swar_eq(x, 0xEF);
+        if (m)
+            return i + swar_first(m);
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xED || c == 0xEF)
+            break;
+    }
+    return i;
+}
+
 /* striptags: how far from i the text is plain — printable ASCII other than
  * '<', spaces one at a time (none first when after_space) — so it is
  * copied as it is. Stops at n or at the first byte that is not. */

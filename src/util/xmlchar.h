@@ -12,8 +12,10 @@
 #define SHEAF_XMLCHAR_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "util/buf.h"
+#include "util/scan.h"
 
 /* The length of the forbidden character at s[i] (0 when s[i] starts an
  * allowed one, or a sequence that is not UTF-8: not this rule's concern). */
@@ -34,25 +36,26 @@ static inline size_t xml_forbidden_at(const char *s, size_t n, size_t i)
 /* The offset of the first forbidden character of s[0..n), or n. */
 static inline size_t xml_forbidden_find(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c < 0x20 || c == 0xED || c == 0xEF) && xml_forbidden_at(s, n, i))
+    for (size_t i = scan_xml_suspect(s, 0, n); i < n; i = scan_xml_suspect(s, i + 1, n))
+        if (xml_forbidden_at(s, n, i))
             return i;
-    }
     return n;
 }
 
 /* Drops every forbidden character of b, in place. */
 static inline void xml_forbidden_strip(buf *b)
 {
-    size_t i = xml_forbidden_find(b->data, b->len), o = i;
-    while (i < b->len) {
-        size_t k = xml_forbidden_at(b->data, b->len, i);
+    size_t n = b->len, i = xml_forbidden_find(b->data, n), o = i;
+    while (i < n) {
+        size_t k = xml_forbidden_at(b->data, n, i);
         if (k) {
             i += k;
-        } else {
-            b->data[o++] = b->data[i++];
+            continue;
         }
+        size_t j = scan_xml_suspect(b->data, i + 1, n); /* kept up to there */
+        memmove(b->data + o, b->data + i, j - i);
+        o += j - i;
+        i = j;
     }
     b->len = o;
     b->data[o] = '\0';

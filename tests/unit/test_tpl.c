@@ -113,6 +113,13 @@ TEST(sheaf_filters)
       " &lt;a href=&#34;//e.org/&#34;&gt; &lt;a href=&#34;#f&#34;&gt; &lt;a data-href=&#34;/y&#34;&gt;"
       " &lt;a href=&#34;https://e.org/&#34;&gt;");
     R("{{ '<a href=\"/x\">' | safe | absolute_links }}", "<a href=\"https://x.io/x\">");
+    /* at the very start and end, next to each other, beside look-alikes */
+    R("{{ ('src=\"/a\" asrc=\"/b\" -src=\"/c\" src=\"//d\" href=\"/e\"href=\"/f\" x=\"/g\" href=\"/')"
+      " | safe | absolute_links }}",
+      "src=\"https://x.io/a\" asrc=\"/b\" -src=\"/c\" src=\"//d\" href=\"https://x.io/e\"href=\"https://x.io/f\""
+      " x=\"/g\" href=\"https://x.io/");
+    R("{{ ('= =\" =\"/ href= href=\"') | safe | absolute_links }}", "= =\" =\"/ href= href=\"");
+    R("{{ ('a\\'b>\\u0007c') | xml_escape }}", "a&apos;b&gt;c");
     R("{{ tags | limit(2) | join }}", "ba");
     R("{{ 'a<b & \"c\"' | xml_escape }}", "a&lt;b &amp; &quot;c&quot;");
     R("{% for g in [{'y': 1, 'v': 'a'}, {'y': 2, 'v': 'b'}, {'y': 1, 'v': 'c'}] | group_by('y') %}"

@@ -8,6 +8,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/url.h"
+#include "util/xmlchar.h"
 
 TEST(buf_basics)
 {
@@ -149,6 +150,55 @@ TEST(url_rules)
     EQ_INT(url_origin_len("notes"), 0);
 }
 
+/* xml_forbidden_strip (block scans, SSE2 or 8 bytes at a time) against a
+ * byte-at-a-time rule, on strings of every length up to 40 that mix plain
+ * bytes, allowed and forbidden controls, and the lead bytes 0xED / 0xEF
+ * with the continuations that make them forbidden or not, at every place. */
+static void strip_slowly(const char *s, size_t n, buf *out)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t k = 0;
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            k = 1;
+        else if (c == 0xED && i + 2 < n && (unsigned char)s[i + 1] >= 0xA0 && (unsigned char)s[i + 1] <= 0xBF)
+            k = 3;
+        else if (c == 0xEF && i + 2 < n && (unsigned char)s[i + 1] == 0xBF &&
+                 ((unsigned char)s[i + 2] == 0xBE || (unsigned char)s[i + 2] == 0xBF))
+            k = 3;
+        if (k) {
+            i += k;
+        } else {
+            buf_putc(out, s[i]);
+            i++;
+        }
+    }
+}
+
+TEST(xml_forbidden_strip_matches_the_rule)
+{
+    static const unsigned char pieces[] = { 'a', ' ', '<', '\t', '\n', '\r', 0x01, 0x07, 0x1f, 0x7f,
+                                            0x80, 0x9f, 0xA0, 0xBE, 0xBF, 0xE4, 0xED, 0xEF, 0xFF };
+    unsigned seed = 7;
+    for (size_t n = 0; n <= 40; n++)
+        for (int round = 0; round < 200; round++) {
+            char s[41];
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                s[i] = (char)pieces[(seed >> 16) % sizeof pieces];
+            }
+            buf want = BUF_INIT, got = BUF_INIT;
+            strip_slowly(s, n, &want);
+            buf_put(&got, s, n);
+            size_t first = xml_forbidden_find(got.data, got.len);
+            xml_forbidden_strip(&got);
+            OK(got.len == want.len && !memcmp(got.data, want.data, want.len));
+            OK((first == n) == (want.len == n));
+            buf_release(&want);
+            buf_release(&got);
+        }
+}
+
 int main(void)
 {
     RUN(buf_basics);
@@ -157,5 +207,6 @@ int main(void)
     RUN(diag_sorting_and_format);
     RUN(value_printing);
     RUN(url_rules);
+    RUN(xml_forbidden_strip_matches_the_rule);
     return harness_done();
 }
