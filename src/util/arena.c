@@ -102,10 +102,58 @@ char *arena_strdup(arena *a, const char *s)
     return arena_strndup(a, s, strlen(s));
 }
 
+/* arena_printf's common case, a format whose only conversions are up to 8
+ * plain %s ("%s%s", "%spage/%zu/" is not one): the pieces concatenated
+ * directly, without vsnprintf's two passes over the format. NULL when the
+ * format is not of that kind, or an argument is NULL (printf's own
+ * business). Reads the arguments from ap, a copy the caller ends. */
+static char *concat_strings(arena *a, const char *fmt, va_list ap)
+{
+    const char *args[8];
+    size_t lens[8], n = 0, total = 0;
+    for (const char *f = fmt; *f; f++) {
+        if (*f != '%') {
+            total++;
+            continue;
+        }
+        if (f[1] != 's' || n == 8)
+            return NULL;
+        f++;
+        n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        args[i] = va_arg(ap, const char *);
+        if (!args[i])
+            return NULL;
+        lens[i] = strlen(args[i]);
+        total += lens[i];
+    }
+    char *p = arena_alloc(a, total + 1), *w = p;
+    size_t k = 0;
+    for (const char *f = fmt; *f; f++) {
+        if (*f == '%') {
+            memcpy(w, args[k], lens[k]);
+            w += lens[k++];
+            f++;
+        } else {
+            *w++ = *f;
+        }
+    }
+    *w = '\0';
+    return p;
+}
+
 char *arena_printf(arena *a, const char *fmt, ...)
 {
     va_list ap, cp;
     va_start(ap, fmt);
+    va_copy(cp, ap);
+    char *quick = concat_strings(a, fmt, cp);
+    va_end(cp);
+    if (quick) {
+        va_end(ap);
+        return quick;
+    }
     va_copy(cp, ap);
     int n = vsnprintf(NULL, 0, fmt, cp);
     va_end(cp);

@@ -49,6 +49,14 @@ TEST(arena_basics)
     arena_reset(a);
     EQ_INT(arena_used(a), 0);
     EQ_STR(arena_strndup(a, "xyz", 2), "xy");
+    /* only %s: concatenated without vsnprintf; anything else through it */
+    EQ_STR(arena_printf(a, "%s%s", "/blog/", "posts/x/"), "/blog/posts/x/");
+    EQ_STR(arena_printf(a, "<%s>-%s-", "", "é"), "<>-é-");
+    EQ_STR(arena_printf(a, "plain"), "plain");
+    EQ_STR(arena_printf(a, "%s%s%s%s%s%s%s%s", "1", "2", "3", "4", "5", "6", "7", "8"), "12345678");
+    EQ_STR(arena_printf(a, "%s%s%s%s%s%s%s%s%s", "1", "2", "3", "4", "5", "6", "7", "8", "9"), "123456789");
+    EQ_STR(arena_printf(a, "%s page %zu, 100%%", "list", (size_t)2), "list page 2, 100%");
+    EQ_STR(arena_printf(a, "%.2s|%5s", "abc", "d"), "ab|    d");
     arena_free(a);
     arena_free(NULL);
 }
