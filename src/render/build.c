@@ -62,6 +62,48 @@ static void finish_cache(build_session *bs, diag_list *d)
     }
 }
 
+struct build_kept {
+    tpl_loader *l;     /* the templates parsed so far, or NULL */
+    arena *a;          /* the strings' */
+    bool strings;      /* loaded: */
+    tpl_map *strings_tab, *strings_en;
+    const char *strings_lang;
+};
+
+build_kept *build_kept_new(void) { return xcalloc(1, sizeof(build_kept)); }
+
+void build_kept_free(build_kept *k)
+{
+    if (!k)
+        return;
+    tpl_loader_free(k->l);
+    arena_free(k->a);
+    free(k);
+}
+
+/* The theme strings into s: loaded, or the ones a build_kept keeps. */
+static void load_strings(build_session *bs, site *s, diag_list *d)
+{
+    build_kept *k = bs->kept;
+    if (!k) {
+        site_load_strings(s, &bs->strings_warned, d);
+        return;
+    }
+    if (!k->strings) { /* loaded into the kept arena */
+        arena *run = s->a;
+        k->a = s->a = arena_new();
+        site_load_strings(s, &bs->strings_warned, d);
+        s->a = run;
+        k->strings = true;
+        k->strings_tab = s->strings;
+        k->strings_en = s->strings_en;
+        k->strings_lang = arena_strdup(k->a, s->strings_lang);
+    }
+    s->strings = k->strings_tab;
+    s->strings_en = k->strings_en;
+    s->strings_lang = k->strings_lang;
+}
+
 bool render_run(build_session *bs, diag_list *d, build_stats *st)
 {
     const build_options *o = &bs->o;
@@ -92,7 +134,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         goto done;
     s.cfg.markdown.math = site_math_render;
     s.cfg.markdown.math_ctx = &bs->math;
-    site_load_strings(&s, &bs->strings_warned, d);
+    load_strings(bs, &s, d);
     s.cfg.markdown.label_table = site_string(&s, "table");
     s.cfg.markdown.label_math = site_string(&s, "formula");
     /* the templates: shortcodes render while the Markdown is written */
@@ -103,10 +145,11 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     buf_release(&theme_t);
     const char *dirs[2] = { tdir, thdir };
     /* a caller that builds one site again and again keeps the parsed
-     * templates (build_site_keeping_templates) */
-    tpl_loader *l = bs->templates && *bs->templates ? *bs->templates : tpl_loader_new(dirs, 2, true);
-    if (bs->templates)
-        *bs->templates = l;
+     * templates (build_site_kept) */
+    build_kept *k = bs->kept;
+    tpl_loader *l = k && k->l ? k->l : tpl_loader_new(dirs, 2, true);
+    if (k)
+        k->l = l;
     site_load_data(&s, d);
     render_shortcodes *sc = render_shortcodes_new(&s, l, s.data);
     s.shortcodes = render_shortcodes_hooks(sc);
@@ -238,7 +281,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         free(c.deps);
         free(jv);
         render_shortcodes_free(sc);
-        if (!bs->templates)
+        if (!k)
             tpl_loader_free(l);
         free(tdir);
         free(thdir);
@@ -246,7 +289,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     goto done;
 drop_templates:
     render_shortcodes_free(sc);
-    if (!bs->templates)
+    if (!k)
         tpl_loader_free(l);
     free(tdir);
     free(thdir);
@@ -277,11 +320,10 @@ bool build_site(const build_options *o, diag_list *d, build_stats *st)
     return ok;
 }
 
-bool build_site_keeping_templates(const build_options *o, tpl_loader **templates, diag_list *d,
-                                  build_stats *st)
+bool build_site_kept(const build_options *o, build_kept *k, diag_list *d, build_stats *st)
 {
     build_session *s = build_session_new(o);
-    s->templates = templates; /* a one-shot build keeps no model: only *templates holds them */
+    s->kept = k; /* a one-shot build keeps no model: only k holds its templates */
     render_math_stats(s, true, NULL);
     bool ok = render_run(s, d, st);
     render_math_stats(s, false, st);

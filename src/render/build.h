@@ -62,14 +62,16 @@ bool build_site(const build_options *o, diag_list *d, build_stats *st);
 
 /* build_site for a caller that builds one site many times over while only
  * its pages change (the page pipeline's fuzz target, thousands of builds a
- * second): the first call parses the templates as they are needed and
- * leaves them in *templates (NULL at first), later calls use and add to
- * them instead of parsing every template again. The site's templates/,
- * theme and site.yaml's `theme` must not change between the calls, or the
- * build uses stale templates. Free them with tpl_loader_free. */
-typedef struct tpl_loader tpl_loader;
-bool build_site_keeping_templates(const build_options *o, tpl_loader **templates, diag_list *d,
-                                  build_stats *st);
+ * second): a build_kept keeps what depends on the theme alone — the
+ * templates, parsed as builds need them, and the theme strings, loaded by
+ * the first build (which alone reports problems with them) — so later
+ * builds do not parse them again. The site's templates/, theme, i18n/ and
+ * site.yaml's `theme` and `language` must not change between the builds,
+ * or they use stale ones. */
+typedef struct build_kept build_kept;
+build_kept *build_kept_new(void);
+void build_kept_free(build_kept *k);
+bool build_site_kept(const build_options *o, build_kept *k, diag_list *d, build_stats *st);
 
 /* A build that keeps the parsed site in memory between runs (`sheaf serve`).
  * The options are copied. The first run is a full build; each later run is

@@ -124,7 +124,7 @@ struct build_session {
     bool strings_warned;        /* "no theme strings for language" was said once */
     render_sink sink;           /* a run for the check: its outputs go here */
     void *sink_ctx;
-    tpl_loader **templates;     /* build_site_keeping_templates: the caller's, or NULL */
+    build_kept *kept;           /* build_site_kept: the caller's, or NULL */
 };
 
 void render_last_run_free(last_run *r);
