@@ -472,9 +472,8 @@ void site_citation_values(site *s, tpl_map *site_map)
     free(sorted);
 }
 
-void site_page_citation_values(site *s, const page *p, tpl_map *m)
+void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m)
 {
-    arena *a = s->a;
     size_t n = p->md.ncites;
     tpl_list *keys = tpl_list_new(a, n);
     tpl_map **refs = xcalloc(n + 1, sizeof *refs);

@@ -1015,14 +1015,18 @@ static bool claim(site *s, outputs *o, const char *path, const char *who, diag_l
     return true;
 }
 
-const char *site_url(const site *s, const char *path)
+const char *site_url(const site *s, const char *path) { return site_url_in(s, s->a, path); }
+
+const char *site_url_in(const site *s, arena *a, const char *path)
 {
-    return arena_printf(s->a, "%s%s", s->cfg.base_path, path);
+    return arena_printf(a, "%s%s", s->cfg.base_path, path);
 }
 
-const char *site_permalink(const site *s, const char *path)
+const char *site_permalink(const site *s, const char *path) { return site_permalink_in(s, s->a, path); }
+
+const char *site_permalink_in(const site *s, arena *a, const char *path)
 {
-    return arena_printf(s->a, "%s%s", s->cfg.base_url, path);
+    return arena_printf(a, "%s%s", s->cfg.base_url, path);
 }
 
 bool site_assign_paths(site *s, diag_list *d)

@@ -48,14 +48,14 @@ static tpl_value str_v(const char *s) { return tpl_str(s ? s : ""); }
 
 static tpl_value safe_v(const char *s, size_t n) { return tpl_safe_strn(s ? s : "", s ? n : 0); }
 
-/* {title, url, date} for prev/next and backlinks */
-static tpl_map *page_ref(site *s, const page *p)
+/* {title, url, date} for prev/next and backlinks, in a */
+static tpl_map *page_ref(site *s, arena *a, const page *p)
 {
-    tpl_map *m = tpl_map_new(s->a, 4);
-    tpl_map_set_str(s->a, m, "title", str_v(p->title));
-    tpl_map_set_str(s->a, m, "url", str_v(site_url(s, p->path)));
+    tpl_map *m = tpl_map_new(a, 4);
+    tpl_map_set_str(a, m, "title", str_v(p->title));
+    tpl_map_set_str(a, m, "url", str_v(site_url_in(s, a, p->path)));
     if (p->has_date)
-        tpl_map_set_str(s->a, m, "date", site_date_value(&p->date));
+        tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     m->owner = SITE_REF_OWNER | site_page_owner(p);
     return m;
 }
@@ -113,7 +113,7 @@ size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_change
     return n;
 }
 
-static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, int parent)
+static tpl_value toc_build(arena *a, const md_heading *h, size_t *i, size_t n, int parent)
 {
     /* the children are the headings up to the next one at parent's level */
     size_t room = 0;
@@ -124,14 +124,14 @@ static tpl_value toc_build(site *s, const md_heading *h, size_t *i, size_t n, in
     while (*i < n && h[*i].level > parent) {
         const md_heading *x = &h[*i];
         (*i)++;
-        tpl_map *m = tpl_map_new(s->a, 4);
-        tpl_map_set_str(s->a, m, "level", tpl_int(x->level));
-        tpl_map_set_str(s->a, m, "id", str_v(x->id));
-        tpl_map_set_str(s->a, m, "title", str_v(x->title));
-        tpl_map_set_str(s->a, m, "children", toc_build(s, h, i, n, x->level));
+        tpl_map *m = tpl_map_new(a, 4);
+        tpl_map_set_str(a, m, "level", tpl_int(x->level));
+        tpl_map_set_str(a, m, "id", str_v(x->id));
+        tpl_map_set_str(a, m, "title", str_v(x->title));
+        tpl_map_set_str(a, m, "children", toc_build(a, h, i, n, x->level));
         tmp[k++] = tpl_map_value(m);
     }
-    tpl_list *l = tpl_list_new(s->a, k);
+    tpl_list *l = tpl_list_new(a, k);
     if (k)
         memcpy(l->items, tmp, k * sizeof *tmp);
     free(tmp);
@@ -163,9 +163,8 @@ int64_t site_reading_time(size_t words, size_t cjk)
 static const char *const body_keys[SITE_BODY_FIELDS] = { "content", "summary", "has_more", "toc",
                                                          "word_count", "reading_time" };
 
-static void body_values(site *s, const page *p, tpl_value v[SITE_BODY_FIELDS])
+static void body_values(arena *a, const page *p, tpl_value v[SITE_BODY_FIELDS])
 {
-    arena *a = s->a;
     v[0] = safe_v(p->md.html, p->md.html_len);
     if (p->summary_text) {
         buf b = BUF_INIT;
@@ -186,7 +185,7 @@ static void body_values(site *s, const page *p, tpl_value v[SITE_BODY_FIELDS])
     }
     v[2] = tpl_bool(p->md.has_more);
     size_t hi = 0;
-    v[3] = toc_build(s, p->md.headings, &hi, p->md.nheadings, 0);
+    v[3] = toc_build(a, p->md.headings, &hi, p->md.nheadings, 0);
     v[4] = tpl_int((int64_t)p->md.word_count);
     v[5] = tpl_int(site_reading_time(p->md.word_count, p->md.cjk_count));
 }
@@ -194,7 +193,7 @@ static void body_values(site *s, const page *p, tpl_value v[SITE_BODY_FIELDS])
 size_t site_update_body_fields(site *s, page *p, long *changed)
 {
     tpl_value v[SITE_BODY_FIELDS];
-    body_values(s, p, v);
+    body_values(s->a, p, v);
     size_t n = 0;
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++) {
         long at = tpl_map_find(p->value, body_keys[i]);
@@ -218,10 +217,9 @@ static const char *term_key(buf *b, size_t tax, const char *slug)
     return b->data;
 }
 
-static tpl_value term_refs(site *s, const char *const *names, size_t n, size_t tax, strmap *term_index,
-                           buf *key)
+static tpl_value term_refs(site *s, arena *a, const char *const *names, size_t n, size_t tax,
+                           const strmap *term_index, buf *key)
 {
-    arena *a = s->a;
     tpl_list *l = tpl_list_new(a, n);
     for (size_t i = 0; i < n; i++) {
         const char *slug = site_tag_slug(a, names[i]);
@@ -231,15 +229,14 @@ static tpl_value term_refs(site *s, const char *const *names, size_t n, size_t t
         tpl_map_set_str(a, tm, "name", str_v(names[i]));
         tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : slug));
         if (t)
-            tpl_map_set_str(a, tm, "url", str_v(site_url(s, t->path)));
+            tpl_map_set_str(a, tm, "url", str_v(site_url_in(s, a, t->path)));
         l->items[i] = tpl_map_value(tm);
     }
     return tpl_list_value(l);
 }
 
-static void page_value(site *s, page *p, strmap *term_index)
+static void page_value(site *s, arena *a, page *p, const strmap *term_index)
 {
-    arena *a = s->a;
     tpl_map *m = tpl_map_new(a, 24);
     tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
     if (p->section >= 0)
@@ -250,8 +247,8 @@ static void page_value(site *s, page *p, strmap *term_index)
         tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     if (p->has_updated)
         tpl_map_set_str(a, m, "updated", site_date_value(&p->updated));
-    tpl_map_set_str(a, m, "url", str_v(site_url(s, p->path)));
-    tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, p->path)));
+    tpl_map_set_str(a, m, "url", str_v(site_url_in(s, a, p->path)));
+    tpl_map_set_str(a, m, "permalink", str_v(site_permalink_in(s, a, p->path)));
     /* slug: the last part of the path */
     size_t pl = strlen(p->path);
     const char *end = p->path + (pl && p->path[pl - 1] == '/' ? pl - 1 : pl);
@@ -265,35 +262,35 @@ static void page_value(site *s, page *p, strmap *term_index)
     tpl_map *tx = tpl_map_new(a, s->ntaxonomies + 1);
     tpl_value tags = tpl_undefined();
     for (size_t t = 0; t < s->ntaxonomies; t++) {
-        tpl_value l = term_refs(s, p->terms[t], p->nterms[t], t, term_index, &key);
+        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, term_index, &key);
         tpl_map_set_str(a, tx, s->taxonomies[t].name, l);
         if (!strcmp(s->taxonomies[t].name, "tags"))
             tags = l;
     }
     if (tags.kind == TPL_UNDEFINED)
-        tags = term_refs(s, p->tags, p->ntags, (size_t)-1, term_index, &key);
+        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, term_index, &key);
     buf_release(&key);
     tpl_map_seal(a, tx);
     tpl_map_set_str(a, m, "tags", tags);
     tpl_map_set_str(a, m, "taxonomies", tpl_map_value(tx));
     tpl_value body[SITE_BODY_FIELDS];
-    body_values(s, p, body);
+    body_values(a, p, body);
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
         tpl_map_set_str(a, m, body_keys[i], body[i]);
     if (p->prev >= 0)
-        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, &s->pages[p->prev])));
+        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev])));
     if (p->next >= 0)
-        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, &s->pages[p->next])));
+        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, a, &s->pages[p->next])));
     tpl_list *bl = tpl_list_new(a, p->nbacklinks);
     for (size_t i = 0; i < p->nbacklinks; i++) {
-        tpl_map *r = page_ref(s, &s->pages[p->backlinks[i]]);
+        tpl_map *r = page_ref(s, a, &s->pages[p->backlinks[i]]);
         tpl_map_set_str(a, r, "text", str_v(p->backlink_text[i]));
         bl->items[i] = tpl_map_value(r);
     }
     tpl_map_set_str(a, m, "backlinks", tpl_list_value(bl));
     tpl_list *rel = tpl_list_new(a, p->nrelated);
     for (size_t i = 0; i < p->nrelated; i++) {
-        tpl_map *r = page_ref(s, &s->pages[p->related[i]]);
+        tpl_map *r = page_ref(s, a, &s->pages[p->related[i]]);
         tpl_map_set_str(a, r, "shared", tpl_int(p->related_shared[i]));
         rel->items[i] = tpl_map_value(r);
     }
@@ -301,10 +298,26 @@ static void page_value(site *s, page *p, strmap *term_index)
     tpl_map_set_str(a, m, "params", p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(a, 0)));
     tpl_map_set_str(a, m, "source", str_v(p->src));
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
-    site_page_citation_values(s, p, m);
+    site_page_citation_values(s, a, p, m);
     tpl_map_seal(a, m);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;
+}
+
+/* The page values are made in parallel, each in its worker's arena (which
+ * lives as long as the site): page_value reads the site and other pages,
+ * and writes only its own page. */
+typedef struct value_jobs {
+    site *s;
+    const strmap *term_index;
+    int *order; /* the pages to make values for */
+    size_t n;
+} value_jobs;
+
+static void value_job(void *ctx, size_t i, int worker)
+{
+    value_jobs *c = ctx;
+    page_value(c->s, c->s->wa[worker], &c->s->pages[c->order[i]], c->term_index);
 }
 
 /* The terms of every taxonomy (s->terms, s->taxonomies, s->tags), each
@@ -593,13 +606,18 @@ void site_build_model(site *s)
 
     tpl_map *sm = tpl_map_new(a, 20);
     site_citation_values(s, sm); /* before the pages: their bibliographies */
+    /* every page's value, in parallel: posts, pages, the _index.md of the
+     * home page and of sections */
+    value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0 };
     for (size_t k = 0; k < np; k++)
-        page_value(s, &s->pages[s->posts[k]], term_index);
+        vj.order[vj.n++] = s->posts[k];
     for (size_t k = 0; k < nplain; k++)
-        page_value(s, &s->pages[s->plain[k]], term_index);
-    for (size_t i = 0; i < s->npages; i++) /* the _index.md of the home page, of sections */
+        vj.order[vj.n++] = s->plain[k];
+    for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].is_index && s->pages[i].path && !s->pages[i].failed)
-            page_value(s, &s->pages[i], term_index);
+            vj.order[vj.n++] = (int)i;
+    site_parallel(vj.n, s->nwa, value_job, &vj);
+    free(vj.order);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)

@@ -405,8 +405,9 @@ void site_check_citations(site *s, diag_list *d);
 /* Template values: every entry's (s->entry_values, site.bibliography) and
  * each paper's. Part of site_build_model. */
 void site_citation_values(site *s, tpl_map *site_map);
-/* A page's `citations` (keys, in order) and `bibliography` (entries). */
-void site_page_citation_values(site *s, const page *p, tpl_map *m);
+/* A page's `citations` (keys, in order) and `bibliography` (entries),
+ * made in a (any thread: reads the site only). */
+void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m);
 
 /* Source bytes kept between the runs of a build session (`sheaf serve`).
  * A lookup stats the file and uses the kept bytes only when its size, mtime
@@ -550,8 +551,10 @@ int site_lookup(const site *s, const char *content_rel, int *file);
 
 /* A date as templates see it. */
 tpl_value site_date_value(const sheaf_date *d);
-/* The URL templates see for an output path: base path + path. */
+/* The URL templates see for an output path: base path + path, in the
+ * site's arena (site_url_in: in a, for other threads). */
 const char *site_url(const site *s, const char *path);
+const char *site_url_in(const site *s, arena *a, const char *path);
 /* The file a page's (or any output's) path is written to, in a:
  * "posts/a/" → "posts/a/index.html", "old.html" as is (outpath_file). */
 const char *site_output_file(arena *a, const char *path);
@@ -562,7 +565,10 @@ tpl_value site_page_head_value(const site *s, const page *p, arena *a);
 /* What a shortcode sees of the site: the configuration's values (title,
  * description, base_url, base_path, author, language, params), in `a`. */
 tpl_map *site_config_value(const site *s, arena *a); /* not sealed: the caller adds to it */
+/* The absolute URL of an output path: base URL + path (site_permalink_in:
+ * in a). */
 const char *site_permalink(const site *s, const char *path);
+const char *site_permalink_in(const site *s, arena *a, const char *path);
 
 /* Runs fn(i, worker) for i in [0, n) on `jobs` threads (0: one per core). */
 void site_parallel(size_t n, int jobs, void (*fn)(void *ctx, size_t i, int worker), void *ctx);
