@@ -235,27 +235,40 @@ static tpl_value term_refs(site *s, arena *a, const char *const *names, size_t n
     return tpl_list_value(l);
 }
 
-static void page_value(site *s, arena *a, page *p, const strmap *term_index)
+void site_page_head_fields(const site *s, const page *p, arena *a, tpl_map *m)
 {
-    tpl_map *m = tpl_map_new(a, 24);
-    tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
-    if (p->section >= 0)
-        tpl_map_set_str(a, m, "section", str_v(s->sections[p->section].name));
     tpl_map_set_str(a, m, "title", str_v(p->title));
     tpl_map_set_str(a, m, "description", str_v(p->description));
     if (p->has_date)
         tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     if (p->has_updated)
         tpl_map_set_str(a, m, "updated", site_date_value(&p->updated));
-    tpl_map_set_str(a, m, "url", str_v(site_url_in(s, a, p->path)));
-    tpl_map_set_str(a, m, "permalink", str_v(site_permalink_in(s, a, p->path)));
+    const char *path = p->path ? p->path : "";
+    tpl_map_set_str(a, m, "url", str_v(site_url_in(s, a, path)));
+    tpl_map_set_str(a, m, "permalink", str_v(site_permalink_in(s, a, path)));
     /* slug: the last part of the path */
-    size_t pl = strlen(p->path);
-    const char *end = p->path + (pl && p->path[pl - 1] == '/' ? pl - 1 : pl);
+    size_t pl = strlen(path);
+    const char *end = path + (pl && path[pl - 1] == '/' ? pl - 1 : pl);
     const char *st = end;
-    while (st > p->path && st[-1] != '/')
+    while (st > path && st[-1] != '/')
         st--;
     tpl_map_set_str(a, m, "slug", tpl_str_copy(a, st, (size_t)(end - st)));
+}
+
+void site_page_tail_fields(const page *p, arena *a, tpl_map *m)
+{
+    tpl_map_set_str(a, m, "params", p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(a, 0)));
+    tpl_map_set_str(a, m, "source", str_v(p->src));
+    tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
+}
+
+static void page_value(site *s, arena *a, page *p, const strmap *term_index)
+{
+    tpl_map *m = tpl_map_new(a, 24);
+    tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
+    if (p->section >= 0)
+        tpl_map_set_str(a, m, "section", str_v(s->sections[p->section].name));
+    site_page_head_fields(s, p, a, m);
     /* each taxonomy's terms {name, slug, url}; page.tags even when tags is
      * not a taxonomy (then without url) */
     buf key = BUF_INIT;
@@ -295,9 +308,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index)
         rel->items[i] = tpl_map_value(r);
     }
     tpl_map_set_str(a, m, "related", tpl_list_value(rel));
-    tpl_map_set_str(a, m, "params", p->fm.kind == TPL_MAP ? p->fm : tpl_map_value(tpl_map_new(a, 0)));
-    tpl_map_set_str(a, m, "source", str_v(p->src));
-    tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
+    site_page_tail_fields(p, a, m);
     site_page_citation_values(s, a, p, m);
     tpl_map_seal(a, m);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
@@ -508,7 +519,7 @@ static void taxonomy_value(site *s, taxonomy_info *x)
             tp->items[k] = tpl_map_value(s->pages[t->posts[k]].value);
         tpl_map_set_str(a, m, "posts", tpl_list_value(tp));
         tpl_map_set_str(a, m, "count", tpl_int((int64_t)t->nposts));
-        tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%s", s->cfg.base_path, site_feed_file(a, t->path))));
+        tpl_map_set_str(a, m, "feed_url", str_v(site_url_in(s, a, site_feed_file(a, t->path))));
         tpl_map_set_str(a, m, "taxonomy", str_v(x->name));
         t->value = m;
         terms->items[i] = tpl_map_value(m);
@@ -531,7 +542,7 @@ static void taxonomy_value(site *s, taxonomy_info *x)
     tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, x->path)));
     if (x->n) /* the feed of its terms is written once it has some */
         tpl_map_set_str(a, m, "feed_url",
-                        str_v(arena_printf(a, "%s%s", s->cfg.base_path, site_feed_file(a, x->path))));
+                        str_v(site_url_in(s, a, site_feed_file(a, x->path))));
     tpl_map_set_str(a, m, "terms", tpl_list_value(terms));
     tpl_map_set_str(a, m, "count", tpl_int((int64_t)x->n));
     tpl_map_seal(a, m);
@@ -548,7 +559,7 @@ static void section_value(site *s, section_info *sec)
     tpl_map_set_str(a, m, "title", str_v(sec->title));
     tpl_map_set_str(a, m, "url", str_v(site_url(s, sec->path)));
     tpl_map_set_str(a, m, "permalink", str_v(site_permalink(s, sec->path)));
-    tpl_map_set_str(a, m, "feed_url", str_v(arena_printf(a, "%s%s", s->cfg.base_path, site_feed_file(a, sec->path))));
+    tpl_map_set_str(a, m, "feed_url", str_v(site_url_in(s, a, site_feed_file(a, sec->path))));
     tpl_list *l = tpl_list_new(a, sec->nposts);
     for (size_t k = 0; k < sec->nposts; k++)
         l->items[k] = tpl_map_value(s->pages[sec->posts[k]].value);

@@ -558,6 +558,12 @@ const char *site_url_in(const site *s, arena *a, const char *path);
 /* The file a page's (or any output's) path is written to, in a:
  * "posts/a/" → "posts/a/index.html", "old.html" as is (outpath_file). */
 const char *site_output_file(arena *a, const char *path);
+/* The fields of a page's value from its front matter and its place, in
+ * this order: title, description, date, updated, url, permalink, slug
+ * (site_page_head_fields); params, source, draft (site_page_tail_fields).
+ * The model's page value and the one a shortcode sees share them. */
+void site_page_head_fields(const site *s, const page *p, arena *a, tpl_map *m);
+void site_page_tail_fields(const page *p, arena *a, tpl_map *m);
 /* What a shortcode sees of page p while its Markdown is written: the
  * front-matter fields (kind, title, description, date, updated, url,
  * permalink, slug, tags as names, params, source, draft), in `a`. */
