@@ -704,18 +704,23 @@ static void write_report(imp *m, buf *r, long aliases)
     buf_puts(r, "\nNext: `sheaf build -s DEST` (or `sheaf serve -s DEST`), and fix what it reports.\n");
     /* the section holding the most posts, when it is not posts/ (Hugo's
      * content/post/): where new ones go */
-    const char *sec = NULL;
-    size_t best = 0;
+    const char **names = NULL, *sec = NULL;
+    size_t *counts = NULL, nsec = 0, capn = 0, capc = 0, best = 0;
     for (size_t i = 0; i < m->npages; i++) {
         const char *d = m->pages[i]->dest_rel + strlen("content/");
-        size_t n = strcspn(d, "/"), count = 0;
+        size_t n = strcspn(d, "/"), k = 0;
         if (!m->pages[i]->post || !d[n])
             continue;
-        for (size_t k = 0; k < m->npages; k++)
-            count += m->pages[k]->post && !strncmp(m->pages[k]->dest_rel + strlen("content/"), d, n + 1);
-        if (count > best) {
-            best = count;
-            sec = arena_strndup(m->a, d, n);
+        while (k < nsec && (strlen(names[k]) != n || strncmp(names[k], d, n)))
+            k++; /* a site has few sections */
+        if (k == nsec) {
+            VEC_PUSH_IN(m->a, names, nsec, capn, 4, arena_strndup(m->a, d, n));
+            size_t nc = nsec - 1;
+            VEC_PUSH_IN(m->a, counts, nc, capc, 4, 0);
+        }
+        if (++counts[k] > best) {
+            best = counts[k];
+            sec = names[k];
         }
     }
     if (sec && strcmp(sec, "posts"))
