@@ -369,6 +369,8 @@ static void settings(hg *h, const char *file, const tpl_map *c)
      * feed (the site's, a section's, a term's, a taxonomy's of its terms)
      * there too */
     m->feed_copy = "index.xml";
+    /* a paginated list of Hugo's also answers at <list>/page/1/ */
+    m->first_page_alias = true;
 }
 
 bool import_hugo_collect(imp *m)

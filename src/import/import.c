@@ -688,6 +688,9 @@ static void write_report(imp *m, buf *r, long aliases)
                    "also written as %s beside its atom.xml (`feed_copies:` in site.yaml), where the old feeds "
                    "were\n",
                    m->feed_copy);
+    if (m->first_page_alias)
+        buf_puts(r, "- every list (the home page, each section's, each term's) also answers at page/1/ with a "
+                    "redirect (`first_page_alias:` in site.yaml), as the old site's paginated lists did\n");
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
@@ -747,6 +750,8 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
             buf_puts(&m.site_yaml, m.feed_copy);
             buf_puts(&m.site_yaml, "]\n");
         }
+        if (m.first_page_alias)
+            buf_puts(&m.site_yaml, "# every list also at <list>/page/1/, as the old site's\nfirst_page_alias: true\n");
         if (m.feed_url) {
             /* the old feed's path keeps serving the feed: an Atom copy */
             buf_puts(&m.site_yaml, "# the old feed's address, written as sheaf's Atom feed is\noutputs:\n");

@@ -69,6 +69,7 @@ typedef struct imp {
     buf site_yaml;         /* the site.yaml written */
     const char *feed_url;  /* the old feed ("/feed.xml"), or NULL */
     const char *feed_copy; /* every list's old feed file ("index.xml": Hugo's), or NULL */
+    bool first_page_alias; /* every list also answers at page/1/ (Hugo's) */
     const char *base_url;  /* the old site's absolute base ("https://x.org/sub/"), or NULL */
     const char *base_path; /* its path ("/sub/"), "/" by default */
     /* counts for the report */

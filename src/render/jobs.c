@@ -97,6 +97,19 @@ static void emit(render_ctx *c, const char *rel, const void *data, size_t len, d
         output_put(c->out, rel, data, len, d);
 }
 
+/* A redirect page at rel to the absolute url: an alias, a list's page/1/. */
+static void redirect(render_ctx *c, const char *rel, const char *url, diag_list *d)
+{
+    buf b = BUF_INIT;
+    buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
+                   "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
+                   "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
+                   "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
+               c->s->cfg.language, url, url, url, url);
+    emit(c, rel, b.data, b.len, d);
+    buf_release(&b);
+}
+
 /* Runs one job: picks the template, the output path and the variables of
  * its kind (a page, a home page, a tag page, a generated output, an alias),
  * renders into the worker's scratch arena a and writes the result (or
@@ -109,6 +122,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     tpl_map_set_str(a, vars, "site", s->site_value);
     const char *tname = NULL, *out_rel = NULL, *context = NULL;
     const char *feed_dir = NULL; /* a feed's folder: its copies are written too */
+    const char *list_dir = NULL; /* a list's first page: its page/1/ alias too */
     switch (j->kind) {
     case J_PAGE: {
         page *p = &s->pages[j->a];
@@ -149,6 +163,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tname = g->template;
         out_rel = arena_printf(a, "%sindex.html", path);
         context = k > 1 ? arena_printf(a, "%s, page %zu", g->context, k) : g->context;
+        list_dir = k == 1 ? path : NULL;
         break;
     }
     case J_SECTION: {
@@ -163,6 +178,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = "section.html";
         out_rel = arena_printf(a, "%sindex.html", path);
+        list_dir = k == 1 ? path : NULL;
         context = k > 1 ? arena_printf(a, "the list of section '%s', page %zu", sec->name, k)
                         : arena_printf(a, "the list of section '%s'", sec->name);
         break;
@@ -193,6 +209,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = tag ? "tag.html" : "term.html";
         out_rel = arena_printf(a, "%sindex.html", path);
+        list_dir = k == 1 ? path : NULL;
         context = tag ? arena_printf(a, "the page of tag '%s'", t->name)
                       : arena_printf(a, "the page of %s term '%s'", x->name, t->name);
         if (k > 1)
@@ -292,15 +309,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     case J_ALIAS: {
         page *p = &s->pages[j->a];
         out_rel = site_alias_output(a, p->aliases[j->b]);
-        const char *url = arena_printf(a, "%s%s", s->cfg.base_url, p->path); /* not s->a: other threads */
-        buf b = BUF_INIT;
-        buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
-                       "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
-                       "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
-                       "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
-                   s->cfg.language, url, url, url, url);
-        emit(c, out_rel, b.data, b.len, d);
-        buf_release(&b);
+        redirect(c, out_rel, arena_printf(a, "%s%s", s->cfg.base_url, p->path), d); /* not s->a: other threads */
         return;
     }
     case J_FILE: {
@@ -335,6 +344,9 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         size_t nfiles = feed_dir ? site_feed_files(s, a, feed_dir, files) : 0;
         for (size_t i = 1; i < nfiles; i++) /* files[0] is out_rel */
             emit(c, files[i], out.data, out.len, d);
+        const char *first = list_dir ? site_first_page_alias(s, a, list_dir) : NULL;
+        if (first)
+            redirect(c, first, arena_printf(a, "%s%s", s->cfg.base_url, list_dir), d);
     }
     diag_move(d, td);
     diag_list_free(td);

@@ -262,6 +262,7 @@ static const key_def config_keys[] = {
     { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),
       .want = "a string (an emoji, one to three letters, or a file in static/)", .str_default = "" },
     { .name = "search", .type = KEY_BOOL, .at = AT(search), .want = "true or false", .num_default = 1 },
+    { .name = "first_page_alias", .type = KEY_BOOL, .at = AT(first_page_alias), .want = "true or false" },
     { .name = "citation_style", .type = KEY_WORD, .at = AT(citations_numeric),
       .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
 };

@@ -40,6 +40,17 @@ bool site_generated_on(const site *s, size_t g)
     }
 }
 
+/* The folder of page k of a list at base: base/page/k/. */
+static const char *page_dir(arena *a, const char *base, size_t k)
+{
+    return arena_printf(a, "%spage/%zu/", base, k);
+}
+
+const char *site_first_page_alias(const site *s, arena *a, const char *base)
+{
+    return s->cfg.first_page_alias ? arena_printf(a, "%sindex.html", page_dir(a, base, 1)) : NULL;
+}
+
 const char *site_feed_file(arena *a, const char *dir) { return arena_printf(a, "%satom.xml", dir); }
 
 size_t site_feed_files(const site *s, arena *a, const char *dir, const char **out)
@@ -59,7 +70,7 @@ size_t site_list_pages(const site *s, size_t n)
 
 const char *site_list_path(arena *a, const char *base, size_t k)
 {
-    return k <= 1 ? base : arena_printf(a, "%spage/%zu/", base, k);
+    return k <= 1 ? base : page_dir(a, base, k);
 }
 
 size_t site_index_pages(const site *s)

@@ -345,8 +345,13 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     size_t nfeeds = site_feed_files(s, s->a, "", feeds);
     for (size_t f = 1; f < nfeeds; f++) /* the site feed's copies (atom.xml is generated) */
         strmap_put(outputs, feeds[f], 0);
+    const char *first = site_first_page_alias(s, s->a, ""); /* every list's page/1/ */
+    if (first)
+        strmap_put(outputs, first, 0);
     for (size_t i = 0; i < s->nsections; i++) {
         strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->sections[i].path), 0);
+        if ((first = site_first_page_alias(s, s->a, s->sections[i].path)))
+            strmap_put(outputs, first, 0);
         nfeeds = site_feed_files(s, s->a, s->sections[i].path, feeds);
         for (size_t f = 0; f < nfeeds; f++)
             strmap_put(outputs, feeds[f], 0);
@@ -359,6 +364,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
             for (size_t k = 0; k < p->nterms[t]; k++) {
                 const char *slug = site_tag_slug(s->a, p->terms[t][k]);
                 strmap_put(outputs, arena_printf(s->a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
+                first = site_first_page_alias(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug));
+                if (first)
+                    strmap_put(outputs, first, 0);
                 nfeeds = site_feed_files(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug), feeds);
                 for (size_t f = 0; f < nfeeds; f++)
                     strmap_put(outputs, feeds[f], 0);

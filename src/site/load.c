@@ -1188,8 +1188,11 @@ static void claim_list(site *s, strmap *gen, claimant **all, size_t *nall, size_
         strmap_put(gen, out, 0);
         add_claimant(all, nall, capall, out, NULL, 0, 0);
     }
-    const char *feeds[1 + SITE_MAX_FEED_COPIES];
+    const char *feeds[2 + SITE_MAX_FEED_COPIES];
     size_t nfeeds = site_feed_files(s, s->a, path, feeds);
+    const char *first = site_first_page_alias(s, s->a, path);
+    if (first) /* with the feed's files: one more output of the list */
+        feeds[nfeeds++] = first;
     for (size_t f = 0; f < nfeeds; f++) {
         strmap_put(gen, feeds[f], 0);
         add_claimant(all, nall, capall, feeds[f], NULL, 0, 0);
@@ -1214,8 +1217,12 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         strmap_put(gen, feeds[i], 0);
         add_claimant(&all, &nall, &capall, feeds[i], NULL, 0, 0);
     }
-    for (size_t k = 2; k <= index_pages; k++) {
-        const char *out = arena_printf(s->a, "%sindex.html", site_index_path(s->a, k));
+    for (size_t k = 1; k <= index_pages; k++) {
+        /* page 1 is in site_generated_outputs; page/1/ only as an alias */
+        const char *out = k > 1 ? arena_printf(s->a, "%sindex.html", site_index_path(s->a, k))
+                                : site_first_page_alias(s, s->a, "");
+        if (!out)
+            continue;
         strmap_put(gen, out, 0);
         add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
     }

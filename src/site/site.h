@@ -79,6 +79,7 @@ typedef struct site_config {
     bool citations_numeric;    /* citation_style: numeric (else author-year) */
     const char *favicon;       /* as written; site_favicon decides */
     bool search;               /* write the search page and its index */
+    bool first_page_alias;     /* every list also at <list>/page/1/, a redirect (Hugo's) */
     permalink_rule *permalinks;
     size_t npermalinks;
     long related;            /* `related:` how many related posts a post lists (5) */
@@ -371,6 +372,10 @@ void site_favicon(site *s, diag_list *d);
  * drawn, search only with `search: true`, the tags index only when tags
  * are a taxonomy); papers are decided apart. */
 bool site_generated_on(const site *s, size_t g);
+/* Where a list whose first page is at `base` ("" for the home page,
+ * "notes/", "tags/go/") also answers with a redirect to it, as Hugo's do:
+ * base/page/1/index.html with `first_page_alias: true`, else NULL. In a. */
+const char *site_first_page_alias(const site *s, arena *a, const char *base);
 /* The files of the feed of folder `dir` ("" for the site's, "posts/",
  * "tags/go/"): dir/atom.xml, then dir/<name> for each of site.yaml's
  * `feed_copies:` (an old generator's feed path, e.g. Hugo's index.xml, kept

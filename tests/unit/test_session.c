@@ -261,7 +261,8 @@ TEST(sections_incremental)
 {
     snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
     OK(mkdtemp(root) != NULL);
-    put("site", "site.yaml", "title: Sectioned\npaginate: 1\ntaxonomies: [tags, categories, series]\n");
+    put("site", "site.yaml", "title: Sectioned\npaginate: 1\ntaxonomies: [tags, categories, series]\n"
+                             "first_page_alias: true\nfeed_copies: [index.xml]\n");
     put("site", "content/_index.md", "---\ntitle: Home\n---\nHello.\n");
     put("site", "content/notes/_index.md", "---\ntitle: Notes\n---\nIntro one.\n");
     put("site", "content/notes/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst.\n");
@@ -278,6 +279,8 @@ TEST(sections_incremental)
     OK(build_session_run(s, NULL, 0, d, &full));
     EQ_INT(diag_count(d), 0);
     OK(same_as_fresh(site, out));
+    OK(file_has("out/notes/page/1/index.html", "<meta http-equiv=\"refresh\""));
+    OK(file_has("out/tags/index.xml", "<entry>\n<title>x</title>"));
 
     const char *idx[] = { "content/notes/_index.md" };
     put("site", idx[0], "---\ntitle: Field notes\n---\nIntro two.\n");
