@@ -407,12 +407,48 @@ void date_format(buf *out, const sheaf_date *d, const char *fmt)
     format_fields(out, &f, fmt);
 }
 
+static void two_digits(char *d, int v)
+{
+    d[0] = (char)('0' + v / 10);
+    d[1] = (char)('0' + v % 10);
+}
+
 void date_format_rfc3339(buf *out, const sheaf_date *d)
 {
     fields f;
     split(d, &f);
     if (!d->has_time)
         f.hour = f.min = f.sec = 0;
+    int32_t a = f.off < 0 ? -f.off : f.off;
+    if (f.year >= 0 && f.year <= 9999 && a < 100 * 60) {
+        /* what format_fields and put_offset write, digit by digit: every
+         * feed, list and post page asks for many of these */
+        char s[25];
+        two_digits(s, (int)(f.year / 100));
+        two_digits(s + 2, (int)(f.year % 100));
+        s[4] = '-';
+        two_digits(s + 5, f.mon);
+        s[7] = '-';
+        two_digits(s + 8, f.mday);
+        s[10] = 'T';
+        two_digits(s + 11, f.hour);
+        s[13] = ':';
+        two_digits(s + 14, f.min);
+        s[16] = ':';
+        two_digits(s + 17, f.sec);
+        size_t n = 19;
+        if (f.off == 0) {
+            s[n++] = 'Z';
+        } else {
+            s[n++] = f.off < 0 ? '-' : '+';
+            two_digits(s + n, a / 60);
+            s[n + 2] = ':';
+            two_digits(s + n + 3, a % 60);
+            n += 5;
+        }
+        buf_put(out, s, n);
+        return;
+    }
     format_fields(out, &f, "%Y-%m-%dT%H:%M:%S");
     if (f.off == 0)
         buf_putc(out, 'Z');

@@ -325,6 +325,19 @@ TEST(rfc3339)
     OK(parse("2024-03-18", &d));
     date_format_rfc3339(&b, &d);
     EQ_STR(b.data, "<updated>2024-03-18T00:00:00Z");
+    /* years of other than four digits, offsets of 100 hours or more */
+    sheaf_date far = { 253402300800 + 86400, 0, true, false }; /* 10000-01-02 */
+    buf_reset(&b);
+    date_format_rfc3339(&b, &far);
+    EQ_STR(b.data, "10000-01-02T00:00:00Z");
+    sheaf_date early = { -62135596800 + 86400 * 31 + 3661, 0, true, false }; /* 0001-02-01 */
+    buf_reset(&b);
+    date_format_rfc3339(&b, &early);
+    EQ_STR(b.data, "0001-02-01T01:01:01Z");
+    sheaf_date wide = { 0, 100 * 60 + 5, true, true };
+    buf_reset(&b);
+    date_format_rfc3339(&b, &wide);
+    EQ_STR(b.data, "1970-01-05T04:05:00+100:05");
     buf_release(&b);
 }
 
