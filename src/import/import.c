@@ -494,6 +494,16 @@ static long add_old_urls(imp *m, diag_list *d)
         if (k < 0)
             continue;
         const page *sp = &s.pages[k];
+        if (!sp->path) {
+            /* an _index.md that is no section's (Hugo's nested sections,
+             * a folder of undated pages): sheaf makes no list there */
+            import_note_add(m, p->src_rel, 0, 0,
+                            arena_printf(m->a, "a list of Hugo's (%s, and its feed)", p->old_url),
+                            "not kept: sheaf gives a list only to a section, a folder of dated posts "
+                            "directly under content/; this _index.md is not used (the build warns): move "
+                            "its text into a page, or its posts into a section of their own");
+            continue;
+        }
         const char *want = url_output(m, p->old_url);
         bool served = !strcmp(site_output_file(m->a, sp->path), want);
         for (size_t j = 0; j < sp->naliases && !served; j++)
