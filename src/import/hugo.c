@@ -403,6 +403,27 @@ bool import_hugo_collect(imp *m)
         diag_error(m->d, content, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
     }
+    /* an _index.md of a folder that will be no section in sheaf (no dated
+     * page in its top folder: docs/, docs/api/) becomes a page at the
+     * list's URL, its text kept; one inside a section stays (noted when read
+     * back: a section's folders have no list of their own) */
+    for (size_t i = 0; i < m->npages; i++) {
+        import_page *p = m->pages[i];
+        const char *d = p->dest_rel + strlen("content/");
+        size_t n = strlen(d), top = strcspn(d, "/");
+        if (n < 10 || strcmp(d + n - 10, "/_index.md") || !d[top])
+            continue; /* not a folder's _index.md (the home page's is content/_index.md) */
+        bool section = false;
+        for (size_t k = 0; k < m->npages && !section; k++)
+            section = m->pages[k]->post && !strncmp(m->pages[k]->dest_rel + strlen("content/"), d, top + 1);
+        if (section)
+            continue;
+        p->dest_rel = arena_printf(m->a, "content/%.*s.md", (int)(n - 10), d);
+        import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "the list %s (and its feed)", p->old_url),
+                        arena_printf(m->a, "made a page at %s from its text, %s: sheaf lists the pages of "
+                                           "a folder only in a section (dated posts); link them from it",
+                                     p->old_url, p->dest_rel));
+    }
     /* a taxonomy no published page uses: Hugo still writes its index and
      * its feed, empty; sheaf writes them once a post has one of its terms */
     static const char *const hugo_default[] = { "tags", "categories" };
