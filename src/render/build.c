@@ -272,7 +272,9 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         r->c.l = l;
         r->c.out = NULL;
         r->nrender = nrender;
-        r->live = arena_used(r->s.a);
+        r->live = arena_used(r->s.a); /* the model: the site's arena and the workers' (page values) */
+        for (int i = 0; i < r->s.nwa; i++)
+            r->live += arena_used(r->s.wa[i]);
         bs->last = r;
         memset(&s, 0, sizeof s);
     } else {
