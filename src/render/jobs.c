@@ -24,6 +24,62 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     return m;
 }
 
+/* The maps a job's template reads (a page's, the posts of a list) were
+ * built long before, spread over the site arena, and are cold: read by
+ * the template one lookup at a time, each cache miss waits for the one
+ * before. Asking for them here in stages — the maps, then their entries,
+ * then the strings and the maps they hold — lets the misses of one stage
+ * overlap. Only a hint to the processor: these reads change nothing and
+ * are not recorded as reads (tpl_map_touch). The maps found inside (up to
+ * `room`) go to `inner`; returns how many. */
+static size_t prefetch_maps(const tpl_value *v, size_t n, const tpl_map **inner, size_t room)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].kind == TPL_MAP)
+            __builtin_prefetch(v[i].u.map);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].kind == TPL_MAP) {
+            const char *e = (const char *)v[i].u.map->entries;
+            for (size_t k = 0; k < v[i].u.map->len * sizeof(tpl_map_entry); k += 64)
+                __builtin_prefetch(e + k);
+        }
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].kind != TPL_MAP)
+            continue;
+        const tpl_map *m = v[i].u.map;
+        for (size_t k = 0; k < m->len; k++) {
+            tpl_value x = m->entries[k].value;
+            if (x.kind == TPL_STRING)
+                __builtin_prefetch(x.u.s);
+            else if (x.kind == TPL_MAP && found < room)
+                inner[found++] = x.u.map;
+            else if (x.kind == TPL_LIST)
+                for (size_t j = 0; j < x.u.list->len && found < room; j++)
+                    if (x.u.list->items[j].kind == TPL_MAP)
+                        inner[found++] = x.u.list->items[j].u.map;
+        }
+    }
+    return found;
+}
+
+/* prefetch_maps for the maps of v[0..n), and in each further round (up
+ * to `rounds`) for the maps the last round found inside: a post's
+ * prev/next, related posts, terms, bibliography entries. */
+static void prefetch_values(const tpl_value *v, size_t n, int rounds)
+{
+    enum { ROOM = 64 };
+    const tpl_map *inner[ROOM];
+    tpl_value iv[2][ROOM];
+    for (int round = 0; round < rounds && n; round++) {
+        size_t ni = prefetch_maps(v, n, inner, round + 1 < rounds ? ROOM : 0);
+        for (size_t i = 0; i < ni; i++)
+            iv[round & 1][i] = tpl_map_value(inner[i]);
+        v = iv[round & 1];
+        n = ni;
+    }
+}
+
 /* The `paginator` of page k (1-based) of a list of posts at `base` ("" for
  * the home page, "notes/" for a section): that page's posts, its number,
  * the count of pages and the URLs of the others. */
@@ -35,6 +91,7 @@ static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, 
     tpl_list *pl = tpl_list_new(a, to - from);
     for (size_t i = from; i < to; i++)
         pl->items[i - from] = tpl_map_value(s->pages[posts[i]].value);
+    prefetch_values(pl->items, to - from, 1); /* a list shows few fields of each */
     tpl_map *pg = tpl_map_new(a, 8);
     tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
     tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
@@ -141,7 +198,9 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         }
         out_rel = site_output_file(a, p->path);
         context = p->src;
-        tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));
+        tpl_value pv = tpl_map_value(p->value);
+        prefetch_values(&pv, 1, 2); /* its own fields, and its prev/next, related posts, terms… */
+        tpl_map_set_str(a, vars, "page", pv);
         if (p->template_name && !tpl_loader_exists(c->l, p->template_name)) {
             int line, col;
             site_page_key_place(p, "template", &line, &col);
