@@ -476,8 +476,9 @@ static bool create_post(const char *site, const char *section, const char *title
         }
         if (!bad && site_has_taxonomy(&cfg, section))
             bad = arena_printf(ca, "/%s/ is the index of the taxonomy '%s'", section, section);
-        if (!bad && !strcmp(section, "page"))
-            bad = "/page/ holds the home page's later pages";
+        const char *folder = site_paginate_folder(&cfg, ca);
+        if (!bad && folder && !strcmp(section, folder))
+            bad = arena_printf(ca, "/%s/ holds the home page's later pages", folder);
     }
     diag_list_free(quiet);
     if (bad) {

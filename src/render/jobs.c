@@ -98,11 +98,11 @@ static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, 
     tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
     const char *bp = s->cfg.base_path;
     if (k > 1)
-        tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(a, base, k - 1))));
+        tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(s, a, base, k - 1))));
     if (k < total)
-        tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(a, base, k + 1))));
+        tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(s, a, base, k + 1))));
     tpl_map_set_str(a, pg, "first_url", tpl_str(arena_printf(a, "%s%s", bp, base)));
-    tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(a, base, total))));
+    tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(s, a, base, total))));
     return tpl_map_value(pg);
 }
 
@@ -214,7 +214,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         size_t k = (size_t)j->a;
         tpl_map_set_str(a, vars, "paginator", paginator(c, a, s->posts, s->nposts, "", k));
         const site_generated *g = &site_generated_outputs[SITE_GEN_INDEX];
-        const char *path = site_index_path(a, k);
+        const char *path = site_index_path(s, a, k);
         const char *title = s->home_index >= 0 ? s->pages[s->home_index].title : s->cfg.title;
         tpl_map *pg = list_page(c, a, g->kind, title, path);
         site_index_fields(s, s->home_index, a, pg);
@@ -228,7 +228,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     case J_SECTION: {
         const section_info *sec = &s->sections[j->a];
         size_t k = (size_t)j->b;
-        const char *path = site_list_path(a, sec->path, k);
+        const char *path = site_list_path(s, a, sec->path, k);
         tpl_map_set_str(a, vars, "paginator", paginator(c, a, sec->posts, sec->nposts, sec->path, k));
         tpl_map_set_str(a, vars, "section", tpl_map_value(sec->value));
         tpl_map *pg = list_page(c, a, "section", sec->title, path);
@@ -258,7 +258,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         const taxonomy_info *x = &s->taxonomies[t->tax];
         bool tag = !strcmp(x->name, "tags");
         size_t k = (size_t)j->b;
-        const char *path = site_list_path(a, t->path, k);
+        const char *path = site_list_path(s, a, t->path, k);
         tpl_map_set_str(a, vars, "tag", tpl_map_value(t->value));
         tpl_map_set_str(a, vars, "term", tpl_map_value(t->value));
         tpl_map_set_str(a, vars, "taxonomy", tpl_map_value(x->value));

@@ -263,6 +263,8 @@ static const key_def config_keys[] = {
       .want = "a string (an emoji, one to three letters, or a file in static/)", .str_default = "" },
     { .name = "search", .type = KEY_BOOL, .at = AT(search), .want = "true or false", .num_default = 1 },
     { .name = "first_page_alias", .type = KEY_BOOL, .at = AT(first_page_alias), .want = "true or false" },
+    { .name = "paginate_path", .type = KEY_STRING, .at = AT(paginate_path),
+      .want = "a string (like page/:num/)", .str_default = "page/:num/" },
     { .name = "citation_style", .type = KEY_WORD, .at = AT(citations_numeric),
       .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
 };
@@ -297,6 +299,64 @@ static bool check_feed_copies(site_config *c, const char *path, diag_list *d)
         }
     }
     return true;
+}
+
+const char *site_paginate_path_problem(arena *a, const char *p, size_t n)
+{
+    if (memchr(p, 0, n))
+        return "holds a NUL byte";
+    if (n && p[0] == '/')
+        return "is relative to each list's address: no leading '/' (page/:num/, not /page/:num/)";
+    if (!n || p[n - 1] != '/')
+        return "names a folder (each page is its index.html): end it with '/' (page/:num/)";
+    size_t nums = 0;
+    buf sample = BUF_INIT;
+    const char *why = NULL;
+    for (size_t i = 0; i < n && !why; i++) {
+        if (p[i] != ':') {
+            buf_putc(&sample, p[i]);
+            continue;
+        }
+        size_t w = 0;
+        while (i + 1 + w < n && (isalnum((unsigned char)p[i + 1 + w]) || p[i + 1 + w] == '_'))
+            w++;
+        if (w != 3 || strncmp(p + i + 1, "num", 3))
+            why = "has a placeholder other than :num (the page's number)";
+        nums++;
+        buf_puts(&sample, "12");
+        i += w;
+    }
+    if (!why && nums != 1)
+        why = "must hold :num, the page's number, once (page/:num/)";
+    if (!why) {
+        buf_puts(&sample, "index.html");
+        const char *bad = outpath_problem(sample.data, sample.len);
+        if (bad)
+            why = arena_printf(a, "does not make a valid output path: it %s", bad);
+    }
+    buf_release(&sample);
+    return why;
+}
+
+/* paginate_path: checked once read (site_paginate_path_problem); a bad one
+ * is an error at its value, and the default stands. */
+static bool check_paginate_path(site_config *c, const char *path, arena *a, diag_list *d)
+{
+    long at = c->raw.kind == TPL_MAP ? tpl_map_find(c->raw.u.map, "paginate_path") : -1;
+    if (at < 0 || c->raw.u.map->entries[at].value.kind != TPL_STRING)
+        return true; /* the default, or a type error already reported */
+    tpl_value v = c->raw.u.map->entries[at].value;
+    const char *why = site_paginate_path_problem(a, v.u.s, v.len);
+    if (!why)
+        return true;
+    int line, col;
+    site_config_key_place(c, "paginate_path", &line, &col);
+    buf q = BUF_INIT;
+    outpath_quote(&q, v.u.s, v.len);
+    diag_error(d, path, line, col, "'paginate_path' '%s' %s", q.data, why);
+    buf_release(&q);
+    c->paginate_path = "page/:num/";
+    return false;
 }
 
 /* taxonomies: each name becomes a front-matter key and a folder of the
@@ -401,6 +461,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     ok = r.ok;
     ok &= check_taxonomies(c, shown, d);
     ok &= check_feed_copies(c, shown, d);
+    ok &= check_paginate_path(c, shown, a, d);
 finish:
     if (tpl_map_find(c->raw.u.map, "taxonomies") < 0) {
         static const char *const defaults[] = { "tags", "categories" };

@@ -8,7 +8,8 @@
 #include "site/site.h"
 
 const site_generated site_generated_outputs[] = {
-    /* the home page; its pages 2, 3, … are page/N/ (site_index_path) */
+    /* the home page; its pages 2, 3, … are page/N/ (site_index_path,
+     * after `paginate_path`) */
     [SITE_GEN_INDEX] = { "index.html", "", "index.html", "index", NULL, "the home page" },
     [SITE_GEN_TAGS] = { "tags/index.html", "tags/", "tags.html", "tags", "Tags", "the tags index" },
     [SITE_GEN_ARCHIVE] = { "archive/index.html", "archive/", "archive.html", "archive", "Archive",
@@ -40,15 +41,28 @@ bool site_generated_on(const site *s, size_t g)
     }
 }
 
-/* The folder of page k of a list at base: base/page/k/. */
-static const char *page_dir(arena *a, const char *base, size_t k)
+/* The folder of page k of a list at base: base, then site.yaml's
+ * `paginate_path` with k for its :num (page/:num/ → base/page/k/). The
+ * pattern was checked when read (site_paginate_path_problem). */
+static const char *page_dir(const site *s, arena *a, const char *base, size_t k)
 {
-    return arena_printf(a, "%spage/%zu/", base, k);
+    const char *pat = s->cfg.paginate_path ? s->cfg.paginate_path : "page/:num/";
+    const char *num = strstr(pat, ":num");
+    if (!num) /* not from site_config_load */
+        return arena_printf(a, "%spage/%zu/", base, k);
+    return arena_printf(a, "%s%.*s%zu%s", base, (int)(num - pat), pat, k, num + 4);
+}
+
+const char *site_paginate_folder(const site_config *c, arena *a)
+{
+    const char *pat = c->paginate_path ? c->paginate_path : "page/:num/";
+    size_t n = strcspn(pat, "/");
+    return memchr(pat, ':', n) ? NULL : arena_strndup(a, pat, n);
 }
 
 const char *site_first_page_alias(const site *s, arena *a, const char *base)
 {
-    return s->cfg.first_page_alias ? arena_printf(a, "%sindex.html", page_dir(a, base, 1)) : NULL;
+    return s->cfg.first_page_alias ? arena_printf(a, "%sindex.html", page_dir(s, a, base, 1)) : NULL;
 }
 
 const char *site_feed_file(arena *a, const char *dir) { return arena_printf(a, "%satom.xml", dir); }
@@ -68,9 +82,9 @@ size_t site_list_pages(const site *s, size_t n)
     return n ? (n + per - 1) / per : 1;
 }
 
-const char *site_list_path(arena *a, const char *base, size_t k)
+const char *site_list_path(const site *s, arena *a, const char *base, size_t k)
 {
-    return k <= 1 ? base : page_dir(a, base, k);
+    return k <= 1 ? base : page_dir(s, a, base, k);
 }
 
 size_t site_index_pages(const site *s)
@@ -78,9 +92,9 @@ size_t site_index_pages(const site *s)
     return site_list_pages(s, s->nposts);
 }
 
-const char *site_index_path(arena *a, size_t n)
+const char *site_index_path(const site *s, arena *a, size_t n)
 {
-    return site_list_path(a, "", n);
+    return site_list_path(s, a, "", n);
 }
 
 bool site_has_taxonomy(const site_config *c, const char *name)

@@ -1184,7 +1184,7 @@ static void claim_list(site *s, strmap *gen, claimant **all, size_t *nall, size_
 {
     size_t np = site_list_pages(s, n);
     for (size_t k = 1; k <= np; k++) {
-        const char *out = arena_printf(s->a, "%sindex.html", site_list_path(s->a, path, k));
+        const char *out = arena_printf(s->a, "%sindex.html", site_list_path(s, s->a, path, k));
         strmap_put(gen, out, 0);
         add_claimant(all, nall, capall, out, NULL, 0, 0);
     }
@@ -1219,7 +1219,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     }
     for (size_t k = 1; k <= index_pages; k++) {
         /* page 1 is in site_generated_outputs; page/1/ only as an alias */
-        const char *out = k > 1 ? arena_printf(s->a, "%sindex.html", site_index_path(s->a, k))
+        const char *out = k > 1 ? arena_printf(s->a, "%sindex.html", site_index_path(s, s->a, k))
                                 : site_first_page_alias(s, s->a, "");
         if (!out)
             continue;
@@ -1264,8 +1264,10 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
             if (i != SITE_GEN_TAGS && !strncmp(g, name, n) && g[n] == '/')
                 clash = site_generated_outputs[i].context;
         }
-        if (!clash && !strcmp(name, "page"))
-            clash = "the home page's later pages (/page/2/, …)";
+        const char *folder = site_paginate_folder(&s->cfg, s->a);
+        if (!clash && folder && !strcmp(name, folder))
+            clash = arena_printf(s->a, "the home page's later pages (/%s, …)",
+                                 site_index_path(s, s->a, 2));
         if (clash) {
             int line, col;
             site_config_key_place(&s->cfg, "taxonomies", &line, &col);

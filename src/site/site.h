@@ -80,6 +80,7 @@ typedef struct site_config {
     const char *favicon;       /* as written; site_favicon decides */
     bool search;               /* write the search page and its index */
     bool first_page_alias;     /* every list also at <list>/page/1/, a redirect (Hugo's) */
+    const char *paginate_path; /* `paginate_path:` page N of a list below it, "page/:num/" */
     permalink_rule *permalinks;
     size_t npermalinks;
     long related;            /* `related:` how many related posts a post lists (5) */
@@ -104,6 +105,12 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
  * is not), for messages about it after loading. */
 void site_config_key_place(const site_config *c, const char *key, int *line, int *col);
 
+/* Why `pattern` cannot be site.yaml's `paginate_path:` (the folder of page
+ * N of a list, relative to the list: one ":num", no other placeholder, no
+ * leading '/', a trailing one, and a valid output path whatever N is), or
+ * NULL when it can: a phrase to follow "'paginate_path' '<pattern>' …", in a. */
+const char *site_paginate_path_problem(arena *a, const char *pattern, size_t n);
+
 /* ---- what sheaf generates (generated.c) -------------------------------- */
 
 /* The outputs sheaf makes once per site, in the order they are rendered. */
@@ -126,16 +133,24 @@ typedef struct site_generated {
  * is made only when tags is). */
 bool site_has_taxonomy(const site_config *c, const char *name);
 /* Indexed by site_gen_kind. The home page's later pages are page/N/
- * (site_index_path); each tag has tags/<site_tag_slug>/. */
+ * (site_index_path, after `paginate_path`); each tag has
+ * tags/<site_tag_slug>/. */
 extern const site_generated site_generated_outputs[SITE_NGENERATED];
 /* How many pages the home page's list of posts takes (1 with no posts). */
 size_t site_index_pages(const site *s);
-/* The path of the home page's page n (1-based), in a: "" or "page/n/". */
-const char *site_index_path(arena *a, size_t n);
+/* The path of the home page's page n (1-based), in a: "" or "page/n/"
+ * (site.yaml's `paginate_path` with n for :num). */
+const char *site_index_path(const site *s, arena *a, size_t n);
 /* How many pages a list of n posts takes (1 when empty), and the path of
- * page k (1-based) of a list at `base` ("notes/"): base or base/page/k/. */
+ * page k (1-based) of a list at `base` ("notes/"): base, or base then
+ * `paginate_path` with k for its :num (base/page/k/). The one rule for
+ * the folder of a list's later pages (and of its page/1/ alias). */
 size_t site_list_pages(const site *s, size_t n);
-const char *site_list_path(arena *a, const char *base, size_t k);
+const char *site_list_path(const site *s, arena *a, const char *base, size_t k);
+/* The folder name every list's later pages start with ("page" for
+ * page/:num/), which a section or a taxonomy may not take; NULL when
+ * `paginate_path`'s first part holds the number (page:num/). In a. */
+const char *site_paginate_folder(const site_config *c, arena *a);
 
 /* ---- pages and links ------------------------------------------------- */
 
@@ -374,7 +389,8 @@ void site_favicon(site *s, diag_list *d);
 bool site_generated_on(const site *s, size_t g);
 /* Where a list whose first page is at `base` ("" for the home page,
  * "notes/", "tags/go/") also answers with a redirect to it, as Hugo's do:
- * base/page/1/index.html with `first_page_alias: true`, else NULL. In a. */
+ * base/page/1/index.html (after `paginate_path`, with 1 for :num) with
+ * `first_page_alias: true`, else NULL. In a. */
 const char *site_first_page_alias(const site *s, arena *a, const char *base);
 /* The files of the feed of folder `dir` ("" for the site's, "posts/",
  * "tags/go/"): dir/atom.xml, then dir/<name> for each of site.yaml's

@@ -262,7 +262,7 @@ TEST(sections_incremental)
     snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
     OK(mkdtemp(root) != NULL);
     put("site", "site.yaml", "title: Sectioned\npaginate: 1\ntaxonomies: [tags, categories, series]\n"
-                             "first_page_alias: true\nfeed_copies: [index.xml]\n");
+                             "first_page_alias: true\nfeed_copies: [index.xml]\npaginate_path: \"p:num/\"\n");
     put("site", "content/_index.md", "---\ntitle: Home\n---\nHello.\n");
     put("site", "content/notes/_index.md", "---\ntitle: Notes\n---\nIntro one.\n");
     put("site", "content/notes/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst.\n");
@@ -279,7 +279,9 @@ TEST(sections_incremental)
     OK(build_session_run(s, NULL, 0, d, &full));
     EQ_INT(diag_count(d), 0);
     OK(same_as_fresh(site, out));
-    OK(file_has("out/notes/page/1/index.html", "<meta http-equiv=\"refresh\""));
+    OK(file_has("out/notes/p1/index.html", "<meta http-equiv=\"refresh\""));
+    OK(file_has("out/notes/p2/index.html", "<h1")); /* paginate_path */
+    OK(file_has("out/p3/index.html", "<h1"));
     OK(file_has("out/tags/index.xml", "<entry>\n<title>x</title>"));
 
     const char *idx[] = { "content/notes/_index.md" };
@@ -313,6 +315,13 @@ TEST(sections_incremental)
     OK(same_as_fresh(site, out));
     OK(st.rendered > full.rendered); /* a full run, with the new terms' pages, feeds and indexes */
     OK(file_has("out/series/atom.xml", "<entry>\n<title>two</title>")); /* the feed of the terms */
+    EQ_INT(diag_count(d), 0);
+    /* one more post: one more page of the home page's list, at paginate_path */
+    const char *more[] = { "content/posts/2024-01-04-d.md" };
+    put("site", more[0], "---\ntitle: D\ntags: [x]\n---\nAnother post.\n");
+    OK(build_session_run(s, more, 1, d, &st));
+    OK(same_as_fresh(site, out));
+    OK(file_has("out/p4/index.html", "<h1"));
     EQ_INT(diag_count(d), 0);
 
     diag_list_free(d);
