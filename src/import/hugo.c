@@ -307,6 +307,21 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         v = import_get(params.u.map, "pagersize");
     if (v.kind == TPL_INT && v.u.i > 0)
         import_yaml_kv(y, 0, "paginate", v);
+    /* each list's page N at <list>/<paginatePath>/N/ (Hugo's default: page) */
+    const char *pp = import_get_str(c, "paginatepath");
+    const char *ppkey = "paginatePath";
+    if (!pp && (params = import_get(c, "pagination")).kind == TPL_MAP) {
+        pp = import_get_str(params.u.map, "path");
+        ppkey = "pagination.path";
+    }
+    if (pp) {
+        size_t n = strlen(pp);
+        while (n && pp[n - 1] == '/')
+            n--;
+        if (n) /* Hugo takes an empty one for its default */
+            import_paginate_path(m, file, arena_printf(m->a, "%s: %s", ppkey, pp),
+                                 arena_printf(m->a, "%.*s/:num/", (int)n, pp));
+    }
     buf_puts(y, "# Hugo keeps a slug: as written\nslugs: keep\n");
     tpl_value mk = import_get(c, "markup");
     tpl_value gm = mk.kind == TPL_MAP ? import_get(mk.u.map, "goldmark") : mk;

@@ -123,6 +123,25 @@ const char *import_src_path(imp *m, const char *rel)
     return arena_printf(m->a, "%s/%s", m->o->src, rel);
 }
 
+void import_paginate_path(imp *m, const char *file, const char *old, const char *pattern)
+{
+    buf b = BUF_INIT;
+    buf_puts(&b, pattern + (pattern[0] == '/'));
+    if (!b.len || b.data[b.len - 1] != '/')
+        buf_putc(&b, '/');
+    const char *why = site_paginate_path_problem(m->a, b.data, b.len);
+    if (why)
+        import_note_add(m, file, 0, 0, arena_printf(m->a, "pagination path %s", old),
+                        arena_printf(m->a, "sheaf cannot write the later list pages there ('%s' %s); they are at "
+                                           "page/2/, …",
+                                     b.data, why));
+    else if (strcmp(b.data, "page/:num/")) {
+        m->paginate_path = arena_strdup(m->a, b.data);
+        m->paginate_old = arena_printf(m->a, "%s's %s", file, old);
+    }
+    buf_release(&b);
+}
+
 tpl_value import_get(const tpl_map *m, const char *key)
 {
     for (size_t i = 0; m && i < m->len; i++) {
@@ -698,9 +717,17 @@ static void write_report(imp *m, buf *r, long aliases)
                    "also written as %s beside its atom.xml (`feed_copies:` in site.yaml), where the old feeds "
                    "were\n",
                    m->feed_copy);
-    if (m->first_page_alias)
-        buf_puts(r, "- every list (the home page, each section's, each term's) also answers at page/1/ with a "
-                    "redirect (`first_page_alias:` in site.yaml), as the old site's paginated lists did\n");
+    if (m->paginate_path)
+        buf_printf(r, "- the later pages of the home page, and of every section and term, are written "
+                      "where the old site's were (`paginate_path: \"%s\"` in site.yaml, from %s)\n",
+                   m->paginate_path, m->paginate_old);
+    if (m->first_page_alias) {
+        /* its page 1: paginate_path with 1 for :num */
+        const char *pp = m->paginate_path ? m->paginate_path : "page/:num/", *num = strstr(pp, ":num");
+        buf_printf(r, "- every list (the home page, each section's, each term's) also answers at %.*s1%s with a "
+                      "redirect (`first_page_alias:` in site.yaml), as the old site's paginated lists did\n",
+                   (int)(num - pp), pp, num + 4);
+    }
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
@@ -760,8 +787,12 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
             buf_puts(&m.site_yaml, m.feed_copy);
             buf_puts(&m.site_yaml, "]\n");
         }
+        if (m.paginate_path) {
+            buf_puts(&m.site_yaml, "# every list's later pages where the old site's were\n");
+            import_yaml_kv(&m.site_yaml, 0, "paginate_path", tpl_str(m.paginate_path));
+        }
         if (m.first_page_alias)
-            buf_puts(&m.site_yaml, "# every list also at <list>/page/1/, as the old site's\nfirst_page_alias: true\n");
+            buf_puts(&m.site_yaml, "# every list also at its page 1, as the old site's\nfirst_page_alias: true\n");
         if (m.feed_url) {
             /* the old feed's path keeps serving the feed: an Atom copy */
             buf_puts(&m.site_yaml, "# the old feed's address, written as sheaf's Atom feed is\noutputs:\n");

@@ -70,6 +70,10 @@ typedef struct imp {
     const char *feed_url;  /* the old feed ("/feed.xml"), or NULL */
     const char *feed_copy; /* every list's old feed file ("index.xml": Hugo's), or NULL */
     bool first_page_alias; /* every list also answers at page/1/ (Hugo's) */
+    /* sheaf's paginate_path for the old site's later list pages ("page:num/"
+     * from jekyll-paginate's /page:num), or NULL for sheaf's default */
+    const char *paginate_path;
+    const char *paginate_old; /* how the old site wrote it, for the report */
     const char *base_url;  /* the old site's absolute base ("https://x.org/sub/"), or NULL */
     const char *base_path; /* its path ("/sub/"), "/" by default */
     /* counts for the report */
@@ -107,6 +111,12 @@ bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_k
 bool import_read_config(imp *m, const char *rel, tpl_value *out);
 /* The value of key in map m whatever its case (Hugo's keys), or undefined. */
 tpl_value import_get(const tpl_map *m, const char *key);
+/* The old site's pagination folder `old` as written in `file` ("/page:num"
+ * of Jekyll's, or Hugo's "p" made "p/:num/" by the caller), as sheaf's
+ * paginate_path: leading '/' dropped, a trailing one added; set in m
+ * (nothing when it is sheaf's default), or listed when sheaf cannot place
+ * its pages there (site_paginate_path_problem). */
+void import_paginate_path(imp *m, const char *file, const char *old, const char *pattern);
 const char *import_get_str(const tpl_map *m, const char *key);
 /* The line:col of key in p's source front matter (1:1 when unknown). */
 void import_key_place(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key, int *line,

@@ -649,9 +649,17 @@ static void settings(jk *j, const tpl_map *c)
             if (f.kind == TPL_MAP)
                 path = import_get_str(f.u.map, "path");
             m->feed_url = arena_printf(m->a, "/%s", path ? path + (path[0] == '/') : "feed.xml");
+        } else if (!strcmp(p, "jekyll-paginate")) {
+            /* the home page's page N at paginate_path (Jekyll's default
+             * /page:num): sheaf's lists are paginated there too */
+            const char *pp = import_get_str(c, "paginate_path");
+            if ((v = import_get(c, "paginate")).kind == TPL_INT && v.u.i > 0)
+                import_paginate_path(m, "_config.yml",
+                                     pp ? arena_printf(m->a, "paginate_path: %s", pp)
+                                        : "jekyll-paginate (paginate_path /page:num)",
+                                     pp ? pp : "/page:num");
         } else if (!strcmp(p, "jekyll-sitemap") || !strcmp(p, "jekyll-seo-tag") ||
-                   !strcmp(p, "jekyll-redirect-from") || !strcmp(p, "jekyll-paginate") ||
-                   !strcmp(p, "jekyll-last-modified-at")) {
+                   !strcmp(p, "jekyll-redirect-from") || !strcmp(p, "jekyll-last-modified-at")) {
             /* sheaf does these itself */
         } else {
             import_note_add(m, "_config.yml", 0, 0, arena_printf(m->a, "plugin %s", p),
