@@ -48,12 +48,23 @@ static tpl_value str_v(const char *s) { return tpl_str(s ? s : ""); }
 
 static tpl_value safe_v(const char *s, size_t n) { return tpl_safe_strn(s ? s : "", s ? n : 0); }
 
-/* {title, url, date} for prev/next and backlinks, in a */
-static tpl_map *page_ref(site *s, arena *a, const page *p)
+/* A page's title and URL as values, made once for every reference to it
+ * (a post is the prev/next, a related post or a backlink of several
+ * others; measuring its title and building its URL for each was a read of
+ * memory long gone cold, each time). url is undefined for a page without
+ * a path. */
+typedef struct page_refv {
+    tpl_value title, url;
+} page_refv;
+
+/* {title, url, date} for prev/next and backlinks, in a; refs: every
+ * page's page_refv */
+static tpl_map *page_ref(site *s, arena *a, const page *p, const page_refv *refs)
 {
     tpl_map *m = tpl_map_new(a, 4);
-    tpl_map_set_str(a, m, "title", str_v(p->title));
-    tpl_map_set_str(a, m, "url", str_v(site_url_in(s, a, p->path)));
+    const page_refv *r = &refs[p->index];
+    tpl_map_set_str(a, m, "title", r->title);
+    tpl_map_set_str(a, m, "url", r->url.kind == TPL_STRING ? r->url : str_v(site_url_in(s, a, p->path)));
     if (p->has_date)
         tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     m->owner = SITE_REF_OWNER | site_page_owner(p);
@@ -262,7 +273,7 @@ void site_page_tail_fields(const page *p, arena *a, tpl_map *m)
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
 }
 
-static void page_value(site *s, arena *a, page *p, const strmap *term_index)
+static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs)
 {
     tpl_map *m = tpl_map_new(a, 24);
     tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
@@ -291,19 +302,19 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index)
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
         tpl_map_set_str(a, m, body_keys[i], body[i]);
     if (p->prev >= 0)
-        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev])));
+        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev], refs)));
     if (p->next >= 0)
-        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, a, &s->pages[p->next])));
+        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, a, &s->pages[p->next], refs)));
     tpl_list *bl = tpl_list_new(a, p->nbacklinks);
     for (size_t i = 0; i < p->nbacklinks; i++) {
-        tpl_map *r = page_ref(s, a, &s->pages[p->backlinks[i]]);
+        tpl_map *r = page_ref(s, a, &s->pages[p->backlinks[i]], refs);
         tpl_map_set_str(a, r, "text", str_v(p->backlink_text[i]));
         bl->items[i] = tpl_map_value(r);
     }
     tpl_map_set_str(a, m, "backlinks", tpl_list_value(bl));
     tpl_list *rel = tpl_list_new(a, p->nrelated);
     for (size_t i = 0; i < p->nrelated; i++) {
-        tpl_map *r = page_ref(s, a, &s->pages[p->related[i]]);
+        tpl_map *r = page_ref(s, a, &s->pages[p->related[i]], refs);
         tpl_map_set_str(a, r, "shared", tpl_int(p->related_shared[i]));
         rel->items[i] = tpl_map_value(r);
     }
@@ -323,12 +334,21 @@ typedef struct value_jobs {
     const strmap *term_index;
     int *order; /* the pages to make values for */
     size_t n;
+    page_refv *refs; /* every page's, made first (refv_job) */
 } value_jobs;
+
+static void refv_job(void *ctx, size_t i, int worker)
+{
+    value_jobs *c = ctx;
+    const page *p = &c->s->pages[i];
+    c->refs[i].title = str_v(p->title);
+    c->refs[i].url = p->path ? str_v(site_url_in(c->s, c->s->wa[worker], p->path)) : tpl_undefined();
+}
 
 static void value_job(void *ctx, size_t i, int worker)
 {
     value_jobs *c = ctx;
-    page_value(c->s, c->s->wa[worker], &c->s->pages[c->order[i]], c->term_index);
+    page_value(c->s, c->s->wa[worker], &c->s->pages[c->order[i]], c->term_index, c->refs);
 }
 
 /* The terms of every taxonomy (s->terms, s->taxonomies, s->tags), each
@@ -654,7 +674,9 @@ void site_build_model(site *s)
     site_citation_values(s, sm); /* before the pages: their bibliographies */
     /* every page's value, in parallel: posts, pages, the _index.md of the
      * home page and of sections */
-    value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0 };
+    value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0,
+                      xcalloc(s->npages + 1, sizeof *vj.refs) };
+    site_parallel(s->npages, s->nwa, refv_job, &vj);
     for (size_t k = 0; k < np; k++)
         vj.order[vj.n++] = s->posts[k];
     for (size_t k = 0; k < nplain; k++)
@@ -664,6 +686,7 @@ void site_build_model(site *s)
             vj.order[vj.n++] = (int)i;
     site_parallel(vj.n, s->nwa, value_job, &vj);
     free(vj.order);
+    free(vj.refs);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)
