@@ -323,7 +323,7 @@ const char *site_paginate_path_problem(arena *a, const char *p, size_t n)
         if (w != 3 || strncmp(p + i + 1, "num", 3))
             why = "has a placeholder other than :num (the page's number)";
         nums++;
-        buf_puts(&sample, "12");
+        buf_puts(&sample, "18446744073709551615"); /* the longest page number */
         i += w;
     }
     if (!why && nums != 1)
@@ -346,6 +346,10 @@ static bool check_paginate_path(site_config *c, const char *path, arena *a, diag
     if (at < 0 || c->raw.u.map->entries[at].value.kind != TPL_STRING)
         return true; /* the default, or a type error already reported */
     tpl_value v = c->raw.u.map->entries[at].value;
+    if (memchr(v.u.s, 0, v.len)) { /* reported by the key's reader */
+        c->paginate_path = "page/:num/";
+        return true;
+    }
     const char *why = site_paginate_path_problem(a, v.u.s, v.len);
     if (!why)
         return true;

@@ -47,6 +47,7 @@ TEST(defaults_without_site_yaml)
     EQ_STR(c.language, "en");
     EQ_STR(c.theme, "default");
     EQ_INT(c.paginate, 10);
+    EQ_STR(c.paginate_path, "page/:num/");
     OK(c.markdown.unsafe);
     OK(!c.markdown.smart);
     EQ_INT(c.markdown.off, 0); /* every extension on */
@@ -234,6 +235,43 @@ TEST(unique_names_with_a_set)
     arena_free(a);
 }
 
+/* paginate_path: :num once, relative, a folder, a valid output path for
+ * any number; a bad one is an error at its value and the default stands */
+TEST(paginate_path_rule)
+{
+    arena *a = arena_new();
+    static const char *const good[] = { "page/:num/", "page:num/", "p/:num/", ":num/", "a/b-:num/c/",
+                                        "pages_:num/" };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        const char *why = site_paginate_path_problem(a, good[i], strlen(good[i]));
+        if (why)
+            fprintf(stderr, "%s: %s\n", good[i], why);
+        OK(why == NULL);
+    }
+    static const char *const bad[] = { "", "/", "/page:num/", "page:num", "page/", ":num/:num/", ":number/",
+                                       "p/:year/:num/", "../:num/", "./:num/", "a//:num/", "p\x01/:num/",
+                                       "p\x7f:num/" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        OK(site_paginate_path_problem(a, bad[i], strlen(bad[i])) != NULL);
+    OK(site_paginate_path_problem(a, "p\0/:num/", 9) != NULL); /* a NUL byte */
+    buf longname = BUF_INIT; /* a part too long once the number is in */
+    for (int i = 0; i < 250; i++)
+        buf_putc(&longname, 'x');
+    buf_puts(&longname, ":num/");
+    OK(site_paginate_path_problem(a, longname.data, longname.len) != NULL);
+    buf_release(&longname);
+
+    diag_list *d = diag_list_new();
+    site_config c;
+    OK(load("title: T\npaginate_path: \"p/:num/\"\n", NULL, a, &c, d));
+    EQ_STR(c.paginate_path, "p/:num/");
+    OK(!load("title: T\npaginate_path: \"p/\\0:num/\"\n", NULL, a, &c, d)); /* NUL: the string's errors */
+    EQ_INT(diag_error_count(d), 2);
+    EQ_STR(c.paginate_path, "page/:num/");
+    diag_list_free(d);
+    arena_free(a);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/sheaf-test-config-XXXXXX");
@@ -245,6 +283,7 @@ int main(void)
     RUN(errors_carry_positions);
     RUN(malformed_yaml_is_an_error);
     RUN(unique_names_with_a_set);
+    RUN(paginate_path_rule);
     char path[128];
     snprintf(path, sizeof path, "%s/site.yaml", dir);
     unlink(path);
