@@ -323,6 +323,19 @@ TEST(sections_incremental)
     OK(same_as_fresh(site, out));
     OK(file_has("out/p4/index.html", "<h1"));
     EQ_INT(diag_count(d), 0);
+    /* paginate_path changed in site.yaml: the lists' later pages move (the
+     * old ones are removed, as a fresh build has none) */
+    const char *cfg[] = { "site.yaml" };
+    put("site", cfg[0], "title: Sectioned\npaginate: 1\ntaxonomies: [tags, categories, series]\n"
+                        "first_page_alias: true\nfeed_copies: [index.xml]\npaginate_path: \"n/:num/\"\n");
+    OK(build_session_run(s, cfg, 1, d, &st));
+    OK(same_as_fresh(site, out));
+    OK(file_has("out/n/4/index.html", "<h1"));
+    OK(file_has("out/notes/n/1/index.html", "<meta http-equiv=\"refresh\""));
+    char gone[600];
+    snprintf(gone, sizeof gone, "%s/out/p4/index.html", root);
+    OK(access(gone, F_OK) != 0);
+    EQ_INT(diag_count(d), 0);
 
     diag_list_free(d);
     build_session_free(s);
