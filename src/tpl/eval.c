@@ -477,9 +477,10 @@ static tpl_value method_value(tpl_render_state *r, tpl_value self, const char *n
 
 /* v.name for the evaluator (objects too). hint (may be NULL): where the
  * expression last found the name in a map (see tpl_map_get_hinted);
- * loop_id: tpl_loop_attr(name), or -1 to look it up. */
+ * loop_id: tpl_loop_attr(name), or -1 to look it up; map_method: whether
+ * name is a method of maps (NF_MAP_METHOD), or -1 to look it up. */
 static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, size_t nlen,
-                          tpl_map_hint *hint, int loop_id)
+                          tpl_map_hint *hint, int loop_id, int map_method)
 {
     switch (okind(v)) {
     case O_LOOP:
@@ -527,7 +528,7 @@ static tpl_value get_attr(tpl_render_state *r, tpl_value v, const char *name, si
         break;
     }
     /* Jinja2's getattr: a method of the value wins over a key of that name */
-    if (tpl_may_have_method(v, name) && tpl_has_method(v, name))
+    if (v.kind == TPL_MAP && map_method >= 0 ? map_method : tpl_has_method(v, name))
         return method_value(r, v, name);
     if (v.kind == TPL_MAP)
         return hint ? tpl_map_get_hinted(v.u.map, name, nlen, hint) : tpl_map_get(v.u.map, name, nlen);
@@ -594,7 +595,7 @@ static tpl_value get_item(tpl_render_state *r, tpl_value v, tpl_value k)
     }
     case TPL_OBJECT:
         if (k.kind == TPL_STRING)
-            return get_attr(r, v, k.u.s, k.len, NULL, -1);
+            return get_attr(r, v, k.u.s, k.len, NULL, -1, -1);
         return tpl_undefined();
     default:
         return tpl_undefined();
@@ -1150,7 +1151,7 @@ static bool eval(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
             return false;
         if (v.kind == TPL_UNDEFINED)
             return undefined_error(r, o, NULL);
-        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->hint, n->op);
+        *out = get_attr(r, v, n->s, n->slen, &((node *)n)->hint, n->op, (n->flags & NF_MAP_METHOD) != 0);
         return true;
     }
     if (n->kind == E_NAME)

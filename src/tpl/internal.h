@@ -124,6 +124,10 @@ enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IN, CMP_NOTIN 
 /* E_FILTER / E_TEST: positional arguments only, no more than the parameters,
  * none of them * or ** — they bind in order, nothing to check */
 #define NF_PLAIN_ARGS 0x1000
+/* E_GETATTR: the name is a method of maps (`d.items`), which Jinja2's
+ * getattr takes before a key of that name; decided when parsed, as the
+ * table of methods is fixed */
+#define NF_MAP_METHOD 0x2000
 
 typedef struct node node;
 struct node {

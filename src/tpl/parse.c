@@ -294,6 +294,9 @@ static node *parse_postfix(parser *p, node *n)
                 g->s = name->s;
                 g->slen = name->n;
                 g->op = (uint16_t)tpl_loop_attr(name->s);
+                tpl_value any_map = { .kind = TPL_MAP };
+                if (tpl_has_method(any_map, name->s))
+                    g->flags |= NF_MAP_METHOD;
                 n = g;
             } else if (name->kind == T_INT) {
                 next(p);
