@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hash.h"
+#include "util/scan.h"
 #include "util/text.h"
 #include "util/words.h"
 #include "util/xalloc.h"
@@ -57,18 +57,28 @@ static void grow(words_set *w)
     w->nslots = n;
 }
 
-/* The table's hash of a key, made a byte at a time as a word grows: a
- * rotate and xor per byte (no multiply in the loop), mixed at the end. */
-static inline uint32_t hash_step(uint32_t h, unsigned char b) { return ((h << 5) | (h >> 27)) ^ b; }
-static inline uint32_t hash_end(uint32_t h, size_t len)
+/* The table's hash of a key: its bytes 8 at a time, each block mixed by
+ * a multiply. The key's buffer has at least 8 readable bytes from every
+ * block's start (KEY_ROOM), so the last block is read whole and masked. */
+#define KEY_ROOM 8
+static inline uint32_t key_hash(const char *k, size_t len)
 {
-    uint64_t x = ((uint64_t)h << 8 | len) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(x >> 32);
+    uint64_t h = len;
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t x = swar_load(k + i);
+        if (len - i < 8)
+            x &= ((uint64_t)1 << (8 * (len - i))) - 1;
+        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    return (uint32_t)(h >> 32);
 }
 
-static void add_key(words_set *w, const char *key, size_t len, uint32_t h, int where)
+/* Adds key[0..len) (a buffer with KEY_ROOM readable bytes past each
+ * 8-byte block) at place `where`. */
+static void add_key(words_set *w, const char *key, size_t len, int where)
 {
-    h = hash_end(h, len);
+    uint32_t h = key_hash(key, len);
     size_t mask = w->nslots - 1, j = h & mask;
     for (; w->slots[j].at; j = (j + 1) & mask) {
         if (w->slots[j].hash != h)
@@ -89,13 +99,6 @@ static void add_key(words_set *w, const char *key, size_t len, uint32_t h, int w
         grow(w);
 }
 
-static void add_bytes(words_set *w, const char *key, size_t len, int where)
-{
-    uint32_t h = 0;
-    for (size_t i = 0; i < len; i++)
-        h = hash_step(h, (unsigned char)key[i]);
-    add_key(w, key, len, h, where);
-}
 
 void words_set_take(words_set *w, buf *out)
 {
@@ -143,89 +146,100 @@ static const unsigned char ascii_word[128] = {
 #undef L
 };
 
-/* The scan of one text: the word being read and the CJK run. */
-typedef struct scan {
-    words_set *w;
-    int where;
-    char word[WORDS_KEY_MAX + 4]; /* cut after WORDS_KEY_MAX bytes */
-    size_t wl;
-    uint32_t wh;           /* hash_step over word[0..wl) */
-    int32_t prev_cjk;      /* the run's last CJK character, or -1 */
-    bool cjk_run_single;   /* the run so far is one character */
-} scan;
-
-static void end_word(scan *k)
+/* A CJK run ends: a lone character is a key by itself (a bigram was made
+ * for every pair already). */
+static void end_cjk_run(words_set *w, int32_t prev_cjk, bool single, int where)
 {
-    if (k->wl) {
-        add_key(k->w, k->word, k->wl, k->wh, k->where);
-        k->wl = 0;
-        k->wh = 0;
+    if (prev_cjk >= 0 && single) {
+        char c[KEY_ROOM];
+        add_key(w, c, put_utf8(c, prev_cjk), where);
     }
 }
 
-static void end_cjk_run(scan *k)
-{
-    if (k->prev_cjk >= 0 && k->cjk_run_single) {
-        char c[4];
-        add_bytes(k->w, c, put_utf8(c, k->prev_cjk), k->where);
-    }
-    k->prev_cjk = -1;
-    k->cjk_run_single = false;
-}
-
+/* The state of the scan (the word being read, its hash, the CJK run) is
+ * kept in locals, not in a struct passed around: the ASCII loop below runs
+ * once a byte, and state in memory made each byte wait on the last one's
+ * stores. */
 void words_set_add(words_set *w, const char *s, size_t n, int where)
 {
-    scan k = { .w = w, .where = where, .prev_cjk = -1 };
+    char word[WORDS_KEY_MAX + 4 + KEY_ROOM]; /* cut after WORDS_KEY_MAX bytes */
+    size_t wl = 0;
+    int32_t prev_cjk = -1;   /* the CJK run's last character, or -1 */
+    bool cjk_single = false; /* the run so far is one character */
     size_t i = 0;
     while (i < n) {
         unsigned char b = (unsigned char)s[i];
         if (b < 0x80) {
-            unsigned char l = ascii_word[b];
-            i++;
-            if (l) {
-                if (k.prev_cjk >= 0)
-                    end_cjk_run(&k);
-                if (k.wl < WORDS_KEY_MAX) {
-                    k.word[k.wl++] = (char)l;
-                    k.wh = hash_step(k.wh, l);
-                }
-            } else {
-                end_word(&k);
-                if (k.prev_cjk >= 0)
-                    end_cjk_run(&k);
+            if (prev_cjk >= 0) {
+                end_cjk_run(w, prev_cjk, cjk_single, where);
+                prev_cjk = -1;
             }
+            if (!ascii_word[b]) {
+                if (wl) {
+                    add_key(w, word, wl, where);
+                    wl = 0;
+                }
+                i++;
+                continue;
+            }
+            /* a run of ASCII letters and digits, 8 bytes a step: the bytes
+             * lower-cased at once (| 0x20 leaves digits as they are), the
+             * run's end found without a branch a byte */
+            while (i + 8 <= n) {
+                uint64_t x = swar_load(s + i), raw;
+                memcpy(&raw, s + i, 8);
+                uint64_t low = x | SWAR_ONES * 0x20;
+                uint64_t in = (swar_range(x, '0', '9') | swar_range(low, 'a', 'z')) & ~swar_high(x);
+                uint64_t stop = ~in & SWAR_HIGH;
+                size_t run = stop ? swar_first(stop) : 8;
+                if (wl < WORDS_KEY_MAX) {
+                    raw |= SWAR_ONES * 0x20;
+                    memcpy(word + wl, &raw, 8);
+                    wl = wl + run < WORDS_KEY_MAX ? wl + run : WORDS_KEY_MAX;
+                }
+                i += run;
+                if (run < 8)
+                    goto run_done;
+            }
+            for (; i < n && (unsigned char)s[i] < 0x80 && ascii_word[(unsigned char)s[i]]; i++)
+                if (wl < WORDS_KEY_MAX)
+                    word[wl++] = (char)ascii_word[(unsigned char)s[i]];
+        run_done:
             continue;
         }
         int32_t cp;
         int cls;
         i += text_next_char(s, n, i, &cp, &cls);
         if (cls == TEXT_CHAR_WORD) {
-            if (k.prev_cjk >= 0)
-                end_cjk_run(&k);
-            if (k.wl < WORDS_KEY_MAX) {
-                size_t m = put_utf8(k.word + k.wl, cp);
-                for (size_t j = 0; j < m; j++)
-                    k.wh = hash_step(k.wh, (unsigned char)k.word[k.wl + j]);
-                k.wl += m;
+            if (prev_cjk >= 0) {
+                end_cjk_run(w, prev_cjk, cjk_single, where);
+                prev_cjk = -1;
             }
+            if (wl < WORDS_KEY_MAX)
+                wl += put_utf8(word + wl, cp);
             continue;
         }
-        end_word(&k);
+        if (wl) {
+            add_key(w, word, wl, where);
+            wl = 0;
+        }
         if (cls != TEXT_CHAR_CJK) {
-            end_cjk_run(&k);
+            end_cjk_run(w, prev_cjk, cjk_single, where);
+            prev_cjk = -1;
             continue;
         }
-        if (k.prev_cjk >= 0) { /* a bigram: the character before and this one */
-            char c[8];
-            size_t cl = put_utf8(c, k.prev_cjk);
+        if (prev_cjk >= 0) { /* a bigram: the character before and this one */
+            char c[8 + KEY_ROOM];
+            size_t cl = put_utf8(c, prev_cjk);
             cl += put_utf8(c + cl, cp);
-            add_bytes(w, c, cl, where);
-            k.cjk_run_single = false;
+            add_key(w, c, cl, where);
+            cjk_single = false;
         } else {
-            k.cjk_run_single = true;
+            cjk_single = true;
         }
-        k.prev_cjk = cp;
+        prev_cjk = cp;
     }
-    end_word(&k);
-    end_cjk_run(&k);
+    if (wl)
+        add_key(w, word, wl, where);
+    end_cjk_run(w, prev_cjk, cjk_single, where);
 }

@@ -194,6 +194,16 @@ TEST(search_keys)
     const char *long_word = "École supercalifragilisticexpialidocious-and-more";
     words_set_add(w, long_word, strlen(long_word), 0);
     EQ_STR(keys_of(w, &b), "école/0 supercalifragilisticexpialidocio/0 and/0 more/0");
+    /* runs read 8 bytes a step: a word across blocks, cut in a block, at the
+     * text's end, and ASCII around a non-ASCII letter */
+    const char *runs = "ABCDEFGHij KLMNOPQRSTUVWXYZ0123456789abcdefghijklm x12345678 Cafe\xcc\x81ine42X end";
+    words_set_add(w, runs, strlen(runs), 0);
+    EQ_STR(keys_of(w, &b), "abcdefghij/0 klmnopqrstuvwxyz0123456789abcdef/0 x12345678/0 "
+                           "cafe\xcc\x81ine42x/0 end/0");
+    words_set_add(w, "12345678", 8, 0);
+    words_set_add(w, "1234567", 7, 0);
+    words_set_add(w, "a-b_c", 5, 0);
+    EQ_STR(keys_of(w, &b), "12345678/0 1234567/0 a/0 b/0 c/0");
     /* invalid UTF-8 separates words */
     words_set_add(w, "ab\xff" "cd", 5, 0);
     EQ_STR(keys_of(w, &b), "ab/0 cd/0");
