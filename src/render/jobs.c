@@ -19,8 +19,8 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     tpl_map *m = tpl_map_new(a, 4);
     tpl_map_set_str(a, m, "kind", tpl_str(kind));
     tpl_map_set_str(a, m, "title", tpl_str(title));
-    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_path, path)));
-    tpl_map_set_str(a, m, "permalink", tpl_str(arena_printf(a, "%s%s", c->s->cfg.base_url, path)));
+    tpl_map_set_str(a, m, "url", tpl_str(site_url_in(c->s, a, path)));
+    tpl_map_set_str(a, m, "permalink", tpl_str(site_permalink_in(c->s, a, path)));
     return m;
 }
 
@@ -112,11 +112,10 @@ static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, 
 static tpl_value feed_of(render_ctx *c, arena *a, const char *title, const char *base, const char *key,
                          tpl_value entries)
 {
-    const site_config *cfg = &c->s->cfg;
     tpl_map *m = tpl_map_new(a, 5);
     tpl_map_set_str(a, m, "title", tpl_str(title ? title : ""));
-    tpl_map_set_str(a, m, "url", tpl_str(arena_printf(a, "%s%s", cfg->base_url, site_feed_file(a, base))));
-    tpl_map_set_str(a, m, "alternate", tpl_str(arena_printf(a, "%s%s", cfg->base_url, base)));
+    tpl_map_set_str(a, m, "url", tpl_str(site_permalink_in(c->s, a, site_feed_file(a, base))));
+    tpl_map_set_str(a, m, "alternate", tpl_str(site_permalink_in(c->s, a, base)));
     tpl_map_set_str(a, m, key, entries);
     return tpl_map_value(m);
 }
@@ -368,7 +367,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     case J_ALIAS: {
         page *p = &s->pages[j->a];
         out_rel = site_alias_output(a, p->aliases[j->b]);
-        redirect(c, out_rel, arena_printf(a, "%s%s", s->cfg.base_url, p->path), d); /* not s->a: other threads */
+        redirect(c, out_rel, site_permalink_in(s, a, p->path), d); /* not s->a: other threads */
         return;
     }
     case J_FILE: {
@@ -405,7 +404,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             emit(c, files[i], out.data, out.len, d);
         const char *first = list_dir ? site_first_page_alias(s, a, list_dir) : NULL;
         if (first)
-            redirect(c, first, arena_printf(a, "%s%s", s->cfg.base_url, list_dir), d);
+            redirect(c, first, site_permalink_in(s, a, list_dir), d);
     }
     diag_move(d, td);
     diag_list_free(td);

@@ -167,7 +167,7 @@ static const char *resolve(void *vctx, const md_link *l)
         new_rec(c, l, LINK_ABSOLUTE);
         if (!strcmp(s->cfg.base_path, "/"))
             return NULL;
-        return arena_printf(c->a, "%s%s", s->cfg.base_path, dest + 1);
+        return site_url_in(s, c->a, dest + 1);
     }
     /* path [?query] [#fragment] */
     size_t plen = strcspn(dest, "?#");
