@@ -236,6 +236,25 @@ static const unsigned char ascii_class[128] = {
     0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
 };
 
+/* Words begun in 8 ASCII bytes, from their masks (bit k for byte k): sp
+ * the spaces, al the letters and digits; *counted says the run going on
+ * has been counted (and is updated). A word begins at a letter or digit
+ * when the last space-or-alnum byte before it (punctuation joins a run) is
+ * a space, or there is none in the block and the run was not counted. The
+ * last such byte's kind is found for all positions at once: a prefix fill
+ * over 9 bits, bit 0 standing for what came before the block. */
+static unsigned ascii_words8(unsigned sp, unsigned al, unsigned *counted)
+{
+    unsigned e = 1u | (sp | al) << 1; /* an event: a space or a letter/digit */
+    unsigned t = *counted | al << 1;  /* its kind: 1 letter/digit, 0 space */
+    for (unsigned k = 1; k < 16; k <<= 1) {
+        t |= (t << k) & ~e;
+        e |= e << k;
+    }
+    *counted = (t >> 8) & 1;
+    return (unsigned)__builtin_popcount(al & ~t & 0xffu);
+}
+
 size_t text_word_count(const char *s, size_t n) { return text_word_count_cjk(s, n, NULL); }
 
 size_t text_word_count_cjk(const char *s, size_t n, size_t *cjk)
@@ -249,6 +268,23 @@ size_t text_word_count_cjk(const char *s, size_t n, size_t *cjk)
             /* a stretch of ASCII without branches on the bytes: a word is
              * counted at the first letter or digit of each run */
             unsigned counted = in_run && run_counted, space = !in_run;
+            if (i + 8 <= n && !swar_high(swar_load(s + i))) {
+                /* 8 bytes a step while they are ASCII */
+                do {
+                    uint64_t x = swar_load(s + i);
+                    unsigned sp = swar_bits(swar_eq(x, ' ') | swar_range(x, 9, 13));
+                    unsigned al = swar_bits(swar_range(x, '0', '9') | swar_range(x | SWAR_ONES * 0x20, 'a', 'z'));
+                    words += ascii_words8(sp, al, &counted);
+                    space = (sp >> 7) & 1;
+                    i += 8;
+                } while (i + 8 <= n && !swar_high(swar_load(s + i)));
+                if (i == n || (unsigned char)s[i] >= 0x80) {
+                    in_run = !space;
+                    run_counted = counted;
+                    continue;
+                }
+                c = (unsigned char)s[i];
+            }
             do {
                 unsigned cls = ascii_class[c], alnum = cls >> 1;
                 space = cls & 1;

@@ -1,6 +1,9 @@
 /* Unit tests for util/text: slugs, word counts, UTF-8 validation. */
 #include "harness.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "util/buf.h"
 #include "util/text.h"
 #include "util/words.h"
@@ -128,6 +131,45 @@ TEST(word_counts)
     EQ_INT(text_word_count("one two three", 7), 2);
 }
 
+/* ASCII: whitespace-separated runs with a letter or digit — the rule said
+ * plainly, against the counter's 8-bytes-a-step path on random text. */
+static size_t ref_ascii_words(const char *s, size_t n)
+{
+    size_t words = 0;
+    bool counted = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || (c >= 9 && c <= 13))
+            counted = false;
+        else if (((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9')) {
+            words += !counted;
+            counted = true;
+        }
+    }
+    return words;
+}
+
+TEST(word_counts_ascii_blocks)
+{
+    static const char alphabet[] = "ab Z9 \t\n-.'@[`{/:\x01\x7f";
+    uint32_t r = 12345;
+    char text[80];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 70);
+        for (size_t i = 0; i < n; i++) {
+            r = r * 1103515245u + 12345u;
+            text[i] = alphabet[(r >> 16) % (sizeof alphabet - 1)];
+        }
+        if (text_word_count(text, n) != ref_ascii_words(text, n))
+            FAILF("'%.*s' (%zu bytes): %zu words, want %zu", (int)n, text, n,
+                  text_word_count(text, n), ref_ascii_words(text, n));
+    }
+    /* a block boundary inside a run, then non-ASCII after a block */
+    EQ_INT(wc("abcdefg-hijk lmnop"), 2);
+    EQ_INT(wc("abcdefgh\xc3\xa9 x"), 2);
+    EQ_INT(wc("        abcdefgh"), 1);
+}
+
 TEST(word_counts_cjk)
 {
     size_t cjk = 99;
@@ -231,6 +273,7 @@ int main(void)
     RUN(slug_unicode);
     RUN(slug_invalid_bytes);
     RUN(word_counts);
+    RUN(word_counts_ascii_blocks);
     RUN(word_counts_cjk);
     RUN(utf8_check);
     RUN(search_keys);
