@@ -252,7 +252,10 @@ static unsigned ascii_words8(unsigned sp, unsigned al, unsigned *counted)
         e |= e << k;
     }
     *counted = (t >> 8) & 1;
-    return (unsigned)__builtin_popcount(al & ~t & 0xffu);
+    unsigned w = al & ~t & 0xffu; /* count its bits (no POPCNT in the baseline) */
+    w = w - ((w >> 1) & 0x55u);
+    w = (w & 0x33u) + ((w >> 2) & 0x33u);
+    return (w + (w >> 4)) & 0x0fu;
 }
 
 size_t text_word_count(const char *s, size_t n) { return text_word_count_cjk(s, n, NULL); }
