@@ -17,6 +17,20 @@
 
 static char root[256];
 
+/* Each test's folder in /tmp: made empty, and removed at its end. */
+static bool new_root(void)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
+    return mkdtemp(root) != NULL;
+}
+
+static bool remove_root(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    return system(cmd) == 0;
+}
+
 static void put(const char *dir, const char *rel, const char *text)
 {
     char path[600];
@@ -30,8 +44,7 @@ static void put(const char *dir, const char *rel, const char *text)
 
 TEST(check_incremental)
 {
-    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
-    OK(mkdtemp(root) != NULL);
+    OK(new_root());
     put("site", "site.yaml", "title: Checked\n");
     put("site", "content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst words.\n");
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nB links to [a](2024-01-01-a.md).\n");
@@ -83,9 +96,7 @@ TEST(check_incremental)
 
     diag_list_free(d);
     build_session_free(s);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    OK(system(cmd) == 0);
+    OK(remove_root());
 }
 
 static bool file_has(const char *rel, const char *needle)
@@ -124,8 +135,7 @@ static bool same_as_fresh(const char *site, const char *out)
  * run's output is a full build's (the session keeps the others' HTML). */
 TEST(shortcode_edits)
 {
-    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
-    OK(mkdtemp(root) != NULL);
+    OK(new_root());
     put("site", "site.yaml", "title: One\n");
     put("site", "templates/shortcodes/badge.html",
         "<span class=\"badge\">{{ args[0] }}{% include \"partials/mark.html\" %}</span>");
@@ -195,9 +205,7 @@ TEST(shortcode_edits)
 
     diag_list_free(d);
     build_session_free(s);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    OK(system(cmd) == 0);
+    OK(remove_root());
 }
 
 /* Fast rebuilds leave the edited page's old text and HTML in the model's
@@ -206,8 +214,7 @@ TEST(shortcode_edits)
  * bounded over any number of saves, the output always a full build's. */
 TEST(garbage_bounded)
 {
-    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
-    OK(mkdtemp(root) != NULL);
+    OK(new_root());
     put("site", "site.yaml", "title: Saved often\n");
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nA small post.\n");
     buf body = BUF_INIT;
@@ -248,9 +255,7 @@ TEST(garbage_bounded)
     buf_release(&body);
     diag_list_free(d);
     build_session_free(s);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    OK(system(cmd) == 0);
+    OK(remove_root());
 }
 
 /* Sections and their _index.md in a build session (issue 15): an edit of
@@ -259,8 +264,7 @@ TEST(garbage_bounded)
  * SHEAF_CHECK_INCREMENTAL). */
 TEST(sections_incremental)
 {
-    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
-    OK(mkdtemp(root) != NULL);
+    OK(new_root());
     put("site", "site.yaml", "title: Sectioned\npaginate: 1\ntaxonomies: [tags, categories, series]\n"
                              "first_page_alias: true\nfeed_copies: [index.xml]\npaginate_path: \"p:num/\"\n");
     put("site", "content/_index.md", "---\ntitle: Home\n---\nHello.\n");
@@ -339,9 +343,7 @@ TEST(sections_incremental)
 
     diag_list_free(d);
     build_session_free(s);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    OK(system(cmd) == 0);
+    OK(remove_root());
 }
 
 /* The search index after edits: a page's keys are made with its Markdown
@@ -349,8 +351,7 @@ TEST(sections_incremental)
  * page and search switched on later each give a fresh build's index. */
 TEST(search_index_edits)
 {
-    snprintf(root, sizeof root, "/tmp/sheaf-test-session-XXXXXX");
-    OK(mkdtemp(root) != NULL);
+    OK(new_root());
     put("site", "site.yaml", "title: One\nsearch: false\n");
     put("site", "content/posts/2024-01-01-a.md", "---\ntitle: Alpha\n---\nGradient descent.\n\n## Results\n\nFast.\n");
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: Beta\n---\n梯度下降 notes.\n");
@@ -397,9 +398,7 @@ TEST(search_index_edits)
 
     diag_list_free(d);
     build_session_free(s);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    OK(system(cmd) == 0);
+    OK(remove_root());
 }
 
 int main(void)
