@@ -10,16 +10,8 @@
 # bracketed, one with a locator, one narrative — then times clean builds of
 # both with hyperfine, outputs in a tmpfs.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-N=${1:-10000}
-RUNS=${RUNS:-5}
-SHEAF=${SHEAF:-$root/build/sheaf}
-case $SHEAF in /*) ;; *) SHEAF=$(pwd)/$SHEAF ;; esac
-WORK=${WORK:-${TMPDIR:-/tmp}/sheaf-bench-cite}
-OUT=${OUT:-/dev/shm/sheaf-bench-cite}
-rm -rf "$WORK" "$OUT"
-mkdir -p "$WORK" "$OUT"
+bench=cite default_posts=10000
+. "$(dirname "$0")/common.sh"
 python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/plain" --flavor native
 cp -r "$WORK/plain" "$WORK/cited"
 python3 - "$WORK/cited" <<'PY'

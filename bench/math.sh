@@ -11,16 +11,8 @@
 # formula to half of them, numbers varied so formulas are distinct).
 # Outputs go to a tmpfs; timings by hyperfine (wall and CPU).
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-N=${1:-2000}
-RUNS=${RUNS:-5}
-SHEAF=${SHEAF:-$root/build/sheaf}
-case $SHEAF in /*) ;; *) SHEAF=$(pwd)/$SHEAF ;; esac
-WORK=${WORK:-${TMPDIR:-/tmp}/sheaf-bench-math}
-OUT=${OUT:-/dev/shm/sheaf-bench-math}
-rm -rf "$WORK" "$OUT"
-mkdir -p "$WORK" "$OUT"
+bench=math default_posts=2000
+. "$(dirname "$0")/common.sh"
 trap 'rm -rf "$WORK" "$OUT"' EXIT
 python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/plain" --flavor native
 python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/math" --flavor native --math

@@ -10,16 +10,8 @@
 # then times clean builds with hyperfine, outputs in a tmpfs, and prints
 # each build's output count.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-N=${1:-10000}
-RUNS=${RUNS:-5}
-SHEAF=${SHEAF:-$root/build/sheaf}
-case $SHEAF in /*) ;; *) SHEAF=$(pwd)/$SHEAF ;; esac
-WORK=${WORK:-${TMPDIR:-/tmp}/sheaf-bench-model}
-OUT=${OUT:-/dev/shm/sheaf-bench-model}
-rm -rf "$WORK" "$OUT"
-mkdir -p "$WORK" "$OUT"
+bench=model default_posts=10000
+. "$(dirname "$0")/common.sh"
 python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/one" --flavor native >/dev/null
 python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/two" --flavor native --sections 2 --categories >/dev/null
 for c in one two; do
