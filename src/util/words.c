@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <utf8proc.h>
+
 #include "util/scan.h"
 #include "util/text.h"
 #include "util/words.h"
@@ -110,29 +112,11 @@ void words_set_take(words_set *w, buf *out)
     }
 }
 
-/* Writes cp as UTF-8 at d; returns its length. */
+/* Writes cp (a valid code point) as UTF-8 at d, which has room for 4
+ * bytes; returns its length. */
 static size_t put_utf8(char *d, int32_t cp)
 {
-    if (cp < 0x80) {
-        d[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        d[0] = (char)(0xC0 | (cp >> 6));
-        d[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        d[0] = (char)(0xE0 | (cp >> 12));
-        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        d[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    d[0] = (char)(0xF0 | (cp >> 18));
-    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    d[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
+    return (size_t)utf8proc_encode_char(cp, (utf8proc_uint8_t *)d);
 }
 
 /* An ASCII byte in a word, lower-cased; 0 for a separator (what
