@@ -96,13 +96,12 @@ static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, 
     tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
     tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
     tpl_map_set_str(a, pg, "total", tpl_int((int64_t)total));
-    const char *bp = s->cfg.base_path;
     if (k > 1)
-        tpl_map_set_str(a, pg, "prev_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(s, a, base, k - 1))));
+        tpl_map_set_str(a, pg, "prev_url", tpl_str(site_url_in(s, a, site_list_path(s, a, base, k - 1))));
     if (k < total)
-        tpl_map_set_str(a, pg, "next_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(s, a, base, k + 1))));
-    tpl_map_set_str(a, pg, "first_url", tpl_str(arena_printf(a, "%s%s", bp, base)));
-    tpl_map_set_str(a, pg, "last_url", tpl_str(arena_printf(a, "%s%s", bp, site_list_path(s, a, base, total))));
+        tpl_map_set_str(a, pg, "next_url", tpl_str(site_url_in(s, a, site_list_path(s, a, base, k + 1))));
+    tpl_map_set_str(a, pg, "first_url", tpl_str(site_url_in(s, a, base)));
+    tpl_map_set_str(a, pg, "last_url", tpl_str(site_url_in(s, a, site_list_path(s, a, base, total))));
     return tpl_map_value(pg);
 }
 
