@@ -60,6 +60,17 @@ const char *site_paginate_folder(const site_config *c, arena *a)
     return memchr(pat, ':', n) ? NULL : arena_strndup(a, pat, n);
 }
 
+const char *site_generated_in_folder(const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t g = 0; g < SITE_NGENERATED; g++) {
+        const char *gp = site_generated_outputs[g].path;
+        if (g != SITE_GEN_TAGS && !strncmp(gp, name, n) && gp[n] == '/')
+            return site_generated_outputs[g].context;
+    }
+    return NULL;
+}
+
 const char *site_first_page_alias(const site *s, arena *a, const char *base)
 {
     return s->cfg.first_page_alias ? arena_printf(a, "%sindex.html", page_dir(s, a, base, 1)) : NULL;

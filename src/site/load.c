@@ -1238,13 +1238,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     bool ok = true;
     /* a section's folder may not be one sheaf fills itself or a taxonomy's */
     for (size_t i = 0; i < s->nsections; i++) {
-        const char *name = s->sections[i].name, *clash = NULL;
-        size_t n = strlen(name);
-        for (size_t g = 0; g < SITE_NGENERATED && !clash; g++) {
-            const char *gp = site_generated_outputs[g].path;
-            if (g != SITE_GEN_TAGS && !strncmp(gp, name, n) && gp[n] == '/')
-                clash = site_generated_outputs[g].context;
-        }
+        const char *name = s->sections[i].name, *clash = site_generated_in_folder(name);
         for (size_t t = 0; t < s->ntaxonomies && !clash; t++)
             if (!strcmp(s->taxonomies[t].name, name))
                 clash = arena_printf(s->a, "the index of the taxonomy '%s' (taxonomies: in site.yaml)", name);
@@ -1257,13 +1251,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     }
     /* a taxonomy's folder may not be one sheaf fills itself */
     for (size_t t = 0; t < s->ntaxonomies; t++) {
-        const char *name = s->taxonomies[t].name, *clash = NULL;
-        for (size_t i = 0; i < SITE_NGENERATED && !clash; i++) {
-            const char *g = site_generated_outputs[i].path;
-            size_t n = strlen(name);
-            if (i != SITE_GEN_TAGS && !strncmp(g, name, n) && g[n] == '/')
-                clash = site_generated_outputs[i].context;
-        }
+        const char *name = s->taxonomies[t].name, *clash = site_generated_in_folder(name);
         const char *folder = site_paginate_folder(&s->cfg, s->a);
         if (!clash && folder && !strcmp(name, folder))
             clash = arena_printf(s->a, "the home page's later pages (/%s, …)",

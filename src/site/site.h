@@ -151,6 +151,10 @@ const char *site_list_path(const site *s, arena *a, const char *base, size_t k);
  * page/:num/), which a section or a taxonomy may not take; NULL when
  * `paginate_path`'s first part holds the number (page:num/). In a. */
 const char *site_paginate_folder(const site_config *c, arena *a);
+/* What sheaf writes itself in the folder /<name>/ — the context of a
+ * generated output there ("the archive"), or NULL — which a section or a
+ * taxonomy may not take. tags/ is not counted: it is the tags taxonomy's. */
+const char *site_generated_in_folder(const char *name);
 
 /* ---- pages and links ------------------------------------------------- */
 
