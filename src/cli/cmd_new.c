@@ -470,12 +470,9 @@ static bool create_post(const char *site, const char *section, const char *title
     arena *ca = arena_new();
     diag_list *quiet = diag_list_new();
     if (!bad && site_config_load(site, NULL, ca, &cfg, quiet)) {
-        size_t n = strlen(section);
-        for (size_t g = 0; g < SITE_NGENERATED && !bad; g++) {
-            const char *gp = site_generated_outputs[g].path;
-            if (!strncmp(gp, section, n) && gp[n] == '/')
-                bad = arena_printf(ca, "sheaf writes /%s/ itself (%s)", section, site_generated_outputs[g].context);
-        }
+        const char *gen = site_generated_in_folder(section);
+        if (gen)
+            bad = arena_printf(ca, "sheaf writes /%s/ itself (%s)", section, gen);
         if (!bad && site_has_taxonomy(&cfg, section))
             bad = arena_printf(ca, "/%s/ is the index of the taxonomy '%s'", section, section);
         const char *folder = site_paginate_folder(&cfg, ca);
