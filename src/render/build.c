@@ -191,8 +191,9 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     c.opt.language = s.strings_lang;
     job *jv = NULL;
     size_t nj = 0, cj = 0;
-    /* the search index first: one job that reads every page (≈ 1 s at
-     * 10,000 posts), so it runs beside the others, not after them */
+    /* the search index first: one job over every page (it merges their
+     * keys, ≈ 0.1 s at 10,000 posts), so it runs beside the others, not
+     * after them */
     if (site_generated_on(&s, SITE_GEN_SEARCH_INDEX))
         render_add_job(&jv, &nj, &cj, J_GENERATED, SITE_GEN_SEARCH_INDEX, 0);
     for (size_t i = 0; i < s.nposts; i++)

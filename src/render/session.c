@@ -161,14 +161,6 @@ static bool too_much_garbage(const last_run *L)
     return L->garbage > limit;
 }
 
-/* A rebuild after edits of existing pages that leave every page where it
- * was — the same dates, tags, slug, draft state (a new title or params are
- * fine), the same heading ids, the same links — done on the last run's
- * model: each such page is parsed and its Markdown rendered again, its
- * value (and the references to it) updated in place, and only the outputs
- * whose last render read a field that changed are rendered again.
- * Anything else (or any diagnostic) makes it return false without writing,
- * and the caller runs a full build. */
 /* Is job j one that no page shows, made from every page — the search
  * index — so that a fast rebuild may write it after the rest? */
 static bool deferrable(const job *j)
@@ -217,6 +209,14 @@ static bool render_picked(build_session *bs, size_t *pick, size_t n, bool lock, 
     return ok;
 }
 
+/* A rebuild after edits of existing pages that leave every page where it
+ * was — the same dates, tags, slug, draft state (a new title or params are
+ * fine), the same heading ids, the same links — done on the last run's
+ * model: each such page is parsed and its Markdown rendered again, its
+ * value (and the references to it) updated in place, and only the outputs
+ * whose last render read a field that changed are rendered again.
+ * Anything else (or any diagnostic) makes it return false without writing,
+ * and the caller runs a full build. */
 static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n, diag_list *d,
                          build_stats *st)
 {
