@@ -293,6 +293,15 @@ void js_pool_give(js_pool *p, js_katex *k)
     pthread_mutex_unlock(&p->mu);
 }
 
+void js_pool_collect(js_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->nidle; i++) {
+        duk_gc(p->idle[i]->ctx, 0);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
 size_t js_pool_started(js_pool *p, double *ms)
 {
     pthread_mutex_lock(&p->mu);

@@ -50,6 +50,9 @@ void js_pool_free(js_pool *p);
  * cannot start). Give it back with js_pool_give. Thread-safe. */
 js_katex *js_pool_take(js_pool *p, buf *error);
 void js_pool_give(js_pool *p, js_katex *k);
+/* Collects the garbage of every idle engine (a full mark-and-sweep of its
+ * heap, KaTeX's objects included: a millisecond or more). */
+void js_pool_collect(js_pool *p);
 /* Engines started so far, and the milliseconds spent starting them. */
 size_t js_pool_started(js_pool *p, double *ms);
 

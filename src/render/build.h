@@ -61,13 +61,13 @@ bool render_shortcode_takes(const char *tpl, size_t n, const char *arg);
 bool build_site(const build_options *o, diag_list *d, build_stats *st);
 
 /* build_site for a caller that builds one site many times over while only
- * its pages change (the page pipeline's fuzz target, thousands of builds a
+ * its pages change (the page pipeline's fuzz target, hundreds of builds a
  * second): a build_kept keeps what depends on the theme alone — the
  * templates, parsed as builds need them, and the theme strings, loaded by
- * the first build (which alone reports problems with them) — so later
- * builds do not parse them again. The site's templates/, theme, i18n/ and
- * site.yaml's `theme` and `language` must not change between the builds,
- * or they use stale ones. */
+ * the first build (which alone reports problems with them) — and the KaTeX
+ * engines started for formulas, so later builds do not parse or load them
+ * again. The site's templates/, theme, i18n/ and site.yaml's `theme` and
+ * `language` must not change between the builds, or they use stale ones. */
 typedef struct build_kept build_kept;
 build_kept *build_kept_new(void);
 void build_kept_free(build_kept *k);
