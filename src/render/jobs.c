@@ -316,7 +316,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map *pg = list_page(c, a, "paper", title.kind == TPL_STRING && title.len ? title.u.s : pp->e->key,
                                 pp->path);
         tpl_map_set_str(a, vars, "paper", tpl_map_value(pp->value));
-        tpl_map_set_str(a, vars, "cited_by", pp->cited_by);
+        tpl_map_set_str(a, vars, "cited_by", site_paper_cited_by(s, pp, a));
         tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = "paper.html";
         out_rel = arena_printf(a, "%sindex.html", pp->path);

@@ -430,22 +430,6 @@ void site_citation_values(site *s, tpl_map *site_map)
         if (pi >= 0)
             s->papers[pi].value = m;
     }
-    for (size_t i = 0; i < s->npapers; i++) {
-        paper_info *pp = &s->papers[i];
-        tpl_list *l = tpl_list_new(a, pp->npages);
-        for (size_t k = 0; k < pp->npages; k++) {
-            const page *p = &s->pages[pp->pages[k]];
-            tpl_map *r = tpl_map_new(a, 4);
-            tpl_map_set_str(a, r, "title", sv(p->title));
-            tpl_map_set_str(a, r, "url", sv(site_url(s, p->path)));
-            if (p->has_date)
-                tpl_map_set_str(a, r, "date", site_date_value(&p->date));
-            tpl_map_set_str(a, r, "context", sv(pp->contexts[k]));
-            tpl_map_seal(a, r);
-            l->items[k] = tpl_map_value(r);
-        }
-        pp->cited_by = tpl_list_value(l);
-    }
     tpl_map **sorted = xcalloc(n + 1, sizeof *sorted);
     memcpy(sorted, s->entry_values, n * sizeof *sorted);
     vec_sort(sorted, n, sizeof *sorted, cmp_entries);
@@ -470,6 +454,17 @@ void site_citation_values(site *s, tpl_map *site_map)
         papers->items[i] = tpl_map_value(sorted[i]);
     tpl_map_set_str(a, site_map, "papers", tpl_list_value(papers));
     free(sorted);
+}
+
+tpl_value site_paper_cited_by(const site *s, const paper_info *pp, arena *a)
+{
+    tpl_list *l = tpl_list_new(a, pp->npages);
+    for (size_t k = 0; k < pp->npages; k++) {
+        tpl_map *r = site_page_ref(s, a, &s->pages[pp->pages[k]], 1);
+        tpl_map_set_str(a, r, "context", sv(pp->contexts[k]));
+        l->items[k] = tpl_map_value(r);
+    }
+    return tpl_list_value(l);
 }
 
 void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m)

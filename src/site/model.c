@@ -57,30 +57,41 @@ typedef struct page_refv {
     tpl_value title, url;
 } page_refv;
 
-/* {title, url, date} for prev/next and backlinks, in a; refs: every
- * page's page_refv */
-static tpl_map *page_ref(site *s, arena *a, const page *p, const page_refv *refs)
+/* {title, url, date} for prev/next and backlinks, in a, with room for
+ * `more` entries; owned by SITE_REF_OWNER | p's owner, title first, so a
+ * session knows who read p's title through it. */
+static tpl_map *ref_map(arena *a, const page *p, tpl_value title, tpl_value url, size_t more)
 {
-    tpl_map *m = tpl_map_new(a, 4);
-    const page_refv *r = &refs[p->index];
-    tpl_map_set_str(a, m, "title", r->title);
-    tpl_map_set_str(a, m, "url", r->url.kind == TPL_STRING ? r->url : str_v(site_url_in(s, a, p->path)));
+    tpl_map *m = tpl_map_new(a, 3 + more);
+    tpl_map_set_str(a, m, "title", title);
+    tpl_map_set_str(a, m, "url", url);
     if (p->has_date)
         tpl_map_set_str(a, m, "date", site_date_value(&p->date));
     m->owner = SITE_REF_OWNER | site_page_owner(p);
     return m;
 }
 
+/* ref_map with refs: every page's page_refv */
+static tpl_map *page_ref(site *s, arena *a, const page *p, const page_refv *refs, size_t more)
+{
+    const page_refv *r = &refs[p->index];
+    return ref_map(a, p, r->title,
+                   r->url.kind == TPL_STRING ? r->url : str_v(site_url_in(s, a, p->path)), more);
+}
+
+tpl_map *site_page_ref(const site *s, arena *a, const page *p, size_t more)
+{
+    return ref_map(a, p, str_v(p->title), str_v(site_url_in(s, a, p->path)), more);
+}
+
 /* Sets the title of a {title, url, date[, text]} reference if it is to p. */
-static bool retitle_ref(tpl_value v, const page *p)
+static void retitle_ref(tpl_value v, const page *p)
 {
     if (v.kind != TPL_MAP || v.u.map->owner != (SITE_REF_OWNER | site_page_owner(p)))
-        return false;
+        return;
     long at = tpl_map_find(v.u.map, "title");
-    if (at < 0)
-        return false;
-    tpl_map_update(v.u.map, (size_t)at, str_v(p->title));
-    return true;
+    if (at >= 0)
+        tpl_map_update(v.u.map, (size_t)at, str_v(p->title));
 }
 
 size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_changed)
@@ -99,27 +110,30 @@ size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_change
         tpl_map_update(p->value, (size_t)at, pv);
         changed[n++] = at;
     }
-    *ref_changed = false;
+    /* retitled: the jobs that read its title through a reference render
+     * again (a paper's page makes its references to the citing pages when
+     * it is rendered, so there are none to set for it) */
+    *ref_changed = retitled;
     if (!retitled)
         return n;
     /* the references to p: its neighbours' prev/next, its targets' backlinks */
     if (p->prev >= 0)
-        *ref_changed |= retitle_ref(tpl_map_get_cstr(s->pages[p->prev].value, "next"), p);
+        retitle_ref(tpl_map_get_cstr(s->pages[p->prev].value, "next"), p);
     if (p->next >= 0)
-        *ref_changed |= retitle_ref(tpl_map_get_cstr(s->pages[p->next].value, "prev"), p);
+        retitle_ref(tpl_map_get_cstr(s->pages[p->next].value, "prev"), p);
     for (size_t i = 0; i < p->nlinks; i++) {
         if (p->links[i].kind != LINK_PAGE)
             continue;
         tpl_value bl = tpl_map_get_cstr(s->pages[p->links[i].target].value, "backlinks");
         for (size_t k = 0; bl.kind == TPL_LIST && k < bl.u.list->len; k++)
-            *ref_changed |= retitle_ref(bl.u.list->items[k], p);
+            retitle_ref(bl.u.list->items[k], p);
     }
     /* the posts that list p as related (a post's related posts are few) */
     for (size_t k = 0; k < s->nposts; k++) {
         const page *q = &s->pages[s->posts[k]];
         for (size_t i = 0; i < q->nrelated; i++)
             if (q->related[i] == p->index)
-                *ref_changed |= retitle_ref(tpl_map_get_cstr(q->value, "related").u.list->items[i], p);
+                retitle_ref(tpl_map_get_cstr(q->value, "related").u.list->items[i], p);
     }
     return n;
 }
@@ -302,19 +316,19 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
         tpl_map_set_str(a, m, body_keys[i], body[i]);
     if (p->prev >= 0)
-        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev], refs)));
+        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev], refs, 0)));
     if (p->next >= 0)
-        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, a, &s->pages[p->next], refs)));
+        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, a, &s->pages[p->next], refs, 0)));
     tpl_list *bl = tpl_list_new(a, p->nbacklinks);
     for (size_t i = 0; i < p->nbacklinks; i++) {
-        tpl_map *r = page_ref(s, a, &s->pages[p->backlinks[i]], refs);
+        tpl_map *r = page_ref(s, a, &s->pages[p->backlinks[i]], refs, 1);
         tpl_map_set_str(a, r, "text", str_v(p->backlink_text[i]));
         bl->items[i] = tpl_map_value(r);
     }
     tpl_map_set_str(a, m, "backlinks", tpl_list_value(bl));
     tpl_list *rel = tpl_list_new(a, p->nrelated);
     for (size_t i = 0; i < p->nrelated; i++) {
-        tpl_map *r = page_ref(s, a, &s->pages[p->related[i]], refs);
+        tpl_map *r = page_ref(s, a, &s->pages[p->related[i]], refs, 1);
         tpl_map_set_str(a, r, "shared", tpl_int(p->related_shared[i]));
         rel->items[i] = tpl_map_value(r);
     }

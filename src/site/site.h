@@ -292,7 +292,6 @@ typedef struct paper_info {
     const char **contexts; /* the sentence of each page's first citation */
     size_t npages, cap;
     tpl_map *value;       /* the entry's value, with its paper url */
-    tpl_value cited_by;   /* [{title, url, date, context}] for its page */
 } paper_info;
 
 /* What renders shortcodes while the Markdown is written (render/
@@ -430,6 +429,10 @@ void site_check_citations(site *s, diag_list *d);
 /* Template values: every entry's (s->entry_values, site.bibliography) and
  * each paper's. Part of site_build_model. */
 void site_citation_values(site *s, tpl_map *site_map);
+/* A paper's `cited_by` ([{title, url, date, context}], newest first),
+ * made in a (any thread) when its page is rendered: the references to the
+ * citing pages read their current titles (site_page_ref). */
+tpl_value site_paper_cited_by(const site *s, const paper_info *pp, arena *a);
 /* A page's `citations` (keys, in order) and `bibliography` (entries),
  * made in a (any thread: reads the site only). */
 void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m);
@@ -555,6 +558,9 @@ size_t site_update_head_fields(site *s, page *p, long *changed, bool *ref_change
  * the {title, url, date} references to it. */
 #define SITE_REF_OWNER 0x80000000u
 static inline uint32_t site_page_owner(const page *p) { return (uint32_t)p->index + 1; }
+/* A {title, url, date} reference to p, made in a (any thread) with room
+ * for `more` entries; its reads of the title are p's reference's. */
+tpl_map *site_page_ref(const site *s, arena *a, const page *p, size_t more);
 void site_free(site *s);
 
 /* The file name endings that make a file under content/ a Markdown page,

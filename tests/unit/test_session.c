@@ -401,6 +401,42 @@ TEST(search_index_edits)
     OK(remove_root());
 }
 
+/* A citing post retitled: the fast path, and the page of each paper it
+ * cites lists it by its new title (they listed the old one until
+ * 2026-11-27). The post has no neighbours and no links, so nothing else
+ * refers to it. */
+TEST(citations_incremental)
+{
+    OK(new_root());
+    put("site", "site.yaml", "title: Cited\nbibliography: refs.bib\n");
+    put("site", "refs.bib", "@article{lian2017,\n  author = {Lian, Xiangru},\n  title = {Can "
+                            "Decentralized Algorithms Outperform Centralized Ones?},\n  journal = "
+                            "{NeurIPS},\n  year = 2017\n}\n");
+    const char *post[] = { "content/posts/2024-01-01-a.md" };
+    put("site", post[0], "---\ntitle: Gossip\n---\nDecentralized SGD works [@lian2017].\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st, full;
+    OK(build_session_run(s, NULL, 0, d, &full));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/papers/lian2017/index.html", ">Gossip</a>"));
+
+    put("site", post[0], "---\ntitle: Gossip, retitled\n---\nDecentralized SGD works [@lian2017].\n");
+    OK(build_session_run(s, post, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(st.rendered < full.rendered); /* the fast path */
+    OK(file_has("out/papers/lian2017/index.html", ">Gossip, retitled</a>"));
+    OK(same_as_fresh(site, out));
+
+    diag_list_free(d);
+    build_session_free(s);
+    OK(remove_root());
+}
+
 int main(void)
 {
     RUN(check_incremental);
@@ -408,5 +444,6 @@ int main(void)
     RUN(garbage_bounded);
     RUN(sections_incremental);
     RUN(search_index_edits);
+    RUN(citations_incremental);
     return harness_done();
 }
