@@ -162,6 +162,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     render_shortcodes *sc = render_shortcodes_new(&s, l, s.data);
     s.shortcodes = render_shortcodes_hooks(sc);
     t = render_now_ms();
+    site_load_site_bibliography(&s, d);
     site_load(&s, jobs, d);
     site_favicon(&s, d);
     site_load_bibliography(&s, d);

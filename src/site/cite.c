@@ -30,29 +30,36 @@
 
 /* ---- loading ---- */
 
-/* Loads path (relative to the site) once; `seen` maps what is loaded. */
-static bool load_one(site *s, strmap *seen, const char *path, const char *where, int line, int col,
-                     diag_list *d)
+/* Loads path (relative to the site) once: s->bib_seen maps what is loaded. */
+static bool load_one(site *s, const char *path, const char *where, int line, int col, diag_list *d)
 {
-    if (strmap_get(seen, path) >= 0)
+    if (!s->bib_seen)
+        s->bib_seen = strmap_new(8);
+    if (strmap_get(s->bib_seen, path) >= 0)
         return true;
-    strmap_put(seen, path, 0);
+    strmap_put(s->bib_seen, path, 0);
     if (!s->bib)
         s->bib = arena_calloc(s->a, sizeof *s->bib);
     char *file = fs_join(s->dir, path);
     bool ok = bib_load(s->bib, file, path, where, line, col, s->a, d);
     free(file);
+    s->bib_incomplete |= !ok;
+    return ok;
+}
+
+bool site_load_site_bibliography(site *s, diag_list *d)
+{
+    bool ok = true;
+    int cl, cc;
+    site_config_key_place(&s->cfg, "bibliography", &cl, &cc);
+    for (size_t i = 0; i < s->cfg.nbibliography; i++)
+        ok &= load_one(s, s->cfg.bibliography[i], "site.yaml", cl, cc, d);
     return ok;
 }
 
 bool site_load_bibliography(site *s, diag_list *d)
 {
-    strmap *seen = strmap_new(8);
-    bool ok = true;
-    int cl, cc;
-    site_config_key_place(&s->cfg, "bibliography", &cl, &cc);
-    for (size_t i = 0; i < s->cfg.nbibliography; i++)
-        ok &= load_one(s, seen, s->cfg.bibliography[i], "site.yaml", cl, cc, d);
+    bool ok = site_load_site_bibliography(s, d);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
         if (p->failed || !p->nbibs)
@@ -60,13 +67,13 @@ bool site_load_bibliography(site *s, diag_list *d)
         int line, col;
         site_page_key_place(p, "bibliography", &line, &col);
         for (size_t k = 0; k < p->nbibs; k++)
-            ok &= load_one(s, seen, p->bibs[k], p->src, line, col, d);
+            ok &= load_one(s, p->bibs[k], p->src, line, col, d);
     }
-    strmap_free(seen);
-    if (s->bib)
-        ok &= bib_resolve_crossrefs(s->bib, s->a, d);
-    s->bib_incomplete = !ok;
-    return ok;
+    strmap_free(s->bib_seen);
+    s->bib_seen = NULL;
+    if (s->bib && !bib_resolve_crossrefs(s->bib, s->a, d))
+        ok = false, s->bib_incomplete = true;
+    return ok && !s->bib_incomplete;
 }
 
 bool site_page_cites(const site *s, const page *p)

@@ -1334,6 +1334,7 @@ void site_free(site *s)
     }
     free(s->papers);
     strmap_free(s->paper_index);
+    strmap_free(s->bib_seen);
     if (s->bib)
         bib_free(s->bib);
     for (size_t i = 0; i < s->npages; i++)

@@ -345,6 +345,7 @@ typedef struct site {
     site_page_cache *page_cache; /* parsed pages kept between session runs, or NULL */
     bib *bib;             /* every .bib of the site and its pages; NULL: none */
     bool bib_incomplete;  /* one of them had an error (already reported) */
+    struct strmap *bib_seen; /* the .bib files loaded so far (while loading) */
     tpl_map **entry_values; /* per bib entry, its template value */
     paper_info *papers;   /* cited works, by key */
     size_t npapers;
@@ -406,9 +407,14 @@ const char *site_feed_file(arena *a, const char *dir);
 
 /* ---- citations (cite.c) ------------------------------------------------ */
 
-/* Reads the site's and the pages' `bibliography:` files (after site_load).
- * Without any, s->bib stays NULL and `@` is plain text. */
+/* Reads the site's and the pages' `bibliography:` files (after site_load),
+ * each once. Without any, s->bib stays NULL and `@` is plain text. */
 bool site_load_bibliography(site *s, diag_list *d);
+/* Reads the site's own (site.yaml's) files now, before site_load, while
+ * the process is small: each file is parsed in a child process, and a fork
+ * after 10,000 pages are loaded cost a few tens of milliseconds.
+ * site_load_bibliography reads the rest. */
+bool site_load_site_bibliography(site *s, diag_list *d);
 /* Reads every .yaml, .yml and .json file below data/ into s->data (site.data; an empty map
  * without any). Errors at each file's line:col; false after one. */
 bool site_load_data(site *s, diag_list *d);
