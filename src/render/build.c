@@ -253,6 +253,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     c.years = site_archive_years(&s);
     if (bs->sources && o->write)
         c.deps = xcalloc(nj + 1, sizeof *c.deps);
+    render_references(&c, jobs, d);
     render_workers_new(&c, jobs);
     site_parallel(nj, jobs, render_job, &c);
     render_merge_diags(d, c.diags, jv, nj);

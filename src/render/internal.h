@@ -34,7 +34,8 @@ typedef enum job_kind {
     J_PAGE, J_INDEX, J_SECTION, J_SECTION_FEED, J_TAG, J_TERM_FEED, J_TERMS, J_TERMS_FEED, J_PAPER,
     J_GENERATED,
     J_OUTPUT, /* a: its index in site.yaml's outputs */
-    J_ALIAS, J_FILE
+    J_ALIAS, J_FILE,
+    J_REFERENCE /* a: a bibliography entry; run before the others (render_references) */
 } job_kind;
 
 typedef struct job {
@@ -75,6 +76,9 @@ void render_workers_new(render_ctx *c, int jobs);
 size_t render_workers_free(render_ctx *c, int jobs);
 void render_add_job(job **v, size_t *n, size_t *cap, job_kind k, int a, int b);
 void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t njobs);
+/* Every bibliography entry's `reference` (see jobs.c), rendered in
+ * parallel before the jobs that show them; problems go to d. */
+void render_references(render_ctx *c, int jobs, diag_list *d);
 
 /* ---- shortcodes (shortcode.c) ------------------------------------------ */
 

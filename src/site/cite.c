@@ -386,6 +386,7 @@ static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
         tpl_map_set_str(a, f, e->fields[i].name, sv(e->fields[i].text));
     tpl_map_seal(a, f);
     tpl_map_set_str(a, m, "fields", tpl_map_value(f));
+    tpl_map_set_str(a, m, "reference", tpl_safe_strn("", 0)); /* render_references */
     return m;
 }
 

@@ -202,6 +202,8 @@ tpl_value strip(arena *ar, tpl_value s, tpl_value chars, bool left, bool right)
     return out;
 }
 
+tpl_value tpl_trim(tpl_value s) { return strip(NULL, s, tpl_none(), true, true); }
+
 FILTER(trim)
 {
     (void)at;

@@ -73,4 +73,8 @@ bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const
 /* Appends s HTML-escaped as Jinja2/markupsafe does (& < > " ' → entities). */
 void tpl_escape_html(buf *out, const char *s, size_t n);
 
+/* s (a string) without the white space around it, as the `trim` filter
+ * and Python's str.strip() remove it; a view into s's bytes. */
+tpl_value tpl_trim(tpl_value s);
+
 #endif
