@@ -28,6 +28,8 @@
 #include "util/vec.h"
 #include "util/xalloc.h"
 
+static void name_entries(site *s);
+
 /* ---- loading ---- */
 
 /* Loads path (relative to the site) once: s->bib_seen maps what is loaded. */
@@ -73,6 +75,8 @@ bool site_load_bibliography(site *s, diag_list *d)
     s->bib_seen = NULL;
     if (s->bib && !bib_resolve_crossrefs(s->bib, s->a, d))
         ok = false, s->bib_incomplete = true;
+    if (s->bib)
+        name_entries(s);
     return ok && !s->bib_incomplete;
 }
 
@@ -133,6 +137,18 @@ static const char *year_of(const bib_entry *e, arena *a)
     return "n.d.";
 }
 
+/* Each entry's label and year, made once (every citation shows them). */
+static void name_entries(site *s)
+{
+    size_t n = s->bib->n;
+    s->entry_label = arena_calloc(s->a, (n + 1) * sizeof *s->entry_label);
+    s->entry_year = arena_calloc(s->a, (n + 1) * sizeof *s->entry_year);
+    for (size_t i = 0; i < n; i++) {
+        s->entry_label[i] = names_label(&s->bib->entries[i], s->a);
+        s->entry_year[i] = year_of(&s->bib->entries[i], s->a);
+    }
+}
+
 static void esc(buf *out, const char *s) { md_escape_html(out, s, strlen(s)); }
 
 static void open_link(buf *out, const char *key)
@@ -161,7 +177,6 @@ void site_cite_state_free(site_cite_state *st)
 void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
                     buf *out)
 {
-    arena *a = arena_new();
     bool numeric = s->cfg.citations_numeric;
     buf_puts(out, "<span class=\"citation\" data-cites=\"");
     for (size_t i = 0; i < n; i++) {
@@ -186,14 +201,15 @@ void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_
             esc(out, c[i].prefix);
             buf_putc(out, ' ');
         }
-        const char *who = names_label(e, a);
+        size_t ei = (size_t)(e - s->bib->entries);
+        const char *who = s->entry_label[ei];
         if (c[i].narrative) {
             open_link(out, e->key);
             esc(out, who);
             if (numeric)
                 buf_printf(out, " [%ld", number_of(st, e->key));
             else
-                buf_printf(out, " (%s", year_of(e, a));
+                buf_printf(out, " (%s", s->entry_year[ei]);
             if (*c[i].locator) {
                 buf_puts(out, ", ");
                 esc(out, c[i].locator);
@@ -209,7 +225,7 @@ void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_
                 esc(out, who);
                 buf_putc(out, ' ');
             }
-            esc(out, year_of(e, a));
+            esc(out, s->entry_year[ei]);
         }
         buf_puts(out, "</a>");
         if (*c[i].locator) {
@@ -220,7 +236,6 @@ void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_
     if (!c[0].narrative)
         buf_putc(out, numeric ? ']' : ')');
     buf_puts(out, "</span>");
-    arena_free(a);
 }
 
 /* ---- the check and the graph ---- */
@@ -356,8 +371,9 @@ static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
     tpl_map_set_str(a, m, "title", sv(bib_field_get(e, "title")));
     tpl_map_set_str(a, m, "authors", names_value(a, e->authors, e->nauthors));
     tpl_map_set_str(a, m, "editors", names_value(a, e->editors, e->neditors));
-    tpl_map_set_str(a, m, "label", sv(names_label(e, a)));
-    const char *year = year_of(e, a);
+    size_t ei = (size_t)(e - s->bib->entries);
+    tpl_map_set_str(a, m, "label", sv(s->entry_label[ei]));
+    const char *year = s->entry_year[ei];
     tpl_map_set_str(a, m, "year", tpl_str(arena_strdup(a, strcmp(year, "n.d.") ? year : "")));
     static const char *const venue[] = { "journal", "journaltitle", "booktitle", "school",
                                          "institution", "howpublished", "publisher", NULL };

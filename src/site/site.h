@@ -347,6 +347,7 @@ typedef struct site {
     bool bib_incomplete;  /* one of them had an error (already reported) */
     struct strmap *bib_seen; /* the .bib files loaded so far (while loading) */
     tpl_map **entry_values; /* per bib entry, its template value */
+    const char **entry_label, **entry_year; /* per bib entry: "Lian et al.", "2017" ("n.d.") */
     paper_info *papers;   /* cited works, by key */
     size_t npapers;
     struct strmap *paper_index; /* key → papers index */
