@@ -42,6 +42,15 @@ static void put(const char *dir, const char *rel, const char *text)
     fs_write_file(path, text, strlen(text));
 }
 
+/* The options of a session building root/site into root/out: their paths
+ * go to site and out (room for 300 bytes each, to outlive the options). */
+static build_options session_options(char *site, char *out)
+{
+    snprintf(site, 300, "%s/site", root);
+    snprintf(out, 300, "%s/out", root);
+    return (build_options){ .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+}
+
 TEST(check_incremental)
 {
     OK(new_root());
@@ -49,10 +58,8 @@ TEST(check_incremental)
     put("site", "content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nFirst words.\n");
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nB links to [a](2024-01-01-a.md).\n");
     char site[300], out[300];
-    snprintf(site, sizeof site, "%s/site", root);
-    snprintf(out, sizeof out, "%s/out", root);
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
-    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_options o = session_options(site, out);
     build_session *s = build_session_new(&o);
     diag_list *d = diag_list_new();
     build_stats st, full;
@@ -145,9 +152,7 @@ TEST(shortcode_edits)
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nB {{< title >}}.\n");
     put("site", "content/posts/2024-01-03-c.md", "---\ntitle: C\n---\nC plain.\n");
     char site[300], out[300];
-    snprintf(site, sizeof site, "%s/site", root);
-    snprintf(out, sizeof out, "%s/out", root);
-    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_options o = session_options(site, out);
     build_session *s = build_session_new(&o);
     diag_list *d = diag_list_new();
     build_stats st;
@@ -223,10 +228,8 @@ TEST(garbage_bounded)
                         "a time, with nothing in it but plain text.\n\n");
     const char *changed[] = { "content/posts/2024-01-01-a.md" };
     char site[300], out[300];
-    snprintf(site, sizeof site, "%s/site", root);
-    snprintf(out, sizeof out, "%s/out", root);
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
-    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_options o = session_options(site, out);
     build_session *s = build_session_new(&o);
     diag_list *d = diag_list_new();
     build_stats st, full;
@@ -273,10 +276,8 @@ TEST(sections_incremental)
     put("site", "content/notes/2024-01-02-b.md", "---\ntitle: B\n---\nSee [a](2024-01-01-a.md).\n");
     put("site", "content/posts/2024-01-03-c.md", "---\ntitle: C\ntags: [x]\n---\nA post.\n");
     char site[300], out[300];
-    snprintf(site, sizeof site, "%s/site", root);
-    snprintf(out, sizeof out, "%s/out", root);
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
-    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_options o = session_options(site, out);
     build_session *s = build_session_new(&o);
     diag_list *d = diag_list_new();
     build_stats st, full;
@@ -356,9 +357,7 @@ TEST(search_index_edits)
     put("site", "content/posts/2024-01-01-a.md", "---\ntitle: Alpha\n---\nGradient descent.\n\n## Results\n\nFast.\n");
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: Beta\n---\n梯度下降 notes.\n");
     char site[300], out[300];
-    snprintf(site, sizeof site, "%s/site", root);
-    snprintf(out, sizeof out, "%s/out", root);
-    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_options o = session_options(site, out);
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
     build_session *s = build_session_new(&o);
     diag_list *d = diag_list_new();
@@ -415,9 +414,7 @@ TEST(citations_incremental)
     const char *post[] = { "content/posts/2024-01-01-a.md" };
     put("site", post[0], "---\ntitle: Gossip\n---\nDecentralized SGD works [@lian2017].\n");
     char site[300], out[300];
-    snprintf(site, sizeof site, "%s/site", root);
-    snprintf(out, sizeof out, "%s/out", root);
-    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    build_options o = session_options(site, out);
     build_session *s = build_session_new(&o);
     diag_list *d = diag_list_new();
     build_stats st, full;
