@@ -631,6 +631,39 @@ def reload_checks(sheaf, site, port, srv, env):
     write(os.path.join(site, "site.yaml"), "title: Renamed fixture\nbase_url: https://example.org/\n")
     e = ev.wait()
     expect("site.yaml edit: event", e and e[0], "reload")
+
+    # So is a .bib beside it: editing an entry rebuilds the pages citing it
+    # and its paper page.
+    bib = os.path.join(site, "refs.bib")
+    entry = "@article{lian2017,\n  author = {Lian, Xiangru},\n  title = {%s},\n  year = 2017\n}\n"
+    write(bib, entry % "First Title")
+    write(os.path.join(site, "content/posts/2024-01-03-cites.md"),
+          "---\ntitle: Cites\n---\nDecentralised SGD [@lian2017].\n")
+    write(os.path.join(site, "site.yaml"),
+          "title: Renamed fixture\nbase_url: https://example.org/\nbibliography: refs.bib\n")
+
+    def served(path, text, timeout=30):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, _, body = raw(port, path)
+            if st == 200 and text in body:
+                return True
+            time.sleep(0.05)
+        return False
+
+    check(".bib: the paper's page is made", served("/papers/lian2017/", b"First Title"))
+    while ev.wait(0.5):
+        pass  # the three writes' events
+    n3 = len(srv.lines)
+    write(bib, entry % "Second Title")
+    e = ev.wait()
+    expect(".bib edit: event", e and e[0], "reload")
+    check(".bib edit: one rebuild line naming it",
+          srv.wait_line(r"^rebuilt in \d+ ms: refs\.bib$", 5, n3) is not None,
+          "\n".join(srv.lines[n3:]))
+    check(".bib edit: the paper's page follows", served("/papers/lian2017/", b"Second Title", 10))
+    check(".bib edit: the citing post's bibliography follows",
+          served("/posts/cites/", b"Second Title", 10))
     ev.close()
 
 
