@@ -139,7 +139,9 @@ static void hg_page(hg *h, const char *rel, const char *in)
     sheaf_date d = { 0 };
     tpl_value dv = import_kv_get(p, "date");
     bool dated = dv.kind != TPL_UNDEFINED && tpl_value_as_date(dv, &d);
-    p->post = dated && !list;
+    /* a post is a dated page in a section: one at content/'s top is a
+     * page (as sheaf builds it), dated or not */
+    p->post = dated && !list && base > in;
     sheaf_date ex;
     tpl_value xv = import_kv_get(p, "expiry");
     if (xv.kind != TPL_UNDEFINED && tpl_value_as_date(xv, &ex) && ex.t <= (int64_t)time(NULL))
