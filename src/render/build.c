@@ -258,6 +258,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     site_parallel(nj, jobs, render_job, &c);
     render_merge_diags(d, c.diags, jv, nj);
     render_workers_free(&c, jobs);
+    if (!o->write && !bs->sink) /* sheaf check */
+        site_check_root_links(&s, out.produced, d);
     local.ms_render = render_now_ms() - t;
     t = render_now_ms();
     ok = diag_error_count(d) == errors_before;

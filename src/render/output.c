@@ -437,8 +437,10 @@ static bool keep_old(const char *old, const char *dst)
 
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d)
 {
-    if (!o->write)
+    if (!o->write) {
+        record(o, rel, false, 0, len); /* what `sheaf check` made (site_check_root_links) */
         return true;
+    }
     if (atomic_load(&o->disk_failed))
         return false;
     char *dst = fs_join(o->tmp, rel);
@@ -489,8 +491,10 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
 {
     if (data)
         return output_put(o, rel, data, len, d);
-    if (!o->write)
+    if (!o->write) {
+        record(o, rel, false, 0, SIZE_MAX);
         return true;
+    }
     if (atomic_load(&o->disk_failed))
         return false;
     char *dst = fs_join(o->tmp, rel);

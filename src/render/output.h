@@ -69,7 +69,7 @@ typedef struct output {
     atomic_size_t written, unchanged, removed, copied;
     atomic_bool disk_failed; /* a write failed for want of space: said once */
     pthread_mutex_t mu;
-    struct strmap *produced; /* every output path of this build */
+    struct strmap *produced; /* every output path of this build (written or not) */
     manifest manifest;       /* the paths the last build wrote */
     char **keys;
     uint64_t *hashes; /* of keys[i]'s bytes; lens[i] SIZE_MAX: a copied file */

@@ -465,6 +465,59 @@ static bool has_id(const page *t, const char *anchor, const link_rec *l)
     return false;
 }
 
+void site_check_root_links(const site *s, const strmap *produced, diag_list *d)
+{
+    arena *a = arena_new();
+    strmap *page_at = NULL; /* output file → page, for the anchors */
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k < p->nlinks; k++) {
+            const link_rec *l = &p->links[k];
+            if (l->kind != LINK_ABSOLUTE)
+                continue;
+            size_t n = strcspn(l->dest, "?#");
+            const char *path = pct_decode(a, l->dest, n);
+            while (*path == '/')
+                path++;
+            size_t pl = strlen(path);
+            const char *file = !pl || path[pl - 1] == '/' ? arena_printf(a, "%sindex.html", path) : path;
+            if (strmap_get(produced, file) < 0) {
+                file = arena_printf(a, "%s/index.html", path);
+                if (!pl || path[pl - 1] == '/' || strmap_get(produced, file) < 0) {
+                    diag_warning(d, p->src, l->line, l->col,
+                                 "link to '%s': the site has no page or file there (a "
+                                 "root-relative link is a path of the output, below the base "
+                                 "path; a link to a page's source file, [text](other.md), is "
+                                 "checked by every build)",
+                                 l->dest);
+                    continue;
+                }
+            }
+            const char *hash = strchr(l->dest, '#');
+            if (!hash || !hash[1])
+                continue;
+            if (!page_at) {
+                page_at = strmap_new(s->npages + 1);
+                for (size_t j = 0; j < s->npages; j++)
+                    if (s->pages[j].path && !s->pages[j].failed && !s->pages[j].excluded)
+                        strmap_put(page_at, site_output_file(a, s->pages[j].path), (long)j);
+            }
+            long t = strmap_get(page_at, file);
+            const char *want = pct_decode(a, hash + 1, strlen(hash + 1));
+            if (t >= 0 && !has_id(&s->pages[t], want, l)) {
+                const char *sug = suggest_id(&s->pages[t], want);
+                diag_warning(d, p->src, l->line, l->col, "link to '%s': no heading '%s' in %s%s%s%s",
+                             l->dest, want, s->pages[t].src, sug ? " (did you mean '" : "",
+                             sug ? sug : "", sug ? "'?)" : "");
+            }
+        }
+    }
+    strmap_free(page_at);
+    arena_free(a);
+}
+
 static void report(const site *s, diag_list *d, const page *p, const link_rec *l, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static void report(const site *s, diag_list *d, const page *p, const link_rec *l, const char *fmt, ...)

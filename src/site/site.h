@@ -521,6 +521,12 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
  * headings' titles ranked higher — to out, packed (util/words.h): what
  * page.search_keys holds. w: an empty set to use (left empty). */
 void site_page_search_keys(const page *p, words_set *w, buf *out);
+/* `sheaf check`, after rendering: each root-relative link ("/posts/a/",
+ * "/files/x.pdf#p2") must name an output of the build (`produced`: output
+ * paths → anything), and its #anchor, when it names a page, one of that
+ * page's ids. Warnings, whatever `links:` says: such a path may be served
+ * beside the site by something else. */
+void site_check_root_links(const site *s, const struct strmap *produced, diag_list *d);
 /* Checks every link (files, anchors, drafts) and fills backlinks. */
 void site_check_links(site *s, diag_list *d);
 /* The slug of a tag's name, in a: its page is tags/<slug>/. Tags whose
