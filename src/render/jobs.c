@@ -165,15 +165,16 @@ static void redirect(render_ctx *c, const char *rel, const char *url, diag_list 
     buf_release(&b);
 }
 
-/* Runs one job: picks the template, the output path and the variables of
- * its kind (a page, a home page, a tag page, a generated output, an alias),
- * renders into the worker's scratch arena a and writes the result (or
- * hands it to the sink); a file job copies its file instead. Problems go
- * to the worker's list d. */
 /* the citation styles' templates (render_references) */
 #define REFERENCE "partials/reference.html"
 #define REFERENCE_NUMERIC "partials/reference-numeric.html"
 
+/* Runs one job: picks the template, the output path and the variables of
+ * its kind (a page, a home page, a tag page, a generated output, an alias),
+ * renders into the worker's scratch arena a and writes the result (or
+ * hands it to the sink); a file job copies its file instead, and a
+ * reference job keeps its result in the entry (render_references).
+ * Problems go to the worker's list d. */
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;
@@ -378,8 +379,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         tpl_map_set_str(a, vars, "entry", tpl_map_value(e));
         tpl_map_seal(a, vars);
         diag_list *td = diag_list_new();
-        const char *tname_ref = s->cfg.citations_numeric ? REFERENCE_NUMERIC : REFERENCE;
-        const tpl_template *t = tpl_load(c->l, tname_ref, td);
+        tname = s->cfg.citations_numeric ? REFERENCE_NUMERIC : REFERENCE;
+        const tpl_template *t = tpl_load(c->l, tname, td);
         const char *key = tpl_map_get_cstr(e, "key").u.s;
         buf out = BUF_INIT;
         if (t && tpl_render(t, c->l, vars, &c->opt, arena_printf(a, "the reference of '%s'", key), a,
