@@ -10,7 +10,7 @@
  * is mutated after construction, many threads may read the site's values at
  * once without locks. Nothing here is reference-counted or freed one by one.
  *
- * THE ONE EXCEPTION: a build session (`sheaf serve`) keeps the site model
+ * THE EXCEPTION: a build session (`sheaf serve`) keeps the site model
  * between runs, and after an edit that leaves every page where it was, it
  * updates a page's map in place instead of building the model again: with
  * tpl_map_update, and nowhere else, an entry's value is replaced (its key
@@ -20,6 +20,9 @@
  * site_update_*_fields, which call tpl_map_update); the map's `owner` has
  * recorded which outputs read the entry, and those are rendered again.
  * SHEAF_CHECK_INCREMENTAL=1 checks the outcome against a full build.
+ * The only other use: a bibliography entry's `reference`, set once per
+ * render by its own job (render/jobs.c, render_references) before any job
+ * that reads entries starts.
  *
  * A tpl_value is 16 bytes and passed by value.
  *
