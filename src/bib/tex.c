@@ -6,9 +6,10 @@
  * protect case (`{SGD}`), TeX ligatures for dashes and quotes, `~`, and
  * text commands (`\emph{x}`, `\textsc{x}`). An accent is written as the
  * base letter followed by the combining mark, then the whole text is
- * normalised (NFC), so `\"u` is the one character ü. Anything else — an
- * unknown command — loses its backslash and name and keeps its argument:
- * the reader sees the words, never TeX. */
+ * normalised (NFC), so `\"u` is the one character ü. The TeX logos
+ * (`\TeX`, `\LaTeX`) are their names; a sort key (`\noopsort{a}`) goes.
+ * Anything else — an unknown command — loses its backslash and name and
+ * keeps its argument: the reader sees the words, never TeX. */
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -37,7 +38,20 @@ static const struct {
     { "textemdash", "—" }, { "textendash", "–" }, { "textquotedblleft", "“" },
     { "textquotedblright", "”" }, { "dots", "…" }, { "S", "§" }, { "P", "¶" },
     { "copyright", "©" }, { "pounds", "£" }, { "euro", "€" },
+    { "textquoteleft", "‘" }, { "textquoteright", "’" }, { "textellipsis", "…" },
+    { "textbullet", "•" }, { "textdegree", "°" }, { "textregistered", "®" },
+    { "texttrademark", "™" }, { "textbackslash", "\\" }, { "textasciitilde", "~" },
+    { "textunderscore", "_" }, { "textbar", "|" }, { "textless", "<" }, { "textgreater", ">" },
+    { "guillemotleft", "«" }, { "guillemotright", "»" }, { "guillemetleft", "«" },
+    { "guillemetright", "»" },
+    /* the logos titles are full of: The {\TeX}book, {\LaTeX} */
+    { "TeX", "TeX" }, { "LaTeX", "LaTeX" }, { "LaTeXe", "LaTeX2ε" }, { "BibTeX", "BibTeX" },
+    { "XeTeX", "XeTeX" }, { "LuaTeX", "LuaTeX" }, { "ConTeXt", "ConTeXt" },
 };
+
+/* Commands whose argument is not text: the sort keys of the
+ * `@preamble{"\newcommand{\noopsort}[1]{}"}` idiom. They go with it. */
+static const char *const drop_arg[] = { "noopsort", "SortNoop", "sortnoop" };
 
 static void put_utf8(buf *b, unsigned cp)
 {
@@ -144,6 +158,15 @@ const char *bib_tex_to_text(arena *a, const char *s, size_t n)
             /* An unknown command goes; its argument (if any) stays. */
             else if (j < n && s[j] == ' ')
                 j++;
+            for (k = 0; !text && j < n && s[j] == '{' && k < sizeof drop_arg / sizeof *drop_arg; k++) {
+                if (strlen(drop_arg[k]) != len || memcmp(drop_arg[k], s + i + 1, len))
+                    continue;
+                int depth = 0; /* skip the braced argument */
+                do {
+                    depth += s[j] == '{' ? 1 : s[j] == '}' ? -1 : 0;
+                    j++;
+                } while (j < n && depth > 0);
+            }
             i = j;
         } else {
             buf_putc(&b, c);

@@ -47,6 +47,13 @@ TEST(tex_to_text)
     T("\\v{S}koda \\u{g} \\H{o} \\k{a} \\={a} \\.{z} \\r{u} \\`{a} \\^{o} \\~{n}", "Škoda ğ ő ą ā ż ů à ô ñ");
     T("", "");
     T("\\", "");
+    /* the logos are their names (a control word eats the space after it) */
+    T("The {\\TeX}book, {\\LaTeX} and \\BibTeX\\ files", "The TeXbook, LaTeX and BibTeX files");
+    T("\\LaTeXe", "LaTeX2ε");
+    /* a sort key goes with its argument; other commands keep theirs */
+    T("\\noopsort{a{b}}Vol.~A \\SortNoop{1}x", "Vol.\u00a0A x");
+    T("\\unknown{kept}", "kept");
+    T("\\textquoteleft x\\textquoteright{} \\textellipsis", "‘x’ …");
 #undef T
     arena_free(a);
 }
@@ -90,7 +97,7 @@ TEST(entries)
         EQ_STR(e->authors[1].full, "Søren Østergaard");
         EQ_STR(e->authors[2].full, "Renée François");
         EQ_STR(bib_field_get(e, "title"), "分布式训练 “at scale” — a survey");
-        EQ_STR(bib_field_get(e, "journal"), "Journal of Studies & Friends");
+        EQ_STR(bib_field_get(e, "journal"), "Journal of LaTeX Studies & Friends");
         EQ_STR(bib_field_get(e, "doi"), "10.1000/xyz123");
     }
     e = bib_find(&b, "child2020");
