@@ -361,6 +361,15 @@ static bool is_arxiv(const bib_entry *e)
     return ap && !strcasecmp(ap, "arxiv") && bib_field_get(e, "eprint");
 }
 
+/* howpublished = {\url{https://…}}, the way before BibLaTeX's url field:
+ * the text when it is one http(s) URL and nothing else, else NULL. */
+static const char *url_only(const char *v)
+{
+    if (!v || (strncmp(v, "https://", 8) && strncmp(v, "http://", 7)))
+        return NULL;
+    return v[strcspn(v, " \t\n\xc2\xa0")] ? NULL : v;
+}
+
 static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
 {
     arena *a = s->a;
@@ -390,6 +399,8 @@ static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
     tpl_map_set_str(a, m, "doi", sv(doi));
     tpl_map_set_str(a, m, "arxiv", sv(eprint));
     const char *url = bib_field_get(e, "url");
+    if (!url || !*url)
+        url = url_only(bib_field_get(e, "howpublished"));
     tpl_map_set_str(a, m, "url", sv(url));
     /* the one link a reference shows: DOI, else arXiv, else url */
     const char *link = doi && *doi ? arena_printf(a, "https://doi.org/%s", doi)
