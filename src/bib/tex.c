@@ -99,7 +99,10 @@ const char *bib_tex_to_text(arena *a, const char *s, size_t n)
     buf b = BUF_INIT;
     for (size_t i = 0; i < n;) {
         char c = s[i];
-        if (c == '{' || c == '}' || c == '$') {
+        if (c == '$' && i + 3 < n && s[i + 1] == '\\' && (s[i + 2] == '{' || s[i + 2] == '}') &&
+            s[i + 3] == '$') {
+            i += 4; /* Google Scholar's `$\{$USENIX$\}$`: case protection, not braces */
+        } else if (c == '{' || c == '}' || c == '$') {
             i++;
         } else if (c == '~') {
             buf_puts(&b, "\u00a0");

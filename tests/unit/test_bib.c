@@ -53,6 +53,8 @@ TEST(tex_to_text)
     /* a sort key goes with its argument; other commands keep theirs */
     T("\\noopsort{a{b}}Vol.~A \\SortNoop{1}x", "Vol.\u00a0A x");
     T("\\unknown{kept}", "kept");
+    T("29th $\\{$USENIX$\\}$ Security", "29th USENIX Security"); /* Google Scholar's export */
+    T("a \\{b\\} $x$", "a {b} x");
     T("\\textquoteleft x\\textquoteright{} \\textellipsis", "‘x’ …");
 #undef T
     arena_free(a);
