@@ -490,6 +490,12 @@ static void visit(void *ctx, const char *rel)
             w->ok &= post(j, r, true);
         return;
     }
+    if (r[0] == '_' && !r[first]) { /* a file: another _config, a _notes.txt */
+        import_note_add(m, r, 0, 0, "file",
+                        "Jekyll skips a name that starts with '_' (a second _config.yml is read "
+                        "only with --config): not imported");
+        return;
+    }
     if (r[0] == '_') {
         const char *dir = arena_strndup(m->a, r, first);
         if (!strcmp(dir, "_data")) {
