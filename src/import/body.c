@@ -157,6 +157,31 @@ static bool word_is(const tag_args *t, size_t i, const char *s)
     return i < t->count && t->n[i] == strlen(s) && !strncmp(t->w[i], s, t->n[i]);
 }
 
+/* The closing {{< /name >}} (or {{% /name %}}) of a paired shortcode that
+ * opened before s[from]: where it starts, and *end just past it; NULL when
+ * there is none. close_name is "/name". */
+static const char *closing_tag(const char *s, size_t n, size_t from, const char *close_name,
+                               const char **end)
+{
+    for (size_t j = from; j + 2 < n; j++) {
+        if (s[j] != '{' || s[j + 1] != '{' || (s[j + 2] != '<' && s[j + 2] != '%'))
+            continue;
+        char delim = s[j + 2] == '<' ? '>' : '%';
+        size_t k = j + 3;
+        while (k + 2 < n && !(s[k] == delim && s[k + 1] == '}' && s[k + 2] == '}'))
+            k++;
+        if (k + 2 >= n)
+            return NULL;
+        tag_args c;
+        split_args(s + j + 3, k - (j + 3), &c);
+        if (word_is(&c, 0, close_name)) {
+            *end = s + k + 3;
+            return s + j;
+        }
+    }
+    return NULL;
+}
+
 /* A quoted argument's text ("x" or 'x'), or a bare word. */
 static const char *unquote(imp *m, const char *s, size_t n, bool *quoted)
 {
@@ -568,6 +593,11 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         bool closing = name[0] == '/';
         if (closing)
             name++, nn--;
+        bool katex = nn == 5 && !strncmp(name, "katex", 5), math = nn == 4 && !strncmp(name, "math", 4);
+        const char *math_end = NULL;
+        const char *math_stop = !closing && (katex || math)
+                                    ? closing_tag(s, n, after, katex ? "/katex" : "/math", &math_end)
+                                    : NULL;
         if (!closing && ((nn == 3 && !strncmp(name, "ref", 3)) || (nn == 6 && !strncmp(name, "relref", 6))) &&
             t.count >= 2) {
             bool lit;
@@ -587,19 +617,9 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             note_at(m, p, i, s + i, after - i, "no such page: write the link by hand");
         } else if (!closing && nn == 9 && !strncmp(name, "highlight", 9) && t.count >= 2) {
             /* {{< highlight go "opts" >}} … {{< /highlight >}} → a fence */
-            const char *stop = NULL;
-            for (size_t j = after; j + 16 < n && !stop; j++)
-                if (s[j] == '{' && !strncmp(s + j, "{{<", 3)) {
-                    tag_args c;
-                    const char *ce = strstr(s + j + 3, ">}}");
-                    if (!ce)
-                        break;
-                    split_args(s + j + 3, (size_t)(ce - s - j - 3), &c);
-                    if (word_is(&c, 0, "/highlight"))
-                        stop = s + j;
-                }
+            const char *ce;
+            const char *stop = closing_tag(s, n, after, "/highlight", &ce);
             if (stop) {
-                const char *ce = strstr(stop, ">}}") + 3;
                 buf_printf(out, "```%.*s", (int)t.n[1], t.w[1]);
                 size_t body = after;
                 if (body < n && s[body] != '\n')
@@ -613,6 +633,25 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
                 continue;
             }
             note_at(m, p, i, s + i, after - i, "no closing {{< /highlight >}}: write a fenced code block");
+        } else if (math_stop) {
+            /* a theme's {{< katex [display] >}}TeX{{< /katex >}} (hugo-book's,
+             * and `math` alike) → sheaf's own math, \(…\) or \[…\] */
+            const char *stop = math_stop, *ce = math_end;
+            bool display = false;
+            for (size_t k = 1; k < t.count; k++)
+                display |= word_is(&t, k, "display") || word_is(&t, k, "block") ||
+                           word_is(&t, k, "display=true") || word_is(&t, k, "display=\"true\"");
+            size_t a = after, z = (size_t)(stop - s);
+            while (a < z && isspace((unsigned char)s[a]))
+                a++;
+            while (z > a && isspace((unsigned char)s[z - 1]))
+                z--;
+            buf_puts(out, display ? "\\[" : "\\(");
+            buf_put(out, s + a, z - a);
+            buf_puts(out, display ? "\\]" : "\\)");
+            m->nmath++;
+            i = (size_t)(ce - s);
+            continue;
         } else if (is_sheaf_shortcode(name, nn)) {
             if (!closing) {
                 m->nshortcodes++;

@@ -698,6 +698,10 @@ static void write_report(imp *m, buf *r, long aliases)
     if (m->nhighlight)
         buf_printf(r, "- %zu highlighted block%s made fenced code\n", m->nhighlight,
                    m->nhighlight == 1 ? "" : "s");
+    if (m->nmath)
+        buf_printf(r, "- %zu formula%s of a `katex` or `math` shortcode made sheaf's math "
+                   "(`\\(…\\)`, `\\[…\\]`: see docs/configuration.md, `math`)\n",
+                   m->nmath, m->nmath == 1 ? "" : "s");
     if (m->nraw)
         buf_printf(r, "- %zu `{%% raw %%}` tag%s removed\n", m->nraw, m->nraw == 1 ? "" : "s");
     if (m->ncomments)

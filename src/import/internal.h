@@ -78,6 +78,7 @@ typedef struct imp {
     const char *base_path; /* its path ("/sub/"), "/" by default */
     /* counts for the report */
     size_t nlinks, nhighlight, nraw, ncomments, nshortcodes, nvars;
+    size_t nmath; /* formulas of a theme's katex/math shortcode made sheaf's math */
     size_t nunpublished, ndrafts;
 } imp;
 
