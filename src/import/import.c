@@ -564,13 +564,15 @@ static bool generated(const site_config *cfg, const char *out)
 
 /* A page whose URL (old or sheaf's) is one sheaf makes itself — Jekyll's
  * archive.md, tags.md or search.md, a Liquid listing — is not written:
- * sheaf's own page answers there. Needs DEST/site.yaml written. */
+ * sheaf's own page answers there; a file there (robots.txt) likewise, or
+ * becomes its template. Needs DEST/site.yaml written. */
 static void drop_generated(imp *m)
 {
     site_config cfg = { 0 };
     diag_list *quiet = diag_list_new();
     arena *a = arena_new();
-    if (site_config_load(m->o->dest, NULL, a, &cfg, quiet)) {
+    bool loaded = site_config_load(m->o->dest, NULL, a, &cfg, quiet);
+    if (loaded) {
         for (size_t i = 0; i < m->npages; i++) {
             import_page *p = m->pages[i];
             const char *base = strrchr(p->dest_rel, '/') + 1;
@@ -605,6 +607,24 @@ static void drop_generated(imp *m)
                                 "from its own template, which answers at the old URL; put what the page said "
                                 "in that template");
             }
+        }
+    }
+    /* a plain file where sheaf writes a file of its own: the site's
+     * robots.txt becomes the template sheaf writes /robots.txt from; any
+     * other (a sitemap.xml, a 404.html) is left out */
+    for (size_t i = 0; loaded && i < m->nfiles; i++) {
+        import_file *f = &m->files[i];
+        if (strncmp(f->dest_rel, "static/", 7) || !generated(&cfg, f->dest_rel + 7))
+            continue;
+        if (!strcmp(f->dest_rel, "static/robots.txt")) {
+            f->dest_rel = "templates/robots.txt";
+            import_note_add(m, f->src_rel, 0, 0, "a file at /robots.txt",
+                            "sheaf writes /robots.txt from its robots.txt template: this file is that "
+                            "template now (templates/robots.txt), so /robots.txt says what it said");
+        } else {
+            f->dropped = true;
+            import_note_add(m, f->src_rel, 0, 0, arena_printf(m->a, "a file at /%s", f->dest_rel + 7),
+                            "not imported: sheaf writes this file itself");
         }
     }
     arena_free(a);
@@ -812,7 +832,7 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
             if (!m.pages[i]->dropped)
                 ok = write_page(&m, m.pages[i]);
         for (size_t i = 0; ok && i < m.nfiles; i++)
-            ok = copy_file(&m, &m.files[i]);
+            ok = m.files[i].dropped || copy_file(&m, &m.files[i]);
         bool written = ok;
         long aliases = ok ? add_old_urls(&m, d) : -1;
         for (size_t i = 0; aliases >= 0 && ok && i < m.npages; i++)

@@ -46,6 +46,7 @@ typedef struct import_page {
 typedef struct import_file {
     const char *src_rel, *dest_rel;
     const char *old_url;   /* where the old site served it */
+    bool dropped;          /* sheaf writes that path itself: not copied */
 } import_file;
 
 /* Something left as it was, for the report. */
