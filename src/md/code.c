@@ -23,6 +23,7 @@
  *
  * The extension descriptor gives the `markdown.highlight` switch; it needs
  * no parser hooks. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -217,6 +218,32 @@ static void parse_options(md_walk *w, const char *s, int line, int col, code_opt
 
 /* text, txt, plain, nohighlight, no-highlight: plain text on purpose (the
  * words highlight.js leaves alone), so no warning */
+/* The language of an info string that is nothing but one word in braces,
+ * R Markdown's and Quarto's ```{python} (also Pandoc's class, {.python}):
+ * sets *lang, *n to the word. */
+static bool braced_language(const char *s, const char **lang, size_t *n)
+{
+    const char *p = s + 1;
+    while (is_space(*p))
+        p++;
+    if (*p == '.')
+        p++;
+    const char *w = p;
+    while (*p && (isalnum((unsigned char)*p) || strchr("_+#-", *p)))
+        p++;
+    const char *e = p;
+    while (is_space(*p))
+        p++;
+    if (e == w || *p != '}')
+        return false;
+    for (p++; *p; p++)
+        if (!is_space(*p))
+            return false;
+    *lang = w;
+    *n = (size_t)(e - w);
+    return true;
+}
+
 static bool plain_on_purpose(const char *s, size_t n)
 {
     static const char *const words[] = { "text", "txt", "plain", "nohighlight", "no-highlight" };
@@ -306,6 +333,8 @@ void md_code_block(md_walk *w, cmark_node *n)
     int line = cmark_node_get_start_line(n), col = cmark_node_get_start_column(n);
     code_opts o = { .linenos = -1, .start = 1 };
     const char *brace = info ? strchr(info + k, '{') : NULL;
+    if (!k && brace && braced_language(brace, &info, &k))
+        brace = NULL; /* ```{python}: the language, no options */
     if (brace)
         parse_options(w, brace, line, col, &o);
     bool numbers = o.linenos < 0 ? md_linenos(w) : o.linenos == 1;

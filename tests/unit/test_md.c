@@ -580,6 +580,17 @@ TEST(code_blocks)
         EQ_STR(r.problems[2].message, "code block option hl_lines=x: want line numbers and ranges, "
                                       "like [2, 3] or [\"4-6\"]");
     }
+    /* a language in braces alone (R Markdown's and Quarto's ```{yaml},
+     * Pandoc's class {.python}) is the language; an option there still
+     * needs a value */
+    r = render(a, "```{yaml}\na: 1\n```\n\n```{ .python }\nx\n```\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<pre tabindex=\"0\" class=\"hl\" data-lang=\"yaml\"><code class=\"language-yaml hljs\">"
+                   "<span class=\"hljs-attr\">a:</span> <span class=\"hljs-number\">1</span>\n</code></pre>\n"
+                   "<pre tabindex=\"0\" class=\"hl\" data-lang=\"python\"><code class=\"language-python hljs\">"
+                   "x\n</code></pre>\n");
+    EQ_INT(r.nproblems, 0);
+    r = render(a, "```{r echo=FALSE}\nx\n```\n", 1, NULL, NULL);
+    EQ_INT(r.nproblems, 1);
     /* the site-wide line numbers */
     md_options o = { .linenos = true };
     md_render(str_from("```python\nx\n```\n\n```python {linenos=false}\ny\n```\n"), 1, &o, NULL, a, &r);
