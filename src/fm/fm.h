@@ -82,6 +82,13 @@ typedef struct fm_key_pos {
  * of `sheaf render --data`) lets them through. */
 bool fm_parse_yaml_pos(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                        fm_key_pos **pos, size_t *npos, diag_list *d);
+/* fm_parse_yaml_pos with flags: FM_DUPS_LAST_WINS makes a key written twice
+ * a warning, the last one winning, as Jekyll's YAML reader (Ruby's Psych)
+ * has it — for `sheaf import jekyll`, which carries over a site Jekyll
+ * built; everywhere else it is an error. */
+enum { FM_DUPS_LAST_WINS = 1 };
+bool fm_parse_yaml_pos_flags(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
+                             unsigned flags, fm_key_pos **pos, size_t *npos, diag_list *d);
 /* TOML 1.0 (through toml++, toml_walk.cc) and JSON (RFC 8259), as
  * fm_parse_yaml_pos reads YAML: the root must be a table/object; `first_line`
  * is the file line the text starts on. TOML dates and date-times become

@@ -58,6 +58,7 @@ typedef struct composer {
      * while composing, copied into the arena at the end */
     bool want_pos;
     bool xml_chars; /* refuse what XML 1.0 forbids (the site's own files) */
+    bool dups_warn; /* FM_DUPS_LAST_WINS */
     fm_key_pos *pos;
     size_t npos, cappos;
 } composer;
@@ -708,9 +709,15 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
         const pair *f = &pairs[first.u.i];
         buf b = BUF_INIT;
         tpl_value_repr(pairs[i].k, &b);
-        error_at(c, mark_line(c, pairs[i].km), mark_col(pairs[i].km),
-                 "YAML: duplicate key %s (first written at line %d, column %d)", b.data,
-                 mark_line(c, f->km), mark_col(f->km));
+        if (c->dups_warn && c->d) /* later ones win, below */
+            diag_warning(c->d, c->path, mark_line(c, pairs[i].km), mark_col(pairs[i].km),
+                         "YAML: duplicate key %s (first written at line %d, column %d): the last "
+                         "one is kept",
+                         b.data, mark_line(c, f->km), mark_col(f->km));
+        else
+            error_at(c, mark_line(c, pairs[i].km), mark_col(pairs[i].km),
+                     "YAML: duplicate key %s (first written at line %d, column %d)", b.data,
+                     mark_line(c, f->km), mark_col(f->km));
         buf_release(&b);
     }
 
@@ -897,10 +904,11 @@ static bool compose_node(composer *c, yaml_event_t *ev, tpl_value *out)
  * into a value in a, optionally records where each mapping key is written
  * (pos), and reports each problem into d at its line:col. */
 static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
-                  bool want_pos, fm_key_pos **pos, size_t *npos, diag_list *d)
+                  bool want_pos, unsigned flags, fm_key_pos **pos, size_t *npos, diag_list *d)
 {
     composer c;
     memset(&c, 0, sizeof c);
+    c.dups_warn = flags & FM_DUPS_LAST_WINS;
     c.src = yaml;
     c.first_line = first_line > 0 ? first_line : 1;
     c.path = path;
@@ -971,7 +979,7 @@ static bool parse(str yaml, int first_line, const char *path, arena *a, tpl_valu
 bool fm_parse_yaml(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                    diag_list *d)
 {
-    return parse(yaml, first_line, path, a, out, false, NULL, NULL, d);
+    return parse(yaml, first_line, path, a, out, false, 0, NULL, NULL, d);
 }
 
 const fm_key_pos *fm_key_find(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key)
@@ -985,9 +993,15 @@ const fm_key_pos *fm_key_find(const fm_key_pos *pos, size_t npos, const tpl_map 
 bool fm_parse_yaml_pos(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
                        fm_key_pos **pos, size_t *npos, diag_list *d)
 {
+    return fm_parse_yaml_pos_flags(yaml, first_line, path, a, out, 0, pos, npos, d);
+}
+
+bool fm_parse_yaml_pos_flags(str yaml, int first_line, const char *path, arena *a, tpl_value *out,
+                             unsigned flags, fm_key_pos **pos, size_t *npos, diag_list *d)
+{
     size_t n_ = 0;
     fm_key_pos *p_ = NULL;
-    bool ok = parse(yaml, first_line, path, a, out, true, &p_, &n_, d);
+    bool ok = parse(yaml, first_line, path, a, out, true, flags, &p_, &n_, d);
     if (pos)
         *pos = p_;
     if (npos)

@@ -249,7 +249,25 @@ bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_k
     }
     if (!fm_split_source(str_make(text->data, text->len), path, sp, m->d))
         return false;
-    return fm_parse_head(sp, path, m->a, fm, pos, npos, m->d);
+    if (m->o->kind != IMPORT_JEKYLL || !sp->has_front_matter || sp->format != FM_YAML)
+        return fm_parse_head(sp, path, m->a, fm, pos, npos, m->d);
+    /* Jekyll's YAML takes a key written twice, the last one winning: so
+     * does the import, and the report says where */
+    diag_list *pd = diag_list_new();
+    bool ok = fm_parse_yaml_pos_flags(sp->head, sp->head_line, path, m->a, fm, FM_DUPS_LAST_WINS, pos,
+                                      npos, pd);
+    for (size_t i = 0; i < diag_count(pd); i++) {
+        const diag *e = diag_get(pd, i);
+        if (e->level == DIAG_WARNING) {
+            const char *msg = !strncmp(e->message, "YAML: ", 6) ? e->message + 6 : e->message;
+            import_note_add(m, rel, e->line, e->col, "front matter",
+                            arena_printf(m->a, "%s, as Jekyll did", msg));
+        } else {
+            diag_add(m->d, e->level, e->path, e->line, e->col, "%s", e->message);
+        }
+    }
+    diag_list_free(pd);
+    return ok;
 }
 
 bool import_read_config(imp *m, const char *rel, tpl_value *out)

@@ -332,6 +332,26 @@ TEST(collections)
            "post.md:3:1: error: YAML: duplicate key True (first written at line 1, column 1)");
     EQ_STR(show_at("m:\n  x: 1\n  y: {k: 1, k: 2}\n", 5),
            "post.md:7:13: error: YAML: duplicate key 'k' (first written at line 7, column 7)");
+    /* ...but with FM_DUPS_LAST_WINS (`sheaf import jekyll`) a warning, and
+     * the last one wins, as in Jekyll */
+    {
+        arena *a = arena_new();
+        diag_list *d = diag_list_new();
+        tpl_value v;
+        buf b = BUF_INIT;
+        OK(fm_parse_yaml_pos_flags(str_from("title: A\na: 2\ntitle: B\n"), 1, "post.md", a, &v,
+                                   FM_DUPS_LAST_WINS, NULL, NULL, d));
+        tpl_value_to_str(v, &b);
+        EQ_STR(b.data, "{'title': 'B', 'a': 2}");
+        EQ_INT(diag_count(d), 1);
+        buf_reset(&b);
+        diag_format(diag_get(d, 0), &b);
+        EQ_STR(b.data, "post.md:3:1: warning: YAML: duplicate key 'title' (first written at line 1, "
+                       "column 1): the last one is kept");
+        buf_release(&b);
+        diag_list_free(d);
+        arena_free(a);
+    }
     /* issue 19: what XML 1.0 forbids (control characters, written as
      * escapes: libyaml refuses them raw) is an error at the value; NUL cut
      * the title silently */
