@@ -364,6 +364,16 @@ static void settings(hg *h, const char *file, const tpl_map *c)
             tpl_value tv = tx.u.map->entries[i].value;
             if (tv.kind != TPL_STRING)
                 continue;
+            const char *taken = site_generated_in_folder(tv.u.s);
+            if (taken) { /* a taxonomy named archive: sheaf's archive is there */
+                import_note_add(m, file, 0, 0, arena_printf(m->a, "taxonomies: %s", tv.u.s),
+                                arena_printf(m->a,
+                                             "not kept: its pages would be at /%s/, where sheaf "
+                                             "writes %s; the pages keep their '%s:' values (as "
+                                             "page.params)",
+                                             tv.u.s, taken, tv.u.s));
+                continue;
+            }
             buf_puts(y, n++ ? ", " : "");
             import_yaml_string(y, tv.u.s, tv.len);
             VEC_PUSH_IN(m->a, h->taxonomies, h->ntaxonomies, h->captaxonomies, 4, tv.u.s);
