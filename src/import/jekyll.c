@@ -16,6 +16,8 @@
  * style's ending, or its `permalink:`. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -23,6 +25,7 @@
 #include "import/internal.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/text.h"
 #include "util/vec.h"
 
 typedef struct jk {
@@ -172,8 +175,82 @@ static void read_body(imp *m, import_page *p, const fm_split *sp)
     p->body_line = sp->body_line;
 }
 
-/* Writes a Jekyll date that is a string ("2019-01-02 10:00:00 +0000") as a
- * date. */
+/* The forms of Ruby's Time.parse that Jekyll sites hold besides YAML's:
+ * "Tue Apr 19 11:53:16 -0500 2011", "Tue, 19 Apr 2011 11:53:16 -0500",
+ * "April 19, 2011", "19 Apr 2011 10:00 PM UTC" — a month by name, a day, a
+ * four-digit year, maybe a time and an offset, in any order (day names
+ * aside). Written out as YAML's form and read by date_parse, the one rule
+ * for what a date is. */
+static bool ruby_date(const char *s, size_t n, sheaf_date *out)
+{
+    static const char *const months[] = { "jan", "feb", "mar", "apr", "may", "jun",
+                                          "jul", "aug", "sep", "oct", "nov", "dec" };
+    int year = 0, month = 0, day = 0, hh = -1, mm = 0, ss = 0, off = 0;
+    bool zone = false, pm = false, am = false;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (isspace((unsigned char)s[i]) || s[i] == ','))
+            i++;
+        size_t j = i;
+        while (j < n && !isspace((unsigned char)s[j]) && s[j] != ',')
+            j++;
+        const char *w = s + i;
+        size_t wn = j - i;
+        i = j;
+        if (!wn)
+            break;
+        if (isalpha((unsigned char)w[0])) {
+            if ((wn == 2 && !strncasecmp(w, "pm", 2)) || (wn == 2 && !strncasecmp(w, "am", 2))) {
+                (w[0] | 0x20) == 'p' ? (pm = true) : (am = true);
+            } else if ((wn == 3 && (!strncasecmp(w, "utc", 3) || !strncasecmp(w, "gmt", 3))) ||
+                       (wn == 1 && (w[0] == 'Z' || w[0] == 'z'))) {
+                zone = true;
+            } else if (wn >= 3) {
+                for (int k = 0; k < 12; k++)
+                    if (!strncasecmp(w, months[k], 3))
+                        month = k + 1; /* a day's name matches none */
+            } else {
+                return false;
+            }
+        } else if ((w[0] == '+' || w[0] == '-') && (wn == 5 || wn == 6)) {
+            int h, m2;
+            if (sscanf(w + 1, wn == 5 ? "%2d%2d" : "%2d:%2d", &h, &m2) != 2)
+                return false;
+            off = (w[0] == '-' ? -1 : 1) * (h * 60 + m2);
+            zone = true;
+        } else if (memchr(w, ':', wn)) {
+            int k = sscanf(w, "%d:%d:%d", &hh, &mm, &ss);
+            if (k < 2)
+                return false;
+        } else if (isdigit((unsigned char)w[0]) && wn == 4) {
+            year = atoi(w);
+        } else if (isdigit((unsigned char)w[0]) && wn <= 2) {
+            day = atoi(w);
+        } else if (isdigit((unsigned char)w[0]) && wn == 10 && w[4] == '-' && w[7] == '-') {
+            year = atoi(w), month = atoi(w + 5), day = atoi(w + 8);
+        } else {
+            return false;
+        }
+    }
+    if (!year || !month || !day)
+        return false;
+    if (hh >= 0 && pm && hh < 12)
+        hh += 12;
+    if (hh == 12 && am)
+        hh = 0;
+    char iso[64];
+    int len = hh < 0 ? snprintf(iso, sizeof iso, "%04d-%02d-%02d", year, month, day)
+                     : snprintf(iso, sizeof iso, "%04d-%02d-%02d %02d:%02d:%02d%s%c%02d:%02d", year,
+                                month, day, hh, mm, ss, zone ? " " : "", off < 0 ? '-' : '+',
+                                abs(off) / 60, abs(off) % 60);
+    if (hh >= 0 && !zone)
+        len = snprintf(iso, sizeof iso, "%04d-%02d-%02d %02d:%02d:%02d", year, month, day, hh, mm, ss);
+    return len > 0 && date_parse(iso, (size_t)len, out);
+}
+
+/* Writes a Jekyll date that is a string ("2019-01-02 10:00:00 +0000",
+ * "Tue Apr 19 11:53:16 -0500 2011") as a date. One that is no date Jekyll
+ * would read is left as it is (and the build says so at its line). */
 static void dates_as_dates(import_page *p)
 {
     static const char *const keys[] = { "date", "updated", "expiry" };
@@ -181,9 +258,55 @@ static void dates_as_dates(import_page *p)
         for (size_t k = 0; k < 3; k++) {
             sheaf_date d;
             if (!strcmp(p->kv[i].key, keys[k]) && p->kv[i].value.kind == TPL_STRING &&
-                date_parse_loose(p->kv[i].value.u.s, p->kv[i].value.len, &d))
+                (date_parse_loose(p->kv[i].value.u.s, p->kv[i].value.len, &d) ||
+                 ruby_date(p->kv[i].value.u.s, p->kv[i].value.len, &d)))
                 p->kv[i].value = site_date_value(&d);
         }
+}
+
+/* A string YAML read from "\xE2\x80\x99" escapes: libyaml takes each as a
+ * character (U+00E2 U+0080 U+0099), Ruby's YAML (Jekyll's) as a byte, so
+ * Jekyll showed ’. When a string holds U+0080–U+009F (control characters,
+ * never text) and only characters below U+0100, and its characters taken
+ * as bytes are UTF-8, those bytes are what Jekyll showed. */
+static tpl_value ruby_bytes(imp *m, tpl_value v)
+{
+    if (v.kind == TPL_LIST) {
+        tpl_list *l = tpl_list_new(m->a, v.u.list->len);
+        for (size_t i = 0; i < v.u.list->len; i++)
+            l->items[i] = ruby_bytes(m, v.u.list->items[i]);
+        l->len = v.u.list->len;
+        return tpl_list_value(l);
+    }
+    if (v.kind != TPL_STRING)
+        return v;
+    const unsigned char *s = (const unsigned char *)v.u.s;
+    bool c1 = false;
+    for (size_t i = 0; i < v.len; i++) {
+        if (s[i] >= 0xC4)
+            return v; /* a character from U+0100 on */
+        if (s[i] == 0xC2 && i + 1 < v.len && s[i + 1] <= 0x9F)
+            c1 = true;
+    }
+    if (!c1)
+        return v;
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < v.len; i++) {
+        if ((s[i] == 0xC2 || s[i] == 0xC3) && i + 1 < v.len)
+            buf_putc(&b, (char)(((s[i] & 0x03) << 6) | (s[i + 1] & 0x3F))), i++;
+        else
+            buf_putc(&b, (char)s[i]);
+    }
+    if (text_utf8_check(b.data, b.len) == (size_t)-1)
+        v = tpl_str_copy(m->a, b.data, b.len);
+    buf_release(&b);
+    return v;
+}
+
+static void ruby_strings(imp *m, import_page *p)
+{
+    for (size_t i = 0; i < p->nkv; i++)
+        p->kv[i].value = ruby_bytes(m, p->kv[i].value);
 }
 
 /* Jekyll's front-matter defaults: the values of every `defaults:` entry
@@ -268,6 +391,7 @@ static bool post(jk *j, const char *rel, bool draft)
     const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
     const char *default_permalink = apply_defaults(j, p, rel, draft ? "drafts" : "posts");
     import_map_front_matter(m, p, map, pos, npos, true);
+    ruby_strings(m, p);
     dates_as_dates(p);
     read_body(m, p, &sp);
     if (draft) {
@@ -385,6 +509,7 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
     const tpl_map *map = fm.kind == TPL_MAP ? fm.u.map : NULL;
     const char *default_permalink = apply_defaults(j, p, rel, collection ? collection : "pages");
     import_map_front_matter(m, p, map, pos, npos, true);
+    ruby_strings(m, p);
     dates_as_dates(p);
     read_body(m, p, &sp);
     const char *own = import_get_str(map, "permalink");

@@ -22,6 +22,15 @@ void import_yaml_string(buf *b, const char *s, size_t n)
             buf_puts(b, "\\t");
         } else if (c < 0x20 || c == 0x7f) {
             buf_printf(b, "\\x%02x", c);
+        } else if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+                   (unsigned char)s[i + 1] <= 0x9F) {
+            /* U+0080–U+009F, which YAML may not hold raw: escaped */
+            buf_printf(b, "\\x%02x", (unsigned char)s[++i]);
+        } else if (c == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+                   ((unsigned char)s[i + 2] == 0xA8 || (unsigned char)s[i + 2] == 0xA9)) {
+            /* U+2028, U+2029: line breaks to YAML */
+            buf_printf(b, "\\u%04x", (unsigned char)s[i + 2] == 0xA8 ? 0x2028 : 0x2029);
+            i += 2;
         } else {
             buf_putc(b, c);
         }

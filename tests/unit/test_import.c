@@ -142,8 +142,20 @@ TEST(hugo_shortcodes)
     done(&c);
 }
 
+/* What YAML may not hold raw is escaped in the front matter the import
+ * writes: control characters, U+0080–U+009F, U+2028 and U+2029. */
+TEST(yaml_strings)
+{
+    buf b = BUF_INIT;
+    const char s[] = "a\"b\\c\n\x01 \xC2\x85 \xE2\x80\xA8 \xC2\xA0 \xE2\x80\x99";
+    import_yaml_string(&b, s, sizeof s - 1);
+    EQ_STR(b.data, "\"a\\\"b\\\\c\\n\\x01 \\x85 \\u2028 \xC2\xA0 \xE2\x80\x99\"");
+    buf_release(&b);
+}
+
 int main(void)
 {
+    RUN(yaml_strings);
     RUN(jekyll_links);
     RUN(jekyll_blocks);
     RUN(hugo_shortcodes);
