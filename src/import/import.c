@@ -20,6 +20,7 @@
 #include "import/internal.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -496,21 +497,78 @@ static const char *url_output(imp *m, const char *url)
 /* Reads DEST back through site/ (drafts too), and gives every imported
  * page an alias at its old URL wherever sheaf serves it elsewhere. Returns
  * the number of aliases added; -1 when DEST does not load. */
+/* DEST as sheaf reads it: every page, drafts and scheduled posts too, in
+ * its place (site_assign_paths, whose problems go to sd with the rest). */
+static bool load_dest(imp *m, site *s, diag_list *sd)
+{
+    memset(s, 0, sizeof *s);
+    s->dir = m->o->dest;
+    s->a = arena_new();
+    s->drafts = true;
+    s->future = true;
+    s->now = (int64_t)time(NULL);
+    s->nwa = 1;
+    s->wa = xcalloc(1, sizeof *s->wa);
+    s->wa[0] = arena_new();
+    return site_config_load(s->dir, NULL, s->a, &s->cfg, sd) && site_load(s, 1, sd) &&
+           site_assign_paths(s, sd);
+}
+
+/* Two posts whose sheaf URLs are one (2017-08-05-wrapup.md and
+ * 2017-08-06-wrapup.md: /posts/wrapup/ both, where Jekyll's URLs held the
+ * dates): each later one gets `slug: <its slug>-<its date>`, is written
+ * again, and is listed. Returns how many. */
+static size_t separate_clashes(imp *m)
+{
+    site s;
+    diag_list *sd = diag_list_new();
+    (void)load_dest(m, &s, sd); /* a clash is one of its errors */
+    diag_list_free(sd);
+    strmap *seen = strmap_new(s.npages + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < s.npages; i++) {
+        const page *sp = &s.pages[i];
+        if (!sp->path || sp->failed)
+            continue;
+        if (strmap_get(seen, sp->path) < 0) {
+            strmap_put(seen, sp->path, (long)i);
+            continue;
+        }
+        for (size_t k = 0; k < m->npages; k++) {
+            import_page *p = m->pages[k];
+            if (p->dropped || !p->post || !sp->has_date || strcmp(p->dest_rel + 8, sp->rel))
+                continue;
+            /* posts/wrapup/ → wrapup-2017-08-06 */
+            size_t end = strlen(sp->path);
+            while (end && sp->path[end - 1] == '/')
+                end--;
+            size_t start = end;
+            while (start && sp->path[start - 1] != '/')
+                start--;
+            buf day = BUF_INIT;
+            date_format(&day, &sp->date, "%Y-%m-%d");
+            const char *value =
+                arena_printf(m->a, "%.*s-%s", (int)(end - start), sp->path + start, day.data);
+            buf_release(&day);
+            import_kv_set(m, p, "slug", tpl_str(value));
+            import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "a post at /%s", sp->path),
+                            arena_printf(m->a, "another post has that sheaf URL: this one is at its "
+                                         "slug and date, slug: %s (its old URL still answers)", value));
+            n++;
+        }
+    }
+    strmap_free(seen);
+    site_free(&s);
+    return n;
+}
+
 static long add_old_urls(imp *m, diag_list *d)
 {
-    site s = { 0 };
-    s.dir = m->o->dest;
-    s.a = arena_new();
-    s.drafts = true;  /* every page has its place, drafts and */
-    s.future = true;  /* scheduled posts too */
-    s.now = (int64_t)time(NULL);
-    s.nwa = 1;
-    s.wa = xcalloc(1, sizeof *s.wa);
-    s.wa[0] = arena_new();
+    site s;
     long added = -1;
     /* what sheaf says of the new site, at DEST's files */
     diag_list *sd = diag_list_new();
-    bool ok = site_config_load(s.dir, NULL, s.a, &s.cfg, sd) && site_load(&s, 1, sd) && site_assign_paths(&s, sd);
+    bool ok = load_dest(m, &s, sd);
     for (size_t i = 0; i < diag_count(sd); i++) {
         const diag *e = diag_get(sd, i);
         if (e->level != DIAG_ERROR)
@@ -852,6 +910,10 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
         for (size_t i = 0; ok && i < m.nfiles; i++)
             ok = m.files[i].dropped || copy_file(&m, &m.files[i]);
         bool written = ok;
+        if (ok && separate_clashes(&m))
+            for (size_t i = 0; ok && i < m.npages; i++)
+                if (!m.pages[i]->dropped)
+                    ok = write_page(&m, m.pages[i]);
         long aliases = ok ? add_old_urls(&m, d) : -1;
         for (size_t i = 0; aliases >= 0 && ok && i < m.npages; i++)
             if (m.pages[i]->naliases && !m.pages[i]->dropped)
