@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "site/pagecache.h"
 #include "site/site.h"
@@ -421,6 +422,33 @@ static const char *suggest_id(const page *t, const char *anchor)
 }
 
 /* The closest page or file path, relative to the linking page's folder. */
+/* Whether a link that finds no file starts like a web address written
+ * without its scheme ("example.org", "www.example.org/a/b"): a host of
+ * dot-separated labels whose last is a common top-level domain, not a
+ * file's ending (notes.html). */
+static bool looks_like_host(const char *dest)
+{
+    static const char *const tlds[] = { "com", "org", "net", "edu", "gov", "io", "dev", "me",
+                                        "info", "co", "uk", "de", "fr", "jp", "cn", "pl", "ru",
+                                        "nl", "au", "ca", "us", "eu", "ai", "app", "blog", "name",
+                                        "tech", "xyz" };
+    size_t host = strcspn(dest, "/?#");
+    const char *dot = NULL;
+    for (size_t i = 0; i < host; i++) {
+        if (dest[i] == '.')
+            dot = dest + i;
+        else if (!isalnum((unsigned char)dest[i]) && dest[i] != '-')
+            return false;
+    }
+    if (!dot || dot == dest)
+        return false;
+    size_t tl = host - (size_t)(dot + 1 - dest);
+    for (size_t i = 0; i < sizeof tlds / sizeof *tlds; i++)
+        if (strlen(tlds[i]) == tl && !strncasecmp(dot + 1, tlds[i], tl))
+            return true;
+    return false;
+}
+
 static const char *suggest_file(const site *s, const page *p, const char *missing)
 {
     const char *want = strncmp(missing, "content/", 8) ? missing : missing + 8;
@@ -579,8 +607,13 @@ void site_check_links(site *s, diag_list *d)
             switch (l->kind) {
             case LINK_MISSING: {
                 const char *sug = suggest_file(s, p, l->missing_path);
-                report(s, d, p, l, "link to '%s': no such file %s%s%s%s", l->dest, l->missing_path,
-                       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                if (!sug && looks_like_host(l->dest))
+                    report(s, d, p, l, "link to '%s': no such file %s (a web address needs its "
+                           "scheme: https://%s)", l->dest, l->missing_path, l->dest);
+                else
+                    report(s, d, p, l, "link to '%s': no such file %s%s%s%s", l->dest,
+                           l->missing_path, sug ? " (did you mean '" : "", sug ? sug : "",
+                           sug ? "'?)" : "");
                 break;
             }
             case LINK_SELF:
