@@ -40,6 +40,7 @@ for name in sorted(os.listdir(posts)):
     with open(p, "a", encoding="utf-8") as f:
         f.write("\nAs shown before [@ref%d], and again [see @ref%d, p. 4]; @ref%d agrees.\n" % (a, b, c))
 PY
+flush_corpus
 hyperfine --warmup 1 --runs "$RUNS" \
     --prepare "rm -rf $OUT/plain $OUT/cited" \
     -n "$N posts" "$SHEAF build -s $WORK/plain -o $OUT/plain" \

@@ -18,6 +18,7 @@ python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/plain" --flavor native
 python3 "$here/gen_corpus.py" --posts "$N" --out "$WORK/math" --flavor native --math
 formulas=$(cat "$WORK"/math/content/posts/*.md | grep -o '\$[^$]*\$' | wc -l)
 echo "$N posts; about $formulas formulas in the math corpus"
+flush_corpus
 hyperfine --warmup 1 --runs "$RUNS" \
     --prepare "rm -rf $OUT/plain $OUT/math $WORK/math/.sheaf-cache" \
     -n "$N posts, no formulas" "$SHEAF build -s $WORK/plain -o $OUT/plain -q" \

@@ -18,6 +18,7 @@ for c in one two; do
     "$SHEAF" build -q -s "$WORK/$c" -o "$OUT/$c"
     printf '%s: %s outputs\n' "$c" "$(find "$OUT/$c" -type f ! -name .sheaf-manifest | wc -l)"
 done
+flush_corpus
 hyperfine -N --warmup 1 --runs "$RUNS" \
     --prepare "rm -rf $OUT/one $OUT/two" \
     -n "$N posts, 1 section, tags" "$SHEAF build -q -s $WORK/one -o $OUT/one" \
