@@ -84,6 +84,15 @@ size_t md_cite_key_len(const char *s, size_t n, const char **key, size_t *key_le
     return i;
 }
 
+/* One field of an item: the text, its RS and US (the group's separators,
+ * never text anyone means) written as spaces, so a field can never split
+ * the group wrongly. */
+static void put_field(cmark_strbuf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cmark_strbuf_putc(b, s[i] == 0x1e || s[i] == 0x1f ? ' ' : s[i]);
+}
+
 static void put_item(cmark_strbuf *b, char mode, bool suppress, const char *key, size_t klen,
                      const char *prefix, size_t plen, const char *loc, size_t llen)
 {
@@ -93,11 +102,11 @@ static void put_item(cmark_strbuf *b, char mode, bool suppress, const char *key,
     if (suppress)
         cmark_strbuf_putc(b, '-');
     cmark_strbuf_putc(b, 0x1f);
-    cmark_strbuf_put(b, (const unsigned char *)key, (bufsize_t)klen);
+    put_field(b, key, klen);
     cmark_strbuf_putc(b, 0x1f);
-    cmark_strbuf_put(b, (const unsigned char *)prefix, (bufsize_t)plen);
+    put_field(b, prefix, plen);
     cmark_strbuf_putc(b, 0x1f);
-    cmark_strbuf_put(b, (const unsigned char *)loc, (bufsize_t)llen);
+    put_field(b, loc, llen);
 }
 
 static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cmark_node *parent,

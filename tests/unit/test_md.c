@@ -1135,6 +1135,10 @@ TEST(citations)
       "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Table\">\n<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n"
       "</thead>\n<tbody>\n<tr>\n<td>{b:[]<a href=\"#ref-k\">k</a>,} and "
       "{n:[]<a href=\"#ref-n\">n</a>,}</td>\n</tr>\n</tbody>\n</table>\n</div>\n");
+    /* the group's own separators (RS, US) in a key, prefix or locator are
+     * spaces: they broke the group apart (fuzz_md, a NULL pointer) */
+    C("[see\x1e @{a\x1f" "b}, p.\x1f 4]", "<p>{b:[see ]<a href=\"#ref-a b\">a b</a>,p.  4}</p>\n");
+    C("@{k\x1e} [x\x1e]", "<p>{n:[]<a href=\"#ref-k \">k </a>,x }</p>\n");
 #undef C
     /* records: keys, groups, positions, sentences */
     md_result r = cited(a, "First one. Then [see @a, p. 2; @b] here. Last.\n\n"
