@@ -239,13 +239,13 @@ static bool ruby_date(const char *s, size_t n, sheaf_date *out)
     if (hh == 12 && am)
         hh = 0;
     char iso[64];
-    int len = hh < 0 ? snprintf(iso, sizeof iso, "%04d-%02d-%02d", year, month, day)
-                     : snprintf(iso, sizeof iso, "%04d-%02d-%02d %02d:%02d:%02d%s%c%02d:%02d", year,
-                                month, day, hh, mm, ss, zone ? " " : "", off < 0 ? '-' : '+',
-                                abs(off) / 60, abs(off) % 60);
-    if (hh >= 0 && !zone)
-        len = snprintf(iso, sizeof iso, "%04d-%02d-%02d %02d:%02d:%02d", year, month, day, hh, mm, ss);
-    return len > 0 && date_parse(iso, (size_t)len, out);
+    int len = snprintf(iso, sizeof iso, "%04d-%02d-%02d", year, month, day);
+    if (hh >= 0)
+        len += snprintf(iso + len, sizeof iso - (size_t)len, " %02d:%02d:%02d", hh, mm, ss);
+    if (hh >= 0 && zone)
+        len += snprintf(iso + len, sizeof iso - (size_t)len, " %c%02d:%02d", off < 0 ? '-' : '+',
+                        abs(off) / 60, abs(off) % 60);
+    return date_parse(iso, (size_t)len, out);
 }
 
 /* Writes a Jekyll date that is a string ("2019-01-02 10:00:00 +0000",
