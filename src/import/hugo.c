@@ -33,6 +33,15 @@ typedef struct hg {
     bool keep_case;      /* disablePathToLower */
     const char **taxonomies; /* their plural names ("series"), when configured */
     size_t ntaxonomies, captaxonomies;
+    /* languages: sheaf builds the default one (defaultContentLanguage,
+     * "en"); a file of another (a.fr.md, or under its contentDir) is left
+     * out, counted per language for the report */
+    const tpl_map *langs;  /* languages, when configured */
+    const tpl_map *lang;   /* languages.<default>: read before the root's settings */
+    const char *lang_name; /* "en" */
+    const char *in_subdir; /* "/en" when defaultContentLanguageInSubdir: the old URLs' prefix */
+    size_t *left_out;      /* per entry of langs: files not imported */
+    const char **left_first;
     bool ok;
 } hg;
 
@@ -86,6 +95,18 @@ static bool hg_token(void *ctx, const char *w, size_t k, buf *b)
     }
 #undef IS
     return true;
+}
+
+/* Whether sheaf writes a permalink pattern as Hugo does (it is then kept in
+ * site.yaml): only :year, :month, :day, :slug and :section. */
+static bool sheaf_pattern(const char *pat)
+{
+    bool ok = pat[0] == '/';
+    for (const char *q = strchr(pat, ':'); q && ok; q = strchr(q + 1, ':'))
+        ok = (!strncmp(q, ":year", 5) || !strncmp(q, ":month", 6) || !strncmp(q, ":day", 4) ||
+              !strncmp(q, ":slug", 5) || !strncmp(q, ":section", 8)) &&
+             strncmp(q, ":monthname", 10) && strncmp(q, ":slugorfilename", 15) && strncmp(q, ":sections", 9);
+    return ok;
 }
 
 static const char *expand(hg *h, const char *pat, const hg_vars *v)
@@ -164,6 +185,20 @@ static void hg_page(hg *h, const char *rel, const char *in)
         hg_vars v = { dated ? &d : NULL, section, dir, title ? title : filename, slug, filename };
         if (pattern) {
             p->old_url = expand(h, pattern, &v);
+            /* Hugo's :slug is the urlized title when there is no slug:
+             * written as the slug, sheaf's URL is the same (no redirect,
+             * and the bundle's files stay beside the page) */
+            if (!slug && title && strstr(pattern, ":slug") && sheaf_pattern(pattern)) {
+                buf b = BUF_INIT;
+                urlize(&b, title, strlen(title), true);
+                bool plain = b.len && b.data[0] != '.';
+                for (size_t i = 0; i < b.len && plain; i++)
+                    plain = isalnum((unsigned char)b.data[i]) || (unsigned char)b.data[i] >= 0x80 ||
+                            strchr("-_.", b.data[i]);
+                if (plain && strcmp(b.data, filename))
+                    import_kv_set(m, p, "slug", tpl_str(arena_strdup(m->a, b.data)));
+                buf_release(&b);
+            }
         } else {
             buf b = BUF_INIT;
             buf_printf(&b, "/%s%s", parent, parent[0] && parent[strlen(parent) - 1] != '/' ? "/" : "");
@@ -173,9 +208,93 @@ static void hg_page(hg *h, const char *rel, const char *in)
             buf_release(&b);
         }
     }
+    if (h->in_subdir && !url)
+        p->old_url = arena_printf(m->a, "%s%s", h->in_subdir, p->old_url);
     if (p->hidden)
         p->old_url = NULL;
     buf_release(&text);
+}
+
+/* ---- languages ---------------------------------------------------------- */
+
+/* A setting as the default language sees it: Hugo reads
+ * languages.<lang>.<key> before the root's <key>. */
+static tpl_value hg_get(const hg *h, const tpl_map *root, const char *key)
+{
+    tpl_value v = import_get(h->lang, key);
+    return v.kind != TPL_UNDEFINED ? v : import_get(root, key);
+}
+
+/* params.<key>, the language's before the root's */
+static tpl_value hg_param(const hg *h, const tpl_map *root, const char *key)
+{
+    tpl_value lp = import_get(h->lang, "params"), rp = import_get(root, "params");
+    tpl_value v = lp.kind == TPL_MAP ? import_get(lp.u.map, key) : tpl_undefined();
+    if (v.kind == TPL_UNDEFINED && rp.kind == TPL_MAP)
+        v = import_get(rp.u.map, key);
+    return v;
+}
+
+/* Whether content file r (SRC-relative; base its name, stem the length of
+ * its name without the extension) is another language's: one under that
+ * language's contentDir, or named for it before its extension (a.fr.md,
+ * map.pt-br.png). Returns its entry in languages, else -1; *own is the
+ * length of a ".en" naming the default language (0 if none). A suffix that
+ * is no configured language is part of the name, as Hugo reads it
+ * (v1.2.md). */
+static long another_language(const hg *h, const char *r, const char *base, size_t stem, size_t *own)
+{
+    *own = 0;
+    const char *dot = NULL;
+    for (size_t i = stem; i-- > 0 && !dot;)
+        if (base[i] == '.')
+            dot = base + i;
+    size_t n = dot ? stem - (size_t)(dot - base) - 1 : 0;
+    if (dot && n == strlen(h->lang_name) && !strncasecmp(dot + 1, h->lang_name, n))
+        *own = n + 1;
+    for (size_t k = 0; h->langs && k < h->langs->len; k++) {
+        tpl_value key = h->langs->entries[k].key, v = h->langs->entries[k].value;
+        if (key.kind != TPL_STRING || !strcasecmp(key.u.s, h->lang_name))
+            continue;
+        if (dot && key.len == n && !strncasecmp(key.u.s, dot + 1, n))
+            return (long)k;
+        const char *dir = v.kind == TPL_MAP ? import_get_str(v.u.map, "contentdir") : NULL;
+        size_t dn = dir ? strlen(dir) : 0;
+        while (dn && dir[dn - 1] == '/')
+            dn--;
+        if (dn && !strncmp(r, dir, dn) && r[dn] == '/')
+            return (long)k;
+    }
+    return -1;
+}
+
+/* What sheaf keeps of a multilingual site, for the report. */
+static void note_languages(hg *h, const char *file)
+{
+    imp *m = h->m;
+    for (size_t k = 0; h->langs && k < h->langs->len; k++) {
+        tpl_value key = h->langs->entries[k].key;
+        if (key.kind != TPL_STRING || !strcasecmp(key.u.s, h->lang_name))
+            continue;
+        size_t n = h->left_out[k];
+        buf b = BUF_INIT;
+        buf_printf(&b, "not imported: sheaf builds one language, the default (%s)", h->lang_name);
+        tpl_value v = h->langs->entries[k].value;
+        const char *dir = v.kind == TPL_MAP ? import_get_str(v.u.map, "contentdir") : NULL;
+        if (n)
+            buf_printf(&b, "; its %zu file%s left out (%s%s)", n, n == 1 ? "" : "s", h->left_first[k],
+                       n > 1 ? ", …" : "");
+        else if (dir && *dir)
+            buf_printf(&b, "; its folder %s left out", dir);
+        import_note_add(m, file, 0, 0, arena_printf(m->a, "languages.%s", key.u.s), arena_strdup(m->a, b.data));
+        buf_release(&b);
+    }
+    if (h->in_subdir)
+        import_note_add(m, file, 0, 0, "defaultContentLanguageInSubdir",
+                        arena_printf(m->a, "the old URLs were under %s/: each page's answers (a redirect "
+                                           "to the page); the lists of taxonomies and terms, and the "
+                                           "feeds, under %s/ do not",
+                                     h->in_subdir, h->in_subdir));
 }
 
 /* ---- the walk ---------------------------------------------------------- */
@@ -191,12 +310,23 @@ static void visit_content(void *ctx, const char *rel)
     hg *h = w->h;
     imp *m = h->m;
     const char *r = arena_printf(m->a, "%s/%s", w->prefix, rel);
-    if (site_markdown_ext(rel)) {
-        hg_page(h, r, arena_strdup(m->a, rel));
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    size_t md = site_markdown_ext(base), n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    size_t stem = md ? n - md : dot ? (size_t)(dot - base) : n;
+    size_t own = 0;
+    long other = another_language(h, r, base, stem, &own);
+    if (other >= 0) {
+        if (!h->left_out[other]++)
+            h->left_first[other] = r;
         return;
     }
-    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-    size_t n = strlen(base);
+    if (md) {
+        /* a.en.md, in the default language: a.md */
+        size_t at = (size_t)(base - rel) + stem - own;
+        hg_page(h, r, arena_printf(m->a, "%.*s%s", (int)at, rel, rel + at + own));
+        return;
+    }
     if ((n > 5 && !strcmp(base + n - 5, ".html")) || (n > 4 && !strcmp(base + n - 4, ".htm"))) {
         import_note_add(m, r, 0, 0, "an HTML content file",
                         "sheaf's pages are Markdown: put the HTML in a .md page (HTML blocks pass through "
@@ -218,9 +348,10 @@ static void visit_copy(void *ctx, const char *rel)
 
 import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, size_t n)
 {
-    /* candidates: "/post/a", "post/a.md", "a" (relative to p, or anywhere) */
-    const char *cdir = strchr(p->src_rel, '/') + 1; /* past "content/" */
-    const char *content_root = arena_strndup(m->a, p->src_rel, (size_t)(cdir - p->src_rel));
+    /* candidates: "/post/a", "post/a.md", "a" (relative to p, or anywhere),
+     * looked for where the pages go (content/post/a.md: the source may be
+     * a.en.md, under another contentDir) */
+    const char *content_root = "content/";
     buf want[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
     size_t nwant = 0;
     const char *t = arena_strndup(m->a, path, n);
@@ -231,14 +362,14 @@ import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, siz
     if (t[0] == '/') {
         buf_printf(&want[nwant++], "%s%.*s", content_root, (int)tn - 1, t + 1);
     } else {
-        const char *slash = strrchr(p->src_rel, '/');
-        buf_printf(&want[nwant++], "%.*s/%.*s", (int)(slash - p->src_rel), p->src_rel, (int)tn, t);
+        const char *slash = strrchr(p->dest_rel, '/');
+        buf_printf(&want[nwant++], "%.*s/%.*s", (int)(slash - p->dest_rel), p->dest_rel, (int)tn, t);
         buf_printf(&want[nwant++], "%s%.*s", content_root, (int)tn, t);
     }
     import_page *found = NULL;
     for (size_t w = 0; w < nwant && !found; w++)
         for (size_t i = 0; i < m->npages && !found; i++) {
-            const char *s = m->pages[i]->src_rel;
+            const char *s = m->pages[i]->dest_rel;
             size_t sn = strlen(s) - site_markdown_ext(s);
             const char *wd = want[w].data;
             size_t wn = want[w].len;
@@ -251,7 +382,7 @@ import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, siz
     if (!found && !strchr(t, '/')) {
         /* a bare name: the one page of that name */
         for (size_t i = 0; i < m->npages; i++) {
-            const char *s = m->pages[i]->src_rel;
+            const char *s = m->pages[i]->dest_rel;
             const char *b = strrchr(s, '/') + 1;
             size_t bn = strlen(b) - site_markdown_ext(b);
             if (bn == tn && !strncmp(b, t, tn)) {
@@ -278,16 +409,15 @@ static void settings(hg *h, const char *file, const tpl_map *c)
     imp *m = h->m;
     buf *y = &m->site_yaml;
     buf_printf(y, "# site.yaml: made by `sheaf import hugo` from %s\n", file);
-    tpl_value v, params = import_get(c, "params");
-    const tpl_map *pm = params.kind == TPL_MAP ? params.u.map : NULL;
-    if ((v = import_get(c, "title")).kind == TPL_STRING)
+    tpl_value v, params;
+    if ((v = hg_get(h, c, "title")).kind == TPL_STRING)
         import_yaml_kv(y, 0, "title", v);
-    if ((v = import_get(pm, "description")).kind == TPL_STRING ||
-        (v = import_get(c, "description")).kind == TPL_STRING)
+    if ((v = hg_param(h, c, "description")).kind == TPL_STRING ||
+        (v = hg_get(h, c, "description")).kind == TPL_STRING)
         import_yaml_kv(y, 0, "description", v);
-    v = import_get(pm, "author");
+    v = hg_param(h, c, "author");
     if (v.kind == TPL_UNDEFINED)
-        v = import_get(c, "author");
+        v = hg_get(h, c, "author");
     if (v.kind == TPL_MAP)
         v = import_get(v.u.map, "name");
     if (v.kind == TPL_STRING)
@@ -301,7 +431,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         path = path ? strchr(path + 3, '/') : b;
         m->base_path = path ? path : "/";
     }
-    if ((v = import_get(c, "languagecode")).kind == TPL_STRING ||
+    if ((v = hg_get(h, c, "languagecode")).kind == TPL_STRING ||
         (v = import_get(c, "defaultcontentlanguage")).kind == TPL_STRING)
         import_yaml_kv(y, 0, "language", v);
     v = import_get(c, "paginate");
@@ -335,7 +465,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
     if (tpl_value_truthy(import_get(c, "uglyurls")))
         import_note_add(m, file, 0, 0, "uglyURLs",
                         "the old URLs were /a.html; sheaf's are /a/ — the aliases added cover pages only");
-    tpl_value pl = import_get(c, "permalinks");
+    tpl_value pl = hg_get(h, c, "permalinks");
     h->permalinks = pl.kind == TPL_MAP ? pl.u.map : NULL;
     /* a section's pattern sheaf can write the same way */
     bool opened = false;
@@ -343,12 +473,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         tpl_value k = h->permalinks->entries[i].key, pv = h->permalinks->entries[i].value;
         if (k.kind != TPL_STRING || pv.kind != TPL_STRING)
             continue;
-        bool ok = pv.u.s[0] == '/';
-        for (const char *q = strchr(pv.u.s, ':'); q && ok; q = strchr(q + 1, ':'))
-            ok = (!strncmp(q, ":year", 5) || !strncmp(q, ":month", 6) || !strncmp(q, ":day", 4) ||
-                  !strncmp(q, ":slug", 5) || !strncmp(q, ":section", 8)) &&
-                 strncmp(q, ":monthname", 10) && strncmp(q, ":slugorfilename", 15) && strncmp(q, ":sections", 9);
-        if (!ok)
+        if (!sheaf_pattern(pv.u.s))
             continue;
         if (!opened)
             buf_puts(y, "permalinks:\n");
@@ -356,7 +481,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         import_yaml_kv(y, 2, k.u.s, pv);
     }
     /* [taxonomies] tag = "tags": sheaf's taxonomies are named by their plural */
-    tpl_value tx = import_get(c, "taxonomies");
+    tpl_value tx = hg_get(h, c, "taxonomies");
     if (tx.kind == TPL_MAP) {
         buf_puts(y, "taxonomies: [");
         size_t n = 0;
@@ -383,14 +508,13 @@ static void settings(hg *h, const char *file, const tpl_map *c)
     static const char *const none[][2] = {
         { "menu", "sheaf has no menus: link pages from templates/" },
         { "menus", "sheaf has no menus: link pages from templates/" },
-        { "languages", "sheaf builds one language" },
         { "theme", "Hugo themes are Go templates: sheaf uses its own theme (see docs/theme.md)" },
         { "disqusshortname", "comments: add them in a template" },
         { "googleanalytics", "analytics: add them in a template" },
         { "outputs", "Hugo's output formats: sheaf writes HTML, atom.xml and sitemap.xml" },
     };
     for (size_t i = 0; i < sizeof none / sizeof *none; i++)
-        if (import_get(c, none[i][0]).kind != TPL_UNDEFINED)
+        if (hg_get(h, c, none[i][0]).kind != TPL_UNDEFINED)
             import_note_add(m, file, 0, 0, arena_printf(m->a, "%s", none[i][0]), none[i][1]);
     /* Hugo writes each list's feed as <list>/index.xml: sheaf writes each
      * feed (the site's, a section's, a term's, a taxonomy's of its terms)
@@ -422,7 +546,22 @@ bool import_hugo_collect(imp *m)
     if (file && !import_read_config(m, file, &c))
         return false;
     const tpl_map *cm = c.kind == TPL_MAP ? c.u.map : NULL;
-    h.content = import_get_str(cm, "contentdir") ? import_get_str(cm, "contentdir") : "content";
+    tpl_value lv = import_get(cm, "languages");
+    h.langs = lv.kind == TPL_MAP ? lv.u.map : NULL;
+    const char *dl = import_get_str(cm, "defaultcontentlanguage");
+    h.lang_name = dl && *dl ? dl : "en";
+    lv = import_get(h.langs, h.lang_name);
+    h.lang = lv.kind == TPL_MAP ? lv.u.map : NULL;
+    if (tpl_value_truthy(import_get(cm, "defaultcontentlanguageinsubdir")))
+        h.in_subdir = arena_printf(m->a, "/%s", h.lang_name);
+    size_t nl = h.langs ? h.langs->len : 0;
+    h.left_out = arena_calloc(m->a, (nl + 1) * sizeof *h.left_out);
+    h.left_first = arena_calloc(m->a, (nl + 1) * sizeof *h.left_first);
+    lv = hg_get(&h, cm, "contentdir");
+    size_t cn = lv.kind == TPL_STRING ? lv.len : 0;
+    while (cn && lv.u.s[cn - 1] == '/')
+        cn--;
+    h.content = cn ? arena_strndup(m->a, lv.u.s, cn) : "content";
     const char *content = import_src_path(m, h.content);
     settings(&h, file ? file : "config.toml", cm);
     walk w = { &h, h.content };
@@ -467,11 +606,13 @@ bool import_hugo_collect(imp *m)
             }
         }
         bool tags = !strcmp(tx[t], "tags"); /* sheaf makes /tags/ always */
+        const char *sub = h.in_subdir ? h.in_subdir : "";
         if (!used)
             import_note_add(m, NULL, 0, 0,
-                            tags ? "Hugo's /tags/index.xml, which it writes empty (no page has tags)"
-                                 : arena_printf(m->a, "Hugo's /%s/ and /%s/index.xml, which it writes empty "
-                                                      "(no page has %s)", tx[t], tx[t], tx[t]),
+                            tags ? arena_printf(m->a, "Hugo's %s/tags/index.xml, which it writes empty (no "
+                                                      "page has tags)", sub)
+                                 : arena_printf(m->a, "Hugo's %s/%s/ and %s/%s/index.xml, which it writes "
+                                                      "empty (no page has %s)", sub, tx[t], sub, tx[t], tx[t]),
                             tags ? "not kept: sheaf writes a taxonomy's feed once a post has one of its terms"
                                  : "not kept: sheaf writes a taxonomy's index and feed once a post has one of "
                                    "its terms");
@@ -497,5 +638,6 @@ bool import_hugo_collect(imp *m)
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
         if (!stat(import_src_path(m, dirs[i][0]), &st))
             import_note_dir(h.m, dirs[i][0], dirs[i][1]);
+    note_languages(&h, file ? file : "config.toml");
     return h.ok;
 }
