@@ -13,6 +13,7 @@
 #include "embed/embed.h"
 #include "import/internal.h"
 #include "render/build.h"
+#include "site/site.h"
 
 /* ---- places and paths ------------------------------------------------- */
 
@@ -174,7 +175,8 @@ static const char *closing_tag(const char *s, size_t n, size_t from, const char 
             return NULL;
         tag_args c;
         split_args(s + j + 3, k - (j + 3), &c);
-        if (word_is(&c, 0, close_name)) {
+        /* Hugo also reads {{</ name >}} */
+        if (word_is(&c, 0, close_name) || (word_is(&c, 0, "/") && word_is(&c, 1, close_name + 1))) {
             *end = s + k + 3;
             return s + j;
         }
@@ -591,8 +593,11 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         const char *name = t.w[0];
         size_t nn = t.n[0];
         bool closing = name[0] == '/';
-        if (closing)
+        if (closing && nn == 1 && t.count > 1) /* {{</ name >}} */
+            name = t.w[1], nn = t.n[1];
+        else if (closing)
             name++, nn--;
+        bool inline_sc = nn > 7 && !strncmp(name + nn - 7, ".inline", 7);
         bool katex = nn == 5 && !strncmp(name, "katex", 5), math = nn == 4 && !strncmp(name, "math", 4);
         const char *math_end = NULL;
         const char *math_stop = !closing && (katex || math)
@@ -651,6 +656,27 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             buf_puts(out, display ? "\\]" : "\\)");
             m->nmath++;
             i = (size_t)(ce - s);
+            continue;
+        } else if (inline_sc && !closing) {
+            /* Hugo's inline shortcode: a Go template written in the page.
+             * One that only holds text (no {{ action }}) prints it: kept,
+             * unwrapped; one with actions is code sheaf cannot run:
+             * removed, and said */
+            const char *ce = NULL;
+            const char *stop = closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name), &ce);
+            size_t z = stop ? (size_t)(stop - s) : after;
+            bool actions = false;
+            for (size_t k = after; k + 2 < z && !actions; k++)
+                actions = s[k] == '{' && s[k + 1] == '{' && s[k + 2] != '<' && s[k + 2] != '%';
+            if (stop && !actions) {
+                buf_put(out, s + after, z - after);
+                i = (size_t)(ce - s);
+                continue;
+            }
+            note_at(m, p, i, s + i, after - i,
+                    "removed: a Hugo inline shortcode is a Go template, which sheaf cannot run; write "
+                    "what it did in a template (templates/shortcodes/NAME.html)");
+            i = stop ? (size_t)(ce - s) : after;
             continue;
         } else if (is_sheaf_shortcode(name, nn)) {
             if (!closing) {
@@ -730,8 +756,52 @@ static size_t code_span_end(const char *s, size_t n, size_t i)
     return r;
 }
 
+/* A URL relative to the page's old one ("../b/" in /posts/a/ is
+ * /posts/b/), resolved as a browser does; NULL for one with a scheme, a
+ * fragment or query alone, a Markdown file (sheaf reads that relative to
+ * the source itself), or one climbing above the root. */
+static const char *resolve_relative(imp *m, const import_page *p, const char *u, size_t n)
+{
+    if (!n || !p->old_url || strchr("/#?", u[0]) || site_markdown_ext(arena_strndup(m->a, u, n)))
+        return NULL;
+    size_t colon = strcspn(arena_strndup(m->a, u, n), ":/");
+    if (colon < n && u[colon] == ':')
+        return NULL;
+    const char *base = p->old_url;
+    size_t dir = (size_t)(strrchr(base, '/') - base); /* old URLs start with '/' */
+    buf b = BUF_INIT;
+    buf_put(&b, base, dir);
+    size_t at = 0;
+    while (at < n) {
+        size_t k = at;
+        while (k < n && u[k] != '/')
+            k++;
+        size_t sn = k - at;
+        if (sn == 2 && u[at] == '.' && u[at + 1] == '.') {
+            if (!b.len) {
+                buf_release(&b);
+                return NULL;
+            }
+            while (b.len && b.data[b.len - 1] != '/')
+                b.len--;
+            b.len--; /* the '/' */
+        } else if (!(sn == 1 && u[at] == '.') && sn) {
+            buf_putc(&b, '/');
+            buf_put(&b, u + at, sn);
+        }
+        at = k + 1;
+    }
+    /* "x/", "x/." and "x/.." name a folder */
+    if (u[n - 1] == '/' || u[n - 1] == '.' || !b.len)
+        buf_putc(&b, '/');
+    const char *r = arena_strndup(m->a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
 /* A link destination starting at s[i] (after "](" or "]: "): rewritten when
- * it is an old URL of a page. */
+ * it is an old URL of a page, root-relative, absolute or relative to the
+ * page's old URL. */
 static size_t link_dest(imp *m, import_page *p, const char *s, size_t n, size_t i, buf *out)
 {
     size_t e = i;
@@ -740,8 +810,13 @@ static size_t link_dest(imp *m, import_page *p, const char *s, size_t n, size_t 
     size_t un = e - i;
     const char *hash = memchr(s + i, '#', un);
     size_t pn = hash ? (size_t)(hash - (s + i)) : un;
-    import_page *to = pn && (s[i] == '/' || (m->base_url && !strncmp(s + i, m->base_url, strlen(m->base_url))))
-                       ? import_page_by_url(m, s + i, pn) : NULL;
+    import_page *to = NULL;
+    if (pn && (s[i] == '/' || (m->base_url && !strncmp(s + i, m->base_url, strlen(m->base_url))))) {
+        to = import_page_by_url(m, s + i, pn);
+    } else if (pn && !memchr(s + i, '?', pn)) {
+        const char *abs = resolve_relative(m, p, s + i, pn);
+        to = abs ? import_page_by_url(m, abs, strlen(abs)) : NULL;
+    }
     if (!to)
         return 0;
     put_link(m, p, out, to, hash ? arena_strndup(m->a, hash, un - pn) : NULL);

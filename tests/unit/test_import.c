@@ -27,7 +27,7 @@ static const char *convert(conv *c, bool jekyll, const char *text)
     c->m.base_url = "https://example.org/";
     static const char *const others[][4] = {
         { "_posts/2019-01-02-a.md", "content/posts/2019-01-02-a.md", "/notes/a/", "2019-01-02-a" },
-        { "content/post/b.md", "content/posts/b.md", "/2020/03/b/", NULL },
+        { "content/post/b.md", "content/post/b.md", "/2020/03/b/", NULL },
         { "content/about.md", "content/about.md", "/about.html", NULL },
     };
     for (size_t i = 0; i < 3; i++) {
@@ -39,7 +39,8 @@ static const char *convert(conv *c, bool jekyll, const char *text)
     }
     import_page *p = import_add_page(&c->m);
     p->src_rel = jekyll ? "_posts/2019-02-03-page.md" : "content/post/page.md";
-    p->dest_rel = "content/posts/page.md";
+    p->dest_rel = jekyll ? "content/posts/page.md" : "content/post/page.md";
+    p->old_url = jekyll ? "/notes/page/" : "/2020/03/page/";
     p->body_src = text;
     p->body_len = strlen(text);
     p->body_line = 4;
@@ -68,6 +69,16 @@ TEST(jekyll_links)
     done(&c);
     /* not another page's old URL: as written */
     EQ_STR(convert(&c, true, "[x](/files/x.pdf) `[a](/notes/a/)`"), "[x](/files/x.pdf) `[a](/notes/a/)`");
+    done(&c);
+    /* relative to the page's old URL (/notes/page/), as a browser reads it */
+    EQ_STR(convert(&c, true, "[a](../a/) [b](../a) [c](./../a/#x) [d](../../about.html) [e](../b/../a/.)"),
+           "[a](2019-01-02-a.md) [b](2019-01-02-a.md) [c](2019-01-02-a.md#x) [d](../about.md) "
+           "[e](2019-01-02-a.md)");
+    done(&c);
+    /* a Markdown file, above the root, a scheme, a query, no page: as written */
+    EQ_STR(convert(&c, true, "[e](a.md) [f](../../../a/) [g](mailto:a) [h](../a/?q=1) [i](../zz/) [j](#k)"),
+           "[e](a.md) [f](../../../a/) [g](mailto:a) [h](../a/?q=1) [i](../zz/) [j](#k)");
+    EQ_INT((int)c.nnotes, 0);
     done(&c);
     /* no such post: as written, and noted at its line:col */
     EQ_STR(convert(&c, true, "\n  [z]({% post_url nope %})"), "\n  [z]({% post_url nope %})");
@@ -135,6 +146,19 @@ TEST(hugo_shortcodes)
     EQ_INT((int)c.nnotes, 1);
     done(&c);
     EQ_STR(convert(&c, false, "`{{</* x */>}}`\n```\n{{%/* y */%}}\n```\n"), "`{{< x >}}`\n```\n{{% y %}}\n```\n");
+    done(&c);
+    /* {{</ name >}} closes as {{< /name >}} does */
+    EQ_STR(convert(&c, false, "{{< highlight go >}}\nx\n{{</ highlight >}}"), "```go\nx\n```");
+    done(&c);
+    /* an inline shortcode: text kept unwrapped; a Go template removed, noted */
+    EQ_STR(convert(&c, false, "{{< t.inline >}}<b>hi</b>{{</ t.inline >}}!"), "<b>hi</b>!");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    EQ_STR(convert(&c, false, "a{{< t.inline >}}{{ now }}{{< /t.inline >}}b"), "ab");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    EQ_STR(convert(&c, false, "a{{< t.inline />}}b"), "ab");
+    EQ_INT((int)c.nnotes, 1);
     done(&c);
     /* a ref to nothing: as written, noted */
     EQ_STR(convert(&c, false, "{{< ref \"\" >}}"), "{{< ref \"\" >}}");
