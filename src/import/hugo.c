@@ -286,7 +286,8 @@ static void note_languages(hg *h, const char *file)
                        n > 1 ? ", …" : "");
         else if (dir && *dir)
             buf_printf(&b, "; its folder %s left out", dir);
-        import_note_add(m, file, 0, 0, arena_printf(m->a, "languages.%s", key.u.s), arena_strdup(m->a, b.data));
+        import_note_add(m, file, 0, 0, arena_printf(m->a, "languages.%s", key.u.s),
+                        arena_strdup(m->a, b.data));
         buf_release(&b);
     }
     if (h->in_subdir)
@@ -568,6 +569,34 @@ bool import_hugo_collect(imp *m)
     if (!fs_walk(content, true, visit_content, &w)) {
         diag_error(m->d, content, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
+    }
+    /* content/<taxonomy>/_index.md and content/<taxonomy>/<term>/_index.md
+     * give Hugo's taxonomy and term lists their title and text: sheaf
+     * makes those pages from its templates, at the same URLs */
+    static const char *const hugo_taxonomies[] = { "tags", "categories" };
+    const char *const *txs = h.ntaxonomies ? h.taxonomies : hugo_taxonomies;
+    size_t ntxs = h.ntaxonomies ? h.ntaxonomies : 2;
+    for (size_t i = 0; i < m->npages; i++) {
+        import_page *p = m->pages[i];
+        const char *d = p->dest_rel + strlen("content/");
+        const char *last = strrchr(d, '/');
+        size_t top = strcspn(d, "/");
+        if (!last || strcmp(last, "/_index.md") ||
+            (last > d + top && memchr(d + top + 1, '/', (size_t)(last - (d + top + 1)))))
+            continue; /* not <taxonomy>/_index.md nor <taxonomy>/<term>/_index.md */
+        for (size_t t = 0; t < ntxs && !p->dropped; t++) {
+            if (strlen(txs[t]) != top || strncasecmp(d, txs[t], top))
+                continue;
+            p->dropped = true;
+            bool term = last > d + top;
+            import_note_add(m, p->src_rel, 0, 0,
+                            arena_printf(m->a, "the title and text of the %s page %s", term ? "term" : "taxonomy",
+                                         p->old_url ? p->old_url : ""),
+                            arena_printf(m->a, "not imported: sheaf makes this page from its template (%s), at "
+                                               "the same URL; put what it said there",
+                                         !strcmp(txs[t], "tags") ? (term ? "tag.html" : "tags.html")
+                                                                 : (term ? "term.html" : "terms.html")));
+        }
     }
     /* an _index.md of a folder that will be no section in sheaf (no dated
      * page in its top folder: docs/, docs/api/) becomes a page at the

@@ -494,6 +494,46 @@ static const char *url_output(imp *m, const char *url)
     return site_alias_output(m->a, url);
 }
 
+/* A page's own alias (aliases:, redirect_from:) where another page was
+ * served, or that an earlier page has too, would fail sheaf's build (two
+ * sources, one output path). The old site wrote the page over the redirect
+ * (Hugo does), and one of two redirects over the other: the page keeps its
+ * URL, the first page its alias; each alias dropped is listed. */
+static void drop_clashing_aliases(imp *m)
+{
+    strmap *pages = strmap_new(m->npages + 1), *aliases = strmap_new(m->npages + 1);
+    for (size_t i = 0; i < m->npages; i++) {
+        const import_page *p = m->pages[i];
+        if (p->old_url && !p->hidden && !p->dropped)
+            strmap_put(pages, url_output(m, p->old_url), (long)i);
+    }
+    for (size_t i = 0; i < m->npages; i++) {
+        import_page *p = m->pages[i];
+        if (p->hidden || p->dropped)
+            continue;
+        size_t kept = 0;
+        for (size_t k = 0; k < p->naliases; k++) {
+            const char *out = url_output(m, p->aliases[k]);
+            long other = strmap_get(pages, out);
+            if (other < 0 || (size_t)other == i)
+                other = strmap_put(aliases, out, (long)i);
+            if ((size_t)other == i) {
+                p->aliases[kept++] = p->aliases[k];
+                continue;
+            }
+            bool page = strmap_get(pages, out) == other;
+            import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "the alias %s", p->aliases[k]),
+                            arena_printf(m->a, page ? "not kept: %s is served there (the old site wrote the "
+                                                      "page over the redirect)"
+                                                    : "not kept: %s has it too, and keeps it",
+                                         m->pages[other]->src_rel));
+        }
+        p->naliases = kept;
+    }
+    strmap_free(pages);
+    strmap_free(aliases);
+}
+
 /* Reads DEST back through site/ (drafts too), and gives every imported
  * page an alias at its old URL wherever sheaf serves it elsewhere. Returns
  * the number of aliases added; -1 when DEST does not load. */
@@ -881,6 +921,8 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     bool ok = prepare_dest(&m);
     if (ok)
         ok = o->kind == IMPORT_JEKYLL ? import_jekyll_collect(&m) : import_hugo_collect(&m);
+    if (ok)
+        drop_clashing_aliases(&m);
     if (ok && diag_error_count(d) == before && make_dest(&m)) {
         if (m.feed_copy) {
             buf_puts(&m.site_yaml, "# every feed also where the old site had it\nfeed_copies: [");
