@@ -535,11 +535,82 @@ static bool sheaf_args(imp *m, import_page *p, size_t at, const tag_args *t, cha
     return true;
 }
 
+/* A theme's callout box — hugo-coder's {{< notice tip "Title" >}},
+ * hugo-book's {{< hint danger >}}, Docsy's {{% alert title="T"
+ * color="warning" %}}, LoveIt's {{< admonition type=tip title="T" >}},
+ * Hextra's {{< callout type="error" >}}, a theme's own {{< note >}} — as
+ * sheaf's note, tip or warning (NULL when name is none of them), written
+ * {{% … %}}: the themes render the inner text as Markdown. *title: the
+ * box's title, its own or its kind's name when sheaf's box is another
+ * ("Danger"), or NULL. */
+static const char *callout(imp *m, const tag_args *t, const char *name, size_t nn, const char **title)
+{
+    static const char *const names[] = { "notice", "hint", "admonition", "callout", "alert",
+                                         "note", "tip", "warning", NULL };
+    const char *known = NULL;
+    for (const char *const *k = names; *k && !known; k++)
+        if (strlen(*k) == nn && !strncmp(*k, name, nn))
+            known = *k;
+    if (!known)
+        return NULL;
+    /* alert's bare word names an icon, not a kind; sheaf's own boxes keep
+     * their kind and take only a title */
+    bool own = !strcmp(known, "note") || !strcmp(known, "tip") || !strcmp(known, "warning");
+    bool alert = !strcmp(known, "alert") || own;
+    const char *kind = own ? known : NULL, *color = NULL;
+    *title = NULL;
+    size_t pos = 0;
+    for (size_t k = 1; k < t->count; k++) {
+        const char *w = t->w[k];
+        size_t wn = t->n[k];
+        const char *eq = memchr(w, '=', wn);
+        if (eq && w[0] != '"' && w[0] != '\'') {
+            size_t kn = (size_t)(eq - w);
+            const char *v = unquote(m, eq + 1, wn - kn - 1, NULL);
+            if (kn == 4 && !strncmp(w, "type", 4) && !own)
+                kind = v;
+            else if (kn == 5 && !strncmp(w, "title", 5))
+                *title = v;
+            else if (kn == 5 && !strncmp(w, "color", 5))
+                color = v;
+        } else if (!(wn == 1 && w[0] == '/') && !alert) {
+            const char *v = unquote(m, w, wn, NULL);
+            if (pos == 0)
+                kind = v;
+            else if (pos == 1)
+                *title = v;
+            pos++;
+        }
+    }
+    static const char *const tips[] = { "tip", "success", "hint", "check", "done", NULL };
+    static const char *const warnings[] = { "warning", "caution", "danger", "error", "failure", "fail",
+                                            "bug", "important", "attention", NULL };
+    const char *w = kind ? kind : color ? color : "note", *box = "note";
+    for (const char *const *k = tips; *k; k++)
+        if (!strcasecmp(w, *k))
+            box = "tip";
+    for (const char *const *k = warnings; *k; k++)
+        if (!strcasecmp(w, *k))
+            box = "warning";
+    if (!*title && kind && *kind && strcasecmp(kind, box)) {
+        char *c = arena_strdup(m->a, kind);
+        c[0] = (char)toupper((unsigned char)c[0]);
+        *title = c;
+    }
+    return box;
+}
+
 static void convert_hugo(imp *m, import_page *p, buf *out)
 {
     const char *s = p->body_src;
     size_t n = p->body_len, i = 0, flen = 0;
     char fch = 0;
+    /* closing tags to write under another name: a callout's */
+    struct {
+        size_t at;
+        const char *name;
+    } renamed[32];
+    size_t nrenamed = 0;
     while (i < n) {
         /* fenced code and code spans: only Hugo's escaped form is undone */
         if (i == 0 || s[i - 1] == '\n') {
@@ -598,6 +669,18 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         else if (closing)
             name++, nn--;
         bool inline_sc = nn > 7 && !strncmp(name + nn - 7, ".inline", 7);
+        if (closing && nrenamed && renamed[nrenamed - 1].at == i) {
+            buf_printf(out, "{{%% /%s %%}}", renamed[--nrenamed].name);
+            i = after;
+            continue;
+        }
+        const char *box_title = NULL;
+        const char *box = closing ? NULL : callout(m, &t, name, nn, &box_title);
+        const char *box_end = NULL;
+        const char *box_close = box && nrenamed < sizeof renamed / sizeof *renamed
+                                    ? closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name),
+                                                  &box_end)
+                                    : NULL;
         bool katex = nn == 5 && !strncmp(name, "katex", 5), math = nn == 4 && !strncmp(name, "math", 4);
         const char *math_end = NULL;
         const char *math_stop = !closing && (katex || math)
@@ -656,6 +739,19 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             buf_puts(out, display ? "\\]" : "\\)");
             m->nmath++;
             i = (size_t)(ce - s);
+            continue;
+        } else if (box_close && (!nrenamed || renamed[nrenamed - 1].at > (size_t)(box_close - s))) {
+            /* a theme's callout → sheaf's; its closing tag renamed when reached */
+            buf_printf(out, "{{%% %s", box);
+            if (box_title && !strchr(box_title, '"'))
+                buf_printf(out, " title=\"%s\"", box_title);
+            else if (box_title && !strchr(box_title, '\''))
+                buf_printf(out, " title='%s'", box_title);
+            buf_puts(out, " %}}");
+            renamed[nrenamed].at = (size_t)(box_close - s);
+            renamed[nrenamed++].name = box;
+            m->nshortcodes++;
+            i = after;
             continue;
         } else if (inline_sc && !closing) {
             /* Hugo's inline shortcode: a Go template written in the page.

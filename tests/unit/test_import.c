@@ -160,6 +160,28 @@ TEST(hugo_shortcodes)
     EQ_STR(convert(&c, false, "a{{< t.inline />}}b"), "ab");
     EQ_INT((int)c.nnotes, 1);
     done(&c);
+    /* a theme's callout box: sheaf's note, tip or warning, its inner text Markdown */
+    EQ_STR(convert(&c, false, "{{< notice tip >}}\n**x**\n{{< /notice >}}"), "{{% tip %}}\n**x**\n{{% /tip %}}");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    EQ_STR(convert(&c, false, "{{< notice error \"Oops\" >}}a{{</ notice >}} {{< hint danger >}}b{{< /hint >}}"),
+           "{{% warning title=\"Oops\" %}}a{{% /warning %}} {{% warning title=\"Danger\" %}}b{{% /warning %}}");
+    done(&c);
+    EQ_STR(convert(&c, false, "{{% alert title=\"Mind\" color=\"warning\" %}}a{{% /alert %}}"
+                              "{{< alert \"circle-info\" >}}b{{< /alert >}}"),
+           "{{% warning title=\"Mind\" %}}a{{% /warning %}}{{% note %}}b{{% /note %}}");
+    done(&c);
+    EQ_STR(convert(&c, false, "{{< admonition type=success title='Say \"hi\"' open=false >}}a{{< /admonition >}}"),
+           "{{% tip title='Say \"hi\"' %}}a{{% /tip %}}");
+    done(&c);
+    /* nested: each closing tag renamed for its own box */
+    EQ_STR(convert(&c, false, "{{< callout type=\"info\" >}}a{{< note >}}b{{< /note >}}c{{< /callout >}}"),
+           "{{% note title=\"Info\" %}}a{{% note %}}b{{% /note %}}c{{% /note %}}");
+    done(&c);
+    /* unclosed: not a box; sheaf has no 'notice' */
+    EQ_STR(convert(&c, false, "{{< notice tip >}}"), "{{</* notice tip */>}}");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
     /* a ref to nothing: as written, noted */
     EQ_STR(convert(&c, false, "{{< ref \"\" >}}"), "{{< ref \"\" >}}");
     EQ_INT((int)c.nnotes, 1);
