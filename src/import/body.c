@@ -267,6 +267,13 @@ no:
 /* An include's name is `base` or `base.html`. */
 static bool name_is(const char *name, size_t n, const char *base)
 {
+    /* in a folder of _includes too: Chirpy's embed/youtube.html */
+    for (size_t i = n; i-- > 0;)
+        if (name[i] == '/') {
+            n -= i + 1;
+            name += i + 1;
+            break;
+        }
     size_t b = strlen(base);
     return n >= b && !strncmp(name, base, b) && (n == b || (n == b + 5 && !strncmp(name + b, ".html", 5)));
 }
@@ -535,6 +542,34 @@ static bool sheaf_args(imp *m, import_page *p, size_t at, const tag_args *t, cha
     return true;
 }
 
+/* sheaf's box for a kind of callout: tip, success → tip; warning, caution,
+ * danger, error, bug, important → warning; any other (note, info,
+ * question, example …) → note. */
+static const char *box_for(const char *kind)
+{
+    static const char *const tips[] = { "tip", "success", "hint", "check", "done", NULL };
+    static const char *const warnings[] = { "warning", "caution", "danger", "error", "failure", "fail",
+                                            "bug", "important", "attention", NULL };
+    for (const char *const *k = tips; *k; k++)
+        if (!strcasecmp(kind, *k))
+            return "tip";
+    for (const char *const *k = warnings; *k; k++)
+        if (!strcasecmp(kind, *k))
+            return "warning";
+    return "note";
+}
+
+/* The title a box of kind (n bytes) gets when sheaf's box is another: the
+ * kind's name, capitalised ("Danger" in a warning); else NULL. */
+static const char *box_title(imp *m, const char *kind, size_t n, const char *box)
+{
+    if (!n || (strlen(box) == n && !strncasecmp(kind, box, n)))
+        return NULL;
+    char *c = arena_strndup(m->a, kind, n);
+    c[0] = (char)toupper((unsigned char)c[0]);
+    return c;
+}
+
 /* A theme's callout box — hugo-coder's {{< notice tip "Title" >}},
  * hugo-book's {{< hint danger >}}, Docsy's {{% alert title="T"
  * color="warning" %}}, LoveIt's {{< admonition type=tip title="T" >}},
@@ -582,21 +617,9 @@ static const char *callout(imp *m, const tag_args *t, const char *name, size_t n
             pos++;
         }
     }
-    static const char *const tips[] = { "tip", "success", "hint", "check", "done", NULL };
-    static const char *const warnings[] = { "warning", "caution", "danger", "error", "failure", "fail",
-                                            "bug", "important", "attention", NULL };
-    const char *w = kind ? kind : color ? color : "note", *box = "note";
-    for (const char *const *k = tips; *k; k++)
-        if (!strcasecmp(w, *k))
-            box = "tip";
-    for (const char *const *k = warnings; *k; k++)
-        if (!strcasecmp(w, *k))
-            box = "warning";
-    if (!*title && kind && *kind && strcasecmp(kind, box)) {
-        char *c = arena_strdup(m->a, kind);
-        c[0] = (char)toupper((unsigned char)c[0]);
-        *title = c;
-    }
+    const char *box = box_for(kind ? kind : color ? color : "note");
+    if (!*title && kind)
+        *title = box_title(m, kind, strlen(kind), box);
     return box;
 }
 
@@ -976,37 +999,222 @@ static void relink(imp *m, import_page *p, const char *s, size_t n, buf *out)
 
 /* ---- kramdown --------------------------------------------------------- */
 
+/* kramdown's attribute lists and extensions, which CommonMark would show as
+ * text. A line of its own ("{: .class #id key='v' }" under the element
+ * it dresses) and one after a span ("![x](a.png){: width="9" }",
+ * "`x`{: .filepath}") are removed; "{:toc}" with the list item above it
+ * (kramdown's table of contents: sheaf's theme makes one) too; Chirpy's
+ * prompt, a blockquote dressed "{: .prompt-tip }", becomes sheaf's box.
+ * Two passes agree on what each is: one over the source notes them at
+ * their line, one over the converted text (Liquid and links done) edits. */
+
+typedef enum { IAL_NONE, IAL_ATTRS, IAL_TOC, IAL_PROMPT } ial_kind;
+
+/* What line s[k..e) (its indent taken off) is; for a prompt, its kind's
+ * word at *kind (*nkind bytes). */
+static ial_kind block_ial(const char *s, size_t k, size_t e, const char **kind, size_t *nkind)
+{
+    while (e > k && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r'))
+        e--;
+    if (e - k < 3 || s[k] != '{' || s[k + 1] != ':' || s[k + 2] == ':' || s[e - 1] != '}' ||
+        memchr(s + k + 1, '}', e - k - 2))
+        return IAL_NONE;
+    size_t a = k + 2, z = e - 1;
+    while (a < z && s[a] == ' ')
+        a++;
+    while (z > a && s[z - 1] == ' ')
+        z--;
+    if (z - a == 3 && !strncmp(s + a, "toc", 3))
+        return IAL_TOC;
+    const char *pr = z > a ? memmem(s + a, z - a, ".prompt-", 8) : NULL;
+    if (pr && (pr == s + a || pr[-1] == ' ')) {
+        *kind = pr + 8;
+        *nkind = 0;
+        while (*kind + *nkind < s + z && (isalnum((unsigned char)(*kind)[*nkind]) || (*kind)[*nkind] == '-'))
+            (*nkind)++;
+        if (*nkind)
+            return IAL_PROMPT;
+    }
+    return IAL_ATTRS;
+}
+
+/* Whether line s[k..e) (indent off) opens or continues a blockquote, or is
+ * a list item. */
+static bool quote_line(const char *s, size_t k, size_t e) { return k < e && s[k] == '>'; }
+
+static bool item_line(const char *s, size_t k, size_t e)
+{
+    if (k + 1 < e && strchr("*-+", s[k]) && s[k + 1] == ' ')
+        return true;
+    size_t d = k;
+    while (d < e && isdigit((unsigned char)s[d]))
+        d++;
+    return d > k && d + 1 < e && (s[d] == '.' || s[d] == ')') && s[d + 1] == ' ';
+}
+
+/* A span's attribute list starting at s[j] ("{:" right after ')', '`',
+ * '*', '_' or ']'): its end past the '}', or 0. */
+static size_t span_ial(const char *s, size_t j, size_t e)
+{
+    if (j == 0 || j + 2 >= e || s[j] != '{' || s[j + 1] != ':' || s[j + 2] == ':' || !strchr(")`*_]", s[j - 1]))
+        return 0;
+    const char *z = memchr(s + j, '}', e - j);
+    return z ? (size_t)(z - s) + 1 : 0;
+}
+
+static size_t indent_end(const char *s, size_t i, size_t e)
+{
+    size_t k = i;
+    while (k < e && k - i < 3 && s[k] == ' ')
+        k++;
+    return k;
+}
+
 static void kramdown_notes(imp *m, import_page *p)
 {
     const char *s = p->body_src;
-    size_t n = p->body_len;
+    size_t n = p->body_len, flen = 0, prev = 0;
+    bool have_prev = false;
+    char fch = 0;
     for (size_t i = 0; i < n;) {
         size_t e = i;
         while (e < n && s[e] != '\n')
             e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t'))
-            k++;
-        if (e - k >= 2 && s[k] == '{' && s[k + 1] == ':' && s[e - 1] == '}')
+        char ch;
+        size_t f = fence_at(s, n, i, &ch);
+        size_t k = indent_end(s, i, e);
+        const char *kind;
+        size_t nkind;
+        ial_kind t = flen || f ? IAL_NONE : block_ial(s, k, e, &kind, &nkind);
+        if (f && (!flen || (ch == fch && f >= flen))) {
+            flen = flen ? 0 : f;
+            fch = ch;
+        } else if (t == IAL_TOC) {
             note_at(m, p, k, s + k, e - k,
-                    "a kramdown attribute list or extension: sheaf's Markdown (CommonMark) shows it as text; "
-                    "remove it, or write the element as HTML");
+                    "removed (with the list item above it): sheaf's theme shows a table of contents on a page "
+                    "with three headings or more");
+        } else if (t == IAL_ATTRS || (t == IAL_PROMPT && !(have_prev && quote_line(s, indent_end(s, prev, i), i)))) {
+            note_at(m, p, k, s + k, e - k,
+                    "removed: a kramdown attribute list (classes and attributes of the element above), which "
+                    "sheaf's Markdown has no syntax for; write the element as HTML where they matter");
+        } else if (!flen && !f && t == IAL_NONE) {
+            for (size_t j = k; j < e; j++) {
+                if (s[j] == '`') {
+                    j = code_span_end(s, e, j) - 1;
+                    continue;
+                }
+                size_t z = span_ial(s, j, e);
+                if (z) {
+                    note_at(m, p, j, s + j, z - j,
+                            "removed: a kramdown attribute list (classes and attributes of the span before "
+                            "it), which sheaf's Markdown has no syntax for");
+                    j = z - 1;
+                }
+            }
+        }
+        have_prev = true;
+        prev = i;
         i = e + 1;
+    }
+}
+
+/* The second pass: s (the converted text) into out. */
+static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
+{
+    size_t flen = 0, quote = SIZE_MAX, item = SIZE_MAX; /* out offsets of the line(s) above */
+    char fch = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t next = e + (e < n);
+        char ch;
+        size_t f = fence_at(s, n, i, &ch);
+        size_t k = indent_end(s, i, e);
+        const char *kind;
+        size_t nkind;
+        bool code = flen || f;
+        ial_kind t = code ? IAL_NONE : block_ial(s, k, e, &kind, &nkind);
+        if (f && (!flen || (ch == fch && f >= flen))) {
+            flen = flen ? 0 : f;
+            fch = ch;
+        }
+        size_t line_start = out->len;
+        if (t == IAL_PROMPT && quote != SIZE_MAX) {
+            /* > text … {: .prompt-tip } → {{% tip %}} text … {{% /tip %}} */
+            buf q = BUF_INIT;
+            buf_put(&q, out->data + quote, out->len - quote);
+            buf_truncate(out, quote);
+            const char *box = box_for(arena_strndup(m->a, kind, nkind));
+            const char *title = box_title(m, kind, nkind, box);
+            buf_printf(out, "{{%% %s%s%s%s %%}}\n", box, title ? " title=\"" : "", title ? title : "",
+                       title ? "\"" : "");
+            for (size_t a = 0; a < q.len;) {
+                size_t b = a;
+                while (b < q.len && q.data[b] != '\n')
+                    b++;
+                size_t c = indent_end(q.data, a, b);
+                c += c < b && q.data[c] == '>';
+                c += c < b && q.data[c] == ' ';
+                buf_put(out, q.data + c, b - c);
+                buf_putc(out, '\n');
+                a = b + 1;
+            }
+            buf_printf(out, "{{%% /%s %%}}\n", box);
+            buf_release(&q);
+            m->nshortcodes++;
+        } else if (t == IAL_TOC) {
+            if (item != SIZE_MAX)
+                buf_truncate(out, item);
+        } else if (t == IAL_ATTRS || t == IAL_PROMPT) {
+            /* removed */
+        } else if (!code) {
+            for (size_t j = i; j < e; j++) {
+                if (s[j] == '`' && j >= k) {
+                    size_t z = code_span_end(s, e, j);
+                    buf_put(out, s + j, z - j);
+                    j = z - 1;
+                    continue;
+                }
+                size_t z = j >= k ? span_ial(s, j, e) : 0;
+                if (z)
+                    j = z - 1;
+                else
+                    buf_putc(out, s[j]);
+            }
+            buf_put(out, s + e, next - e);
+        } else {
+            buf_put(out, s + i, next - i);
+        }
+        /* what the next line may dress: the blockquote (from its first
+         * line) or the list item just written */
+        bool text = !code && t == IAL_NONE;
+        if (!text || !quote_line(s, k, e))
+            quote = SIZE_MAX;
+        else if (quote == SIZE_MAX)
+            quote = line_start;
+        item = text && item_line(s, k, e) ? line_start : SIZE_MAX;
+        i = next;
     }
 }
 
 void import_convert_body(imp *m, import_page *p, bool jekyll)
 {
     buf mid = BUF_INIT;
-    if (jekyll && p->no_liquid) {
+    if (jekyll && p->no_liquid)
         buf_put(&mid, p->body_src, p->body_len);
-        kramdown_notes(m, p);
-    } else if (jekyll) {
+    else if (jekyll)
         convert_jekyll(m, p, &mid);
-        kramdown_notes(m, p);
-    } else {
+    else
         convert_hugo(m, p, &mid);
+    if (jekyll) {
+        kramdown_notes(m, p);
+        buf linked = BUF_INIT;
+        relink(m, p, mid.data, mid.len, &linked);
+        kramdown_convert(m, linked.data ? linked.data : "", linked.len, &p->body);
+        buf_release(&linked);
+    } else {
+        relink(m, p, mid.data, mid.len, &p->body);
     }
-    relink(m, p, mid.data, mid.len, &p->body);
     buf_release(&mid);
 }

@@ -120,8 +120,32 @@ TEST(jekyll_blocks)
     done(&c);
     EQ_STR(convert(&c, true, "{{ \"/x.css\" | relative_url }}"), "/x.css");
     done(&c);
-    convert(&c, true, "text\n{: .class}\n");
+    /* kramdown's attribute lists: removed, each noted at its place */
+    EQ_STR(convert(&c, true, "# T\n{: .mt-4 #x }\ntext `a`{: .filepath} ![i](a.png){: width=\"9\" }\n"),
+           "# T\ntext `a` ![i](a.png)\n");
+    EQ_INT((int)c.nnotes, 3);
+    EQ_INT(c.m.notes[1].line, 6);
+    EQ_INT(c.m.notes[1].col, 9);
+    done(&c);
+    /* in code, and "{::" extensions, and a brace that is no list: as written */
+    EQ_STR(convert(&c, true, "```\n{: .x}\n```\n`{: .y}` {::nomarkdown} a{: b} {: c}\n"),
+           "```\n{: .x}\n```\n`{: .y}` {::nomarkdown} a{: b} {: c}\n");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    /* kramdown's table of contents, with the item it replaces */
+    EQ_STR(convert(&c, true, "* TOC\n{:toc}\n\n## A\n"), "\n## A\n");
     EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    /* Chirpy's prompts: sheaf's boxes; one under no blockquote is removed */
+    EQ_STR(convert(&c, true, "> Mind `x`\n> this.\n{: .prompt-danger }\n\n> A tip.\n{: .prompt-tip }\n"),
+           "{{% warning title=\"Danger\" %}}\nMind `x`\nthis.\n{{% /warning %}}\n\n{{% tip %}}\nA tip.\n"
+           "{{% /tip %}}\n");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    EQ_STR(convert(&c, true, "text\n{: .prompt-info }\n"), "text\n");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    EQ_STR(convert(&c, true, "{% include embed/youtube.html id='abc' %}"), "{{< youtube abc >}}");
     done(&c);
 }
 
