@@ -169,6 +169,14 @@ static const char *closing_tag(const char *s, size_t n, size_t from, const char 
             continue;
         char delim = s[j + 2] == '<' ? '>' : '%';
         size_t k = j + 3;
+        if (k + 1 < n && s[k] == '/' && s[k + 1] == '*') {
+            /* escaped (a C comment inside the delimiters, maybe over
+             * lines): text, whatever it holds */
+            for (k += 2; k + 3 < n && !(s[k] == '*' && s[k + 1] == '/' && s[k + 2] == delim && s[k + 3] == '}');)
+                k++;
+            j = k;
+            continue;
+        }
         while (k + 2 < n && !(s[k] == delim && s[k + 1] == '}' && s[k + 2] == '}'))
             k++;
         if (k + 2 >= n)
@@ -510,13 +518,29 @@ static void code_text(const char *s, size_t n, buf *out)
  * `args:` line, render_shortcode_takes): when one is not taken (figure's
  * attr, youtube's autoplay), the tag is written without it, which is
  * noted, and true is returned. */
-static bool sheaf_args(imp *m, import_page *p, size_t at, const tag_args *t, char open, char close, buf *out)
+static bool sheaf_args(imp *m, import_page *p, size_t at, const tag_args *given, char open, char close,
+                       buf *out)
 {
     const embed_file *tpl =
-        embed_find(arena_printf(m->a, "templates/shortcodes/%.*s.html", (int)t->n[0], t->w[0]));
+        embed_find(arena_printf(m->a, "templates/shortcodes/%.*s.html", (int)given->n[0], given->w[0]));
     if (!tpl)
         return false;
     bool drop[16] = { false }, any = false;
+    /* hugo-book's details: title="…" is sheaf's summary, a bare `open` its open=true */
+    tag_args u = *given;
+    const tag_args *t = &u;
+    if (word_is(t, 0, "details"))
+        for (size_t k = 1; k < u.count; k++) {
+            if (u.n[k] > 6 && !strncmp(u.w[k], "title=", 6)) {
+                u.w[k] = arena_printf(m->a, "summary=%.*s", (int)u.n[k] - 6, u.w[k] + 6);
+                u.n[k] += 2;
+                any = true;
+            } else if (word_is(t, k, "open")) {
+                u.w[k] = "open=true";
+                u.n[k] = 9;
+                any = true;
+            }
+        }
     size_t pos = 0;
     for (size_t k = 1; k < t->count; k++) {
         if (t->n[k] == 1 && t->w[k][0] == '/')
@@ -623,11 +647,30 @@ static const char *callout(imp *m, const tag_args *t, const char *name, size_t n
     return box;
 }
 
+/* Past the fenced code block whose opening fence (f chars ch) starts the
+ * line at i: past its closing fence's line, or n. */
+static size_t fence_block_end(const char *s, size_t n, size_t i, char ch, size_t f)
+{
+    for (;;) {
+        while (i < n && s[i] != '\n')
+            i++;
+        if (i >= n)
+            return n;
+        i++;
+        char c;
+        size_t g = fence_at(s, n, i, &c);
+        if (g && c == ch && g >= f) {
+            while (i < n && s[i] != '\n')
+                i++;
+            return i + (i < n);
+        }
+    }
+}
+
 static void convert_hugo(imp *m, import_page *p, buf *out)
 {
     const char *s = p->body_src;
-    size_t n = p->body_len, i = 0, flen = 0;
-    char fch = 0;
+    size_t n = p->body_len, i = 0;
     /* closing tags to write under another name: a callout's */
     struct {
         size_t at;
@@ -635,19 +678,13 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
     } renamed[32];
     size_t nrenamed = 0;
     while (i < n) {
-        /* fenced code and code spans: only Hugo's escaped form is undone */
+        /* fenced code and code spans: only Hugo's escaped form is undone,
+         * in the block as a whole (an escape may span its lines) */
         if (i == 0 || s[i - 1] == '\n') {
             char ch;
             size_t f = fence_at(s, n, i, &ch);
-            if (flen || f) {
-                size_t e = i;
-                while (e < n && s[e] != '\n')
-                    e++;
-                e += e < n;
-                if (f && (!flen || (ch == fch && f >= flen))) {
-                    flen = flen ? 0 : f;
-                    fch = ch;
-                }
+            if (f) {
+                size_t e = fence_block_end(s, n, i, ch, f);
                 code_text(s + i, e - i, out);
                 i = e;
                 continue;
@@ -680,8 +717,15 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         split_args(inner, inn, &t);
         /* a shortcode escaped as Hugo writes it (a C comment inside the delimiters) is text */
         if (!t.count || (inn && (inner[0] == '/' && inn > 1 && inner[1] == '*'))) {
-            buf_put(out, s + i, after - i);
-            i = after;
+            /* up to the comment's end and the delimiter, which may be
+             * lines on: what it holds is text too */
+            const char *ce = NULL;
+            for (size_t k = i + 5; k + 2 < n && !ce; k++)
+                if (s[k - 2] == '*' && s[k - 1] == '/' && s[k] == delim && s[k + 1] == '}' && s[k + 2] == '}')
+                    ce = s + k + 3;
+            size_t stop = ce ? (size_t)(ce - s) : after;
+            buf_put(out, s + i, stop - i);
+            i = stop;
             continue;
         }
         const char *name = t.w[0];
@@ -692,13 +736,14 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         else if (closing)
             name++, nn--;
         bool inline_sc = nn > 7 && !strncmp(name + nn - 7, ".inline", 7);
+        bool self_closing = inn && (inner[inn - 1] == '/' || (t.count > 1 && word_is(&t, t.count - 1, "/")));
         if (closing && nrenamed && renamed[nrenamed - 1].at == i) {
             buf_printf(out, "{{%% /%s %%}}", renamed[--nrenamed].name);
             i = after;
             continue;
         }
         const char *box_title = NULL;
-        const char *box = closing ? NULL : callout(m, &t, name, nn, &box_title);
+        const char *box = closing || self_closing ? NULL : callout(m, &t, name, nn, &box_title);
         const char *box_end = NULL;
         const char *box_close = box && nrenamed < sizeof renamed / sizeof *renamed
                                     ? closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name),
@@ -706,7 +751,7 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
                                     : NULL;
         bool katex = nn == 5 && !strncmp(name, "katex", 5), math = nn == 4 && !strncmp(name, "math", 4);
         const char *math_end = NULL;
-        const char *math_stop = !closing && (katex || math)
+        const char *math_stop = !closing && !self_closing && (katex || math)
                                     ? closing_tag(s, n, after, katex ? "/katex" : "/math", &math_end)
                                     : NULL;
         if (!closing && ((nn == 3 && !strncmp(name, "ref", 3)) || (nn == 6 && !strncmp(name, "relref", 6))) &&
@@ -744,6 +789,11 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
                 continue;
             }
             note_at(m, p, i, s + i, after - i, "no closing {{< /highlight >}}: write a fenced code block");
+        } else if (self_closing && (katex || math)) {
+            /* hugo-book's {{< katex />}}: it loads KaTeX for the page's
+             * delimiters; sheaf renders math on every page */
+            i = after;
+            continue;
         } else if (math_stop) {
             /* a theme's {{< katex [display] >}}TeX{{< /katex >}} (hugo-book's,
              * and `math` alike) → sheaf's own math, \(…\) or \[…\] */

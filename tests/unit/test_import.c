@@ -162,6 +162,18 @@ TEST(hugo_shortcodes)
     EQ_STR(convert(&c, false, "{{< figure src=\"a.png\" attr=\"CC\" >}}"), "{{< figure src=\"a.png\" >}}");
     EQ_INT((int)c.nnotes, 1);
     done(&c);
+    /* hugo-book's details: title= is summary=, a bare open is open=true */
+    EQ_STR(convert(&c, false, "{{% details title=\"T\" %}}x{{% /details %}}{{% details \"U\" open %}}y{{% /details %}}"),
+           "{{% details summary=\"T\" %}}x{{% /details %}}{{% details \"U\" open=true %}}y{{% /details %}}");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    /* hugo-book's {{< katex />}} (KaTeX for the page) goes; an escape over lines stays text */
+    EQ_STR(convert(&c, false, "a{{< katex />}}b {{</* katex >}}\nx\n{{< /katex */>}}"),
+           "ab {{</* katex >}}\nx\n{{< /katex */>}}");
+    done(&c);
+    EQ_STR(convert(&c, false, "{{< katex />}}\n```\n{{</* katex >}}\nx\n{{< /katex */>}}\n```\n"),
+           "\n```\n{{< katex >}}\nx\n{{< /katex >}}\n```\n");
+    done(&c);
     EQ_STR(convert(&c, false, "{{% note %}}\nx\n{{% /note %}}"), "{{% note %}}\nx\n{{% /note %}}");
     EQ_INT((int)c.nnotes, 0);
     done(&c);
