@@ -647,6 +647,26 @@ static const char *callout(imp *m, const tag_args *t, const char *name, size_t n
     return box;
 }
 
+/* Past a line's indent of up to three spaces. */
+static size_t indent_end(const char *s, size_t i, size_t e)
+{
+    size_t k = i;
+    while (k < e && k - i < 3 && s[k] == ' ')
+        k++;
+    return k;
+}
+
+/* A theme's layout shortcode, which sheaf unwraps: hugo-book's columns,
+ * tabs, tab, steps and button, Docsy's tabpane. */
+static bool is_layout(const char *name, size_t n)
+{
+    static const char *const names[] = { "columns", "tabs", "tab", "tabpane", "steps", "button", NULL };
+    for (const char *const *k = names; *k; k++)
+        if (strlen(*k) == n && !strncmp(*k, name, n))
+            return true;
+    return false;
+}
+
 /* Past the fenced code block whose opening fence (f chars ch) starts the
  * line at i: past its closing fence's line, or n. */
 static size_t fence_block_end(const char *s, size_t n, size_t i, char ch, size_t f)
@@ -671,16 +691,29 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
 {
     const char *s = p->body_src;
     size_t n = p->body_len, i = 0;
-    /* closing tags to write under another name: a callout's */
+    /* closing tags to write otherwise: a callout's (renamed), an unwrapped
+     * layout's (nothing, or a fence's end) */
     struct {
         size_t at;
-        const char *name;
+        const char *text;
+        bool columns;
     } renamed[32];
-    size_t nrenamed = 0;
+    size_t nrenamed = 0, ncolumns = 0;
     while (i < n) {
         /* fenced code and code spans: only Hugo's escaped form is undone,
          * in the block as a whole (an escape may span its lines) */
         if (i == 0 || s[i - 1] == '\n') {
+            /* hugo-book's column separator, in unwrapped columns */
+            size_t le = i;
+            while (le < n && s[le] != '\n')
+                le++;
+            size_t ls = indent_end(s, i, le), lz = le;
+            while (lz > ls && (s[lz - 1] == ' ' || s[lz - 1] == '\r'))
+                lz--;
+            if (ncolumns && lz - ls == 5 && !strncmp(s + ls, "<--->", 5)) {
+                i = le + (le < n);
+                continue;
+            }
             char ch;
             size_t f = fence_at(s, n, i, &ch);
             if (f) {
@@ -738,10 +771,20 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
         bool inline_sc = nn > 7 && !strncmp(name + nn - 7, ".inline", 7);
         bool self_closing = inn && (inner[inn - 1] == '/' || (t.count > 1 && word_is(&t, t.count - 1, "/")));
         if (closing && nrenamed && renamed[nrenamed - 1].at == i) {
-            buf_printf(out, "{{%% /%s %%}}", renamed[--nrenamed].name);
+            nrenamed--;
+            buf_puts(out, renamed[nrenamed].text);
+            ncolumns -= renamed[nrenamed].columns;
             i = after;
             continue;
         }
+        const char *wrap_end = NULL;
+        const char *wrap_close = !closing && !self_closing && nrenamed < sizeof renamed / sizeof *renamed &&
+                                         is_layout(name, nn)
+                                     ? closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name),
+                                                   &wrap_end)
+                                     : NULL;
+        if (wrap_close && nrenamed && renamed[nrenamed - 1].at < (size_t)(wrap_close - s))
+            wrap_close = NULL; /* it would close outside its parent */
         const char *box_title = NULL;
         const char *box = closing || self_closing ? NULL : callout(m, &t, name, nn, &box_title);
         const char *box_end = NULL;
@@ -822,8 +865,49 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
                 buf_printf(out, " title='%s'", box_title);
             buf_puts(out, " %}}");
             renamed[nrenamed].at = (size_t)(box_close - s);
-            renamed[nrenamed++].name = box;
+            renamed[nrenamed].columns = false;
+            renamed[nrenamed++].text = arena_printf(m->a, "{{%% /%s %%}}", box);
             m->nshortcodes++;
+            i = after;
+            continue;
+        } else if (wrap_close && nn == 6 && !strncmp(name, "button", 6)) {
+            /* hugo-book's button: a link, its text the button's */
+            const char *href = arg_value(m, &t, 1, "href", NULL);
+            const char *ref = arg_value(m, &t, 1, "relref", NULL);
+            ref = ref ? ref : arg_value(m, &t, 1, "ref", NULL);
+            buf_putc(out, '[');
+            buf_put(out, s + after, (size_t)(wrap_close - s) - after);
+            buf_puts(out, "](");
+            import_page *to = ref && *ref ? import_hugo_ref(m, p, ref, strcspn(ref, "#")) : NULL;
+            if (to)
+                put_link(m, p, out, to, strchr(ref, '#'));
+            else
+                buf_puts(out, href ? href : ref ? ref : "");
+            buf_putc(out, ')');
+            i = (size_t)(wrap_end - s);
+            continue;
+        } else if (wrap_close) {
+            /* columns, tabs, steps: sheaf lays text out one block after
+             * another; a tab's name becomes a bold line, Docsy's lang= a
+             * fence around its code */
+            bool tab = nn == 3 && !strncmp(name, "tab", 3);
+            const char *label = tab ? arg_value(m, &t, 1, "name", NULL) : NULL;
+            label = label || !tab ? label : arg_value(m, &t, 1, "header", NULL);
+            label = label || !tab || t.count < 2 || memchr(t.w[1], '=', t.n[1]) ? label
+                                                                               : unquote(m, t.w[1], t.n[1], NULL);
+            const char *lang = tab ? arg_value(m, &t, 1, "lang", NULL) : NULL;
+            if (label && *label)
+                buf_printf(out, "**%s**\n", label);
+            if (lang && *lang)
+                buf_printf(out, "\n```%s\n", lang);
+            renamed[nrenamed].at = (size_t)(wrap_close - s);
+            renamed[nrenamed].columns = nn == 7 && !strncmp(name, "columns", 7);
+            renamed[nrenamed++].text = lang && *lang ? "\n```\n" : "";
+            ncolumns += nn == 7 && !strncmp(name, "columns", 7);
+            if (!tab) /* noted once, at its tabs */
+                note_at(m, p, i, s + i, after - i,
+                        arena_printf(m->a, "unwrapped: sheaf has no %.*s; the text is kept, one block after "
+                                           "another", (int)nn, name));
             i = after;
             continue;
         } else if (inline_sc && !closing) {
@@ -1112,13 +1196,6 @@ static size_t span_ial(const char *s, size_t j, size_t e)
     return z ? (size_t)(z - s) + 1 : 0;
 }
 
-static size_t indent_end(const char *s, size_t i, size_t e)
-{
-    size_t k = i;
-    while (k < e && k - i < 3 && s[k] == ' ')
-        k++;
-    return k;
-}
 
 static void kramdown_notes(imp *m, import_page *p)
 {

@@ -174,6 +174,19 @@ TEST(hugo_shortcodes)
     EQ_STR(convert(&c, false, "{{< katex />}}\n```\n{{</* katex >}}\nx\n{{< /katex */>}}\n```\n"),
            "\n```\n{{< katex >}}\nx\n{{< /katex >}}\n```\n");
     done(&c);
+    /* layouts: unwrapped (noted once per tabs or columns), a tab's name bold, lang= a fence */
+    EQ_STR(convert(&c, false, "{{< tabs >}}\n{{% tab \"A\" %}}\nx\n{{% /tab %}}\n{{< tab header=\"B\" lang=\"go\" >}}"
+                              "y{{< /tab >}}\n{{< /tabs >}}"),
+           "\n**A**\n\nx\n\n**B**\n\n```go\ny\n```\n\n");
+    EQ_INT((int)c.nnotes, 1);
+    done(&c);
+    EQ_STR(convert(&c, false, "{{% columns %}}\na\n<--->\nb\n{{% /columns %}}\n<--->\n"), "\na\nb\n\n<--->\n");
+    done(&c);
+    EQ_STR(convert(&c, false, "{{< button relref=\"/post/b\" >}}Go{{< /button >}} "
+                              "{{< button href=\"https://x.org\" >}}X{{< /button >}}"),
+           "[Go](b.md) [X](https://x.org)");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
     EQ_STR(convert(&c, false, "{{% note %}}\nx\n{{% /note %}}"), "{{% note %}}\nx\n{{% /note %}}");
     EQ_INT((int)c.nnotes, 0);
     done(&c);
