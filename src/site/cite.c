@@ -370,6 +370,39 @@ static const char *url_only(const char *v)
     return v[strcspn(v, " \t\n\xc2\xa0")] ? NULL : v;
 }
 
+/* A DOI as its resolver's URL or "doi:" wrote it (a DOI field often holds
+ * https://doi.org/10.1000/x): the DOI alone, 10.1000/x. */
+static const char *bare_doi(const char *doi)
+{
+    static const char *const prefixes[] = { "https://doi.org/", "http://doi.org/", "https://dx.doi.org/",
+                                            "http://dx.doi.org/", "doi.org/", "doi:", NULL };
+    if (!doi)
+        return NULL;
+    while (*doi == ' ')
+        doi++;
+    for (const char *const *p = prefixes; *p; p++)
+        if (!strncasecmp(doi, *p, strlen(*p))) {
+            doi += strlen(*p);
+            while (*doi == ' ')
+                doi++;
+            break;
+        }
+    return doi;
+}
+
+/* A page range with the en dash between its ends (834-849 → 834–849), as
+ * "--" in TeX gives it; pages that are no range stay as written. */
+static const char *page_range(arena *a, const char *pages)
+{
+    const char *h = pages ? strchr(pages, '-') : NULL;
+    if (!h || h == pages || h[-1] == ' ')
+        return pages;
+    size_t run = strspn(h, "-");
+    if (!h[run] || h[run] == ' ' || strchr(h + run, '-'))
+        return pages;
+    return arena_printf(a, "%.*s\u2013%s", (int)(h - pages), pages, h + run);
+}
+
 static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
 {
     arena *a = s->a;
@@ -387,15 +420,16 @@ static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
     static const char *const venue[] = { "journal", "journaltitle", "booktitle", "school",
                                          "institution", "howpublished", "publisher", NULL };
     const char *v = first_field(e, venue);
-    const char *doi = bib_field_get(e, "doi");
+    const char *doi = bare_doi(bib_field_get(e, "doi"));
     const char *eprint = is_arxiv(e) ? bib_field_get(e, "eprint") : NULL;
     if (!v && eprint)
         v = arena_printf(a, "arXiv:%s", eprint);
     tpl_map_set_str(a, m, "venue", sv(v));
-    static const char *const plain[] = { "volume", "number", "pages", "publisher", "month",
+    static const char *const plain[] = { "volume", "number", "publisher", "month",
                                          "note", "edition", "series", "address", NULL };
     for (size_t i = 0; plain[i]; i++)
         tpl_map_set_str(a, m, plain[i], sv(bib_field_get(e, plain[i])));
+    tpl_map_set_str(a, m, "pages", sv(page_range(a, bib_field_get(e, "pages"))));
     tpl_map_set_str(a, m, "doi", sv(doi));
     tpl_map_set_str(a, m, "arxiv", sv(eprint));
     const char *url = bib_field_get(e, "url");
