@@ -58,6 +58,7 @@
  * in the caller's arena; cmark-gfm's memory comes from a per-page arena of
  * its own (md/mem.c), dropped here. */
 #include <cmark-gfm-core-extensions.h>
+#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -441,15 +442,78 @@ static bool id_byte(unsigned char c)
     return c > ' ' && c != '{' && c != '}' && c != '#';
 }
 
-/* `## Title {#id}`: takes the `{#id}` (and the spaces before it) off the
- * end of the heading's text and returns the id (arena), or NULL. The text
- * may be split over several text nodes (`{#my_id}`: '_' is a node of its
- * own), so the trailing text nodes are read together. */
-static const char *take_explicit_id(md_walk *r, cmark_node *h)
+/* The attribute list t[0..n) (braces included) of a heading: `{#id}`,
+ * Pandoc's and Hugo's `{#id .class key=value}`. An id of id bytes, classes
+ * of letters, digits, '-' and '_'; a key=value (bare, "quoted" or
+ * 'quoted') is read and ignored (*ignored: the first key, for a warning).
+ * False when t is no such list: it is text then. */
+static bool parse_attrs(const char *t, size_t n, md_walk *r, const char **id, buf *classes, const char **ignored,
+                        size_t *nignored)
 {
+    *id = NULL;
+    *ignored = NULL;
+    size_t i = 1, end = n - 1;
+    bool any = false;
+    while (i < end) {
+        if (t[i] == ' ' || t[i] == '\t') {
+            i++;
+            continue;
+        }
+        size_t k = i + 1;
+        if (t[i] == '#') {
+            while (k < end && id_byte((unsigned char)t[k]))
+                k++;
+            if (k == i + 1 || *id)
+                return false;
+            *id = arena_strndup(r->a, t + i + 1, k - i - 1);
+        } else if (t[i] == '.') {
+            while (k < end && (isalnum((unsigned char)t[k]) || t[k] == '-' || t[k] == '_'))
+                k++;
+            if (k == i + 1)
+                return false;
+            buf_printf(classes, "%s%.*s", classes->len ? " " : "", (int)(k - i - 1), t + i + 1);
+        } else if (isalpha((unsigned char)t[i]) || t[i] == '_') {
+            while (k < end && (isalnum((unsigned char)t[k]) || strchr("_-:.", t[k])))
+                k++;
+            if (k >= end || t[k] != '=')
+                return false;
+            size_t key = k - i;
+            k++;
+            if (k < end && (t[k] == '"' || t[k] == '\'')) {
+                const char *q = memchr(t + k + 1, t[k], end - k - 1);
+                if (!q)
+                    return false;
+                k = (size_t)(q - t) + 1;
+            } else {
+                while (k < end && t[k] != ' ' && t[k] != '\t' && t[k] != '"' && t[k] != '\'')
+                    k++;
+            }
+            if (!*ignored) {
+                *ignored = t + i;
+                *nignored = key;
+            }
+        } else {
+            return false;
+        }
+        if (k < end && t[k] != ' ' && t[k] != '\t')
+            return false;
+        any = true;
+        i = k;
+    }
+    return any;
+}
+
+/* `## Title {#id .class}`: takes the attribute list (and the spaces before
+ * it) off the end of the heading's text; its id (arena, or NULL) at *id,
+ * its classes in classes. The text may be split over several text nodes
+ * (`{#my_id}`: '_' is a node of its own), so the trailing text nodes are
+ * read together. False when the heading has none. */
+static bool take_attributes(md_walk *r, cmark_node *h, const char **id, buf *classes)
+{
+    *id = NULL;
     cmark_node *first = cmark_node_last_child(h);
     if (!first || cmark_node_get_type(first) != CMARK_NODE_TEXT)
-        return NULL;
+        return false;
     while (cmark_node_previous(first) && cmark_node_get_type(cmark_node_previous(first)) == CMARK_NODE_TEXT)
         first = cmark_node_previous(first);
     buf *t = &r->tmp;
@@ -457,36 +521,42 @@ static const char *take_explicit_id(md_walk *r, cmark_node *h)
     for (cmark_node *c = first; c; c = cmark_node_next(c))
         buf_puts(t, cmark_node_get_literal(c));
     size_t n = t->len;
-    if (n < 4 || t->data[n - 1] != '}')
-        return NULL;
-    size_t open = n - 1;
-    while (open > 0 && id_byte((unsigned char)t->data[open - 1]))
-        open--;
-    /* t[open] is the first id byte; "{#" must come before it */
-    if (open < 2 || open >= n - 1 || t->data[open - 1] != '#' || t->data[open - 2] != '{')
-        return NULL;
-    size_t brace = open - 2;
+    if (n < 3 || t->data[n - 1] != '}')
+        return false;
+    const char *open = NULL;
+    for (size_t k = n - 1; k-- > 0 && !open;)
+        if (t->data[k] == '{')
+            open = t->data + k;
+    if (!open)
+        return false;
+    size_t brace = (size_t)(open - t->data);
     if (brace > 0 && t->data[brace - 1] != ' ' && t->data[brace - 1] != '\t')
-        return NULL;
-    const char *id = arena_strndup(r->a, t->data + open, n - 1 - open);
+        return false;
+    const char *ignored;
+    size_t nignored = 0;
+    if (!parse_attrs(open, n - brace, r, id, classes, &ignored, &nignored))
+        return false;
     size_t keep = brace;
     while (keep > 0 && (t->data[keep - 1] == ' ' || t->data[keep - 1] == '\t'))
         keep--;
-    /* where the `{#` is, for messages: its last occurrence in the heading */
+    /* where the list is, for messages: its last occurrence in the heading */
     int line = cmark_node_get_start_line(h), col = 1;
-    buf want = BUF_INIT;
-    buf_printf(&want, "{#%s}", id);
+    char *want = arena_strndup(r->a, open, n - brace);
+    size_t wn = n - brace;
     for (int ln = cmark_node_get_start_line(h); ln <= cmark_node_get_end_line(h); ln++) {
         const char *p, *q;
         size_t len;
         if (!md_source_line(&r->src, ln, &p, &len))
             break;
-        for (q = p; (q = memmem(q, len - (size_t)(q - p), want.data, want.len)) != NULL; q++) {
+        for (q = p; (q = memmem(q, len - (size_t)(q - p), want, wn)) != NULL; q++) {
             line = ln;
             col = (int)(q - p) + 1;
         }
     }
-    buf_release(&want);
+    if (ignored)
+        md_problem_at(r, false, line, col,
+                      "heading attribute '%.*s' is ignored: sheaf writes a heading's #id and .class only",
+                      (int)nignored, ignored);
     /* cut the text nodes down to `keep` bytes in all */
     size_t at = 0;
     buf lit = BUF_INIT;
@@ -501,15 +571,17 @@ static const char *take_explicit_id(md_walk *r, cmark_node *h)
         at += len;
     }
     buf_release(&lit);
-    md_claim_id(r, id, strlen(id), line, col, true);
-    return id;
+    if (*id)
+        md_claim_id(r, *id, strlen(*id), line, col, true);
+    return true;
 }
 
 static void enter_heading(md_walk *r, cmark_node *n)
 {
-    const char *explicit_id = md_ext_on(r, MD_EXT_HEADING_IDS) && !r->reference
-                                  ? take_explicit_id(r, n)
-                                  : NULL;
+    const char *explicit_id = NULL;
+    buf classes = BUF_INIT;
+    if (md_ext_on(r, MD_EXT_HEADING_IDS) && !r->reference)
+        take_attributes(r, n, &explicit_id, &classes);
     md_heading *h = md_vec_push(&r->heads);
     h->level = cmark_node_get_heading_level(n);
     h->line = cmark_node_get_start_line(n) + r->line0;
@@ -530,7 +602,12 @@ static void enter_heading(md_walk *r, cmark_node *n)
         hole->at = r->html.len;
         hole->head = r->heads.n - 1;
     }
+    if (classes.len) {
+        buf_puts(&r->html, "\" class=\"");
+        md_put_escaped_cstr(&r->html, classes.data);
+    }
     buf_puts(&r->html, "\">");
+    buf_release(&classes);
 }
 
 static void exit_heading(md_walk *r, cmark_node *n)

@@ -652,6 +652,35 @@ TEST(explicit_heading_ids)
         EQ_STR(r.problems[2].message, "id 'z' is used again on this page (line 13)");
     }
 
+    /* Pandoc's and Hugo's attribute lists: #id and .class written, a
+     * key=value read and ignored (a warning at the list); what does not
+     * parse is text */
+    r = render(a,
+               "## Fast {anchor=false}\n\n## Classy {#c .wide .x-y}\n\n## Q {a=\"b c\" #q k='v'}\n\n"
+               "## Dot {.}\n\n## Words {not attrs}\n\n## Half {#h\n",
+               1, NULL, NULL);
+    EQ_INT(r.nheadings, 6);
+    if (r.nheadings == 6) {
+        EQ_STR(r.headings[0].id, "fast");
+        EQ_STR(r.headings[0].title, "Fast");
+        EQ_STR(r.headings[1].id, "c");
+        EQ_STR(r.headings[2].id, "q");
+        EQ_STR(r.headings[2].title, "Q");
+        EQ_STR(r.headings[3].title, "Dot {.}");
+        EQ_STR(r.headings[4].title, "Words {not attrs}");
+        EQ_STR(r.headings[5].title, "Half {#h");
+    }
+    OK(strstr(r.html, "<h2 id=\"c\" class=\"wide x-y\">Classy" ANCHOR("c") "</h2>\n") != NULL);
+    OK(strstr(r.html, "<h2 id=\"fast\">Fast" ANCHOR("fast") "</h2>\n") != NULL);
+    EQ_INT(r.nproblems, 2);
+    if (r.nproblems == 2) {
+        OK(!r.problems[0].error);
+        EQ_INT(r.problems[0].line, 1);
+        EQ_INT(r.problems[0].col, 9);
+        EQ_STR(r.problems[0].message, "heading attribute 'anchor' is ignored: sheaf writes a heading's #id and .class only");
+        EQ_INT(r.problems[1].line, 5);
+    }
+
     /* switched off, `{#id}` is text */
     md_options o = { .unsafe = true, .off = md_extension_bit("heading_ids") };
     md_render(str_from("## Results {#results}\n"), 1, &o, NULL, a, &r);
