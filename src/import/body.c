@@ -1296,12 +1296,26 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
         } else if (t == IAL_ATTRS || t == IAL_PROMPT) {
             /* removed */
         } else if (!code) {
+            /* kramdown's $$…$$ inside a line of text is inline math (on
+             * a line of its own, display): sheaf's inline form is \(…\) */
+            bool display = e - k >= 2 && s[k] == '$' && s[k + 1] == '$';
             for (size_t j = i; j < e; j++) {
                 if (s[j] == '`' && j >= k) {
                     size_t z = code_span_end(s, e, j);
                     buf_put(out, s + j, z - j);
                     j = z - 1;
                     continue;
+                }
+                if (!display && s[j] == '$' && j + 1 < e && s[j + 1] == '$' && (j == 0 || s[j - 1] != '\\')) {
+                    const char *z = j + 2 < e ? memmem(s + j + 2, e - j - 2, "$$", 2) : NULL;
+                    if (z && z > s + j + 2) {
+                        buf_puts(out, "\\(");
+                        buf_put(out, s + j + 2, (size_t)(z - s) - j - 2);
+                        buf_puts(out, "\\)");
+                        j = (size_t)(z - s) + 1;
+                        m->nmath++;
+                        continue;
+                    }
                 }
                 size_t z = j >= k ? span_ial(s, j, e) : 0;
                 if (z)

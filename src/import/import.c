@@ -834,7 +834,10 @@ static void write_report(imp *m, buf *r, long aliases)
     if (m->nhighlight)
         buf_printf(r, "- %zu highlighted block%s made fenced code\n", m->nhighlight,
                    m->nhighlight == 1 ? "" : "s");
-    if (m->nmath)
+    if (m->nmath && m->o->kind == IMPORT_JEKYLL)
+        buf_printf(r, "- %zu formula%s written `$$…$$` inside a line (kramdown's inline math) made sheaf's "
+                   "inline math, `\\(…\\)`\n", m->nmath, m->nmath == 1 ? "" : "s");
+    else if (m->nmath)
         buf_printf(r, "- %zu formula%s of a `katex` or `math` shortcode made sheaf's math "
                    "(`\\(…\\)`, `\\[…\\]`: see docs/configuration.md, `math`)\n",
                    m->nmath, m->nmath == 1 ? "" : "s");

@@ -145,6 +145,11 @@ TEST(jekyll_blocks)
     EQ_STR(convert(&c, true, "text\n{: .prompt-info }\n"), "text\n");
     EQ_INT((int)c.nnotes, 1);
     done(&c);
+    /* kramdown's $$…$$ in a line of text is inline math; on a line of its own, display */
+    EQ_STR(convert(&c, true, "So $$a^2$$ and `$$b$$` \\$$c$$.\n\n$$x$$\n\n$$\ny\n$$\n"),
+           "So \\(a^2\\) and `$$b$$` \\$$c$$.\n\n$$x$$\n\n$$\ny\n$$\n");
+    EQ_INT((int)c.m.nmath, 1);
+    done(&c);
     EQ_STR(convert(&c, true, "{% include embed/youtube.html id='abc' %}"), "{{< youtube abc >}}");
     done(&c);
 }
