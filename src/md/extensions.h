@@ -20,6 +20,7 @@
     X(HIGHLIGHT, highlight, md_ext_highlight)                    \
     X(CITATIONS, citations, md_ext_citations)                    \
     X(MATH, math, md_ext_math)                                   \
-    X(SHORTCODES, shortcodes, md_ext_shortcodes)
+    X(SHORTCODES, shortcodes, md_ext_shortcodes)                 \
+    X(DEFINITION_LISTS, definition_lists, md_ext_deflists)
 
 #endif

@@ -63,6 +63,17 @@ bool md_reference(const md_walk *w);
  * (end of a paragraph, a heading, a table cell). */
 void md_words_break(md_walk *w);
 
+/* ---- definition lists (deflists.c) ---- */
+
+/* Is paragraph p a definition list (a term, then `: definition` lines)? */
+bool md_deflist_para(cmark_node *p);
+/* Does it open its <dl> (no such paragraph before it), close it (none after)? */
+bool md_deflist_opens(cmark_node *p);
+bool md_deflist_closes(cmark_node *p);
+/* The bytes of the `: ` that open a definition at text node n (first on a
+ * line of such a paragraph), else 0. */
+size_t md_deflist_marker(cmark_node *text);
+
 /* ---- HTML, as cmark's houdini writes it (escape.c) ---- */
 
 /* Text and attribute values: & < > " escaped. */

@@ -194,6 +194,8 @@ struct md_walk {
     void *ctx;
     buf html, tmp, words;
     buf text;      /* the counted text, block by block (md_result.text) */
+    cmark_node *deflist; /* the definition-list paragraph being written */
+    bool in_dd;          /* in it, a definition (else a term) is open */
     size_t nwords, ncjk;
     md_vec heads, holes, cuts, links, problems, anchors, cites, cite_spans;
     int ngroups;
@@ -335,6 +337,11 @@ static void put_anchor_close(buf *b)
 /* Writes what cmark-gfm writes when leaving n (markup only, no side
  * effects); used both by the walk and to close open elements at
  * <!--more-->. */
+static bool is_deflist(const md_walk *r, cmark_node *p)
+{
+    return md_ext_on(r, MD_EXT_DEFINITION_LISTS) && !r->reference && md_deflist_para(p);
+}
+
 static void emit_exit(md_walk *r, buf *b, cmark_node *n)
 {
     switch (cmark_node_get_type(n)) {
@@ -349,7 +356,9 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
         buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
         break;
     case CMARK_NODE_PARAGRAPH:
-        if (!in_tight_list(n))
+        if (is_deflist(r, n)) /* it ends in a definition */
+            buf_puts(b, md_deflist_closes(n) ? "</dd>\n</dl>\n" : "</dd>\n");
+        else if (!in_tight_list(n))
             buf_puts(b, "</p>\n");
         break;
     case CMARK_NODE_CUSTOM_BLOCK:
@@ -1097,13 +1106,20 @@ static void enter(md_walk *r, cmark_node *n)
         buf_puts(b, "<hr />\n");
         break;
     case CMARK_NODE_PARAGRAPH:
-        if (!in_tight_list(n)) {
+        if (is_deflist(r, n)) {
+            r->deflist = n;
+            r->in_dd = false;
+            md_cr(b);
+            buf_puts(b, md_deflist_opens(n) ? "<dl>\n<dt>" : "<dt>");
+        } else if (!in_tight_list(n)) {
             md_cr(b);
             buf_puts(b, "<p>");
         }
         break;
     case CMARK_NODE_TEXT: {
         const char *lit = cmark_node_get_literal(n);
+        if (r->deflist && cmark_node_parent(n) == r->deflist)
+            lit += md_deflist_marker(n); /* ": " */
         md_put_escaped_cstr(b, lit);
         buf_puts(&r->words, lit);
         if (strchr(lit, '{'))
@@ -1111,10 +1127,22 @@ static void enter(md_walk *r, cmark_node *n)
         break;
     }
     case CMARK_NODE_LINEBREAK:
-        buf_puts(b, "<br />\n");
-        buf_putc(&r->words, ' ');
-        break;
     case CMARK_NODE_SOFTBREAK:
+        if (r->deflist && cmark_node_parent(n) == r->deflist &&
+            (md_deflist_marker(cmark_node_next(n)) || !r->in_dd)) {
+            /* a definition opens, or a term follows a term */
+            bool dd = md_deflist_marker(cmark_node_next(n)) > 0;
+            buf_puts(b, r->in_dd ? "</dd>\n" : "</dt>\n");
+            buf_puts(b, dd ? "<dd>" : "<dt>");
+            r->in_dd = dd;
+            md_words_break(r);
+            break;
+        }
+        if (cmark_node_get_type(n) == CMARK_NODE_LINEBREAK) {
+            buf_puts(b, "<br />\n");
+            buf_putc(&r->words, ' ');
+            break;
+        }
         if (r->hard_breaks)
             buf_puts(b, "<br />\n");
         else
@@ -1179,6 +1207,7 @@ static void leave(md_walk *r, cmark_node *n)
         }
         emit_exit(r, &r->html, n);
         md_words_break(r);
+        r->deflist = NULL;
         break;
     }
     case CMARK_NODE_FOOTNOTE_DEFINITION:

@@ -1034,16 +1034,36 @@ TEST(summary_gfm)
     arena_free(a);
 }
 
+TEST(definition_lists)
+{
+    arena *a = arena_new();
+    md_result r = render(a,
+                         "Sun\n: the star\n:  a day\n\nMoon\nLuna\n: satellite, by\nreflected *light*\n\n"
+                         "text\n\n: no term\n\nplain: text\nmore\n",
+                         1, NULL, NULL);
+    EQ_STR(r.html, "<dl>\n<dt>Sun</dt>\n<dd>the star</dd>\n<dd>a day</dd>\n<dt>Moon</dt>\n<dt>Luna</dt>\n"
+                   "<dd>satellite, by\nreflected <em>light</em></dd>\n</dl>\n<p>text</p>\n<p>: no term</p>\n"
+                   "<p>plain: text\nmore</p>\n");
+    /* in a list item, and switched off */
+    r = render(a, "- T\n  : d\n", 1, NULL, NULL);
+    EQ_STR(r.html, "<ul>\n<li>\n<dl>\n<dt>T</dt>\n<dd>d</dd>\n</dl>\n</li>\n</ul>\n");
+    md_options off = { .off = md_extension_bit("definition_lists") };
+    md_render(str_from("T\n: d\n"), 1, &off, NULL, a, &r);
+    EQ_STR(r.html, "<p>T\n: d</p>\n");
+    arena_free(a);
+}
+
 TEST(switches)
 {
-    EQ_INT(md_extension_count(), 11);
+    EQ_INT(md_extension_count(), 12);
     EQ_STR(md_extension_name(0), "tables");
     EQ_STR(md_extension_name(6), "heading_anchors");
     EQ_STR(md_extension_name(7), "highlight");
     EQ_STR(md_extension_name(8), "citations");
     EQ_STR(md_extension_name(9), "math");
     EQ_STR(md_extension_name(10), "shortcodes");
-    OK(md_extension_name(11) == NULL);
+    EQ_STR(md_extension_name(11), "definition_lists");
+    OK(md_extension_name(12) == NULL);
     EQ_INT(md_extension_bit("strikethrough"), 2);
     EQ_INT(md_extension_bit("nope"), 0);
     arena *a = arena_new();
@@ -1198,7 +1218,7 @@ TEST(citations)
     EQ_INT(p.ncites, 0);
     /* switched off */
     md_options off = { .off = md_extension_bit("citations") };
-    EQ_STR(md_extension_name(md_extension_count() - 3), "citations");
+    EQ_STR(md_extension_name(md_extension_count() - 4), "citations");
     md_hooks h = { .cite = fake_cite };
     md_render(str_from("[@a]"), 1, &off, &h, a, &p);
     EQ_STR(p.html, "<p>[@a]</p>\n");
@@ -1227,6 +1247,7 @@ int main(void)
     RUN(shortcodes);
     RUN(shortcode_tags);
     RUN(summary_gfm);
+    RUN(definition_lists);
     RUN(switches);
     RUN(threads);
     RUN(citations);
