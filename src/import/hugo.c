@@ -360,6 +360,11 @@ import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, siz
     size_t tn = strlen(t) - e;
     while (tn && t[tn - 1] == '/')
         tn--;
+    /* "docs/_index.md", "post/x/index.md": the folder's page, wherever it went */
+    if (tn > 7 && !strncmp(t + tn - 7, "/_index", 7))
+        tn -= 7;
+    else if (tn > 6 && !strncmp(t + tn - 6, "/index", 6))
+        tn -= 6;
     if (t[0] == '/') {
         buf_printf(&want[nwant++], "%s%.*s", content_root, (int)tn - 1, t + 1);
     } else {

@@ -160,6 +160,10 @@ TEST(hugo_shortcodes)
     EQ_STR(convert(&c, false, "[b]({{< ref \"b\" >}}) [c]({{% relref \"/post/b.md#s\" %}}) [d]({{< ref \"#top\" >}})"),
            "[b](b.md) [c](b.md#s) [d](#top)");
     done(&c);
+    /* a folder's _index.md or index.md: the page the folder's text went to */
+    EQ_STR(convert(&c, false, "[a]({{< ref \"/about/_index.md\" >}}) [b]({{< ref \"/post/b/index.md\" >}})"),
+           "[a](../about.md) [b](b.md)");
+    done(&c);
     EQ_STR(convert(&c, false, "{{< highlight go \"linenos=table\" >}}\nx := 1\n{{< /highlight >}}"),
            "```go\nx := 1\n```");
     done(&c);
