@@ -1169,7 +1169,34 @@ static ial_kind block_ial(const char *s, size_t k, size_t e, const char **kind, 
         if (*nkind)
             return IAL_PROMPT;
     }
+    /* Minimal Mistakes' notices: .notice, .notice--info, … */
+    const char *no = z > a ? memmem(s + a, z - a, ".notice", 7) : NULL;
+    if (no && (no == s + a || no[-1] == ' ')) {
+        const char *after = no + 7;
+        if (after == s + z || *after == ' ') {
+            *kind = "note";
+            *nkind = 4;
+            return IAL_PROMPT;
+        }
+        if (after + 2 < s + z && after[0] == '-' && after[1] == '-') {
+            *kind = after + 2;
+            *nkind = 0;
+            while (*kind + *nkind < s + z && isalnum((unsigned char)(*kind)[*nkind]))
+                (*nkind)++;
+            if (*nkind)
+                return IAL_PROMPT;
+        }
+    }
     return IAL_ATTRS;
+}
+
+/* Whether line s[k..e) (indent off) is a paragraph's: text that opens no
+ * other block. */
+static bool para_line(const char *s, size_t k, size_t e)
+{
+    while (e > k && (s[e - 1] == ' ' || s[e - 1] == '\r'))
+        e--;
+    return e > k && s[k] != '#' && s[k] != '>' && s[k] != '|' && s[k] != '<' && s[k] != '{';
 }
 
 /* Whether line s[k..e) (indent off) opens or continues a blockquote, or is
@@ -1220,7 +1247,9 @@ static void kramdown_notes(imp *m, import_page *p)
             note_at(m, p, k, s + k, e - k,
                     "removed (with the list item above it): sheaf's theme shows a table of contents on a page "
                     "with three headings or more");
-        } else if (t == IAL_ATTRS || (t == IAL_PROMPT && !(have_prev && quote_line(s, indent_end(s, prev, i), i)))) {
+        } else if (t == IAL_ATTRS ||
+                   (t == IAL_PROMPT && !(have_prev && (quote_line(s, indent_end(s, prev, i), i) ||
+                                                       para_line(s, indent_end(s, prev, i), i - 1))))) {
             note_at(m, p, k, s + k, e - k,
                     "removed: a kramdown attribute list (classes and attributes of the element above), which "
                     "sheaf's Markdown has no syntax for; write the element as HTML where they matter");
@@ -1248,7 +1277,8 @@ static void kramdown_notes(imp *m, import_page *p)
 /* The second pass: s (the converted text) into out. */
 static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
 {
-    size_t flen = 0, quote = SIZE_MAX, item = SIZE_MAX; /* out offsets of the line(s) above */
+    /* out offsets of the line(s) above: a blockquote, a list item, a paragraph */
+    size_t flen = 0, quote = SIZE_MAX, item = SIZE_MAX, para = SIZE_MAX;
     char fch = 0;
     for (size_t i = 0; i < n;) {
         size_t e = i;
@@ -1267,11 +1297,13 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
             fch = ch;
         }
         size_t line_start = out->len;
-        if (t == IAL_PROMPT && quote != SIZE_MAX) {
-            /* > text … {: .prompt-tip } → {{% tip %}} text … {{% /tip %}} */
+        if (t == IAL_PROMPT && (quote != SIZE_MAX || para != SIZE_MAX)) {
+            /* > text … {: .prompt-tip } (Chirpy), text … {: .notice--info }
+             * (Minimal Mistakes) → {{% tip %}} text … {{% /tip %}} */
+            size_t from = quote != SIZE_MAX ? quote : para;
             buf q = BUF_INIT;
-            buf_put(&q, out->data + quote, out->len - quote);
-            buf_truncate(out, quote);
+            buf_put(&q, out->data + from, out->len - from);
+            buf_truncate(out, from);
             const char *box = box_for(arena_strndup(m->a, kind, nkind));
             const char *title = box_title(m, kind, nkind, box);
             buf_printf(out, "{{%% %s%s%s%s %%}}\n", box, title ? " title=\"" : "", title ? title : "",
@@ -1281,8 +1313,10 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
                 while (b < q.len && q.data[b] != '\n')
                     b++;
                 size_t c = indent_end(q.data, a, b);
-                c += c < b && q.data[c] == '>';
-                c += c < b && q.data[c] == ' ';
+                if (quote != SIZE_MAX) {
+                    c += c < b && q.data[c] == '>';
+                    c += c < b && q.data[c] == ' ';
+                }
                 buf_put(out, q.data + c, b - c);
                 buf_putc(out, '\n');
                 a = b + 1;
@@ -1335,6 +1369,10 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
         else if (quote == SIZE_MAX)
             quote = line_start;
         item = text && item_line(s, k, e) ? line_start : SIZE_MAX;
+        if (!text || !para_line(s, k, e) || quote != SIZE_MAX || item != SIZE_MAX)
+            para = SIZE_MAX;
+        else if (para == SIZE_MAX)
+            para = line_start;
         i = next;
     }
 }

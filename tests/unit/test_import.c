@@ -142,8 +142,14 @@ TEST(jekyll_blocks)
            "{{% /tip %}}\n");
     EQ_INT((int)c.nnotes, 0);
     done(&c);
-    EQ_STR(convert(&c, true, "text\n{: .prompt-info }\n"), "text\n");
-    EQ_INT((int)c.nnotes, 1);
+    /* Minimal Mistakes' notices dress the paragraph above; one under no block is removed */
+    EQ_STR(convert(&c, true, "# H\n**Note:** mind\nthis.\n{: .notice--danger}\n\nA *tip*.\n{: .notice}\n"),
+           "# H\n{{% warning title=\"Danger\" %}}\n**Note:** mind\nthis.\n{{% /warning %}}\n\n{{% note %}}\n"
+           "A *tip*.\n{{% /note %}}\n");
+    EQ_INT((int)c.nnotes, 0);
+    done(&c);
+    EQ_STR(convert(&c, true, "# H\n{: .notice--info}\n\n{: .prompt-tip }\n"), "# H\n\n");
+    EQ_INT((int)c.nnotes, 2);
     done(&c);
     /* kramdown's $$…$$ in a line of text is inline math; on a line of its own, display */
     EQ_STR(convert(&c, true, "So $$a^2$$ and `$$b$$` \\$$c$$.\n\n$$x$$\n\n$$\ny\n$$\n"),
