@@ -465,8 +465,16 @@ static void settings(hg *h, const char *file, const tpl_map *c)
     tpl_value gm = mk.kind == TPL_MAP ? import_get(mk.u.map, "goldmark") : mk;
     tpl_value rd = gm.kind == TPL_MAP ? import_get(gm.u.map, "renderer") : gm;
     tpl_value unsafe = rd.kind == TPL_MAP ? import_get(rd.u.map, "unsafe") : rd;
-    if (unsafe.kind == TPL_BOOL && unsafe.u.b)
-        buf_puts(y, "markdown:\n  unsafe: true\n");
+    /* Goldmark's typographer (on unless switched off: `typographer =
+     * false`, or `disable = true` in its table) is sheaf's smart */
+    tpl_value ex = gm.kind == TPL_MAP ? import_get(gm.u.map, "extensions") : gm;
+    tpl_value ty = ex.kind == TPL_MAP ? import_get(ex.u.map, "typographer") : ex;
+    bool smart = !(ty.kind == TPL_BOOL && !ty.u.b) &&
+                 !(ty.kind == TPL_MAP && tpl_value_truthy(import_get(ty.u.map, "disable")));
+    bool raw = unsafe.kind == TPL_BOOL && unsafe.u.b;
+    if (raw || smart)
+        buf_printf(y, "markdown:\n%s%s", raw ? "  unsafe: true\n" : "",
+                   smart ? "  smart: true              # Goldmark's typographer: “quotes”, – — …\n" : "");
     h->keep_case = tpl_value_truthy(import_get(c, "disablepathtolower"));
     if (tpl_value_truthy(import_get(c, "uglyurls")))
         import_note_add(m, file, 0, 0, "uglyURLs",

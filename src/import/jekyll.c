@@ -742,7 +742,12 @@ static void settings(jk *j, const tpl_map *c)
     if ((v = import_get(c, "paginate")).kind == TPL_INT && v.u.i > 0)
         import_yaml_kv(y, 0, "paginate", v);
     buf_puts(y, "# Jekyll keeps a slug: as written\nslugs: keep\n");
-    buf_puts(y, "# kramdown passes HTML written in Markdown through\nmarkdown:\n  unsafe: true\n");
+    /* kramdown (Jekyll's, unless `markdown:` names another) passes HTML
+     * through and makes “quotes”, dashes and ellipses */
+    const char *md = import_get_str(c, "markdown");
+    bool kramdown = !md || !strcasecmp(md, "kramdown");
+    buf_printf(y, "# %s passes HTML written in Markdown through\nmarkdown:\n  unsafe: true\n%s",
+               kramdown ? "kramdown" : md, kramdown ? "  smart: true              # kramdown's “quotes”, – — …\n" : "");
     /* the permalink style */
     const char *pl = import_get_str(c, "permalink");
     if (!pl)
