@@ -252,4 +252,21 @@ const md_options *md_walk_options(md_walk *w);
  * for any other code block. */
 bool md_math_code_block(md_walk *w, buf *out, cmark_node *n);
 
+/* Equation references: every `\label{key}` of the page's display formulas,
+ * numbered in the page's order (labels, an md_vec of md_eqlabel). A
+ * formula's labels become `\tag{n}` and ids on it, `\eqref{key}` and
+ * `\ref{key}` the number, "(n)" and "n": in formulas as text, in the
+ * page's text as links. */
+typedef struct md_eqlabel {
+    const char *key;
+    size_t len, num;
+} md_eqlabel;
+md_vec *md_walk_eqlabels(md_walk *w);
+/* The walk's first step: numbers the labels, and joins the text nodes
+ * after one holding `ref{` (a key with '_' or '*' is split over several). */
+void md_math_number_labels(md_walk *w, cmark_node *doc);
+/* Writes a text node's literal, its references to the page's labels as
+ * links. */
+void md_math_text_refs(md_walk *w, buf *out, const char *lit);
+
 #endif

@@ -29,6 +29,7 @@
  * of the offending character when the renderer says which, else at the
  * formula's start. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,229 @@ static void position_in(md_walk *w, const char *tex, long at, int *line, int *co
     }
 }
 
+/* ---- equation references ---- */
+
+/* The key of a `\name{key}` at s[i] (no line break in it), or NULL. */
+static const char *ref_at(const char *s, size_t n, size_t i, const char *name, size_t *klen, size_t *end)
+{
+    size_t w = strlen(name);
+    if (i + w > n || memcmp(s + i, name, w) || (i > 0 && s[i - 1] == '\\'))
+        return NULL;
+    const char *close = memchr(s + i + w, '}', n - i - w);
+    if (!close || close == s + i + w || memchr(s + i + w, '\n', (size_t)(close - s) - i - w))
+        return NULL;
+    *klen = (size_t)(close - s) - i - w;
+    *end = (size_t)(close - s) + 1;
+    return s + i + w;
+}
+
+static size_t label_number(md_walk *w, const char *key, size_t len)
+{
+    md_vec *v = md_walk_eqlabels(w);
+    for (size_t i = 0; i < v->n; i++) {
+        const md_eqlabel *l = (const md_eqlabel *)v->v + i;
+        if (l->len == len && !memcmp(l->key, key, len))
+            return l->num;
+    }
+    return 0;
+}
+
+/* The labels of one display formula (its TeX in up to two pieces), all
+ * with the formula's number: the next one, when it has a new label. */
+static void add_labels(md_walk *w, size_t *count, const char *s1, size_t n1, const char *s2, size_t n2)
+{
+    size_t num = 0;
+    for (int k = 0; k < 2; k++) {
+        const char *s = k ? s2 : s1;
+        size_t n = k ? n2 : n1;
+        for (size_t i = 0; s && i < n; i++) {
+            size_t klen, end;
+            const char *key = s[i] == '\\' ? ref_at(s, n, i, "\\label{", &klen, &end) : NULL;
+            if (!key || label_number(w, key, klen))
+                continue;
+            if (!num)
+                num = ++*count;
+            md_eqlabel *l = md_vec_push(md_walk_eqlabels(w));
+            l->key = arena_strndup(md_walk_arena(w), key, klen);
+            l->len = klen;
+            l->num = num;
+            i = end - 1;
+        }
+    }
+}
+
+void md_math_number_labels(md_walk *w, cmark_node *doc)
+{
+    cmark_iter *it = cmark_iter_new(doc);
+    cmark_event_type ev;
+    size_t count = 0;
+    while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+        cmark_node *n = cmark_iter_get_node(it);
+        if (ev != CMARK_EVENT_ENTER)
+            continue;
+        math_data *d = NULL;
+        if (node_math && cmark_node_get_type(n) == node_math) {
+            d = cmark_node_get_user_data(n);
+            if (d && d->display)
+                add_labels(w, &count, d->tex, d->len, NULL, 0);
+        } else if (cmark_node_get_type(n) == CMARK_NODE_CODE_BLOCK) {
+            const char *info = cmark_node_get_fence_info(n);
+            bool block = math_ext && cmark_node_get_syntax_extension(n) == math_ext;
+            d = block ? cmark_node_get_user_data(n) : NULL;
+            const char *lit = cmark_node_get_literal(n);
+            if (block || (info && strcspn(info, " \t") == 4 && !memcmp(info, "math", 4)))
+                add_labels(w, &count, d ? d->tex : NULL, d ? d->len : 0, lit, lit ? strlen(lit) : 0);
+        }
+    }
+    cmark_iter_free(it);
+    if (!md_walk_eqlabels(w)->n)
+        return;
+    /* a reference's key may span text nodes (eq_a: '_' is a node of its
+     * own): join each text node holding "ref{" with the text after it */
+    it = cmark_iter_new(doc);
+    while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+        cmark_node *n = cmark_iter_get_node(it);
+        const char *lit = ev == CMARK_EVENT_ENTER && cmark_node_get_type(n) == CMARK_NODE_TEXT
+                              ? cmark_node_get_literal(n)
+                              : NULL;
+        if (!lit || !strstr(lit, "ref{"))
+            continue;
+        cmark_node *next = cmark_node_next(n);
+        if (!next || cmark_node_get_type(next) != CMARK_NODE_TEXT)
+            continue;
+        buf j = BUF_INIT;
+        buf_puts(&j, lit);
+        while (next && cmark_node_get_type(next) == CMARK_NODE_TEXT) {
+            cmark_node *after = cmark_node_next(next);
+            buf_puts(&j, cmark_node_get_literal(next));
+            cmark_node_free(next); /* unlinks it; the iterator has not reached it */
+            next = after;
+        }
+        cmark_node_set_literal(n, j.data);
+        buf_release(&j);
+    }
+    cmark_iter_free(it);
+}
+
+void md_math_text_refs(md_walk *w, buf *out, const char *lit)
+{
+    size_t n = strlen(lit), from = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t klen, end, num;
+        bool eq = true;
+        const char *key = lit[i] != '\\' ? NULL : ref_at(lit, n, i, "\\eqref{", &klen, &end);
+        if (!key && lit[i] == '\\') {
+            key = ref_at(lit, n, i, "\\ref{", &klen, &end);
+            eq = false;
+        }
+        if (!key || !(num = label_number(w, key, klen)))
+            continue;
+        md_put_escaped(out, lit + from, i - from);
+        buf_puts(out, "<a class=\"eqref\" href=\"#");
+        md_put_href(out, key, klen);
+        buf_printf(out, eq ? "\">(%zu)</a>" : "\">%zu</a>", num);
+        from = end;
+        i = end - 1;
+    }
+    md_put_escaped(out, lit + from, n - from);
+}
+
+/* A labelled formula gets its number from one \\tag at its end. KaTeX's
+ * MathML leaves a \\tag inside a numbering environment out, so one that
+ * is the whole formula is unwrapped first: equation (and equation*,
+ * multline) to its body, align and gather to aligned and gathered. */
+static void unwrap_numbered(buf *t, size_t tag)
+{
+    static const char *const envs[][2] = {
+        { "equation*", "" }, { "equation", "" }, { "multline*", "" }, { "multline", "" },
+        { "align*", "aligned" }, { "align", "aligned" }, { "gather*", "gathered" }, { "gather", "gathered" },
+    };
+    size_t a = 0, z = t->len;
+    while (a < z && strchr(" \t\r\n", t->data[a]))
+        a++;
+    while (z > a && strchr(" \t\r\n", t->data[z - 1]))
+        z--;
+    buf u = BUF_INIT;
+    for (size_t e = 0; e < sizeof envs / sizeof *envs && !u.len; e++) {
+        char open[32], close[32];
+        snprintf(open, sizeof open, "\\begin{%s}", envs[e][0]);
+        snprintf(close, sizeof close, "\\end{%s}", envs[e][0]);
+        size_t on = strlen(open), cn = strlen(close);
+        if (z - a < on + cn || memcmp(t->data + a, open, on) || memcmp(t->data + z - cn, close, cn))
+            continue;
+        if (*envs[e][1])
+            buf_printf(&u, "\\begin{%s}", envs[e][1]);
+        buf_put(&u, t->data + a + on, z - cn - a - on);
+        if (*envs[e][1])
+            buf_printf(&u, "\\end{%s}", envs[e][1]);
+    }
+    if (!u.len)
+        buf_put(&u, t->data, t->len);
+    buf_printf(&u, " \\tag{%zu}", tag);
+    buf_reset(t);
+    buf_put(t, u.data, u.len);
+    buf_release(&u);
+}
+
+/* The TeX with its labels as \\tag{n} (display) and its references as the
+ * numbers; the keys of its labels at *ids (n of them, at most 16). NULL
+ * when there is nothing to change, or at a reference to no label (an
+ * error, reported). */
+static const char *number_tex(md_walk *w, const char *tex, size_t len, bool display, int line, int col,
+                              size_t *out_len, const char **ids, size_t *nids, bool *failed)
+{
+    *nids = 0;
+    *failed = false;
+    if (!memmem(tex, len, "\\label{", 7) && !memmem(tex, len, "ref{", 4))
+        return NULL;
+    buf t = BUF_INIT;
+    bool changed = false;
+    size_t tag = 0;
+    for (size_t i = 0; i < len; i++) {
+        size_t klen, end, num;
+        const char *key = NULL;
+        int kind = 0; /* 1 label, 2 eqref, 3 ref */
+        if (tex[i] == '\\') {
+            if ((key = ref_at(tex, len, i, "\\label{", &klen, &end)))
+                kind = 1;
+            else if ((key = ref_at(tex, len, i, "\\eqref{", &klen, &end)))
+                kind = 2;
+            else if ((key = ref_at(tex, len, i, "\\ref{", &klen, &end)))
+                kind = 3;
+        }
+        if (!kind || (kind == 1 && !display)) {
+            buf_putc(&t, tex[i]);
+            continue;
+        }
+        num = label_number(w, key, klen);
+        if (!num) {
+            int l = line, c = col;
+            position_in(w, tex, (long)i, &l, &c);
+            md_problem_at(w, true, l, c, "%s{%.*s}: no \\label{%.*s} in a display formula of this page",
+                          kind == 2 ? "\\eqref" : "\\ref", (int)klen, key, (int)klen, key);
+            buf_release(&t);
+            *failed = true;
+            return NULL;
+        }
+        if (kind == 1) {
+            if (!*nids)
+                tag = num;
+            if (*nids < 16)
+                ids[(*nids)++] = arena_strndup(md_walk_arena(w), key, klen);
+        } else {
+            buf_printf(&t, kind == 2 ? "\\text{(%zu)}" : "\\text{%zu}", num);
+        }
+        changed = true;
+        i = end - 1;
+    }
+    if (tag)
+        unwrap_numbered(&t, tag);
+    const char *r = changed ? arena_strndup(md_walk_arena(w), t.data, t.len) : NULL;
+    *out_len = t.len;
+    buf_release(&t);
+    return r;
+}
+
 /* Writes one formula, a block of its own or inside a paragraph; (line,
  * col) is where its TeX starts (cmark's lines). */
 static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display, bool block,
@@ -262,13 +486,34 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
         buf_puts(out, block ? "\\]</div>" : display ? "\\]</span>" : "\\)</span>");
         return;
     }
-    md_formula f = { tex, len, display };
+    const char *ids[16];
+    size_t nids, numbered_len = 0;
+    bool failed;
+    const char *numbered = number_tex(w, tex, len, display, line, col, &numbered_len, ids, &nids, &failed);
+    if (failed)
+        return;
+    md_formula f = { numbered ? numbered : tex, numbered ? numbered_len : len, display };
     const char *error = NULL;
     long at = -1;
     const char *html = o->math(o->math_ctx, &f, md_walk_arena(w), &error, &at);
     if (html && display) {
+        /* a labelled formula: the links' targets (the first label on the
+         * box, any other before it) */
+        for (size_t i = 1; i < nids; i++) {
+            buf_puts(out, "<span id=\"");
+            md_put_escaped_cstr(out, ids[i]);
+            buf_puts(out, "\"></span>");
+        }
+        for (size_t i = 0; i < nids; i++)
+            md_claim_id(w, ids[i], strlen(ids[i]), line, col, false);
         /* a box that scrolls a wide formula and that the keyboard reaches */
-        buf_puts(out, "<span class=\"math-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"");
+        buf_puts(out, "<span class=\"math-scroll\"");
+        if (nids) {
+            buf_puts(out, " id=\"");
+            md_put_escaped_cstr(out, ids[0]);
+            buf_putc(out, '"');
+        }
+        buf_puts(out, " tabindex=\"0\" role=\"group\" aria-label=\"");
         md_put_escaped_cstr(out, o->label_math ? o->label_math : "Formula");
         buf_puts(out, "\">");
         buf_puts(out, html);

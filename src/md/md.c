@@ -194,6 +194,7 @@ struct md_walk {
     void *ctx;
     buf html, tmp, words;
     buf text;      /* the counted text, block by block (md_result.text) */
+    md_vec eqlabels;     /* md_eqlabel: the page's equation labels (md/math.c) */
     cmark_node *deflist; /* the definition-list paragraph being written */
     bool in_dd;          /* in it, a definition (else a term) is open */
     size_t nwords, ncjk;
@@ -222,6 +223,7 @@ md_source *md_walk_source(md_walk *w) { return &w->src; }
 arena *md_walk_arena(md_walk *w) { return w->a; }
 cmark_mem *md_walk_mem(md_walk *w) { return w->mem; }
 const md_options *md_walk_options(md_walk *w) { return w->opt; }
+md_vec *md_walk_eqlabels(md_walk *w) { return &w->eqlabels; }
 
 void md_words_break(md_walk *w)
 {
@@ -1120,7 +1122,10 @@ static void enter(md_walk *r, cmark_node *n)
         const char *lit = cmark_node_get_literal(n);
         if (r->deflist && cmark_node_parent(n) == r->deflist)
             lit += md_deflist_marker(n); /* ": " */
-        md_put_escaped_cstr(b, lit);
+        if (r->eqlabels.n && strstr(lit, "ref{"))
+            md_math_text_refs(r, b, lit);
+        else
+            md_put_escaped_cstr(b, lit);
         buf_puts(&r->words, lit);
         if (strchr(lit, '{'))
             md_lint_text(r, n);
@@ -1314,8 +1319,11 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .cites = { .size = sizeof(md_cite) },
         .cite_spans = { .size = sizeof(cite_span) },
         .sc_names = { .size = sizeof(const char *) },
+        .eqlabels = { .size = sizeof(md_eqlabel) },
     };
     cmark_node *doc = parse(body, opt, &r);
+    if (md_ext_on(&r, MD_EXT_MATH) && !r.reference)
+        md_math_number_labels(&r, doc);
     summary_spec summary = { .tail = BUF_INIT };
     size_t head_start = 0, para_start = 0; /* where the current heading's content / top paragraph began */
 
@@ -1366,6 +1374,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     }
     cmark_iter_free(it);
     md_mem_end(doc);
+    free(r.eqlabels.v);
     if (r.notes.entered)
         buf_puts(&r.html, "</ol>\n</section>\n");
     md_words_break(&r);

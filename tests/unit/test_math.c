@@ -244,6 +244,51 @@ TEST(renderer_and_error_positions)
     arena_free(a);
 }
 
+/* \label in display formulas: numbered in the page's order, one number a
+ * formula, shown by a \tag at its end (a numbering environment unwrapped),
+ * the box's id; \eqref and \ref the number, as text in formulas and links
+ * in the page's text, before or after the label; code untouched. */
+TEST(equation_references)
+{
+    int calls = 0;
+    md_options o = { .math = fake, .math_ctx = &calls };
+    arena *a = arena_new();
+    md_result r;
+    const char *md = "See \\eqref{eq_b} and \\ref{first}; \\eqref{none} stays.\n"
+                     "\n"
+                     "$$\n"
+                     "\\begin{equation}\n"
+                     "x \\label{first}\n"
+                     "\\end{equation}\n"
+                     "$$\n"
+                     "\n"
+                     "$$\\begin{align}a &= b \\label{eq_b} \\\\ c &= d \\label{eq:c}\\end{align}$$\n"
+                     "\n"
+                     "Inline $y = \\eqref{first}$, `\\ref{first}`.\n";
+    md_render(str_make(md, strlen(md)), 1, &o, NULL, a, &r);
+    EQ_INT(r.nproblems, 0);
+    OK(strstr(r.html, "<p>See <a class=\"eqref\" href=\"#eq_b\">(2)</a> and <a class=\"eqref\" "
+                      "href=\"#first\">1</a>; \\eqref{none} stays.</p>") != NULL);
+    OK(strstr(r.html, "id=\"first\"") != NULL);
+    OK(strstr(r.html, "<math display=\"block\">\nx \n \\tag{1}</math>") != NULL);
+    OK(strstr(r.html, "<span id=\"eq:c\"></span><span class=\"math-scroll\" id=\"eq_b\"") != NULL);
+    OK(strstr(r.html, "\\begin{aligned}a &= b  \\\\ c &= d \\end{aligned} \\tag{2}") != NULL);
+    OK(strstr(r.html, "<math>y = \\text{(1)}</math>") != NULL);
+    OK(strstr(r.html, "<code>\\ref{first}</code>") != NULL);
+    /* a reference to no label, in a formula: an error at it */
+    md_render(str_from("$$ x = \\eqref{nope} $$\n"), 5, &o, NULL, a, &r);
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1) {
+        EQ_INT(r.problems[0].line, 5);
+        EQ_INT(r.problems[0].col, 8);
+        EQ_STR(r.problems[0].message, "\\eqref{nope}: no \\label{nope} in a display formula of this page");
+    }
+    /* the same label twice: one number, the id claimed once */
+    md_render(str_from("$$ a \\label{k} $$\n\n$$ b \\label{k} $$\n"), 1, &o, NULL, a, &r);
+    EQ_INT(r.nproblems, 1);
+    arena_free(a);
+}
+
 /* ---- KaTeX in Duktape ---- */
 
 TEST(katex)
@@ -303,6 +348,7 @@ int main(void)
     RUN(block_lines);
     RUN(markdown_never_touches_tex);
     RUN(renderer_and_error_positions);
+    RUN(equation_references);
     RUN(katex);
     return harness_done();
 }
