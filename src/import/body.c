@@ -1377,94 +1377,6 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
     }
 }
 
-/* ---- equation references ------------------------------------------- */
-
-/* MathJax numbers a display formula that has a \label{key} and writes
- * \eqref{key} as "(n)" and \ref{key} as "n", in the text as in formulas;
- * KaTeX has none of them. Each label, in the page's order, becomes
- * \tag{n}, and each reference to it its number. A reference to no label
- * stays, for the build to report. Code is left alone. */
-static void equation_refs(imp *m, const char *s, size_t n, buf *out)
-{
-    const char **keys = NULL;
-    size_t *lens = NULL, nkeys = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t flen = 0;
-        char fch = 0;
-        for (size_t i = 0; i < n;) {
-            if (i == 0 || s[i - 1] == '\n') {
-                char ch;
-                size_t f = fence_at(s, n, i, &ch);
-                if (f && (!flen || (ch == fch && f >= flen))) {
-                    flen = flen ? 0 : f;
-                    fch = ch;
-                }
-                if (flen || f) {
-                    size_t e = i;
-                    while (e < n && s[e] != '\n')
-                        e++;
-                    e += e < n;
-                    if (pass)
-                        buf_put(out, s + i, e - i);
-                    i = e;
-                    continue;
-                }
-            }
-            if (s[i] == '`') {
-                size_t e = code_span_end(s, n, i);
-                if (pass)
-                    buf_put(out, s + i, e - i);
-                i = e;
-                continue;
-            }
-            size_t w = s[i] != '\\' ? 0
-                       : i + 7 <= n && !strncmp(s + i, "\\label{", 7) ? 7
-                       : i + 7 <= n && !strncmp(s + i, "\\eqref{", 7) ? 7
-                       : i + 5 <= n && !strncmp(s + i, "\\ref{", 5)   ? 5
-                                                                     : 0;
-            const char *close = w ? memchr(s + i + w, '}', n - i - w) : NULL;
-            const char *nl = w ? memchr(s + i + w, '\n', n - i - w) : NULL;
-            if (!close || (nl && nl < close) || close == s + i + w) {
-                if (pass)
-                    buf_putc(out, s[i]);
-                i++;
-                continue;
-            }
-            const char *key = s + i + w;
-            size_t kn = (size_t)(close - key);
-            size_t num = 0;
-            for (size_t k = 0; k < nkeys && !num; k++)
-                if (lens[k] == kn && !memcmp(keys[k], key, kn))
-                    num = k + 1;
-            bool label = s[i + 1] == 'l';
-            if (!pass && label && !num) {
-                /* grown by copying, in the arena (a page has few labels) */
-                const char **k2 = arena_alloc(m->a, (nkeys + 1) * sizeof *k2);
-                size_t *l2 = arena_alloc(m->a, (nkeys + 1) * sizeof *l2);
-                if (nkeys) {
-                    memcpy(k2, keys, nkeys * sizeof *k2);
-                    memcpy(l2, lens, nkeys * sizeof *l2);
-                }
-                k2[nkeys] = key;
-                l2[nkeys] = kn;
-                keys = k2;
-                lens = l2;
-                nkeys++;
-                m->neqlabels++;
-            } else if (pass && num) {
-                buf_printf(out, label ? "\\tag{%zu}" : w == 7 ? "(%zu)" : "%zu", num);
-            } else if (pass) {
-                buf_put(out, s + i, (size_t)(close - s) + 1 - i);
-            }
-            i = (size_t)(close - s) + 1;
-        }
-        if (!nkeys) { /* nothing to number: the text as it is */
-            buf_put(out, s, n);
-            return;
-        }
-    }
-}
-
 void import_convert_body(imp *m, import_page *p, bool jekyll)
 {
     buf mid = BUF_INIT;
@@ -1474,16 +1386,14 @@ void import_convert_body(imp *m, import_page *p, bool jekyll)
         convert_jekyll(m, p, &mid);
     else
         convert_hugo(m, p, &mid);
-    buf linked = BUF_INIT;
-    relink(m, p, mid.data ? mid.data : "", mid.len, &linked);
     if (jekyll) {
         kramdown_notes(m, p);
-        buf_reset(&mid);
-        kramdown_convert(m, linked.data ? linked.data : "", linked.len, &mid);
-        equation_refs(m, mid.data ? mid.data : "", mid.len, &p->body);
+        buf linked = BUF_INIT;
+        relink(m, p, mid.data, mid.len, &linked);
+        kramdown_convert(m, linked.data ? linked.data : "", linked.len, &p->body);
+        buf_release(&linked);
     } else {
-        equation_refs(m, linked.data ? linked.data : "", linked.len, &p->body);
+        relink(m, p, mid.data, mid.len, &p->body);
     }
-    buf_release(&linked);
     buf_release(&mid);
 }

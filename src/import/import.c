@@ -841,10 +841,6 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- %zu formula%s of a `katex` or `math` shortcode made sheaf's math "
                    "(`\\(…\\)`, `\\[…\\]`: see docs/configuration.md, `math`)\n",
                    m->nmath, m->nmath == 1 ? "" : "s");
-    if (m->neqlabels)
-        buf_printf(r, "- %zu equation label%s (`\\label{…}`, which KaTeX lacks) numbered with `\\tag{n}`, and "
-                   "their `\\eqref`/`\\ref` made the numbers, as MathJax showed them\n",
-                   m->neqlabels, m->neqlabels == 1 ? "" : "s");
     if (m->nraw)
         buf_printf(r, "- %zu `{%% raw %%}` tag%s removed\n", m->nraw, m->nraw == 1 ? "" : "s");
     if (m->ncomments)

@@ -80,7 +80,6 @@ typedef struct imp {
     /* counts for the report */
     size_t nlinks, nhighlight, nraw, ncomments, nshortcodes, nvars;
     size_t nmath; /* formulas of a theme's katex/math shortcode made sheaf's math */
-    size_t neqlabels; /* \label{…}s numbered with \tag{n} */
     size_t nunpublished, ndrafts;
 } imp;
 

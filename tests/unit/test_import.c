@@ -156,15 +156,6 @@ TEST(jekyll_blocks)
            "So \\(a^2\\) and `$$b$$` \\$$c$$.\n\n$$x$$\n\n$$\ny\n$$\n");
     EQ_INT((int)c.m.nmath, 1);
     done(&c);
-    /* MathJax's equation labels: numbered with \\tag, references made the numbers */
-    EQ_STR(convert(&c, true, "See \\eqref{b}.\n\n$$\n\\begin{equation}\nx \\label{a}\n\\end{equation}\n$$\n\n"
-                              "$$ y \\label{b} $$\n\nBy \\eqref{a}, eq. \\ref{b} and \\eqref{none}; `\\label{c}`\n"),
-           "See (2).\n\n$$\n\\begin{equation}\nx \\tag{1}\n\\end{equation}\n$$\n\n"
-           "$$ y \\tag{2} $$\n\nBy (1), eq. 2 and \\eqref{none}; `\\label{c}`\n");
-    EQ_INT((int)c.m.neqlabels, 2);
-    done(&c);
-    EQ_STR(convert(&c, false, "\\[ x \\label{q} \\] \\eqref{q}"), "\\[ x \\tag{1} \\] (1)");
-    done(&c);
     EQ_STR(convert(&c, true, "{% include embed/youtube.html id='abc' %}"), "{{< youtube abc >}}");
     done(&c);
 }
