@@ -1322,7 +1322,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .eqlabels = { .size = sizeof(md_eqlabel) },
     };
     cmark_node *doc = parse(body, opt, &r);
-    if (md_ext_on(&r, MD_EXT_MATH) && !r.reference)
+    if (md_ext_on(&r, MD_EXT_MATH) && !r.reference && memmem(body.ptr, body.len, "\\label{", 7))
         md_math_number_labels(&r, doc);
     summary_spec summary = { .tail = BUF_INIT };
     size_t head_start = 0, para_start = 0; /* where the current heading's content / top paragraph began */
