@@ -1,6 +1,6 @@
 /* md/math.c: TeX math — `$…$`, `\(…\)` inline, `$$…$$`, `\[…\]` and
  * ```math fences display — taken out of the Markdown before cmark-gfm
- * touches it (no emphasis in `$a*b*c$`, `\\` stays `\\`), and written
+ * touches it (no emphasis in `$a*b*c$`, `\` stays `\`), and written
  * through md_options.math (KaTeX → MathML at build time; see
  * site/math.c). The delimiter rules are in md/mathscan.c.
  *
@@ -376,51 +376,16 @@ void md_math_text_refs(md_walk *w, buf *out, const char *lit)
     md_put_escaped(out, lit + from, n - from);
 }
 
-/* A labelled formula gets its number from one \\tag at its end. KaTeX's
- * MathML leaves a \\tag inside a numbering environment out, so one that
- * is the whole formula is unwrapped first: equation (and equation*,
- * multline) to its body, align and gather to aligned and gathered. */
-static void unwrap_numbered(buf *t, size_t tag)
-{
-    static const char *const envs[][2] = {
-        { "equation*", "" }, { "equation", "" }, { "multline*", "" }, { "multline", "" },
-        { "align*", "aligned" }, { "align", "aligned" }, { "gather*", "gathered" }, { "gather", "gathered" },
-    };
-    size_t a = 0, z = t->len;
-    while (a < z && strchr(" \t\r\n", t->data[a]))
-        a++;
-    while (z > a && strchr(" \t\r\n", t->data[z - 1]))
-        z--;
-    buf u = BUF_INIT;
-    for (size_t e = 0; e < sizeof envs / sizeof *envs && !u.len; e++) {
-        char open[32], close[32];
-        snprintf(open, sizeof open, "\\begin{%s}", envs[e][0]);
-        snprintf(close, sizeof close, "\\end{%s}", envs[e][0]);
-        size_t on = strlen(open), cn = strlen(close);
-        if (z - a < on + cn || memcmp(t->data + a, open, on) || memcmp(t->data + z - cn, close, cn))
-            continue;
-        if (*envs[e][1])
-            buf_printf(&u, "\\begin{%s}", envs[e][1]);
-        buf_put(&u, t->data + a + on, z - cn - a - on);
-        if (*envs[e][1])
-            buf_printf(&u, "\\end{%s}", envs[e][1]);
-    }
-    if (!u.len)
-        buf_put(&u, t->data, t->len);
-    buf_printf(&u, " \\tag{%zu}", tag);
-    buf_reset(t);
-    buf_put(t, u.data, u.len);
-    buf_release(&u);
-}
-
-/* The TeX with its labels as \\tag{n} (display) and its references as the
- * numbers; the keys of its labels at *ids (n of them, at most 16). NULL
+/* The TeX without its labels (display; the formula's number at *number)
+ * and with its references as the numbers; the keys of its labels at *ids
+ * (n of them, at most 16). NULL
  * when there is nothing to change, or at a reference to no label (an
  * error, reported). */
 static const char *number_tex(md_walk *w, const char *tex, size_t len, bool display, int line, int col,
-                              size_t *out_len, const char **ids, size_t *nids, bool *failed)
+                              size_t *out_len, const char **ids, size_t *nids, size_t *number, bool *failed)
 {
     *nids = 0;
+    *number = 0;
     *failed = false;
     if (!memmem(tex, len, "\\label{", 7) && !memmem(tex, len, "ref{", 4))
         return NULL;
@@ -464,8 +429,7 @@ static const char *number_tex(md_walk *w, const char *tex, size_t len, bool disp
         changed = true;
         i = end - 1;
     }
-    if (tag)
-        unwrap_numbered(&t, tag);
+    *number = tag;
     const char *r = changed ? arena_strndup(md_walk_arena(w), t.data, t.len) : NULL;
     *out_len = t.len;
     buf_release(&t);
@@ -487,9 +451,10 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
         return;
     }
     const char *ids[16];
-    size_t nids, numbered_len = 0;
+    size_t nids, numbered_len = 0, number;
     bool failed;
-    const char *numbered = number_tex(w, tex, len, display, line, col, &numbered_len, ids, &nids, &failed);
+    const char *numbered =
+        number_tex(w, tex, len, display, line, col, &numbered_len, ids, &nids, &number, &failed);
     if (failed)
         return;
     md_formula f = { numbered ? numbered : tex, numbered ? numbered_len : len, display };
@@ -507,7 +472,7 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
         for (size_t i = 0; i < nids; i++)
             md_claim_id(w, ids[i], strlen(ids[i]), line, col, false);
         /* a box that scrolls a wide formula and that the keyboard reaches */
-        buf_puts(out, "<span class=\"math-scroll\"");
+        buf_puts(out, number ? "<span class=\"math-scroll numbered\"" : "<span class=\"math-scroll\"");
         if (nids) {
             buf_puts(out, " id=\"");
             md_put_escaped_cstr(out, ids[0]);
@@ -515,8 +480,13 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
         }
         buf_puts(out, " tabindex=\"0\" role=\"group\" aria-label=\"");
         md_put_escaped_cstr(out, o->label_math ? o->label_math : "Formula");
+        if (number)
+            buf_printf(out, " (%zu)", number);
         buf_puts(out, "\">");
         buf_puts(out, html);
+        /* its number, at the right of the line (the theme's style) */
+        if (number)
+            buf_printf(out, "<span class=\"eqno\" aria-hidden=\"true\">(%zu)</span>", number);
         buf_puts(out, "</span>");
         return;
     }

@@ -245,8 +245,7 @@ TEST(renderer_and_error_positions)
 }
 
 /* \label in display formulas: numbered in the page's order, one number a
- * formula, shown by a \tag at its end (a numbering environment unwrapped),
- * the box's id; \eqref and \ref the number, as text in formulas and links
+ * formula, shown after it (the label taken out of the TeX), the box's id; \eqref and \ref the number, as text in formulas and links
  * in the page's text, before or after the label; code untouched. */
 TEST(equation_references)
 {
@@ -270,9 +269,12 @@ TEST(equation_references)
     OK(strstr(r.html, "<p>See <a class=\"eqref\" href=\"#eq_b\">(2)</a> and <a class=\"eqref\" "
                       "href=\"#first\">1</a>; \\eqref{none} stays.</p>") != NULL);
     OK(strstr(r.html, "id=\"first\"") != NULL);
-    OK(strstr(r.html, "<math display=\"block\">\nx \n \\tag{1}</math>") != NULL);
-    OK(strstr(r.html, "<span id=\"eq:c\"></span><span class=\"math-scroll\" id=\"eq_b\"") != NULL);
-    OK(strstr(r.html, "\\begin{aligned}a &= b  \\\\ c &= d \\end{aligned} \\tag{2}") != NULL);
+    OK(strstr(r.html, "<span class=\"math-scroll numbered\" id=\"first\" tabindex=\"0\" role=\"group\" "
+                      "aria-label=\"Formula (1)\"><math display=\"block\">\\begin{equation}\nx \n"
+                      "\\end{equation}</math><span class=\"eqno\" aria-hidden=\"true\">(1)</span></span>") != NULL);
+    OK(strstr(r.html, "<span id=\"eq:c\"></span><span class=\"math-scroll numbered\" id=\"eq_b\"") != NULL);
+    OK(strstr(r.html, "\\begin{align}a &= b  \\\\ c &= d \\end{align}</math><span class=\"eqno\" "
+                      "aria-hidden=\"true\">(2)</span>") != NULL);
     OK(strstr(r.html, "<math>y = \\text{(1)}</math>") != NULL);
     OK(strstr(r.html, "<code>\\ref{first}</code>") != NULL);
     /* a reference to no label, in a formula: an error at it */
