@@ -714,7 +714,7 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
                 i = le + (le < n);
                 continue;
             }
-            char ch;
+            char ch = 0;
             size_t f = fence_at(s, n, i, &ch);
             if (f) {
                 size_t e = fence_block_end(s, n, i, ch, f);
@@ -1084,7 +1084,7 @@ static void relink(imp *m, import_page *p, const char *s, size_t n, buf *out)
     bool bol = true;
     while (i < n) {
         if (bol) {
-            char ch;
+            char ch = 0;
             size_t f = fence_at(s, n, i, &ch);
             if (f && (!flen || (ch == fch && f >= flen))) {
                 flen = flen ? 0 : f;
@@ -1234,11 +1234,11 @@ static void kramdown_notes(imp *m, import_page *p)
         size_t e = i;
         while (e < n && s[e] != '\n')
             e++;
-        char ch;
+        char ch = 0;
         size_t f = fence_at(s, n, i, &ch);
         size_t k = indent_end(s, i, e);
-        const char *kind;
-        size_t nkind;
+        const char *kind = NULL;
+        size_t nkind = 0;
         ial_kind t = flen || f ? IAL_NONE : block_ial(s, k, e, &kind, &nkind);
         if (f && (!flen || (ch == fch && f >= flen))) {
             flen = flen ? 0 : f;
@@ -1285,11 +1285,11 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
         while (e < n && s[e] != '\n')
             e++;
         size_t next = e + (e < n);
-        char ch;
+        char ch = 0;
         size_t f = fence_at(s, n, i, &ch);
         size_t k = indent_end(s, i, e);
-        const char *kind;
-        size_t nkind;
+        const char *kind = NULL;
+        size_t nkind = 0;
         bool code = flen || f;
         ial_kind t = code ? IAL_NONE : block_ial(s, k, e, &kind, &nkind);
         if (f && (!flen || (ch == fch && f >= flen))) {
