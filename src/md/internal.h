@@ -254,9 +254,9 @@ bool md_math_code_block(md_walk *w, buf *out, cmark_node *n);
 
 /* Equation references: every `\label{key}` of the page's display formulas,
  * numbered in the page's order (labels, an md_vec of md_eqlabel). A
- * formula's labels become `\tag{n}` and ids on it, `\eqref{key}` and
- * `\ref{key}` the number, "(n)" and "n": in formulas as text, in the
- * page's text as links. */
+ * labelled formula shows its number after it and takes its labels as ids;
+ * `\eqref{key}` and `\ref{key}` are the number, "(n)" and "n": in formulas
+ * as text, in the page's text as links. */
 typedef struct md_eqlabel {
     const char *key;
     size_t len, num;

@@ -29,7 +29,6 @@
  * of the offending character when the renderer says which, else at the
  * formula's start. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,9 +377,8 @@ void md_math_text_refs(md_walk *w, buf *out, const char *lit)
 
 /* The TeX without its labels (display; the formula's number at *number)
  * and with its references as the numbers; the keys of its labels at *ids
- * (n of them, at most 16). NULL
- * when there is nothing to change, or at a reference to no label (an
- * error, reported). */
+ * (n of them, at most 16). NULL when there is nothing to change, or at a
+ * reference to no label (an error, reported). */
 static const char *number_tex(md_walk *w, const char *tex, size_t len, bool display, int line, int col,
                               size_t *out_len, const char **ids, size_t *nids, size_t *number, bool *failed)
 {

@@ -336,14 +336,14 @@ static void put_anchor_close(buf *b)
     buf_puts(b, "\" aria-hidden=\"true\" tabindex=\"-1\">#</a>");
 }
 
-/* Writes what cmark-gfm writes when leaving n (markup only, no side
- * effects); used both by the walk and to close open elements at
- * <!--more-->. */
 static bool is_deflist(const md_walk *r, cmark_node *p)
 {
     return md_ext_on(r, MD_EXT_DEFINITION_LISTS) && !r->reference && md_deflist_para(p);
 }
 
+/* Writes what cmark-gfm writes when leaving n (markup only, no side
+ * effects); used both by the walk and to close open elements at
+ * <!--more-->. */
 static void emit_exit(md_walk *r, buf *b, cmark_node *n)
 {
     switch (cmark_node_get_type(n)) {
@@ -358,7 +358,7 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
         buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
         break;
     case CMARK_NODE_PARAGRAPH:
-        if (is_deflist(r, n)) /* it ends in a definition */
+        if (n == r->deflist) /* a definition list: it ends in a definition */
             buf_puts(b, md_deflist_closes(n) ? "</dd>\n</dl>\n" : "</dd>\n");
         else if (!in_tight_list(n))
             buf_puts(b, "</p>\n");
