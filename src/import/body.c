@@ -594,6 +594,18 @@ static const char *box_title(imp *m, const char *kind, size_t n, const char *box
     return c;
 }
 
+/* Writes the opening tag of sheaf's box, {{% tip title="…" %}} (a title
+ * holding both kinds of quote is left out). */
+static void open_box(buf *out, const char *box, const char *title)
+{
+    buf_printf(out, "{{%% %s", box);
+    if (title && !strchr(title, '"'))
+        buf_printf(out, " title=\"%s\"", title);
+    else if (title && !strchr(title, '\''))
+        buf_printf(out, " title='%s'", title);
+    buf_puts(out, " %}}");
+}
+
 /* A theme's callout box — hugo-coder's {{< notice tip "Title" >}},
  * hugo-book's {{< hint danger >}}, Docsy's {{% alert title="T"
  * color="warning" %}}, LoveIt's {{< admonition type=tip title="T" >}},
@@ -704,15 +716,17 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
          * in the block as a whole (an escape may span its lines) */
         if (i == 0 || s[i - 1] == '\n') {
             /* hugo-book's column separator, in unwrapped columns */
-            size_t le = i;
-            while (le < n && s[le] != '\n')
-                le++;
-            size_t ls = indent_end(s, i, le), lz = le;
-            while (lz > ls && (s[lz - 1] == ' ' || s[lz - 1] == '\r'))
-                lz--;
-            if (ncolumns && lz - ls == 5 && !strncmp(s + ls, "<--->", 5)) {
-                i = le + (le < n);
-                continue;
+            if (ncolumns) {
+                size_t le = i;
+                while (le < n && s[le] != '\n')
+                    le++;
+                size_t ls = indent_end(s, i, le), lz = le;
+                while (lz > ls && (s[lz - 1] == ' ' || s[lz - 1] == '\r'))
+                    lz--;
+                if (lz - ls == 5 && !strncmp(s + ls, "<--->", 5)) {
+                    i = le + (le < n);
+                    continue;
+                }
             }
             char ch = 0;
             size_t f = fence_at(s, n, i, &ch);
@@ -777,26 +791,23 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             i = after;
             continue;
         }
-        const char *wrap_end = NULL;
-        const char *wrap_close = !closing && !self_closing && nrenamed < sizeof renamed / sizeof *renamed &&
-                                         is_layout(name, nn)
-                                     ? closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name),
-                                                   &wrap_end)
-                                     : NULL;
-        if (wrap_close && nrenamed && renamed[nrenamed - 1].at < (size_t)(wrap_close - s))
-            wrap_close = NULL; /* it would close outside its parent */
         const char *box_title = NULL;
         const char *box = closing || self_closing ? NULL : callout(m, &t, name, nn, &box_title);
-        const char *box_end = NULL;
-        const char *box_close = box && nrenamed < sizeof renamed / sizeof *renamed
-                                    ? closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name),
-                                                  &box_end)
-                                    : NULL;
         bool katex = nn == 5 && !strncmp(name, "katex", 5), math = nn == 4 && !strncmp(name, "math", 4);
-        const char *math_end = NULL;
-        const char *math_stop = !closing && !self_closing && (katex || math)
-                                    ? closing_tag(s, n, after, katex ? "/katex" : "/math", &math_end)
-                                    : NULL;
+        bool layout = is_layout(name, nn);
+        /* the closing tag of a pair this tag opens: a callout, a layout,
+         * an inline shortcode, a theme's katex or math */
+        const char *pair_end = NULL;
+        const char *pair = !closing && !self_closing && (box || layout || inline_sc || katex || math)
+                               ? closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name), &pair_end)
+                               : NULL;
+        bool room = nrenamed < sizeof renamed / sizeof *renamed;
+        const char *math_stop = katex || math ? pair : NULL, *math_end = pair_end;
+        const char *box_close = box && room ? pair : NULL;
+        /* a layout is unwrapped only when it closes inside its parent */
+        bool inside = pair && (!nrenamed || renamed[nrenamed - 1].at >= (size_t)(pair - s));
+        const char *wrap_close = layout && room && inside ? pair : NULL;
+        const char *wrap_end = pair_end;
         if (!closing && ((nn == 3 && !strncmp(name, "ref", 3)) || (nn == 6 && !strncmp(name, "relref", 6))) &&
             t.count >= 2) {
             bool lit;
@@ -858,12 +869,7 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             continue;
         } else if (box_close && (!nrenamed || renamed[nrenamed - 1].at > (size_t)(box_close - s))) {
             /* a theme's callout → sheaf's; its closing tag renamed when reached */
-            buf_printf(out, "{{%% %s", box);
-            if (box_title && !strchr(box_title, '"'))
-                buf_printf(out, " title=\"%s\"", box_title);
-            else if (box_title && !strchr(box_title, '\''))
-                buf_printf(out, " title='%s'", box_title);
-            buf_puts(out, " %}}");
+            open_box(out, box, box_title);
             renamed[nrenamed].at = (size_t)(box_close - s);
             renamed[nrenamed].columns = false;
             renamed[nrenamed++].text = arena_printf(m->a, "{{%% /%s %%}}", box);
@@ -915,8 +921,7 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
              * One that only holds text (no {{ action }}) prints it: kept,
              * unwrapped; one with actions is code sheaf cannot run:
              * removed, and said */
-            const char *ce = NULL;
-            const char *stop = closing_tag(s, n, after, arena_printf(m->a, "/%.*s", (int)nn, name), &ce);
+            const char *ce = pair_end, *stop = pair;
             size_t z = stop ? (size_t)(stop - s) : after;
             bool actions = false;
             for (size_t k = after; k + 2 < z && !actions; k++)
@@ -984,6 +989,18 @@ static size_t fence_at(const char *s, size_t n, size_t i, char *ch)
         }
     }
     return 0;
+}
+
+/* A fence line (f chars ch) opens a code block, or closes the open one
+ * (*flen chars *fch; 0 when none is open): whether it did, with the state
+ * updated. */
+static bool fence_toggle(size_t f, char ch, size_t *flen, char *fch)
+{
+    if (!f || (*flen && (ch != *fch || f < *flen)))
+        return false;
+    *flen = *flen ? 0 : f;
+    *fch = ch;
+    return true;
 }
 
 /* The end of the code span opening at s[i] (a run of backticks): past
@@ -1086,14 +1103,9 @@ static void relink(imp *m, import_page *p, const char *s, size_t n, buf *out)
         if (bol) {
             char ch = 0;
             size_t f = fence_at(s, n, i, &ch);
-            if (f && (!flen || (ch == fch && f >= flen))) {
-                flen = flen ? 0 : f;
-                fch = ch;
-            } else if (!flen) {
+            if (!fence_toggle(f, ch, &flen, &fch) && !flen) {
                 /* [label]: /url */
-                size_t k = i;
-                while (k < n && k - i < 3 && s[k] == ' ')
-                    k++;
+                size_t k = indent_end(s, i, n);
                 if (k < n && s[k] == '[') {
                     const char *c = memchr(s + k, ']', n - k);
                     if (c && (size_t)(c - s) + 2 < n && c[1] == ':' && c[2] == ' ') {
@@ -1240,10 +1252,8 @@ static void kramdown_notes(imp *m, import_page *p)
         const char *kind = NULL;
         size_t nkind = 0;
         ial_kind t = flen || f ? IAL_NONE : block_ial(s, k, e, &kind, &nkind);
-        if (f && (!flen || (ch == fch && f >= flen))) {
-            flen = flen ? 0 : f;
-            fch = ch;
-        } else if (t == IAL_TOC) {
+        fence_toggle(f, ch, &flen, &fch);
+        if (t == IAL_TOC) {
             note_at(m, p, k, s + k, e - k,
                     "removed (with the list item above it): sheaf's theme shows a table of contents on a page "
                     "with three headings or more");
@@ -1292,10 +1302,7 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
         size_t nkind = 0;
         bool code = flen || f;
         ial_kind t = code ? IAL_NONE : block_ial(s, k, e, &kind, &nkind);
-        if (f && (!flen || (ch == fch && f >= flen))) {
-            flen = flen ? 0 : f;
-            fch = ch;
-        }
+        fence_toggle(f, ch, &flen, &fch);
         size_t line_start = out->len;
         if (t == IAL_PROMPT && (quote != SIZE_MAX || para != SIZE_MAX)) {
             /* > text … {: .prompt-tip } (Chirpy), text … {: .notice--info }
@@ -1306,8 +1313,8 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
             buf_truncate(out, from);
             const char *box = box_for(arena_strndup(m->a, kind, nkind));
             const char *title = box_title(m, kind, nkind, box);
-            buf_printf(out, "{{%% %s%s%s%s %%}}\n", box, title ? " title=\"" : "", title ? title : "",
-                       title ? "\"" : "");
+            open_box(out, box, title);
+            buf_putc(out, '\n');
             for (size_t a = 0; a < q.len;) {
                 size_t b = a;
                 while (b < q.len && q.data[b] != '\n')
