@@ -1,7 +1,7 @@
 # Code highlighting: highlight.js's language definitions, compiled into C
 # data at build time (tools/hl, see docs/highlighting.md). hljs_tool runs
 # highlight.js in Duktape once per build; sheaf itself runs no JavaScript.
-pkg_check_modules(DUKTAPE REQUIRED IMPORTED_TARGET duktape)
+# PkgConfig::DUKTAPE comes from CMakeLists.txt (Debian's, or the static one).
 set(HLJS_JS /usr/share/javascript/highlight.js/highlight.js CACHE FILEPATH
     "highlight.js 9.18 (Debian's libjs-highlight.js), the language definitions")
 if(NOT EXISTS ${HLJS_JS})

@@ -56,6 +56,9 @@ const cli_command *cli_command_find(const char *name);
 /* A command's --help: the usage line, the paragraph, and one aligned line
  * per word and flag. */
 void cli_print_usage(FILE *f, const cli_command *c);
+/* `sheaf --version`: the version, the git commit, the target and how it
+ * is linked, and the KaTeX and highlight.js compiled in (version.c). */
+void cli_print_version(FILE *f);
 /* `sheaf --help`. */
 void cli_print_main_usage(FILE *f);
 

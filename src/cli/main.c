@@ -6,10 +6,6 @@
 
 #include "cli/cli.h"
 
-#ifndef SHEAF_VERSION
-#define SHEAF_VERSION "0.0.0"
-#endif
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -22,7 +18,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-        printf("sheaf %s\n", SHEAF_VERSION);
+        cli_print_version(stdout);
         return 0;
     }
     const cli_command *c = cli_command_find(cmd);
