@@ -22,14 +22,15 @@
  * gets the current state at once. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -99,6 +100,65 @@ void serve_server_set_site(serve_server *s, const char *site_dir)
 
 /* ---- listening socket ---- */
 
+/* A numeric IPv4 or IPv6 address with `port`, into ss. */
+static bool numeric_address(const char *name, int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, name, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        *len = sizeof *s4;
+        return true;
+    }
+    if (inet_pton(AF_INET6, name, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *s6;
+        return true;
+    }
+    return false;
+}
+
+/* The address `host` names for --bind: a numeric IPv4 or IPv6 address
+ * (brackets allowed), `localhost` (127.0.0.1), or a name in /etc/hosts. No
+ * DNS and no NSS: a bind address is this machine's, and a static binary's
+ * getaddrinfo would load the NSS modules of whatever glibc the machine has
+ * (docs/install.md). Returns false when it names none of those. */
+static bool bind_address(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char name[256];
+    size_t n = strlen(host);
+    if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+        host++;
+        n -= 2;
+    }
+    if (n == 0 || n >= sizeof name)
+        return false;
+    memcpy(name, host, n);
+    name[n] = '\0';
+    if (!strcasecmp(name, "localhost"))
+        strcpy(name, "127.0.0.1");
+    if (numeric_address(name, port, ss, len))
+        return true;
+    /* /etc/hosts: "address name alias…" lines, `#` to the end of a line. */
+    FILE *f = fopen("/etc/hosts", "re");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#\n")] = '\0';
+        char *save = NULL, *addr = strtok_r(line, " \t", &save), *w;
+        while (addr && !found && (w = strtok_r(NULL, " \t", &save)))
+            if (!strcasecmp(w, name))
+                found = numeric_address(addr, port, ss, len);
+    }
+    fclose(f);
+    return found;
+}
+
 int serve_listen(const char *host, int port, char **url, diag_list *d)
 {
     *url = NULL;
@@ -106,28 +166,24 @@ int serve_listen(const char *host, int port, char **url, diag_list *d)
         diag_error(d, NULL, 0, 0, "port %d is out of range (0-65535)", port);
         return -1;
     }
-    struct addrinfo hints = { 0 }, *ai = NULL;
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    char portstr[8];
-    snprintf(portstr, sizeof portstr, "%d", port);
-    int rc = getaddrinfo(host, portstr, &hints, &ai);
-    if (rc != 0) {
-        diag_error(d, NULL, 0, 0, "cannot listen on '%s': %s", host, gai_strerror(rc));
+    struct sockaddr_storage want;
+    socklen_t want_len;
+    if (!bind_address(host, port, &want, &want_len)) {
+        diag_error(d, NULL, 0, 0,
+                   "cannot listen on '%s': not an IP address, 'localhost' or a name in /etc/hosts",
+                   host);
         return -1;
     }
-    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(want.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         diag_error(d, NULL, 0, 0, "cannot create a socket: %s", strerror(errno));
-        freeaddrinfo(ai);
         return -1;
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (ai->ai_family == AF_INET6)
+    if (want.ss_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+    if (bind(fd, (struct sockaddr *)&want, want_len) != 0 || listen(fd, 64) != 0) {
         int e = errno;
         if (e == EADDRINUSE)
             diag_error(d, NULL, 0, 0,
@@ -138,7 +194,6 @@ int serve_listen(const char *host, int port, char **url, diag_list *d)
             diag_error(d, NULL, 0, 0, "cannot listen on %s port %d: %s (try another --bind or --port)",
                        host, port, strerror(e));
         close(fd);
-        freeaddrinfo(ai);
         return -1;
     }
     struct sockaddr_storage ss;
@@ -164,7 +219,6 @@ int serve_listen(const char *host, int port, char **url, diag_list *d)
         else
             buf_printf(&u, "http://%s:%d/", addr, actual);
     }
-    freeaddrinfo(ai);
     *url = buf_detach(&u, NULL);
     return fd;
 }

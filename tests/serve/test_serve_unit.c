@@ -566,6 +566,43 @@ TEST(listen_errors)
     diag_list_free(d);
 }
 
+/* --bind's names are read without DNS or NSS (a static binary has none):
+ * numbers, bracketed IPv6, localhost, and /etc/hosts. */
+static bool listens_at(const char *host, const char *url_start)
+{
+    diag_list *d = diag_list_new();
+    char *url = NULL;
+    int fd = serve_listen(host, 0, &url, d);
+    bool ok = fd >= 0 && url && !strncmp(url, url_start, strlen(url_start));
+    if (fd >= 0)
+        close(fd);
+    free(url);
+    diag_list_free(d);
+    return ok;
+}
+
+TEST(bind_names)
+{
+    OK(listens_at("localhost", "http://127.0.0.1:"));
+    OK(listens_at("LocalHost", "http://127.0.0.1:"));
+    OK(listens_at("127.0.0.1", "http://127.0.0.1:"));
+    OK(listens_at("[::1]", "http://[::1]:") || listens_at("127.0.0.1", "")); /* no IPv6: skip */
+    OK(listens_at("::1", "http://[::1]:") || listens_at("127.0.0.1", ""));
+    diag_list *d = diag_list_new();
+    char *url = NULL;
+    OK(serve_listen("no-such-name.invalid", 0, &url, d) == -1);
+    OK(serve_listen("", 0, &url, d) == -1);
+    EQ_INT(diag_error_count(d), 2);
+    if (diag_count(d)) {
+        buf m = BUF_INIT;
+        diag_format(diag_get(d, 0), &m);
+        EQ_STR(m.data, "sheaf: error: cannot listen on 'no-such-name.invalid': not an IP address, "
+                       "'localhost' or a name in /etc/hosts");
+        buf_release(&m);
+    }
+    diag_list_free(d);
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -575,6 +612,7 @@ int main(void)
         return 1;
     }
     RUN(resolve_paths);
+    RUN(bind_names);
     RUN(host_header);
     RUN(mime_types);
     RUN(etags);
