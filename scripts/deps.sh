@@ -1,17 +1,22 @@
 #!/bin/sh
 # deps.sh — install what is missing, with Debian's apt (run as root).
 #   scripts/deps.sh build   the libraries and tools needed to build sheaf
+#   scripts/deps.sh release the above plus what scripts/release.sh uses
 #   scripts/deps.sh test    the above plus what the test suite uses
 # Installs nothing when everything is already there, so it is cheap to run.
 set -eu
 
 build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev libtomlplusplus-dev libmicrohttpd-dev libutf8proc-dev libpcre2-dev duktape-dev libjs-highlight.js libbtparse-dev libjs-katex"
-test_pkgs="$build_pkgs clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
+# The release files (scripts/release.sh): a Debian package and its source
+# packages' tools, and what checks the binary is static.
+release_pkgs="$build_pkgs dpkg-dev file"
+test_pkgs="$release_pkgs mmdebstrap lintian clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;
+    release) want=$release_pkgs ;;
     test) want=$test_pkgs ;;
-    *) echo "usage: $0 build|test" >&2; exit 2 ;;
+    *) echo "usage: $0 build|release|test" >&2; exit 2 ;;
 esac
 
 missing=""

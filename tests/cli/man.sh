@@ -20,7 +20,7 @@ for page in "$src"/man/man1/*.1; do
     name=$(basename "$page" .1)
     found=$(MANPATH="$tmp/prefix/share/man" man -w "$name" 2>/dev/null) ||
         { echo "FAIL: man -w $name after cmake --install"; status=1; continue; }
-    [ "$found" = "$tmp/prefix/share/man/man1/$name.1" ] ||
+    [ "$found" = "$tmp/prefix/share/man/man1/$name.1.gz" ] ||
         { echo "FAIL: man -w $name: $found"; status=1; }
 done
 MANPATH="$tmp/prefix/share/man" MANWIDTH=80 man sheaf 2>&1 | grep -q 'sheaf - a static blog and site generator' ||
