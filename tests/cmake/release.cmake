@@ -18,3 +18,13 @@ add_test(NAME release/container COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/release/c
 add_test(NAME release/recipes COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/release/recipes.sh ${release_dist})
 set_tests_properties(release/static-root release/deb release/container release/recipes PROPERTIES
                      FIXTURES_REQUIRED release TIMEOUT 900 LABELS "slow;no-asan" SKIP_RETURN_CODE 77)
+
+# `sheaf --version` names the version, the commit (or "unknown" outside a
+# git checkout: cmake/version.cmake run on a folder that is not one), the
+# target and linkage, and the KaTeX and highlight.js compiled in.
+add_test(NAME cli/version COMMAND sheaf --version)
+set_tests_properties(cli/version PROPERTIES PASS_REGULAR_EXPRESSION
+  "^sheaf ${PROJECT_VERSION} \\(commit ([0-9a-f]+(-dirty)?|unknown), linux-[a-z0-9_]+, (static|dynamic)\\)\nKaTeX [0-9]+\\.[0-9]+\\.[0-9]+, highlight\\.js [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+add_test(NAME cli/version-outside-git
+         COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_COMMAND} -DSRC_DIR=$d -DOUT=$d/v.h -P ${CMAKE_SOURCE_DIR}/cmake/version.cmake && cat $d/v.h && rm -rf $d")
+set_tests_properties(cli/version-outside-git PROPERTIES PASS_REGULAR_EXPRESSION "#define SHEAF_GIT_COMMIT \"unknown\"")

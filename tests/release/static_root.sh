@@ -14,7 +14,8 @@ file -b "$bin" | grep -q 'statically linked' || fail "file: $(file -b "$bin")"
 ldd "$bin" >/dev/null 2>&1 && fail "ldd lists libraries: $(ldd "$bin")"
 size=$(stat -c %s "$bin")
 [ "$size" -lt 15000000 ] || fail "the binary is $size bytes, over 15 MB"
-echo "ok static, $size bytes"
+"$bin" --version | grep -q "^sheaf $version (commit .*, static)$" || fail "--version: $("$bin" --version)"
+echo "ok static, $size bytes: $("$bin" --version | head -1)"
 
 tmp=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
