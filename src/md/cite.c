@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "md/internal.h"
+#include "util/xalloc.h"
 
 static cmark_syntax_extension *ext;
 static cmark_node_type CITE;
@@ -149,9 +150,7 @@ static const char *lit(cmark_node *n, size_t *len)
 
 static void set_lit(cmark_node *n, const char *s, size_t len)
 {
-    char *t = malloc(len + 1);
-    memcpy(t, s, len);
-    t[len] = 0;
+    char *t = xstrndup(s, len);
     cmark_node_set_literal(n, t);
     free(t);
 }
@@ -350,7 +349,7 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
         cmark_node *x = cmark_iter_get_node(it);
         if (ev == CMARK_EVENT_ENTER && x->type == CITE) {
             if (n == cap)
-                v = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+                v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
             v[n++] = x;
         }
     }
@@ -429,9 +428,7 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     md_cite items[64];
     size_t ni = 0;
     size_t len = (size_t)n->content.size;
-    char *copy = malloc(len + 1);
-    memcpy(copy, n->content.ptr, len);
-    copy[len] = 0;
+    char *copy = xstrndup((const char *)n->content.ptr, len);
     char *s = copy;
     while (s && *s && ni < sizeof items / sizeof *items) {
         char *end = strchr(s, 0x1e);

@@ -30,6 +30,7 @@
 
 #include "hl/hl.h"
 #include "md/internal.h"
+#include "util/xalloc.h"
 
 const md_ext md_ext_highlight = { 0 };
 
@@ -47,9 +48,7 @@ static void mark_lines(code_opts *o, long from, long to)
     if (from < 1 || to < from || to > 100000)
         return;
     if ((size_t)to > o->nhl) {
-        o->hl = realloc(o->hl, (size_t)to);
-        if (!o->hl)
-            abort();
+        o->hl = xrealloc(o->hl, (size_t)to);
         memset(o->hl + o->nhl, 0, (size_t)to - o->nhl);
         o->nhl = (size_t)to;
     }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "md/internal.h"
+#include "util/xalloc.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define NO_ARENA 1
@@ -80,11 +81,7 @@ static chunk *new_chunk(size_t want)
     size_t cap = 256 * 1024;
     while (cap < want)
         cap *= 2;
-    chunk *c = malloc(sizeof(chunk) + cap);
-    if (!c) {
-        fputs("sheaf: out of memory\n", stderr);
-        abort();
-    }
+    chunk *c = xmalloc(sizeof(chunk) + cap);
     c->next = NULL;
     c->cap = cap;
     c->used = 0;
@@ -171,11 +168,7 @@ cmark_mem *md_mem_begin(void)
     return cmark_get_default_mem_allocator();
 #endif
     pthread_once(&kept_once, make_key);
-    page_mem *m = malloc(sizeof *m);
-    if (!m) {
-        fputs("sheaf: out of memory\n", stderr);
-        abort();
-    }
+    page_mem *m = xmalloc(sizeof *m);
     m->first = pthread_getspecific(kept_key);
     if (!m->first)
         m->first = new_chunk(0);

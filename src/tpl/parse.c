@@ -17,6 +17,7 @@
 
 #include "tpl/internal.h"
 #include "util/vec.h"
+#include "util/xalloc.h"
 
 typedef struct parser {
     const char *path;
@@ -1497,10 +1498,10 @@ done:;
 tpl_template *tpl_parse(const char *name, const char *path, const char *src, size_t len,
                         tpl_names *names, diag_list *d)
 {
-    tpl_template *t = calloc(1, sizeof *t);
+    tpl_template *t = xcalloc(1, sizeof *t);
     t->a = arena_new();
-    t->name = strdup(name);
-    t->path = strdup(path);
+    t->name = xstrdup(name);
+    t->path = xstrdup(path);
     token *toks;
     size_t ntoks;
     if (!tpl_lex(t->path, src, len, t->a, names, &toks, &ntoks, d)) {
