@@ -1,23 +1,29 @@
-/* bib: BibTeX / BibLaTeX bibliographies, read with libbtparse.
+/* bib: BibTeX / BibLaTeX bibliographies, read by sheaf's own BibTeX
+ * reader (read.c, names.c, tex.c).
  *
  * A bibliography is the entries of one or more `.bib` files: `@string`
- * macros expanded, `crossref` fields followed (a child takes every field it
- * lacks from its parent, and the parent's title as its booktitle), name
- * lists split into given / von / family / jr parts, and every text turned
- * from TeX into plain Unicode (`M{\"u}ller` → Müller, `{SGD}` → SGD, `--`
- * → –, `~` → a no-break space); UTF-8 text is kept as it is. Comments and
- * preambles are skipped.
+ * macros expanded (and the month macros jan … dec, as BibTeX's styles
+ * define them), `#` concatenations joined, `crossref` fields followed (a
+ * child takes every field it lacks from its parent, and the parent's title
+ * as its booktitle), name lists split into given / von / family / jr parts
+ * by BibTeX's rules, and every text turned from TeX into plain Unicode
+ * (`M{\"u}ller` → Müller, `{SGD}` → SGD, `--` → –, `~` → a no-break
+ * space); UTF-8 text is kept as it is. `@comment`, `@preamble`, `%` lines
+ * and other text between entries are skipped.
  *
- * Problems are reported at the .bib's file:line — a syntax error at the
- * line where the broken entry starts (and, for an unbalanced brace, where
- * the runaway value starts), a duplicate key at both places, a missing
- * file at the key that names it — and the entries that did parse are kept.
+ * Problems are reported at the .bib's file:line:col where they are — a
+ * missing comma at the field after it, an unbalanced brace at the value
+ * that never closes (naming where it runs to), a duplicate field or an
+ * unknown macro where it is written, a duplicate key at both places, a
+ * missing file at the key that names it. After a broken entry the reader
+ * goes on at the next `@` at the start of a line, so one run shows every
+ * broken entry, and the entries that did parse are kept.
  *
- * libbtparse keeps global state (its macro table, its error counts),
- * prints its messages itself and crashes on some malformed files: each
- * file is parsed in a child process (fork), so a crash there is an error at
- * the entry it stopped on, and bib_load may be called from any thread.
- * Everything it returns lives in the caller's arena. */
+ * Bounded: reading is linear in the file; macro text copied into values is
+ * capped (BIB_VALUE_MAX per value, BIB_EXPANSION_MAX per file), an error at
+ * the macro use past either. Nothing is global: bib_load may be called
+ * from any thread (each with its own bib). Everything it returns lives in
+ * the caller's arena. */
 #ifndef SHEAF_BIB_H
 #define SHEAF_BIB_H
 
@@ -26,6 +32,14 @@
 
 #include "diag/diag.h"
 #include "util/arena.h"
+
+/* A value may be at most 1 MiB once its macros are expanded; one file's
+ * macros may copy at most 64 MiB into its values (and @string values) in
+ * all. docs/internals.md, "Budgets". */
+enum { BIB_VALUE_MAX = 1 << 20, BIB_EXPANSION_MAX = 64 << 20 };
+/* After this many errors in one file, one more says so and the rest of
+ * the file is not read. */
+enum { BIB_ERRORS_MAX = 100 };
 
 typedef struct bib_name {
     const char *given, *von, *family, *jr; /* "" when absent */
@@ -72,6 +86,12 @@ const char *bib_suggest(const bib *b, const char *key);
 /* A field's text, or NULL. */
 const char *bib_field_get(const bib_entry *e, const char *name);
 void bib_free(bib *b);
+
+/* A name list (an author or editor field's TeX, macros expanded) split
+ * into names at ` and `, each cut into its parts as BibTeX does; parts are
+ * text (bib_tex_to_text). Empty names are left out. The array is in a;
+ * *n its length. */
+bib_name *bib_split_names(arena *a, const char *tex, size_t *n);
 
 /* TeX → Unicode text, in a: accents and special letters become their
  * characters (NFC), braces go, `--`/`---` become dashes, `~` a no-break
