@@ -473,6 +473,10 @@ TEST(syntax_errors)
     E("@ {x}", "t.bib:1:2: error: expected an entry type after '@' (like @article{key, …}), found '{'");
     E("@misc k\n", "t.bib:1:7: error: expected '{' or '(' after '@misc', found 'k'");
     E("@misc\n@book{k}", "t.bib:1:6: error: expected '{' or '(' after '@misc', found the next entry (line 2)");
+    E("@misc{a, t = {x}\x01}",
+      "t.bib:1:17: error: expected ',' or '}' after the value of 't', found a control character (0x01)");
+    E("@misc{a, t = {x} 分布式训练分布式训练分布式训练分布式训练}",
+      "t.bib:1:18: error: expected ',' or '}' after the value of 't', found '分布式训练分布式训练分布式…'");
     /* an '@' inside a line is text between entries */
     E("write to me@example.org, or @ home\n", "");
     /* a value that swallows the next entry, then breaks: said at the value;
