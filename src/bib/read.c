@@ -217,8 +217,6 @@ static const char *found(const reader *r, size_t pos, char out[80])
         while (more && j > pos + 1 && ((unsigned char)r->s[j] & 0xC0) == 0x80)
             j--; /* not inside a UTF-8 character */
         snprintf(out, 80, "'%.*s%s'", (int)(j - pos), r->s + pos, more ? "…" : "");
-    } else if (r->s[pos] == '\n' || r->s[pos] == '\r') {
-        snprintf(out, 80, "the end of the line");
     } else if ((unsigned char)r->s[pos] < ' ' || r->s[pos] == 0x7f) {
         snprintf(out, 80, "a control character (0x%02x)", (unsigned char)r->s[pos]);
     } else {

@@ -330,12 +330,17 @@ TEST(names)
     N("Émile Zola", "[Émile||Zola|]");
     N("Ana émile Zola", "[Ana|émile|Zola|]");
     N("Ana 王 Zola", "[Ana 王||Zola|]");
+    N("{\\relax{}x}oo Bar", "[|xoo|Bar|]");      /* in a special character, past inner groups */
+    N("{\\relax 1} Bar", "[1||Bar|]");           /* a special character with no letter */
+    N("{A{b}c}d Bar", "[|Abcd|Bar|]");            /* a plain group has no letter of the token's */
+    N("Ab \xff\xfez Cd", "[Ab|\xff\xfez|Cd|]");    /* bytes that are no character */
     /* lists: ' and ' at brace depth 0, any case; empty names left out */
     N("Lian, Xiangru and Zhang, Ce", "[Xiangru||Lian|][Ce||Zhang|]");
     N("A AND B aNd C", "[||A|][||B|][||C|]");
     N("{Barnes and Noble} and Lee", "[||Barnes and Noble|][||Lee|]");
     N("Foo and others", "[||Foo|][||others|]");
     N("A and and B", "[||A|][||B|]");
+    N("A and - and B", "[||A|][||B|]");
     N("and Foo", "[|and|Foo|]");
     N("Foo and", "[Foo||and|]");
     N("Band Anderson and Sand", "[Band||Anderson|][||Sand|]");
@@ -459,6 +464,34 @@ TEST(syntax_errors)
     E("@string{b = nosuch}\n@string{c = b # b}\n@misc{a, t = c}",
       "t.bib:1:13: error: unknown @string macro 'nosuch' in the value of @string 'b' (an @string must "
       "come before the entries that use it; a text value needs {…} or \"…\")");
+    E("@string{a = }",
+      "t.bib:1:13: error: expected the value of @string 'a' ({…}, \"…\", a number or an @string "
+      "name), found '}'");
+    E("@preamble{ , }",
+      "t.bib:1:12: error: expected the value of this @preamble ({…}, \"…\", a number or an @string "
+      "name), found ','");
+    E("@preamble{\"x\"\n@misc{k}",
+      "t.bib:1:14: error: this entry is not closed: expected '}' after the value of this @preamble, "
+      "before the next entry (line 2)");
+    E("@misc{a,\n@misc{b}",
+      "t.bib:1:9: error: entry 'a' is not closed: expected '}' after the key 'a', before the next "
+      "entry (line 2)");
+    /* after an error, an '@' inside a line is no place to go on */
+    E("@misc{a b} x @misc{c}\n@misc{d, t = and}",
+      "t.bib:1:9: error: expected ',' or '}' after the key 'a', found 'b'\n"
+      "t.bib:2:14: error: unknown @string macro 'and' in the value of 't' (an @string must come before "
+      "the entries that use it; a text value needs {…} or \"…\")");
+    EQ_STR(field_of("@misc{k, email = {me@example.org}}", "email", a), "me@example.org");
+    /* an '@' starting a line inside a value, but not an entry */
+    EQ_STR(field_of("@misc{k, t = {a\n@\n@ {\n  @x y\n}}}", "t", a), "a @ @ @x y");
+    /* a duplicate among many fields */
+    buf wide = BUF_INIT;
+    buf_puts(&wide, "@misc{w");
+    for (int i = 0; i < 20; i++)
+        buf_printf(&wide, ", f%d = {%d}", i, i);
+    buf_puts(&wide, ", f7 = {again}}");
+    E(wide.data, "t.bib:1:230: error: duplicate field 'f7' in entry 'w' (the first is at line 1)");
+    buf_release(&wide);
     E("@string{= {x}}", "t.bib:1:9: error: expected a macro name in this @string, found '='");
     E("@string{a {x}}", "t.bib:1:11: error: expected '=' after the @string name 'a', found '{'");
     E("@string{a = {x} b}", "t.bib:1:17: error: expected '}' after the value of @string 'a', found 'b'");
