@@ -411,10 +411,10 @@ const char *site_feed_file(arena *a, const char *dir);
 /* Reads the site's and the pages' `bibliography:` files (after site_load),
  * each once. Without any, s->bib stays NULL and `@` is plain text. */
 bool site_load_bibliography(site *s, diag_list *d);
-/* Reads the site's own (site.yaml's) files now, before site_load, while
- * the process is small: each file is parsed in a child process, and a fork
- * after 10,000 pages are loaded cost a few tens of milliseconds.
- * site_load_bibliography reads the rest. */
+/* Reads the site's own (site.yaml's) files now, before site_load;
+ * site_load_bibliography reads the rest. (The split dates from when each
+ * file was parsed in a forked child, which was cheaper in a small process;
+ * bib/ now reads in-process, so the order no longer matters for speed.) */
 bool site_load_site_bibliography(site *s, diag_list *d);
 /* Reads every .yaml, .yml and .json file below data/ into s->data (site.data; an empty map
  * without any). Errors at each file's line:col; false after one. */
