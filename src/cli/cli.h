@@ -59,6 +59,12 @@ void cli_print_usage(FILE *f, const cli_command *c);
 /* `sheaf --version`: the version, the git commit, the target and how it
  * is linked, and the KaTeX and highlight.js compiled in (version.c). */
 void cli_print_version(FILE *f);
+struct buf;
+/* Makes the private build folder of a command (`name`: "serve", "deploy")
+ * into out: $TMPDIR/sheaf-NAME-XXXXXX, else, where that cannot be made
+ * (no /tmp in a container), SITE/.sheaf-NAME-XXXXXX. The caller removes it.
+ * False, with an error in d, when neither can be made (scratch.c). */
+bool cli_scratch_dir(const char *name, const char *site, struct buf *out, diag_list *d);
 /* `sheaf --help`. */
 void cli_print_main_usage(FILE *f);
 
@@ -81,7 +87,6 @@ enum { CLI_OPT_END, CLI_OPT_FLAG, CLI_OPT_OPERAND, CLI_OPT_EXIT };
 int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *status);
 
 struct build_stats;
-struct buf;
 /* Prints where a build's time went (--stats), on one indented line. */
 void cli_print_stats(const struct build_stats *st);
 /* Appends what the build left out for its date to a summary line:

@@ -70,18 +70,9 @@ static bool run_deploy(const char *site, const char *base_url, bool dry_run, boo
     bool remote = ok && deploy_is_remote(target.data);
     char *dest = ok ? (remote ? xstrdup(target.data) : join2(site, target.data)) : NULL;
 
-    const char *tmpdir = getenv("TMPDIR");
     buf tmp = BUF_INIT;
-    buf_printf(&tmp, "%s/sheaf-deploy-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    bool have_tmp = false;
-    if (ok) {
-        have_tmp = mkdtemp(tmp.data) != NULL;
-        if (!have_tmp) {
-            diag_error(d, NULL, 0, 0, "cannot create a build folder in %s: %s",
-                       tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-            ok = false;
-        }
-    }
+    bool have_tmp = ok && cli_scratch_dir("deploy", site, &tmp, d);
+    ok = ok && have_tmp;
     char *out_dir = have_tmp ? join2(tmp.data, "public") : NULL;
     if (ok && !remote)
         ok = deploy_check_target(site, tmp.data, dest, d);

@@ -127,20 +127,15 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 
-    const char *tmpdir = getenv("TMPDIR");
     buf tmp = BUF_INIT, out = BUF_INIT;
-    buf_printf(&tmp, "%s/sheaf-serve-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    bool have_tmp = mkdtemp(tmp.data) != NULL;
+    bool have_tmp = cli_scratch_dir("serve", site, &tmp, d);
     char *url = NULL;
     build_session *bs = NULL;
     watch *w = NULL;
     serve_server *srv = NULL;
     int fd = -1;
-    if (!have_tmp) {
-        diag_error(d, NULL, 0, 0, "cannot create a build folder in %s: %s",
-                   tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+    if (!have_tmp)
         goto done;
-    }
     buf_printf(&out, "%s/public", tmp.data);
 
     fd = serve_listen(bind_addr, port, &url, d);

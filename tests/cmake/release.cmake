@@ -28,3 +28,7 @@ set_tests_properties(cli/version PROPERTIES PASS_REGULAR_EXPRESSION
 add_test(NAME cli/version-outside-git
          COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_COMMAND} -DSRC_DIR=$d -DOUT=$d/v.h -P ${CMAKE_SOURCE_DIR}/cmake/version.cmake && cat $d/v.h && rm -rf $d")
 set_tests_properties(cli/version-outside-git PROPERTIES PASS_REGULAR_EXPRESSION "#define SHEAF_GIT_COMMIT \"unknown\"")
+
+# serve and deploy build in a private folder: in $TMPDIR, else (a container
+# without /tmp) in the site folder (cli/scratch.c).
+add_test(NAME cli/scratch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/scratch.sh $<TARGET_FILE:sheaf>)

@@ -33,7 +33,7 @@ chroot "$jail" /sheaf build -q -s /site -o /out --base-url https://example.org/n
 diff -r "$jail/out" "$tmp/out" >"$tmp/diff" || { head -40 "$tmp/diff"; fail "the outputs differ"; }
 echo "ok the example site ($(find "$tmp/out" -type f | wc -l) files) is byte-identical in an empty root"
 
-# serve, in the root, on a free port
+# serve, in the root (which has no /tmp), on a free port
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 chroot "$jail" /sheaf serve -s /site --bind localhost --port "$port" >"$tmp/serve.log" 2>&1 &
 pid=$!
@@ -50,4 +50,9 @@ for _ in range(100):
     time.sleep(0.1)
 sys.exit(1)
 PY
-echo "ok sheaf serve --bind localhost answers in the empty root"
+kill "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+left=$(find "$jail" -maxdepth 2 -name '.sheaf-serve-*')
+[ -z "$left" ] || fail "serve left its build folder behind: $left"
+echo "ok sheaf serve --bind localhost answers in the empty root (no /tmp: it builds in the site folder), and cleans up"
