@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <utf8proc.h>
 
 #include "hl/lang.h"
@@ -55,7 +56,7 @@ static pcre2_code *compile(const char *pat, bool caseless, bool *broken)
     int err;
     PCRE2_SIZE off;
     uint32_t opt = PCRE2_UTF | PCRE2_MATCH_UNSET_BACKREF | PCRE2_NEVER_BACKSLASH_C |
-                   (caseless ? PCRE2_CASELESS : 0);
+                   PCRE2_USE_OFFSET_LIMIT | (caseless ? PCRE2_CASELESS : 0);
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, opt, &err, &off, NULL);
     if (!re) {
         *broken = true;
@@ -107,8 +108,13 @@ enum { T_NONE, T_BEGIN, T_END, T_ILLEGAL };
 
 typedef struct shared {
     pcre2_match_data *md;
+    pcre2_match_context *mc; /* its offset limit bounds where a match may start */
     uint32_t md_pairs;
     int depth; /* of sub-language calls */
+    /* the block's budget: CPU time of this thread (see search) */
+    long long deadline_ns;
+    unsigned calls; /* searches since the clock was last read */
+    bool over;      /* the budget ran out: give up at every level */
 } shared;
 
 typedef struct stack {
@@ -199,16 +205,62 @@ static bool ensure_md(shared *sh, uint32_t groups)
     return sh->md != NULL;
 }
 
-/* 1: match, 0: none, -1: PCRE2 gave up */
+static long long cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Whether the block's budget is spent; reads the clock once every
+ * `every` calls (a clock read costs about what a short search does). */
+static bool spent(shared *sh, unsigned every)
+{
+    if (sh->over)
+        return true;
+    if (++sh->calls < every)
+        return false;
+    sh->calls = 0;
+    sh->over = cpu_ns() > sh->deadline_ns;
+    return sh->over;
+}
+
+/* How many start positions one pcre2_match may try. A search tries every
+ * position from `off` on, and a pattern such as C++'s function head
+ * `[a-zA-Z_]\w*…\(` scans from each position inside an identifier to its
+ * end before failing there: one search over an identifier of n bytes costs
+ * n²/2 steps. Cut into calls of HL_CHUNK positions (the offset limit), the
+ * search is the same — the leftmost match — and the clock is read between
+ * calls, so such a search stops once the block's budget is spent. */
+enum { HL_CHUNK = 64 };
+
+/* 1: match, 0: none, -1: PCRE2 gave up or the budget is spent */
 static int search(shared *sh, const pcre2_code *re, uint32_t groups, const char *s, size_t len,
                   size_t off, uint32_t opts)
 {
     if (!ensure_md(sh, groups))
         return -1;
-    int rc = pcre2_match(re, (PCRE2_SPTR)s, len, off, opts | PCRE2_NO_UTF_CHECK, sh->md, NULL);
-    if (rc > 0)
-        return 1;
-    return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
+    if (!sh->mc && !(sh->mc = pcre2_match_context_create(NULL)))
+        return -1;
+    for (unsigned chunk = 0;; chunk++) {
+        /* past the first chunk the search is long: read the clock each time */
+        if (spent(sh, chunk ? 1 : 64))
+            return -1;
+        size_t limit = opts & PCRE2_ANCHORED ? off : off + HL_CHUNK;
+        pcre2_set_offset_limit(sh->mc, limit);
+        int rc = pcre2_match(re, (PCRE2_SPTR)s, len, off, opts | PCRE2_NO_UTF_CHECK, sh->md,
+                             sh->mc);
+        if (rc > 0)
+            return 1;
+        if (rc != PCRE2_ERROR_NOMATCH)
+            return -1;
+        if (limit >= len || opts & PCRE2_ANCHORED)
+            return 0;
+        /* no match starts at or before limit: go on from the next character */
+        off = limit + 1;
+        while (off < len && ((unsigned char)s[off] & 0xc0) == 0x80)
+            off++;
+    }
 }
 
 static void open_span(buf *out, const char *cls)
@@ -725,17 +777,19 @@ const char *hl_language_name(int lang)
 
 size_t hl_language_total(void) { return hl_language_count; }
 
-bool hl_highlight(int lang, const char *code, size_t len, buf *out)
+hl_status hl_highlight(int lang, const char *code, size_t len, buf *out)
 {
     if (!hl_language_name(lang) || text_utf8_check(code, len) != (size_t)-1) {
         hl_escape(out, code, len);
-        return false;
+        return HL_GAVE_UP;
     }
     shared sh = {0};
+    sh.deadline_ns = cpu_ns() + (long long)(HL_BUDGET_BASE_MS * 1e6 + HL_BUDGET_NS_PER_BYTE * (double)len);
     result res = {BUF_INIT, 0, 0, {0}};
     int st = highlight(&sh, lang, code, len, true, NULL, &res);
     buf_put(out, res.value.data, res.value.len);
     result_free(&res);
     pcre2_match_data_free(sh.md);
-    return st == ST_OK;
+    pcre2_match_context_free(sh.mc);
+    return sh.over ? HL_OVER_BUDGET : st == ST_OK ? HL_HIGHLIGHTED : HL_GAVE_UP;
 }

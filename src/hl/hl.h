@@ -31,13 +31,28 @@ const char *hl_language_name(int lang);
  * inside others (CSS inside HTML). */
 size_t hl_language_total(void);
 
+/* What became of a block. */
+typedef enum hl_status {
+    HL_HIGHLIGHTED, /* out has highlight.js's HTML */
+    HL_GAVE_UP,     /* not UTF-8, or a regex over PCRE2's limits, or a
+                       definition that loops: out has the code escaped */
+    HL_OVER_BUDGET, /* the block's time budget ran out: the code escaped */
+} hl_status;
+
+/* The time budget of one block, in CPU time of the calling thread:
+ * HL_BUDGET_BASE_MS plus HL_BUDGET_NS_PER_BYTE for each of its bytes (real
+ * code takes a hundredth of that; docs/internals.md, "Budgets"). Past it
+ * the block is given up (HL_OVER_BUDGET), so highlighting any block, in any
+ * language, costs at most linear time in its size. */
+#define HL_BUDGET_BASE_MS 50
+#define HL_BUDGET_NS_PER_BYTE 2000
+
 /* Appends to out the HTML of `code` (len bytes of UTF-8) highlighted as
  * `lang`: text escaped (&, <, >), tokens in <span class="hljs-…">, what
- * highlight.js's hljs.highlight(lang, code, true).value is. Returns false,
- * appending the code escaped and nothing else, when the code is not UTF-8
- * or the engine gave up on it (a regex over its limits, a definition that
- * loops); the caller may then warn. */
-bool hl_highlight(int lang, const char *code, size_t len, buf *out);
+ * highlight.js's hljs.highlight(lang, code, true).value is. Else (see
+ * hl_status) appends the code escaped and nothing else; the caller may then
+ * warn. */
+hl_status hl_highlight(int lang, const char *code, size_t len, buf *out);
 
 /* Appends code with &, < and > escaped, as highlight.js escapes. */
 void hl_escape(buf *out, const char *s, size_t n);

@@ -368,10 +368,17 @@ void md_code_block(md_walk *w, cmark_node *n)
         buf *h = md_tmp(w);
         buf_reset(h);
         if (lang >= 0) {
-            if (!hl_highlight(lang, code, len, h))
+            hl_status hs = hl_highlight(lang, code, len, h);
+            if (hs == HL_GAVE_UP)
                 md_problem_at(w, false, line, col,
                               "code block: the %s highlighter gave up on it: it stays plain",
                               hl_language_name(lang));
+            else if (hs == HL_OVER_BUDGET)
+                md_problem_at(w, false, line, col,
+                              "code block: highlighting it as %s took longer than its budget "
+                              "(%d ms + %d µs a byte of CPU time, for %zu bytes): it stays plain",
+                              hl_language_name(lang), HL_BUDGET_BASE_MS,
+                              HL_BUDGET_NS_PER_BYTE / 1000, len);
         } else {
             md_put_escaped(h, code, len);
         }

@@ -5,3 +5,12 @@ sheaf_target_defaults(hl_diff)
 target_link_libraries(hl_diff PRIVATE sheaf_hl PkgConfig::DUKTAPE)
 add_test(NAME hl/differential COMMAND hl_diff ${HLJS_JS} ${CMAKE_CURRENT_SOURCE_DIR}/hl/samples)
 set_tests_properties(hl/differential PROPERTIES TIMEOUT 120)
+
+# Issue 34: time per byte on long tokens (an identifier, digits, blanks, …)
+# of every language; doubling a block must not more than triple its time,
+# and no block may run past its budget (hl.h).
+add_executable(hl_bench ${CMAKE_CURRENT_SOURCE_DIR}/hl/hl_bench.c)
+sheaf_target_defaults(hl_bench)
+target_link_libraries(hl_bench PRIVATE sheaf_hl)
+add_test(NAME hl/complexity COMMAND hl_bench 8192)
+set_tests_properties(hl/complexity PROPERTIES TIMEOUT 600 LABELS slow)

@@ -75,7 +75,10 @@ static void compare(const char *what, const char *lang, const char *code, size_t
         failures++;
         return;
     }
-    hl_highlight(id, code, len, &got);
+    if (hl_highlight(id, code, len, &got) == HL_OVER_BUDGET) {
+        fprintf(stderr, "FAIL %s (%s): over the time budget\n", what, lang);
+        failures++;
+    }
     if (want.len != got.len || memcmp(want.data, got.data, want.len) != 0) {
         size_t i = 0;
         while (i < want.len && i < got.len && want.data[i] == got.data[i])

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "gfm_ref.h"
 #include "md/md.h"
@@ -550,6 +551,32 @@ TEST(code_blocks)
         OK(!r.problems[0].error);
         EQ_STR(r.problems[0].message, "code block language 'klingon' is not one sheaf highlights: it "
                                       "stays plain (docs/highlighting.md lists the languages)");
+    }
+    /* issue 34: one identifier of 160 KB in a C block took 40 s (each search
+     * rescanned it from each of its positions); past the block's budget it
+     * stays plain, with a warning, in well under a second */
+    {
+        buf big = BUF_INIT;
+        buf_puts(&big, "text\n\n```c\n");
+        for (int i = 0; i < 160 * 1024; i++)
+            buf_putc(&big, 'a');
+        buf_puts(&big, "\n```\n");
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        r = render(a, big.data, 1, NULL, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        OK(s < 5); /* the budget is 50 ms + 2 µs a byte of CPU time: 0.4 s */
+        OK(strstr(r.html, "<code class=\"language-c hljs\">aaaa") != NULL);
+        EQ_INT(r.nproblems, 1);
+        if (r.nproblems == 1) {
+            EQ_INT(r.problems[0].line, 3);
+            OK(!r.problems[0].error);
+            EQ_STR(r.problems[0].message,
+                   "code block: highlighting it as cpp took longer than its budget (50 ms + 2 µs a "
+                   "byte of CPU time, for 163841 bytes): it stays plain");
+        }
+        buf_release(&big);
     }
     /* line numbers and highlighted lines; a comment across lines is closed
      * and opened again at each line end */
