@@ -12,6 +12,7 @@
  * the TeX, turned here into a byte offset. */
 #include <duktape.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +43,118 @@ static const char polyfill[] =
     "    }, writable: true, configurable: true });\n"
     "}\n";
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const char wrapper[] =
     "(function (tex, display) {\n"
     "  return katex.renderToString(tex, {output: 'mathml', displayMode: display,\n"
-    "                                    throwOnError: true});\n"
+    "                                    throwOnError: true,\n"
+    "                                    maxExpand: " STR(JS_KATEX_MAX_EXPAND) ",\n"
+    "                                    maxSize: " STR(JS_KATEX_MAX_SIZE_EM) "});\n"
     "})";
+
+/* ---- the heap: Duktape allocates through these, within a budget ----
+ *
+ * Debian's Duktape is built without DUK_USE_EXEC_TIMEOUT_CHECK (and
+ * without DUK_USE_INTERRUPT_COUNTER, which it needs): duk_config.h
+ * #undefs both, and they are compile-time options of the library, so a
+ * program linking it cannot install an execution-timeout hook. KaTeX
+ * allocates all the time (tokens, parse nodes, strings, the output tree),
+ * so the allocator is where the budget is kept: it counts the bytes the
+ * heap holds and, every 64 calls, reads the thread's CPU clock. Past
+ * either bound it returns NULL: Duktape collects garbage, tries once more
+ * and throws a RangeError, which ends the formula; the engine that ran
+ * out is then dropped, not reused. */
+
+typedef struct heap {
+    size_t used, cap;       /* bytes held; cap 0: none */
+    long long deadline_ns;  /* thread CPU time; 0: none */
+    unsigned calls;
+    bool out_of_memory, out_of_time;
+} heap;
+
+/* each block starts with its size, in a header that keeps the alignment */
+typedef union head {
+    size_t size;
+    max_align_t align;
+} head;
+
+static long long cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static bool refuse(heap *h, size_t more)
+{
+    if (h->out_of_memory || h->out_of_time)
+        return true;
+    if (h->cap && more > h->cap - h->used && more > 0) {
+        h->out_of_memory = true;
+        return true;
+    }
+    if (h->deadline_ns && ++h->calls >= 64) {
+        h->calls = 0;
+        if (cpu_ns() > h->deadline_ns) {
+            h->out_of_time = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void *heap_alloc(void *udata, duk_size_t size)
+{
+    heap *h = udata;
+    if (refuse(h, size) || size > SIZE_MAX - sizeof(head))
+        return NULL;
+    head *p = malloc(sizeof(head) + size);
+    if (!p)
+        return NULL;
+    p->size = size;
+    h->used += size;
+    return p + 1;
+}
+
+static void heap_free(void *udata, void *ptr)
+{
+    heap *h = udata;
+    if (!ptr)
+        return;
+    head *p = (head *)ptr - 1;
+    h->used -= p->size;
+    free(p);
+}
+
+static void *heap_realloc(void *udata, void *ptr, duk_size_t size)
+{
+    heap *h = udata;
+    if (!ptr)
+        return heap_alloc(udata, size);
+    head *p = (head *)ptr - 1;
+    size_t old = p->size;
+    if (size == 0) { /* Duktape's contract: free, and return NULL */
+        heap_free(udata, ptr);
+        return NULL;
+    }
+    if ((size > old && refuse(h, size - old)) || size > SIZE_MAX - sizeof(head))
+        return NULL;
+    head *q = realloc(p, sizeof(head) + size);
+    if (!q)
+        return NULL;
+    q->size = size;
+    h->used = h->used - old + size;
+    return q + 1;
+}
 
 struct js_katex {
     duk_context *ctx; /* stack: [wrapper] */
+    heap *h;
+    bool spent; /* ran out of a budget: not to be used again */
+    size_t cap;           /* the heap's budget past what KaTeX takes loaded */
+    long cpu_ms;          /* each formula's CPU time */
 };
 
 static pthread_once_t version_once = PTHREAD_ONCE_INIT;
@@ -69,8 +174,10 @@ static void make_version(void)
         if (vl > 16)
             vl = 0;
     }
-    snprintf(version, sizeof version, "katex-%.*s-%016llx/duktape-%ld", (int)vl, v ? v : "",
-             (unsigned long long)h, (long)DUK_VERSION);
+    /* the options that change what a formula gives: maxExpand and maxSize */
+    snprintf(version, sizeof version, "katex-%.*s-%016llx/duktape-%ld/x%d-s%d", (int)vl,
+             v ? v : "", (unsigned long long)h, (long)DUK_VERSION, JS_KATEX_MAX_EXPAND,
+             JS_KATEX_MAX_SIZE_EM);
 }
 
 const char *js_katex_version(void)
@@ -125,15 +232,18 @@ static bool run_bytecode(duk_context *ctx)
 
 js_katex *js_katex_new(buf *error)
 {
-    duk_context *ctx = duk_create_heap(NULL, NULL, NULL, NULL, fatal);
+    heap *h = xcalloc(1, sizeof *h);
+    duk_context *ctx = duk_create_heap(heap_alloc, heap_realloc, heap_free, h, fatal);
     if (!ctx) {
         buf_puts(error, "cannot create a JavaScript heap");
+        free(h);
         return NULL;
     }
     if (!run(ctx, polyfill, sizeof polyfill - 1, "polyfill.js", error) ||
         (!run_bytecode(ctx) &&
          !run(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error))) {
         duk_destroy_heap(ctx);
+        free(h);
         return NULL;
     }
     duk_push_string(ctx, wrapper);
@@ -141,18 +251,31 @@ js_katex *js_katex_new(buf *error)
     if (duk_pcompile(ctx, DUK_COMPILE_EVAL) != 0 || duk_pcall(ctx, 0) != 0 || !duk_is_function(ctx, -1)) {
         buf_printf(error, "wrapper.js: %s", duk_safe_to_string(ctx, -1));
         duk_destroy_heap(ctx);
+        free(h);
         return NULL;
     }
     js_katex *k = xcalloc(1, sizeof *k);
     k->ctx = ctx;
+    k->h = h;
+    k->cap = (size_t)JS_KATEX_HEAP_MB << 20;
+    k->cpu_ms = JS_KATEX_CPU_MS;
     return k;
 }
+
+void js_katex_set_budget(js_katex *k, size_t heap_bytes, long cpu_ms)
+{
+    k->cap = heap_bytes;
+    k->cpu_ms = cpu_ms;
+}
+
+bool js_katex_spent(const js_katex *k) { return k->spent; }
 
 void js_katex_free(js_katex *k)
 {
     if (!k)
         return;
     duk_destroy_heap(k->ctx);
+    free(k->h);
     free(k);
 }
 
@@ -191,10 +314,39 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
 {
     duk_context *ctx = k->ctx;
     *error_at = -1;
+    if (len > JS_KATEX_MAX_BYTES) {
+        buf_printf(out, "this formula has %zu bytes, more than the %d a formula may have", len,
+                   JS_KATEX_MAX_BYTES);
+        return false;
+    }
+    heap *h = k->h;
+    /* the budget: this much more heap than KaTeX holds before the formula
+     * (what it keeps between formulas is collected now and then by
+     * js_pool_collect), this much CPU time */
+    h->cap = h->used + k->cap;
+    h->deadline_ns = cpu_ns() + (long long)k->cpu_ms * 1000000LL;
+    h->calls = 0;
     duk_dup(ctx, -1);
     duk_push_lstring(ctx, tex, len);
     duk_push_boolean(ctx, display);
-    if (duk_pcall(ctx, 2) != 0) {
+    int rc = duk_pcall(ctx, 2);
+    bool oom = h->out_of_memory, late = h->out_of_time;
+    h->cap = 0;
+    h->deadline_ns = 0;
+    h->out_of_memory = h->out_of_time = false;
+    if (oom || late) {
+        /* whatever KaTeX was in the middle of: the engine is not used again */
+        k->spent = true;
+        duk_pop(ctx);
+        if (late)
+            buf_printf(out, "this formula took more than the %ld ms of CPU time a formula may take",
+                       k->cpu_ms);
+        else
+            buf_printf(out, "this formula needed more than the %zu MB of memory a formula may use",
+                       k->cap >> 20);
+        return false;
+    }
+    if (rc != 0) {
         const char *msg = NULL;
         if (duk_is_object(ctx, -1)) {
             if (duk_get_prop_string(ctx, -1, "position") && duk_is_number(ctx, -1))
@@ -284,6 +436,10 @@ void js_pool_give(js_pool *p, js_katex *k)
 {
     if (!k)
         return;
+    if (k->spent) {
+        js_katex_free(k);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     if (p->nidle == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 4;

@@ -19,8 +19,20 @@
 
 typedef struct js_katex js_katex;
 
-/* What the output depends on besides the TeX: the KaTeX bytes (a hash)
- * and the Duktape version, e.g. "katex-0.16.4-5f3a…/duktape-20700". For
+/* The budget of a formula (docs/internals.md, "Budgets"): its size; the
+ * macro expansions KaTeX may make (its maxExpand) and the size in em of a
+ * \rule or \kern (its maxSize: larger ones are cut to it); the memory the
+ * engine's heap may grow by and the CPU time it may take. Past the size, the
+ * memory or the time, js_katex_render fails with a message saying which. */
+#define JS_KATEX_MAX_BYTES 32768
+#define JS_KATEX_MAX_EXPAND 1000
+#define JS_KATEX_MAX_SIZE_EM 100
+#define JS_KATEX_HEAP_MB 128
+#define JS_KATEX_CPU_MS 5000
+
+/* What the output depends on besides the TeX: the KaTeX bytes (a hash),
+ * the Duktape version and the options of the budget, e.g.
+ * "katex-0.16.4-5f3a…/duktape-20700/x1000-s100". For
  * cache keys; known without starting an engine. Static. */
 const char *js_katex_version(void);
 
@@ -29,13 +41,19 @@ const char *js_katex_version(void);
 js_katex *js_katex_new(buf *error);
 /* js_katex_free(NULL) does nothing. */
 void js_katex_free(js_katex *k);
+/* Another budget for k's formulas (tests): heap bytes, CPU milliseconds. */
+void js_katex_set_budget(js_katex *k, size_t heap_bytes, long cpu_ms);
+/* Whether k ran out of a budget, after which it is not to be used again
+ * (js_pool_give frees such an engine). */
+bool js_katex_spent(const js_katex *k);
 
 /* Renders tex[0..len) (display or inline math) to MathML: on success
  * appends `<math …>…</math>` (the TeX kept in
  * `<annotation encoding="application/x-tex">`) to out and returns true;
  * else appends KaTeX's message to out (without its quote of the input),
  * sets *error_at to the byte offset in tex of the problem (-1 when it has
- * none) and returns false. */
+ * none) and returns false. A formula over its budget (above) fails so too,
+ * at offset -1. */
 bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf *out,
                      long *error_at);
 

@@ -342,6 +342,66 @@ TEST(katex)
     buf_release(&out);
 }
 
+/* issue 34: one display formula of 200 KB took 15.8 s and 282 MB, of 2 MB
+ * over 300 s and 1.9 GB. Each formula has a size, a heap and a CPU time
+ * budget; an engine that ran out of one is not reused. */
+static void repeat_into(buf *b, const char *unit, size_t n)
+{
+    buf_reset(b);
+    while (b->len + strlen(unit) <= n)
+        buf_puts(b, unit);
+}
+
+TEST(katex_budgets)
+{
+    buf err = BUF_INIT, out = BUF_INIT, tex = BUF_INIT;
+    long at;
+    js_katex *k = js_katex_new(&err);
+    OK(k != NULL);
+    if (!k)
+        return;
+    /* the size, checked before KaTeX sees the formula */
+    repeat_into(&tex, "x+", 200000);
+    OK(!js_katex_render(k, tex.data, tex.len, true, &out, &at));
+    EQ_STR(out.data, "this formula has 200000 bytes, more than the 32768 a formula may have");
+    EQ_INT(at, -1);
+    OK(!js_katex_spent(k));
+    /* just under the size: rendered */
+    repeat_into(&tex, "x+", JS_KATEX_MAX_BYTES);
+    buf_reset(&out);
+    OK(js_katex_render(k, tex.data, tex.len, true, &out, &at));
+    /* the heap (KaTeX takes some 30 MB for 16 KB of "x+") */
+    repeat_into(&tex, "x+", 16384);
+    js_katex_set_budget(k, 4 << 20, JS_KATEX_CPU_MS);
+    buf_reset(&out);
+    OK(!js_katex_render(k, tex.data, tex.len, true, &out, &at));
+    EQ_STR(out.data, "this formula needed more than the 4 MB of memory a formula may use");
+    EQ_INT(at, -1);
+    OK(js_katex_spent(k));
+    js_katex_free(k);
+    /* the time (16 KB of "x+" take some 200 ms) */
+    k = js_katex_new(&err);
+    js_katex_set_budget(k, (size_t)JS_KATEX_HEAP_MB << 20, 20);
+    buf_reset(&out);
+    OK(!js_katex_render(k, tex.data, tex.len, true, &out, &at));
+    EQ_STR(out.data, "this formula took more than the 20 ms of CPU time a formula may take");
+    OK(js_katex_spent(k));
+    /* the pool drops a spent engine and starts another */
+    js_pool *p = js_pool_new();
+    js_pool_give(p, k);
+    js_katex *k2 = js_pool_take(p, &err);
+    OK(k2 != NULL && !js_katex_spent(k2));
+    buf_reset(&out);
+    OK(k2 && js_katex_render(k2, "x", 1, false, &out, &at));
+    js_pool_give(p, k2);
+    js_pool_free(p);
+    /* the budget's options are part of what the cache keys on */
+    OK(strstr(js_katex_version(), "/x1000-s100") != NULL);
+    buf_release(&err);
+    buf_release(&out);
+    buf_release(&tex);
+}
+
 int main(void)
 {
     RUN(dollar_inline);
@@ -352,5 +412,6 @@ int main(void)
     RUN(renderer_and_error_positions);
     RUN(equation_references);
     RUN(katex);
+    RUN(katex_budgets);
     return harness_done();
 }
