@@ -12,6 +12,7 @@
  * the TeX, turned here into a byte offset. */
 #include <duktape.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,16 +63,23 @@ static const char wrapper[] =
  * program linking it cannot install an execution-timeout hook. KaTeX
  * allocates all the time (tokens, parse nodes, strings, the output tree),
  * so the allocator is where the budget is kept: it counts the bytes the
- * heap holds and, every 64 calls, reads the thread's CPU clock. Past
- * either bound it returns NULL: Duktape collects garbage, tries once more
- * and throws a RangeError, which ends the formula; the engine that ran
- * out is then dropped, not reused. */
+ * heap holds and, every 64 calls, reads the thread's CPU clock.
+ *
+ * Past either bound it does not return: it jumps back to js_katex_render
+ * (longjmp), out of Duktape and KaTeX. Returning NULL instead lets Duktape
+ * go on: it collects garbage and retries, throws, and KaTeX's compiled
+ * loops catch and rethrow, each catch allocating again — ten million
+ * refused allocations for one formula, twice its budget in time. A jump
+ * out of an allocation is what Duktape's own errors do (they longjmp from
+ * wherever an allocation fails), so every object is on the heap's lists;
+ * the engine is not used again, only destroyed. */
 
 typedef struct heap {
     size_t used, cap;       /* bytes held; cap 0: none */
     long long deadline_ns;  /* thread CPU time; 0: none */
     unsigned calls;
     bool out_of_memory, out_of_time;
+    jmp_buf *escape;        /* where to go past a bound; NULL: return NULL */
 } heap;
 
 /* each block starts with its size, in a header that keeps the alignment */
@@ -89,20 +97,17 @@ static long long cpu_ns(void)
 
 static bool refuse(heap *h, size_t more)
 {
-    if (h->out_of_memory || h->out_of_time)
-        return true;
-    if (h->cap && more > h->cap - h->used && more > 0) {
-        h->out_of_memory = true;
-        return true;
-    }
-    if (h->deadline_ns && ++h->calls >= 64) {
-        h->calls = 0;
-        if (cpu_ns() > h->deadline_ns) {
-            h->out_of_time = true;
-            return true;
+    if (!h->out_of_memory && !h->out_of_time) {
+        if (h->cap && more > h->cap - h->used && more > 0)
+            h->out_of_memory = true;
+        else if (h->deadline_ns && ++h->calls >= 64) {
+            h->calls = 0;
+            h->out_of_time = cpu_ns() > h->deadline_ns;
         }
     }
-    return false;
+    if ((h->out_of_memory || h->out_of_time) && h->escape)
+        longjmp(*h->escape, 1);
+    return h->out_of_memory || h->out_of_time;
 }
 
 static void *heap_alloc(void *udata, duk_size_t size)
@@ -326,18 +331,24 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
     h->cap = h->used + k->cap;
     h->deadline_ns = cpu_ns() + (long long)k->cpu_ms * 1000000LL;
     h->calls = 0;
-    duk_dup(ctx, -1);
-    duk_push_lstring(ctx, tex, len);
-    duk_push_boolean(ctx, display);
-    int rc = duk_pcall(ctx, 2);
+    jmp_buf escape;
+    volatile int rc = -1;
+    if (!setjmp(escape)) {
+        h->escape = &escape;
+        duk_dup(ctx, -1);
+        duk_push_lstring(ctx, tex, len);
+        duk_push_boolean(ctx, display);
+        rc = duk_pcall(ctx, 2);
+    }
+    h->escape = NULL;
     bool oom = h->out_of_memory, late = h->out_of_time;
     h->cap = 0;
     h->deadline_ns = 0;
     h->out_of_memory = h->out_of_time = false;
     if (oom || late) {
-        /* whatever KaTeX was in the middle of: the engine is not used again */
+        /* jumped out of whatever KaTeX was in the middle of: the engine is
+         * only destroyed now, never called */
         k->spent = true;
-        duk_pop(ctx);
         if (late)
             buf_printf(out, "this formula took more than the %ld ms of CPU time a formula may take",
                        k->cpu_ms);
