@@ -60,10 +60,8 @@ static double median3(int lang, const char *code, double first)
 {
     hl_status st;
     double a = first, b = once(lang, code, &st), c = once(lang, code, &st);
-    if (a > b) { double t = a; a = b; b = t; }
-    if (b > c) { double t = b; b = c; c = t; }
-    if (a > b) { double t = a; a = b; b = t; }
-    return b;
+    double lo = a < b ? a : b, hi = a < b ? b : a;
+    return c < lo ? lo : c > hi ? hi : c;
 }
 
 static double budget(size_t len)
