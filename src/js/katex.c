@@ -319,6 +319,10 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
 {
     duk_context *ctx = k->ctx;
     *error_at = -1;
+    if (k->spent) { /* its heap was left in the middle of a call */
+        buf_puts(out, "this engine ran out of a budget before: start another");
+        return false;
+    }
     if (len > JS_KATEX_MAX_BYTES) {
         buf_printf(out, "this formula has %zu bytes, more than the %d a formula may have", len,
                    JS_KATEX_MAX_BYTES);

@@ -44,7 +44,7 @@ void js_katex_free(js_katex *k);
 /* Another budget for k's formulas (tests): heap bytes, CPU milliseconds. */
 void js_katex_set_budget(js_katex *k, size_t heap_bytes, long cpu_ms);
 /* Whether k ran out of a budget, after which it is not to be used again
- * (js_pool_give frees such an engine). */
+ * (js_pool_give frees such an engine; js_katex_render refuses to run). */
 bool js_katex_spent(const js_katex *k);
 
 /* Renders tex[0..len) (display or inline math) to MathML: on success

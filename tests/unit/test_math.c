@@ -366,9 +366,11 @@ TEST(katex_budgets)
     EQ_STR(out.data, "this formula has 200000 bytes, more than the 32768 a formula may have");
     EQ_INT(at, -1);
     OK(!js_katex_spent(k));
-    /* just under the size: rendered */
+    /* just under the size: rendered (with time to spare for a sanitizer's
+     * build, where it takes some 6 s) */
     repeat_into(&tex, "x+", JS_KATEX_MAX_BYTES);
     buf_reset(&out);
+    js_katex_set_budget(k, (size_t)JS_KATEX_HEAP_MB << 20, 60000);
     OK(js_katex_render(k, tex.data, tex.len, true, &out, &at));
     /* the heap (KaTeX takes some 30 MB for 16 KB of "x+") */
     repeat_into(&tex, "x+", 16384);
@@ -386,6 +388,10 @@ TEST(katex_budgets)
     OK(!js_katex_render(k, tex.data, tex.len, true, &out, &at));
     EQ_STR(out.data, "this formula took more than the 20 ms of CPU time a formula may take");
     OK(js_katex_spent(k));
+    /* a spent engine is never called again */
+    buf_reset(&out);
+    OK(!js_katex_render(k, "x", 1, false, &out, &at));
+    EQ_STR(out.data, "this engine ran out of a budget before: start another");
     /* the pool drops a spent engine and starts another */
     js_pool *p = js_pool_new();
     js_pool_give(p, k);
