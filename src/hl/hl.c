@@ -777,19 +777,31 @@ const char *hl_language_name(int lang)
 
 size_t hl_language_total(void) { return hl_language_count; }
 
-hl_status hl_highlight(int lang, const char *code, size_t len, buf *out)
+hl_status hl_highlight(int lang, const char *code, size_t len, buf *out, hl_page *page)
 {
     if (!hl_language_name(lang) || text_utf8_check(code, len) != (size_t)-1) {
         hl_escape(out, code, len);
         return HL_GAVE_UP;
     }
+    hl_page alone = {0};
+    if (!page)
+        page = &alone;
+    page->bytes += len;
+    long long budget = (long long)HL_BUDGET_BASE_MS * 1000000LL +
+                       (long long)HL_BUDGET_NS_PER_BYTE * (long long)page->bytes;
+    if (page->spent_ns >= budget) { /* the blocks before took it all */
+        hl_escape(out, code, len);
+        return HL_OVER_BUDGET;
+    }
     shared sh = {0};
-    sh.deadline_ns = cpu_ns() + (long long)(HL_BUDGET_BASE_MS * 1e6 + HL_BUDGET_NS_PER_BYTE * (double)len);
+    long long start = cpu_ns();
+    sh.deadline_ns = start + budget - page->spent_ns;
     result res = {BUF_INIT, 0, 0, {0}};
     int st = highlight(&sh, lang, code, len, true, NULL, &res);
     buf_put(out, res.value.data, res.value.len);
     result_free(&res);
     pcre2_match_data_free(sh.md);
     pcre2_match_context_free(sh.mc);
+    page->spent_ns += cpu_ns() - start;
     return sh.over ? HL_OVER_BUDGET : st == ST_OK ? HL_HIGHLIGHTED : HL_GAVE_UP;
 }

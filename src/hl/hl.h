@@ -39,20 +39,29 @@ typedef enum hl_status {
     HL_OVER_BUDGET, /* the block's time budget ran out: the code escaped */
 } hl_status;
 
-/* The time budget of one block, in CPU time of the calling thread:
- * HL_BUDGET_BASE_MS plus HL_BUDGET_NS_PER_BYTE for each of its bytes (real
- * code takes a hundredth of that; docs/internals.md, "Budgets"). Past it
- * the block is given up (HL_OVER_BUDGET), so highlighting any block, in any
- * language, costs at most linear time in its size. */
+/* The time budget of a page's code blocks together, in CPU time of the
+ * calling thread: HL_BUDGET_BASE_MS plus HL_BUDGET_NS_PER_BYTE for each
+ * byte of them (real code takes a quarter of that or less;
+ * docs/internals.md, "Budgets"). A block that runs past what is left of
+ * it is given up (HL_OVER_BUDGET), so highlighting a page, in any
+ * language, however its code is split into blocks, costs at most linear
+ * time in the size of its code. */
 #define HL_BUDGET_BASE_MS 50
 #define HL_BUDGET_NS_PER_BYTE 2000
+
+/* What a page's blocks have used of their budget: zero it for a page. */
+typedef struct hl_page {
+    long long spent_ns; /* CPU time */
+    size_t bytes;       /* of code */
+} hl_page;
 
 /* Appends to out the HTML of `code` (len bytes of UTF-8) highlighted as
  * `lang`: text escaped (&, <, >), tokens in <span class="hljs-…">, what
  * highlight.js's hljs.highlight(lang, code, true).value is. Else (see
  * hl_status) appends the code escaped and nothing else; the caller may then
- * warn. */
-hl_status hl_highlight(int lang, const char *code, size_t len, buf *out);
+ * warn. `page` (NULL: the block alone) carries the budget from one block
+ * of a page to the next. */
+hl_status hl_highlight(int lang, const char *code, size_t len, buf *out, hl_page *page);
 
 /* Appends code with &, < and > escaped, as highlight.js escapes. */
 void hl_escape(buf *out, const char *s, size_t n);

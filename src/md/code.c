@@ -368,17 +368,18 @@ void md_code_block(md_walk *w, cmark_node *n)
         buf *h = md_tmp(w);
         buf_reset(h);
         if (lang >= 0) {
-            hl_status hs = hl_highlight(lang, code, len, h);
+            hl_status hs = hl_highlight(lang, code, len, h, md_walk_hl(w));
             if (hs == HL_GAVE_UP)
                 md_problem_at(w, false, line, col,
                               "code block: the %s highlighter gave up on it: it stays plain",
                               hl_language_name(lang));
             else if (hs == HL_OVER_BUDGET)
                 md_problem_at(w, false, line, col,
-                              "code block: highlighting it as %s took longer than its budget "
-                              "(%d ms + %d µs a byte of CPU time, for %zu bytes): it stays plain",
+                              "code block: highlighting it as %s ran past the page's budget "
+                              "(%d ms + %d µs a byte of code, in CPU time; %zu bytes so far): "
+                              "it stays plain",
                               hl_language_name(lang), HL_BUDGET_BASE_MS,
-                              HL_BUDGET_NS_PER_BYTE / 1000, len);
+                              HL_BUDGET_NS_PER_BYTE / 1000, md_walk_hl(w)->bytes);
         } else {
             md_put_escaped(h, code, len);
         }

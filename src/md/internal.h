@@ -262,6 +262,8 @@ typedef struct md_eqlabel {
     size_t len, num;
 } md_eqlabel;
 md_vec *md_walk_eqlabels(md_walk *w);
+/* What the page's code blocks used of their highlighting budget (hl/hl.h). */
+struct hl_page *md_walk_hl(md_walk *w);
 /* The walk's first step: numbers the labels, and joins the text nodes
  * after one holding `ref{` (a key with '_' or '*' is split over several). */
 void md_math_number_labels(md_walk *w, cmark_node *doc);

@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl/hl.h"
 #include "md/internal.h"
 #include "util/text.h"
 #include "util/hash.h"
@@ -212,6 +213,7 @@ struct md_walk {
     int captures;        /* {{% %}} pairs whose inner HTML is being written */
     cmark_node *skip_to; /* inside a raw {{< >}} pair: nodes up to its closer are not written */
     md_vec sc_names;     /* the shortcodes used (const char *) */
+    hl_page hl;          /* what the page's code blocks used of their budget */
 };
 
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
@@ -224,6 +226,7 @@ arena *md_walk_arena(md_walk *w) { return w->a; }
 cmark_mem *md_walk_mem(md_walk *w) { return w->mem; }
 const md_options *md_walk_options(md_walk *w) { return w->opt; }
 md_vec *md_walk_eqlabels(md_walk *w) { return &w->eqlabels; }
+struct hl_page *md_walk_hl(md_walk *w) { return &w->hl; }
 
 void md_words_break(md_walk *w)
 {

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf out = BUF_INIT, text = BUF_INIT;
     struct timespec t0, t1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    hl_highlight(lang, code, len, &out);
+    hl_highlight(lang, code, len, &out, NULL);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     double budget = HL_BUDGET_BASE_MS / 1e3 + HL_BUDGET_NS_PER_BYTE * (double)len / 1e9;

@@ -50,7 +50,7 @@ static double once(int lang, const char *code, hl_status *st)
 {
     buf out = BUF_INIT;
     double t0 = cpu_s();
-    *st = hl_highlight(lang, code, strlen(code), &out);
+    *st = hl_highlight(lang, code, strlen(code), &out, NULL);
     double t = cpu_s() - t0;
     buf_release(&out);
     return t;

@@ -75,7 +75,7 @@ static void compare(const char *what, const char *lang, const char *code, size_t
         failures++;
         return;
     }
-    if (hl_highlight(id, code, len, &got) == HL_OVER_BUDGET) {
+    if (hl_highlight(id, code, len, &got, NULL) == HL_OVER_BUDGET) {
         fprintf(stderr, "FAIL %s (%s): over the time budget\n", what, lang);
         failures++;
     }

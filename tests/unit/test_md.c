@@ -575,9 +575,26 @@ TEST(code_blocks)
             EQ_INT(r.problems[0].line, 3);
             OK(!r.problems[0].error);
             EQ_STR(r.problems[0].message,
-                   "code block: highlighting it as cpp took longer than its budget (50 ms + 2 µs a "
-                   "byte of CPU time, for 163841 bytes): it stays plain");
+                   "code block: highlighting it as cpp ran past the page's budget (50 ms + 2 µs a "
+                   "byte of code, in CPU time; 163841 bytes so far): it stays plain");
         }
+        /* the budget is the page's: 400 blocks of 4 KB identifiers, each
+         * well within a budget of its own (some 30 ms), share 50 ms +
+         * 3.2 s; past it, each block left stays plain at once */
+        buf_reset(&big);
+        for (int b = 0; b < 400; b++) {
+            buf_puts(&big, "```java\n");
+            for (int i = 0; i < 4000; i++)
+                buf_putc(&big, 'a');
+            buf_puts(&big, "\n```\n\n");
+        }
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        r = render(a, big.data, 1, NULL, NULL);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (s > 6)
+            FAILF("400 blocks of 4 KB took %.2f s of CPU time", s);
+        OK(r.nproblems > 0);
         buf_release(&big);
     }
     /* line numbers and highlighted lines; a comment across lines is closed
