@@ -1,6 +1,6 @@
 # Issue 34, the stages that run foreign code: doubling an input must not
 # more than triple its time or output — formula length (KaTeX), bib macro
-# depth (the reckoning and libbtparse). Identifier length per grammar is
+# depth (the reader's value cap). Identifier length per grammar is
 # complexity/identifier-length (hl.cmake).
 add_executable(complexity_foreign ${CMAKE_CURRENT_SOURCE_DIR}/complexity/foreign.c)
 sheaf_target_defaults(complexity_foreign)
