@@ -38,9 +38,8 @@ import_page *import_add_page(imp *m)
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url)
 {
     import_file *f = VEC_ADD_IN(m->a, m->files, m->nfiles, m->capfiles, 64);
-    f->src_rel = src_rel;
-    f->dest_rel = dest_rel;
-    f->old_url = old_url;
+    /* the arena's memory is not zeroed: every field is set */
+    *f = (import_file){ .src_rel = src_rel, .dest_rel = dest_rel, .old_url = old_url };
 }
 
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo)
@@ -237,7 +236,7 @@ bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_k
 {
     const char *path = import_src_path(m, rel);
     if (!fs_read_file(path, text)) {
-        diag_error(m->d, path, 0, 0, "cannot read: %s", strerror(errno));
+        diag_error(m->d, path, 0, 0, "cannot read: %s", fs_strerror(errno));
         return false;
     }
     size_t bad = text_utf8_check(text->data, text->len);
@@ -276,7 +275,7 @@ bool import_read_config(imp *m, const char *rel, tpl_value *out)
     const char *path = import_src_path(m, rel);
     buf b = BUF_INIT;
     if (!fs_read_file(path, &b)) {
-        diag_error(m->d, path, 0, 0, "cannot read: %s", strerror(errno));
+        diag_error(m->d, path, 0, 0, "cannot read: %s", fs_strerror(errno));
         buf_release(&b);
         return false;
     }
@@ -476,7 +475,7 @@ static bool copy_file(imp *m, const import_file *f)
     bool ok = fs_mkdirs(to);
     *slash = '/';
     if (!ok || !fs_copy_file(import_src_path(m, f->src_rel), to)) {
-        diag_error(m->d, import_src_path(m, f->src_rel), 0, 0, "cannot copy to %s: %s", to, strerror(errno));
+        diag_error(m->d, import_src_path(m, f->src_rel), 0, 0, "cannot copy to %s: %s", to, fs_strerror(errno));
         ok = false;
     }
     free(to);
