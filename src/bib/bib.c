@@ -90,7 +90,7 @@ bool bib_load(bib *b, const char *file, const char *path, const char *where_path
     buf text = BUF_INIT;
     if (!fs_read_file(file, &text)) {
         diag_add(d, DIAG_ERROR, where_path, where_line, where_col,
-                 "cannot read bibliography '%s': %s", path, strerror(errno));
+                 "cannot read bibliography '%s': %s", path, fs_strerror(errno));
         buf_release(&text);
         return false;
     }

@@ -3,9 +3,11 @@
  * prints the result. For theme authors, and how the template language is
  * tested against Jinja2. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "fm/fm.h"
@@ -75,8 +77,14 @@ int cli_render(int argc, char **argv)
 
     tpl_value vars = tpl_undefined();
     if (data) {
-        if (!fs_read_file(data, &yaml)) {
-            fprintf(stderr, "sheaf render: cannot read %s: %s\n", data, strerror(errno));
+        /* named on the command line, so a pipe is fine (`--data <(…)`) */
+        int fd = open(data, O_RDONLY | O_CLOEXEC);
+        bool read = fd >= 0 && fs_read_fd(fd, &yaml);
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (!read) {
+            fprintf(stderr, "sheaf render: cannot read %s: %s\n", data, fs_strerror(e));
             goto done;
         }
         if (!fm_parse_yaml(str_make(yaml.data, yaml.len), 1, data, a, &vars, d))
@@ -87,7 +95,7 @@ int cli_render(int argc, char **argv)
         }
     }
     if (!fs_read_file(tpath, &text)) {
-        fprintf(stderr, "sheaf render: cannot read %s: %s\n", tpath, strerror(errno));
+        fprintf(stderr, "sheaf render: cannot read %s: %s\n", tpath, fs_strerror(errno));
         goto done;
     }
     const char *dirs[1] = { folder };

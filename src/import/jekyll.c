@@ -556,13 +556,12 @@ typedef struct walk {
 
 static bool has_front_matter(imp *m, const char *rel)
 {
-    FILE *f = fopen(import_src_path(m, rel), "rb");
-    if (!f)
-        return false;
-    char b[5] = { 0 };
-    size_t n = fread(b, 1, 5, f);
-    fclose(f);
-    return n >= 4 && !strncmp(b, "---", 3) && (b[3] == '\n' || (b[3] == '\r' && b[4] == '\n'));
+    buf h = BUF_INIT;
+    bool ok = fs_read_head(import_src_path(m, rel), 5, &h);
+    const char *b = h.data;
+    ok = ok && h.len >= 4 && !strncmp(b, "---", 3) && (b[3] == '\n' || (b[3] == '\r' && h.len > 4 && b[4] == '\n'));
+    buf_release(&h);
+    return ok;
 }
 
 static bool excluded_by(const char *rel, const char *x)

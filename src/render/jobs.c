@@ -409,7 +409,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         else if (fs_read_file(src, &bytes))
             c->sink(c->sink_ctx, f->path, bytes.data, bytes.len);
         else
-            diag_error(d, f->src, 0, 0, "cannot read: %s", strerror(errno));
+            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         buf_release(&bytes);
         free(src);
         return;

@@ -510,7 +510,7 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
             record(o, rel, true, 0, SIZE_MAX);
         } else if (!disk_error(errno)) {
             int e = errno;
-            diag_error(d, NULL, 0, 0, "cannot copy %s to %s: %s", src, dst, strerror(e));
+            diag_error(d, NULL, 0, 0, "cannot copy %s to %s: %s", src, dst, fs_strerror(e));
         } else {
             report_write(o, "copy", rel, dst, d);
         }

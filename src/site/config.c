@@ -438,7 +438,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     bool ok = true;
     if (!fs_read_file(path, &text)) {
         if (errno != ENOENT) {
-            diag_error(d, shown, 0, 0, "cannot read: %s", strerror(errno));
+            diag_error(d, shown, 0, 0, "cannot read: %s", fs_strerror(errno));
             ok = false;
         }
         goto finish;

@@ -155,7 +155,7 @@ bool site_load_data(site *s, diag_list *d)
         char *text;
         size_t len;
         if (!site_source_read(s->sources, s->dir, src, &text, &len)) {
-            diag_error(d, src, 0, 0, "cannot read: %s", strerror(errno));
+            diag_error(d, src, 0, 0, "cannot read: %s", fs_strerror(errno));
             continue;
         }
         char *copy = arena_strndup(s->a, text, len);

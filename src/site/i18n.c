@@ -65,7 +65,7 @@ static int load_layers(site *s, tpl_map *m, const char *lang, diag_list *d)
             merge(s, m, strcmp(s->dir, ".") ? arena_strdup(s->a, path) : rel[k], text.data, text.len, d);
             found++;
         } else if (errno != ENOENT && errno != ENOTDIR) {
-            diag_error(d, rel[k], 0, 0, "cannot read: %s", strerror(errno));
+            diag_error(d, rel[k], 0, 0, "cannot read: %s", fs_strerror(errno));
         }
         buf_release(&text);
         free(path);

@@ -501,7 +501,7 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
 static void parse_page(site *s, page *p, arena *a, diag_list *d)
 {
     if (!p->text && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
-        diag_error(d, p->src, 0, 0, "cannot read: %s", strerror(errno));
+        diag_error(d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return;
     }
@@ -654,7 +654,7 @@ static void parse_job(void *vctx, size_t i, int worker)
     }
     /* a build session: reuse the last parse when the bytes are the same */
     if (!site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
-        diag_error(c->d, p->src, 0, 0, "cannot read: %s", strerror(errno));
+        diag_error(c->d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return;
     }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +16,24 @@
 #include "util/xalloc.h"
 #include "util/vec.h"
 
-bool fs_read_fd(int fd, buf *out)
+const char *fs_strerror(int e)
 {
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        return false;
-    }
-    size_t want = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+    if (e == FS_ENOTREG)
+        return "not a regular file (a device, a pipe or a socket; sheaf reads only regular files)";
+    if (e == FS_ETOOBIG)
+        return "larger than " FS_READ_MAX_TEXT ", the most sheaf reads of one file";
+    return strerror(e);
+}
+
+/* Reads fd to its end, but at most max bytes: one more is FS_ETOOBIG. */
+static bool read_bounded(int fd, size_t max, size_t hint, buf *out)
+{
+    size_t start = out->len, want = hint ? hint + 1 : 4096;
     for (;;) {
         if (out->cap - out->len < 2 || out->cap == 0)
-            buf_grow(out, want);
-        ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+            buf_grow(out, want < max + 2 ? want : max + 2);
+        size_t room = out->cap - out->len - 1, left = max + 1 - (out->len - start);
+        ssize_t n = read(fd, out->data + out->len, room < left ? room : left);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -36,21 +43,89 @@ bool fs_read_fd(int fd, buf *out)
             break;
         out->len += (size_t)n;
         out->data[out->len] = 0;
+        if (out->len - start > max) {
+            errno = FS_ETOOBIG;
+            return false;
+        }
         want = 65536;
     }
     return true;
 }
 
-bool fs_read_file(const char *path, buf *out)
+bool fs_read_fd(int fd, buf *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return false;
+    }
+    bool sized = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    if (sized && (uintmax_t)st.st_size > FS_READ_MAX) {
+        errno = FS_ETOOBIG;
+        return false;
+    }
+    return read_bounded(fd, FS_READ_MAX, sized ? (size_t)st.st_size : 0, out);
+}
+
+bool fs_read_file_max(const char *path, size_t max, buf *out)
+{
+    /* O_NONBLOCK: opening a FIFO waits for a writer without it; the type
+     * is checked before anything is read */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return false;
-    bool ok = fs_read_fd(fd, out);
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    if (ok && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        ok = false;
+    } else if (ok && !S_ISREG(st.st_mode)) {
+        errno = FS_ENOTREG;
+        ok = false;
+    } else if (ok && (uintmax_t)st.st_size > max) {
+        errno = FS_ETOOBIG;
+        ok = false;
+    }
+    ok = ok && read_bounded(fd, max, (size_t)st.st_size, out);
     int e = errno;
     close(fd);
     errno = e;
     return ok;
+}
+
+bool fs_read_head(const char *path, size_t n, buf *out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    if (ok && !S_ISREG(st.st_mode)) {
+        errno = S_ISDIR(st.st_mode) ? EISDIR : FS_ENOTREG;
+        ok = false;
+    }
+    buf_grow(out, n + 1);
+    for (size_t got = 0; ok && got < n;) {
+        ssize_t r = read(fd, out->data + out->len, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            ok = r == 0;
+            break;
+        }
+        got += (size_t)r;
+        out->len += (size_t)r;
+        out->data[out->len] = 0;
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return ok;
+}
+
+bool fs_read_file(const char *path, buf *out)
+{
+    return fs_read_file_max(path, FS_READ_MAX, out);
 }
 
 bool fs_write_file(const char *path, const void *data, size_t len)
@@ -292,9 +367,17 @@ bool fs_copy_fd(int in, int out, bool *write_failed)
 
 bool fs_copy_file(const char *src, const char *dst)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (in < 0)
         return false;
+    struct stat st;
+    bool stat_ok = fstat(in, &st) == 0;
+    if (!stat_ok || !S_ISREG(st.st_mode)) {
+        int e = !stat_ok ? errno : S_ISDIR(st.st_mode) ? EISDIR : FS_ENOTREG;
+        close(in);
+        errno = e;
+        return false;
+    }
     int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0) {
         int e = errno;

@@ -8,11 +8,34 @@
 
 #include "util/buf.h"
 
-/* Appends the whole file to out (data stays NUL-terminated). Returns false
- * with errno set (EISDIR for a folder). The one whole-file reader: sources,
- * site.yaml, templates, `render --data` (a pipe too) and old outputs. */
+/* The most sheaf reads of one file into memory (a page, a template,
+ * site.yaml, a data file, a .bib, a cache entry): 64 MiB. Copied files
+ * (static/, a page bundle's images) are streamed, not read, and have none. */
+#define FS_READ_MAX ((size_t)64 << 20)
+#define FS_READ_MAX_TEXT "64 MiB"
+/* errno values of the readers below beyond the system's (fs_strerror says
+ * what they mean): not a regular file; more bytes than the bound. */
+#define FS_ENOTREG 0x10001
+#define FS_ETOOBIG 0x10002
+
+/* strerror, and the words for FS_ENOTREG and FS_ETOOBIG. Static text. */
+const char *fs_strerror(int e);
+
+/* Appends the whole file to out (data stays NUL-terminated). Only a
+ * regular file is read (a link to one is followed): a folder is EISDIR, a
+ * device, FIFO or socket FS_ENOTREG (a FIFO never blocks the reader), and
+ * a file of more than max bytes (also one that grows past it while read)
+ * FS_ETOOBIG. Returns false with errno set. The one whole-file reader:
+ * sources, site.yaml, templates, data files, bibliographies, the cache and
+ * old outputs all come through it. */
+bool fs_read_file_max(const char *path, size_t max, buf *out);
+/* fs_read_file_max with FS_READ_MAX. */
 bool fs_read_file(const char *path, buf *out);
-/* The same for a file already open (fd stays open): reads to its end. */
+/* The first n bytes of a regular file (fewer when it is shorter), with the
+ * same checks: to tell what a file is without reading it all. */
+bool fs_read_head(const char *path, size_t n, buf *out);
+/* The same for a file already open (fd stays open), a pipe too (`sheaf
+ * render --data -`): reads to its end, at most FS_READ_MAX bytes. */
 bool fs_read_fd(int fd, buf *out);
 /* Writes data to path in one call (created or truncated). false + errno. */
 bool fs_write_file(const char *path, const void *data, size_t len);
@@ -25,7 +48,8 @@ bool fs_rmtree(const char *path);
  * or read and write where the kernel cannot. false + errno; *write_failed
  * (may be NULL) says whether writing (not reading) failed. */
 bool fs_copy_fd(int in, int out, bool *write_failed);
-/* Copies the file src to dst (created or truncated, mode 0644). false + errno. */
+/* Copies the regular file src (FS_ENOTREG for a device, a FIFO or a
+ * socket) to dst (created or truncated, mode 0644). false + errno. */
 bool fs_copy_file(const char *src, const char *dst);
 bool fs_is_dir(const char *path);
 

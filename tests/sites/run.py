@@ -30,6 +30,7 @@ a list of steps run in order:
   - remove: [content/x.md]
   - mkdir: [content/empty]          # an (empty) folder
   - symlink: {content/x.md: /nowhere}   # a symbolic link
+  - fifo: [refs.bib]                # a named pipe (no writer ever opens it)
   - sleep: 1.1                # let mtimes move on (for `kept`)
   - from_repo: [content, site.yaml]   # copy these from the repository root
   - copy_out: j1              # keep a copy of public/ under a name
@@ -266,6 +267,12 @@ def run_fixture(sheaf, name):
                     p = os.path.join(site, rel)
                     os.makedirs(os.path.dirname(p), exist_ok=True)
                     os.symlink(target, p)
+                continue
+            if "fifo" in step:
+                for rel in step["fifo"]:
+                    p = os.path.join(site, rel)
+                    os.makedirs(os.path.dirname(p), exist_ok=True)
+                    os.mkfifo(p)
                 continue
             if "mkdir" in step:
                 for rel in step["mkdir"]:

@@ -1,0 +1,101 @@
+/* test_fs: the one whole-file reader (util/fs.c) reads only regular files
+ * and never more than its bound — a link to /dev/zero, a FIFO (which would
+ * block a plain open) or a huge sparse file each fail at once with their
+ * own words (issue 34, finding 10) — and the containment rule's helper. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "util/fs.h"
+
+static char *tmpdir(void)
+{
+    char tpl[] = "/tmp/sheaf-fs-XXXXXX";
+    char *d = mkdtemp(tpl);
+    return d ? strdup(d) : NULL;
+}
+
+TEST(reads_a_regular_file)
+{
+    char *d = tmpdir();
+    char *p = fs_join(d, "a.txt");
+    OK(fs_write_file(p, "hello", 5));
+    buf b = BUF_INIT;
+    OK(fs_read_file(p, &b));
+    EQ_STR(b.data, "hello");
+    buf_reset(&b);
+    /* exactly the bound is fine, one byte more is not */
+    OK(fs_read_file_max(p, 5, &b));
+    buf_reset(&b);
+    errno = 0;
+    OK(!fs_read_file_max(p, 4, &b));
+    EQ_INT(errno, FS_ETOOBIG);
+    buf_release(&b);
+    free(p);
+    fs_rmtree(d);
+    free(d);
+}
+
+TEST(refuses_devices_and_fifos)
+{
+    char *d = tmpdir();
+    buf b = BUF_INIT;
+    errno = 0;
+    OK(!fs_read_file("/dev/zero", &b));
+    EQ_INT(errno, FS_ENOTREG);
+    EQ_INT(b.len, 0);
+    /* a link to a device is the device */
+    char *link = fs_join(d, "zero.yaml");
+    OK(symlink("/dev/zero", link) == 0);
+    errno = 0;
+    OK(!fs_read_file(link, &b));
+    EQ_INT(errno, FS_ENOTREG);
+    /* a FIFO with no writer: answered at once, not waited on */
+    char *fifo = fs_join(d, "fifo.bib");
+    OK(mkfifo(fifo, 0644) == 0);
+    errno = 0;
+    OK(!fs_read_file(fifo, &b));
+    EQ_INT(errno, FS_ENOTREG);
+    EQ_STR(fs_strerror(FS_ENOTREG),
+           "not a regular file (a device, a pipe or a socket; sheaf reads only regular files)");
+    errno = 0;
+    OK(!fs_read_file(d, &b));
+    EQ_INT(errno, EISDIR);
+    buf_release(&b);
+    free(link);
+    free(fifo);
+    fs_rmtree(d);
+    free(d);
+}
+
+TEST(refuses_a_file_over_the_bound_without_reading_it)
+{
+    char *d = tmpdir();
+    char *p = fs_join(d, "big.md");
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    OK(fd >= 0);
+    OK(ftruncate(fd, (off_t)FS_READ_MAX + 1) == 0); /* sparse: no disk used */
+    close(fd);
+    buf b = BUF_INIT;
+    errno = 0;
+    OK(!fs_read_file(p, &b));
+    EQ_INT(errno, FS_ETOOBIG);
+    EQ_INT(b.len, 0);
+    EQ_STR(fs_strerror(FS_ETOOBIG), "larger than 64 MiB, the most sheaf reads of one file");
+    buf_release(&b);
+    free(p);
+    fs_rmtree(d);
+    free(d);
+}
+
+int main(void)
+{
+    RUN(reads_a_regular_file);
+    RUN(refuses_devices_and_fifos);
+    RUN(refuses_a_file_over_the_bound_without_reading_it);
+    return harness_done();
+}
