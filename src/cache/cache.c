@@ -2,11 +2,24 @@
  * `.sheaf-cache/v1/<kind>/<2 hex>/<30 hex>`, the 32 hex digits being a
  * 128-bit hash of (kind, key). The file is
  *
- *   "SHC1" | key length (u32) | value length (u32) | checksum (u64) | key | value
+ *   "SHC2" | key length (u32) | value length (u32) | MAC (32 bytes) | key | value
  *
- * (integers little-endian), the checksum an FNV-1a of kind, key and value.
- * A read checks all of it; anything else is a miss. Writes go to
- * `.tmp-<name>-<pid>-<n>` in the same folder and are renamed into place. */
+ * (integers little-endian), the MAC an HMAC-SHA256 of kind, key and value
+ * under the cache's secret, `.sheaf-cache/v1/.key` (32 random bytes, mode
+ * 0600, made with the cache). A read checks all of it; anything else is a
+ * miss. Writes go to `.tmp-<name>-<pid>-<n>` in the same folder and are
+ * renamed into place.
+ *
+ * The cache is input like any file of the site: a repository can hold a
+ * `.sheaf-cache/` (git stores links too), and whoever can write a file
+ * there could put a value in a page. So an entry whose MAC does not check
+ * is a miss — an entry edited with its checksum recomputed too — and a
+ * secret sheaf did not make (not 0600, another owner: what git or a copy
+ * leaves) is replaced, which turns every entry made with it into a miss;
+ * an entry that is not a regular file is a miss; a cache folder that is a
+ * symbolic link, or holds one, is not used at all (the build would write
+ * through it); and the caller still checks that a value is what its kind
+ * can be (site/math.c: MathML of the allowed elements only). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,16 +31,23 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
+
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 
 #include "cache/cache.h"
 #include "util/fs.h"
-#include "util/hash.h"
+#include "util/hash.h" /* the entries' names */
 #include "util/xalloc.h"
 #include "util/vec.h"
 
-#define MAGIC "SHC1"
-#define HEADER 20
+#define MAGIC "SHC2"
+#define MAC_LEN SHA256_DIGEST_SIZE
+#define HEADER (12 + MAC_LEN)
+#define SECRET_LEN 32
+#define SECRET_NAME ".key"
 #define NAME_HEX 32
 /* A temporary file older than this is left from a killed build. */
 #define STALE_TMP_SECONDS 600
@@ -44,7 +64,75 @@ struct cache {
     bool trimmed;
     uint64_t *used;       /* set of the first halves of names read or written */
     size_t used_n, used_cap;
+    atomic_bool refused;  /* a symbolic link in the cache's folders: not used */
+    bool have_secret;     /* under mu: */
+    unsigned char secret[SECRET_LEN];
 };
+
+static void fail_locked(cache *c, const char *what, const char *path, int err);
+
+/* Whether path is no symbolic link; *dir says whether it is a folder (a
+ * file there makes writing fail later, with its own message). */
+static bool real_dir(const char *path, bool *dir)
+{
+    struct stat st;
+    *dir = false;
+    if (lstat(path, &st) != 0)
+        return true;
+    *dir = S_ISDIR(st.st_mode);
+    return !S_ISLNK(st.st_mode);
+}
+
+/* The folders the cache writes into, down to the shards, are folders of
+ * their own: a link at any level (`.sheaf-cache -> ~`, `v1/math ->
+ * /etc`) would make a write or a trim land at its target. Returns the
+ * first offending path (caller frees), or NULL. */
+static char *find_link(const char *top, const char *root)
+{
+    bool dir;
+    if (!real_dir(top, &dir))
+        return xstrdup(top);
+    if (!dir)
+        return NULL;
+    if (!real_dir(root, &dir))
+        return xstrdup(root);
+    if (!dir)
+        return NULL;
+    char *bad = NULL;
+    DIR *d = opendir(root);
+    struct dirent *k;
+    while (d && !bad && (k = readdir(d)) != NULL) {
+        if (!strcmp(k->d_name, ".") || !strcmp(k->d_name, ".."))
+            continue;
+        char *kd = fs_join(root, k->d_name);
+        struct stat st;
+        if (lstat(kd, &st) != 0) {
+            free(kd);
+            continue;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            bad = kd;
+            break;
+        }
+        DIR *sd = S_ISDIR(st.st_mode) ? opendir(kd) : NULL;
+        struct dirent *e;
+        while (sd && !bad && (e = readdir(sd)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char *p = fs_join(kd, e->d_name);
+            if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+                bad = p;
+            else
+                free(p);
+        }
+        if (sd)
+            closedir(sd);
+        free(kd);
+    }
+    if (d)
+        closedir(d);
+    return bad;
+}
 
 cache *cache_open(const char *site_dir, size_t max_bytes)
 {
@@ -54,6 +142,18 @@ cache *cache_open(const char *site_dir, size_t max_bytes)
     c->root = buf_detach(&b, NULL);
     c->max = max_bytes ? max_bytes : CACHE_DEFAULT_MAX;
     pthread_mutex_init(&c->mu, NULL);
+    char *top = fs_join(site_dir && *site_dir ? site_dir : ".", CACHE_DIR);
+    char *bad = find_link(top, c->root);
+    if (bad) {
+        atomic_store(&c->refused, true);
+        atomic_store(&c->broken, true);
+        buf b = BUF_INIT;
+        buf_printf(&b, "%s is a symbolic link: sheaf never reads or writes its cache through one "
+                       "(remove it)", bad);
+        c->problem = buf_detach(&b, NULL);
+        free(bad);
+    }
+    free(top);
     return c;
 }
 
@@ -144,11 +244,88 @@ static void entry_path(const cache *c, const char *kind, name n, bool file, buf 
         buf_printf(out, "/%s", hex + 2);
 }
 
-static uint64_t checksum(const char *kind, const void *key, size_t klen, const void *v, size_t vlen)
+/* ---- the secret ---- */
+
+/* Reads the secret into c when it is one sheaf made: a regular file of
+ * SECRET_LEN bytes, this user's, readable by no one else. Called with mu. */
+static bool read_secret(cache *c, const char *path)
 {
-    uint64_t h = hash_add(HASH_SEED, kind, strlen(kind) + 1);
-    h = hash_add(h, key, klen);
-    return mix(hash_add(h, v, vlen));
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) ||
+        st.st_size != SECRET_LEN)
+        return false;
+    buf b = BUF_INIT;
+    bool ok = fs_read_file_max(path, SECRET_LEN, &b) && b.len == SECRET_LEN;
+    if (ok) {
+        memcpy(c->secret, b.data, SECRET_LEN);
+        c->have_secret = true;
+    }
+    buf_release(&b);
+    return ok;
+}
+
+/* The secret, read or (create: before the first write) made. A secret that
+ * is not sheaf's is replaced. Called with mu; false when there is none. */
+static bool get_secret(cache *c, bool create)
+{
+    if (c->have_secret)
+        return true;
+    buf path = BUF_INIT, tmp = BUF_INIT;
+    buf_printf(&path, "%s/%s", c->root, SECRET_NAME);
+    bool ok = read_secret(c, path.data);
+    if (!ok && create) {
+        unsigned char r[SECRET_LEN];
+        size_t got = 0;
+        while (got < SECRET_LEN) {
+            ssize_t n = getrandom(r + got, SECRET_LEN - got, 0);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+        buf_printf(&tmp, "%s/.tmp-key-%ld", c->root, (long)getpid());
+        int fd = -1;
+        if (got == SECRET_LEN && !fs_mkdirs(c->root)) {
+            fail_locked(c, "make", c->root, errno);
+            got = 0;
+        } else if (got == SECRET_LEN) {
+            unlink(tmp.data);
+            fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        }
+        bool written = fd >= 0 && write(fd, r, SECRET_LEN) == SECRET_LEN;
+        if (fd >= 0 && close(fd) != 0)
+            written = false;
+        struct stat st;
+        bool theirs = lstat(path.data, &st) == 0; /* replaced, not raced for */
+        if (written && (theirs ? rename(tmp.data, path.data) == 0 : link(tmp.data, path.data) == 0)) {
+            memcpy(c->secret, r, SECRET_LEN);
+            c->have_secret = ok = true;
+        } else if (written && errno == EEXIST) {
+            ok = read_secret(c, path.data); /* another build made it first */
+        }
+        if (!ok && got == SECRET_LEN)
+            fail_locked(c, "make", path.data, errno ? errno : EIO);
+        unlink(tmp.data);
+    }
+    buf_release(&path);
+    buf_release(&tmp);
+    return ok;
+}
+
+static void mac(const cache *c, const char *kind, const void *key, size_t klen, const void *v, size_t vlen,
+                unsigned char out[MAC_LEN])
+{
+    struct hmac_sha256_ctx h;
+    hmac_sha256_set_key(&h, SECRET_LEN, c->secret);
+    hmac_sha256_update(&h, strlen(kind) + 1, (const uint8_t *)kind);
+    unsigned char kl[4];
+    for (int i = 0; i < 4; i++)
+        kl[i] = (unsigned char)((uint32_t)klen >> (8 * i));
+    hmac_sha256_update(&h, 4, kl);
+    hmac_sha256_update(&h, klen, key);
+    hmac_sha256_update(&h, vlen, v);
+    hmac_sha256_digest(&h, MAC_LEN, out);
 }
 
 static void put_u32(unsigned char *p, uint32_t v)
@@ -157,24 +334,10 @@ static void put_u32(unsigned char *p, uint32_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 static uint32_t get_u32(const unsigned char *p)
 {
     uint32_t v = 0;
     for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
         v = v << 8 | p[i];
     return v;
 }
@@ -229,20 +392,29 @@ static bool was_used(const cache *c, uint64_t h)
 
 bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *out)
 {
-    if (!c || !kind_ok(kind))
+    if (!c || !kind_ok(kind) || atomic_load(&c->refused))
         return false;
+    pthread_mutex_lock(&c->mu);
+    bool keyed = get_secret(c, false);
+    pthread_mutex_unlock(&c->mu);
     name n = key_name(kind, key, klen);
     buf path = BUF_INIT, data = BUF_INIT;
     entry_path(c, kind, n, true, &path);
     bool hit = false;
-    if (fs_read_file(path.data, &data) && data.len >= HEADER && !memcmp(data.data, MAGIC, 4)) {
+    struct stat st;
+    /* a link (to /dev/zero, to a file elsewhere) is no entry */
+    if (keyed && lstat(path.data, &st) == 0 && S_ISREG(st.st_mode) &&
+        fs_read_file_max(path.data, CACHE_ENTRY_MAX, &data) && data.len >= HEADER &&
+        !memcmp(data.data, MAGIC, 4)) {
         const unsigned char *p = (const unsigned char *)data.data;
         size_t kl = get_u32(p + 4), vl = get_u32(p + 8);
-        uint64_t sum = get_u64(p + 12);
-        if (kl == klen && HEADER + kl + vl == data.len && !memcmp(p + HEADER, key, klen) &&
-            sum == checksum(kind, key, klen, p + HEADER + kl, vl)) {
-            buf_put(out, (const char *)p + HEADER + kl, vl);
-            hit = true;
+        unsigned char want[MAC_LEN];
+        if (kl == klen && HEADER + kl + vl == data.len && !memcmp(p + HEADER, key, klen)) {
+            mac(c, kind, key, klen, p + HEADER + kl, vl, want);
+            if (memeql_sec(want, p + 12, MAC_LEN)) {
+                buf_put(out, (const char *)p + HEADER + kl, vl);
+                hit = true;
+            }
         }
     }
     buf_release(&path);
@@ -253,15 +425,21 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
     return hit;
 }
 
-static void fail(cache *c, const char *what, const char *path, int err)
+/* fail, called with mu held */
+static void fail_locked(cache *c, const char *what, const char *path, int err)
 {
     atomic_store(&c->broken, true);
-    pthread_mutex_lock(&c->mu);
     if (!c->problem) {
         buf b = BUF_INIT;
         buf_printf(&b, "cannot %s %s: %s", what, path, strerror(err));
         c->problem = buf_detach(&b, NULL);
     }
+}
+
+static void fail(cache *c, const char *what, const char *path, int err)
+{
+    pthread_mutex_lock(&c->mu);
+    fail_locked(c, what, path, err);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -284,7 +462,13 @@ static bool write_all(int fd, const unsigned char *p, size_t n)
 void cache_put(cache *c, const char *kind, const void *key, size_t klen, const void *value,
                size_t vlen)
 {
-    if (!c || !kind_ok(kind) || atomic_load(&c->broken) || atomic_load(&c->read_only) || klen > UINT32_MAX || vlen > UINT32_MAX)
+    if (!c || !kind_ok(kind) || atomic_load(&c->broken) || atomic_load(&c->read_only) ||
+        klen > CACHE_ENTRY_MAX || vlen > CACHE_ENTRY_MAX - HEADER - klen)
+        return;
+    pthread_mutex_lock(&c->mu);
+    bool keyed = get_secret(c, true);
+    pthread_mutex_unlock(&c->mu);
+    if (!keyed)
         return;
     name n = key_name(kind, key, klen);
     mark_used(c, n.h1);
@@ -297,7 +481,7 @@ void cache_put(cache *c, const char *kind, const void *key, size_t klen, const v
     memcpy(head, MAGIC, 4);
     put_u32(head + 4, (uint32_t)klen);
     put_u32(head + 8, (uint32_t)vlen);
-    put_u64(head + 12, checksum(kind, key, klen, value, vlen));
+    mac(c, kind, key, klen, value, vlen, head + 12);
     int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
         if (!fs_mkdirs(dir.data)) {

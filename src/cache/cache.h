@@ -6,9 +6,11 @@
  * into the key everything the value depends on — the input, the options,
  * the engine and library version — so a changed engine simply misses.
  * Entries live one per file under `.sheaf-cache/v1/<kind>/`, named by a
- * 128-bit hash of the key; each file holds the key itself and a checksum,
- * so a hash collision, a truncated or otherwise damaged file is a miss,
- * never a wrong value.
+ * 128-bit hash of the key; each file holds the key itself and an HMAC of
+ * kind, key and value under a secret made with the cache, so a hash
+ * collision, a truncated, damaged or edited file is a miss, never a wrong
+ * value. The cache is untrusted input all the same (cache.c says how): a
+ * caller checks a value is what its kind can be before using it.
  *
  * Safe with parallel workers and with other builds: a value is written to
  * a temporary file and renamed into place, so readers see a whole entry or
@@ -32,12 +34,16 @@
 #define CACHE_DIR ".sheaf-cache"
 /* The default size limit: 256 MiB. */
 #define CACHE_DEFAULT_MAX ((size_t)256 << 20)
+/* The largest entry (header, key and value) written or read: 16 MiB. */
+#define CACHE_ENTRY_MAX ((size_t)16 << 20)
 
 typedef struct cache cache;
 
 /* The cache of the site in site_dir (its folder is made on the first
- * write). max_bytes 0 means CACHE_DEFAULT_MAX. Never fails. Free with
- * cache_free. */
+ * write). max_bytes 0 means CACHE_DEFAULT_MAX. Never fails: when
+ * `.sheaf-cache`, its `v1` or a folder in it is a symbolic link, the cache
+ * is not used (every get misses, nothing is written) and cache_problem
+ * says why. Free with cache_free. */
 cache *cache_open(const char *site_dir, size_t max_bytes);
 /* cache_free(NULL) does nothing. Does not trim. */
 void cache_free(cache *c);
@@ -53,8 +59,8 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
 void cache_put(cache *c, const char *kind, const void *key, size_t klen, const void *value,
                size_t vlen);
 
-/* The first problem writing the cache ("cannot write .sheaf-cache/…: …"),
- * or NULL; owned by c. */
+/* The first problem writing the cache ("cannot write .sheaf-cache/…: …",
+ * or the link that made it refuse the folder), or NULL; owned by c. */
 const char *cache_problem(cache *c);
 
 /* When this process wrote enough to matter since the last trim (or has

@@ -40,6 +40,10 @@ typedef struct site_math {
     atomic_size_t formulas, rendered; /* met, and rendered by KaTeX (not cached) */
 } site_math;
 
+/* Whether s[0..n) is MathML as KaTeX writes it: one <math> of MathML's
+ * presentation elements and the attributes KaTeX sets, with values free of
+ * URLs and markup. What the build cache gives is used only then. */
+bool site_mathml_ok(const char *s, size_t n);
 /* md_math_fn for md_options.math, with a site_math as ctx. */
 const char *site_math_render(void *ctx, const md_formula *f, arena *a, const char **error,
                              long *error_at);

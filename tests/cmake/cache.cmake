@@ -3,3 +3,8 @@
 add_test(NAME cache/kill
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/kill.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/kill PROPERTIES TIMEOUT 300)
+# The cache as untrusted input (issue 34): poisoned entries, a secret sheaf
+# did not make, entries that are special files, a symlinked cache folder.
+add_test(NAME cache/poison
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/poison.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cache/poison PROPERTIES TIMEOUT 300)

@@ -33,7 +33,7 @@ static void count_fn(void *ctx, const char *rel)
     base = base ? base + 1 : rel;
     if (!strncmp(base, ".tmp-", 5))
         c->tmps++;
-    else
+    else if (strcmp(base, ".key")) /* the cache's secret */
         c->entries++;
 }
 
@@ -55,6 +55,8 @@ typedef struct finder {
 static void find_fn(void *ctx, const char *rel)
 {
     finder *f = ctx;
+    if (!strcmp(rel, "v1/.key"))
+        return;
     free(f->path);
     f->path = fs_join(f->root, rel);
 }
@@ -229,7 +231,7 @@ TEST(unwritable_is_a_problem_not_a_failure)
     const char *p = cache_problem(c);
     OK(p != NULL);
     OK(p && strstr(p, "cannot make ") == p);
-    OK(p && strstr(p, ".sheaf-cache/v1/math/"));
+    OK(p && strstr(p, ".sheaf-cache/v1: Not a directory"));
     buf v = BUF_INIT;
     OK(!cache_get(c, "math", "k", 1, &v));
     /* later writes are not tried (the problem stays the first one) */
