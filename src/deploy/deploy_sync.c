@@ -55,20 +55,20 @@ bool deploy_is_remote(const char *target)
     return colon && colon != target && (!slash || colon < slash);
 }
 
-/* The site's source folder (content, static, templates, themes) that the
- * resolved target t lies in, or NULL. */
+/* The site's source folder (content, static, templates, themes, data)
+ * that the resolved target t lies in, or NULL. Each folder is resolved
+ * itself: a content/ that is a link leads where it leads. */
 static const char *source_folder(const char *site, const char *t)
 {
     static const char *const names[] = { "content", "static", "templates", "themes", "data" };
     const char *hit = NULL;
-    buf b = BUF_INIT;
     for (size_t i = 0; !hit && i < sizeof names / sizeof names[0]; i++) {
-        buf_reset(&b);
-        buf_printf(&b, "%s%s%s", site, strcmp(site, "/") ? "/" : "", names[i]);
-        if (fs_inside(t, b.data))
+        char *named = fs_join(site, names[i]), *r = fs_resolve(named);
+        if (fs_inside(t, r))
             hit = names[i];
+        free(r);
+        free(named);
     }
-    buf_release(&b);
     return hit;
 }
 
@@ -78,7 +78,8 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
     char *t = fs_resolve(target);
     char *s = fs_resolve(site_dir ? site_dir : ".");
     char *b = build_dir ? fs_resolve(build_dir) : NULL;
-    char *git = fs_join(s, ".git");
+    char *git_named = fs_join(s, ".git"), *git = fs_resolve(git_named);
+    free(git_named);
     bool ok = true;
     if (fs_inside(s, t)) {
         diag_error(d, NULL, 0, 0,

@@ -15,7 +15,10 @@
 #include "util/xalloc.h"
 
 /* Refuses an output folder that holds the site or lies in its sources:
- * replacing it, or the next build reading it, would destroy the site. */
+ * replacing it, or the next build reading it, would destroy the site.
+ * Every path is compared resolved (fs_resolve): the output's, the site's
+ * and each source folder's own — content/ may be a link to a folder
+ * elsewhere in the site, and an output there is inside the sources. */
 static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list *d)
 {
     char *real = output_real_target(out_dir);
@@ -32,7 +35,8 @@ static bool out_dir_is_safe(const char *site_dir, const char *out_dir, diag_list
         ok = false;
     }
     for (size_t i = 0; ok && sources[i]; i++) {
-        char *src = fs_join(rs, sources[i]);
+        char *named = fs_join(site_dir, sources[i]), *src = fs_resolve(named);
+        free(named);
         if (fs_inside(ro, src)) {
             diag_error(d, out_dir, 0, 0,
                        "refusing this output folder: it is inside the site's %s/, which the "
@@ -156,6 +160,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
      * templates (build_site_kept) */
     build_kept *k = bs->kept;
     tpl_loader *l = k && k->l ? k->l : tpl_loader_new(dirs, 2, true);
+    if (!(k && k->l))
+        tpl_loader_set_root(l, s.dir);
     if (k)
         k->l = l;
     site_load_data(&s, d);

@@ -42,8 +42,15 @@ static bool load_one(site *s, const char *path, const char *where, int line, int
     strmap_put(s->bib_seen, path, 0);
     if (!s->bib)
         s->bib = arena_calloc(s->a, sizeof *s->bib);
-    char *file = fs_join(s->dir, path);
-    bool ok = bib_load(s->bib, file, path, where, line, col, s->a, d);
+    char *file = fs_join(s->dir, path), *root = fs_resolve(s->dir);
+    bool ok;
+    if (!fs_within(root, file)) { /* the containment rule (fs_within) */
+        diag_error(d, where, line, col, "cannot read bibliography '%s': %s", path, fs_strerror(FS_EOUTSIDE));
+        ok = false;
+    } else {
+        ok = bib_load(s->bib, file, path, where, line, col, s->a, d);
+    }
+    free(root);
     free(file);
     s->bib_incomplete |= !ok;
     return ok;

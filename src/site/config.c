@@ -436,7 +436,12 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     const char *shown = strcmp(site_dir, ".") ? path : "site.yaml";
     buf text = BUF_INIT;
     bool ok = true;
-    if (!fs_read_file(path, &text)) {
+    char *root = fs_resolve(site_dir);
+    bool read = fs_read_file_within(root, path, FS_READ_MAX, &text);
+    int e = errno;
+    free(root);
+    errno = e;
+    if (!read) {
         if (errno != ENOENT) {
             diag_error(d, shown, 0, 0, "cannot read: %s", fs_strerror(errno));
             ok = false;

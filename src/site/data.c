@@ -140,6 +140,10 @@ bool site_load_data(site *s, diag_list *d)
         free(root);
         return true;
     }
+    if (!site_folder_inside(s, "data", NULL, 0, 0, d)) {
+        free(root);
+        return false;
+    }
     walk_ctx c = { 0 };
     if (!fs_walk(root, true, collect, &c))
         diag_error(d, "data/", 0, 0, "cannot read the data folder: %s", strerror(errno));

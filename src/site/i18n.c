@@ -61,7 +61,12 @@ static int load_layers(site *s, tpl_map *m, const char *lang, diag_list *d)
     for (int k = 0; k < 2; k++) {
         char *path = fs_join(s->dir, rel[k]);
         buf text = BUF_INIT;
-        if (fs_read_file(path, &text)) {
+        char *root = fs_resolve(s->dir);
+        bool read = fs_read_file_within(root, path, FS_READ_MAX, &text);
+        int e = errno;
+        free(root);
+        errno = e;
+        if (read) {
             merge(s, m, strcmp(s->dir, ".") ? arena_strdup(s->a, path) : rel[k], text.data, text.len, d);
             found++;
         } else if (errno != ENOENT && errno != ENOTDIR) {

@@ -146,8 +146,8 @@ static bool inside(const char *p, const char *dir)
 static void on_entry(void *vctx, const char *vrel, fs_kind kind, int err);
 
 /* A symbolic link met by the walk. Its target must stay inside the site
- * folder (or the folder being walked, when that is itself a link from
- * elsewhere): a site repository can hold links, and a link to
+ * folder (the containment rule; the folder being walked is inside it, see
+ * walk_dir): a site repository can hold links, and a link to
  * /proc/self/environ or ~/.ssh must not be published. Such a link is an
  * error, or (follow_symlinks: true) skipped with a warning. A link to a
  * file inside is read like a file; a linked folder is walked only with
@@ -165,7 +165,7 @@ static void on_link(walk_ctx *c, const char *rel, const char *full)
     struct stat st;
     if (!real || stat(real, &st) != 0) {
         add_source(c, rel); /* to nowhere, or a loop of links: "cannot read" */
-    } else if (!inside(real, c->site_real) && !inside(real, c->root_real)) {
+    } else if (!inside(real, c->site_real)) {
         buf w = BUF_INIT;
         outpath_quote(&w, src.data, src.len);
         if (c->s->cfg.follow_symlinks)
@@ -231,10 +231,53 @@ static void on_entry(void *vctx, const char *vrel, fs_kind kind, int err)
     }
 }
 
+/* What the path p (a folder the build reads, or the file a link names)
+ * leads to, for a message: the link's own text when p is a link, else
+ * where it resolves. Appended quoted to out. */
+static void quote_target(buf *out, const char *p)
+{
+    char target[4096];
+    ssize_t tn = readlink(p, target, sizeof target - 1);
+    if (tn > 0) {
+        target[tn] = 0;
+        outpath_quote(out, target, (size_t)tn);
+    } else {
+        char *r = fs_resolve(p);
+        outpath_quote(out, r, strlen(r));
+        free(r);
+    }
+}
+
+bool site_folder_inside(site *s, const char *prefix, const char *where, int line, int col, diag_list *d)
+{
+    char *root = fs_join(s->dir, prefix), *site_real = fs_resolve(s->dir);
+    bool in = fs_within(site_real, root); /* a missing folder resolves inside, '..' lexically */
+    if (!in) {
+        buf q = BUF_INIT;
+        quote_target(&q, root);
+        if (where)
+            diag_error(d, where, line, col,
+                       "%s/ leads outside the site folder: sheaf reads nothing from outside the site "
+                       "(move the folder into it)",
+                       prefix);
+        else
+            diag_error(d, prefix, 0, 0,
+                       "leads outside the site folder (to '%s'): sheaf reads nothing from outside the "
+                       "site (move the folder into it)",
+                       q.data);
+        buf_release(&q);
+    }
+    free(site_real);
+    free(root);
+    return in;
+}
+
 static void walk_dir(site *s, growing *g, const char *prefix, bool content, diag_list *d)
 {
     char *root = fs_join(s->dir, prefix);
-    if (fs_is_dir(root)) {
+    /* the folder itself first: content/ or static/ may be a link, and
+     * themes/<theme>/ a name with '..' */
+    if (fs_is_dir(root) && site_folder_inside(s, prefix, NULL, 0, 0, d)) {
         char *site_real = realpath(s->dir, NULL), *root_real = realpath(root, NULL);
         walk_ctx c = { .s = s, .g = g, .prefix = prefix, .content = content, .d = d, .dir = root,
                        .base = "", .site_real = site_real ? site_real : "",
@@ -788,7 +831,11 @@ bool site_load(site *s, int jobs, diag_list *d)
     buf theme = BUF_INIT;
     buf_printf(&theme, "themes/%s", s->cfg.theme);
     char *theme_dir = fs_join(s->dir, theme.data);
-    if (fs_is_dir(theme_dir)) {
+    int tl, tc;
+    site_config_key_place(&s->cfg, "theme", &tl, &tc);
+    if (!site_folder_inside(s, theme.data, "site.yaml", tl, tc, d)) {
+        /* said: theme '../../x' leads outside the site folder */
+    } else if (fs_is_dir(theme_dir)) {
         buf st = BUF_INIT;
         buf_printf(&st, "%s/static", theme.data);
         walk_dir(s, &g, arena_strdup(s->a, st.data), false, d);

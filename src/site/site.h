@@ -457,9 +457,18 @@ void site_source_cache_free(site_source_cache *c);
 /* Forgets one file (src relative to the site folder) / every file. */
 void site_source_cache_forget(site_source_cache *c, const char *src);
 void site_source_cache_clear(site_source_cache *c);
+/* The containment rule for a folder the build reads (content, static,
+ * data, templates, themes/<theme> and its folders): site/prefix, after
+ * every symbolic link on the way, lies inside the site folder (fs_within).
+ * A missing folder is fine. Otherwise an error — at where:line:col naming
+ * prefix (a config path: site.yaml's theme), or at prefix itself — and
+ * false. */
+bool site_folder_inside(site *s, const char *prefix, const char *where, int line, int col, diag_list *d);
+
 /* Reads dir/src into *data (malloc'd, NUL-terminated; the caller frees it),
  * from the cache when it is still current. c may be NULL. Returns false with
- * errno set when the file cannot be read. */
+ * errno set when the file cannot be read — FS_EOUTSIDE when it resolves
+ * outside dir (the containment rule, fs_within). */
 bool site_source_read(site_source_cache *c, const char *dir, const char *src, char **data,
                       size_t *len);
 

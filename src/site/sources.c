@@ -5,6 +5,7 @@
  * file and uses the entry only when all three still match, so a change the
  * watcher did not report is still seen. Lookups and stores come from the
  * loader's worker threads, hence the lock. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +104,12 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *src, ch
         pthread_mutex_unlock(&c->mu);
     }
     buf b = BUF_INIT;
-    bool ok = fs_read_file(full, &b);
+    char *root = fs_resolve(dir); /* the containment rule: nothing from outside the site */
+    bool ok = fs_read_file_within(root, full, FS_READ_MAX, &b);
+    int e = errno;
+    free(root);
     free(full);
+    errno = e;
     if (!ok) {
         buf_release(&b);
         return false;

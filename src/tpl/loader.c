@@ -34,6 +34,7 @@ typedef struct mem_tpl {
 struct tpl_loader {
     char **dirs;
     size_t ndirs;
+    char *root; /* resolved; NULL: no containment rule */
     bool embedded;
     pthread_mutex_t mu;
     entry *v;
@@ -56,10 +57,17 @@ tpl_loader *tpl_loader_new(const char *const *dirs, size_t ndirs, bool embedded)
     return l;
 }
 
+void tpl_loader_set_root(tpl_loader *l, const char *root)
+{
+    free(l->root);
+    l->root = fs_resolve(root);
+}
+
 void tpl_loader_free(tpl_loader *l)
 {
     if (!l)
         return;
+    free(l->root);
     for (size_t i = 0; i < l->ndirs; i++)
         free(l->dirs[i]);
     free(l->dirs);
@@ -109,13 +117,13 @@ static bool bad_name(const char *name)
 
 /* The text of a template file (caller frees), or NULL when path is not a
  * regular file that can be read (the caller then looks in the next place). */
-static char *read_all(const char *path, size_t *len)
+static char *read_all(const tpl_loader *l, const char *path, size_t *len)
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
     buf b = BUF_INIT;
-    if (!fs_read_file(path, &b)) {
+    if (!fs_read_file_within(l->root, path, FS_READ_MAX, &b)) {
         buf_release(&b);
         return NULL;
     }
@@ -140,18 +148,24 @@ static char *find_source(tpl_loader *l, const char *name, size_t *len, char **pa
     for (size_t i = 0; i < l->ndirs; i++) {
         buf p = BUF_INIT;
         buf_printf(&p, "%s/%s", l->dirs[i], name);
-        char *text = read_all(p.data, len);
+        char *text = read_all(l, p.data, len);
         if (text) {
             *path = buf_detach(&p, NULL);
             return text;
         }
+        int why = errno;
         struct stat st = { 0 };
         if (stat(p.data, &st) == 0 || errno != ENOENT) {
             int e = errno;
             if (bad && S_ISDIR(st.st_mode))
                 buf_printf(bad, "%s is a folder, not a template file", p.data);
             else if (bad)
-                buf_printf(bad, "cannot read %s: %s", p.data, strerror(S_ISREG(st.st_mode) ? EACCES : e));
+                buf_printf(bad, "cannot read %s: %s", p.data,
+                           fs_strerror(S_ISREG(st.st_mode) ? (why == FS_EOUTSIDE || why == FS_ETOOBIG ? why : EACCES)
+                                                           : S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                                                     S_ISSOCK(st.st_mode) || S_ISBLK(st.st_mode)
+                                                                 ? FS_ENOTREG
+                                                                 : e));
             buf_release(&p);
             return NULL;
         }

@@ -26,6 +26,11 @@ tpl_loader *tpl_loader_new(const char *const *dirs, size_t ndirs, bool embedded)
 /* Frees the loader and every template it parsed. tpl_loader_free(NULL) is a
  * no-op. */
 void tpl_loader_free(tpl_loader *l);
+/* From now on a template file is read only when it resolves inside the
+ * folder root (the containment rule, fs_within: a build passes its site
+ * folder, so templates/x.html -> /etc/passwd is an error, not a page).
+ * root is copied and resolved. */
+void tpl_loader_set_root(tpl_loader *l, const char *root);
 /* Adds a template from memory under `name` (wins over files); the text is
  * copied. Used by tests and by `sheaf render`. */
 void tpl_loader_add(tpl_loader *l, const char *name, const char *text, size_t len);

@@ -22,6 +22,9 @@ const char *fs_strerror(int e)
         return "not a regular file (a device, a pipe or a socket; sheaf reads only regular files)";
     if (e == FS_ETOOBIG)
         return "larger than " FS_READ_MAX_TEXT ", the most sheaf reads of one file";
+    if (e == FS_EOUTSIDE)
+        return "it leads outside the site folder (through a symbolic link or '..'), and sheaf reads "
+               "nothing from outside the site";
     return strerror(e);
 }
 
@@ -121,6 +124,23 @@ bool fs_read_head(const char *path, size_t n, buf *out)
     close(fd);
     errno = e;
     return ok;
+}
+
+bool fs_within(const char *root_real, const char *path)
+{
+    char *r = fs_resolve(path);
+    bool in = fs_inside(r, root_real);
+    free(r);
+    return in;
+}
+
+bool fs_read_file_within(const char *root_real, const char *path, size_t max, buf *out)
+{
+    if (root_real && !fs_within(root_real, path)) {
+        errno = FS_EOUTSIDE;
+        return false;
+    }
+    return fs_read_file_max(path, max, out);
 }
 
 bool fs_read_file(const char *path, buf *out)

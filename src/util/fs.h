@@ -17,8 +17,11 @@
  * what they mean): not a regular file; more bytes than the bound. */
 #define FS_ENOTREG 0x10001
 #define FS_ETOOBIG 0x10002
+/* ... and a path the containment rule refuses (fs_read_file_within). */
+#define FS_EOUTSIDE 0x10003
 
-/* strerror, and the words for FS_ENOTREG and FS_ETOOBIG. Static text. */
+/* strerror, and the words for FS_ENOTREG, FS_ETOOBIG and FS_EOUTSIDE.
+ * Static text. */
 const char *fs_strerror(int e);
 
 /* Appends the whole file to out (data stays NUL-terminated). Only a
@@ -31,6 +34,16 @@ const char *fs_strerror(int e);
 bool fs_read_file_max(const char *path, size_t max, buf *out);
 /* fs_read_file_max with FS_READ_MAX. */
 bool fs_read_file(const char *path, buf *out);
+/* The containment rule (issue 34): whether path, after every symbolic
+ * link on the way (fs_resolve), is the folder root_real or lies inside it.
+ * root_real must be resolved itself (realpath, fs_resolve). Every input
+ * folder and every file a build (or an import) reads is checked so against
+ * the site (or the import's source), so a link, `..` or a config path
+ * cannot make sheaf read — and publish — a file from elsewhere. */
+bool fs_within(const char *root_real, const char *path);
+/* fs_read_file_max, refusing a path outside root_real (FS_EOUTSIDE)
+ * before anything is opened; root_real NULL: no rule. */
+bool fs_read_file_within(const char *root_real, const char *path, size_t max, buf *out);
 /* The first n bytes of a regular file (fewer when it is shorter), with the
  * same checks: to tell what a file is without reading it all. */
 bool fs_read_head(const char *path, size_t n, buf *out);

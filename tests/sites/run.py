@@ -281,7 +281,7 @@ def run_fixture(sheaf, name):
             if "remove" in step:
                 for rel in step["remove"]:
                     p = os.path.join(site, rel)
-                    if os.path.isdir(p):
+                    if os.path.isdir(p) and not os.path.islink(p):  # a link goes, not its target
                         shutil.rmtree(p)
                     else:
                         os.unlink(p)

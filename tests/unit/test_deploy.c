@@ -419,6 +419,26 @@ TEST(target_safety)
                    "outside content/, static/, templates/, themes/ and data/",
                t.data);
     EQ_STR(first_message(d, &b), e.data);
+    /* content/ a link to a folder elsewhere in the site (issue 34,
+     * finding 2): a target there is inside the sources, whatever its name */
+    diag_clear(d);
+    buf_reset(&t);
+    buf_printf(&t, "%s/src/content", site);
+    OK(fs_mkdirs(t.data));
+    buf l = BUF_INIT;
+    buf_printf(&l, "%s/content", site);
+    fs_rmtree(l.data);
+    OK(symlink("src/content", l.data) == 0);
+    OK(!deploy_check_target(site, build, t.data, d));
+    buf_reset(&e);
+    buf_printf(&e, "sheaf: error: deploy target '%s' is inside the site's content/ folder: the "
+                   "next build would read the deployed files as sources; choose a folder "
+                   "outside content/, static/, templates/, themes/ and data/",
+               t.data);
+    EQ_STR(first_message(d, &b), e.data);
+    unlink(l.data);
+    buf_release(&l);
+    diag_clear(d);
     /* Fine: a folder of its own, even inside the site (like public/). */
     buf_reset(&t);
     buf_printf(&t, "%s/public", site);
