@@ -579,7 +579,9 @@ bool import_hugo_collect(imp *m)
     const char *content = import_src_path(m, h.content);
     settings(&h, file ? file : "config.toml", cm);
     walk w = { &h, h.content };
-    if (!fs_walk(content, true, visit_content, &w)) {
+    if (!import_src_inside(m, h.content, arena_printf(m->a, "contentDir '%s'", h.content)))
+        return false;
+    if (!import_walk(m, h.content, true, visit_content, &w)) {
         diag_error(m->d, content, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
     }
@@ -662,11 +664,13 @@ bool import_hugo_collect(imp *m)
     const char *sdir = import_get_str(cm, "staticdir") ? import_get_str(cm, "staticdir") : "static";
     if (!stat(import_src_path(m, sdir), &st)) {
         w.prefix = sdir;
-        fs_walk(import_src_path(m, sdir), false, visit_copy, &w);
+        if (!import_src_inside(m, sdir, arena_printf(m->a, "staticDir '%s'", sdir)))
+            return false;
+        import_walk(m, sdir, false, visit_copy, &w);
     }
     if (!stat(import_src_path(m, "data"), &st)) {
         w.prefix = "data";
-        fs_walk(import_src_path(m, "data"), true, visit_copy, &w);
+        import_walk(m, "data", true, visit_copy, &w);
         import_note_dir(h.m, "data", "copied to data/ (templates read it as site.data)");
     }
     static const char *const dirs[][2] = {

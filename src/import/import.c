@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "import/internal.h"
@@ -121,6 +122,85 @@ void import_alias_add(imp *m, import_page *p, const char *url)
 const char *import_src_path(imp *m, const char *rel)
 {
     return arena_printf(m->a, "%s/%s", m->o->src, rel);
+}
+
+/* ---- the source's containment rule ------------------------------------ */
+
+#define OUTSIDE_TODO "not imported: it leads outside the source folder, and the import reads nothing from outside it"
+
+/* fs_strerror, in the import's words for FS_EOUTSIDE */
+static const char *src_strerror(int e)
+{
+    return e == FS_EOUTSIDE ? "it leads outside the source folder, and the import reads nothing from outside it"
+                            : fs_strerror(e);
+}
+
+bool import_src_inside(imp *m, const char *rel, const char *what)
+{
+    if (fs_within(m->src_real, import_src_path(m, rel)))
+        return true;
+    if (what)
+        diag_error(m->d, import_src_path(m, rel), 0, 0, "%s leads outside the source folder: the import "
+                   "reads nothing from outside it", what);
+    else
+        diag_error(m->d, import_src_path(m, rel), 0, 0, "cannot read: %s", src_strerror(FS_EOUTSIDE));
+    return false;
+}
+
+typedef struct src_walk {
+    imp *m;
+    const char *dir_rel; /* "" or "content/" */
+    const char *root;    /* SRC/dir_rel */
+    void (*fn)(void *ctx, const char *rel);
+    void *ctx;
+    int err;
+} src_walk;
+
+static void src_visit(void *vctx, const char *rel, fs_kind kind, int err)
+{
+    src_walk *w = vctx;
+    imp *m = w->m;
+    if (kind == FS_UNREADABLE) {
+        w->err = err;
+        return;
+    }
+    if (kind == FS_FILE) {
+        w->fn(w->ctx, rel);
+        return;
+    }
+    const char *full = arena_printf(m->a, "%s/%s", w->root, rel);
+    const char *shown = arena_printf(m->a, "%s%s", w->dir_rel, rel);
+    char target[4096];
+    ssize_t tn = readlink(full, target, sizeof target - 1);
+    target[tn > 0 ? tn : 0] = 0;
+    const char *what = arena_printf(m->a, "a symbolic link to '%s'", target);
+    char *real = realpath(full, NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0)
+        w->fn(w->ctx, rel); /* to nowhere: its reader says so */
+    else if (!fs_inside(real, m->src_real))
+        import_note_add(m, shown, 0, 0, what, OUTSIDE_TODO);
+    else if (S_ISREG(st.st_mode))
+        w->fn(w->ctx, rel);
+    else if (S_ISDIR(st.st_mode))
+        import_note_add(m, shown, 0, 0, what,
+                        "not imported: the import does not follow a linked folder (copy the folder here)");
+    else
+        import_note_add(m, shown, 0, 0, what, "not imported: not a regular file");
+    free(real);
+}
+
+bool import_walk(imp *m, const char *dir_rel, bool skip_hidden, void (*fn)(void *ctx, const char *rel),
+                 void *ctx)
+{
+    const char *root = dir_rel[0] ? import_src_path(m, dir_rel) : m->o->src;
+    src_walk w = { m, dir_rel[0] ? arena_printf(m->a, "%s/", dir_rel) : "", root, fn, ctx, 0 };
+    if (dir_rel[0] && !import_src_inside(m, dir_rel, arena_printf(m->a, "the folder %s", dir_rel)))
+        return true; /* said */
+    bool ok = fs_visit(root, skip_hidden, src_visit, &w);
+    if (!ok && w.err)
+        errno = w.err;
+    return ok;
 }
 
 void import_paginate_path(imp *m, const char *file, const char *old, const char *pattern)
@@ -235,8 +315,8 @@ bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_k
                    size_t *npos, buf *text)
 {
     const char *path = import_src_path(m, rel);
-    if (!fs_read_file(path, text)) {
-        diag_error(m->d, path, 0, 0, "cannot read: %s", fs_strerror(errno));
+    if (!fs_read_file_within(m->src_real, path, FS_READ_MAX, text)) {
+        diag_error(m->d, path, 0, 0, "cannot read: %s", src_strerror(errno));
         return false;
     }
     size_t bad = text_utf8_check(text->data, text->len);
@@ -274,8 +354,8 @@ bool import_read_config(imp *m, const char *rel, tpl_value *out)
 {
     const char *path = import_src_path(m, rel);
     buf b = BUF_INIT;
-    if (!fs_read_file(path, &b)) {
-        diag_error(m->d, path, 0, 0, "cannot read: %s", fs_strerror(errno));
+    if (!fs_read_file_within(m->src_real, path, FS_READ_MAX, &b)) {
+        diag_error(m->d, path, 0, 0, "cannot read: %s", src_strerror(errno));
         buf_release(&b);
         return false;
     }
@@ -474,8 +554,12 @@ static bool copy_file(imp *m, const import_file *f)
     *slash = '\0';
     bool ok = fs_mkdirs(to);
     *slash = '/';
+    if (ok && !fs_within(m->src_real, import_src_path(m, f->src_rel))) {
+        errno = FS_EOUTSIDE; /* a link swapped since the walk */
+        ok = false;
+    }
     if (!ok || !fs_copy_file(import_src_path(m, f->src_rel), to)) {
-        diag_error(m->d, import_src_path(m, f->src_rel), 0, 0, "cannot copy to %s: %s", to, fs_strerror(errno));
+        diag_error(m->d, import_src_path(m, f->src_rel), 0, 0, "cannot copy to %s: %s", to, src_strerror(errno));
         ok = false;
     }
     free(to);
@@ -916,6 +1000,9 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     imp m = { 0 };
     m.o = o;
     m.a = arena_new();
+    char *src_real = fs_resolve(o->src);
+    m.src_real = arena_strdup(m.a, src_real);
+    free(src_real);
     m.d = d;
     m.base_path = "/";
     m.site_yaml = (buf)BUF_INIT;

@@ -59,6 +59,7 @@ typedef struct import_note {
 
 typedef struct imp {
     const import_options *o;
+    const char *src_real;  /* SRC resolved: nothing outside it is read (fs_within) */
     arena *a;
     diag_list *d;
     import_page **pages;      /* pointers: stable while the array grows */
@@ -84,6 +85,19 @@ typedef struct imp {
 } imp;
 
 /* ---- import.c -------------------------------------------------------- */
+
+/* fs_walk for the source: calls fn for every regular file below
+ * SRC/dir_rel (rel relative to it), in byte order, and applies the build's
+ * symbolic-link rule to the source tree: a link to a file inside SRC is
+ * read like the file, a link that leads outside SRC (or to a folder, or to
+ * something that is not a file) is never followed — it is left out and
+ * listed in the report. A link to nowhere is passed on (its reader says
+ * so). False (errno set) when a folder cannot be read. */
+bool import_walk(imp *m, const char *dir_rel, bool skip_hidden, void (*fn)(void *ctx, const char *rel),
+                 void *ctx);
+/* Whether SRC/rel, after every link and '..', lies inside SRC; else an
+ * error at rel (what: "contentDir '../x'", or NULL for the file itself). */
+bool import_src_inside(imp *m, const char *rel, const char *what);
 
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);

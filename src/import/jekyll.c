@@ -825,7 +825,7 @@ bool import_jekyll_collect(imp *m)
         return false;
     settings(&j, c.kind == TPL_MAP ? c.u.map : NULL);
     walk w = { &j, true };
-    if (!fs_walk(m->o->src, true, visit, &w)) {
+    if (!import_walk(m, "", true, visit, &w)) {
         diag_error(m->d, m->o->src, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
     }
