@@ -186,14 +186,48 @@ void diag_format(const diag *e, buf *out)
     format(e, out, false);
 }
 
+static bool same_path(const diag *a, const diag *b)
+{
+    return (!a->path && !b->path) || (a->path && b->path && !strcmp(a->path, b->path));
+}
+
 void diag_print(const diag_list *d, FILE *f, bool color)
 {
     buf b = BUF_INIT;
+    size_t shown = 0, errors = 0, warnings = 0; /* of the current file's run */
+    bool dropping = false;
     for (size_t i = 0; i < d->len; i++) {
-        buf_reset(&b);
-        format(&d->items[i], &b, color);
-        buf_putc(&b, '\n');
-        fwrite(b.data, 1, b.len, f);
+        const diag *e = &d->items[i];
+        if (i && !same_path(e, &d->items[i - 1]))
+            shown = errors = warnings = 0, dropping = false;
+        if (e->level != DIAG_NOTE)
+            dropping = e->path && shown++ >= DIAG_MAX_PER_FILE;
+        if (dropping) { /* a note goes with the error before it */
+            errors += e->level == DIAG_ERROR;
+            warnings += e->level == DIAG_WARNING;
+        } else {
+            buf_reset(&b);
+            format(e, &b, color);
+            buf_putc(&b, '\n');
+            fwrite(b.data, 1, b.len, f);
+        }
+        bool last = i + 1 == d->len || !same_path(e, &d->items[i + 1]);
+        if (last && (errors || warnings)) {
+            diag more = { DIAG_NOTE, e->path, 0, 0, NULL, 0 };
+            buf m = BUF_INIT;
+            if (errors)
+                buf_printf(&m, "%zu more error%s", errors, errors == 1 ? "" : "s");
+            if (warnings)
+                buf_printf(&m, "%s%zu more warning%s", errors ? " and " : "", warnings,
+                           warnings == 1 ? "" : "s");
+            buf_printf(&m, " in this file not shown (the first %d are)", DIAG_MAX_PER_FILE);
+            more.message = m.data;
+            buf_reset(&b);
+            format(&more, &b, color);
+            buf_putc(&b, '\n');
+            fwrite(b.data, 1, b.len, f);
+            buf_release(&m);
+        }
     }
     buf_release(&b);
 }

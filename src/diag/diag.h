@@ -55,8 +55,16 @@ void diag_move(diag_list *dst, diag_list *src);
 void diag_clear(diag_list *d);
 /* Formats one diagnostic as `path:line:col: level: message` (no newline). */
 void diag_format(const diag *e, buf *out);
-/* Prints every diagnostic, one per line; `color` adds ANSI colours to the
- * level word (callers pass isatty(fileno(f))). */
+/* The most errors and warnings diag_print shows of one file (like GCC's
+ * -fmax-errors): a page with 5,000 bad shortcodes is 20 lines and a note
+ * counting the rest. */
+#define DIAG_MAX_PER_FILE 20
+/* Prints the diagnostics, one per line; `color` adds ANSI colours to the
+ * level word (callers pass isatty(fileno(f))). Of each file's run of
+ * entries (the list sorted, diag_sort) the first DIAG_MAX_PER_FILE errors
+ * and warnings are printed, with their notes, then one note counting the
+ * rest ("4980 more errors in this file not shown (the first 20 are)");
+ * problems without a file are all printed. */
 void diag_print(const diag_list *d, FILE *f, bool color);
 
 #endif

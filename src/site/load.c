@@ -1135,6 +1135,14 @@ bool site_assign_paths(site *s, diag_list *d)
         int line = 1, col = 1;
         if (p->slug)
             site_page_key_place(p, "slug", &line, &col);
+        if (p->url_path) { /* url: or permalink: decides (finding 16: the key, not 1:1) */
+            int l = 0, c = 0;
+            site_page_key_place(p, "url", &l, &c);
+            if (!l)
+                site_page_key_place(p, "permalink", &l, &c);
+            if (l)
+                line = l, col = c;
+        }
         if (!p->is_index && path_ok(out, "this page's path", out, p->src, line, col, d))
             claim(s, &o, out, p->src, d);
         site_page_key_place(p, "aliases", &line, &col);

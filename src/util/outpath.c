@@ -32,6 +32,10 @@ const char *outpath_problem(const char *p, size_t n)
             return "has a '..' part";
         if (len > OUTPATH_NAME_MAX)
             return "has a part longer than 255 bytes";
+        /* the output folder's own: the manifest (util/manifest.h), which
+         * also names what a build may remove */
+        if (part == 0 && len == 15 && !memcmp(p, ".sheaf-manifest", 15))
+            return "is where sheaf keeps the output folder's manifest (.sheaf-manifest)";
         part = i + 1;
     }
     return NULL;

@@ -25,7 +25,9 @@
  * relative: not empty, no leading '/', '/'-separated names none of which is
  * empty, "." or "..", nor longer than OUTPATH_NAME_MAX bytes, at most
  * OUTPATH_MAX bytes in all, no NUL byte and no control character (C0,
- * DEL or C1: U+0000–U+001F, U+007F–U+009F). The result is a static
+ * DEL or C1: U+0000–U+001F, U+007F–U+009F), and not inside the output
+ * folder's own .sheaf-manifest (a file or a folder by that name would
+ * break the next build). The result is a static
  * phrase to follow "it …" in a message, e.g. "has a '..' part". */
 const char *outpath_problem(const char *p, size_t n);
 
