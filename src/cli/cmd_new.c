@@ -511,7 +511,10 @@ static bool create_post(const char *site, const char *section, const char *title
 
     char *arch_path = join2(site, "templates/new-post.md");
     const char *arch_name = "(built-in archetype)";
-    if (fs_read_file(arch_path, &arch))
+    char *site_real = fs_resolve(site); /* a link out of the site is no archetype */
+    bool own = fs_read_file_within(site_real, arch_path, FS_READ_MAX, &arch);
+    free(site_real);
+    if (own)
         arch_name = arch_path;
     else
         buf_puts(&arch, builtin_archetype);

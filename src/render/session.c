@@ -260,7 +260,10 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         ok = ok && !p->failed && !p->excluded && !p->is_index && p->path && p->value;
         buf text = BUF_INIT;
         char *path = ok ? fs_join(bs->site_dir, rel) : NULL;
-        ok = ok && fs_read_file(path, &text) && text_utf8_check(text.data, text.len) == (size_t)-1;
+        char *root = ok ? fs_resolve(bs->site_dir) : NULL; /* the containment rule, as a full run */
+        ok = ok && fs_read_file_within(root, path, FS_READ_MAX, &text) &&
+             text_utf8_check(text.data, text.len) == (size_t)-1;
+        free(root);
         free(path);
         if (ok) {
             /* the new bytes live as long as the model: in its arena */

@@ -374,7 +374,9 @@ void serve_format_error(const diag *e, const char *site_dir, buf *out)
     /* the build names files relative to the site folder (or with it in
      * front); the server may run elsewhere */
     char *file = path == e->path && e->path[0] != '/' && site_dir ? fs_join(site_dir, e->path) : NULL;
-    bool read = fs_read_file(file ? file : e->path, &text);
+    char *root = site_dir ? fs_resolve(site_dir) : NULL; /* never show a file from outside the site */
+    bool read = fs_read_file_within(root, file ? file : e->path, FS_READ_MAX, &text);
+    free(root);
     free(file);
     if (!read || text.len > (64u << 20)) {
         buf_release(&text);
