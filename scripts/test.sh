@@ -1,19 +1,43 @@
 #!/bin/sh
-# test.sh — install what is missing, then build and run the whole test suite
-# twice: a normal build, and one under AddressSanitizer + UndefinedBehavior-
-# Sanitizer (tests labelled no-asan — browser and timing-heavy end-to-end
-# runs — are left to the first pass). ctest runs everything; its summary line
-# ends each pass. Then a short fuzz run: every libFuzzer target that has a
-# seed corpus (tests/fuzz/corpus/NAME/ for fuzz_NAME) runs FUZZ_SECONDS
-# (default 30) under ASan + UBSan on a copy of it; FUZZ_SECONDS=0 skips it.
-# The exit status is non-zero when any of them failed.
+# test.sh — install what is missing, build, and run the tests.
+#
+#   scripts/test.sh          the quick run: one build (RelWithDebInfo) and every
+#                            test not labelled `slow` (a few minutes)
+#   scripts/test.sh --full   what CI runs (.ci/run): every test including the
+#                            `slow` ones, then the whole suite again under
+#                            AddressSanitizer + UndefinedBehaviorSanitizer
+#                            (tests labelled no-asan — browser and timing-heavy
+#                            end-to-end runs — are left to the first pass), then
+#                            a short fuzz run: every libFuzzer target that has
+#                            a seed corpus (tests/fuzz/corpus/NAME/ for
+#                            fuzz_NAME) runs FUZZ_SECONDS (default 30) under
+#                            ASan + UBSan on a copy of it; FUZZ_SECONDS=0
+#                            skips it.
+#
+# Which tests are `slow`, and every variable the tests read: tests/README.md.
+# ctest runs the tests; its summary line ends each pass. The exit status is
+# non-zero when any of them failed.
 set -eu
 cd "$(dirname "$0")/.."
+full=false
+case "${1:-}" in
+    "") ;;
+    --full) full=true ;;
+    *) echo "usage: scripts/test.sh [--full]" >&2; exit 2 ;;
+esac
 sh scripts/deps.sh test
 jobs=$(nproc)
 status=0
 
-echo "== build (RelWithDebInfo) and test"
+if ! $full; then
+    echo "== build (RelWithDebInfo) and test, without the tests labelled slow (--full runs them)"
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build build -j "$jobs"
+    ctest --test-dir build -j "$jobs" --output-on-failure -LE slow || status=1
+    exit $status
+fi
+
+echo "== build (RelWithDebInfo) and test, slow tests included"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build -j "$jobs" --output-on-failure || status=1

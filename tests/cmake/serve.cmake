@@ -21,6 +21,7 @@ add_test(NAME serve/soak
                  /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/serve/soak.py $<TARGET_FILE:sheaf> --seconds 20)
 set_tests_properties(serve/slow-clients PROPERTIES LABELS serve TIMEOUT 180 SKIP_RETURN_CODE 77)
 set_tests_properties(serve/soak PROPERTIES LABELS "serve;no-asan" TIMEOUT 180 SKIP_RETURN_CODE 77)
+sheaf_label_slow(serve/soak)
 # (skipped, by needs.sh, without playwright-core, Node.js or Chromium)
 add_test(NAME serve/browser
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh playwright-core "node chromium"

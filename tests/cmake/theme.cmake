@@ -21,12 +21,18 @@ add_test(NAME theme/axe
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core axe-core" node
                  node ${CMAKE_CURRENT_SOURCE_DIR}/theme/axe.mjs $<TARGET_FILE:sheaf> ${CMAKE_BINARY_DIR}/theme-shots)
 set_tests_properties(theme/axe PROPERTIES TIMEOUT 300 LABELS no-asan SKIP_RETURN_CODE 77)
+sheaf_label_slow(theme/axe) # over a minute: every page kind, two themes, two widths
 
 # Search in a real browser: on the example site "梯度压缩" and "gradient"
 # find the right posts, highlighted, by keyboard; on 10,000 generated posts
-# the index stays under 30% of the text and every query under 50 ms.
+# the index stays under 30% of the text and every query under 50 ms
+# (theme/search-10k, slow: the example site's checks, then those).
 # Skipped (exit 77) without playwright-core, Node.js or Chromium.
 add_test(NAME theme/search
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core" node
+                 node ${CMAKE_CURRENT_SOURCE_DIR}/theme/search.mjs $<TARGET_FILE:sheaf> --no-bench)
+add_test(NAME theme/search-10k
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core" node
                  node ${CMAKE_CURRENT_SOURCE_DIR}/theme/search.mjs $<TARGET_FILE:sheaf>)
-set_tests_properties(theme/search PROPERTIES TIMEOUT 900 LABELS no-asan SKIP_RETURN_CODE 77)
+set_tests_properties(theme/search theme/search-10k PROPERTIES TIMEOUT 900 LABELS no-asan SKIP_RETURN_CODE 77)
+sheaf_label_slow(theme/search-10k)
