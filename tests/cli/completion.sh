@@ -1,9 +1,10 @@
 #!/bin/sh
 # completion.sh SHEAF SHELL — `sheaf completion SHELL` is a script that
 # SHELL reads without an error and that completes commands, words, flags
-# and folder values. bash and fish are asked for completions of typed
-# lines; zsh (which completes only inside its line editor) is checked for
-# its syntax and that the script registers _sheaf for sheaf.
+# and folder values: each shell is asked what it offers for typed lines
+# (zsh, which completes only inside its line editor, through
+# zsh_complete.zsh: a zsh in a pseudo-terminal that is sent the line and a
+# Tab).
 set -eu
 sheaf=$1
 shell=$2
@@ -30,8 +31,20 @@ bash)
     ;;
 zsh)
     zsh -n "$tmp/script" || fail "zsh -n"
-    out=$(cd "$tmp" && zsh -f -c 'autoload -Uz compinit && compinit -u -d ./zcompdump && . ./script && print -r -- $_comps[sheaf]')
-    [ "$out" = _sheaf ] || fail "zsh: _comps[sheaf] is '$out'"
+    here=$(cd "$(dirname "$0")" && pwd)
+    got() {
+        # got LINE — what completes LINE's last word, sorted, on one line
+        timeout 30 zsh -f "$here/zsh_complete.zsh" "$tmp/script" "$tmp/hits" "$1" || fail "zsh: '$1'"
+        sort -u "$tmp/hits" | tr '\n' ' ' | sed 's/ $//'
+    }
+    [ "$(got 'sheaf bu')" = build ] || fail "sheaf bu: $(got 'sheaf bu')"
+    [ "$(got 'sheaf build --si')" = --site ] || fail "sheaf build --si: $(got 'sheaf build --si')"
+    [ "$(got 'sheaf serve --')" = "--bind --drafts --future --help --no-cache --open --port --site --stats" ] ||
+        fail "sheaf serve --: $(got 'sheaf serve --')"
+    [ "$(got 'sheaf new ')" = "post site" ] || fail "sheaf new: $(got 'sheaf new ')"
+    [ "$(got 'sheaf completion ')" = "bash fish zsh" ] || fail "sheaf completion: $(got 'sheaf completion ')"
+    (cd "$tmp/site" && [ "$(got 'sheaf build -o sr')" = srcdir ]) ||
+        fail "sheaf build -o sr: $(cd "$tmp/site" && got 'sheaf build -o sr')"
     ;;
 fish)
     fish -n "$tmp/script" || fail "fish -n"
