@@ -95,6 +95,10 @@ void cli_held_summary(struct buf *out, const struct build_stats *st);
 
 /* Prints every diagnostic to stderr (coloured on a terminal) after sorting. */
 void cli_print_diags(diag_list *d);
+/* 0 when the site folder `dir` (from -s, or ".") exists; otherwise prints
+ * "sheaf: error: DIR: no such folder …" and returns 2, a usage error: what
+ * every command does with a -s it cannot use. */
+int cli_need_site_dir(const char *dir);
 /* `build` and `deploy`: one warning in d when the site's base_url (or the
  * --base-url given, may be NULL) has no scheme and host, which feeds and
  * sitemaps need. Problems of site.yaml itself are left to the build. */

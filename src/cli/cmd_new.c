@@ -434,19 +434,6 @@ static bool make_cites(const char *site_dir, const char *keys, buf *out, diag_li
     return ok;
 }
 
-/* A section is a folder directly under content/: one plain name. NULL
- * when `name` is one, else why not. */
-static const char *section_problem(const char *name)
-{
-    if (!*name)
-        return "it is empty";
-    for (const char *q = name; *q; q++)
-        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '-' ||
-              *q == '_' || (*q & 0x80)))
-            return "a section is a folder directly under content/: letters, digits, '-' and '_'";
-    return NULL;
-}
-
 /* Creates the post file from the archetype; on success appends its path to
  * out_path. */
 static bool create_post(const char *site, const char *section, const char *title, const char *tags_arg,
@@ -464,25 +451,42 @@ static bool create_post(const char *site, const char *section, const char *title
         buf_release(&why);
         return false;
     }
-    const char *bad = section_problem(section);
-    /* nor a folder sheaf fills itself (the build's rule: site/load.c) */
+    /* a site has content/ (the build's rule): `-s typo` must not start a
+     * new tree beside the site */
+    char *content = join2(site, "content");
+    bool is_site = fs_is_dir(content);
+    if (!is_site)
+        diag_error(d, NULL, 0, 0,
+                   "%s%s has no content/ folder, so it is not a site (`sheaf new site DIR` starts one, "
+                   "-s DIR names one elsewhere); no post was written",
+                   strcmp(site, ".") ? "" : "the current folder", strcmp(site, ".") ? site : "");
+    free(content);
+    if (!is_site)
+        return false;
+    /* the build's rules for a section (site/load.c): its name, and its
+     * folder in the output not one sheaf fills itself */
+    const char *bad = site_section_name_problem(section);
+    if (!bad && bad_text(section, &why))
+        bad = why.data;
     site_config cfg = { 0 };
     arena *ca = arena_new();
     diag_list *quiet = diag_list_new();
     if (!bad && site_config_load(site, NULL, ca, &cfg, quiet)) {
-        const char *gen = site_generated_in_folder(section);
+        const char *out = site_section_folder(section, ca);
+        const char *gen = site_generated_in_folder(out);
         if (gen)
-            bad = arena_printf(ca, "sheaf writes /%s/ itself (%s)", section, gen);
-        if (!bad && site_has_taxonomy(&cfg, section))
-            bad = arena_printf(ca, "/%s/ is the index of the taxonomy '%s'", section, section);
+            bad = arena_printf(ca, "sheaf writes /%s/ itself (%s)", out, gen);
+        if (!bad && site_has_taxonomy(&cfg, out))
+            bad = arena_printf(ca, "/%s/ is the index of the taxonomy '%s'", out, out);
         const char *folder = site_paginate_folder(&cfg, ca);
-        if (!bad && folder && !strcmp(section, folder))
+        if (!bad && folder && !strcmp(out, folder))
             bad = arena_printf(ca, "/%s/ holds the home page's later pages", folder);
     }
     diag_list_free(quiet);
     if (bad) {
         diag_error(d, NULL, 0, 0, "--section '%s': %s, so no post was written", section, bad);
         arena_free(ca);
+        buf_release(&why);
         return false;
     }
     arena_free(ca);
@@ -600,6 +604,8 @@ static int new_post(int argc, char **argv)
         USAGE(stderr);
         status = 2;
     }
+    if (status < 0)
+        status = cli_need_site_dir(site) ? 2 : -1;
     if (status < 0) {
         diag_list *d = diag_list_new();
         buf path = BUF_INIT;

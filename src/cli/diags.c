@@ -20,6 +20,17 @@ void cli_print_diags(diag_list *d)
     diag_print(d, stderr, cli_color());
 }
 
+int cli_need_site_dir(const char *dir)
+{
+    if (fs_is_dir(dir))
+        return 0;
+    diag_list *d = diag_list_new();
+    diag_error(d, NULL, 0, 0, "%s: no such folder (give the site folder with -s DIR)", dir);
+    cli_print_diags(d);
+    diag_list_free(d);
+    return 2;
+}
+
 void cli_warn_no_host(const char *site_dir, const char *base_url, diag_list *d)
 {
     arena *a = arena_new();

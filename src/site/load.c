@@ -742,7 +742,7 @@ static void find_sections(site *s, diag_list *d)
         section_info *sec = VEC_ADD(v, n, cap, 8);
         memset(sec, 0, sizeof *sec);
         sec->name = name;
-        sec->path = arena_printf(s->a, "%s/", name);
+        sec->path = arena_printf(s->a, "%s/", site_section_folder(name, s->a));
         sec->title = title_from_stem(s->a, name);
         sec->index_page = -1;
         VEC_PUSH(why, nwhy, capwhy, 8, strncmp(p->rel, "posts/", 6) ? p->src : NULL);
@@ -911,6 +911,26 @@ static void slug_component(buf *out, const char *s, size_t n)
     text_slugify(out, s, n);
     if (out->len == before)
         buf_puts(out, "page");
+}
+
+const char *site_section_folder(const char *name, arena *a)
+{
+    buf b = BUF_INIT;
+    slug_component(&b, name, strlen(name));
+    const char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
+const char *site_section_name_problem(const char *name)
+{
+    if (!*name)
+        return "it is empty";
+    if (strchr(name, '/'))
+        return "a section is one folder directly under content/: its name holds no '/'";
+    if (name[0] == '.')
+        return "a folder whose name starts with '.' is hidden, and the build skips it";
+    return NULL;
 }
 
 /* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ (any
@@ -1293,12 +1313,13 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
     bool ok = true;
     /* a section's folder may not be one sheaf fills itself or a taxonomy's */
     for (size_t i = 0; i < s->nsections; i++) {
-        const char *name = s->sections[i].name, *clash = site_generated_in_folder(name);
+        const char *name = site_section_folder(s->sections[i].name, s->a);
+        const char *clash = site_generated_in_folder(name);
         for (size_t t = 0; t < s->ntaxonomies && !clash; t++)
             if (!strcmp(s->taxonomies[t].name, name))
                 clash = arena_printf(s->a, "the index of the taxonomy '%s' (taxonomies: in site.yaml)", name);
         if (clash) {
-            diag_error(d, arena_printf(s->a, "content/%s", name), 0, 0,
+            diag_error(d, arena_printf(s->a, "content/%s", s->sections[i].name), 0, 0,
                        "this folder of dated posts is a section, whose list would be /%s/, like %s: rename "
                        "the folder", name, clash);
             ok = false;

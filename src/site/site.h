@@ -159,6 +159,13 @@ const char *site_paginate_folder(const site_config *c, arena *a);
  * generated output there ("the archive"), or NULL — which a section or a
  * taxonomy may not take. tags/ is not counted: it is the tags taxonomy's. */
 const char *site_generated_in_folder(const char *name);
+/* The one rule for a section's name (a folder directly under content/):
+ * NULL when `name` is one the build reads as a section, else why not. */
+const char *site_section_name_problem(const char *name);
+/* The output folder of the section content/<name>/, its list's and its
+ * posts' ("Diary" → "diary", "my.notes" → "my-notes"): each folder of a
+ * page's path is slugged alike. In a. */
+const char *site_section_folder(const char *name, arena *a);
 
 /* ---- pages and links ------------------------------------------------- */
 

@@ -16,3 +16,8 @@ add_test(NAME cli/man
                  sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/man.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(cli/completion-bash cli/completion-zsh cli/completion-fish cli/man
                      PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+# The command line as a newcomer meets it: messages, exit codes, the help
+# and the commands a Hugo or Zola user expects (tests/cli/commands.py).
+add_test(NAME cli/commands
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/commands.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cli/commands PROPERTIES TIMEOUT 120)

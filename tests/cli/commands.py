@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""The command line as a newcomer meets it (issue 27, part 3): each check
+runs the real binary and compares what it prints word for word.
+
+usage: commands.py path/to/sheaf
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SHEAF = os.path.abspath(sys.argv[1])
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+TMP = tempfile.mkdtemp(prefix="sheaf-commands-")
+ENV = dict(os.environ, NO_COLOR="1", TMPDIR=TMP)
+failures = []
+passed = 0
+
+
+def expect(what, got, want):
+    global passed
+    if got == want:
+        passed += 1
+    else:
+        failures.append(f"{what}:\n  got  {got!r}\n  want {want!r}")
+
+
+def run(*args, cwd=None, env=None):
+    return subprocess.run([SHEAF, *args], cwd=cwd or TMP, env=env or ENV, capture_output=True, text=True,
+                          timeout=120)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+n_sites = 0
+
+
+def new_site(base_url=True):
+    global n_sites
+    n_sites += 1
+    d = os.path.join(TMP, f"site{n_sites}")
+    p = run("new", "site", d)
+    assert p.returncode == 0, p.stderr
+    if base_url:
+        with open(os.path.join(d, "site.yaml"), "a") as f:
+            f.write("base_url: https://example.org/\n")
+    return d
+
+
+# 3. `new post -s typo` writes nothing and says why.
+def new_post_needs_a_site():
+    p = run("new", "post", "x", "-s", "typo")
+    expect("new post -s typo: status", p.returncode, 2)
+    expect("new post -s typo: message", p.stderr,
+           "sheaf: error: typo: no such folder (give the site folder with -s DIR)\n")
+    expect("new post -s typo: nothing written", os.path.exists(os.path.join(TMP, "typo")), False)
+    empty = os.path.join(TMP, "empty")
+    os.mkdir(empty)
+    p = run("new", "post", "x", "-s", empty)
+    expect("new post in a folder without content/: status", p.returncode, 1)
+    expect("new post in a folder without content/: message", p.stderr,
+           f"sheaf: error: {empty} has no content/ folder, so it is not a site (`sheaf new site DIR` "
+           "starts one, -s DIR names one elsewhere); no post was written\n")
+    p = run("new", "post", "x", cwd=empty)
+    expect("new post in the current folder without content/: message", p.stderr,
+           "sheaf: error: the current folder has no content/ folder, so it is not a site (`sheaf new "
+           "site DIR` starts one, -s DIR names one elsewhere); no post was written\n")
+    expect("new post without a site: nothing written", os.listdir(empty), [])
+
+
+# 1. A section's list and its posts share one folder, the slugged name, and
+# `new post --section` takes every name the build reads as a section.
+def sections_one_folder():
+    d = new_site()
+    write(os.path.join(d, "content/Diary/2024-01-02-a.md"), "---\ntitle: A\n---\nA.\n")
+    write(os.path.join(d, "content/my.notes/2024-01-03-b.md"), "---\ntitle: B\n---\nB.\n")
+    p = run("new", "post", "Third", "--section", "my.notes", "-s", d)
+    expect("new post --section my.notes: status", (p.returncode, p.stderr), (0, ""))
+    expect("new post --section my.notes: path", os.path.dirname(p.stdout.strip()),
+           os.path.join(d, "content/my.notes"))
+    p = run("build", "-s", d)
+    expect("build with Diary/ and my.notes/: status", (p.returncode, p.stderr), (0, ""))
+    pub = os.path.join(d, "public")
+    for path in ("diary/index.html", "diary/a/index.html", "diary/atom.xml", "my-notes/index.html",
+                 "my-notes/b/index.html", "my-notes/third/index.html"):
+        expect(f"public/{path}", os.path.exists(os.path.join(pub, path)), True)
+    for path in ("Diary", "my.notes"):
+        expect(f"no public/{path}/", os.path.exists(os.path.join(pub, path)), False)
+    expect("the Diary list links its post", 'href="/diary/a/"' in read(os.path.join(pub, "diary/index.html")),
+           True)
+    p = run("new", "post", "X", "--section", ".hidden", "-s", d)
+    expect("new post --section .hidden", (p.returncode, p.stderr),
+           (1, "sheaf: error: --section '.hidden': a folder whose name starts with '.' is hidden, and the "
+               "build skips it, so no post was written\n"))
+    p = run("new", "post", "X", "--section", "Archive", "-s", d)
+    expect("new post --section Archive", (p.returncode, p.stderr),
+           (1, "sheaf: error: --section 'Archive': sheaf writes /archive/ itself (the archive), so no post "
+               "was written\n"))
+
+
+CHECKS = [sections_one_folder, new_post_needs_a_site]
+
+
+def main():
+    for check in CHECKS:
+        check()
+    shutil.rmtree(TMP, ignore_errors=True)
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{passed} checks passed, {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+main()
