@@ -1,10 +1,10 @@
 /* commands: the one table of sheaf's commands and their options.
  *
  * `sheaf --help`, each command's --help, `sheaf completion` and the tests
- * read it: test_cli checks that every command's parser (cmd_*.c) accepts
- * every flag written here, and that each man page (man/man1/) lists the
- * same flags. A new flag is a row here, its parsing in the command's file
- * and a paragraph in its man page. */
+ * read it: tests/cli/flags.py checks that every command (cmd_*.c) acts on
+ * every flag written here, and test_cli that each man page (man/man1/)
+ * lists the same flags. A new flag is a row here, its handling in the
+ * command's file, a paragraph in its man page and a scenario in flags.py. */
 #include <stdio.h>
 #include <string.h>
 

@@ -16,6 +16,14 @@ add_test(NAME cli/man
                  sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/man.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(cli/completion-bash cli/completion-zsh cli/completion-fish cli/man
                      PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+# Every flag of every command acts as its help says: for each flag of the
+# command table, long and short, a scenario runs the command with and
+# without it and checks the difference (tests/cli/flags.py; strace watches
+# threads and the cache).
+add_test(NAME cli/flags
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "" strace
+                 /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/flags.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cli/flags PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 # The command line as a newcomer meets it: messages, exit codes, the help
 # and the commands a Hugo or Zola user expects (tests/cli/commands.py).
 add_test(NAME cli/commands

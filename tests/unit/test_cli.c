@@ -1,7 +1,7 @@
-/* test_cli: the command table (src/cli/commands.c) against what reads it
- * and what it describes — every command's parser accepts every flag the
- * table lists, every man page lists the same flags as the table, and the
- * completion scripts offer them all. */
+/* test_cli: the command table (src/cli/commands.c) against what it
+ * describes — every man page lists the same flags as the table, and the
+ * completion scripts offer them all. That every command acts on every flag
+ * of the table is tests/cli/flags.py (ctest cli/flags). */
 #include "harness.h"
 
 #include <fcntl.h>
@@ -31,48 +31,6 @@ static int run_quiet(const cli_command *c, int argc, char **argv, const char *to
     close(o);
     close(e);
     return rc;
-}
-
-/* A value the flag's parser takes. */
-static char *sample(const cli_flag *f)
-{
-    if (!strcmp(f->arg, "N"))
-        return "1";
-    if (!strcmp(f->arg, "ADDR"))
-        return "127.0.0.1";
-    if (!strcmp(f->arg, "URL"))
-        return "http://example.org/";
-    return ".";
-}
-
-TEST(every_flag_is_parsed)
-{
-    for (const cli_command *c = cli_commands; c->name; c++)
-        for (const cli_flag *f = c->flags; f->long_name; f++)
-            for (int form = 0; form < 2; form++) {
-                if (form == 1 && !f->short_name)
-                    continue;
-                char flag[64];
-                if (form == 0)
-                    snprintf(flag, sizeof flag, "--%s", f->long_name);
-                else
-                    snprintf(flag, sizeof flag, "-%c", f->short_name);
-                char *argv[6];
-                int argc = 0;
-                argv[argc++] = (char *)c->name;
-                if (!strcmp(c->name, "new"))
-                    argv[argc++] = "post"; /* the flags are post's */
-                argv[argc++] = flag;
-                if (f->arg)
-                    argv[argc++] = sample(f);
-                if (strcmp(f->long_name, "help"))
-                    argv[argc++] = "--help";
-                argv[argc] = NULL;
-                int rc = run_quiet(c, argc, argv, "/dev/null");
-                if (rc != 0)
-                    FAILF("sheaf %s %s%s%s --help: exit %d, want 0", c->name, flag, f->arg ? " " : "",
-                          f->arg ? sample(f) : "", rc);
-            }
 }
 
 /* The text of the OPTIONS section of a man page, or "" when it has none. */
@@ -196,7 +154,6 @@ TEST(commands_are_found)
 
 int main(void)
 {
-    RUN(every_flag_is_parsed);
     RUN(man_pages_list_the_flags);
     RUN(completion_offers_every_flag);
     RUN(commands_are_found);
