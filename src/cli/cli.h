@@ -99,7 +99,7 @@ void cli_print_diags(diag_list *d);
  * "sheaf: error: DIR: no such folder …" and returns 2, a usage error: what
  * every command does with a -s it cannot use. */
 int cli_need_site_dir(const char *dir);
-/* `build` and `deploy`: one warning in d when the site's base_url (or the
+/* `build`, `check` and `deploy`: one warning in d when the site's base_url (or the
  * --base-url given, may be NULL) has no scheme and host, which feeds and
  * sitemaps need. Problems of site.yaml itself are left to the build. */
 void cli_warn_no_host(const char *site_dir, const char *base_url, diag_list *d);

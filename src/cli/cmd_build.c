@@ -62,8 +62,8 @@ static int run(int argc, char **argv, bool check)
         return 2;
     }
     diag_list *d = diag_list_new();
-    if (!check)
-        cli_warn_no_host(o.site_dir, o.base_url, d);
+    /* check reports what build would (and more: root-relative links) */
+    cli_warn_no_host(o.site_dir, o.base_url, d);
     build_stats st;
     bool ok = build_site(&o, d, &st);
     cli_print_diags(d);

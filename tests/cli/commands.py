@@ -111,7 +111,19 @@ def sections_one_folder():
                "was written\n"))
 
 
-CHECKS = [sections_one_folder, new_post_needs_a_site]
+# 2. build and check agree on a new site's warnings (base_url).
+def build_and_check_agree():
+    d = new_site(base_url=False)
+    warning = (f"{d}/site.yaml: warning: base_url has no scheme and host: the feed, the sitemap and link "
+               "previews need absolute URLs; set base_url: https://… (or build with --base-url)\n")
+    p = run("build", "-s", d, "-q")
+    expect("build of a new site", (p.returncode, p.stderr), (0, warning))
+    p = run("check", "-s", d)
+    expect("check of a new site", (p.returncode, p.stderr),
+           (0, warning + "ok: 2 pages (1 post), 0 errors, 1 warning\n"))
+
+
+CHECKS = [sections_one_folder, build_and_check_agree, new_post_needs_a_site]
 
 
 def main():
