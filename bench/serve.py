@@ -16,7 +16,7 @@ browser tab does, then edits one post EDITS times each way:
 
 Each edit is written the way an editor saves (a new file written, closed and
 renamed over the old one). For each it measures the time from the rename to
-the `reload` event arriving, and reads the server's own "rebuilt in N ms".
+the `reload` event arriving, and reads the server's own "Rebuilt in N ms".
 Prints the median and the worst of both, checks the served page shows the
 last edit, and puts the post back as it was.
 """
@@ -142,9 +142,9 @@ def main():
                 lat.append((e[1] - t) * 1000)
                 deadline = time.perf_counter() + 5
                 while time.perf_counter() < deadline:
-                    said = [l for _, l in lines[seen:] if l.startswith("rebuilt in ")]
+                    said = [l for _, l in lines[seen:] if l.startswith("Rebuilt in ")]
                     if said:
-                        built.append(float(re.match(r"rebuilt in (\d+(?:\.\d+)?) ms", said[0]).group(1)))
+                        built.append(float(re.match(r"Rebuilt in (\d+(?:\.\d+)?) ms", said[0]).group(1)))
                         break
                     time.sleep(0.005)
                 time.sleep(gap)

@@ -67,6 +67,11 @@ struct buf;
 bool cli_scratch_dir(const char *name, const char *site, struct buf *out, diag_list *d);
 /* `sheaf --help`. */
 void cli_print_main_usage(FILE *f);
+/* The command (or help, version) a mistyped one is closest to, or NULL
+ * when none is near. */
+const char *cli_did_you_mean_command(const char *typed);
+/* " (did you mean '--drafts'?)" for a mistyped flag of c, or "". */
+const char *cli_did_you_mean_flag(const cli_command *c, const char *typed);
 
 /* Reading a command's options by its table, one at a time, the way sheaf's
  * own parsers read them: `-x V`, `--name V`, `--name=V`, each flag a word
@@ -95,6 +100,12 @@ void cli_held_summary(struct buf *out, const struct build_stats *st);
 
 /* Prints every diagnostic to stderr (coloured on a terminal) after sorting. */
 void cli_print_diags(diag_list *d);
+/* A usage error: prints "sheaf: error: <message>", then c's usage line and
+ * where its help is (c NULL: where the list of commands is); returns 2, the
+ * exit status of every usage error. Every command reports a bad command
+ * line through it. */
+int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* 0 when the site folder `dir` (from -s, or ".") exists; otherwise prints
  * "sheaf: error: DIR: no such folder …" and returns 2, a usage error: what
  * every command does with a -s it cannot use. */

@@ -49,18 +49,13 @@ static int run(int argc, char **argv, bool check)
             char *end;
             long n = strtol(v, &end, 10);
             if (!*v || *end || n < 1 || n > 256) {
-                fprintf(stderr, "%s: -j needs a number of threads from 1 to 256, not '%s'\n", who,
-                        v);
-                return 2;
+                return cli_usage_error(opts.c, "-j needs a number of threads from 1 to 256, not '%s'", v);
             }
             o.jobs = (int)n;
         }
     }
-    if (!fs_is_dir(o.site_dir)) {
-        fprintf(stderr, "sheaf %s: %s: no such folder (give the site folder with -s DIR)\n",
-                check ? "check" : "build", o.site_dir);
+    if (cli_need_site_dir(o.site_dir))
         return 2;
-    }
     diag_list *d = diag_list_new();
     /* check reports what build would (and more: root-relative links) */
     cli_warn_no_host(o.site_dir, o.base_url, d);
@@ -81,8 +76,11 @@ static int run(int argc, char **argv, bool check)
         return ok ? 0 : 1;
     }
     if (!ok) {
-        fprintf(stderr, "build failed: %zu error%s; the previous output was left as it was\n", errors,
-                errors == 1 ? "" : "s");
+        diag_list *failed = diag_list_new();
+        diag_error(failed, NULL, 0, 0, "the build failed (%zu error%s); the previous output was left as it was",
+                   errors, errors == 1 ? "" : "s");
+        cli_print_diags(failed);
+        diag_list_free(failed);
         buf_release(&held);
         return 1;
     }

@@ -276,9 +276,7 @@ int cli_completion(int argc, char **argv)
     else if (argc == 2 && !strcmp(argv[1], "fish"))
         print_fish(stdout);
     else {
-        fprintf(stderr, "sheaf completion: name a shell: bash, zsh or fish\n");
-        cli_print_usage(stderr, self);
-        return 2;
+        return cli_usage_error(self, "name a shell: bash, zsh or fish");
     }
     return 0;
 }

@@ -147,6 +147,8 @@ int cli_deploy(int argc, char **argv)
         else if (!strcmp(f->long_name, "quiet"))
             quiet = true;
     }
+    if (cli_need_site_dir(site))
+        return 2;
     diag_list *d = diag_list_new();
     bool ok = run_deploy(site, base_url, dry_run, force, quiet, d);
     cli_print_diags(d);

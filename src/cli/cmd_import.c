@@ -30,9 +30,7 @@ int cli_import(int argc, char **argv)
         }
         if (!kind) {
             if (strcmp(v, "jekyll") && strcmp(v, "hugo")) {
-                fprintf(stderr, "sheaf import: '%s': import from jekyll or hugo\n", v);
-                USAGE(stderr);
-                return 2;
+                return cli_usage_error(o.c, "'%s': import from jekyll or hugo", v);
             }
             io.kind = strcmp(v, "jekyll") ? IMPORT_HUGO : IMPORT_JEKYLL;
             kind = true;
@@ -41,15 +39,11 @@ int cli_import(int argc, char **argv)
         } else if (!io.dest) {
             io.dest = v;
         } else {
-            fprintf(stderr, "sheaf import: one SRC and one DEST ('%s' is one too many)\n", v);
-            USAGE(stderr);
-            return 2;
+            return cli_usage_error(o.c, "one SRC and one DEST ('%s' is one too many)", v);
         }
     }
     if (!kind || !io.src || !io.dest) {
-        fprintf(stderr, "sheaf import: give jekyll or hugo, the site to read and the folder to write\n");
-        USAGE(stderr);
-        return 2;
+        return cli_usage_error(o.c, "give jekyll or hugo, the site to read and the folder to write");
     }
     diag_list *d = diag_list_new();
     buf report = BUF_INIT;

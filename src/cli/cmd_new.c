@@ -581,9 +581,7 @@ static int new_post(int argc, char **argv)
             break; /* status set */
         } else if (kind == CLI_OPT_OPERAND) {
             if (title) {
-                fprintf(stderr, "sheaf new post: give one title, in quotes\n");
-                USAGE(stderr);
-                status = 2;
+                status = cli_usage_error(o.c, "give one title, in quotes");
             }
             title = v;
         } else if (!strcmp(f->long_name, "site")) {
@@ -600,9 +598,7 @@ static int new_post(int argc, char **argv)
     }
 
     if (status < 0 && (!title || !*title)) {
-        fprintf(stderr, "sheaf new post: a title is needed\n");
-        USAGE(stderr);
-        status = 2;
+        status = cli_usage_error(o.c, "a title is needed");
     }
     if (status < 0)
         status = cli_need_site_dir(site) ? 2 : -1;
@@ -652,21 +648,16 @@ static int new_site(int argc, char **argv)
             USAGE(stdout);
             return 0;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "sheaf new site: unknown option '%s'\n", argv[i]);
-            USAGE(stderr);
-            return 2;
+            return cli_usage_error(cli_command_find("new"), "unknown option '%s' (new site takes only DIR)",
+                                   argv[i]);
         } else if (!dir) {
             dir = argv[i];
         } else {
-            fprintf(stderr, "sheaf new site: give one folder\n");
-            USAGE(stderr);
-            return 2;
+            return cli_usage_error(cli_command_find("new"), "give one folder");
         }
     }
     if (!dir || !*dir) {
-        fprintf(stderr, "sheaf new site: a folder is needed\n");
-        USAGE(stderr);
-        return 2;
+        return cli_usage_error(cli_command_find("new"), "a folder is needed");
     }
     diag_list *d = diag_list_new();
     bool exists, ok = true;
@@ -704,7 +695,7 @@ static int new_site(int argc, char **argv)
     }
     cli_print_diags(d);
     if (ok)
-        printf("created a site in %s: build it with `sheaf build -s %s`, add a post with "
+        printf("Created a site in %s: build it with `sheaf build -s %s`, add a post with "
                "`sheaf new post -s %s \"Title\"`\n",
                dir, dir, dir);
     buf_release(&path);
@@ -725,6 +716,7 @@ int cli_new(int argc, char **argv)
         USAGE(stdout);
         return 0;
     }
-    USAGE(stderr);
-    return 2;
+    if (argc < 2)
+        return cli_usage_error(cli_command_find("new"), "new what? site or post");
+    return cli_usage_error(cli_command_find("new"), "'%s': new makes a site or a post", argv[1]);
 }

@@ -30,11 +30,8 @@ int cli_render(int argc, char **argv)
         if (kind == CLI_OPT_EXIT)
             return st;
         if (kind == CLI_OPT_OPERAND) {
-            if (tpath) {
-                fprintf(stderr, "sheaf render: expected one TEMPLATE\n");
-                USAGE(stderr);
-                return 2;
-            }
+            if (tpath)
+                return cli_usage_error(opts.c, "expected one TEMPLATE");
             tpath = v;
         } else if (!strcmp(f->long_name, "data")) {
             data = v;
@@ -44,11 +41,8 @@ int cli_render(int argc, char **argv)
             base_url = v;
         }
     }
-    if (!tpath) {
-        fprintf(stderr, "sheaf render: expected one TEMPLATE\n");
-        USAGE(stderr);
-        return 2;
-    }
+    if (!tpath)
+        return cli_usage_error(opts.c, "expected one TEMPLATE");
     diag_list *d = diag_list_new();
     arena *a = arena_new();
     int status = 1;
@@ -84,7 +78,7 @@ int cli_render(int argc, char **argv)
         if (fd >= 0)
             close(fd);
         if (!read) {
-            fprintf(stderr, "sheaf render: cannot read %s: %s\n", data, fs_strerror(e));
+            diag_error(d, data, 0, 0, "cannot read: %s", fs_strerror(e));
             goto done;
         }
         if (!fm_parse_yaml(str_make(yaml.data, yaml.len), 1, data, a, &vars, d))
@@ -95,7 +89,7 @@ int cli_render(int argc, char **argv)
         }
     }
     if (!fs_read_file(tpath, &text)) {
-        fprintf(stderr, "sheaf render: cannot read %s: %s\n", tpath, fs_strerror(errno));
+        diag_error(d, tpath, 0, 0, "cannot read: %s", fs_strerror(errno));
         goto done;
     }
     const char *dirs[1] = { folder };

@@ -49,8 +49,12 @@ static void open_browser(const char *url)
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *argv[] = { (char *)"xdg-open", (char *)url, NULL };
     pid_t pid;
-    if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
-        fprintf(stderr, "sheaf serve: cannot open a browser (xdg-open); visit %s\n", url);
+    if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0) {
+        diag_list *d = diag_list_new();
+        diag_warning(d, NULL, 0, 0, "cannot open a browser (xdg-open); visit %s", url);
+        cli_print_diags(d);
+        diag_list_free(d);
+    }
     posix_spawn_file_actions_destroy(&fa);
 }
 
@@ -162,9 +166,9 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
     bool ok = build_session_run(bs, NULL, 0, d, &bst);
     cli_print_diags(d);
     if (ok)
-        printf("built %zu pages in %.0f ms\n", bst.pages, ms_since(&t0));
+        printf("Built %zu pages in %.0f ms\n", bst.pages, ms_since(&t0));
     else
-        printf("build failed in %.0f ms (%zu error%s); serving an error page until it is fixed\n",
+        printf("Build failed in %.0f ms (%zu error%s); serving an error page until it is fixed\n",
                ms_since(&t0), diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
 
     srv = serve_server_start(out.data, fd, bind_addr, d);
@@ -205,9 +209,9 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
             serve_server_unlock_output(srv);
             cli_print_diags(d);
             if (ok)
-                printf("rebuilt in %.0f ms: a scheduled post came due or a page expired\n", ms_since(&t0));
+                printf("Rebuilt in %.0f ms: a scheduled post came due or a page expired\n", ms_since(&t0));
             else
-                printf("rebuild failed (%zu error%s); still serving the last good build\n",
+                printf("Rebuild failed (%zu error%s); still serving the last good build\n",
                        diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
             fflush(stdout);
             serve_server_report(srv, ok, d, NULL, 0);
@@ -233,9 +237,9 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
         cli_print_diags(d);
         size_t nerr = diag_error_count(d);
         if (ok)
-            printf("rebuilt in %.0f ms: %s\n", ms, what.data);
+            printf("Rebuilt in %.0f ms: %s\n", ms, what.data);
         else
-            printf("rebuild failed in %.0f ms (%zu error%s): %s; still serving the last good "
+            printf("Rebuild failed in %.0f ms (%zu error%s): %s; still serving the last good "
                    "build\n",
                    ms, nerr, nerr == 1 ? "" : "s", what.data);
         if (stats)
@@ -252,7 +256,7 @@ static int serve(const char *site, const char *bind_addr, int port, bool drafts,
             bool done = build_session_finish(bs, d);
             if (!done) {
                 cli_print_diags(d);
-                printf("rebuild failed (%zu error%s) writing the search index; still serving the "
+                printf("Rebuild failed (%zu error%s) writing the search index; still serving the "
                        "last good one\n",
                        diag_error_count(d), diag_error_count(d) == 1 ? "" : "s");
                 fflush(stdout);
@@ -325,10 +329,11 @@ int cli_serve(int argc, char **argv)
         else if (!strcmp(f->long_name, "stats"))
             stats = true;
         else if (!strcmp(f->long_name, "port") && !parse_port(v, &port)) {
-            fprintf(stderr, "sheaf serve: --port wants a number from 0 to 65535, not '%s'\n", v);
-            return 2;
+            return cli_usage_error(o.c, "--port wants a number from 0 to 65535, not '%s'", v);
         }
     }
+    if (cli_need_site_dir(site))
+        return 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
     return serve(site, bind_addr, port, drafts, future, no_cache, open_it, stats);
 }

@@ -41,7 +41,7 @@ static const cli_flag check_flags[] = {
     JOBS_FLAG,
     { 0, "no-cache", NULL, "do not read the build cache (.sheaf-cache/; check never writes it)",
       CLI_VALUE_NONE },
-    { 0, "quiet", NULL, "print nothing but problems (no summary line)", CLI_VALUE_NONE },
+    { 'q', "quiet", NULL, "print nothing but problems (no summary line)", CLI_VALUE_NONE },
     HELP_FLAG,
     { 0 },
 };
@@ -145,7 +145,7 @@ const cli_command cli_commands[] = {
       "is shown over the page until the next good one.\n",
       NULL, CLI_VALUE_NONE, serve_flags, cli_serve },
     { "check", "build in memory and report every problem; write nothing",
-      "sheaf check [-s DIR] [--drafts] [--future] [-j N] [--no-cache]",
+      "sheaf check [-s DIR] [--drafts] [--future] [-j N] [--no-cache] [-q]",
       "Reads, parses and renders the whole site in memory and reports every problem\n"
       "(front matter, broken links and anchors, templates) sorted by file and line.\n"
       "Writes nothing. Exit status 1 when there is an error.\n",
@@ -207,11 +207,21 @@ static int word_label(char *out, size_t n, const cli_word *w)
     return snprintf(out, n, "  %s%s%s", w->name, w->arg ? " " : "", w->arg ? w->arg : "");
 }
 
+/* Columns a label takes on a terminal: one per UTF-8 character (the
+ * labels hold no wide or combining characters; "key,…" is 5, not 7). */
+static int display_width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
 /* One row of the option list: the label, then the help, whose later lines
  * (a help may hold '\n') start under its first. */
 static void print_row(FILE *f, int width, const char *label, const char *help)
 {
-    fprintf(f, "%-*s  ", width, label);
+    fprintf(f, "%s%*s  ", label, width - display_width(label), "");
     for (const char *p = help; *p; p++) {
         fputc(*p, f);
         if (*p == '\n')
@@ -228,11 +238,13 @@ void cli_print_usage(FILE *f, const cli_command *c)
     char label[96];
     int width = 0;
     for (const cli_word *w = c->words; w && w->name; w++) {
-        int k = word_label(label, sizeof label, w);
+        word_label(label, sizeof label, w);
+        int k = display_width(label);
         width = k > width ? k : width;
     }
     for (const cli_flag *fl = c->flags; fl->long_name; fl++) {
-        int k = flag_label(label, sizeof label, fl);
+        flag_label(label, sizeof label, fl);
+        int k = display_width(label);
         width = k > width ? k : width;
     }
     for (const cli_word *w = c->words; w && w->name; w++) {
@@ -258,9 +270,87 @@ void cli_print_main_usage(FILE *f)
         fprintf(f, "  %-11s %s\n", c->name, c->summary);
     fputs("\n"
           "Options:\n"
-          "  -h, --help     show this help (or `sheaf <command> --help`)\n"
-          "  -V, --version  print the version\n",
+          "  -h, --help     show this help (`sheaf help <command>` or\n"
+          "                 `sheaf <command> --help`: a command's)\n"
+          "  -V, --version  print the version (also `sheaf version`)\n",
           f);
+}
+
+/* Edits (insert, delete, change, swap two neighbours) from a to b, up to
+ * 9: a name is mistyped by one or two. */
+static int distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 30 || m > 30)
+        return 9;
+    int d[32][32];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m] > 9 ? 9 : d[n][m];
+}
+
+/* The closest of names[] to `typed`, when it is near enough to be a typo
+ * (2 edits, 1 for names of up to 4 characters), else NULL. */
+static const char *closest(const char *typed, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    int bd = 9;
+    for (size_t i = 0; i < n; i++) {
+        int k = distance(typed, names[i]);
+        if (k < bd) {
+            bd = k;
+            best = names[i];
+        }
+    }
+    size_t len = strlen(typed);
+    return best && bd <= (len <= 4 ? 1 : 2) ? best : NULL;
+}
+
+const char *cli_did_you_mean_command(const char *typed)
+{
+    const char *names[32];
+    size_t n = 0;
+    for (const cli_command *c = cli_commands; c->name && n < 30; c++)
+        names[n++] = c->name;
+    names[n++] = "help";
+    names[n++] = "version";
+    return closest(typed, names, n);
+}
+
+const char *cli_did_you_mean_flag(const cli_command *c, const char *typed)
+{
+    static char out[80];
+    char spelled[32][40];
+    const char *names[32];
+    size_t n = 0;
+    const char *t = typed;
+    while (*t == '-')
+        t++;
+    for (const cli_flag *f = c->flags; f->long_name && n < 32; f++) {
+        snprintf(spelled[n], sizeof spelled[n], "--%s", f->long_name);
+        names[n] = spelled[n];
+        n++;
+    }
+    char with_dashes[48];
+    snprintf(with_dashes, sizeof with_dashes, "--%s", t);
+    const char *best = closest(with_dashes, names, n);
+    if (!best)
+        return "";
+    snprintf(out, sizeof out, " (did you mean '%s'?)", best);
+    return out;
 }
 
 int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *status)
@@ -278,9 +368,12 @@ int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *statu
     for (const cli_flag *fl = o->c->flags; fl->long_name && a[0] == '-'; fl++) {
         size_t n = strlen(fl->long_name);
         bool is_long = a[1] == '-' && !strncmp(a + 2, fl->long_name, n);
+        bool is_short = fl->short_name && a[1] == fl->short_name;
         if (is_long && a[2 + n] == '=' && fl->arg)
             eq = a + 3 + n;
-        else if (!(is_long && !a[2 + n]) && !(fl->short_name && a[1] == fl->short_name && !a[2]))
+        else if (is_short && a[2] && fl->arg) /* -j1, as -j 1 */
+            eq = a + 2;
+        else if (!(is_long && !a[2 + n]) && !(is_short && !a[2]))
             continue;
         *f = fl;
         if (!strcmp(fl->long_name, "help")) {
@@ -290,9 +383,7 @@ int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *statu
         }
         if (fl->arg && !eq) {
             if (o->i >= o->argc) {
-                fprintf(stderr, "%s: '%s' needs a value (%s)\n", o->who, a, fl->arg);
-                cli_print_usage(stderr, o->c);
-                *status = 2;
+                *status = cli_usage_error(o->c, "'%s' needs a value (%s)", a, fl->arg);
                 return CLI_OPT_EXIT;
             }
             eq = o->argv[o->i++];
@@ -301,10 +392,8 @@ int cli_next_opt(cli_opts *o, const cli_flag **f, const char **value, int *statu
         return CLI_OPT_FLAG;
     }
     if (a[0] != '-' || !a[1])
-        fprintf(stderr, "%s: unexpected argument '%s'\n", o->who, a);
+        *status = cli_usage_error(o->c, "unexpected argument '%s'", a);
     else
-        fprintf(stderr, "%s: unknown option '%s'\n", o->who, a);
-    cli_print_usage(stderr, o->c);
-    *status = 2;
+        *status = cli_usage_error(o->c, "unknown option '%s'%s", a, cli_did_you_mean_flag(o->c, a));
     return CLI_OPT_EXIT;
 }

@@ -1,4 +1,6 @@
 /* diags: printing diagnostics for every command. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -6,6 +8,7 @@
 #include "cli/cli.h"
 #include "site/site.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/fs.h"
 
 bool cli_color(void)
@@ -18,6 +21,25 @@ void cli_print_diags(diag_list *d)
 {
     diag_sort(d);
     diag_print(d, stderr, cli_color());
+}
+
+int cli_usage_error(const cli_command *c, const char *fmt, ...)
+{
+    buf msg = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    diag_list *d = diag_list_new();
+    diag_error(d, NULL, 0, 0, "%s", msg.data);
+    cli_print_diags(d);
+    diag_list_free(d);
+    buf_release(&msg);
+    if (c)
+        fprintf(stderr, "usage: %s\n(`sheaf %s --help` describes every option)\n", c->usage, c->name);
+    else
+        fputs("(`sheaf --help` lists the commands)\n", stderr);
+    return 2;
 }
 
 int cli_need_site_dir(const char *dir)

@@ -5,6 +5,7 @@ runs the real binary and compares what it prints word for word.
 usage: commands.py path/to/sheaf
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -123,7 +124,99 @@ def build_and_check_agree():
            (0, warning + "ok: 2 pages (1 post), 0 errors, 1 warning\n"))
 
 
-CHECKS = [sections_one_folder, build_and_check_agree, new_post_needs_a_site]
+# 4. Usage errors exit 2, build errors 1, in every command; one error
+# prefix; status lines start alike.
+def exit_codes_and_messages():
+    d = new_site()
+    for cmd in ("build", "check", "serve", "deploy"):
+        p = run(cmd, "-s", "nope")
+        expect(f"{cmd} -s nope", (p.returncode, p.stdout, p.stderr),
+               (2, "", "sheaf: error: nope: no such folder (give the site folder with -s DIR)\n"))
+    build = cli_usage("build")
+    p = run("build", "-s", d, "-j", "0")
+    expect("build -j 0", (p.returncode, p.stderr),
+           (2, "sheaf: error: -j needs a number of threads from 1 to 256, not '0'\n" + build))
+    p = run("serve", "-s", d, "--port", "x")
+    expect("serve --port x", (p.returncode, p.stderr),
+           (2, "sheaf: error: --port wants a number from 0 to 65535, not 'x'\n" + cli_usage("serve")))
+    p = run("render")
+    expect("render without a template", (p.returncode, p.stderr),
+           (2, "sheaf: error: expected one TEMPLATE\n" + cli_usage("render")))
+    p = run("completion", "tcsh")
+    expect("completion tcsh", (p.returncode, p.stderr),
+           (2, "sheaf: error: name a shell: bash, zsh or fish\n" + cli_usage("completion")))
+    p = run("import", "gatsby", "a", "b")
+    expect("import gatsby", (p.returncode, p.stderr),
+           (2, "sheaf: error: 'gatsby': import from jekyll or hugo\n" + cli_usage("import")))
+    p = run("new")
+    expect("new", (p.returncode, p.stderr), (2, "sheaf: error: new what? site or post\n" + cli_usage("new")))
+    p = run("build", "-s")
+    expect("build -s", (p.returncode, p.stderr), (2, "sheaf: error: '-s' needs a value (DIR)\n" + build))
+    # a build error: 1, with the same prefix
+    write(os.path.join(d, "content/posts/bad.md"), "---\ntitle: [unclosed\n---\n")
+    p = run("build", "-s", d)
+    expect("a failed build: status", p.returncode, 1)
+    expect("a failed build: last line", p.stderr.splitlines()[-1:],
+           ["sheaf: error: the build failed (1 error); the previous output was left as it was"])
+    p = run("render", os.path.join(TMP, "no-such.html"))
+    expect("render of a missing file", (p.returncode, p.stderr),
+           (1, f"{TMP}/no-such.html: error: cannot read: No such file or directory\n"))
+    # one way of starting a status line
+    p = run("new", "site", os.path.join(TMP, "fresh"))
+    expect("new site", p.stdout.split(" in ")[0], "Created a site")
+    p = run("build", "-s", os.path.join(TMP, "fresh"), "--base-url", "https://example.org/")
+    expect("build", p.stdout.split(" ")[0], "Built")
+
+
+def cli_usage(cmd):
+    """The usage lines of cmd's --help, as a usage error ends."""
+    p = run(cmd, "--help")
+    usage = p.stdout.split("\n\n", 1)[0]
+    return f"{usage}\n(`sheaf {cmd} --help` describes every option)\n"
+
+
+# 5. version, help CMD, did you mean, -j1, check -q, new --help aligned.
+def newcomer_commands():
+    v = run("--version")
+    expect("sheaf version is sheaf --version", (run("version").returncode, run("version").stdout), (0, v.stdout))
+    expect("sheaf --version", v.stdout.startswith("sheaf "), True)
+    p = run("help", "build")
+    expect("sheaf help build", (p.returncode, p.stdout), (0, run("build", "--help").stdout))
+    p = run("biuld")
+    expect("sheaf biuld", (p.returncode, p.stderr),
+           (2, "sheaf: error: unknown command 'biuld' (did you mean `build`?)\n(`sheaf --help` lists the "
+               "commands)\n"))
+    p = run("help", "sevre")
+    expect("sheaf help sevre", (p.returncode, p.stderr),
+           (2, "sheaf: error: unknown command 'sevre' (did you mean `serve`?)\n(`sheaf --help` lists the "
+               "commands)\n"))
+    p = run("frobnicate")
+    expect("sheaf frobnicate", p.stderr,
+           "sheaf: error: unknown command 'frobnicate'\n(`sheaf --help` lists the commands)\n")
+    p = run("build", "--drafs")
+    expect("build --drafs", (p.returncode, p.stderr),
+           (2, "sheaf: error: unknown option '--drafs' (did you mean '--drafts'?)\n" + cli_usage("build")))
+    p = run("serve", "--prot", "8000")
+    expect("serve --prot", p.stderr.splitlines()[0],
+           "sheaf: error: unknown option '--prot' (did you mean '--port'?)")
+    d = new_site()
+    p = run("build", "-s", d, "-j1", "-q")
+    expect("build -j1", (p.returncode, p.stdout, p.stderr), (0, "", ""))
+    p = run("check", "-s", d, "-q")
+    expect("check -q", (p.returncode, p.stdout, p.stderr), (0, "", ""))
+    # every help column starts at the same display column (new's "key,…"
+    # is 5 columns, 7 bytes)
+    for cmd in ("new", "build", "serve", "check", "deploy", "render", "import", "completion"):
+        cols = set()
+        for line in run(cmd, "--help").stdout.splitlines():
+            m = re.match(r"^( +\S+(?: \S+)*)( {2,})(\S)", line)
+            if m:
+                cols.add(m.start(3))
+        expect(f"{cmd} --help: one help column", len(cols), 1)
+
+
+CHECKS = [sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
+          newcomer_commands]
 
 
 def main():

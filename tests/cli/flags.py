@@ -350,7 +350,7 @@ def s_stats(flag):
         with Server("-s", s, "-p", "0", *(flag() if with_it else [])) as srv:
             time.sleep(0.3)
             write(os.path.join(s, "content/about.md"), "---\ntitle: About\n---\nEdited.\n")
-            srv.until(r"^rebuilt in ")
+            srv.until(r"^Rebuilt in ")
             srv.stop()
             rest = srv.p.stdout.read()
             printed = re.search(r"^  config [0-9.]+ ms", rest, re.M) is not None

@@ -189,7 +189,7 @@ def main():
         env = dict(os.environ, TMPDIR=tmp)
 
         out = run([sheaf, "new", "site", site]).stdout
-        check("created a site in" in out, "new site says what it made: " + out)
+        check("Created a site in" in out, "new site says what it made: " + out)
         for rel in ("site.yaml", "content/about.md", "templates", ".gitignore"):
             check(os.path.exists(os.path.join(site, rel)), "new site made " + rel)
 

@@ -88,7 +88,7 @@ def main():
                     rf"{first}\); the previous output was left as it was$")
             expect(f"{what}: one error, about the disk", len(lines) == 2 and
                    re.match(want, lines[0]) is not None and
-                   lines[1] == "build failed: 1 error; the previous output was left as it was",
+                   lines[1] == "sheaf: error: the build failed (1 error); the previous output was left as it was",
                    True)
             if len(lines) != 2 or not re.match(want, lines[0]):
                 failures.append(f"{what}: stderr was\n{p.stderr}")

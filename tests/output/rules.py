@@ -65,7 +65,7 @@ def refused(sheaf, tmp, args, message, what):
     p = run(sheaf, "build", "-s", "site", *args, cwd=tmp)
     expect(f"{what}: status", p.returncode, 1)
     expect(f"{what}: message", p.stderr,
-           message + "\nbuild failed: 1 error; the previous output was left as it was\n")
+           message + "\nsheaf: error: the build failed (1 error); the previous output was left as it was\n")
     expect(f"{what}: nothing changed", tree(tmp) == before, True)
 
 

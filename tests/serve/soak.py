@@ -181,13 +181,13 @@ def main():
             time.sleep(0.2)
         if f"Save number {last}." not in body:
             failures.append(f"the served post does not show save {last}")
-        rebuilt = [x for x in lines[n0:] if x.startswith("rebuilt in ")]
+        rebuilt = [x for x in lines[n0:] if x.startswith("Rebuilt in ")]
         failed = [x for x in lines[n0:] if "failed" in x or "error" in x]
         if failed:
             failures.append("the server reported problems:\n" + "\n".join(failed[:10]))
         if not rebuilt:
             failures.append("no rebuild during the run")
-        fast = [float(re.match(r"rebuilt in (\d+)", x).group(1)) for x in rebuilt]
+        fast = [float(re.match(r"Rebuilt in (\d+)", x).group(1)) for x in rebuilt]
         half = [r for t, r in samples if t < a.seconds / 2]
         rest = [r for t, r in samples if t >= a.seconds / 2]
         first_max = max(half) if half else 0

@@ -339,7 +339,7 @@ def scheduled_checks(sheaf, tmp, env):
     try:
         st, _, _ = raw(port, "/posts/soon/")
         expect("scheduled: not served before it is due", st, 404)
-        came = srv.wait_line(r"^rebuilt in \d+ ms: a scheduled post came due or a page expired$", timeout=60)
+        came = srv.wait_line(r"^Rebuilt in \d+ ms: a scheduled post came due or a page expired$", timeout=60)
         check("scheduled: rebuilt when it came due", came is not None, "\n".join(srv.lines))
         st, _, body = raw(port, "/posts/soon/")
         check("scheduled: served once due", st == 200 and b"Soon." in body, f"status {st}")
@@ -527,7 +527,7 @@ def reload_checks(sheaf, site, port, srv, env):
     st, h, body = raw(port, "/posts/hello/")
     check("edit: the served page has the new text", b"Edited words" in body)
     check("edit: one rebuild line with its time",
-          srv.wait_line(r"^rebuilt in \d+ ms: content/posts/2024-01-02-hello\.md$", 5, n0)
+          srv.wait_line(r"^Rebuilt in \d+ ms: content/posts/2024-01-02-hello\.md$", 5, n0)
           is not None, "\n".join(srv.lines[n0:]))
     check("edit: nothing says it failed",
           not [x for x in srv.lines[n0:] if "failed" in x], "\n".join(srv.lines[n0:]))
@@ -597,7 +597,7 @@ def reload_checks(sheaf, site, port, srv, env):
           any(re.match(r"^content/posts/2024-01-02-hello\.md:\d+:\d+: error: ", x) for x in lines),
           repr(lines))
     check("broken edit: the rebuild line says it failed",
-          srv.wait_line(r"^rebuild failed in \d+ ms \(\d+ errors?\)", 5, n2) is not None,
+          srv.wait_line(r"^Rebuild failed in \d+ ms \(\d+ errors?\)", 5, n2) is not None,
           "\n".join(srv.lines[n2:]))
     st, _, body = raw(port, "/posts/hello/")
     check("broken edit: last good page still served", st == 200 and b"Edited words" in body)
@@ -659,7 +659,7 @@ def reload_checks(sheaf, site, port, srv, env):
     e = ev.wait()
     expect(".bib edit: event", e and e[0], "reload")
     check(".bib edit: one rebuild line naming it",
-          srv.wait_line(r"^rebuilt in \d+ ms: refs\.bib$", 5, n3) is not None,
+          srv.wait_line(r"^Rebuilt in \d+ ms: refs\.bib$", 5, n3) is not None,
           "\n".join(srv.lines[n3:]))
     check(".bib edit: the paper's page follows", served("/papers/lian2017/", b"Second Title", 10))
     check(".bib edit: the citing post's bibliography follows",
