@@ -27,7 +27,9 @@ static const cli_flag build_flags[] = {
     { 0, "future", NULL, "build posts dated after now too (scheduled posts)", CLI_VALUE_NONE },
     JOBS_FLAG,
     { 0, "no-cache", NULL, "neither read nor write the build cache (.sheaf-cache/)", CLI_VALUE_NONE },
-    { 0, "stats", NULL, "print where the time went (load, markdown, model, render, write)",
+    { 0, "stats", NULL,
+      "print where the time went: config, load, markdown, model,\n"
+      "render+write, swap (and math: formulas, KaTeX engines)",
       CLI_VALUE_NONE },
     { 'q', "quiet", NULL, "print nothing but problems", CLI_VALUE_NONE },
     HELP_FLAG,
@@ -58,7 +60,10 @@ static const cli_flag serve_flags[] = {
     { 0, "future", NULL, "build posts dated after now too (without it, each is\nbuilt when it comes due)", CLI_VALUE_NONE },
     { 'O', "open", NULL, "open the site in the default browser", CLI_VALUE_NONE },
     { 0, "no-cache", NULL, "neither read nor write the build cache (.sheaf-cache/)", CLI_VALUE_NONE },
-    { 0, "stats", NULL, "after each rebuild, print where its time went", CLI_VALUE_NONE },
+    { 0, "stats", NULL,
+      "after each rebuild, print where its time went: config, load,\n"
+      "markdown, model, render+write, swap (and math)",
+      CLI_VALUE_NONE },
     HELP_FLAG,
     { 0 },
 };
@@ -140,9 +145,10 @@ const cli_command cli_commands[] = {
     { "serve", "build, serve on 127.0.0.1:8000 and rebuild as files change",
       "sheaf serve [-s DIR] [--port 8000] [--bind 127.0.0.1] [--drafts] [--future] [--open] [--no-cache] [--stats]",
       "Builds the site into a temporary folder, serves it, and rebuilds what\n"
-      "changed whenever a file under content/, templates/, themes/ or static/,\n"
-      "or site.yaml, is saved. Open pages reload by themselves; a failed build\n"
-      "is shown over the page until the next good one.\n",
+      "changed whenever a file under content/, templates/, themes/, static/,\n"
+      "i18n/ or data/, site.yaml, or a .bib file beside it is saved. Open pages\n"
+      "reload by themselves; a failed build is shown over the page until the\n"
+      "next good one.\n",
       NULL, CLI_VALUE_NONE, serve_flags, cli_serve },
     { "check", "build in memory and report every problem; write nothing",
       "sheaf check [-s DIR] [--drafts] [--future] [-j N] [--no-cache] [-q]",

@@ -12,6 +12,7 @@
 #include "md/extensions.h"
 #include "site/keys.h"
 #include "site/site.h"
+#include "util/buf.h"
 #include "util/fs.h"
 #include "util/outpath.h"
 #include "util/url.h"
@@ -489,4 +490,18 @@ void site_config_key_place(const site_config *c, const char *key, int *line, int
                                                   : NULL;
     *line = kp ? kp->vline : 0;
     *col = kp ? kp->vcol : 0;
+}
+
+void site_config_each_key(void (*fn)(const char *name, void *ctx), void *ctx)
+{
+    for (size_t i = 0; i < config_table.n; i++) {
+        const key_def *k = &config_table.keys[i];
+        fn(k->name, ctx);
+        for (size_t j = 0; k->type == KEY_TABLE && j < k->sub->n; j++) {
+            buf b = BUF_INIT;
+            buf_printf(&b, "%s%s", k->sub->prefix, k->sub->keys[j].name);
+            fn(b.data, ctx);
+            buf_release(&b);
+        }
+    }
 }

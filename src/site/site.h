@@ -108,6 +108,10 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
 /* Where the value of site.yaml's top-level `key` is written (0:0 when it
  * is not), for messages about it after loading. */
 void site_config_key_place(const site_config *c, const char *key, int *line, int *col);
+/* Calls fn with the name of every key site.yaml takes, in the table's
+ * order, a nested table's as "markdown.unsafe" (test_config checks
+ * docs/configuration.md against it). */
+void site_config_each_key(void (*fn)(const char *name, void *ctx), void *ctx);
 
 /* Why `pattern` cannot be site.yaml's `paginate_path:` (the folder of page
  * N of a list, relative to the list: one ":num", no other placeholder, no

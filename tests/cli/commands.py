@@ -215,7 +215,24 @@ def newcomer_commands():
         expect(f"{cmd} --help: one help column", len(cols), 1)
 
 
-CHECKS = [sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
+# 8. What --help says matches what the command does: the stages --stats
+# prints, the folders serve watches (src/serve/watch.c's list).
+def help_matches():
+    d = new_site()
+    p = run("build", "-s", d, "--stats", "-q")
+    printed = re.findall(r"([a-z+]+) [0-9.]+ ms", p.stdout)
+    h = run("build", "--help").stdout
+    row = re.search(r"--stats +(.*?)\n  -", h, re.S).group(1)
+    named = re.findall(r"[a-z+]+", row.split(":", 1)[1].split("(")[0]) if ":" in row else []
+    expect("build --help names the stages --stats prints", named, printed)
+    with open(os.path.join(ROOT, "src/serve/watch.c")) as f:
+        dirs = re.search(r"source_dirs\[\] = \{([^}]*)\}", f.read()).group(1)
+    about = " ".join(run("serve", "--help").stdout.split())
+    for name in re.findall(r'"([a-z0-9]+)"', dirs) + ["site.yaml", ".bib"]:
+        expect(f"serve --help names {name}", (name + "/" if "." not in name else name) in about, True)
+
+
+CHECKS = [help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
           newcomer_commands]
 
 

@@ -15,6 +15,7 @@
 #include "site/site.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/fs.h"
 
 static char dir[64];
 
@@ -272,6 +273,68 @@ TEST(paginate_path_rule)
     arena_free(a);
 }
 
+/* The first column of the Markdown table that follows `header` in doc
+ * ("| `title` | …" → "title"), each name with `prefix` before it, one a
+ * line in out. */
+static void table_keys(const char *doc, const char *header, const char *prefix, buf *out)
+{
+    const char *p = strstr(doc, header);
+    if (!p) {
+        FAILF("docs/configuration.md: no table headed '%s'", header);
+        return;
+    }
+    p = strchr(p, '\n'); /* the header row */
+    p = p ? strchr(p + 1, '\n') : NULL; /* the |---| row */
+    while (p && p[1] == '|') {
+        p += 2;
+        while (*p == ' ')
+            p++;
+        if (*p == '`') {
+            const char *e = strchr(p + 1, '`');
+            buf_printf(out, "%s%.*s\n", prefix, (int)(e - p - 1), p + 1);
+        }
+        p = strchr(p, '\n');
+    }
+}
+
+static void add_key(const char *name, void *ctx)
+{
+    if (strncmp(name, "deploy.", 7)) /* deploy's one key is in its row */
+        buf_printf(ctx, "%s\n", name);
+}
+
+/* docs/configuration.md's key tables list every key the code reads, and no
+ * other: its table of site.yaml's keys, then the markdown table's. */
+TEST(docs_list_every_key)
+{
+    buf doc = BUF_INIT, documented = BUF_INIT, known = BUF_INIT;
+    OK(fs_read_file("../docs/configuration.md", &doc));
+    table_keys(doc.data, "| key           | type            | default     | meaning |", "", &documented);
+    table_keys(doc.data, "| key               | default | meaning |", "markdown.", &documented);
+    site_config_each_key(add_key, &known);
+    /* compared as sets: every line of one is a line of the other */
+    for (int pass = 0; pass < 2; pass++) {
+        const buf *a = pass ? &documented : &known, *b = pass ? &known : &documented;
+        for (const char *line = a->data; line && *line;) {
+            const char *nl = strchr(line, '\n');
+            char want[96];
+            snprintf(want, sizeof want, "\n%.*s\n", (int)(nl - line), line);
+            buf bb = BUF_INIT;
+            buf_printf(&bb, "\n%s", b->data);
+            if (!strstr(bb.data, want))
+                FAILF(pass ? "docs/configuration.md lists '%.*s', which site.yaml does not take"
+                           : "site.yaml takes '%.*s', which docs/configuration.md's key tables do not list",
+                      (int)(nl - line), line);
+            buf_release(&bb);
+            line = nl + 1;
+        }
+    }
+    OK(strstr(doc.data, "| `deploy`      | map             | none        | `target`:") != NULL);
+    buf_release(&doc);
+    buf_release(&documented);
+    buf_release(&known);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/sheaf-test-config-XXXXXX");
@@ -284,6 +347,7 @@ int main(void)
     RUN(malformed_yaml_is_an_error);
     RUN(unique_names_with_a_set);
     RUN(paginate_path_rule);
+    RUN(docs_list_every_key);
     char path[128];
     snprintf(path, sizeof path, "%s/site.yaml", dir);
     unlink(path);
