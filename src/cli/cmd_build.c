@@ -1,13 +1,73 @@
 /* cmd_build: `sheaf build` (write the site) and `sheaf check` (do all the
  * work in memory, write nothing, report every problem). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "render/build.h"
 #include "util/buf.h"
 #include "util/fs.h"
+
+/* The progress line: on a terminal, once a build has run for a second
+ * (SHEAF_PROGRESS_MS, for the tests), its stage and count on one line of
+ * stderr, redrawn ten times a second and cleared at the end. */
+typedef struct progress_line {
+    build_progress p;
+    atomic_bool stop;
+    long after_ms;
+    bool shown;
+    pthread_t thread;
+} progress_line;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void *progress_main(void *v)
+{
+    progress_line *pl = v;
+    double t0 = now_ms();
+    while (!atomic_load(&pl->stop)) {
+        const char *stage = atomic_load(&pl->p.stage);
+        if (stage && now_ms() - t0 >= (double)pl->after_ms) {
+            if (!strcmp(stage, "rendering"))
+                fprintf(stderr, "\r\033[Kbuilding: rendering %zu/%zu outputs", atomic_load(&pl->p.done),
+                        atomic_load(&pl->p.total));
+            else
+                fprintf(stderr, "\r\033[Kbuilding: %s", stage);
+            fflush(stderr);
+            pl->shown = true;
+        }
+        struct timespec tick = { 0, 100 * 1000 * 1000 };
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+
+/* Starts the progress line when stderr is a terminal and not quiet. */
+static bool progress_start(progress_line *pl, bool quiet)
+{
+    if (quiet || !isatty(2))
+        return false;
+    const char *env = getenv("SHEAF_PROGRESS_MS");
+    pl->after_ms = env && *env ? atol(env) : 1000;
+    return pthread_create(&pl->thread, NULL, progress_main, pl) == 0;
+}
+
+static void progress_stop(progress_line *pl)
+{
+    atomic_store(&pl->stop, true);
+    pthread_join(pl->thread, NULL);
+    if (pl->shown)
+        fputs("\r\033[K", stderr);
+}
 
 /* `sheaf build` and `sheaf check` (check: no -o, --base-url or --stats,
  * nothing written): parse the options, run build_site, print the
@@ -60,7 +120,13 @@ static int run(int argc, char **argv, bool check)
     /* check reports what build would (and more: root-relative links) */
     cli_warn_no_host(o.site_dir, o.base_url, d);
     build_stats st;
+    progress_line pl = { 0 };
+    bool progress = progress_start(&pl, quiet);
+    if (progress)
+        o.progress = &pl.p;
     bool ok = build_site(&o, d, &st);
+    if (progress)
+        progress_stop(&pl);
     cli_print_diags(d);
     size_t errors = diag_error_count(d), warnings = diag_warning_count(d);
     diag_list_free(d);

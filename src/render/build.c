@@ -116,6 +116,13 @@ static void load_strings(build_session *bs, site *s, diag_list *d)
     s->strings_lang = k->strings_lang;
 }
 
+/* The progress line's stage (o->progress, when a caller shows one). */
+static void stage(const build_options *o, const char *name)
+{
+    if (o->progress)
+        atomic_store(&o->progress->stage, name);
+}
+
 bool render_run(build_session *bs, diag_list *d, build_stats *st)
 {
     const build_options *o = &bs->o;
@@ -168,6 +175,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     render_shortcodes *sc = render_shortcodes_new(&s, l, s.data);
     s.shortcodes = render_shortcodes_hooks(sc);
     t = render_now_ms();
+    stage(o, "reading");
     site_load_site_bibliography(&s, d);
     site_load(&s, jobs, d);
     site_favicon(&s, d);
@@ -175,10 +183,12 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     site_assign_paths(&s, d);
     local.ms_load = render_now_ms() - t;
     t = render_now_ms();
+    stage(o, "markdown");
     site_render_markdown(&s, jobs, d);
     local.markdown = atomic_load(&s.markdown_runs);
     local.ms_markdown = render_now_ms() - t;
     t = render_now_ms();
+    stage(o, "model");
     site_check_links(&s, d);
     site_check_citations(&s, d);
     site_build_model(&s);
@@ -261,7 +271,14 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         c.deps = xcalloc(nj + 1, sizeof *c.deps);
     render_references(&c, jobs, d);
     render_workers_new(&c, jobs);
+    if (o->progress) {
+        c.progress = o->progress;
+        atomic_store(&o->progress->done, 0);
+        atomic_store(&o->progress->total, nj);
+        stage(o, "rendering");
+    }
     site_parallel(nj, jobs, render_job, &c);
+    stage(o, "writing");
     render_merge_diags(d, c.diags, jv, nj);
     render_workers_free(&c, jobs);
     if (!o->write && !bs->sink) /* sheaf check */

@@ -11,10 +11,19 @@
 #ifndef SHEAF_BUILD_H
 #define SHEAF_BUILD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "diag/diag.h"
+
+/* What a running build is doing, for a progress line (cli/): the build
+ * sets the stage and, while rendering, counts the outputs; another thread
+ * may read it at any time. */
+typedef struct build_progress {
+    _Atomic(const char *) stage; /* "reading", "markdown", "model", "rendering", "writing"; NULL: not started */
+    atomic_size_t done, total;   /* outputs rendered of those to render (stage "rendering") */
+} build_progress;
 
 typedef struct build_options {
     const char *site_dir; /* default "." */
@@ -31,6 +40,7 @@ typedef struct build_options {
      * search index, made from every page) for build_session_finish, so
      * the edited page reaches the browser first (`sheaf serve`) */
     bool defer_index;
+    build_progress *progress; /* or NULL */
 } build_options;
 
 typedef struct build_stats {

@@ -64,6 +64,7 @@ typedef struct render_ctx {
     const size_t *pick; /* a build session's partial rebuild: the jobs to run, or NULL */
     render_sink sink;  /* not NULL: outputs go here, not to `out` */
     void *sink_ctx;
+    build_progress *progress; /* counts the jobs done, or NULL */
 } render_ctx;
 
 /* Writes the search index of s's published pages (search/index.json) to

@@ -440,6 +440,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 void render_job(void *vctx, size_t i, int worker)
 {
     render_ctx *c = vctx;
+    if (c->progress)
+        atomic_fetch_add(&c->progress->done, 1);
     if (c->pick)
         i = c->pick[i];
     job *j = &c->jobs[i];

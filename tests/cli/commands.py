@@ -232,7 +232,55 @@ def help_matches():
         expect(f"serve --help names {name}", (name + "/" if "." not in name else name) in about, True)
 
 
-CHECKS = [help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
+# 7. A build on a terminal shows its progress on one line of stderr, once it
+# has run for a second (SHEAF_PROGRESS_MS=0 here: from the start); -q, or
+# stderr that is not a terminal, shows none.
+def progress_on_a_terminal():
+    import pty
+    site = os.path.join(TMP, "corpus")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench/gen_corpus.py"), "--posts", "150", "--out", site],
+                   check=True, capture_output=True)
+
+    def build(*more, tty=True, env=None, site=site):
+        args = [SHEAF, "build", "-s", site, "-j", "1", "--base-url", "https://example.org/", *more]
+        env = dict(ENV, SHEAF_PROGRESS_MS="0") if env is None else env
+        if not tty:
+            p = subprocess.run(args, env=env, capture_output=True, timeout=120)
+            return p.returncode, p.stderr.decode()
+        m, s_ = pty.openpty()
+        p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=s_)
+        os.close(s_)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(m, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(m)
+        return p.wait(), out.decode()
+
+    rc, err = build()
+    lines = err.split("\r\x1b[K")
+    expect("progress: status", rc, 0)
+    expect("progress: starts by clearing the line", lines[0], "")
+    expect("progress: ends with the line cleared", lines[-1], "")
+    shown = [l for l in lines if l]
+    bad = [l for l in shown if not re.fullmatch(r"building: (reading|markdown|model|rendering \d+/\d+ outputs|writing)", l)]
+    expect("progress: every line is a stage and its count", bad, [])
+    expect("progress: the count while rendering",
+           any(re.fullmatch(r"building: rendering \d+/\d+ outputs", l) for l in shown), True)
+    rc, err = build("-q")
+    expect("progress: none with -q", (rc, err), (0, ""))
+    rc, err = build(tty=False)
+    expect("progress: none when stderr is not a terminal", (rc, err), (0, ""))
+    rc, err = build(env=ENV, site=new_site())
+    expect("progress: none for a build shorter than a second", (rc, "building:" in err), (0, False))
+
+
+CHECKS = [progress_on_a_terminal, help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
           newcomer_commands]
 
 
