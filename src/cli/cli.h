@@ -17,6 +17,7 @@ int cli_deploy(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_completion(int argc, char **argv);
 int cli_import(int argc, char **argv);
+int cli_theme(int argc, char **argv);
 
 /* ---- the command table (commands.c) ------------------------------------ */
 

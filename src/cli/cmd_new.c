@@ -153,7 +153,8 @@ static const char templates_readme[] =
     "Templates placed here override the theme's templates of the same name\n"
     "(base.html, post.html, page.html, index.html, section.html, tag.html,\n"
     "tags.html, term.html, terms.html,\n"
-    "archive.html, 404.html); copy one from the theme and edit it.\n"
+    "archive.html, 404.html): `sheaf theme export post.html` writes the\n"
+    "theme's post.html here to edit (`sheaf theme export` writes them all).\n"
     "A new-post.md here is the archetype `sheaf new post` starts from.\n";
 
 static const char gitignore[] = "/public/\n/.sheaf-cache/\n";

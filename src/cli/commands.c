@@ -116,6 +116,19 @@ static const cli_word import_words[] = {
     { 0 },
 };
 
+static const cli_flag theme_flags[] = {
+    SITE_FLAG,
+    { 0, "force", NULL, "replace templates/ files that are there already", CLI_VALUE_NONE },
+    HELP_FLAG,
+    { 0 },
+};
+
+static const cli_word theme_words[] = {
+    { "export", "[NAME…]", "write the default theme's templates (or those named) into\nthe site's templates/",
+      CLI_VALUE_NONE },
+    { 0 },
+};
+
 static const cli_flag completion_flags[] = {
     HELP_FLAG,
     { 0 },
@@ -182,6 +195,13 @@ const cli_command cli_commands[] = {
       "it converted and what it could not (at SRC file:line), also written to\n"
       "DEST/import-report.md. DEST must be missing or empty, unless --force.\n",
       import_words, CLI_VALUE_NONE, import_flags, cli_import },
+    { "theme", "copy the default theme's templates into templates/ to edit them",
+      "sheaf theme export [NAME…] [-s DIR] [--force]",
+      "Writes the templates of the default theme built into sheaf (all of them,\n"
+      "or the ones named, such as post.html or partials/toc.html) into the site's\n"
+      "templates/, where they win over the theme's: edit the copies. Files there\n"
+      "already are left alone unless --force. Prints each path written.\n",
+      theme_words, CLI_VALUE_NONE, theme_flags, cli_theme },
     { "completion", "print a completion script for bash, zsh or fish",
       "sheaf completion bash|zsh|fish",
       "Prints a script that completes sheaf's commands and options in that shell.\n"

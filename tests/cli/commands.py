@@ -280,7 +280,40 @@ def progress_on_a_terminal():
     expect("progress: none for a build shorter than a second", (rc, "building:" in err), (0, False))
 
 
-CHECKS = [progress_on_a_terminal, help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
+# 6. `sheaf theme export` writes the default theme's templates into the
+# site's templates/, where the build uses them.
+def theme_export():
+    d = new_site()
+    p = run("theme", "export", "post.html", "partials/toc.html", "-s", d)
+    expect("theme export post.html partials/toc.html", (p.returncode, p.stdout, p.stderr),
+           (0, f"{d}/templates/post.html\n{d}/templates/partials/toc.html\n", ""))
+    with open(os.path.join(ROOT, "themes/default/templates/post.html")) as f:
+        expect("the exported post.html is the theme's", read(os.path.join(d, "templates/post.html")), f.read())
+    # an edit of the copy shows in the build
+    copy = read(os.path.join(d, "templates/post.html"))
+    write(os.path.join(d, "templates/post.html"),
+          copy.replace("{% block content %}", "{% block content %}<!-- edited copy -->", 1))
+    p = run("build", "-s", d, "-q")
+    posts = [os.path.join(r, f) for r, _, fs in os.walk(os.path.join(d, "public/posts")) for f in fs
+             if f == "index.html" and r != os.path.join(d, "public/posts")]
+    expect("the build uses the edited copy", (p.returncode, "<!-- edited copy -->" in read(posts[0])), (0, True))
+    p = run("theme", "export", "post.html", "-s", d)
+    expect("theme export over an edited file", (p.returncode, p.stderr),
+           (1, f"{d}/templates/post.html: error: exists: left as it is (it may hold your edits; --force "
+               "replaces it with the theme's)\n"))
+    p = run("theme", "export", "pots.html", "-s", d)
+    expect("theme export pots.html", (p.returncode, p.stderr),
+           (1, "sheaf: error: the default theme has no template 'pots.html' (`sheaf theme export` with no "
+               "name writes them all; docs/theme.md lists them)\n"))
+    d2 = new_site()
+    p = run("theme", "export", "-s", d2)
+    theme = sorted(os.path.relpath(os.path.join(r, f), os.path.join(ROOT, "themes/default"))
+                   for r, _, fs in os.walk(os.path.join(ROOT, "themes/default/templates")) for f in fs)
+    written = sorted(os.path.relpath(l, d2) for l in p.stdout.split())
+    expect("theme export writes every template", written, theme)
+
+
+CHECKS = [theme_export, progress_on_a_terminal, help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
           newcomer_commands]
 
 

@@ -512,7 +512,28 @@ def i_quiet(flag):
     want(out != "", "without it, no report printed")
 
 
+def t_site(flag):
+    s = site()
+    rc, out, err = run("theme", "export", "post.html", *flag(s))
+    want(rc == 0 and os.path.exists(os.path.join(s, "templates/post.html")), f"exit {rc}: {err}")
+    empty = os.path.join(TMP, f"empty{made}")
+    os.mkdir(empty)
+    rc, out, err = run("theme", "export", "post.html", cwd=empty)
+    want(rc == 0 and os.path.exists(os.path.join(empty, "templates/post.html")),
+         "without it, not written into the current folder")
+
+
+def t_force(flag):
+    s = site()
+    write(os.path.join(s, "templates/post.html"), "mine\n")
+    rc, out, err = run("theme", "export", "post.html", "-s", s)
+    want(rc == 1 and read(os.path.join(s, "templates/post.html")) == "mine\n", "without it, replaced")
+    rc, out, err = run("theme", "export", "post.html", "-s", s, *flag())
+    want(rc == 0 and "{% extends" in read(os.path.join(s, "templates/post.html")), f"not replaced: {err}")
+
+
 SCENARIOS = {
+    ("theme", "site"): t_site, ("theme", "force"): t_force,
     ("serve", "site"): s_site, ("serve", "port"): s_port, ("serve", "bind"): s_bind,
     ("serve", "drafts"): s_drafts, ("serve", "future"): s_future, ("serve", "open"): s_open,
     ("serve", "no-cache"): s_no_cache, ("serve", "stats"): s_stats,
