@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "fm/fm.h"
+#include "render/build.h"
 #include "tpl/tpl.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -19,9 +20,40 @@
 
 #define USAGE(f) cli_print_usage(f, cli_command_find("render"))
 
+/* One rendering: the template, its loader and variables, and where the
+ * result and the problems go. */
+typedef struct render_one {
+    const tpl_template *t;
+    tpl_loader *l;
+    tpl_value vars;
+    tpl_options opt;
+    buf *out;
+    diag_list *d;
+    bool ok, ran;
+} render_one;
+
+/* Renders r; with a site (`-s`), `site` is its value, as in a build. */
+static void render_with(render_one *r, const tpl_value *site)
+{
+    arena *scratch = arena_new();
+    const tpl_map *vars = r->vars.kind == TPL_MAP ? r->vars.u.map : NULL;
+    if (site) {
+        tpl_map *m = tpl_map_new(scratch, (vars ? vars->len : 0) + 1);
+        for (size_t i = 0; vars && i < vars->len; i++)
+            tpl_map_set(scratch, m, vars->entries[i].key, vars->entries[i].value);
+        tpl_map_set_str(scratch, m, "site", *site);
+        vars = m;
+    }
+    r->ok = tpl_render(r->t, r->l, vars, &r->opt, NULL, scratch, r->out, r->d);
+    r->ran = true;
+    arena_free(scratch);
+}
+
+static void on_model(void *ctx, const struct tpl_value *site) { render_with(ctx, site); }
+
 int cli_render(int argc, char **argv)
 {
-    const char *data = NULL, *dir = NULL, *base_url = "/", *tpath = NULL;
+    const char *data = NULL, *dir = NULL, *base_url = "/", *tpath = NULL, *site = NULL;
     cli_opts opts = { cli_command_find("render"), "sheaf render", argc, 1, argv, true };
     const cli_flag *f;
     const char *v;
@@ -39,10 +71,14 @@ int cli_render(int argc, char **argv)
             dir = v;
         } else if (!strcmp(f->long_name, "base-url")) {
             base_url = v;
+        } else if (!strcmp(f->long_name, "site")) {
+            site = v;
         }
     }
     if (!tpath)
         return cli_usage_error(opts.c, "expected one TEMPLATE");
+    if (site && cli_need_site_dir(site))
+        return 2;
     diag_list *d = diag_list_new();
     arena *a = arena_new();
     int status = 1;
@@ -97,10 +133,18 @@ int cli_render(int argc, char **argv)
     const tpl_template *t = tpl_load(l, name, d);
     if (!t)
         goto done;
-    tpl_options opt = { .base_url = base_url };
-    arena *scratch = arena_new();
-    bool ok = tpl_render(t, l, vars.kind == TPL_MAP ? vars.u.map : NULL, &opt, NULL, scratch, &out, d);
-    arena_free(scratch);
+    render_one r = { .t = t, .l = l, .vars = vars, .opt = { .base_url = base_url }, .out = &out, .d = d };
+    if (site) {
+        /* the site read, parsed and modelled as `sheaf check` does it,
+         * nothing written; the template renders with its value */
+        build_options bo = { .site_dir = site, .write = false, .no_cache = true, .on_model = on_model,
+                             .on_model_ctx = &r };
+        if (!build_site(&bo, d, NULL) && !r.ran)
+            goto done;
+    } else {
+        render_with(&r, NULL);
+    }
+    bool ok = r.ran && r.ok;
     if (ok) {
         fwrite(out.data, 1, out.len, stdout);
         status = 0;

@@ -99,6 +99,7 @@ static const cli_flag render_flags[] = {
     { 'd', "data", "FILE", "YAML file whose top-level keys become variables", CLI_VALUE_FILE },
     { 't', "templates", "DIR", "folder to look templates up in", CLI_VALUE_DIR },
     { 0, "base-url", "URL", "base URL for absolute_url / relative_url (default: /)", CLI_VALUE_NONE },
+    { 's', "site", "DIR", "read this site (as check does) and give the template\nits `site` value", CLI_VALUE_DIR },
     HELP_FLAG,
     { 0 },
 };
@@ -181,7 +182,7 @@ const cli_command cli_commands[] = {
       "from a local target (they are listed in its .sheaf-manifest); nothing else.\n",
       NULL, CLI_VALUE_NONE, deploy_flags, cli_deploy },
     { "render", "render one template with YAML data to stdout",
-      "sheaf render TEMPLATE [--data FILE.yaml] [--templates DIR] [--base-url URL]",
+      "sheaf render TEMPLATE [--data FILE.yaml] [--templates DIR] [--base-url URL] [-s DIR]",
       "Renders one template with the variables in FILE.yaml (a YAML mapping) and\n"
       "prints the result to stdout. Templates it extends, includes or imports are\n"
       "looked up in DIR (default: TEMPLATE's folder), then in the built-in theme.\n",

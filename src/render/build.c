@@ -192,6 +192,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     site_check_links(&s, d);
     site_check_citations(&s, d);
     site_build_model(&s);
+    if (o->on_model)
+        o->on_model(o->on_model_ctx, &s.site_value);
     local.ms_model = render_now_ms() - t;
     site_check_generated_paths(&s, site_index_pages(&s), d);
     if (diag_error_count(d) > errors_before) {

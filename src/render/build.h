@@ -20,6 +20,8 @@
 /* What a running build is doing, for a progress line (cli/): the build
  * sets the stage and, while rendering, counts the outputs; another thread
  * may read it at any time. */
+struct tpl_value;
+
 typedef struct build_progress {
     _Atomic(const char *) stage; /* "reading", "markdown", "model", "rendering", "writing"; NULL: not started */
     atomic_size_t done, total;   /* outputs rendered of those to render (stage "rendering") */
@@ -41,6 +43,10 @@ typedef struct build_options {
      * the edited page reaches the browser first (`sheaf serve`) */
     bool defer_index;
     build_progress *progress; /* or NULL */
+    /* called once the site's model is made, with its `site` value (a
+     * tpl_value, valid during the call): `sheaf render -s` renders there */
+    void (*on_model)(void *ctx, const struct tpl_value *site);
+    void *on_model_ctx;
 } build_options;
 
 typedef struct build_stats {

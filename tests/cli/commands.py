@@ -313,7 +313,26 @@ def theme_export():
     expect("theme export writes every template", written, theme)
 
 
-CHECKS = [theme_export, progress_on_a_terminal, help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
+# 6. `sheaf render -s` gives a template the site's value; docs/theme.md's
+# example works as written.
+def render_with_a_site():
+    d = new_site()
+    write(os.path.join(d, "content/posts/2024-05-01-second.md"), "---\ntitle: Second\n---\nB.\n")
+    with open(os.path.join(ROOT, "docs/theme.md")) as f:
+        block = re.search(r"In a site folder:\n\n```sh\n(.*?)```", f.read(), re.S).group(1)
+    block = block.replace("sheaf render", SHEAF + " render")
+    p = subprocess.run(["sh", "-c", block], cwd=d, env=ENV, capture_output=True, text=True, timeout=60)
+    expect("docs/theme.md's render example", (p.returncode, p.stdout, p.stderr), (0, "Hello, world\nSecond\n", ""))
+    write(os.path.join(d, "t.html"), "{{ site.title }} / {{ who }}\n")
+    write(os.path.join(d, "d.yaml"), "who: me\n")
+    p = run("render", os.path.join(d, "t.html"), "-s", d, "--data", os.path.join(d, "d.yaml"))
+    expect("render -s with --data", (p.returncode, p.stdout), (0, "My notes / me"))
+    p = run("render", os.path.join(d, "t.html"), "-s", "nope")
+    expect("render -s nope", (p.returncode, p.stderr),
+           (2, "sheaf: error: nope: no such folder (give the site folder with -s DIR)\n"))
+
+
+CHECKS = [render_with_a_site, theme_export, progress_on_a_terminal, help_matches, sections_one_folder, build_and_check_agree, new_post_needs_a_site, exit_codes_and_messages,
           newcomer_commands]
 
 

@@ -512,6 +512,15 @@ def i_quiet(flag):
     want(out != "", "without it, no report printed")
 
 
+def r_site(flag):
+    d = r_setup()
+    write(os.path.join(d, "s.html"), "[{% if site is defined %}{{ site.title }}{% else %}none{% endif %}]\n")
+    rc, out, err = run("render", os.path.join(d, "s.html"), *flag(site()))
+    want(rc == 0 and out == "[My notes]", f"exit {rc}: {out!r} {err!r}")
+    rc, out, err = run("render", os.path.join(d, "s.html"))
+    want(out == "[none]", f"without it: {out!r}")
+
+
 def t_site(flag):
     s = site()
     rc, out, err = run("theme", "export", "post.html", *flag(s))
@@ -533,7 +542,7 @@ def t_force(flag):
 
 
 SCENARIOS = {
-    ("theme", "site"): t_site, ("theme", "force"): t_force,
+    ("render", "site"): r_site, ("theme", "site"): t_site, ("theme", "force"): t_force,
     ("serve", "site"): s_site, ("serve", "port"): s_port, ("serve", "bind"): s_bind,
     ("serve", "drafts"): s_drafts, ("serve", "future"): s_future, ("serve", "open"): s_open,
     ("serve", "no-cache"): s_no_cache, ("serve", "stats"): s_stats,
