@@ -1,15 +1,17 @@
 /* site/math.c: formulas → MathML for the Markdown stage (md_options.math):
  * from the build cache when the same formula was rendered before (with the
- * same KaTeX and Duktape), else with KaTeX from the session's pool of
- * engines (src/js), then kept in the cache. A site without formulas never
- * starts an engine; a warm cache starts none either. The cache is
- * untrusted (cache/cache.c): a value from it is used only when it is
- * MathML as KaTeX writes it (site_mathml_ok), else rendered again. */
+ * same KaTeX, Duktape and MathML pass), else with KaTeX from the session's
+ * pool of engines (src/js) and the pass of md/mathml.c, then kept in the
+ * cache. A site without formulas never starts an engine; a warm cache
+ * starts none either. The cache is untrusted (cache/cache.c): a value from
+ * it is used only when it is MathML as KaTeX and the pass write it
+ * (site_mathml_ok), else rendered again. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/cache.h"
 #include "js/katex.h"
+#include "md/mathml.h"
 #include "site/site.h"
 
 /* MathML's presentation elements KaTeX writes (its MathNode types), sorted;
@@ -118,7 +120,8 @@ const char *site_math_render(void *ctx, const md_formula *f, arena *a, const cha
 {
     site_math *m = ctx;
     buf key = BUF_INIT, out = BUF_INIT;
-    buf_printf(&key, "%s\n%s\n", js_katex_version(), f->display ? "display" : "inline");
+    buf_printf(&key, "%s\n%s\n%s\n", js_katex_version(), MD_MATHML_VERSION,
+               f->display ? "display" : "inline");
     buf_put(&key, f->tex, f->len);
     const char *html = NULL;
     atomic_fetch_add(&m->formulas, 1);
@@ -142,6 +145,11 @@ const char *site_math_render(void *ctx, const md_formula *f, arena *a, const cha
     bool ok = js_katex_render(k, f->tex, f->len, f->display, &out, error_at);
     js_pool_give(m->engines, k);
     if (ok) {
+        /* KaTeX's MathML made to render as TeX would (md/mathml.c) */
+        buf fixed = BUF_INIT;
+        md_mathml_fix(&fixed, out.data, out.len);
+        buf_release(&out);
+        out = fixed;
         cache_put(m->cache, "math", key.data, key.len, out.data, out.len);
         html = arena_strndup(a, out.data, out.len);
     } else {
