@@ -5,8 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "harness.h"
+#include "js/katex.h"
 #include "md/mathml.h"
+#include "site/site.h"
+#include "util/arena.h"
+#include "util/fs.h"
 
 static char got[4096];
 
@@ -301,6 +306,36 @@ TEST(deep_input)
     buf_release(&out);
 }
 
+TEST(cache_never_serves_the_old_mathml)
+{
+    /* a cache written before the pass, under the key it used then: the
+     * formula is rendered again, through the pass */
+    char tpl[] = "/tmp/sheaf-mathml-XXXXXX";
+    OK(mkdtemp(tpl) != NULL);
+    cache *c = cache_open(tpl, 0);
+    buf key = BUF_INIT;
+    buf_printf(&key, "%s\ndisplay\n\\mathbb{R}", js_katex_version());
+    const char *stale = "<math><mi mathvariant=\"double-struck\">R</mi></math>";
+    cache_put(c, "math", key.data, key.len, stale, strlen(stale));
+    site_math m = { .cache = c, .engines = js_pool_new() };
+    arena *a = arena_new();
+    md_formula f = { "\\mathbb{R}", 10, true };
+    const char *error = NULL;
+    long at = -1;
+    const char *html = site_math_render(&m, &f, a, &error, &at);
+    OK(html && strstr(html, "<mi>ℝ</mi>") && !strstr(html, "mathvariant"));
+    EQ_INT(m.rendered, 1);
+    /* and the next time it comes from the cache, fixed */
+    html = site_math_render(&m, &f, a, &error, &at);
+    OK(html && strstr(html, "<mi>ℝ</mi>"));
+    EQ_INT(m.rendered, 1);
+    arena_free(a);
+    js_pool_free(m.engines);
+    cache_free(c);
+    buf_release(&key);
+    fs_rmtree(tpl);
+}
+
 int main(void)
 {
     RUN(letters);
@@ -313,5 +348,6 @@ int main(void)
     RUN(word_joiner);
     RUN(other_input);
     RUN(deep_input);
+    RUN(cache_never_serves_the_old_mathml);
     return harness_done();
 }
