@@ -444,7 +444,6 @@ typedef struct pass {
     frame *stack;
     size_t depth, cap;
     size_t budget;       /* bytes count_children may still read */
-    bool inline_math;    /* the outermost <math> is not display="block" */
 } pass;
 
 static bool in_list(slice name, const char *const *list)
@@ -538,9 +537,9 @@ static void cell_style(buf *s, const tag *t, const frame *table, const frame *ro
     const slice *own = attr(t, "columnalign");
     slice a = own ? *own : nth(table->has_align ? &table->align : NULL, (size_t)j);
     if (is(a, "left") || is(a, "right") || is(a, "center")) {
-        buf_puts(s, "text-align:");
-        buf_put(s, a.p, a.n);
-        buf_putc(s, ';');
+        /* Chromium makes a cell's content a block, which only its own
+         * -webkit- values move; other browsers skip what they lack */
+        buf_printf(s, "text-align:%.*s;text-align:-webkit-%.*s;", (int)a.n, a.p, (int)a.n, a.p);
     }
     const slice *rs = table->has_rspace ? &table->rspace : NULL;
     const slice *cs = table->has_cspace ? &table->cspace : NULL;
@@ -574,8 +573,6 @@ static const char *start_tag(pass *ps, const tag *t, const char *at)
     if (is(t->name, "math")) {
         display = (a = attr(t, "display")) && is(*a, "block");
         script = false;
-        if (!ps->depth && !display)
-            ps->inline_math = true;
     } else if (is(t->name, "mstyle")) {
         if ((a = attr(t, "scriptlevel")) && a->n)
             script = !(a->n == 1 && a->p[0] == '0') && a->p[0] != '-';
@@ -709,8 +706,6 @@ static void end_tag(pass *ps, const tag *t, const char *at)
     if (!f->dropped)
         buf_put(ps->out, at, (size_t)(t->end - at));
     ps->depth = k - 1;
-    if (!ps->depth && is(t->name, "math") && ps->inline_math)
-        buf_puts(ps->out, "\xE2\x81\xA0"); /* U+2060 WORD JOINER */
 }
 
 void md_mathml_fix(buf *out, const char *mathml, size_t len)

@@ -25,9 +25,7 @@
  *    columnspacing and rowspacing as styles (Chromium reads none of those
  *    attributes); the widths KaTeX gives \tag rows, as styles too;
  *  - an <mi> around other elements (KaTeX's \boldsymbol of several
- *    symbols) is dropped, keeping what it holds;
- *  - an inline formula is followed by a word joiner (U+2060), so that
- *    punctuation after it is never wrapped onto the next line alone.
+ *    symbols) is dropped, keeping what it holds.
  * Anything it does not recognise is copied as it is; it never fails. */
 void md_mathml_fix(buf *out, const char *mathml, size_t len);
 
