@@ -6,12 +6,17 @@
  * try every line as the opening and closing line of a display block.
  * Mode bit 1: render the text as a page body with a renderer that fails on
  * some formulas (so error positions are computed), checking positions lie
- * in the body. Seed corpus: tests/fuzz/corpus/math/ (see CMakeLists.txt). */
+ * in the body. Mode bit 3: run the pass over KaTeX's MathML
+ * (md/mathml.c) on the text, checking that what it writes stays within
+ * what its rewrites can add (letters grow to 4 bytes, a tag gains a few
+ * attributes) and is the same on a second run. Seed corpus:
+ * tests/fuzz/corpus/math/ (see CMakeLists.txt). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md/mathml.h"
 #include "md/mathscan.h"
 #include "md/md.h"
 #include "util/arena.h"
@@ -72,6 +77,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (r.problems[i].line < 1 || (size_t)r.problems[i].line > lines + 1)
                 abort();
         arena_free(a);
+    }
+    if (mode & 8) {
+        buf out = BUF_INIT;
+        md_mathml_fix(&out, s, n);
+        /* a few bytes per tag more at most: attributes added */
+        size_t tags = 0;
+        for (size_t i = 0; i < n; i++)
+            tags += s[i] == '<';
+        if (out.len > 4 * n + 160 * tags + 3 || out.data[out.len] != '\0')
+            abort();
+        /* the same input gives the same output */
+        buf again = BUF_INIT;
+        md_mathml_fix(&again, s, n);
+        if (again.len != out.len || memcmp(again.data, out.data, out.len))
+            abort();
+        buf_release(&again);
+        buf_release(&out);
     }
     return 0;
 }
