@@ -36,3 +36,14 @@ add_test(NAME theme/search-10k
                  node ${CMAKE_CURRENT_SOURCE_DIR}/theme/search.mjs $<TARGET_FILE:sheaf>)
 set_tests_properties(theme/search theme/search-10k PROPERTIES TIMEOUT 900 LABELS no-asan SKIP_RETURN_CODE 77)
 sheaf_label_slow(theme/search-10k)
+
+# Formulas as TeX draws them: about forty formulas built by sheaf, drawn by
+# Chromium and Firefox ESR at 375 and 1280 px, light and dark, against
+# KaTeX's own HTML rendering: the letters' code points, table columns
+# within 2 px, operator spacing in scripts within 1 px, equation numbers in
+# view, no page widened. Screenshots in the build folder (math-shots).
+# Skipped (exit 77) without playwright-core, Chromium, Firefox ESR or KaTeX.
+add_test(NAME theme/math-visual
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core" "node firefox-esr"
+                 node ${CMAKE_CURRENT_SOURCE_DIR}/theme/mathvis.mjs $<TARGET_FILE:sheaf> ${CMAKE_BINARY_DIR}/math-shots)
+set_tests_properties(theme/math-visual PROPERTIES TIMEOUT 600 LABELS "slow;no-asan" SKIP_RETURN_CODE 77)
