@@ -268,7 +268,8 @@ function serve(site, katexHtml) {
 async function firefox(url, name, width, height, scheme, shot) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'sheaf-ff-'));
   fs.writeFileSync(path.join(profile, 'user.js'),
-    `user_pref("layout.css.prefers-color-scheme.content-override", ${scheme === 'dark' ? 0 : 1});\n` +
+    `user_pref("ui.systemUsesDarkTheme", ${scheme === 'dark' ? 1 : 0});\n` +
+    `user_pref("layout.css.prefers-color-scheme.content-override", 2);\n` +
     'user_pref("browser.shell.checkDefaultBrowser", false);\n');
   try {
     const got = result(name, 60000);
