@@ -244,6 +244,9 @@ arena *md_walk_arena(md_walk *w);
 cmark_mem *md_walk_mem(md_walk *w);
 /* The options md_render was given. */
 const md_options *md_walk_options(md_walk *w);
+/* The first n bytes of the next text node are already written (the
+ * punctuation that md/math.c keeps with an inline formula). */
+void md_take_next_text(md_walk *w, size_t n);
 
 /* ---- math (math.c) ---- */
 

@@ -519,7 +519,29 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     }
     col += (int)strlen(d->opener);
     buf_release(&needle);
+    /* punctuation right after an inline formula goes with it into a box
+     * that does not wrap: browsers may break a line after any <math>,
+     * whatever character follows */
+    size_t punct = 0;
+    cmark_node *next = cmark_node_next(n);
+    const char *lit =
+        next && cmark_node_get_type(next) == CMARK_NODE_TEXT ? cmark_node_get_literal(next) : NULL;
+    if (!d->display && lit && md_walk_options(w)->math)
+        punct = md_math_punct_len(lit);
+    size_t mark = out->len;
+    if (punct)
+        buf_puts(out, "<span class=\"math-nowrap\">");
+    size_t opened = out->len;
     emit(w, out, d->tex, d->len, d->display, false, line, col);
+    if (punct && out->len == opened) { /* nothing written: an error */
+        buf_truncate(out, mark);
+        punct = 0;
+    }
+    if (punct) {
+        md_put_escaped(out, lit, punct);
+        buf_puts(out, "</span>");
+        md_take_next_text(w, punct);
+    }
     md_words_break(w);
 }
 

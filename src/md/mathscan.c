@@ -179,3 +179,27 @@ bool md_math_block_open(const char *s, size_t n, char *closer, size_t *opener_le
     }
     return false;
 }
+
+/* The length of the punctuation at the start of s that belongs with the
+ * formula before it: closing and ending marks, ASCII or CJK, up to 12
+ * bytes. */
+size_t md_math_punct_len(const char *s)
+{
+    static const char *const marks[] = { ",", ".", ";", ":", "!", "?", ")", "]", "'", "\"",
+                                         "\xE2\x80\x99", "\xE2\x80\x9D", /* ’ ” */
+                                         "\xEF\xBC\x8C", "\xE3\x80\x82", "\xE3\x80\x81", /* ， 。 、 */
+                                         "\xEF\xBC\x9B", "\xEF\xBC\x9A", "\xEF\xBC\x81", /* ； ： ！ */
+                                         "\xEF\xBC\x9F", "\xEF\xBC\x89", NULL };               /* ？ ） */
+    size_t n = 0;
+    for (;;) {
+        size_t k = 0;
+        for (const char *const *m = marks; *m; m++)
+            if (!strncmp(s + n, *m, strlen(*m))) {
+                k = strlen(*m);
+                break;
+            }
+        if (!k || n + k > 12)
+            return n;
+        n += k;
+    }
+}

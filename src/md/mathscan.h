@@ -49,4 +49,10 @@ bool md_math_block_open(const char *s, size_t n, char *closer, size_t *opener_le
  * Sets *tail to the length of the closer and what follows it (spaces). */
 bool md_math_block_closes(const char *s, size_t n, char closer, size_t *tail);
 
+/* The length of the punctuation at the start of s (NUL-terminated) that
+ * stays with an inline formula before it: , . ; : ! ? ) ] ' " ’ ” and the
+ * CJK ， 。 、 ； ： ！ ？ ）, any run of them up to 12 bytes; 0 when s
+ * starts with none. */
+size_t md_math_punct_len(const char *s);
+
 #endif

@@ -214,6 +214,7 @@ struct md_walk {
     cmark_node *skip_to; /* inside a raw {{< >}} pair: nodes up to its closer are not written */
     md_vec sc_names;     /* the shortcodes used (const char *) */
     hl_page hl;          /* what the page's code blocks used of their budget */
+    size_t text_taken;   /* bytes the next text node's start was written already (md/math.c) */
 };
 
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
@@ -227,6 +228,7 @@ cmark_mem *md_walk_mem(md_walk *w) { return w->mem; }
 const md_options *md_walk_options(md_walk *w) { return w->opt; }
 md_vec *md_walk_eqlabels(md_walk *w) { return &w->eqlabels; }
 struct hl_page *md_walk_hl(md_walk *w) { return &w->hl; }
+void md_take_next_text(md_walk *w, size_t n) { w->text_taken = n; }
 
 void md_words_break(md_walk *w)
 {
@@ -1125,6 +1127,10 @@ static void enter(md_walk *r, cmark_node *n)
         const char *lit = cmark_node_get_literal(n);
         if (r->deflist && cmark_node_parent(n) == r->deflist)
             lit += md_deflist_marker(n); /* ": " */
+        if (r->text_taken) { /* written with the formula before it */
+            lit += strnlen(lit, r->text_taken);
+            r->text_taken = 0;
+        }
         if (r->eqlabels.n && strstr(lit, "ref{"))
             md_math_text_refs(r, b, lit);
         else

@@ -22,7 +22,8 @@
 //  - operators in scripts (w_{t+j}, limits): the space on each side within
 //    1 px of KaTeX's;
 //  - equation numbers: inside the window and their box, at 375 and 1280 px;
-//  - inline math: never makes the page wider than the window.
+//  - inline math: never makes the page wider than the window; the
+//    punctuation after a formula stays on the formula's line.
 // Screenshots (sheaf at 375 and 1280 px, light and dark, in both browsers;
 // KaTeX's page) go to SHOT_DIR. Exit 77 (skipped) without playwright-core,
 // Chromium or Firefox ESR.
@@ -197,7 +198,18 @@ const MEASURE = String.raw`
     }
     out.formulas.push(f);
   }
-  for (const m of document.querySelectorAll('p math')) out.inline.push({ w: m.getBoundingClientRect().width });
+  // inline: whether the punctuation after each formula sits on the formula's line
+  for (const m of document.querySelectorAll('p math')) {
+    const n = m.nextSibling;
+    let same = null;
+    if (n && n.nodeType === 3 && /^[,.]/.test(n.data)) {
+      const r = document.createRange(); r.setStart(n, 0); r.setEnd(n, 1);
+      const c = r.getBoundingClientRect(), b = m.getBoundingClientRect();
+      same = c.top < b.bottom && c.bottom > b.top && c.left >= b.right - 1;
+      if (!same) same = JSON.stringify({ comma: [c.left, c.top, c.bottom], math: [b.left, b.right, b.top, b.bottom] });
+    }
+    out.inline.push({ same });
+  }
   await fetch('/__result?name=' + encodeURIComponent(name), { method: 'POST', body: JSON.stringify(out) });
 })();
 `;
@@ -350,6 +362,11 @@ function compare(where, s, k, width) {
     }
   });
   check(`${where}: inline formulas: ${INLINE.length * 2 + 1} of them`, s.inline.length === INLINE.length * 2 + 1, `got ${s.inline.length}`);
+  s.inline.forEach((m, i) => {
+    // (the last one is wider than a phone: it has the line to itself)
+    if (i + 1 < s.inline.length)
+      check(`${where}: the punctuation after inline formula ${i + 1} is on its line`, m.same === true, m.same);
+  });
   check(`${where}: the page is no wider than the window`, s.scrollWidth <= s.width, `${s.scrollWidth} > ${s.width}`);
 }
 

@@ -406,6 +406,38 @@ TEST(katex_budgets)
     buf_release(&err);
     buf_release(&out);
     buf_release(&tex);
+TEST(punctuation_stays_with_its_formula)
+{
+    EQ_INT(md_math_punct_len(""), 0);
+    EQ_INT(md_math_punct_len(" ,"), 0);
+    EQ_INT(md_math_punct_len(", and"), 1);
+    EQ_INT(md_math_punct_len(".)\" x"), 3);
+    EQ_INT(md_math_punct_len("’s"), 3);
+    EQ_INT(md_math_punct_len("，而"), 3);
+    EQ_INT(md_math_punct_len("。”"), 6);
+    EQ_INT(md_math_punct_len("a."), 0);
+    EQ_INT(md_math_punct_len("!!!!!!!!!!!!!!"), 12); /* at most 12 bytes */
+    EQ_INT(md_math_punct_len("？？？？？"), 12);
+    int calls = 0;
+    md_options o = { .math = fake, .math_ctx = &calls };
+    arena *a = arena_new();
+    md_result r;
+    md_render(str_from("So $x$, then $y$.) and $z$ end, $a!$. $$d$$.\n\n$e$，对\n"), 1, &o, NULL, a, &r);
+    EQ_STR(r.html, "<p>So <span class=\"math-nowrap\"><math>x</math>,</span> then "
+                   "<span class=\"math-nowrap\"><math>y</math>.)</span> and <math>z</math> end, . "
+                   "<span class=\"math-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Formula\">"
+                   "<math display=\"block\">d</math></span>.</p>\n"
+                   "<p><span class=\"math-nowrap\"><math>e</math>，</span>对</p>\n");
+    /* the words and the text of the page still hold the punctuation once */
+    OK(r.text && strstr(r.text, "对") && !strstr(r.text, "，，"));
+    arena_free(a);
+    /* without a renderer, nothing is wrapped */
+    md_options plain = { 0 };
+    a = arena_new();
+    md_render(str_from("$x$, y\n"), 1, &plain, NULL, a, &r);
+    OK(strstr(r.html, "math-nowrap") == NULL);
+    OK(strstr(r.html, "\\)</span>, y") != NULL);
+    arena_free(a);
 }
 
 int main(void)
@@ -419,5 +451,6 @@ int main(void)
     RUN(equation_references);
     RUN(katex);
     RUN(katex_budgets);
+    RUN(punctuation_stays_with_its_formula);
     return harness_done();
 }
