@@ -269,6 +269,9 @@ function serve(site, katexHtml) {
       html = fs.readFileSync(file, 'utf8');
     }
     const name = url.searchParams.get('measure');
+    // Firefox's headless screenshot does not follow a dark system theme:
+    // its dark runs ask for the theme's own dark switch instead
+    if (url.searchParams.get('scheme') === 'dark') html = html.replace('<html ', '<html data-theme="dark" ');
     if (name) html = html.replace('</body>', `<script src="/__measure.js" data-name="${name}"></script><img alt="" src="/__hold?name=${name}" style="position:absolute;top:0"></body>`);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);
@@ -286,7 +289,7 @@ async function firefox(url, name, width, height, scheme, shot) {
   try {
     const got = result(name, 60000);
     const ff = spawn(firefoxPath, ['--headless', '-no-remote', '-profile', profile, '--screenshot', shot,
-      `--window-size=${width},${height}`, `${url}?measure=${name}`],
+      `--window-size=${width},${height}`, `${url}?measure=${name}&scheme=${scheme}`],
     { env: { ...process.env, MOZ_HEADLESS: '1', HOME: profile }, stdio: 'ignore' });
     const exited = new Promise((r) => ff.on('exit', (code) => r(code)));
     let v;
