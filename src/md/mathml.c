@@ -68,7 +68,10 @@ static const char *skip_space(const char *p, const char *end)
  * end. */
 static bool read_tag(const char *p, const char *end, tag *t)
 {
-    memset(t, 0, sizeof *t);
+    /* (not memset: the attribute arrays are written as they are read) */
+    t->self_closing = t->too_many = false;
+    t->nattrs = 0;
+    t->end = NULL;
     const char *q = p + 1;
     if (q < end && (*q == '!' || *q == '?')) {
         const char *gt = memchr(q, '>', (size_t)(end - q));
