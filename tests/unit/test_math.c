@@ -406,6 +406,8 @@ TEST(katex_budgets)
     buf_release(&err);
     buf_release(&out);
     buf_release(&tex);
+}
+
 TEST(punctuation_stays_with_its_formula)
 {
     EQ_INT(md_math_punct_len(""), 0);
