@@ -10,6 +10,7 @@
 #include "util/fs.h"
 #include "util/outpath.h"
 #include "util/strmap.h"
+#include "util/text.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 #include "util/xmlchar.h"
@@ -141,15 +142,28 @@ static bool writable(const char *rel, diag_list *d)
     return false;
 }
 
-/* One output's bytes: to the run's sink, or to the output folder. */
+/* One output's bytes: to the run's sink, or to the output folder. Every
+ * generated file passes here, so this is where each is made valid for its
+ * format (text_format_fix: invalid UTF-8 and the characters HTML, XML or
+ * JSON cannot hold become U+FFFD) — whatever wrote them: cmark-gfm's
+ * entity decoder (it turns &#xFFFE; into a lone 0xFE byte), a template,
+ * the search index. */
 static void emit(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d)
 {
     if (!writable(rel, d))
         return;
+    text_format f = text_format_of(rel);
+    buf fixed = BUF_INIT;
+    if (text_format_bad(data, len, f) != len) {
+        text_format_fix(&fixed, data, len, f);
+        data = fixed.data;
+        len = fixed.len;
+    }
     if (c->sink)
         c->sink(c->sink_ctx, rel, data, len);
     else
         output_put(c->out, rel, data, len, d);
+    buf_release(&fixed);
 }
 
 /* A redirect page at rel to the absolute url: an alias, a list's page/1/. */

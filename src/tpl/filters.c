@@ -1574,6 +1574,8 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
             }
             int32_t cp;
             size_t k = next_cp(v.u.s, v.len, i, &cp);
+            if (k == 1 && cp >= 0x80)
+                cp = 0xFFFD; /* not UTF-8 (cmark-gfm writes &#xFFFE; so): as HTML5 reads it */
             i += k;
             switch (cp) {
             case '"': buf_puts(b, "\\\""); break;

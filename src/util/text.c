@@ -437,3 +437,107 @@ size_t text_next_char(const char *s, size_t n, size_t i, int32_t *cp, int *cls)
     }
     return k;
 }
+
+text_format text_format_of(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot || strchr(dot, '/'))
+        return TEXT_PLAIN;
+    if (!strcmp(dot, ".html") || !strcmp(dot, ".htm"))
+        return TEXT_HTML;
+    if (!strcmp(dot, ".xml"))
+        return TEXT_XML;
+    if (!strcmp(dot, ".json"))
+        return TEXT_JSON;
+    return TEXT_PLAIN;
+}
+
+/* The UTF-8 sequence at s[i..n) (Unicode's table 3-7 of well-formed
+ * sequences): its length with *cp, or, when it is not one, minus the
+ * length of its maximal subpart (at least 1 byte). */
+static long utf8_at(const unsigned char *s, size_t n, size_t i, int32_t *cp)
+{
+    unsigned char c = s[i];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (c >= 0xC2 && c <= 0xDF)
+        need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return -1;
+    }
+    int32_t u = c & (0x3F >> need);
+    for (size_t k = 1; k <= need; k++) {
+        unsigned char b = i + k < n ? s[i + k] : 0;
+        if (k == 1 ? b < lo || b > hi : b < 0x80 || b > 0xBF)
+            return -(long)k;
+        u = (u << 6) | (b & 0x3F);
+    }
+    *cp = u;
+    return (long)need + 1;
+}
+
+static bool format_refuses(int32_t cp, text_format f)
+{
+    if (cp < 0x20)
+        return f != TEXT_PLAIN && cp != '\t' && cp != '\n' && cp != '\r' && !(f == TEXT_HTML && cp == '\f');
+    if (f == TEXT_HTML)
+        return (cp >= 0x7F && cp <= 0x9F) || (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
+    if (f == TEXT_XML)
+        return cp == 0xFFFE || cp == 0xFFFF;
+    return false;
+}
+
+size_t text_format_bad(const char *s, size_t n, text_format f)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        /* 8 bytes of printable ASCII at a time: most of any page */
+        while (n - i >= 8) {
+            uint64_t x = swar_load(s + i);
+            if (swar_high(x) || (~swar_ge(x, 0x20) & SWAR_HIGH) || swar_eq(x, 0x7F))
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
+        int32_t cp;
+        long k = utf8_at(u, n, i, &cp);
+        if (k < 0 || format_refuses(cp, f))
+            return i;
+        i += (size_t)k;
+    }
+    return n;
+}
+
+void text_format_fix(buf *out, const char *s, size_t n, text_format f)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t bad = i + text_format_bad(s + i, n - i, f);
+        buf_put(out, s + i, bad - i);
+        if (bad == n)
+            break;
+        int32_t cp;
+        long k = utf8_at(u, n, bad, &cp);
+        buf_puts(out, "\xEF\xBF\xBD");
+        i = bad + (size_t)(k < 0 ? -k : k);
+    }
+}

@@ -49,6 +49,29 @@ size_t text_leading_emoji(const char *s, size_t n);
  * (size_t)-1 when all of it is valid. */
 size_t text_utf8_check(const char *s, size_t n);
 
+/* The text formats sheaf writes, for what each may hold (text_format_*). */
+typedef enum text_format { TEXT_PLAIN, TEXT_HTML, TEXT_XML, TEXT_JSON } text_format;
+
+/* The format of an output file by its name: .html/.htm → HTML, .xml →
+ * XML, .json → JSON, anything else plain text. */
+text_format text_format_of(const char *name);
+
+/* The offset of the first byte of s[0..n) that a file of format f cannot
+ * hold, or n. Every format: invalid UTF-8 (a lone 0xFE, a cut sequence, an
+ * overlong form, a surrogate). HTML also: the controls other than tab,
+ * line feed, form feed and carriage return (C0, DEL, C1) and the
+ * noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF) — what the HTML5
+ * syntax forbids; XML: the C0 controls other than tab, line feed and
+ * carriage return, U+FFFE and U+FFFF (XML 1.0's Char); JSON: the C0
+ * controls other than tab, line feed and carriage return (a JSON writer
+ * escapes them in strings; raw, they are not JSON). */
+size_t text_format_bad(const char *s, size_t n, text_format f);
+
+/* Appends s[0..n) to out with each character f cannot hold replaced by
+ * U+FFFD, and each invalid UTF-8 sequence by one U+FFFD per maximal
+ * subpart (the WHATWG decoder's rule, as an HTML5 browser reads it). */
+void text_format_fix(buf *out, const char *s, size_t n, text_format f);
+
 /* Levenshtein distance between two strings (bytes); (size_t)-1 when either
  * is longer than 200 bytes. For "did you mean" suggestions. */
 size_t text_edit_distance(const char *a, const char *b);

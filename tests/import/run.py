@@ -130,6 +130,13 @@ def main():
         r = run([sheaf, 'build', '-s', dest, '-o', pub])
         if r.returncode != 0 or 'error:' in r.stderr:
             fail('sheaf build of the import failed (%d):\n%s' % (r.returncode, r.stderr))
+        # valid UTF-8, no href/src scheme but http, https, mailto (tests/sites/run.py)
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'sites'))
+        from run import bad_outputs
+        bad = bad_outputs(pub)
+        if bad:
+            fail('outputs with invalid UTF-8 or a URL scheme other than http, https, mailto:\n  '
+                 + '\n  '.join(bad[:20]))
 
         # every old URL answers (below the new site's base path)
         bm = re.search(r'^base_url: "[a-z]+://[^/]+(/[^"]*)"', open(os.path.join(dest, 'site.yaml')).read(), re.M)

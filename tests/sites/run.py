@@ -230,6 +230,68 @@ def bad_feeds(out):
     return bad
 
 
+_URL_ATTR = re.compile(r"""\b(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""", re.I)
+
+
+def _bad_scheme(url):
+    """The scheme of a URL as a browser reads it (leading controls and
+    spaces skipped, tabs and line breaks ignored), when it is not one of
+    http, https, mailto; else None."""
+    import html as _html
+    u = _html.unescape(url).lstrip("".join(chr(c) for c in range(0x21)))
+    u = u.replace("\t", "").replace("\n", "").replace("\r", "")
+    m = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", u)
+    if m and m.group(1).lower() not in ("http", "https", "mailto"):
+        return m.group(1).lower()
+    return None
+
+
+def bad_outputs(out):
+    """The class check of issue 34, run on every output of every build: each
+    HTML, XML and JSON file is valid UTF-8, and no href or src in it (in an
+    XML or JSON file: also in the HTML it carries, escaped) has a scheme
+    other than http, https or mailto."""
+    import html as _html
+    import json
+    bad = []
+    for dirpath, _dirs, files in os.walk(out):
+        for f in files:
+            if not f.endswith((".html", ".xml", ".json")):
+                continue
+            full = os.path.join(dirpath, f)
+            rel = os.path.relpath(full, out)
+            with open(full, "rb") as fh:
+                raw = fh.read()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                bad.append(f"{rel}: invalid UTF-8 at byte {e.start}: {raw[max(0, e.start - 20):e.end + 20]!r}")
+                continue
+            texts = [text]
+            if f.endswith(".xml"):
+                texts.append(_html.unescape(text))
+            elif f.endswith(".json"):
+                try:
+                    stack = [json.loads(text)]
+                except ValueError:
+                    stack = []
+                while stack:
+                    v = stack.pop()
+                    if isinstance(v, str):
+                        texts.append(v)
+                    elif isinstance(v, list):
+                        stack.extend(v)
+                    elif isinstance(v, dict):
+                        stack.extend(v.values())
+            for t in texts:
+                for m in _URL_ATTR.finditer(t):
+                    url = next(g for g in m.groups() if g is not None)
+                    scheme = _bad_scheme(url)
+                    if scheme:
+                        bad.append(f"{rel}: {m.group(0)[:80]!r} (scheme {scheme})")
+    return bad
+
+
 def check(cond, msg):
     if not cond:
         raise Fail(msg)
@@ -361,6 +423,10 @@ def run_fixture(sheaf, name):
             # only where a step lists it
             if not any("base_url has no scheme" in l for l in step.get("stderr", [])):
                 lines = [l for l in lines if "warning: base_url has no scheme and host" not in l]
+            if os.path.isdir(out):
+                bad = bad_outputs(out)
+                check(not bad, f"{where}: outputs with invalid UTF-8 or a URL scheme other than "
+                      "http, https, mailto:\n  " + "\n  ".join(bad[:20]))
             for line in step.get("stderr", []):
                 check(line in lines, f"{where}: stderr lacks the line\n  {line}{shown}")
             if step.get("stderr_exact"):

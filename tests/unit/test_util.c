@@ -7,6 +7,7 @@
 #include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/text.h"
 #include "util/url.h"
 #include "util/xmlchar.h"
 
@@ -207,6 +208,68 @@ TEST(xml_forbidden_strip_matches_the_rule)
         }
 }
 
+static const char *fixed(const char *s, size_t n, text_format f)
+{
+    static buf b = BUF_INIT;
+    buf_reset(&b);
+    text_format_fix(&b, s, n, f);
+    return b.data;
+}
+
+TEST(text_format_fix_replaces_as_html5_does)
+{
+    /* one U+FFFD per maximal subpart of an invalid sequence */
+    EQ_STR(fixed("a\xE2\x82" "b", 4, TEXT_PLAIN), "a\uFFFD" "b");
+    EQ_STR(fixed("\xF0\x9F\x98", 3, TEXT_PLAIN), "\uFFFD");
+    EQ_STR(fixed("\xC0\x80", 2, TEXT_PLAIN), "\uFFFD\uFFFD");
+    EQ_STR(fixed("\xED\xA0\x80", 3, TEXT_JSON), "\uFFFD\uFFFD\uFFFD"); /* a surrogate */
+    EQ_STR(fixed("x \xFE y \xFF", 7, TEXT_XML), "x \uFFFD y \uFFFD");
+    /* what each format refuses of valid UTF-8 */
+    EQ_STR(fixed("\x01\t\f\x7F\xC2\x85\xEF\xBF\xBE\xEF\xB7\x90", 12, TEXT_HTML),
+           "\uFFFD\t\f\uFFFD\uFFFD\uFFFD\uFFFD");
+    EQ_STR(fixed("\x01\t\f\x7F\xEF\xBF\xBE", 7, TEXT_XML), "\uFFFD\t\uFFFD\x7F\uFFFD");
+    EQ_STR(fixed("\x01\x7F\xEF\xBF\xBE", 5, TEXT_JSON), "\uFFFD\x7F\xEF\xBF\xBE");
+    EQ_STR(fixed("\x01\xEF\xBF\xBE", 4, TEXT_PLAIN), "\x01\xEF\xBF\xBE");
+    /* long valid text: found by the 8-byte scan, kept */
+    const char *ok = "<p>plain ASCII text, then 中文 and an emoji \xF0\x9F\x98\x80</p>\n";
+    EQ_INT(text_format_bad(ok, strlen(ok), TEXT_HTML), strlen(ok));
+    EQ_INT(text_format_bad("0123456789abcdef\xFE", 17, TEXT_HTML), 16);
+    EQ_INT(text_format_of("posts/a/index.html"), TEXT_HTML);
+    EQ_INT(text_format_of("atom.xml"), TEXT_XML);
+    EQ_INT(text_format_of("search/index.json"), TEXT_JSON);
+    EQ_INT(text_format_of("robots.txt"), TEXT_PLAIN);
+    EQ_INT(text_format_of("a.json/x"), TEXT_PLAIN);
+}
+
+static bool allowed(const char *u)
+{
+    char scheme[32];
+    return url_allowed(u, strlen(u), scheme);
+}
+
+TEST(url_policy_for_urls_from_data)
+{
+    OK(allowed("https://x.io/a"));
+    OK(allowed("HTTP://x.io/a"));
+    OK(allowed("mailto:a@b.c"));
+    OK(allowed("//x.io/a"));
+    OK(allowed("/a/b:c"));
+    OK(allowed("a/b.png"));
+    OK(allowed("#frag"));
+    OK(allowed(""));
+    OK(allowed("1ab:c")); /* not a scheme: a browser reads a relative path */
+    char scheme[32];
+    const char *bad[] = { "javascript:alert(1)", " JaVaScRiPt:x", "java\tscr\nipt:x",
+                          "\x01\x02javascript:x", "vbscript:x", "data:text/html,<b>",
+                          "file:///etc/passwd", "ftp://x" };
+    const char *schemes[] = { "javascript", "javascript", "javascript", "javascript",
+                              "vbscript", "data", "file", "ftp" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        OK(!url_allowed(bad[i], strlen(bad[i]), scheme));
+        EQ_STR(scheme, schemes[i]);
+    }
+}
+
 int main(void)
 {
     RUN(buf_basics);
@@ -215,6 +278,8 @@ int main(void)
     RUN(diag_sorting_and_format);
     RUN(value_printing);
     RUN(url_rules);
+    RUN(url_policy_for_urls_from_data);
+    RUN(text_format_fix_replaces_as_html5_does);
     RUN(xml_forbidden_strip_matches_the_rule);
     return harness_done();
 }
