@@ -15,6 +15,10 @@
  *    resolver like Markdown's (with the file position of the value) and
  *    rewritten in place when it says so: `.md` targets become the page's
  *    URL, root-relative paths get the base_url's path.
+ * What a shortcode's template wrote (md_raw_html_at) carries its arguments,
+ * which are data: its URLs — href, src, action, formaction, xlink:href —
+ * must pass the URL policy (url_allowed: http, https, mailto, relative,
+ * #fragment), else an error at the tag and the value is written empty.
  * Everything else is written exactly as it was. gumbo's objects stay here. */
 #include <gumbo.h>
 #include <stdlib.h>
@@ -22,10 +26,12 @@
 #include <strings.h>
 
 #include "md/internal.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 #include "util/vec.h"
 
-typedef enum attr_kind { ATTR_ID, ATTR_LINK, ATTR_IMAGE } attr_kind;
+/* ATTR_URL: a URL only checked by the policy (a shortcode's action=, …) */
+typedef enum attr_kind { ATTR_ID, ATTR_LINK, ATTR_IMAGE, ATTR_URL } attr_kind;
 
 typedef struct found {
     size_t at, len;   /* the value as written, quotes included, in the literal */
@@ -54,6 +60,10 @@ static void collect(scan *s, GumboNode *n, const char *lit)
             k = ATTR_LINK;
         else if (!strcmp(at->name, "src"))
             k = ATTR_IMAGE;
+        else if (!strcmp(at->name, "action") || !strcmp(at->name, "formaction")
+                 || !strcmp(at->name, "xlink:href")
+                 || (at->attr_namespace == GUMBO_ATTR_NAMESPACE_XLINK && !strcmp(at->name, "href")))
+            k = ATTR_URL;
         else
             continue;
         found *f = md_vec_push(&s->v);
@@ -136,7 +146,7 @@ static bool worth_reading(const char *lit, size_t len)
 {
     return memchr(lit, '=', len)
            && (strcasestr(lit, "id") || strcasestr(lit, "href") || strcasestr(lit, "src")
-               || strcasestr(lit, "name"));
+               || strcasestr(lit, "name") || strcasestr(lit, "action"));
 }
 
 /* Reads lit (the literal of node n; or, n NULL, HTML that is not in the
@@ -185,6 +195,19 @@ static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size
                 md_claim_id(w, f[i].value, strlen(f[i].value), line, col, false);
             continue;
         }
+        char scheme[32];
+        if (!n && !url_allowed(f[i].value, strlen(f[i].value), scheme)) {
+            md_problem_at(w, true, line, col,
+                          "a shortcode wrote the URL '%.60s' (scheme '%s:'): only http, https, "
+                          "mailto, relative and #fragment URLs are written from a shortcode",
+                          f[i].value, scheme);
+            buf_put(out, lit + copied, f[i].at - copied);
+            buf_puts(out, "\"\"");
+            copied = f[i].at + f[i].len;
+            continue;
+        }
+        if (f[i].kind == ATTR_URL)
+            continue;
         buf_reset(&text);
         if (f[i].kind == ATTR_LINK)
             element_text(f[i].el, &text);

@@ -25,6 +25,7 @@
 #include "util/fs.h"
 #include "util/strmap.h"
 #include "util/text.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -56,6 +57,30 @@ static bool load_one(site *s, const char *path, const char *where, int line, int
     return ok;
 }
 
+/* The URL policy (url_allowed, util/url.h) for the url field of every
+ * entry — the one a reference links to when there is no DOI or arXiv id;
+ * howpublished = {\url{…}} is taken only when it is http(s) (url_only),
+ * a DOI or an eprint only behind https://doi.org/ or https://arxiv.org/.
+ * A .bib often comes from elsewhere (a publisher, a co-author): a
+ * javascript: URL in it is an error at its entry, never a link. */
+static bool check_urls(bib *b, diag_list *d)
+{
+    bool ok = true;
+    for (size_t i = 0; i < b->n; i++) {
+        const bib_entry *e = &b->entries[i];
+        const char *url = bib_field_get(e, "url");
+        char scheme[32];
+        if (url && !url_allowed(url, strlen(url), scheme)) {
+            diag_error(d, e->src, e->line, 1,
+                       "entry '%s': url '%.60s' has the scheme '%s:': only http, https, mailto, "
+                       "relative and #fragment URLs are written",
+                       e->key, url, scheme);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 bool site_load_site_bibliography(site *s, diag_list *d)
 {
     bool ok = true;
@@ -82,6 +107,8 @@ bool site_load_bibliography(site *s, diag_list *d)
     s->bib_seen = NULL;
     if (s->bib && !bib_resolve_crossrefs(s->bib, s->a, d))
         ok = false, s->bib_incomplete = true;
+    if (s->bib && !check_urls(s->bib, d))
+        ok = false;
     if (s->bib)
         name_entries(s);
     return ok && !s->bib_incomplete;
@@ -440,6 +467,10 @@ static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
     tpl_map_set_str(a, m, "doi", sv(doi));
     tpl_map_set_str(a, m, "arxiv", sv(eprint));
     const char *url = bib_field_get(e, "url");
+    char scheme[32];
+    bool url_ok = !url || url_allowed(url, strlen(url), scheme);
+    if (!url_ok)
+        url = NULL; /* reported by check_urls */
     if (!url || !*url)
         url = url_only(bib_field_get(e, "howpublished"));
     tpl_map_set_str(a, m, "url", sv(url));
@@ -451,7 +482,8 @@ static tpl_map *entry_value(site *s, const bib_entry *e, const char *paper_path)
     tpl_map_set_str(a, m, "paper_url", paper_path ? tpl_str(site_url(s, paper_path)) : tpl_none());
     tpl_map *f = tpl_map_new(a, e->nfields);
     for (size_t i = 0; i < e->nfields; i++)
-        tpl_map_set_str(a, f, e->fields[i].name, sv(e->fields[i].text));
+        if (url_ok || strcmp(e->fields[i].name, "url"))
+            tpl_map_set_str(a, f, e->fields[i].name, sv(e->fields[i].text));
     tpl_map_seal(a, f);
     tpl_map_set_str(a, m, "fields", tpl_map_value(f));
     tpl_map_set_str(a, m, "reference", tpl_safe_strn("", 0)); /* render_references */

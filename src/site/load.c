@@ -25,6 +25,7 @@
 #include "util/outpath.h"
 #include "util/strmap.h"
 #include "util/text.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -485,6 +486,33 @@ static void read_terms(site *s, page *p, const tpl_map *m, key_reader *r)
 /* What the keys Jekyll and Hugo write mean once every key is read: a
  * description is the summary too, categories are tags when categories is
  * not a taxonomy, a `url:` is checked. Returns false after an error. */
+/* The URL policy (url_allowed, util/url.h) for the front-matter keys that
+ * themes write into href or src: `image`, `images` (a list, Hugo's),
+ * `link` (a link post's target) and `thumbnail`. An error at the key. */
+static bool url_keys(page *p, const tpl_map *m, diag_list *d)
+{
+    static const char *const keys[] = { "image", "images", "link", "thumbnail" };
+    bool ok = true;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        tpl_value v = tpl_map_get_cstr(m, keys[k]);
+        size_t n = v.kind == TPL_LIST ? v.u.list->len : 1;
+        for (size_t i = 0; i < n; i++) {
+            tpl_value u = v.kind == TPL_LIST ? v.u.list->items[i] : v;
+            char scheme[32];
+            if (u.kind != TPL_STRING || url_allowed(u.u.s, u.len, scheme))
+                continue;
+            int line, col;
+            site_page_key_place(p, keys[k], &line, &col);
+            diag_error(d, p->src, line, col,
+                       "%s: '%.60s' has the scheme '%s:': only http, https, mailto, relative and "
+                       "#fragment URLs are written",
+                       keys[k], u.u.s, scheme);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 static bool others_keys(site *s, page *p, arena *a, diag_list *d)
 {
     int line, col;
@@ -615,6 +643,7 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
         bad_fm = true;
     }
     bad_fm |= !others_keys(s, p, a, d);
+    bad_fm |= !url_keys(p, m, d);
     r.ok = true;
     read_terms(s, p, m, &r); /* after others_keys: tags with categories, when merged */
     bad_fm |= !r.ok;

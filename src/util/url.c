@@ -1,4 +1,4 @@
-/* url: %-decoding and the origin of a base URL (see url.h). */
+/* url: %-decoding, the origin of a base URL, the URL policy (see url.h). */
 #include <string.h>
 
 #include "util/url.h"
@@ -41,4 +41,32 @@ size_t url_origin_len(const char *url)
         return 0;
     const char *path = strchr(scheme + 3, '/');
     return path ? (size_t)(path - url) : strlen(url);
+}
+
+static bool alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+bool url_allowed(const char *u, size_t n, char scheme[32])
+{
+    static const char *const ok[] = { "http", "https", "mailto" };
+    size_t i = 0, k = 0;
+    while (i < n && (unsigned char)u[i] <= 0x20)
+        i++;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)u[i];
+        if (c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c == ':')
+            break;
+        if (!(alpha(c) || (k && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))))
+            return true; /* no scheme: relative, or a #fragment */
+        if (k < 31)
+            scheme[k++] = (char)(alpha(c) ? c | 0x20 : c);
+    }
+    scheme[k] = '\0';
+    if (i == n || !k)
+        return true; /* no ':' after the letters: a relative path */
+    for (size_t j = 0; j < sizeof ok / sizeof *ok; j++)
+        if (!strcmp(scheme, ok[j]))
+            return true;
+    return false;
 }
