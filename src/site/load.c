@@ -483,9 +483,6 @@ static void read_terms(site *s, page *p, const tpl_map *m, key_reader *r)
     }
 }
 
-/* What the keys Jekyll and Hugo write mean once every key is read: a
- * description is the summary too, categories are tags when categories is
- * not a taxonomy, a `url:` is checked. Returns false after an error. */
 /* The URL policy (url_allowed, util/url.h) for the front-matter keys that
  * themes write into href or src: `image`, `images` (a list, Hugo's),
  * `link` (a link post's target) and `thumbnail`. An error at the key. */
@@ -513,6 +510,9 @@ static bool url_keys(page *p, const tpl_map *m, diag_list *d)
     return ok;
 }
 
+/* What the keys Jekyll and Hugo write mean once every key is read: a
+ * description is the summary too, categories are tags when categories is
+ * not a taxonomy, a `url:` is checked. Returns false after an error. */
 static bool others_keys(site *s, page *p, arena *a, diag_list *d)
 {
     int line, col;
