@@ -647,6 +647,19 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     r.ok = true;
     read_terms(s, p, m, &r); /* after others_keys: tags with categories, when merged */
     bad_fm |= !r.ok;
+    for (size_t t = 0; t < s->cfg.ntaxonomies; t++) {
+        if (p->nterms[t] <= SITE_MAX_TERMS_PER_PAGE)
+            continue;
+        int line, col;
+        const char *key = s->cfg.taxonomies[t];
+        site_page_key_place(p, key, &line, &col);
+        diag_error(d, p->src, line, col,
+                   "%zu %s on one page: at most %d (each term's page and feed lists the page "
+                   "with all of them)",
+                   p->nterms[t], key, SITE_MAX_TERMS_PER_PAGE);
+        p->nterms[t] = SITE_MAX_TERMS_PER_PAGE; /* the model stays bounded in `sheaf check` */
+        bad_fm = true;
+    }
     p->failed = bad_fm;
     p->held = (unsigned char)site_page_held(s, p);
     p->excluded = p->held != SITE_SHOWN;

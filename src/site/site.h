@@ -58,6 +58,11 @@ typedef struct permalink_rule {
 /* How many taxonomies a site may have (`taxonomies:` in site.yaml). */
 #define SITE_MAX_TAXONOMIES 8
 #define SITE_MAX_FEED_COPIES 4
+/* Terms one page may have in one taxonomy (tags: [a, b, …]): every term's
+ * page and feed lists the page with all its terms, so N terms on a page
+ * cost N² of output; past this bound, an error at the key (docs/internals.md,
+ * "Budgets"). */
+#define SITE_MAX_TERMS_PER_PAGE 100
 
 /* `outputs:` in site.yaml: one file rendered by a template. */
 typedef struct site_output {
