@@ -65,6 +65,8 @@ typedef struct render_ctx {
     render_sink sink;  /* not NULL: outputs go here, not to `out` */
     void *sink_ctx;
     build_progress *progress; /* counts the jobs done, or NULL */
+    tpl_budget budget; /* the steps of this run's renders (opt.budget points here
+                        * from render_workers_new on; zeroed there) */
 } render_ctx;
 
 /* Writes the search index of s's published pages (search/index.json) to

@@ -3,6 +3,7 @@
  * finished, immutable model, each worker with its own scratch arena and
  * diagnostics list, merged in job order after. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -516,6 +517,8 @@ void render_references(render_ctx *c, int jobs, diag_list *d)
 /* Each worker's scratch arena and diagnostics list, for one round of jobs. */
 void render_workers_new(render_ctx *c, int jobs)
 {
+    atomic_store(&c->budget.steps, 0); /* one budget a run (tpl_options.budget) */
+    c->opt.budget = &c->budget;
     c->scratch = xcalloc((size_t)jobs, sizeof *c->scratch);
     c->diags = xcalloc((size_t)jobs, sizeof *c->diags);
     for (int w = 0; w < jobs; w++) {

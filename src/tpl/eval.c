@@ -16,6 +16,7 @@
  * template's AST is only read. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +134,17 @@ struct tpl_render_state {
     size_t mem_start;  /* arena_used(a) when the render began */
     size_t max_memory; /* TPL_MAX_MEMORY or a smaller tpl_options bound */
     size_t max_output; /* TPL_MAX_OUTPUT or smaller */
+    uint64_t steps, max_steps; /* TPL_MAX_STEPS or smaller */
+    uint64_t steps_check;      /* the slow check (step_bound) runs at this count */
+    uint64_t steps_charged;    /* what is added to opt->budget */
+    size_t mem_charged;        /* what is added to process_memory */
 };
+
+/* The memory of the renders running now in the process (bytes charged a
+ * MiB at a time): at most TPL_MAX_MEMORY together. */
+static _Atomic size_t process_memory;
+#define CHARGE_MEMORY ((size_t)1 << 20)
+#define CHARGE_STEPS ((uint64_t)1 << 16)
 
 arena *tpl_r_arena(tpl_render_state *r) { return r->a; }
 
@@ -212,10 +223,27 @@ bool tpl_r_chars_fit(tpl_render_state *r, const node *at, tpl_value v)
 
 bool tpl_r_memory_ok(tpl_render_state *r, const node *at)
 {
-    if (arena_used(r->a) - r->mem_start <= r->max_memory)
-        return true;
-    return tpl_r_error(r, at, "the render takes more than %zu MiB of memory (the limit of one "
-                              "page)", r->max_memory >> 20);
+    size_t used = arena_used(r->a) - r->mem_start;
+    if (used > r->max_memory)
+        return tpl_r_error(r, at, "the render takes more than %zu MiB of memory (the limit of one "
+                                  "page)", r->max_memory >> 20);
+    if (used >= r->mem_charged + CHARGE_MEMORY) {
+        size_t all = atomic_fetch_add(&process_memory, used - r->mem_charged) + used - r->mem_charged;
+        r->mem_charged = used;
+        if (all > TPL_MAX_MEMORY)
+            return tpl_r_error(r, at, "the renders running at once take more than %zu MiB of "
+                                      "memory together (the limit of the process)",
+                               TPL_MAX_MEMORY >> 20);
+    }
+    return true;
+}
+
+/* Is the render's memory still under the next check (a MiB more than what
+ * it charged to the process, and its own bound)? */
+static inline bool memory_quick(const tpl_render_state *r)
+{
+    size_t used = arena_used(r->a) - r->mem_start;
+    return used < r->mem_charged + CHARGE_MEMORY && used <= r->max_memory;
 }
 
 /* The checks after every filter, call and operator: the value it made is
@@ -226,16 +254,56 @@ static inline bool result_ok(tpl_render_state *r, const node *at, const char *wh
         return tpl_r_string_fits(r, at, arena_printf(r->a, "%s: the result is", what), v.len);
     if (v.kind == TPL_LIST && v.u.list->len > TPL_MAX_LIST)
         return tpl_r_list_fits(r, at, arena_printf(r->a, "%s: the result is", what), v.u.list->len);
-    return arena_used(r->a) - r->mem_start <= r->max_memory || tpl_r_memory_ok(r, at);
+    return memory_quick(r) || tpl_r_memory_ok(r, at);
 }
 
 /* After each statement: what it wrote is within the output bound. */
 static inline bool output_ok(tpl_render_state *r, const node *at, const buf *out)
 {
     if (out->len <= r->max_output)
-        return arena_used(r->a) - r->mem_start <= r->max_memory || tpl_r_memory_ok(r, at);
+        return memory_quick(r) || tpl_r_memory_ok(r, at);
     return tpl_r_error(r, at, "the output is too large (over %zu MiB, the limit of one page)",
                        r->max_output >> 20);
+}
+
+/* The slow half of steps(): the render's own bound, then the build's. */
+static bool step_bound(tpl_render_state *r, const node *at)
+{
+    if (r->steps > r->max_steps)
+        return tpl_r_error(r, at, "the render takes more than %llu steps (loop iterations, macro "
+                                  "calls, items gone through by filters: the limit of one page)",
+                           (unsigned long long)r->max_steps);
+    tpl_budget *b = r->opt->budget;
+    if (b) {
+        uint64_t all = atomic_fetch_add(&b->steps, r->steps - r->steps_charged) + r->steps
+                       - r->steps_charged;
+        r->steps_charged = r->steps;
+        if (all > TPL_MAX_BUILD_STEPS)
+            return tpl_r_error(r, at, "the renders of this build take more than %llu steps "
+                                      "together (the limit of one build)",
+                               (unsigned long long)TPL_MAX_BUILD_STEPS);
+    }
+    r->steps_check = r->steps + CHARGE_STEPS < r->max_steps + 1 ? r->steps + CHARGE_STEPS
+                                                                : r->max_steps + 1;
+    return true;
+}
+
+/* Counts n steps of the render (see TPL_MAX_STEPS). */
+static inline bool steps(tpl_render_state *r, const node *at, uint64_t n)
+{
+    r->steps += n;
+    return r->steps < r->steps_check || step_bound(r, at);
+}
+
+/* The steps a filter or `in` takes going through v. */
+static inline uint64_t size_steps(tpl_value v)
+{
+    switch (v.kind) {
+    case TPL_LIST: return 1 + v.u.list->len;
+    case TPL_MAP: return 1 + v.u.map->len;
+    case TPL_STRING: return 1 + v.len / 64;
+    default: return 1;
+    }
 }
 
 static frame *frame_new(tpl_render_state *r, frame *parent)
@@ -838,6 +906,8 @@ static bool eval_bin(tpl_render_state *r, frame *f, const node *n, tpl_value *ou
 static bool contains(tpl_render_state *r, const node *at, tpl_value needle, tpl_value hay,
                      bool *res)
 {
+    if (!steps(r, at, size_steps(hay)))
+        return false;
     switch (hay.kind) {
     case TPL_STRING:
         if (needle.kind != TPL_STRING)
@@ -1008,7 +1078,8 @@ bool tpl_r_apply_filter(tpl_render_state *r, const node *at, int idx, tpl_value 
 {
     const tpl_filter_def *fd = tpl_filter_get(idx);
     tpl_args args;
-    if (!bind_args(r, at, "filter", fd->name, fd->params, false, pos, npos, NULL, NULL, 0, &args))
+    if (!steps(r, at, size_steps(v))
+        || !bind_args(r, at, "filter", fd->name, fd->params, false, pos, npos, NULL, NULL, 0, &args))
         return false;
     return fd->fn(r, at, v, &args, out) && result_ok(r, at, fd->name, *out);
 }
@@ -1026,6 +1097,8 @@ bool tpl_r_apply_test(tpl_render_state *r, const node *at, int idx, tpl_value v,
 static bool apply_filter_node(tpl_render_state *r, frame *f, const node *n, tpl_value v,
                               tpl_value *out)
 {
+    if (!steps(r, n, size_steps(v)))
+        return false;
     if (!n->nkids && !n->nnames) { /* no arguments: nothing to bind */
         static const tpl_args none;
         return tpl_filter_get(n->op)->fn(r, n, v, &none, out) && result_ok(r, n, n->s, *out);
@@ -1315,6 +1388,8 @@ static bool call_macro(tpl_render_state *r, const node *at, const macro_obj *m, 
     const node *def = m->def;
     if (r->depth > 200)
         return tpl_r_error(r, at, "macro calls nested too deeply (recursion?)");
+    if (!steps(r, at, 1))
+        return false;
     frame *mf = frame_new(r, m->closure);
     size_t np = def->nnames;
     bool *used = arena_calloc(r->a, nkw + 1);
@@ -1906,7 +1981,7 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
             if (lf->captured)
                 lf = frame_new(r, f);
             lf->n = 0;
-            if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
+            if (!steps(r, n, 1) || !assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
                 return false;
             tpl_value c;
             if (!eval(r, lf, n->d, &c))
@@ -1936,7 +2011,7 @@ static bool exec_for(tpl_render_state *r, frame *f, const node *n, buf *out)
         lf->n = 0;
         if (n->flags & NF_LOOP_USED)
             frame_set(r, lf, tpl_name_loop, objv(lo));
-        if (!assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
+        if (!steps(r, n, 1) || !assign_targets(r, lf, n, n->names, n->nnames, items->items[i]))
             return false;
         if (!exec(r, lf, n->b, out) || !output_ok(r, n, out))
             return false;
@@ -2210,8 +2285,14 @@ bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const
                                                                            : TPL_MAX_MEMORY;
     r.max_output = r.opt->max_output && r.opt->max_output < TPL_MAX_OUTPUT ? r.opt->max_output
                                                                            : TPL_MAX_OUTPUT;
+    r.max_steps = r.opt->max_steps && r.opt->max_steps < TPL_MAX_STEPS ? r.opt->max_steps
+                                                                       : TPL_MAX_STEPS;
+    r.steps_check = r.max_steps + 1 < CHARGE_STEPS ? r.max_steps + 1 : CHARGE_STEPS;
     r.spare = (buf)BUF_INIT;
     bool ok = render_template(&r, t, NULL, true, out, NULL);
+    if (r.opt->budget && r.steps > r.steps_charged)
+        atomic_fetch_add(&r.opt->budget->steps, r.steps - r.steps_charged);
+    atomic_fetch_sub(&process_memory, r.mem_charged);
     buf_release(&r.spare);
     return ok && !r.failed;
 }

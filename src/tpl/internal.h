@@ -286,6 +286,18 @@ const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
 #endif
 #define TPL_MAX_OUTPUT ((size_t)1 << 28)    /* bytes: 256 MiB */
 #define TPL_MAX_MEMORY ((size_t)1 << 30)    /* bytes: 1 GiB */
+/* Time: a render's steps — each loop iteration (a filtered loop's test of
+ * each item too), each macro call, and for each filter and `in` the items
+ * (or 64 bytes of text) it goes through. 2^25 take 1 to 3 s. The renders of
+ * one build (tpl_options.budget) take at most TPL_MAX_BUILD_STEPS together;
+ * the renders running at once in the process at most TPL_MAX_MEMORY of
+ * memory together (with -j4, four renders would otherwise hold 4 GiB). */
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define TPL_MAX_STEPS ((uint64_t)1 << 25)
+#else
+#define TPL_MAX_STEPS ((uint64_t)1 << 20)
+#endif
+#define TPL_MAX_BUILD_STEPS ((uint64_t)1 << 30)
 
 /* Whether a string of n bytes (a list of n items) may be built as `what`
  * (e.g. "string repetition"); if not, reports "WHAT too large (N bytes; at

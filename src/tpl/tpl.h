@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag/diag.h"
 #include "value/value.h"
@@ -63,9 +64,21 @@ typedef struct tpl_options {
     const tpl_map *strings, *strings_fallback;
     const char *language;
     /* Smaller bounds than the defaults of docs/templates.md (256 MiB of
-     * output, 1 GiB of memory per render); 0 keeps the default. */
+     * output, 1 GiB of memory, 2^25 steps per render); 0 keeps the
+     * default. */
     size_t max_output, max_memory;
+    uint64_t max_steps;
+    /* Shared by every render of one build (NULL: none): their steps
+     * together are bounded too (TPL_MAX_BUILD_STEPS), so a site of many
+     * pages each just under the bound of one still ends. */
+    struct tpl_budget *budget;
 } tpl_options;
+
+/* The steps of the renders of one build, counted together (atomically: the
+ * renders run on several threads). Zero it before the build. */
+typedef struct tpl_budget {
+    _Atomic uint64_t steps;
+} tpl_budget;
 
 /* Renders t with the top-level variables in `vars` (may be NULL) into out
  * (appended). Temporaries go to `scratch`, which the caller resets after

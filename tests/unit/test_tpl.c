@@ -3,6 +3,8 @@
  * inheritance and includes from memory, dates, concurrent renders. */
 #include "harness.h"
 
+#include <stdatomic.h>
+
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -14,6 +16,8 @@
 static arena *A;
 /* Smaller bounds for the tests of them (0: the defaults). */
 static size_t max_output, max_memory;
+static uint64_t max_steps;
+static tpl_budget *budget;
 static tpl_map *vars(void)
 {
     tpl_map *m = tpl_map_new(A, 8);
@@ -45,7 +49,8 @@ static char *render_with(const char *const *named, const char *base_url)
     const tpl_template *t = tpl_load(l, named[0], d);
     arena *scratch = arena_new();
     tpl_options opt = { .base_url = base_url ? base_url : "https://x.io/notes/",
-                        .max_output = max_output, .max_memory = max_memory };
+                        .max_output = max_output, .max_memory = max_memory,
+                        .max_steps = max_steps, .budget = budget };
     bool ok = t && tpl_render(t, l, vars(), &opt, NULL, scratch, &out, d);
     char *res;
     if (ok && !diag_error_count(d)) {
@@ -347,6 +352,36 @@ TEST(bounds)
     max_memory = 0;
 }
 
+/* Issue 34, finding 15: loops, macro calls and filters count steps; a
+ * render has its bound, the renders of one build one together. */
+TEST(steps)
+{
+    max_steps = 50;
+    R("{% for i in range(10) %}{% for j in range(10) %}{% endfor %}{% endfor %}",
+      "ERR main.html:1:28: error: the render takes more than 50 steps (loop iterations, macro "
+      "calls, items gone through by filters: the limit of one page)");
+    R("{% set r = range(60) %}{{ r | sum }}",
+      "ERR main.html:1:31: error: the render takes more than 50 steps (loop iterations, macro "
+      "calls, items gone through by filters: the limit of one page)");
+    R("{% set r = range(60) %}{{ 59 in r }}",
+      "ERR main.html:1:27: error: the render takes more than 50 steps (loop iterations, macro "
+      "calls, items gone through by filters: the limit of one page)");
+    R("{% macro m() %}{% endmacro %}{% for i in range(30) %}{{ m() }}{% endfor %}",
+      "ERR main.html:1:33: error: the render takes more than 50 steps (loop iterations, macro "
+      "calls, items gone through by filters: the limit of one page)");
+    R("{% for i in range(10) %}{% for j in range(4) %}{% endfor %}{% endfor %}ok", "ok");
+    max_steps = 0;
+    tpl_budget b = { 0 };
+    budget = &b;
+    R("{% for i in range(100) %}{% endfor %}ok", "ok");
+    EQ_INT(atomic_load(&b.steps), 100);
+    atomic_store(&b.steps, ((uint64_t)1 << 30) - 1000);
+    R("{% for i in range(100000) %}{% endfor %}",
+      "ERR main.html:1:4: error: the renders of this build take more than 1073741824 steps "
+      "together (the limit of one build)");
+    budget = NULL;
+}
+
 int main(void)
 {
     A = arena_new();
@@ -359,6 +394,7 @@ int main(void)
     RUN(cycles);
     RUN(threads);
     RUN(bounds);
+    RUN(steps);
     arena_free(A);
     return harness_done();
 }
