@@ -33,8 +33,30 @@ static bool liquid_object(const char *s, size_t n)
     return false;
 }
 
+/* Where the last search for each closing mark (>}} %}} %} }}) in one text
+ * began and what it found (NULL: none): a later search from a place
+ * between the two has the same answer, so a text of many unclosed `{%`
+ * is read once, not once a construct. Zeroed for each text. */
+typedef struct lint_memo {
+    const char *from[4], *found[4];
+} lint_memo;
+
+static const char *find_close(lint_memo *mo, const char *s, const char *end, const char *close)
+{
+    static const char *const marks[] = { ">}}", "%}}", "%}", "}}" };
+    size_t k = 0;
+    while (strcmp(marks[k], close))
+        k++;
+    size_t cl = strlen(close);
+    if (mo->from[k] && s >= mo->from[k] && (!mo->found[k] || s <= mo->found[k]))
+        return mo->found[k];
+    mo->from[k] = s;
+    mo->found[k] = memmem(s, (size_t)(end - s), close, cl);
+    return mo->found[k];
+}
+
 /* Is there a construct at s[0] (s holds n bytes from there)? */
-static bool match_at(const char *s, size_t n, match *m)
+static bool match_at(lint_memo *mo, const char *s, size_t n, match *m)
 {
     const char *close;
     if (n >= 3 && s[0] == '{' && s[1] == '{' && (s[2] == '<' || s[2] == '%')) {
@@ -52,7 +74,7 @@ static bool match_at(const char *s, size_t n, match *m)
     } else {
         return false;
     }
-    const char *e = memmem(s + 2, n - 2, close, strlen(close));
+    const char *e = find_close(mo, s + 2, s + n, close);
     if (!e)
         return false;
     m->len = (size_t)(e - s) + strlen(close);
@@ -97,12 +119,13 @@ void md_lint_literal(md_walk *w, const char *s, int line, int col)
 {
     size_t n = strlen(s), ls = 0;
     int k = 0;
+    lint_memo mo = { { NULL }, { NULL } };
     for (size_t i = 0; i < n; i++) {
         match m;
         if (s[i] == '\n') {
             k++;
             ls = i + 1;
-        } else if (s[i] == '{' && match_at(s + i, n - i, &m)) {
+        } else if (s[i] == '{' && match_at(&mo, s + i, n - i, &m)) {
             report(w, s + i, &m, line + k, k ? (int)(i - ls) + 1 : col + (int)i);
             i += m.len - 1;
         }
@@ -132,17 +155,22 @@ void md_lint_text(md_walk *w, cmark_node *n)
     int hl = cmark_node_get_start_line(n), hc = cmark_node_get_start_column(n);
     if (hl <= 0 && leaf)
         hl = cmark_node_get_start_line(leaf);
+    lint_memo mo = { { NULL }, { NULL } };
     for (size_t i = 0; i + 1 < own; i++) {
         match m;
-        if (text.data[i] != '{' || !match_at(text.data + i, text.len - i, &m))
+        if (text.data[i] != '{' || !match_at(&mo, text.data + i, text.len - i, &m))
             continue;
         if (!m.runs && md_ext_on(w, MD_EXT_SHORTCODES))
             continue; /* in text, a shortcode was escaped (`\{{<`) on purpose */
         /* find it in the source near where cmark says the text is */
         int line = hl, col = hc > 0 ? hc + (int)i : 1;
-        size_t nk = strcspn(text.data + i, "\\&\n");
-        if (nk > own - i)
-            nk = own - i;
+        /* up to a backslash, '&' or line break (cmark's text differs from
+         * the source there), and 64 bytes: enough to find it near the
+         * hint, where a longer needle (read to the end of the text) made
+         * many constructs in one text quadratic */
+        size_t nk = 0;
+        while (nk < 64 && i + nk < own && !strchr("\\&\n", text.data[i + nk]))
+            nk++;
         if (nk < 2)
             nk = 2;
         md_find_in_leaf(md_walk_source(w), leaf, line, col, text.data + i, nk, &line, &col);

@@ -1,7 +1,12 @@
 /* md/scparse.c: the grammar of one shortcode tag (see scparse.h). */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "md/scparse.h"
+#include "util/hash.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
 
 static bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -53,6 +58,8 @@ md_sc_status md_sc_parse(const char *s, size_t n, md_sc_tag *t, const char **err
 {
     if (n < 3 || s[0] != '{' || s[1] != '{' || (s[2] != '<' && s[2] != '%'))
         return MD_SC_NONE;
+    if (n > MD_SC_MAX_TAG)
+        n = MD_SC_MAX_TAG;
     memset(t, 0, offsetof(md_sc_tag, args));
     t->nargs = 0;
     t->len = 0;
@@ -207,4 +214,74 @@ size_t md_sc_find_close(const char *s, size_t n, char mark, const char *name, si
         i += t.len - 1;
     }
     return (size_t)-1;
+}
+
+size_t md_sc_pairs(const char *s, size_t n, md_sc_pair **out)
+{
+    md_sc_pair *v = NULL;
+    size_t nv = 0, cap = 0;
+    /* per name (hashed into `top`), the open tags not yet closed, as a
+     * stack linked through `below` */
+    size_t ntop = 64, *top = xmalloc(ntop * sizeof *top), *below = NULL, cb = 0;
+    for (size_t k = 0; k < ntop; k++)
+        top[k] = (size_t)-1;
+    for (size_t i = 0; i + 2 < n; i++) {
+        const char *q = memchr(s + i, '{', n - i - 2);
+        if (!q)
+            break;
+        i = (size_t)(q - s);
+        if (s[i + 1] != '{' || s[i + 2] != '<')
+            continue;
+        md_sc_tag t;
+        const char *err;
+        size_t at;
+        if (md_sc_parse(s + i, n - i, &t, &err, &at) != MD_SC_OK)
+            continue;
+        if (!t.escaped && !t.self_closing) {
+            size_t slot = (size_t)hash_bytes(t.name, t.name_len) & (ntop - 1);
+            if (!t.closing) {
+                if (nv == cap)
+                    v = vec_grow(v, &cap, 16, sizeof *v);
+                if (cb < cap)
+                    below = xrealloc(below, (cb = cap) * sizeof *below);
+                v[nv] = (md_sc_pair){ i, t.len, (size_t)-1, 0, t.name, t.name_len };
+                below[nv] = top[slot];
+                top[slot] = nv++;
+            } else {
+                /* the nearest open tag of this name (others share the slot) */
+                size_t *link = &top[slot];
+                while (*link != (size_t)-1) {
+                    md_sc_pair *o = &v[*link];
+                    if (o->name_len == t.name_len && !memcmp(o->name, t.name, t.name_len)) {
+                        o->close = i;
+                        o->close_len = t.len;
+                        *link = below[*link];
+                        break;
+                    }
+                    link = &below[*link];
+                }
+            }
+            if (nv > ntop / 2) { /* keep slots mostly one name each: rehash */
+                size_t nn = ntop * 4, *nt = xmalloc(nn * sizeof *nt);
+                for (size_t k = 0; k < nn; k++)
+                    nt[k] = (size_t)-1;
+                /* relink the open ones in order, oldest first */
+                for (size_t k = 0; k < nv; k++) {
+                    if (v[k].close != (size_t)-1)
+                        continue;
+                    size_t sl = (size_t)hash_bytes(v[k].name, v[k].name_len) & (nn - 1);
+                    below[k] = nt[sl];
+                    nt[sl] = k;
+                }
+                free(top);
+                top = nt;
+                ntop = nn;
+            }
+        }
+        i += t.len - 1;
+    }
+    free(top);
+    free(below);
+    *out = v;
+    return nv;
 }

@@ -25,6 +25,13 @@
 #include <stddef.h>
 
 #define MD_SC_MAX_ARGS 64
+/* The longest a tag may be, from `{{<` to `>}}` (a longer one is read as
+ * unclosed): so reading one tag costs at most this much, however much text
+ * follows, and many unclosed tags on a page stay linear. */
+#define MD_SC_MAX_TAG 65536
+/* The most tags one page may hold (docs/internals.md, "Budgets"); more is
+ * an error at the first one past it, and the rest stay text. */
+#define MD_SC_MAX_PER_PAGE 1000
 
 typedef struct md_sc_arg {
     const char *key; /* NULL: positional */
@@ -64,5 +71,20 @@ size_t md_sc_value(const md_sc_arg *a, char *out);
  * its offset and *len, or (size_t)-1 when there is none. */
 size_t md_sc_find_close(const char *s, size_t n, char mark, const char *name, size_t name_len,
                         size_t *len);
+
+/* Every raw pair of s[0..n) (`{{< name >}}` … `{{< /name >}}`) in one
+ * pass, as md_sc_find_close pairs them from each opening tag: the tags
+ * are read from s on, each closing tag closes the nearest open one of its
+ * name. *out (malloc'ed, the caller frees) gets one md_sc_pair for each
+ * opening `{{<` tag read, in the order written; returns how many. */
+typedef struct md_sc_pair {
+    size_t open;        /* offset of the opening tag */
+    size_t open_len;
+    size_t close;       /* offset of its closing tag, or (size_t)-1 */
+    size_t close_len;
+    const char *name;   /* the opening tag's name (in s) */
+    size_t name_len;
+} md_sc_pair;
+size_t md_sc_pairs(const char *s, size_t n, md_sc_pair **out);
 
 #endif

@@ -65,6 +65,76 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static cmark_syntax_extension *sc_ext, *pin_ext;
 static _Thread_local md_walk *parsing;
 
+/* What the parse of the page in progress has learnt: how many tags it
+ * read (at most MD_SC_MAX_PER_PAGE), and the raw pairs of the text the
+ * inline parser is in (`pairs_of`: one paragraph or cell, read once by
+ * md_sc_pairs — looking for each opening tag's end from the tag would read
+ * the rest of the text once a tag). */
+static _Thread_local struct {
+    size_t tags;
+    bool over;
+    cmark_node *pairs_of;
+    const unsigned char *pairs_text;
+    md_sc_pair *pairs;
+    size_t npairs;
+} seen;
+
+static void forget_pairs(void)
+{
+    free(seen.pairs);
+    seen.pairs = NULL;
+    seen.npairs = 0;
+    seen.pairs_of = NULL;
+    seen.pairs_text = NULL;
+}
+
+/* One more tag on the page: false, once, with an error, when it is one
+ * too many (the tag and the rest stay text). */
+static bool count_tag(md_walk *w, int line, int col)
+{
+    if (seen.tags < MD_SC_MAX_PER_PAGE) {
+        seen.tags++;
+        return true;
+    }
+    if (!seen.over)
+        md_problem_at(w, true, line, col,
+                      "more than %d shortcodes on one page: split the page (this one and the "
+                      "rest are left as text)",
+                      MD_SC_MAX_PER_PAGE);
+    seen.over = true;
+    return false;
+}
+
+/* Where the raw pair opened at `at` in the text s[0..n) of parent closes,
+ * as md_sc_find_close finds it. */
+static size_t find_close(cmark_node *parent, const char *s, size_t n, size_t at, const md_sc_tag *t,
+                         size_t *clen)
+{
+    if (seen.pairs_of != parent || seen.pairs_text != (const unsigned char *)s) {
+        forget_pairs();
+        seen.npairs = md_sc_pairs(s, n, &seen.pairs);
+        seen.pairs_of = parent;
+        seen.pairs_text = (const unsigned char *)s;
+    }
+    size_t lo = 0, hi = seen.npairs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (seen.pairs[mid].open < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < seen.npairs && seen.pairs[lo].open == at) {
+        *clen = seen.pairs[lo].close_len;
+        return seen.pairs[lo].close;
+    }
+    /* not read by md_sc_pairs (inside a tag it read, from a code span):
+     * the search from the tag */
+    size_t end = at + t->len;
+    size_t off = md_sc_find_close(s + end, n - end, '<', t->name, t->name_len, clen);
+    return off == (size_t)-1 ? off : end + off;
+}
+
 static sc_data *new_data(md_walk *w, const char *s, const md_sc_tag *t, md_sc_status st,
                          const char *err, size_t err_at)
 {
@@ -111,9 +181,9 @@ static cmark_node *new_node(md_walk *w, cmark_node_type type, sc_data *d)
 static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *parser,
                                 cmark_node *parent, unsigned char c, cmark_inline_parser *inl)
 {
-    (void)self, (void)parser, (void)parent;
+    (void)self, (void)parser;
     md_walk *w = parsing;
-    if (!w || c != '{')
+    if (!w || c != '{' || seen.over)
         return NULL;
     const chunk_head *ch = (const chunk_head *)cmark_inline_parser_get_chunk(inl);
     const char *s = (const char *)ch->data;
@@ -123,18 +193,19 @@ static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *pars
     const char *err = NULL;
     size_t err_at = 0;
     md_sc_status st = md_sc_parse(s + at, n - at, &t, &err, &err_at);
-    if (st == MD_SC_NONE)
+    if (st == MD_SC_NONE
+        || !count_tag(w, cmark_inline_parser_get_line(inl), cmark_inline_parser_get_column(inl)))
         return NULL;
     sc_data *d = new_data(w, s + at, &t, st, err, err_at);
     size_t end = at + (st == MD_SC_OK ? t.len : 3);
     if (st == MD_SC_OK && d->mark == '<' && !d->closing && !d->self_closing && !d->escaped) {
         /* a raw pair inside this paragraph: its inner text as written */
-        size_t clen, off = md_sc_find_close(s + end, n - end, '<', t.name, t.name_len, &clen);
-        if (off != (size_t)-1) {
-            d->inner = arena_strndup(md_walk_arena(w), s + end, off);
-            d->inner_len = off;
+        size_t clen, close = find_close(parent, s, n, at, &t, &clen);
+        if (close != (size_t)-1) {
+            d->inner = arena_strndup(md_walk_arena(w), s + end, close - end);
+            d->inner_len = close - end;
             d->has_inner = true;
-            end += off + clen;
+            end = close + clen;
         }
     }
     d->hint_line = cmark_inline_parser_get_line(inl);
@@ -151,7 +222,7 @@ static cmark_node *open_block(cmark_syntax_extension *self, int indented, cmark_
 {
     (void)self;
     md_walk *w = parsing;
-    if (!w || indented || len <= 0)
+    if (!w || indented || len <= 0 || seen.over)
         return NULL;
     size_t first = (size_t)cmark_parser_get_first_nonspace(parser);
     size_t end = (size_t)len;
@@ -165,7 +236,7 @@ static cmark_node *open_block(cmark_syntax_extension *self, int indented, cmark_
     const char *err;
     size_t err_at;
     if (md_sc_parse(line, end - first, &t, &err, &err_at) != MD_SC_OK || t.len != end - first
-        || t.escaped)
+        || t.escaped || !count_tag(w, cmark_parser_get_line_number(parser), (int)first + 1))
         return NULL;
     cmark_node *b = cmark_parser_add_child(parser, parent, CMARK_NODE_CUSTOM_BLOCK, (int)first + 1);
     sc_data *d = new_data(w, line, &t, MD_SC_OK, NULL, 0);
@@ -236,6 +307,7 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
 {
     (void)self, (void)parser;
     md_walk *w = parsing;
+    forget_pairs(); /* the inline parse is over */
     if (!w)
         return root;
     md_vec v = { .size = sizeof(cmark_node *) };
@@ -483,6 +555,9 @@ static void attach_walk(md_walk *w, cmark_parser *p)
 {
     pthread_once(&once, setup);
     parsing = w;
+    forget_pairs();
+    seen.tags = 0;
+    seen.over = false;
     /* most pages have no tag: they skip the block test of every line and
      * the walk after the parse */
     const str *t = &md_walk_source(w)->text;

@@ -232,30 +232,59 @@ void md_link_position(md_source *s, md_link_cursor *cur, cmark_node *n, cmark_no
     cur->col = bc; /* the next link starts after this one's first byte */
 }
 
+/* The occurrence of needle in p[0..len) nearest to byte h (an earlier one
+ * on a tie): its offset, or -1. Reads only as far from h as the nearest
+ * one is (and forward to the first one after h), so that finding each of
+ * many tags on one long line near its hint stays linear in the line. */
+static long nearest_in_line(const char *p, size_t len, const char *needle, size_t n, size_t h)
+{
+    if (h > len)
+        h = len;
+    const char *f = memmem(p + h, len - h, needle, n);
+    size_t df = f ? (size_t)(f - (p + h)) : (size_t)-1;
+    /* backwards from h, no further than df */
+    size_t i = h < len - (n <= len ? n : len) + 1 ? h : (n <= len ? len - n + 1 : 0);
+    while (i > 0 && h - (i - 1) <= df) {
+        i--;
+        if (p[i] == needle[0] && !memcmp(p + i, needle, n))
+            return (long)i;
+    }
+    return f ? (long)(f - p) : -1;
+}
+
 bool md_find_in_leaf(md_source *s, cmark_node *leaf, int hint_line, int hint_col,
                      const char *needle, size_t n, int *line, int *col)
 {
     if (!leaf || !n)
         return false;
     int first = cmark_node_get_start_line(leaf), last = cmark_node_get_end_line(leaf);
-    const long W = 1L << 20;
-    long best = -1;
-    for (int ln = first; ln <= last; ln++) {
-        const char *p;
-        size_t len;
-        if (!md_source_line(s, ln, &p, &len))
-            break;
-        for (const char *q = p; (q = memmem(q, len - (size_t)(q - p), needle, n)) != NULL; q++) {
-            long c = (long)(q - p) + 1;
-            long score = labs((long)(ln - hint_line)) * W + labs(c - hint_col);
+    /* nearest by line first, then by column (a line is worth more than any
+     * column): the hint's line, then the lines one away (above first, as
+     * on a tie), two away, … — each line read once at most */
+    size_t h = hint_col > 1 ? (size_t)hint_col - 1 : 0;
+    long d0 = hint_line < first ? first - hint_line : hint_line > last ? hint_line - last : 0;
+    long dmax = (long)hint_line - first > last - (long)hint_line ? (long)hint_line - first
+                                                                : last - (long)hint_line;
+    for (long d = d0; d <= dmax; d++) {
+        long best = -1;
+        for (int side = 0; side < 2 && !(side && !d); side++) {
+            long ln = side ? hint_line + d : hint_line - d;
+            const char *p;
+            size_t len;
+            if (ln < first || ln > last || !md_source_line(s, (int)ln, &p, &len))
+                continue;
+            long c = nearest_in_line(p, len, needle, n, h);
+            if (c < 0)
+                continue;
+            long score = labs(c - (long)h);
             if (best < 0 || score < best) {
                 best = score;
-                *line = ln;
-                *col = (int)c;
+                *line = (int)ln;
+                *col = (int)c + 1;
             }
-            if ((size_t)(q - p) + 1 >= len)
-                break;
         }
+        if (best >= 0)
+            return true;
     }
-    return best >= 0;
+    return false;
 }

@@ -9,7 +9,7 @@
  * the name `bad` and returns links and ids, checking that every problem
  * lies in the body and the inner text lies in the text given. Mode bit 2
  * makes the hook drop its inner text (the "template changed `inner`"
- * path). Seed corpus: tests/fuzz/corpus/shortcode/ (see CMakeLists.txt). */
+ * path). Mode bit 0 also checks md_sc_pairs against md_sc_find_close. Seed corpus: tests/fuzz/corpus/shortcode/ (see CMakeLists.txt). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,6 +71,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     abort();
             }
         }
+        /* md_sc_pairs, one pass, pairs each opening tag it reads as
+         * md_sc_find_close does from that tag */
+        md_sc_pair *pv;
+        size_t np = md_sc_pairs(s, n, &pv);
+        for (size_t k = 0; k < np; k++) {
+            md_sc_tag t;
+            const char *err;
+            size_t eat, len = 0, end = pv[k].open + pv[k].open_len;
+            if (md_sc_parse(s + pv[k].open, n - pv[k].open, &t, &err, &eat) != MD_SC_OK
+                || t.len != pv[k].open_len || t.closing || t.self_closing || t.escaped)
+                abort();
+            size_t off = md_sc_find_close(s + end, n - end, '<', t.name, t.name_len, &len);
+            if ((off == (size_t)-1) != (pv[k].close == (size_t)-1)
+                || (off != (size_t)-1 && (end + off != pv[k].close || len != pv[k].close_len)))
+                abort();
+        }
+        free(pv);
     }
     if (mode & 2) {
         arena *a = arena_new();
