@@ -45,11 +45,20 @@ void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const ch
 
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo)
 {
-    for (size_t i = 0; i < m->nnotes; i++)
-        if (m->notes[i].line == line && m->notes[i].col == col && !strcmp(m->notes[i].what, what) &&
-            ((!src_rel && !m->notes[i].src_rel) ||
-             (src_rel && m->notes[i].src_rel && !strcmp(src_rel, m->notes[i].src_rel))))
-            return; /* once (front-matter defaults apply to many pages) */
+    /* once (front-matter defaults apply to many pages): looked up by
+     * hash, where comparing with every note made a post of many Liquid
+     * tags quadratic */
+    if (!m->note_seen)
+        m->note_seen = strmap_new(64);
+    buf key = BUF_INIT;
+    buf_printf(&key, "%c%s\x01%d\x01%d\x01%s", src_rel ? 'f' : '-', src_rel ? src_rel : "", line, col,
+               what);
+    bool seen = strmap_get(m->note_seen, key.data) >= 0;
+    if (!seen) /* the map keeps the key: the run's arena holds it */
+        strmap_put(m->note_seen, arena_strndup(m->a, key.data, key.len), 0);
+    buf_release(&key);
+    if (seen)
+        return;
     import_note *n = VEC_ADD_IN(m->a, m->notes, m->nnotes, m->capnotes, 32);
     n->src_rel = src_rel;
     n->line = line;
@@ -1062,6 +1071,7 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     for (size_t i = 0; i < m.npages; i++)
         buf_release(&m.pages[i]->body);
     buf_release(&m.site_yaml);
+    strmap_free(m.note_seen);
     arena_free(m.a);
     return ok && diag_error_count(d) == before;
 }

@@ -68,6 +68,7 @@ typedef struct imp {
     size_t nfiles, capfiles;
     import_note *notes;
     size_t nnotes, capnotes;
+    struct strmap *note_seen; /* each note's place and text, to add it once */
     buf site_yaml;         /* the site.yaml written */
     const char *feed_url;  /* the old feed ("/feed.xml"), or NULL */
     const char *feed_copy; /* every list's old feed file ("index.xml": Hugo's), or NULL */
@@ -82,6 +83,10 @@ typedef struct imp {
     size_t nlinks, nhighlight, nraw, ncomments, nshortcodes, nvars;
     size_t nmath; /* formulas of a theme's katex/math shortcode made sheaf's math */
     size_t nunpublished, ndrafts;
+    /* where each line of one page's body starts (body.c, place): notes ask
+     * for their line and column by offset */
+    const char *lines_of;  /* the body_src they are of, or NULL */
+    size_t *line_starts, nline_starts;
 } imp;
 
 /* ---- import.c -------------------------------------------------------- */
