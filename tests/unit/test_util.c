@@ -104,6 +104,36 @@ TEST(diag_sorting_and_format)
     diag_list_free(d);
 }
 
+/* Issue 34, finding 16: one file's problems are capped when printed, as
+ * GCC's -fmax-errors, with the count of the rest; a hidden error's notes
+ * are hidden with it; other files keep their own count. */
+TEST(diag_print_caps_each_file)
+{
+    diag_list *d = diag_list_new();
+    for (int i = 1; i <= 30; i++) {
+        diag_error(d, "a.md", i, 1, "bad %d", i);
+        diag_note(d, "a.md", i, 1, "note %d", i);
+    }
+    diag_warning(d, "a.md", 40, 1, "late");
+    diag_error(d, "b.md", 1, 1, "other file");
+    diag_sort(d);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    diag_print(d, f, false);
+    fclose(f);
+    buf want = BUF_INIT;
+    for (int i = 1; i <= 20; i++)
+        buf_printf(&want, "a.md:%d:1: error: bad %d\na.md:%d:1: note: note %d\n", i, i, i, i);
+    buf_puts(&want, "a.md: note: 10 more errors and 1 more warning in this file not shown (the "
+                    "first 20 are)\nb.md:1:1: error: other file\n");
+    EQ_STR(text, want.data);
+    EQ_INT(diag_error_count(d), 31);
+    free(text);
+    buf_release(&want);
+    diag_list_free(d);
+}
+
 TEST(value_printing)
 {
     arena *a = arena_new();
@@ -276,6 +306,7 @@ int main(void)
     RUN(arena_basics);
     RUN(arena_shrink_gives_back_the_tail);
     RUN(diag_sorting_and_format);
+    RUN(diag_print_caps_each_file);
     RUN(value_printing);
     RUN(url_rules);
     RUN(url_policy_for_urls_from_data);
