@@ -230,10 +230,13 @@ bool tpl_r_memory_ok(tpl_render_state *r, const node *at)
     if (used >= r->mem_charged + CHARGE_MEMORY) {
         size_t all = atomic_fetch_add(&process_memory, used - r->mem_charged) + used - r->mem_charged;
         r->mem_charged = used;
-        if (all > TPL_MAX_MEMORY)
+        size_t max = r->opt->max_process_memory && r->opt->max_process_memory < TPL_MAX_MEMORY
+                         ? r->opt->max_process_memory
+                         : TPL_MAX_MEMORY;
+        if (all > max)
             return tpl_r_error(r, at, "the renders running at once take more than %zu MiB of "
                                       "memory together (the limit of the process)",
-                               TPL_MAX_MEMORY >> 20);
+                               max >> 20);
     }
     return true;
 }

@@ -68,6 +68,9 @@ typedef struct tpl_options {
      * default. */
     size_t max_output, max_memory;
     uint64_t max_steps;
+    /* A smaller bound than 1 GiB on the memory of all the renders running
+     * at once in the process, as this render checks it; 0 keeps it. */
+    size_t max_process_memory;
     /* Shared by every render of one build (NULL: none): their steps
      * together are bounded too (TPL_MAX_BUILD_STEPS), so a site of many
      * pages each just under the bound of one still ends. */

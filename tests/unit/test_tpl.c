@@ -352,6 +352,70 @@ TEST(bounds)
     max_memory = 0;
 }
 
+/* Issue 34, finding 15: the renders running at once share one memory
+ * bound (with -j4, four renders each under 1 GiB held 4 GiB). Two renders
+ * of 3 MiB under a bound of 4 MiB for the process, started together: one
+ * of them fails (tried a few times, as the two must overlap in time). */
+static pthread_barrier_t mem_barrier;
+static const tpl_template *mem_t;
+static tpl_loader *mem_l;
+
+static void *mem_worker(void *arg)
+{
+    (void)arg;
+    arena *scratch = arena_new();
+    diag_list *d = diag_list_new();
+    buf out = BUF_INIT;
+    tpl_options opt = { .base_url = "/", .max_process_memory = 4 << 20 };
+    pthread_barrier_wait(&mem_barrier);
+    bool ok = tpl_render(mem_t, mem_l, NULL, &opt, NULL, scratch, &out, d);
+    char *err = NULL;
+    if (!ok && diag_count(d)) {
+        buf e = BUF_INIT;
+        diag_format(diag_get(d, 0), &e);
+        err = strdup(e.data);
+        buf_release(&e);
+    }
+    buf_release(&out);
+    diag_list_free(d);
+    arena_free(scratch);
+    return err;
+}
+
+TEST(process_memory)
+{
+    mem_l = tpl_loader_new(NULL, 0, false);
+    const char *src = "{% set a = range(200000) | list %}{% set b = a | list %}"
+                      "{% for i in range(3000000) %}{% endfor %}{{ a | length }}";
+    tpl_loader_add(mem_l, "m.html", src, strlen(src));
+    diag_list *d = diag_list_new();
+    mem_t = tpl_load(mem_l, "m.html", d);
+    OK(mem_t != NULL);
+    char *got = NULL;
+    for (int attempt = 0; attempt < 5 && !got; attempt++) {
+        pthread_barrier_init(&mem_barrier, NULL, 2);
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th[i], NULL, mem_worker, NULL);
+        for (int i = 0; i < 2; i++) {
+            void *r;
+            pthread_join(th[i], &r);
+            if (r && !got)
+                got = r;
+            else
+                free(r);
+        }
+        pthread_barrier_destroy(&mem_barrier);
+    }
+    /* where it fails depends on which render crosses the bound first */
+    const char *msg = got && strstr(got, " error: ") ? strstr(got, " error: ") : "(no error)";
+    EQ_STR(msg, " error: the renders running at once take more than 4 MiB of memory together "
+                "(the limit of the process)");
+    free(got);
+    diag_list_free(d);
+    tpl_loader_free(mem_l);
+}
+
 /* Issue 34, finding 15: loops, macro calls and filters count steps; a
  * render has its bound, the renders of one build one together. */
 TEST(steps)
@@ -395,6 +459,7 @@ int main(void)
     RUN(threads);
     RUN(bounds);
     RUN(steps);
+    RUN(process_memory);
     arena_free(A);
     return harness_done();
 }
