@@ -21,6 +21,7 @@
 #include "import/internal.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
@@ -43,28 +44,59 @@ void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const ch
     *f = (import_file){ .src_rel = src_rel, .dest_rel = dest_rel, .old_url = old_url };
 }
 
+static uint64_t note_hash(const char *src_rel, int line, int col, const char *what)
+{
+    uint64_t h = hash_str(src_rel ? src_rel : "");
+    h = hash_add(h, &line, sizeof line);
+    h = hash_add(h, &col, sizeof col);
+    return hash_add(h, what, strlen(what));
+}
+
+static bool same_note(const import_note *n, const char *src_rel, int line, int col, const char *what)
+{
+    return n->line == line && n->col == col && !strcmp(n->what, what) &&
+           ((!src_rel && !n->src_rel) || (src_rel && n->src_rel && !strcmp(src_rel, n->src_rel)));
+}
+
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo)
 {
-    /* once (front-matter defaults apply to many pages): looked up by
-     * hash, where comparing with every note made a post of many Liquid
+    /* once (front-matter defaults apply to many pages): looked up in a hash
+     * set, where comparing with every note made a post of many Liquid
      * tags quadratic */
-    if (!m->note_seen)
-        m->note_seen = strmap_new(64);
-    buf key = BUF_INIT;
-    buf_printf(&key, "%c%s\x01%d\x01%d\x01%s", src_rel ? 'f' : '-', src_rel ? src_rel : "", line, col,
-               what);
-    bool seen = strmap_get(m->note_seen, key.data) >= 0;
-    if (!seen) /* the map keeps the key: the run's arena holds it */
-        strmap_put(m->note_seen, arena_strndup(m->a, key.data, key.len), 0);
-    buf_release(&key);
-    if (seen)
-        return;
+    if (2 * (m->nnotes + 1) > m->nnote_slots) { /* grow (on the heap: import_notes_free) */
+        size_t ns = 64;
+        while (2 * (m->nnotes + 1) > ns)
+            ns *= 2;
+        size_t *slots = xcalloc(ns, sizeof *slots);
+        for (size_t i = 0; i < m->nnotes; i++) {
+            const import_note *n = &m->notes[i];
+            size_t k = note_hash(n->src_rel, n->line, n->col, n->what) & (ns - 1);
+            while (slots[k])
+                k = (k + 1) & (ns - 1);
+            slots[k] = i + 1;
+        }
+        free(m->note_slots);
+        m->note_slots = slots;
+        m->nnote_slots = ns;
+    }
+    size_t k = note_hash(src_rel, line, col, what) & (m->nnote_slots - 1);
+    for (; m->note_slots[k]; k = (k + 1) & (m->nnote_slots - 1))
+        if (same_note(&m->notes[m->note_slots[k] - 1], src_rel, line, col, what))
+            return;
     import_note *n = VEC_ADD_IN(m->a, m->notes, m->nnotes, m->capnotes, 32);
     n->src_rel = src_rel;
     n->line = line;
     n->col = col;
     n->what = arena_strdup(m->a, what);
     n->todo = todo;
+    m->note_slots[k] = m->nnotes;
+}
+
+void import_notes_free(imp *m)
+{
+    free(m->note_slots);
+    m->note_slots = NULL;
+    m->nnote_slots = 0;
 }
 
 const char *import_expand_pattern(imp *m, const char *pat, bool lower,
@@ -964,6 +996,7 @@ static void write_report(imp *m, buf *r, long aliases)
                    (int)(num - pp), pp, num + 4);
     }
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
+    m->nnote_slots = 0; /* its indexes are the old order's: made again if a note comes */
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
     if (!m->nnotes)
         buf_puts(r, "Nothing.\n");
@@ -1071,7 +1104,7 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
     for (size_t i = 0; i < m.npages; i++)
         buf_release(&m.pages[i]->body);
     buf_release(&m.site_yaml);
-    strmap_free(m.note_seen);
+    import_notes_free(&m);
     arena_free(m.a);
     return ok && diag_error_count(d) == before;
 }

@@ -68,7 +68,8 @@ typedef struct imp {
     size_t nfiles, capfiles;
     import_note *notes;
     size_t nnotes, capnotes;
-    struct strmap *note_seen; /* each note's place and text, to add it once */
+    size_t *note_slots;    /* a hash set of the notes (index + 1; 0: empty): heap, import_notes_free */
+    size_t nnote_slots;
     buf site_yaml;         /* the site.yaml written */
     const char *feed_url;  /* the old feed ("/feed.xml"), or NULL */
     const char *feed_copy; /* every list's old feed file ("index.xml": Hugo's), or NULL */
@@ -107,6 +108,8 @@ bool import_src_inside(imp *m, const char *rel, const char *what);
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo);
+/* Frees what import_note_add keeps on the heap (its hash set of notes). */
+void import_notes_free(imp *m);
 /* Expands a permalink pattern of the old generator: each `:name` is handed
  * to token(ctx, name, len, out), which writes its value and returns true,
  * or returns false to keep `:name` as written. Then runs of '/' become one,

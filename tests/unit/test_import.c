@@ -54,6 +54,7 @@ static const char *convert(conv *c, bool jekyll, const char *text)
 
 static void done(conv *c)
 {
+    import_notes_free(&c->m);
     arena_free(c->m.a);
 }
 
