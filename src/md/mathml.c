@@ -407,9 +407,10 @@ static bool put_half(buf *out, slice s)
     if (frac) {
         char d[8];
         int k = snprintf(d, sizeof d, ".%04u", frac);
-        while (d[k - 1] == '0')
+        while (k > 1 && d[k - 1] == '0') /* d starts with '.': k stays >= 1 */
             k--;
-        buf_put(out, d, (size_t)k);
+        if (k > 1)
+            buf_put(out, d, (size_t)k);
     }
     buf_put(out, s.p + unit, s.n - unit);
     return true;
