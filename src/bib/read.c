@@ -31,6 +31,7 @@
 #include "bib/bib.h"
 #include "bib/read.h"
 #include "util/buf.h"
+#include "util/lines.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
@@ -55,8 +56,7 @@ typedef struct reader {
     bib *b;
     arena *a;
     diag_list *d;
-    size_t *lines;          /* offset of each line's start */
-    size_t nlines;
+    lines lines;            /* the file's line index */
     strmap *macro_index;    /* lower-case name → index in macros */
     macro *macros;
     size_t nmacros, capmacros;
@@ -119,32 +119,19 @@ static char *lower(arena *a, const char *s, size_t n)
 
 /* ---- places ---- */
 
-static void index_lines(reader *r)
-{
-    size_t cap = 64;
-    r->lines = xmalloc(cap * sizeof *r->lines);
-    r->lines[r->nlines++] = 0;
-    for (const char *p = r->s, *end = r->s + r->n; (p = memchr(p, '\n', (size_t)(end - p))); p++) {
-        if (r->nlines == cap)
-            r->lines = xrealloc(r->lines, (cap *= 2) * sizeof *r->lines);
-        r->lines[r->nlines++] = (size_t)(p - r->s) + 1;
-    }
-}
-
 static int line_of(const reader *r, size_t pos)
 {
-    size_t lo = 0, hi = r->nlines; /* lines[lo] <= pos < lines[hi] */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->lines[mid] <= pos)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (int)lo + 1;
+    int line, col;
+    lines_place(&r->lines, pos, &line, &col);
+    return line;
 }
 
-static int col_of(const reader *r, size_t pos) { return (int)(pos - r->lines[line_of(r, pos) - 1]) + 1; }
+static int col_of(const reader *r, size_t pos)
+{
+    int line, col;
+    lines_place(&r->lines, pos, &line, &col);
+    return col;
+}
 
 /* The file's last line (its final newline ends it, starts no other). */
 static int last_line(const reader *r) { return r->n ? line_of(r, r->n - 1) : 1; }
@@ -882,7 +869,7 @@ bool bib_read(bib *b, const char *text, size_t len, const char *path, arena *a, 
     r.msg = (buf)BUF_INIT;
     r.store = (buf)BUF_INIT;
     r.name = (buf)BUF_INIT;
-    index_lines(&r);
+    lines_index(&r.lines, r.s, r.n);
     while (r.i < r.n && !r.stop) {
         char c = r.s[r.i];
         if (c == '@') {
@@ -905,7 +892,7 @@ bool bib_read(bib *b, const char *text, size_t len, const char *path, arena *a, 
     }
     free(r.macros);
     free(r.fields);
-    free(r.lines);
+    lines_release(&r.lines);
     buf_release(&r.val);
     buf_release(&r.msg);
     buf_release(&r.store);

@@ -23,30 +23,11 @@
 static void place(imp *m, const import_page *p, size_t off, int *line, int *col)
 {
     if (m->lines_of != p->body_src) {
-        size_t n = 1, cap = 0;
-        for (const char *q = p->body_src, *e = q + p->body_len; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++)
-            n++;
-        size_t *v = arena_alloc(m->a, n * sizeof *v);
-        v[cap++] = 0;
-        for (size_t i = 0; i < p->body_len; i++)
-            if (p->body_src[i] == '\n')
-                v[cap++] = i + 1;
-        m->line_starts = v;
-        m->nline_starts = n;
+        lines_index(&m->body_lines, p->body_src, p->body_len);
         m->lines_of = p->body_src;
     }
-    if (off > p->body_len)
-        off = p->body_len;
-    size_t lo = 0, hi = m->nline_starts; /* the last line start <= off */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->line_starts[mid] <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *line = p->body_line + (int)lo;
-    *col = (int)(off - m->line_starts[lo]) + 1;
+    lines_place(&m->body_lines, off > p->body_len ? p->body_len : off, line, col);
+    *line += p->body_line - 1;
 }
 
 static void note_at(imp *m, const import_page *p, size_t off, const char *what, size_t wn, const char *todo)

@@ -97,6 +97,8 @@ void import_notes_free(imp *m)
     free(m->note_slots);
     m->note_slots = NULL;
     m->nnote_slots = 0;
+    lines_release(&m->body_lines);
+    m->lines_of = NULL;
 }
 
 const char *import_expand_pattern(imp *m, const char *pat, bool lower,

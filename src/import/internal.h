@@ -14,6 +14,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/date.h"
+#include "util/lines.h"
 #include "value/value.h"
 
 /* One front-matter key to write, in order. */
@@ -87,7 +88,7 @@ typedef struct imp {
     /* where each line of one page's body starts (body.c, place): notes ask
      * for their line and column by offset */
     const char *lines_of;  /* the body_src they are of, or NULL */
-    size_t *line_starts, nline_starts;
+    lines body_lines;      /* their line index (util/lines.h) */
 } imp;
 
 /* ---- import.c -------------------------------------------------------- */
@@ -108,7 +109,8 @@ bool import_src_inside(imp *m, const char *rel, const char *what);
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo);
-/* Frees what import_note_add keeps on the heap (its hash set of notes). */
+/* Frees what the notes keep on the heap: their hash set, and the line
+ * index of the page they were placed in (body.c). */
 void import_notes_free(imp *m);
 /* Expands a permalink pattern of the old generator: each `:name` is handed
  * to token(ctx, name, len, out), which writes its value and returns true,

@@ -7,6 +7,7 @@
 #include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/lines.h"
 #include "util/text.h"
 #include "util/url.h"
 #include "util/xmlchar.h"
@@ -107,6 +108,29 @@ TEST(diag_sorting_and_format)
 /* Issue 34, finding 16: one file's problems are capped when printed, as
  * GCC's -fmax-errors, with the count of the rest; a hidden error's notes
  * are hidden with it; other files keep their own count. */
+TEST(line_index)
+{
+    lines l = { 0 };
+    int line, col;
+    lines_index(&l, "", 0);
+    EQ_INT((int)l.n, 1);
+    lines_place(&l, 0, &line, &col);
+    EQ_INT(line, 1);
+    EQ_INT(col, 1);
+    lines_index(&l, "ab\n\ncd\n", 7); /* a second index replaces the first */
+    EQ_INT((int)l.n, 4);
+    const size_t offs[] = { 0, 2, 3, 4, 5, 6, 7, 100 };
+    const int want[][2] = { { 1, 1 }, { 1, 3 }, { 2, 1 }, { 3, 1 }, { 3, 2 }, { 3, 3 }, { 4, 1 }, { 4, 94 } };
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++) {
+        lines_place(&l, offs[i], &line, &col);
+        EQ_INT(line, want[i][0]);
+        EQ_INT(col, want[i][1]);
+    }
+    lines_release(&l);
+    EQ_INT((int)l.n, 0);
+    lines_release(&l); /* twice is harmless */
+}
+
 TEST(diag_print_caps_each_file)
 {
     diag_list *d = diag_list_new();
@@ -306,6 +330,7 @@ int main(void)
     RUN(arena_basics);
     RUN(arena_shrink_gives_back_the_tail);
     RUN(diag_sorting_and_format);
+    RUN(line_index);
     RUN(diag_print_caps_each_file);
     RUN(value_printing);
     RUN(url_rules);
