@@ -5,4 +5,4 @@
 # loaded machine).
 add_test(NAME complexity/doubling
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/complexity/run.py $<TARGET_FILE:sheaf>)
-set_tests_properties(complexity/doubling PROPERTIES TIMEOUT 300 LABELS slow)
+set_tests_properties(complexity/doubling PROPERTIES TIMEOUT 300 LABELS "slow;no-asan")
