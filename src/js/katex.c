@@ -74,19 +74,46 @@ static const char wrapper[] =
  * wherever an allocation fails), so every object is on the heap's lists;
  * the engine is not used again, only destroyed. */
 
+/* Each block starts with a header that keeps the alignment: its size, and
+ * its place in the heap's list of live blocks. A jump out of Duktape can
+ * leave a block it had just allocated linked to none of its own lists, so
+ * duk_destroy_heap would not free it; the list lets js_katex_free free
+ * whatever Duktape left (found by fuzz_formula under LeakSanitizer). */
+typedef union head {
+    struct {
+        union head *prev, *next;
+        size_t size;
+    } b;
+    max_align_t align;
+} head;
+
 typedef struct heap {
     size_t used, cap;       /* bytes held; cap 0: none */
     long long deadline_ns;  /* thread CPU time; 0: none */
     unsigned calls;
     bool out_of_memory, out_of_time;
     jmp_buf *escape;        /* where to go past a bound; NULL: return NULL */
+    head *live;             /* the blocks allocated and not freed */
 } heap;
 
-/* each block starts with its size, in a header that keeps the alignment */
-typedef union head {
-    size_t size;
-    max_align_t align;
-} head;
+static void link_block(heap *h, head *p)
+{
+    p->b.prev = NULL;
+    p->b.next = h->live;
+    if (h->live)
+        h->live->b.prev = p;
+    h->live = p;
+}
+
+static void unlink_block(heap *h, head *p)
+{
+    if (p->b.prev)
+        p->b.prev->b.next = p->b.next;
+    else
+        h->live = p->b.next;
+    if (p->b.next)
+        p->b.next->b.prev = p->b.prev;
+}
 
 static long long cpu_ns(void)
 {
@@ -118,7 +145,8 @@ static void *heap_alloc(void *udata, duk_size_t size)
     head *p = malloc(sizeof(head) + size);
     if (!p)
         return NULL;
-    p->size = size;
+    p->b.size = size;
+    link_block(h, p);
     h->used += size;
     return p + 1;
 }
@@ -129,7 +157,8 @@ static void heap_free(void *udata, void *ptr)
     if (!ptr)
         return;
     head *p = (head *)ptr - 1;
-    h->used -= p->size;
+    h->used -= p->b.size;
+    unlink_block(h, p);
     free(p);
 }
 
@@ -139,17 +168,21 @@ static void *heap_realloc(void *udata, void *ptr, duk_size_t size)
     if (!ptr)
         return heap_alloc(udata, size);
     head *p = (head *)ptr - 1;
-    size_t old = p->size;
+    size_t old = p->b.size;
     if (size == 0) { /* Duktape's contract: free, and return NULL */
         heap_free(udata, ptr);
         return NULL;
     }
     if ((size > old && refuse(h, size - old)) || size > SIZE_MAX - sizeof(head))
         return NULL;
+    unlink_block(h, p);
     head *q = realloc(p, sizeof(head) + size);
-    if (!q)
+    if (!q) {
+        link_block(h, p);
         return NULL;
-    q->size = size;
+    }
+    link_block(h, q);
+    q->b.size = size;
     h->used = h->used - old + size;
     return q + 1;
 }
@@ -279,7 +312,13 @@ void js_katex_free(js_katex *k)
 {
     if (!k)
         return;
+    k->h->escape = NULL;
     duk_destroy_heap(k->ctx);
+    /* what a jump out of Duktape left off its lists (a spent engine) */
+    for (head *p = k->h->live, *next; p; p = next) {
+        next = p->b.next;
+        free(p);
+    }
     free(k->h);
     free(k);
 }
