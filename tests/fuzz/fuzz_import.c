@@ -42,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     import_convert_body(&m, p, !(data[0] & 1));
     for (size_t i = 0; i < m.npages; i++)
         buf_release(&m.pages[i]->body);
+    import_notes_free(&m);
     arena_free(m.a);
     return 0;
 }
