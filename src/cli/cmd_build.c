@@ -120,7 +120,7 @@ static int run(int argc, char **argv, bool check)
     /* check reports what build would (and more: root-relative links) */
     cli_warn_no_host(o.site_dir, o.base_url, d);
     build_stats st;
-    progress_line pl = { 0 };
+    progress_line pl = { .after_ms = 0 }; /* all zero (clang reads { 0 } as an int for the atomic pointer) */
     bool progress = progress_start(&pl, quiet);
     if (progress)
         o.progress = &pl.p;
