@@ -18,6 +18,7 @@
  * content/, a linked content/, contentDir = "../outside", loops, FIFOs). */
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,29 @@ static void parents(const char *root, const char *rel)
     *slash = 0;
     fs_mkdirs(full);
     free(full);
+}
+
+/* Whether the tree may get a new entry at rel: every folder on the way is
+ * a real folder or not there yet, and rel itself is not there. The tree is
+ * made by this harness, so it must never write through a link the input
+ * made (to anywhere on the machine) nor open a FIFO it made (which blocks
+ * until a reader comes: the full run's fuzz stage hung on one). */
+static bool new_entry_ok(const char *root, const char *rel)
+{
+    char *full = fs_join(root, rel);
+    size_t skip = strlen(root) + 1;
+    bool ok = true;
+    struct stat st;
+    for (char *p = full + skip; ok && (p = strchr(p, '/')) != NULL; p++) {
+        *p = 0;
+        if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode))
+            ok = false;
+        *p = '/';
+    }
+    if (ok && lstat(full, &st) == 0)
+        ok = false;
+    free(full);
+    return ok;
 }
 
 static void check_tree(const char *dir)
@@ -135,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *dend = i < size ? memchr(d, 0, size - i) : NULL;
         size_t dlen = dend ? (size_t)(dend - d) : size > i ? size - i : 0;
         i += dlen + 1;
-        if (!path_ok(path))
+        if (!path_ok(path) || !new_entry_ok(src, path))
             continue;
         parents(src, path);
         char *full = fs_join(src, path);
