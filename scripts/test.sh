@@ -62,8 +62,10 @@ elif [ "$fuzz_seconds" -gt 0 ]; then
         cmake --build build-fuzz -j "$jobs" --target "fuzz_$name" >/dev/null || { status=1; continue; }
         work=$(mktemp -d)
         cp -r "$corpus". "$work/"
-        if ./build-fuzz/tests/fuzz/"fuzz_$name" -max_total_time="$fuzz_seconds" \
-               -artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
+        # -max_total_time is checked between inputs: a run stuck in one
+        # input (a hang is a finding too) is stopped 60 s later, and fails.
+        if timeout -k 10 $((fuzz_seconds + 60)) ./build-fuzz/tests/fuzz/"fuzz_$name" \
+               -max_total_time="$fuzz_seconds" -artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
             echo "fuzz_$name: $(grep -o 'Done [0-9]* runs' "$work.log" || echo ok), no crash"
         else
             echo "fuzz_$name: FAILED"; tail -40 "$work.log"; status=1
