@@ -19,6 +19,7 @@
 #include "tpl/builtins.h"
 #include "util/ckd.h"
 #include "util/date.h"
+#include "util/html.h"
 #include "util/scan.h"
 
 /* A filter of this file only (FILTER_FN in builtins.h: one other files name). */
@@ -467,58 +468,6 @@ FILTER(truncate)
     return true;
 }
 
-/* html.unescape for the entities markup commonly holds. */
-/* One character reference at s[0] == '&' as Python's html.unescape reads
- * it; appends the replacement and returns the length consumed (0: none). */
-static size_t unescape_entity(const char *s, size_t n, buf *b)
-{
-    if (n < 2)
-        return 0;
-    if (s[1] == '#') {
-        size_t i = 2;
-        bool hex = i < n && (s[i] == 'x' || s[i] == 'X');
-        if (hex)
-            i++;
-        size_t st = i;
-        int64_t cp = 0;
-        while (i < n && (hex ? isxdigit((unsigned char)s[i]) : isdigit((unsigned char)s[i]))) {
-            int d = isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10;
-            if (cp <= 0x110000)
-                cp = cp * (hex ? 16 : 10) + d;
-            i++;
-        }
-        if (i == st)
-            return 0;
-        if (i < n && s[i] == ';')
-            i++;
-        char tmp[8];
-        buf_puts(b, tpl_entity_numeric(cp, tmp));
-        return i;
-    }
-    size_t e = 1;
-    while (e < n && e <= 32 && !strchr("\t\n\f <&#;", s[e]))
-        e++;
-    if (e == 1)
-        return 0;
-    if (e < n && s[e] == ';')
-        e++;
-    const char *name = s + 1;
-    size_t len = e - 1;
-    const char *rep = tpl_entity_named(name, len);
-    if (rep) {
-        buf_puts(b, rep);
-        return e;
-    }
-    for (size_t x = len - 1; x > 1; x--) {
-        rep = tpl_entity_named(name, x);
-        if (rep) {
-            buf_puts(b, rep);
-            return 1 + x;
-        }
-    }
-    return 0;
-}
-
 /* How striptags' main loop reads a byte: part of a word, Python whitespace
  * (in ASCII), '<', or the lead of something non-ASCII. */
 enum { ST_WORD, ST_SPACE, ST_LT, ST_HIGH };
@@ -676,7 +625,7 @@ FILTER(striptags)
         }
         size_t ai = (size_t)(amp - d);
         buf_put(&x, d + i, ai - i);
-        size_t k = unescape_entity(d + ai, w - ai, &x);
+        size_t k = html_unescape_ref(d + ai, w - ai, &x);
         if (k) {
             i = ai + k;
         } else {

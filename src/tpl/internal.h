@@ -265,11 +265,6 @@ tpl_value tpl_getattr_path(tpl_value v, const char *path);
  * (mode 0 lower, 1 upper, 2 title); NULL when they agree. casemap.c. */
 const char *tpl_case_special(int32_t cp, int mode);
 
-/* html.unescape's tables (entities.c): a named reference (name as written,
- * with its ';' if any) or NULL; the text a numeric reference stands for. */
-const char *tpl_entity_named(const char *name, size_t n);
-const char *tpl_entity_numeric(int64_t cp, char tmp[8]);
-
 /* The bounds of a render (docs/templates.md, "Limits"): past them it is an
  * error at the template's line, not an attempt that exhausts memory.
  * TPL_MAX_STRING and TPL_MAX_LIST bound every string and list a template

@@ -1,7 +1,7 @@
 /* test_tables: the hand-kept tables that are searched by bisection stay
  * sorted (a row out of order would make its name, or another, silently
  * unknown), and the evaluator's quick check for map methods knows every
- * map method. The generated tables (tpl/entities.c, tpl/casemap.c) are
+ * map method. The generated tables (util/entities.c, tpl/casemap.c) are
  * sorted by their generators. */
 #include "harness.h"
 

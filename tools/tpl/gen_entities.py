@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Writes src/tpl/entities.c: Python's html.unescape (which markupsafe's
-striptags uses) as data — the HTML5 named character references, and what
-numeric references to invalid code points become.
-Run: /usr/bin/python3 tools/tpl/gen_entities.py > src/tpl/entities.c"""
+"""Writes src/util/entities.c: Python's html.unescape (which markupsafe's
+striptags uses, and so sheaf's) as data — the HTML5 named character
+references, and what numeric references to invalid code points become.
+Run: /usr/bin/python3 tools/tpl/gen_entities.py > src/util/entities.c"""
 import html
 import html.entities
 
@@ -23,7 +23,7 @@ print("""/* entities: the tables of Python's html.unescape — every HTML5 named
 #include <stdint.h>
 #include <string.h>
 
-#include "tpl/internal.h"
+#include "util/html.h"
 
 typedef struct entity {
     const char *name;
@@ -43,7 +43,7 @@ cps = sorted(html._invalid_codepoints)
 for i in range(0, len(cps), 8):
     print("    " + ", ".join(f"0x{c:X}" for c in cps[i:i + 8]) + ",")
 print("};\n")
-print("""const char *tpl_entity_named(const char *name, size_t n)
+print("""const char *html_entity_named(const char *name, size_t n)
 {
     size_t lo = 0, hi = sizeof named / sizeof named[0];
     while (lo < hi) {
@@ -63,7 +63,7 @@ print("""const char *tpl_entity_named(const char *name, size_t n)
     return NULL;
 }
 
-const char *tpl_entity_numeric(int64_t cp, char tmp[8])
+const char *html_entity_numeric(int64_t cp, char tmp[8])
 {
     for (size_t i = 0; i < sizeof invalid_refs / sizeof invalid_refs[0]; i++)
         if (invalid_refs[i].cp == cp)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tpl/internal.h"
+#include "util/html.h"
 
 typedef struct entity {
     const char *name;
@@ -2307,7 +2307,7 @@ static const int32_t invalid_cps[] = {
     0xEFFFE, 0xEFFFF, 0xFFFFE, 0xFFFFF, 0x10FFFE, 0x10FFFF,
 };
 
-const char *tpl_entity_named(const char *name, size_t n)
+const char *html_entity_named(const char *name, size_t n)
 {
     size_t lo = 0, hi = sizeof named / sizeof named[0];
     while (lo < hi) {
@@ -2327,7 +2327,7 @@ const char *tpl_entity_named(const char *name, size_t n)
     return NULL;
 }
 
-const char *tpl_entity_numeric(int64_t cp, char tmp[8])
+const char *html_entity_numeric(int64_t cp, char tmp[8])
 {
     for (size_t i = 0; i < sizeof invalid_refs / sizeof invalid_refs[0]; i++)
         if (invalid_refs[i].cp == cp)
