@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 size_t html_unescape_ref(const char *s, size_t n, buf *b)
 {
@@ -54,3 +55,376 @@ size_t html_unescape_ref(const char *s, size_t n, buf *b)
     return 0;
 }
 
+
+/* ---- plain text ---- */
+
+static bool name_is(const char *s, size_t n, const char *name)
+{
+    size_t k = strlen(name);
+    if (n != k)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (tolower((unsigned char)s[i]) != name[i])
+            return false;
+    return true;
+}
+
+static bool name_in(const char *s, size_t n, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (name_is(s, n, names[i]))
+            return true;
+    return false;
+}
+
+static const char *const block_names[] = {
+    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog",
+    "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+    "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+    "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", NULL,
+};
+static const char *const skip_names[] = {
+    "annotation", "annotation-xml", "button", "script", "select", "style", "svg",
+    "template", "textarea", NULL,
+};
+static const char *const void_names[] = {
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+    "source", "track", "wbr", NULL,
+};
+
+/* The value of attribute `name` in a tag's attribute text a[0..n), or
+ * NULL; *len its length. Reads name=value, name="value", name='value'. */
+static const char *attr_value(const char *a, size_t n, const char *name, size_t *len)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (isspace((unsigned char)a[i]) || a[i] == '/'))
+            i++;
+        size_t ns = i;
+        while (i < n && !isspace((unsigned char)a[i]) && a[i] != '=' && a[i] != '/')
+            i++;
+        size_t ne = i;
+        while (i < n && isspace((unsigned char)a[i]))
+            i++;
+        const char *v = "";
+        size_t vl = 0;
+        if (i < n && a[i] == '=') {
+            i++;
+            while (i < n && isspace((unsigned char)a[i]))
+                i++;
+            if (i < n && (a[i] == '"' || a[i] == '\'')) {
+                char q = a[i++];
+                v = a + i;
+                while (i < n && a[i] != q)
+                    i++;
+                vl = (size_t)(a + i - v);
+                if (i < n)
+                    i++;
+            } else {
+                v = a + i;
+                while (i < n && !isspace((unsigned char)a[i]))
+                    i++;
+                vl = (size_t)(a + i - v);
+            }
+        }
+        if (ne > ns && name_is(a + ns, ne - ns, name)) {
+            *len = vl;
+            return v;
+        }
+        if (ne == ns && i < n && ns == i)
+            i++; /* a stray byte: step over it */
+    }
+    return NULL;
+}
+
+static bool has_class(const char *v, size_t n, const char *cls)
+{
+    size_t k = strlen(cls);
+    for (size_t i = 0; i < n;) {
+        while (i < n && isspace((unsigned char)v[i]))
+            i++;
+        size_t s = i;
+        while (i < n && !isspace((unsigned char)v[i]))
+            i++;
+        if (i - s == k && !memcmp(v + s, cls, k))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the element whose attribute text is a[0..n) is left out. */
+static bool hidden(const char *a, size_t n)
+{
+    size_t l;
+    const char *v = attr_value(a, n, "aria-hidden", &l);
+    if (v && name_is(v, l, "true"))
+        return true;
+    if (attr_value(a, n, "hidden", &l))
+        return true;
+    v = attr_value(a, n, "class", &l);
+    return v && (has_class(v, l, "footnote-ref") || has_class(v, l, "footnote-backref"));
+}
+
+typedef struct plain {
+    buf *out;
+    size_t start;  /* out->len when this text began */
+    int pending;   /* 0 none, 1 a space, 2 a line break before the next text */
+    bool lines;
+    const size_t *marks; /* html offsets, ascending, whose text offsets */
+    size_t *at;          /* are wanted in at[] */
+    size_t nmarks, next;
+} plain;
+
+/* Notes the text offset of every mark at or before html offset i: where
+ * the next text will start. */
+static void plain_marks(plain *p, size_t i)
+{
+    for (; p->next < p->nmarks && p->marks[p->next] <= i; p->next++)
+        p->at[p->next] = p->out->len + (p->pending && p->out->len > p->start);
+}
+
+static void plain_break(plain *p, int kind)
+{
+    if (kind == 2 && !p->lines)
+        kind = 1;
+    if (kind > p->pending)
+        p->pending = kind;
+}
+
+static void plain_put(plain *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+            plain_break(p, 1);
+            continue;
+        }
+        if (p->pending && p->out->len > p->start)
+            buf_putc(p->out, p->pending == 2 ? '\n' : ' ');
+        p->pending = 0;
+        buf_putc(p->out, c);
+    }
+}
+
+/* Text with its character references decoded. */
+static void plain_text(plain *p, const char *s, size_t n)
+{
+    buf t = BUF_INIT;
+    for (size_t i = 0; i < n;) {
+        const char *amp = memchr(s + i, '&', n - i);
+        size_t e = amp ? (size_t)(amp - s) : n;
+        plain_put(p, s + i, e - i);
+        if (!amp)
+            break;
+        buf_reset(&t);
+        size_t k = html_unescape_ref(s + e, n - e, &t);
+        if (k) {
+            plain_put(p, t.data, t.len);
+            i = e + k;
+        } else {
+            plain_put(p, "&", 1);
+            i = e + 1;
+        }
+    }
+    buf_release(&t);
+}
+
+/* The end of the tag whose name ends at h[from]: the index of the first
+ * '>' outside quoted values, or n. */
+static size_t tag_end(const char *h, size_t from, size_t n)
+{
+    char q = 0;
+    for (size_t e = from; e < n; e++) {
+        if (q) {
+            if (h[e] == q)
+                q = 0;
+        } else if (h[e] == '"' || h[e] == '\'') {
+            q = h[e];
+        } else if (h[e] == '>') {
+            return e;
+        }
+    }
+    return n;
+}
+
+/* Reads the tag at h[t] == '<': its name and whether it closes. Returns
+ * false when no tag starts there (a '<' that is text). */
+static bool tag_name(const char *h, size_t t, size_t n, size_t *ns, size_t *ne, bool *closing)
+{
+    size_t s = t + 1;
+    *closing = s < n && h[s] == '/';
+    if (*closing)
+        s++;
+    if (s >= n || !isalpha((unsigned char)h[s]))
+        return false;
+    size_t e = s;
+    while (e < n && (isalnum((unsigned char)h[e]) || h[e] == '-' || h[e] == ':'))
+        e++;
+    *ns = s;
+    *ne = e;
+    return true;
+}
+
+/* The first "</name" at or after `from` (any case), or n; `memo` keeps the
+ * last answer, so that nested or unclosed elements cost one search. */
+typedef struct close_memo {
+    size_t from, at;
+} close_memo;
+
+static size_t find_close(const char *h, size_t from, size_t n, const char *name, close_memo *m)
+{
+    if (m->from <= from && m->at >= from)
+        return m->at;
+    size_t at = n;
+    for (const char *lt = memchr(h + from, '<', n - from); lt;
+         lt = (size_t)(lt - h) + 1 < n ? memchr(lt + 1, '<', (size_t)(h + n - lt - 1)) : NULL) {
+        size_t i = (size_t)(lt - h), ns, ne;
+        bool closing;
+        if (tag_name(h, i, n, &ns, &ne, &closing) && closing && name_is(h + ns, ne - ns, name)) {
+            at = i;
+            break;
+        }
+    }
+    m->from = from;
+    m->at = at;
+    return at;
+}
+
+/* A formula's TeX: the text of its <annotation encoding="application/x-tex">
+ * within h[from..to), written to p; false when it has none. */
+static bool math_tex(plain *p, const char *h, size_t from, size_t to)
+{
+    for (size_t i = from; i < to;) {
+        const char *lt = memchr(h + i, '<', to - i);
+        if (!lt)
+            return false;
+        size_t t = (size_t)(lt - h), ns, ne;
+        bool closing;
+        if (!tag_name(h, t, to, &ns, &ne, &closing)) {
+            i = t + 1;
+            continue;
+        }
+        size_t e = tag_end(h, ne, to);
+        if (!closing && name_is(h + ns, ne - ns, "annotation")) {
+            size_t l;
+            const char *enc = attr_value(h + ne, e - ne, "encoding", &l);
+            size_t body = e < to ? e + 1 : to;
+            close_memo m = { 1, 0 };
+            size_t end = find_close(h, body, to, "annotation", &m);
+            if (enc && name_is(enc, l, "application/x-tex")) {
+                plain_text(p, h + body, end - body);
+                return true;
+            }
+            i = end < to ? end + 1 : to;
+            continue;
+        }
+        i = e < to ? e + 1 : to;
+    }
+    return false;
+}
+
+/* Past the element opened by the tag ending at h[after - 1], named
+ * name[0..nl): its end tag matched by counting elements of that name. */
+static size_t skip_element(const char *h, size_t after, size_t n, const char *name, size_t nl)
+{
+    int depth = 1;
+    size_t j = after;
+    while (j < n) {
+        const char *lt = memchr(h + j, '<', n - j);
+        if (!lt)
+            return n;
+        size_t t = (size_t)(lt - h), ns, ne;
+        bool closing;
+        if (!tag_name(h, t, n, &ns, &ne, &closing)) {
+            j = t + 1;
+            continue;
+        }
+        size_t e = tag_end(h, ne, n);
+        j = e < n ? e + 1 : n;
+        if (ne - ns != nl || strncasecmp(h + ns, name, nl))
+            continue;
+        if (closing) {
+            if (--depth == 0)
+                return j;
+        } else if (!(e < n && e > ne && h[e - 1] == '/')) {
+            depth++;
+        }
+    }
+    return n;
+}
+
+void html_plain_text(buf *out, const char *h, size_t n, bool lines)
+{
+    html_plain_text_marked(out, h, n, lines, NULL, NULL, 0);
+}
+
+void html_plain_text_marked(buf *out, const char *h, size_t n, bool lines, const size_t *marks,
+                            size_t *at, size_t nmarks)
+{
+    plain p = { .out = out, .start = out->len, .lines = lines, .marks = marks, .at = at,
+                .nmarks = nmarks };
+    close_memo math_close = { 1, 0 };
+    size_t no_tex_before = 0; /* a formula closing here has no TeX */
+    size_t i = 0;
+    while (i < n) {
+        const char *lt = memchr(h + i, '<', n - i);
+        size_t t = lt ? (size_t)(lt - h) : n;
+        for (plain_marks(&p, i); p.next < nmarks && marks[p.next] < t; plain_marks(&p, i)) {
+            plain_text(&p, h + i, marks[p.next] - i); /* text up to a mark inside it */
+            i = marks[p.next];
+        }
+        plain_text(&p, h + i, t - i);
+        plain_marks(&p, t);
+        if (t >= n)
+            break;
+        if (t + 4 <= n && !memcmp(h + t, "<!--", 4)) { /* a comment */
+            const char *e = t + 4 < n ? memmem(h + t + 4, n - t - 4, "-->", 3) : NULL;
+            i = e ? (size_t)(e - h) + 3 : n;
+            continue;
+        }
+        size_t ns, ne;
+        bool closing;
+        if (!tag_name(h, t, n, &ns, &ne, &closing)) {
+            if (t + 1 < n && (h[t + 1] == '!' || h[t + 1] == '?')) { /* <!DOCTYPE>, <?…> */
+                const char *gt = memchr(h + t, '>', n - t);
+                i = gt ? (size_t)(gt - h) + 1 : n;
+            } else {
+                plain_text(&p, "<", 1); /* a '<' that opens no tag is text */
+                i = t + 1;
+            }
+            continue;
+        }
+        size_t e = tag_end(h, ne, n);
+        size_t after = e < n ? e + 1 : n;
+        const char *name = h + ns;
+        size_t nl = ne - ns;
+        bool block = name_in(name, nl, block_names);
+        if (block)
+            plain_break(&p, 2);
+        i = after;
+        if (closing)
+            continue;
+        if (name_is(name, nl, "math")) {
+            size_t close = find_close(h, after, n, "math", &math_close);
+            if (close != no_tex_before && math_tex(&p, h, after, close)) {
+                i = close < n ? tag_end(h, close, n) : n;
+                i = i < n ? i + 1 : n;
+            } else {
+                no_tex_before = close; /* its text, less the annotations */
+            }
+            continue;
+        }
+        bool self_closing = e < n && e > ne && h[e - 1] == '/';
+        if (!self_closing && !name_in(name, nl, void_names) &&
+            (name_in(name, nl, skip_names) || hidden(h + ne, e - ne))) {
+            i = skip_element(h, after, n, name, nl);
+            if (block)
+                plain_break(&p, 2);
+        }
+    }
+    p.pending = 0;
+    plain_marks(&p, (size_t)-1);
+    for (size_t k = 0; k < nmarks; k++)
+        if (at[k] > out->len) /* a space that was never written */
+            at[k] = out->len;
+}

@@ -86,12 +86,23 @@ def liquid_per_post(sheaf, tmp, n):
     return [sheaf, "import", "jekyll", src, out, "-q"], out, 0, ""
 
 
+def plain_text(sheaf, tmp, n):
+    # a page's plain text (util/html.h) over formulas and hidden elements
+    # nested n deep: each end tag is searched for once, not once an element
+    body = "<div>" + "<math><mi>x</mi>" * n + "</div>\n<p>" + "<span aria-hidden=\"true\">a" * n + "</p>\n"
+    root = site(tmp, {"site.yaml": "title: T\nmarkdown:\n  unsafe: true\n",
+                      "content/posts/2024-01-01-a.md": post("A", body)})
+    out = os.path.join(tmp, "out")
+    return [sheaf, "build", "-s", root, "-o", out, "-q", "-j", "1"], out, 0, ""
+
+
 CASES = {
     # name: (make, N)
     "tags-per-page": (tags_per_page, 48),
     "shortcodes-per-page": (shortcodes_per_page, 10000),
     "unclosed-shortcodes": (unclosed_shortcodes, 20000),
     "liquid-per-post": (liquid_per_post, 20000),
+    "plain-text": (plain_text, 5000),
 }
 
 

@@ -1,0 +1,169 @@
+/* Unit tests for util/html: character references and the plain text of a
+ * page (html_plain_text), every rule of it and its bounds. */
+#include "harness.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "util/buf.h"
+#include "util/html.h"
+
+static const char *plain(buf *b, const char *h, bool lines)
+{
+    buf_reset(b);
+    html_plain_text(b, h, strlen(h), lines);
+    return b->len ? b->data : "";
+}
+
+TEST(references)
+{
+    buf b = BUF_INIT;
+    EQ_INT((int)html_unescape_ref("&amp;x", 6, &b), 5);
+    EQ_INT((int)html_unescape_ref("&#x41;", 6, &b), 6);
+    EQ_INT((int)html_unescape_ref("&#65", 4, &b), 4);
+    EQ_INT((int)html_unescape_ref("&mdash;", 7, &b), 7);
+    EQ_INT((int)html_unescape_ref("&ampx", 5, &b), 4); /* the longest name that is one */
+    EQ_INT((int)html_unescape_ref("&zz;", 4, &b), 0);
+    EQ_INT((int)html_unescape_ref("&", 1, &b), 0);
+    EQ_STR(b.data, "&A" "A" "\xe2\x80\x94" "&");
+    buf_release(&b);
+}
+
+TEST(tags_and_space)
+{
+    buf b = BUF_INIT;
+    EQ_STR(plain(&b, "<p>Hello,   <em>brave</em>\n new <a href=\"/x\">world</a>.</p>", false),
+           "Hello, brave new world.");
+    EQ_STR(plain(&b, "  <p> a </p>  ", false), "a");
+    EQ_STR(plain(&b, "", false), "");
+    EQ_STR(plain(&b, "a &lt;b&gt; &amp; &mdash; &#x4E2D;&nbsp;x", false),
+           "a <b> & \xe2\x80\x94 \xe4\xb8\xad\xc2\xa0x");
+    EQ_STR(plain(&b, "a<!-- note -->b<!--more-->c", false), "abc");
+    EQ_STR(plain(&b, "<!DOCTYPE html><?xml x?>a", false), "a");
+    EQ_STR(plain(&b, "1 < 2 and 3 <4", false), "1 < 2 and 3 <4");
+    EQ_STR(plain(&b, "a<b title=\"x > y\">c</b>", false), "ac");
+    EQ_STR(plain(&b, "a<b title='>'>c", false), "ac");
+    EQ_STR(plain(&b, "word<span>joined</span>", false), "wordjoined");
+    buf_release(&b);
+}
+
+TEST(blocks)
+{
+    buf b = BUF_INIT;
+    const char *h = "<h2 id=\"t\">Title</h2><p>One.</p>\n<ul><li>a</li><li>b</li></ul>"
+                    "<table><tr><td>x</td><td>y</td></tr></table>text<br>more";
+    EQ_STR(plain(&b, h, true), "Title\nOne.\na\nb\nx\ny\ntext\nmore");
+    EQ_STR(plain(&b, h, false), "Title One. a b x y text more");
+    EQ_STR(plain(&b, "<P>A</P><DIV>B</DIV>", true), "A\nB");
+    buf_release(&b);
+}
+
+TEST(formulas)
+{
+    buf b = BUF_INIT;
+    /* what KaTeX writes: the formula once, as its TeX */
+    const char *m = "<p>sums <math xmlns=\"http://www.w3.org/1998/Math/MathML\"><semantics><mrow>"
+                    "<mi>k</mi><mi>n</mi><mo>=</mo><mn>8192</mn></mrow>"
+                    "<annotation encoding=\"application/x-tex\">kn = 8192</annotation>"
+                    "</semantics></math> values</p>";
+    EQ_STR(plain(&b, m, false), "sums kn = 8192 values");
+    /* references in the TeX are decoded */
+    EQ_STR(plain(&b, "<math><annotation encoding=\"application/x-tex\">a &lt; b &amp; c</annotation></math>", false),
+           "a < b & c");
+    /* no TeX: the formula's text, the other annotations left out */
+    EQ_STR(plain(&b, "<math><mi>x</mi><annotation encoding=\"text/plain\">ex</annotation>"
+                     "<annotation-xml encoding=\"MathML-Content\"><ci>x</ci></annotation-xml></math>!", false),
+           "x!");
+    /* a TeX annotation after another annotation */
+    EQ_STR(plain(&b, "<math><mi>y</mi><annotation encoding=\"a\">no</annotation>"
+                     "<annotation encoding='application/x-tex'>y^2</annotation></math>", false),
+           "y^2");
+    /* an equation number hidden from readers stays out */
+    EQ_STR(plain(&b, "<div class=\"math display\"><math><annotation encoding=\"application/x-tex\">E</annotation>"
+                     "</math><span class=\"eqno\" aria-hidden=\"true\">(1)</span></div>after", true),
+           "E\nafter");
+    /* unclosed */
+    EQ_STR(plain(&b, "a <math><mi>z</mi>", false), "a z");
+    EQ_STR(plain(&b, "a <math><annotation encoding=\"application/x-tex\">q", false), "a q");
+    buf_release(&b);
+}
+
+TEST(left_out)
+{
+    buf b = BUF_INIT;
+    EQ_STR(plain(&b, "a<script>if (x < y) document.write('<b>')</script>b", false), "ab");
+    EQ_STR(plain(&b, "a<style>p{}</style><template><p>t</p></template>b", false), "ab");
+    EQ_STR(plain(&b, "a<button class=\"copy\">Copy</button>b<svg><text>L</text></svg>c", false), "abc");
+    EQ_STR(plain(&b, "<h2>T <a class=\"anchor\" href=\"#t\" aria-hidden=\"true\">#</a></h2>", false), "T");
+    EQ_STR(plain(&b, "<p hidden>x</p>y", false), "y");
+    EQ_STR(plain(&b, "no<sup class=\"footnote-ref\"><a href=\"#fn-1\">1</a></sup> more", false), "no more");
+    EQ_STR(plain(&b, "<p>note <a href=\"#fnref-1\" class=\"footnote-backref\">\xe2\x86\xa9</a></p>", false),
+           "note");
+    /* nested elements of the name left out are counted */
+    EQ_STR(plain(&b, "<div aria-hidden=\"true\"><div>x</div>y</div>z", false), "z");
+    EQ_STR(plain(&b, "<span aria-hidden=true><span/>x</span>z", false), "z");
+    /* void elements end at once, whatever they say */
+    EQ_STR(plain(&b, "a<img alt=\"pic\" aria-hidden=\"true\">b<br hidden>c", false), "ab c");
+    /* class tokens are whole */
+    EQ_STR(plain(&b, "<sup class=\"footnote-refs\">1</sup>", false), "1");
+    EQ_STR(plain(&b, "a<script>never closed", false), "a");
+    buf_release(&b);
+}
+
+TEST(marks)
+{
+    buf b = BUF_INIT;
+    const char *h = "<p>As shown   <span class=\"c\">(Smith 2020)</span>, it <math><mi>x</mi>"
+                    "<annotation encoding=\"application/x-tex\">x</annotation></math> works"
+                    "<sup class=\"footnote-ref\">1</sup>.</p>  ";
+    const char *span = strstr(h, "<span"), *after = strstr(h, "</span>") + 7;
+    const char *mid = strstr(h, "<mi>"), *fn = strstr(h, ">1<") + 1;
+    size_t marks[] = { 0, (size_t)(span - h), (size_t)(span - h) + 5, (size_t)(after - h),
+                       (size_t)(mid - h), (size_t)(fn - h), strlen(h) - 1, strlen(h) };
+    size_t at[8];
+    html_plain_text_marked(&b, h, strlen(h), false, marks, at, 8);
+    EQ_STR(b.data, "As shown (Smith 2020), it x works.");
+    EQ_INT((int)at[0], 0);
+    EQ_INT((int)at[1], 9);  /* "(Smith": after the space the white space before it makes */
+    EQ_INT((int)at[2], 9);  /* inside the tag: where its text begins */
+    EQ_INT((int)at[3], 21); /* ", it" */
+    EQ_INT((int)at[4], 27); /* inside the formula: after it */
+    EQ_INT((int)at[5], 33); /* inside the footnote mark: after it */
+    EQ_INT((int)at[6], 34); /* trailing space never written: the end */
+    EQ_INT((int)at[7], 34);
+    buf_release(&b);
+}
+
+/* Pathological markup ends, within its bytes: nested or unclosed formulas
+ * and left-out elements, many '<' with no '>'. That it is linear is checked
+ * by tests/complexity (html_plain_text's case), not by a clock here. */
+TEST(bounded)
+{
+    enum { N = 20000 };
+    const char *units[] = { "<math>", "<math><annotation encoding=x>", "<svg>", "<a ", "<b title=\"",
+                            "<!--", "<script><script>", "<span aria-hidden=true>", "&#x" };
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        size_t ul = strlen(units[u]);
+        char *s = malloc(N * ul + 1);
+        for (size_t i = 0; i < N; i++)
+            memcpy(s + i * ul, units[u], ul);
+        s[N * ul] = 0;
+        buf b = BUF_INIT;
+        html_plain_text(&b, s, N * ul, true);
+        OK(b.len <= N * ul);
+        buf_release(&b);
+        free(s);
+    }
+}
+
+int main(void)
+{
+    RUN(references);
+    RUN(tags_and_space);
+    RUN(blocks);
+    RUN(formulas);
+    RUN(left_out);
+    RUN(marks);
+    RUN(bounded);
+    return harness_done();
+}
