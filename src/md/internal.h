@@ -59,9 +59,6 @@ bool md_ext_on(const md_walk *w, int id);
 void md_plain_text(cmark_node *n, buf *b);
 /* Writing exactly what cmark-gfm writes (md_options.reference)? */
 bool md_reference(const md_walk *w);
-/* The next words belong to a new run: counts the words gathered so far
- * (end of a paragraph, a heading, a table cell). */
-void md_words_break(md_walk *w);
 
 /* ---- definition lists (deflists.c) ---- */
 

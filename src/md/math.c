@@ -542,7 +542,6 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
         buf_puts(out, "</span>");
         md_take_next_text(w, punct);
     }
-    md_words_break(w);
 }
 
 bool md_math_code_block(md_walk *w, buf *out, cmark_node *n)

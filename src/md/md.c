@@ -33,11 +33,11 @@
  *    cmark renders it). Without a marker, the summary is the first top-level
  *    paragraph. Footnote references are left out of summaries: the notes
  *    they point to are not there;
- *  - word count: the text of each paragraph, heading and table cell — text
- *    nodes and code spans, with line breaks and inline HTML as word
- *    separators — is counted with text_word_count (each CJK character one
- *    word); footnotes are paragraphs too. Code blocks, raw HTML and image
- *    alt text are not counted;
+ *  - text and word count: the page's HTML as a reader sees it, by the one
+ *    rule of util/html.h (html_plain_text: a line a block, a formula as its
+ *    TeX, citations as written, footnote marks left out), counted with
+ *    text_word_count (each CJK character one word): math and code count
+ *    toward the reading time. Image alt text is not counted;
  *  - problems: duplicate ids, template syntax of other generators
  *    (md/lint.c).
  *
@@ -68,6 +68,7 @@
 
 #include "hl/hl.h"
 #include "md/internal.h"
+#include "util/html.h"
 #include "util/text.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -193,12 +194,10 @@ struct md_walk {
     md_link_fn resolve;
     md_cite_fn cite;
     void *ctx;
-    buf html, tmp, words;
-    buf text;      /* the counted text, block by block (md_result.text) */
+    buf html, tmp;
     md_vec eqlabels;     /* md_eqlabel: the page's equation labels (md/math.c) */
     cmark_node *deflist; /* the definition-list paragraph being written */
     bool in_dd;          /* in it, a definition (else a term) is open */
-    size_t nwords, ncjk;
     md_vec heads, holes, cuts, links, problems, anchors, cites, cite_spans;
     int ngroups;
     idset ids;
@@ -229,19 +228,6 @@ const md_options *md_walk_options(md_walk *w) { return w->opt; }
 md_vec *md_walk_eqlabels(md_walk *w) { return &w->eqlabels; }
 struct hl_page *md_walk_hl(md_walk *w) { return &w->hl; }
 void md_take_next_text(md_walk *w, size_t n) { w->text_taken = n; }
-
-void md_words_break(md_walk *w)
-{
-    if (w->words.len) {
-        size_t cjk;
-        w->nwords += text_word_count_cjk(w->words.data, w->words.len, &cjk);
-        w->ncjk += cjk;
-        if (w->text.len)
-            buf_putc(&w->text, '\n');
-        buf_put(&w->text, w->words.data, w->words.len);
-    }
-    buf_reset(&w->words);
-}
 
 void md_page_only(md_walk *w, size_t start)
 {
@@ -804,42 +790,6 @@ static bool block_close(const char *p)
     return false;
 }
 
-/* Plain text of html[from, to): tags out, the entities md writes decoded;
- * *mark_at gets the text offset of html offset `mark` (and *mark_end of
- * `mark_end`). */
-static void html_text(const char *h, size_t from, size_t to, size_t mark, size_t mark_end,
-                      buf *out, size_t *mark_at, size_t *mark_end_at)
-{
-    static const struct {
-        const char *e;
-        char c;
-    } ents[] = { { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' } };
-    for (size_t i = from; i < to;) {
-        if (i == mark)
-            *mark_at = out->len;
-        if (i == mark_end)
-            *mark_end_at = out->len;
-        if (h[i] == '<') {
-            const char *e = memchr(h + i, '>', to - i);
-            i = e ? (size_t)(e - h) + 1 : to;
-            continue;
-        }
-        size_t k = h[i] == '&' ? 0 : sizeof ents / sizeof *ents;
-        for (; k < sizeof ents / sizeof *ents; k++)
-            if (!strncmp(h + i, ents[k].e, strlen(ents[k].e)))
-                break;
-        if (k < sizeof ents / sizeof *ents) {
-            buf_putc(out, ents[k].c);
-            i += strlen(ents[k].e);
-        } else {
-            buf_putc(out, h[i] == '\n' ? ' ' : h[i]);
-            i++;
-        }
-    }
-    if (to == mark_end)
-        *mark_end_at = out->len;
-}
-
 /* Does a sentence end at t[i] (the byte after its punctuation)? */
 static size_t sentence_end(const char *t, size_t n, size_t i)
 {
@@ -867,8 +817,9 @@ static void cite_contexts(md_walk *r)
         while (to < r->html.len && !block_close(h + to))
             to++;
         buf_reset(&t);
-        size_t at = 0, at_end = 0;
-        html_text(h, from, to, sp[g].start, sp[g].end, &t, &at, &at_end);
+        size_t marks[2] = { sp[g].start - from, sp[g].end - from }, at_m[2];
+        html_plain_text_marked(&t, h + from, to - from, false, marks, at_m, 2);
+        size_t at = at_m[0], at_end = at_m[1];
         size_t s = 0, e = t.len;
         for (size_t i = 0; i < at; i++) {
             size_t x = sentence_end(t.data, t.len, i);
@@ -1135,7 +1086,6 @@ static void enter(md_walk *r, cmark_node *n)
             md_math_text_refs(r, b, lit);
         else
             md_put_escaped_cstr(b, lit);
-        buf_puts(&r->words, lit);
         if (strchr(lit, '{'))
             md_lint_text(r, n);
         break;
@@ -1149,29 +1099,24 @@ static void enter(md_walk *r, cmark_node *n)
             buf_puts(b, r->in_dd ? "</dd>\n" : "</dt>\n");
             buf_puts(b, dd ? "<dd>" : "<dt>");
             r->in_dd = dd;
-            md_words_break(r);
             break;
         }
         if (cmark_node_get_type(n) == CMARK_NODE_LINEBREAK) {
             buf_puts(b, "<br />\n");
-            buf_putc(&r->words, ' ');
             break;
         }
         if (r->hard_breaks)
             buf_puts(b, "<br />\n");
         else
             buf_putc(b, '\n');
-        buf_putc(&r->words, ' ');
         break;
     case CMARK_NODE_CODE:
         buf_puts(b, "<code>");
         md_put_escaped_cstr(b, cmark_node_get_literal(n));
         buf_puts(b, "</code>");
-        buf_puts(&r->words, cmark_node_get_literal(n));
         break;
     case CMARK_NODE_HTML_INLINE:
         enter_html(r, n);
-        buf_putc(&r->words, ' ');
         break;
     case CMARK_NODE_CUSTOM_INLINE:
         if (cmark_node_get_syntax_extension(n))
@@ -1210,7 +1155,6 @@ static void leave(md_walk *r, cmark_node *n)
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_HEADING:
         exit_heading(r, n);
-        md_words_break(r);
         break;
     case CMARK_NODE_PARAGRAPH: {
         cmark_node *parent = cmark_node_parent(n);
@@ -1220,7 +1164,6 @@ static void leave(md_walk *r, cmark_node *n)
             md_footnote_backrefs(&r->notes, &r->html, parent);
         }
         emit_exit(r, &r->html, n);
-        md_words_break(r);
         r->deflist = NULL;
         break;
     }
@@ -1317,8 +1260,6 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .ctx = hooks->ctx,
         .html = BUF_INIT,
         .tmp = BUF_INIT,
-        .words = BUF_INIT,
-        .text = BUF_INIT,
         .heads = { .size = sizeof(md_heading) },
         .holes = { .size = sizeof(id_hole) },
         .cuts = { .size = sizeof(cut) },
@@ -1386,7 +1327,6 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     free(r.eqlabels.v);
     if (r.notes.entered)
         buf_puts(&r.html, "</ol>\n</section>\n");
-    md_words_break(&r);
     cite_contexts(&r);
 
     /* the automatic heading ids, now that every other id is known */
@@ -1434,20 +1374,21 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     }
     out->nproblems = r.problems.n;
     out->problems = md_vec_to_arena(&r.problems, a);
-    out->word_count = r.nwords;
     out->nshortcodes = r.sc_names.n;
     out->shortcodes = md_vec_to_arena(&r.sc_names, a);
-    out->cjk_count = r.ncjk;
-    out->text = arena_strndup(a, r.text.data, r.text.len);
-    out->text_len = r.text.len;
+    /* the text a reader sees: one rule for search, counts and snippets */
+    buf t = BUF_INIT;
+    html_plain_text(&t, out->html, out->html_len, true);
+    out->text = arena_strndup(a, t.data ? t.data : "", t.len);
+    out->text_len = t.len;
+    out->word_count = text_word_count_cjk(t.data ? t.data : "", t.len, &out->cjk_count);
+    buf_release(&t);
 
     free(r.holes.v);
     free(r.cuts.v);
     free(r.cite_spans.v);
     buf_release(&r.html);
     buf_release(&r.tmp);
-    buf_release(&r.words);
-    buf_release(&r.text);
     buf_release(&summary.tail);
     free(r.src.line_start);
     free(r.ids.slot);

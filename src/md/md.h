@@ -134,8 +134,8 @@ typedef struct md_result {
     const char **shortcodes;   /* the names of the shortcodes used, each once */
     size_t nshortcodes;
     size_t cjk_count;          /* how many of the words are CJK characters */
-    const char *text;          /* the counted text as plain text, one line a
-                                  paragraph, heading or cell (search index) */
+    const char *text;          /* the counted text: the HTML as a reader sees
+                                  it (html_plain_text), one line a block */
     size_t text_len;
 } md_result;
 

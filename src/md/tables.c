@@ -125,8 +125,6 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
             buf_putc(out, '>');
         } else {
             buf_puts(out, head ? "</th>" : "</td>");
-            if (out == md_html(w))
-                md_words_break(w);
         }
     }
 }

@@ -474,9 +474,14 @@ TEST(word_count)
     EQ_INT(render(a, "one two three", 1, NULL, NULL).word_count, 3);
     /* inline markup inside a word does not split it; breaks do separate */
     EQ_INT(render(a, "foo*bar* baz\nqux  \nquux", 1, NULL, NULL).word_count, 4);
-    /* code spans count, code blocks and raw HTML do not */
-    EQ_INT(render(a, "use `make all` now\n\n    not counted here\n\n<div>\nnor this\n</div>\n",
-                  1, NULL, NULL).word_count, 4);
+    /* what a reader sees counts: code spans, code blocks, raw HTML's text */
+    EQ_INT(render(a, "use `make all` now\n\n    counted here\n\n<div>\nand this\n</div>\n",
+                  1, NULL, NULL).word_count, 8);
+    /* a formula counts as its TeX (here unrendered: no KaTeX in this test;
+     * test_html has KaTeX's MathML), a footnote mark does not count */
+    md_result r = render(a, "Sum $kn = 8192$ here.[^1]\n\n[^1]: A note.\n", 1, NULL, NULL);
+    EQ_STR(r.text, "Sum \\(kn = 8192\\) here.\nA note.");
+    EQ_INT(r.word_count, 6);
     /* headings, links and list items count; image alt text does not */
     EQ_INT(render(a, "# Big Title\n\n- [a link](x) ok\n- ![alt words](i.png)\n", 1, NULL, NULL)
                .word_count, 5);
