@@ -225,6 +225,7 @@ FILTER_FN(date);
 FILTER_FN(rfc3339);
 FILTER_FN(slugify);
 FILTER_FN(absolute_links);
+FILTER_FN(plaintext);
 FILTER_FN(absolute_url);
 FILTER_FN(relative_url);
 FILTER_FN(group_by);

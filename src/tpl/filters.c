@@ -2002,6 +2002,7 @@ static const tpl_filter_def filters[] = {
     { "map", SELECT_PARAMS, f_map },
     { "max", "case_sensitive,attribute", f_max },
     { "min", "case_sensitive,attribute", f_min },
+    { "plaintext", "", f_plaintext },
     { "pprint", "", f_pprint },
     { "reject", SELECT_PARAMS, f_reject },
     { "rejectattr", SELECT_PARAMS, f_rejectattr },

@@ -6,6 +6,7 @@
 
 #include "tpl/builtins.h"
 #include "util/date.h"
+#include "util/html.h"
 #include "util/scan.h"
 #include "util/text.h"
 #include "util/url.h"
@@ -167,6 +168,20 @@ FILTER_FN(absolute_links)
     }
     buf_put(&b, p, (size_t)(end - p));
     *out = keep_buf(r, &b, s.flags & TPL_SAFE);
+    return true;
+}
+
+/* A page's HTML as the plain text a reader sees (util/html.h): a formula
+ * once, as its TeX; footnote marks and hidden parts left out; one line. For
+ * descriptions, feed summaries and snippets. Not safe: it is text. */
+FILTER_FN(plaintext)
+{
+    (void)a;
+    (void)at;
+    tpl_value s = tpl_to_string(tpl_r_arena(r), v);
+    buf b = tpl_r_take_buf(r);
+    html_plain_text(&b, s.u.s, s.len, false);
+    *out = keep_buf(r, &b, false);
     return true;
 }
 

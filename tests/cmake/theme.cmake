@@ -47,3 +47,10 @@ add_test(NAME theme/math-visual
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core" "node firefox-esr"
                  node ${CMAKE_CURRENT_SOURCE_DIR}/theme/mathvis.mjs $<TARGET_FILE:sheaf> ${CMAKE_BINARY_DIR}/math-shots)
 set_tests_properties(theme/math-visual PROPERTIES TIMEOUT 600 LABELS "slow;no-asan" SKIP_RETURN_CODE 77)
+
+# No doubled formula in any page, snippet or feed (issue 33): the example
+# site and a note with formulas in its description, a citing sentence and
+# next to a footnote mark; plain text is one rule (util/html.h).
+add_test(NAME theme/plaintext
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/theme/plaintext.py $<TARGET_FILE:sheaf>)
+set_tests_properties(theme/plaintext PROPERTIES TIMEOUT 120)

@@ -49,7 +49,7 @@ escape e safe length count lower upper capitalize title trim default d join
 first last reverse sort truncate striptags urlencode replace int float string
 list abs round min max sum unique batch slice groupby map select reject
 selectattr rejectattr wordcount indent center tojson items dictsort
-date slugify absolute_url relative_url group_by limit xml_escape rfc3339 absolute_links
+date slugify absolute_url relative_url group_by limit xml_escape rfc3339 absolute_links plaintext
 """.split())
 ALLOWED_METHODS = set("upper lower strip startswith endswith replace split items keys values get".split())
 ALLOWED_GLOBALS = {"range", "namespace", "loop", "super", "self", "caller", "varargs", "kwargs", "t"}
@@ -290,6 +290,16 @@ def markdown(text):
 
 def strip_tags(s):
     return html.unescape(re.sub(r"<[^>]*>", "", s))
+
+
+def plain_text(s):
+    """sheaf's plaintext filter, roughly: a formula as its TeX, hidden parts
+    and footnote marks out, one line."""
+    s = re.sub(r'<math\b.*?<annotation encoding="application/x-tex">(.*?)</annotation>.*?</math>', r"\1",
+               str(s), flags=re.S)
+    s = re.sub(r'<(\w+)[^>]*(?:aria-hidden="true"|class="footnote-(?:back)?ref")[^>]*>.*?</\1>', "", s,
+               flags=re.S)
+    return " ".join(strip_tags(s).split())
 
 
 def add_heading_ids(body):
@@ -552,6 +562,7 @@ def main(argv):
         group_by=f_group_by,
         limit=f_limit,
         xml_escape=f_xml_escape,
+        plaintext=plain_text,
         absolute_links=lambda s: (Markup if isinstance(s, Markup) else str)(
             re.sub(r'(?<![\w-])(href|src)="/(?!/)', lambda m: f'{m.group(1)}="{site_obj.host}/', str(s))),
     )
