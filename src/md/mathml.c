@@ -558,6 +558,49 @@ static void cell_style(buf *s, const tag *t, const frame *table, const frame *ro
 }
 
 /* Handles the start tag t (ending at t->end); returns where to go on. */
+/* U+2061 FUNCTION APPLICATION, which KaTeX writes after \log, \sin,
+ * \operatorname{…}: TeX's thin space between an operator name and what
+ * follows, which MathML Core's dictionary gives it none of. Marked with a
+ * class for the theme to space (style.css, .fn-apply), not with rspace:
+ * Firefox adds TeX's spacing between a row's atoms itself (in an explicit
+ * <mrow>, whatever the operator's rspace), so rspace would double it. */
+static bool is_apply(slice text) { return is(text, "\xe2\x81\xa1"); }
+
+/* A bar that KaTeX writes as <mo stretchy="false"> is a delimiter
+ * (\lVert, \rvert…: TeX's open and close, no space), where MathML Core's
+ * dictionary spaces ∥ and ∣ as relations. */
+static bool is_bar_delimiter(const tag *t, slice text)
+{
+    static const char *const bars[] = { "∥", "∣", "‖", "|", NULL };
+    const slice *a = attr(t, "stretchy");
+    return a && is(*a, "false") && in_list(text, bars);
+}
+
+/* Does the U+2061 token whose text ends at p take a thin space after it:
+ * is `</mo>` followed by a sibling that is not an opening delimiter
+ * (<mo stretchy="false"> or <mo fence="true">, alone or first in an
+ * <mrow>)? Not when it ends its row (\max_i: the space would fall between
+ * the name and its limit). Reads a few tags ahead. */
+static bool thin_after_apply(const char *p, const char *end)
+{
+    if ((size_t)(end - p) < 5 || memcmp(p, "</mo>", 5))
+        return false;
+    p = skip_space(p + 5, end);
+    tag n;
+    for (int k = 0; k < 2 && p < end && *p == '<' && read_tag(p, end, &n); k++) {
+        if (n.kind != TAG_START)
+            return false;
+        if (is(n.name, "mo")) {
+            const slice *a = attr(&n, "stretchy"), *f = attr(&n, "fence");
+            return !((a && is(*a, "false")) || (f && is(*f, "true")));
+        }
+        if (!is(n.name, "mrow"))
+            return true;
+        p = skip_space(n.end, end);
+    }
+    return false;
+}
+
 static const char *start_tag(pass *ps, const tag *t, const char *at)
 {
     buf *out = ps->out;
@@ -626,6 +669,16 @@ static const char *start_tag(pass *ps, const tag *t, const char *at)
         const char *c = skip_space(t->end, ps->end);
         if (c + 1 < ps->end && c[0] == '<' && c[1] != '/')
             dropped = true;
+    } else if (is(t->name, "mo") && has_text && !attr(t, "lspace") && !attr(t, "rspace") &&
+               !attr(t, "class") &&
+               (is_bar_delimiter(t, text) ||
+                (is_apply(text) && thin_after_apply(text.p + text.n, ps->end)))) {
+        /* the thin space is the theme's (.fn-apply): Firefox spaces the
+         * atoms of a row as TeX does and has it already, Chromium not */
+        put_tag_start(out, t, NULL);
+        buf_puts(out, is_apply(text) ? " class=\"fn-apply\"" : " lspace=\"0em\" rspace=\"0em\"");
+        put_tag_end(out, t);
+        written = true;
     } else if (is(t->name, "mo") && script && has_text && !keeps_space(text) &&
                (!attr(t, "lspace") || !attr(t, "rspace"))) {
         put_tag_start(out, t, NULL);

@@ -9,7 +9,7 @@
 
 /* Bumped whenever md_mathml_fix writes different bytes for the same input,
  * so that a formula cache keyed with it never serves an older rewrite. */
-#define MD_MATHML_VERSION "mathml-1"
+#define MD_MATHML_VERSION "mathml-3"
 
 /* Appends to out the MathML of one formula (a <math> element as KaTeX
  * writes it with output "mathml"), rewritten:
@@ -21,6 +21,11 @@
  *  - an operator in a script, a limit or an inline fraction (TeX's script
  *    style) gets no space around it (lspace, rspace 0), large operators
  *    excepted;
+ *  - U+2061 after an operator name (\log, \operatorname) gets the class
+ *    fn-apply, for the theme to give it TeX's thin space, unless an opening
+ *    delimiter follows or it ends its row; a bar
+ *    KaTeX marks stretchy="false" (\lVert, \rvert) is a delimiter, with no
+ *    space around it, not a relation;
  *  - table cells get the alignment and spacing of their columnalign,
  *    columnspacing and rowspacing as styles (Chromium reads none of those
  *    attributes); the widths KaTeX gives \tag rows, as styles too;

@@ -19,8 +19,9 @@
 //    edge it aligns on (KaTeX's col-align) varies across rows as much as in
 //    KaTeX's rendering, and the space between columns is KaTeX's, within
 //    2 px (KaTeX's lengths scaled to sheaf's font size);
-//  - operators in scripts (w_{t+j}, limits): the space on each side within
-//    1 px of KaTeX's;
+//  - operators in scripts (w_{t+j}, limits), and operator names and bar
+//    delimiters anywhere (\log x, \lVert θ \rVert): the space on each side
+//    within 1 px of KaTeX's;
 //  - equation numbers: inside the window and their box, at 375 and 1280 px;
 //  - inline math: never makes the page wider than the window; the
 //    punctuation after a formula stays on the formula's line.
@@ -70,7 +71,8 @@ function check(what, cond, detail = '') {
 
 // The formulas. letters: code points sheaf must write; table: compare the
 // columns; script: tokens (in order, inside a script) whose spacing to
-// compare; label: numbered (sheaf's \label; KaTeX's \tag).
+// compare; spacing: the same for tokens anywhere; label: numbered (sheaf's
+// \label; KaTeX's \tag).
 const F = [
   { tex: 'w_{t+j}', script: ['t', '+', 'j'] },
   { tex: 'w_{t+k}', script: ['t', '+', 'k'] },
@@ -78,6 +80,9 @@ const F = [
   { tex: '\\sum_{i=1}^{n} x_i', script: ['i', '=', '1'] },
   { tex: '\\lim_{n \\to \\infty} a_n', script: ['n', '→', '∞'] },
   { tex: 'x_{i,j}^{(k)}', script: ['i', ',', 'j'] },
+  { tex: 'a + \\log x', spacing: ['log', 'x'] },
+  { tex: '\\operatorname{KL} q', spacing: ['KL', 'q'] },
+  { tex: '\\lambda \\lVert \\theta \\rVert + \\lvert y \\rvert', spacing: ['λ', '∥', 'θ', '∥', '+', '∣', 'y', '∣'] },
   { tex: 'e^{-x^2/2}' },
   { tex: '\\frac{a+b}{c-d}' },
   { tex: '\\frac{1}{1+\\frac{1}{x}}' },
@@ -339,23 +344,29 @@ function compare(where, s, k, width) {
         }
       }
     }
-    if (f.script) {
-      const find = (ls) => {
-        for (let x = 0; x + f.script.length <= ls.length; x++)
-          if (f.script.every((t, y) => ls[x + y].s === t && ls[x + y].script)) return ls.slice(x, x + f.script.length);
+    const seq = f.script || f.spacing;
+    if (seq) {
+      // a name's last letters may be a leaf of their own in KaTeX's HTML
+      // ("lo" then "g"); U+2061 is an invisible leaf of sheaf's MathML
+      const same = (l, t) => l.s === t || (t.length > 1 && l.s.length > 0 && t.endsWith(l.s));
+      const find = (all) => {
+        const ls = all.filter((l) => l.s !== '\u2061');
+        for (let x = 0; x + seq.length <= ls.length; x++)
+          if (seq.every((t, y) => same(ls[x + y], t) && (!f.script || ls[x + y].script))) return ls.slice(x, x + seq.length);
         return null;
       };
       const ta = find(a.leaves), tb = find(b.leaves);
-      check(`${what}: the script ${f.script.join(' ')} in both`, ta && tb, JSON.stringify(a.leaves.map((l) => l.s)));
+      check(`${what}: the tokens ${seq.join(' ')} in both`, ta && tb,
+        JSON.stringify(a.leaves.map((l) => l.s)) + ' / ' + JSON.stringify(b.leaves.map((l) => l.s)));
       if (ta && tb)
         for (let y = 0; y + 1 < ta.length; y++) {
           // Firefox lays out a token by its ink, and the italic j of the
           // math font reaches left of its advance: it stands about 1.3 px
           // further right than in Chromium or KaTeX, whatever the spacing
           // (w_{t+k} checks the same spacing there)
-          if (where.startsWith('firefox') && f.script[y + 1] === 'j') continue;
+          if (where.startsWith('firefox') && seq[y + 1] === 'j') continue;
           const gs = ta[y + 1].l - ta[y].r, gk = (tb[y + 1].l - tb[y].r) * scale;
-          check(`${what}: space between '${f.script[y]}' and '${f.script[y + 1]}' within 1 px of KaTeX's`, Math.abs(gs - gk) <= 1,
+          check(`${what}: space between '${seq[y]}' and '${seq[y + 1]}' within 1 px of KaTeX's`, Math.abs(gs - gk) <= 1,
             `sheaf ${gs.toFixed(2)} px, KaTeX ${gk.toFixed(2)} px`);
         }
     }

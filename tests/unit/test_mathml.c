@@ -129,6 +129,51 @@ TEST(mi_around_rows)
     EQ_STR(fix("<mi></mi><mi>x</mi><mi/>"), "<mi></mi><mi>x</mi><mi/>");
 }
 
+#define APPLY "\xe2\x81\xa1" /* U+2061, what KaTeX writes after \log */
+#define THIN "<mo class=\"fn-apply\">" APPLY "</mo>"
+
+TEST(operator_names)
+{
+    /* \log p: TeX's thin space between the name and what follows */
+    EQ_STR(fix("<mi>log</mi><mo>" APPLY "</mo><mi>p</mi>"), "<mi>log</mi>" THIN "<mi>p</mi>");
+    EQ_STR(fix("<mi>det</mi><mo>" APPLY "</mo> <msub><mi>A</mi><mi>i</mi></msub>"),
+           "<mi>det</mi>" THIN " <msub><mi>A</mi><mi>i</mi></msub>");
+    EQ_STR(fix("<mi>f</mi><mo>" APPLY "</mo><mrow><mi>x</mi></mrow>"), "<mi>f</mi>" THIN "<mrow><mi>x</mi></mrow>");
+    /* inside a script too (TeX keeps the thin space of an operator) */
+    EQ_STR(fix("<msub><mi>x</mi><mrow><mi>sin</mi><mo>" APPLY "</mo><mi>t</mi></mrow></msub>"),
+           "<msub><mi>x</mi><mrow><mi>sin</mi>" THIN "<mi>t</mi></mrow></msub>");
+    /* none before an opening delimiter: \log(x), \sin\left(x\right) */
+    const char *fenced[] = {
+        "<mi>log</mi><mo>" APPLY "</mo><mo stretchy=\"false\">(</mo>",
+        "<mi>sin</mi><mo>" APPLY "</mo><mrow><mo fence=\"true\">(</mo></mrow>",
+        /* none where it ends its row: \max_i, the limit follows */
+        "<msub><mrow><mi>max</mi><mo>" APPLY "</mo></mrow><mi>i</mi></msub>",
+        "<mi>log</mi><mo>" APPLY "</mo>",
+        "<mi>log</mi><mo>" APPLY "</mo><mrow><mrow><mi>x</mi></mrow></mrow>",
+        /* KaTeX's own spacing or class stays */
+        "<mi>log</mi><mo rspace=\"0\">" APPLY "</mo><mi>p</mi>",
+        "<mi>log</mi><mo class=\"x\">" APPLY "</mo><mi>p</mi>",
+    };
+    for (size_t i = 0; i < sizeof fenced / sizeof *fenced; i++)
+        EQ_STR(fix(fenced[i]), fenced[i]);
+}
+
+TEST(bar_delimiters)
+{
+    /* \lVert x \rVert, \lvert y \rvert: delimiters, no space around them */
+    EQ_STR(fix("<mo stretchy=\"false\">∥</mo><mi>x</mi><mo stretchy=\"false\">∥</mo>"),
+           "<mo stretchy=\"false\" lspace=\"0em\" rspace=\"0em\">∥</mo><mi>x</mi>"
+           "<mo stretchy=\"false\" lspace=\"0em\" rspace=\"0em\">∥</mo>");
+    EQ_STR(fix("<mo stretchy=\"false\">∣</mo>"), "<mo stretchy=\"false\" lspace=\"0em\" rspace=\"0em\">∣</mo>");
+    EQ_STR(fix("<mo stretchy=\"false\">|</mo>"), "<mo stretchy=\"false\" lspace=\"0em\" rspace=\"0em\">|</mo>");
+    /* relations keep theirs: a \parallel b, a \mid b; other delimiters
+     * are fences in the dictionary already */
+    const char *kept[] = { "<mi>a</mi><mo>∥</mo><mi>b</mi>", "<mi>a</mi><mo>∣</mo><mi>b</mi>",
+                           "<mo stretchy=\"false\">(</mo>", "<mo stretchy=\"true\">∥</mo>" };
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+        EQ_STR(fix(kept[i]), kept[i]);
+}
+
 TEST(script_spacing)
 {
     /* w_{t+j}: the operator in the subscript gets no space */
@@ -333,6 +378,8 @@ int main(void)
     RUN(letters_kept);
     RUN(text);
     RUN(mi_around_rows);
+    RUN(operator_names);
+    RUN(bar_delimiters);
     RUN(script_spacing);
     RUN(fraction_and_style);
     RUN(tables);
