@@ -1,0 +1,201 @@
+/* test_nb: the notebook reader (src/nb): the page text it makes, where
+ * each line came from, the files it decodes, and its errors word for word. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "nb/nb.h"
+
+static char *conv(const char *json, bool unsafe, nb_doc *doc, arena *a, buf *errs)
+{
+    diag_list *d = diag_list_new();
+    nb_options o = { .unsafe = unsafe, .files = "n.ipynb" };
+    bool ok = nb_convert(str_make(json, strlen(json)), "n.ipynb", &o, a, doc, d);
+    buf_reset(errs);
+    for (size_t i = 0; i < diag_count(d); i++) {
+        diag_format(diag_get(d, i), errs);
+        buf_putc(errs, '\n');
+    }
+    diag_list_free(d);
+    return ok ? doc->text : NULL;
+}
+
+#define NB(cells, meta) "{\"cells\": [" cells "], \"metadata\": {" meta "}, \"nbformat\": 4, \"nbformat_minor\": 5}"
+
+TEST(markdown_and_code)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    const char *j = NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": [\"# Hi\\n\", \"text\"]},"
+                       "{\"cell_type\": \"code\", \"execution_count\": 3, \"metadata\": {}, \"outputs\": ["
+                       "{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": [\"a<b\\n\", \"c\\n\"]},"
+                       "{\"output_type\": \"execute_result\", \"execution_count\": 3, \"metadata\": {},"
+                       " \"data\": {\"text/plain\": \"42\", \"text/html\": \"<b>42</b>\"}}],"
+                       " \"source\": \"print(1)\"}",
+                       "\"kernelspec\": {\"language\": \"python\", \"name\": \"python3\"}, \"title\": \"T \\\"q\\\"\"");
+    char *t = conv(j, true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    EQ_STR(t, "---\ntitle: \"T \\\"q\\\"\"\n---\n"
+              "# Hi\ntext\n\n"
+              "<div class=\"nb-cell nb-code\">\n"
+              "<div class=\"nb-input\"><span class=\"nb-prompt\">In&nbsp;[3]:</span>\n\n"
+              "```python\nprint(1)\n```\n\n</div>\n"
+              "<div class=\"nb-output nb-stream nb-stdout\"><pre>a&lt;b&#10;c</pre></div>\n"
+              "<div class=\"nb-output nb-html\">\n<b>42</b>\n</div>\n\n"
+              "</div>\n\n");
+    /* line 4 is the markdown cell's first line; line 7 sheaf's HTML */
+    buf p = BUF_INIT;
+    nb_place_text(&doc, 5, 3, &p);
+    EQ_STR(p.data, "cell 1 (line 2:3)");
+    buf_reset(&p);
+    nb_place_text(&doc, 7, 1, &p);
+    EQ_STR(p.data, "cell 2");
+    buf_reset(&p);
+    nb_place_text(&doc, 2, 1, &p);
+    EQ_STR(p.data, "metadata");
+    OK(doc.trusted[6] && doc.trusted[7] && !doc.trusted[3] && !doc.trusted[5]);
+    free(t);
+    /* without markdown.unsafe the HTML gives way to the text */
+    t = conv(j, false, &doc, a, &e);
+    OK(t && strstr(t, "nb-text\"><pre>42</pre>") && !strstr(t, "<b>"));
+    free(t);
+    buf_release(&p);
+    buf_release(&e);
+    arena_free(a);
+}
+
+TEST(raw_cell_front_matter_and_tags)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    char *t = conv(NB("{\"cell_type\": \"raw\", \"metadata\": {}, \"source\": \"---\\ntitle: Mine\\ndate: 2024-03-18\\n---\\n\"},"
+                      "{\"cell_type\": \"code\", \"metadata\": {\"tags\": [\"remove-input\"]}, \"outputs\": [], \"source\": \"x\", \"execution_count\": null},"
+                      "{\"cell_type\": \"code\", \"metadata\": {\"tags\": [\"remove-cell\"]}, \"outputs\": [], \"source\": \"gone\", \"execution_count\": null},"
+                      "{\"cell_type\": \"code\", \"metadata\": {\"tags\": [\"hide-input\", \"remove-output\"]}, \"outputs\": [{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": \"no\"}], \"source\": \"```\\ny\", \"execution_count\": null}",
+                      "\"title\": \"Theirs\", \"tags\": [\"a\", \"b\"], \"authors\": [{\"name\": \"Ada\"}]"),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    EQ_STR(t, "---\ntitle: Mine\ndate: 2024-03-18\nauthors: [\"Ada\"]\ntags: [\"a\", \"b\"]\n---\n"
+              "<div class=\"nb-cell nb-code\">\n</div>\n\n"
+              "<div class=\"nb-cell nb-code\">\n"
+              "<details class=\"nb-input\"><summary><span class=\"nb-prompt\">In&nbsp;[&nbsp;]:</span> Code</summary>\n\n"
+              "````\n```\ny\n````\n\n</details>\n</div>\n\n");
+    buf p = BUF_INIT;
+    nb_place_text(&doc, 3, 1, &p);
+    EQ_STR(p.data, "cell 1 (line 3:1)");
+    buf_release(&p);
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
+/* a 1×2 PNG, its header only */
+#define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAACCAYAAACZgbYnAAAAEElEQVR4nGNgYGD4z8DAAAAKAAH+7vuMAAAAAElFTkSuQmCC"
+
+TEST(images_and_attachments)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    char *t = conv(NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"![x](attachment:a+b.png)\","
+                      " \"attachments\": {\"a+b.png\": {\"image/png\": \"" PNG_B64 "\"}}},"
+                      "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/png\": [\"" PNG_B64 "\\n\"], \"text/plain\": \"<Figure>\"}}]}",
+                      ""),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "![x](n.ipynb/cell1-a-b.png)\n"));
+    OK(t && strstr(t, "<img src=\"n.ipynb/cell2-1.png\" alt=\"output of cell 2\" width=\"1\" height=\"2\">"));
+    EQ_INT((long)doc.nfiles, 2L);
+    if (doc.nfiles == 2) {
+        EQ_STR(doc.files[0].name, "cell1-a-b.png");
+        EQ_INT((long)doc.files[1].width, 1L);
+        EQ_INT((long)doc.files[1].height, 2L);
+        OK(doc.files[1].len > 8 && !memcmp(doc.files[1].data, "\x89PNG", 4));
+    }
+    free(t);
+    /* bad base64: an error at the cell, the rest still read */
+    t = conv(NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"hi\"},"
+                "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
+                "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/png\": \"iVBO*w0\"}}]}",
+                ""),
+             true, &doc, a, &e);
+    OK(t != NULL);
+    EQ_STR(e.data, "n.ipynb:12: error: image/png of cell 2 is not base64: '*' at offset 4 of its data\n");
+    buf p = BUF_INIT;
+    nb_place_text(&doc, 12, 1, &p);
+    EQ_STR(p.data, "cell 2");
+    buf_release(&p);
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
+TEST(errors)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    OK(!conv("{\"cells\": [\n  {\"cell_type\": \"markdown\",, }]}", true, &doc, a, &e));
+    EQ_STR(e.data, "n.ipynb:2:28: error: JSON: expected a string, found ','\n");
+    OK(!conv("{\"worksheets\": [], \"metadata\": {}, \"nbformat\": 3, \"nbformat_minor\": 0}", true, &doc, a, &e));
+    EQ_STR(e.data, "n.ipynb:1:48: error: nbformat 3: sheaf reads notebooks of nbformat 4 (save it from Jupyter 4 "
+                   "or later, or convert it: jupyter nbconvert --to notebook --nbformat 4)\n");
+    OK(!conv("{\"cells\": [], \"nbformat\": 4} x", true, &doc, a, &e));
+    EQ_STR(e.data, "n.ipynb:1:30: error: JSON: more after the notebook's closing '}'\n");
+    OK(!conv("{\"cells\": [\"a\\q\"], \"nbformat\": 4}", true, &doc, a, &e));
+    EQ_STR(e.data, "n.ipynb:1:14: error: JSON: unknown escape '\\q' in a string\n");
+    OK(!conv("[1, 2", true, &doc, a, &e));
+    EQ_STR(e.data, "n.ipynb:1:1: error: JSON: expected an object, found '['\n");
+    /* deep nesting in a skipped value is refused, not recursed into */
+    buf deep = BUF_INIT;
+    buf_puts(&deep, "{\"x\": ");
+    for (int i = 0; i < 600; i++)
+        buf_putc(&deep, '[');
+    OK(!conv(deep.data, true, &doc, a, &e));
+    EQ_STR(e.data, "n.ipynb:1:519: error: JSON: nested more than 512 deep\n");
+    buf_release(&deep);
+    /* an unknown representation only: a warning at the cell */
+    char *t = conv(NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"w\", \"outputs\": ["
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"application/x-thing\": {}}}]}",
+                      ""),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "n.ipynb:11: warning: cell 1: output 1 has no representation sheaf shows (application/x-thing): it is left out\n");
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
+TEST(ansi_and_limits)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    char *t = conv(NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"1/0\", \"outputs\": ["
+                      "{\"output_type\": \"error\", \"ename\": \"ZeroDivisionError\", \"evalue\": \"division by zero\","
+                      " \"traceback\": [\"\\u001b[0;31mZeroDivisionError\\u001b[0m: x\", \"\\u001b[1;32mok\\u001b[39m\\u001b[0m\"]}]}",
+                      ""),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "<div class=\"nb-output nb-error\"><pre><span class=\"ansi-red-fg\">ZeroDivisionError</span>: x&#10;"
+                      "<span class=\"ansi-green-fg ansi-bold\">ok</span></pre></div>") != NULL);
+    free(t);
+    int w, h;
+    static const unsigned char jpg[] = { 0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 11, 8, 0, 30, 0, 40, 3 };
+    OK(nb_image_size(jpg, sizeof jpg, &w, &h) && w == 40 && h == 30);
+    OK(!nb_image_size(jpg, 9, &w, &h));
+    buf_release(&e);
+    arena_free(a);
+}
+
+int main(void)
+{
+    RUN(markdown_and_code);
+    RUN(raw_cell_front_matter_and_tags);
+    RUN(images_and_attachments);
+    RUN(errors);
+    RUN(ansi_and_limits);
+    return harness_done();
+}
