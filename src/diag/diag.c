@@ -29,6 +29,7 @@ void diag_clear(diag_list *d)
     for (size_t i = 0; i < d->len; i++) {
         free(d->items[i].path);
         free(d->items[i].message);
+        free(d->items[i].place);
     }
     d->len = d->errors = d->warnings = 0;
 }
@@ -60,7 +61,7 @@ void diag_vadd(diag_list *d, diag_level level, const char *path, int line, int c
 {
     buf m = BUF_INIT;
     buf_vprintf(&m, fmt, ap);
-    diag e = { level, path ? xstrdup(path) : NULL, line, col, buf_detach(&m, NULL), 0 };
+    diag e = { level, path ? xstrdup(path) : NULL, line, col, buf_detach(&m, NULL), 0, NULL };
     push(d, e);
 }
 
@@ -139,6 +140,22 @@ void diag_move(diag_list *dst, diag_list *src)
     pthread_mutex_unlock(&src->lock);
 }
 
+void diag_relocate(diag_list *d, size_t from, bool (*fn)(void *ctx, const diag *e, buf *out), void *ctx)
+{
+    buf b = BUF_INIT;
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = from; i < d->len; i++) {
+        diag *e = &d->items[i];
+        if (!e->path || e->line <= 0 || e->place)
+            continue;
+        buf_reset(&b);
+        if (fn(ctx, e, &b))
+            e->place = xstrdup(b.data);
+    }
+    pthread_mutex_unlock(&d->lock);
+    buf_release(&b);
+}
+
 static const char *level_name(diag_level l)
 {
     return l == DIAG_ERROR ? "error" : l == DIAG_WARNING ? "warning" : "note";
@@ -163,7 +180,10 @@ static void format(const diag *e, buf *out, bool color)
 {
     if (e->path) {
         put_visible(out, e->path);
-        if (e->line > 0) {
+        if (e->place) {
+            buf_puts(out, ": ");
+            put_visible(out, e->place);
+        } else if (e->line > 0) {
             buf_printf(out, ":%d", e->line);
             if (e->col > 0)
                 buf_printf(out, ":%d", e->col);
@@ -213,7 +233,7 @@ void diag_print(const diag_list *d, FILE *f, bool color)
         }
         bool last = i + 1 == d->len || !same_path(e, &d->items[i + 1]);
         if (last && (errors || warnings)) {
-            diag more = { DIAG_NOTE, e->path, 0, 0, NULL, 0 };
+            diag more = { DIAG_NOTE, e->path, 0, 0, NULL, 0, NULL };
             buf m = BUF_INIT;
             if (errors)
                 buf_printf(&m, "%zu more error%s", errors, errors == 1 ? "" : "s");

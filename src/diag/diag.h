@@ -23,6 +23,8 @@ typedef struct diag {
     int col;      /* 1-based; 0 when unknown */
     char *message;
     size_t seq;   /* order of arrival, keeps sorting stable */
+    char *place;  /* NULL, or where in the file as words, printed instead of
+                     line:col: "cell 7 (line 3:5)" (diag_relocate) */
 } diag;
 
 typedef struct diag_list diag_list;
@@ -51,6 +53,11 @@ const diag *diag_get(const diag_list *d, size_t i);
 void diag_sort(diag_list *d);
 /* Moves every entry of src to the end of dst; src is left empty. */
 void diag_move(diag_list *dst, diag_list *src);
+/* Gives entries from index `from` on a place in words (diag.place): for
+ * each one with a path and a line, fn writes the place into out and
+ * returns true, or returns false to leave it. For files whose lines are
+ * not the author's (a notebook, read as the page text sheaf made of it). */
+void diag_relocate(diag_list *d, size_t from, bool (*fn)(void *ctx, const diag *e, buf *out), void *ctx);
 /* Empties the list. */
 void diag_clear(diag_list *d);
 /* Formats one diagnostic as `path:line:col: level: message` (no newline). */

@@ -1004,7 +1004,10 @@ static void enter_link(md_walk *r, cmark_node *n, bool image)
 
 static void enter_html(md_walk *r, cmark_node *n)
 {
-    if (r->unsafe)
+    long line = (long)cmark_node_get_start_line(n) + r->line0;
+    bool trusted = cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK && line >= 1 &&
+                   (size_t)line <= r->opt->ntrusted && r->opt->trusted[line - 1];
+    if (r->unsafe || trusted)
         md_raw_html(r, &r->html, n);
     else
         buf_puts(&r->html, "<!-- raw HTML omitted -->");

@@ -60,6 +60,11 @@ typedef struct md_options {
      * (role="group" aria-label=…), in the site's language; NULL: "Table",
      * "Formula" */
     const char *label_table, *label_math;
+    /* lines of the file (trusted[line - 1], line < ntrusted + 1) whose raw
+     * HTML block sheaf wrote itself (a notebook's prompts and outputs,
+     * src/nb): kept, through the same link checks, whatever `unsafe` says */
+    const unsigned char *trusted;
+    size_t ntrusted;
 } md_options;
 
 /* The extensions' switches, in the order of md/extensions.h: "tables",

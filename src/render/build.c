@@ -336,6 +336,7 @@ drop_templates:
 done:
     finish_cache(bs, d);
     const site *ks = s.a ? &s : &bs->last->s; /* kept for the next run? */
+    site_notebook_places(ks, d, diags_before);
     local.posts = ks->nposts;
     local.pages = ks->nposts + ks->nplain;
     local.tags = ks->ntags;

@@ -367,7 +367,7 @@ void serve_format_error(const diag *e, const char *site_dir, buf *out)
     for (size_t k = 0; k < one.len; k++)
         buf_putc(out, one.data[k] == '\n' || one.data[k] == '\r' ? ' ' : one.data[k]);
     buf_release(&one);
-    if (!e->path || e->line <= 0)
+    if (!e->path || e->line <= 0 || e->place) /* a notebook's: no lines of its own to show */
         return;
     /* the lines around it, the error's line marked, a caret under its column */
     buf text = BUF_INIT;

@@ -184,7 +184,7 @@ static const char *resolve(void *vctx, const md_link *l)
         int pg = site_lookup(s, rel, &file);
         if (pg < 0 && file < 0) {
             /* a folder, with or without its slash: its index.md (a bundle) */
-            static const char *const exts[] = { SITE_MARKDOWN_EXTS };
+            static const char *const exts[] = { SITE_MARKDOWN_EXTS, NB_EXT };
             size_t rl = strlen(rel);
             const char *sep = !rl || rel[rl - 1] == '/' ? "" : "/";
             for (size_t e = 0; e < sizeof exts / sizeof *exts && pg < 0; e++) {
@@ -272,7 +272,12 @@ static void md_job(void *vctx, size_t i, int worker)
         atomic_fetch_add(&c->s->markdown_runs, 1);
         md_hooks hooks = { .link = resolve, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
                            .shortcode = shortcode_hook, .ctx = &rc };
-        md_render(p->body, p->body_line, &c->s->cfg.markdown, &hooks, a, &p->md);
+        md_options mo = c->s->cfg.markdown;
+        if (p->nb) { /* a notebook: its prompts and outputs are sheaf's HTML */
+            mo.trusted = p->nb->trusted;
+            mo.ntrusted = p->nb->nlines;
+        }
+        md_render(p->body, p->body_line, &mo, &hooks, a, &p->md);
         site_cite_state_free(&rc.cites);
         p->links = rc.v;
         p->nlinks = rc.n;

@@ -32,6 +32,7 @@
 struct site_index {
     strmap *pages; /* content rel → page index */
     strmap *files; /* content rel → file index */
+    strmap *notebooks; /* src of a notebook read into a page text → page index */
 };
 
 typedef struct growing {
@@ -81,9 +82,19 @@ size_t site_markdown_ext(const char *path)
     return 0;
 }
 
+size_t site_page_ext(const char *path)
+{
+    size_t e = site_markdown_ext(path), n = strlen(path), x = strlen(NB_EXT);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!e && strlen(base) > x && !strcmp(path + n - x, NB_EXT))
+        e = x;
+    return e;
+}
+
 bool site_is_index_page(const char *base)
 {
-    size_t e = site_markdown_ext(base);
+    size_t e = site_page_ext(base);
     return e && strlen(base) == 5 + e && !strncmp(base, "index", 5);
 }
 
@@ -115,7 +126,7 @@ static void add_source(walk_ctx *c, const char *rel)
         return;
     buf src = BUF_INIT;
     buf_printf(&src, "%s/%s", c->prefix, rel);
-    if (c->content && site_markdown_ext(rel)) {
+    if (c->content && site_page_ext(rel)) {
         page *p = add_page(s, c->g);
         p->src = arena_strdup(s->a, src.data);
         p->rel = arena_strdup(s->a, rel);
@@ -564,6 +575,25 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
 }
 
 
+/* A notebook's text becomes the page source nb_convert makes of it (the
+ * page owns it, as it owned the file's bytes); its line map and images
+ * stay in the parse's arena. */
+static bool notebook_text(site *s, page *p, arena *a, diag_list *d)
+{
+    const char *base = strrchr(p->rel, '/');
+    nb_options o = { .unsafe = s->cfg.markdown.unsafe, .files = base ? base + 1 : p->rel };
+    nb_doc *doc = arena_alloc(a, sizeof *doc);
+    size_t before = diag_error_count(d);
+    if (!nb_convert(str_make(p->text, p->text_len), p->src, &o, a, doc, d))
+        return false;
+    free(p->text);
+    p->text = doc->text;
+    p->text_len = doc->len;
+    doc->text = NULL; /* the page's now */
+    p->nb = doc;
+    return diag_error_count(d) == before;
+}
+
 /* Reads a page (through the session's source cache), checks it is UTF-8,
  * splits and parses its front matter and fills the fields of the key
  * table; the date may come from a YYYY-MM-DD- file name. A problem marks
@@ -589,6 +619,10 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
         }
         diag_error(d, p->src, line, col, "not valid UTF-8: byte 0x%02x at offset %zu (save the file as UTF-8)",
                    (unsigned char)p->text[bad], bad);
+        p->failed = true;
+        return;
+    }
+    if (site_page_ext(p->rel) == strlen(NB_EXT) && !site_markdown_ext(p->rel) && !notebook_text(s, p, a, d)) {
         p->failed = true;
         return;
     }
@@ -619,7 +653,7 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     char *stem = arena_strdup(a, stem_src);
     size_t sl = strlen(stem);
     if (!p->bundle_dir)
-        stem[sl - site_markdown_ext(stem)] = 0;
+        stem[sl - site_page_ext(stem)] = 0;
     sheaf_date fdate;
     size_t plen = date_parse_prefix(stem, strlen(stem), &fdate);
     const char *slug_src = stem + plen;
@@ -858,6 +892,54 @@ static void find_sections(site *s, diag_list *d)
     strmap_free(names);
 }
 
+/* A notebook's images and attachments are files of the content: the
+ * page's text names them "<notebook file>/<name>" (a link the resolver
+ * finds like any other file's); site_assign_paths puts them beside the
+ * page. */
+static void add_notebook_files(site *s)
+{
+    size_t more = 0;
+    for (size_t i = 0; i < s->npages; i++)
+        if (s->pages[i].nb && !s->pages[i].failed && !s->pages[i].excluded)
+            more += s->pages[i].nb->nfiles;
+    if (!more)
+        return;
+    s->files = xrealloc(s->files, (s->nfiles + more) * sizeof *s->files);
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        if (!p->nb || p->failed || p->excluded)
+            continue;
+        for (size_t k = 0; k < p->nb->nfiles; k++) {
+            const nb_file *nf = &p->nb->files[k];
+            site_file *f = &s->files[s->nfiles++];
+            memset(f, 0, sizeof *f);
+            f->src = p->src;
+            f->data = nf->data;
+            f->len = nf->len;
+            f->content_rel = arena_printf(s->a, "%s/%s", p->rel, nf->name);
+            f->path = f->content_rel; /* until site_assign_paths */
+            f->nb_page = (int)i + 1;
+            f->nb_name = nf->name;
+        }
+    }
+}
+
+static bool notebook_place(void *ctx, const diag *e, buf *out)
+{
+    const site *s = ctx;
+    long i = strmap_get(s->index->notebooks, e->path);
+    if (i < 0)
+        return false;
+    nb_place_text(s->pages[i].nb, e->line, e->col, out);
+    return true;
+}
+
+void site_notebook_places(const site *s, diag_list *d, size_t from)
+{
+    if (s->index && s->index->notebooks && strmap_count(s->index->notebooks))
+        diag_relocate(d, from, notebook_place, (void *)s);
+}
+
 bool site_load(site *s, int jobs, diag_list *d)
 {
     growing g = { 0 };
@@ -925,14 +1007,19 @@ bool site_load(site *s, int jobs, diag_list *d)
     }
     par_ctx c = { s, d };
     site_parallel(s->npages, jobs, parse_job, &c);
+    add_notebook_files(s);
     hold_pages(s);
     find_sections(s, d);
     /* indexes for link resolution */
     s->index = xcalloc(1, sizeof *s->index);
     s->index->pages = strmap_new(s->npages);
     s->index->files = strmap_new(s->nfiles);
-    for (size_t i = 0; i < s->npages; i++)
+    s->index->notebooks = strmap_new(4);
+    for (size_t i = 0; i < s->npages; i++) {
         strmap_put(s->index->pages, s->pages[i].rel, (long)i);
+        if (s->pages[i].nb)
+            strmap_put(s->index->notebooks, s->pages[i].src, (long)i);
+    }
     for (size_t i = 0; i < s->nfiles; i++)
         if (s->files[i].content_rel)
             strmap_put(s->index->files, s->files[i].content_rel, (long)i);
@@ -983,7 +1070,7 @@ static const char *page_path(site *s, page *p)
     const char *rel = p->bundle_dir ? p->bundle_dir : p->rel;
     size_t n = strlen(rel);
     if (!p->bundle_dir)
-        n -= site_markdown_ext(rel);
+        n -= site_page_ext(rel);
     const char *last = NULL;
     size_t lastn = 0;
     /* folders */
@@ -1165,6 +1252,12 @@ bool site_assign_paths(site *s, diag_list *d)
         }
         p->path = page_path(s, p);
     }
+    /* a notebook's files go beside its page */
+    for (size_t i = 0; i < s->nfiles; i++) {
+        site_file *f = &s->files[i];
+        if (f->nb_page && s->pages[f->nb_page - 1].path)
+            f->path = arena_printf(s->a, "%s%s", s->pages[f->nb_page - 1].path, f->nb_name);
+    }
     /* bundles' files go beside their page */
     strmap *bundles = strmap_new(16);
     for (size_t i = 0; i < s->npages; i++)
@@ -1172,7 +1265,7 @@ bool site_assign_paths(site *s, diag_list *d)
             strmap_put(bundles, s->pages[i].bundle_dir, (long)i);
     for (size_t i = 0; i < s->nfiles; i++) {
         site_file *f = &s->files[i];
-        if (!f->content_rel || !strmap_count(bundles))
+        if (!f->content_rel || f->nb_page || !strmap_count(bundles))
             continue;
         /* the nearest enclosing bundle folder */
         char *dir = xstrdup(f->content_rel);
@@ -1471,6 +1564,7 @@ void site_free(site *s)
     if (s->index) {
         strmap_free(s->index->pages);
         strmap_free(s->index->files);
+        strmap_free(s->index->notebooks);
         free(s->index);
     }
     for (int i = 0; i < s->nwa; i++)

@@ -19,6 +19,7 @@
 #include "diag/diag.h"
 #include "fm/fm.h"
 #include "md/md.h"
+#include "nb/nb.h"
 #include "value/value.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -209,6 +210,9 @@ typedef struct page {
     const char *rel;      /* "posts/2024-03-18-a.md" (relative to content/) */
     const char *dir;      /* "posts" (folder of the source, relative to content/) */
     const char *bundle_dir; /* for index.md bundles: the bundle folder, else NULL */
+    const nb_doc *nb;     /* a notebook (.ipynb): what its text was made from
+                             (where each line came from, its files), in the
+                             arena of its parse; else NULL */
     bool is_post, draft, excluded, failed;
     unsigned char held;   /* why it is left out (a site_held), or SITE_SHOWN */
     bool is_index;        /* content/_index.md or content/<section>/_index.md:
@@ -266,6 +270,9 @@ typedef struct site_file {
     const unsigned char *data; /* embedded bytes, or NULL to copy src */
     size_t len;
     const char *content_rel; /* for content files: path relative to content/ */
+    int nb_page;          /* a notebook's image: its page's index + 1 (its
+                             path is the page's + nb_name); else 0 */
+    const char *nb_name;
 } site_file;
 
 /* A term of a taxonomy (a tag, a category, …): its page is
@@ -612,7 +619,14 @@ void site_free(site *s);
 /* The length of path's Markdown ending (3 for "a.md", 9 for "a.markdown"),
  * or 0 when path is not a page's. */
 size_t site_markdown_ext(const char *path);
-/* Whether the file name `base` is index<ending>. */
+/* The length of path's page ending: a Markdown ending, or NB_EXT for a
+ * Jupyter notebook (src/nb); 0 when path is not a page's. */
+size_t site_page_ext(const char *path);
+/* Gives this run's diagnostics about a notebook (from index `from` of d)
+ * their place in the notebook, "cell 7 (line 3:5)": their lines are of
+ * the page text made of it (diag_relocate, nb_place_text). */
+void site_notebook_places(const site *s, diag_list *d, size_t from);
+/* Whether the file name `base` is index<ending> (a notebook too). */
 bool site_is_index_page(const char *base);
 /* Whether the file name `base` is _index<ending> (a section's or the home
  * page's title, intro and front matter). */
