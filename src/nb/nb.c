@@ -1451,9 +1451,11 @@ bool nb_convert(str json, const char *path, const nb_options *opt, arena *a, nb_
         out->lines = arena_alloc(a, (n + 1) * sizeof *out->lines);
         out->trusted = arena_alloc(a, n + 1);
         memcpy(out->lines, c.head.lines, c.head.n * sizeof *out->lines);
-        memcpy(out->lines + c.head.n, c.body.lines, c.body.n * sizeof *out->lines);
+        if (c.body.n) { /* (memcpy from NULL, even of 0 bytes, is undefined) */
+            memcpy(out->lines + c.head.n, c.body.lines, c.body.n * sizeof *out->lines);
+            memcpy(out->trusted + c.head.n, c.body.trusted, c.body.n);
+        }
         memcpy(out->trusted, c.head.trusted, c.head.n);
-        memcpy(out->trusted + c.head.n, c.body.trusted, c.body.n);
         out->nlines = n;
         buf_put(&c.head.text, c.body.text.data, c.body.text.len);
         out->text = buf_detach(&c.head.text, &out->len);
