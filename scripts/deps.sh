@@ -10,7 +10,7 @@ build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-exten
 # The release files (scripts/release.sh): a Debian package and its source
 # packages' tools, and what checks the binary is static.
 release_pkgs="$build_pkgs dpkg-dev file"
-test_pkgs="$release_pkgs podman firefox-esr strace mmdebstrap lintian clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
+test_pkgs="$release_pkgs podman firefox-esr strace mmdebstrap lintian clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml python3-nbconvert nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;

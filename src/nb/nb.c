@@ -15,8 +15,9 @@
  * Representations of an output, as nbconvert's HTML exporter chooses
  * them (its display_data_priority), so a page shows what `jupyter
  * nbconvert --to html` shows: text/html (only with markdown.unsafe),
- * text/markdown, image/svg+xml, text/latex, image/png, image/jpeg, then
- * application/json (nbconvert shows none) and text/plain. */
+ * text/markdown, image/svg+xml, text/latex, image/png, image/jpeg,
+ * text/plain, then application/json (which nbconvert never shows; every
+ * kernel gives text/plain beside it, so it is seen only without one). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -762,11 +763,11 @@ static nb_file *add_file(conv *c, const cell *ce, const char *name, const char *
     return f;
 }
 
-static void img_tag(conv *c, const cell *ce, const nb_file *f)
+static void img_tag(conv *c, const cell *ce, const nb_file *f, const char *mime)
 {
     buf *b = &c->tmp;
     buf_reset(b);
-    buf_printf(b, "<div class=\"nb-output nb-image\"><img src=\"");
+    buf_printf(b, "<div class=\"nb-output nb-image\" data-mime-type=\"%s\"><img src=\"", mime);
     esc(b, c->opt->files, strlen(c->opt->files));
     buf_putc(b, '/');
     esc(b, f->name, strlen(f->name));
@@ -778,7 +779,7 @@ static void img_tag(conv *c, const cell *ce, const nb_file *f)
 }
 
 /* Text as a <pre> of one line, cut at NB_TEXT_MAX. */
-static void pre(conv *c, const cell *ce, const char *cls, const char *s, size_t n, bool ansi)
+static void pre(conv *c, const cell *ce, const char *cls, const char *mime, const char *s, size_t n, bool ansi)
 {
     buf *b = &c->tmp2;
     buf_reset(b);
@@ -791,7 +792,7 @@ static void pre(conv *c, const cell *ce, const char *cls, const char *s, size_t 
     }
     while (n && s[n - 1] == '\n')
         n--;
-    buf_printf(b, "<div class=\"nb-output %s\"><pre>", cls);
+    buf_printf(b, "<div class=\"nb-output %s\" data-mime-type=\"%s\"><pre>", cls, mime);
     if (ansi)
         ansi_html(b, s, n);
     else
@@ -804,10 +805,10 @@ static void pre(conv *c, const cell *ce, const char *cls, const char *s, size_t 
 
 /* Markdown (text/markdown, text/latex) in an output box: Markdown lines
  * between two lines of sheaf's HTML. */
-static void markdown_box(conv *c, const cell *ce, const char *cls, const char *s, size_t n)
+static void markdown_box(conv *c, const cell *ce, const char *cls, const char *mime, const char *s, size_t n)
 {
-    char open[96];
-    snprintf(open, sizeof open, "<div class=\"nb-output %s\">", cls);
+    char open[128];
+    snprintf(open, sizeof open, "<div class=\"nb-output %s\" data-mime-type=\"%s\">", cls, mime);
     emit_s(&c->body, open, ce->no, true);
     emit_s(&c->body, "", ce->no, false);
     /* no blank line may end the box early: each one is a line of its own */
@@ -816,9 +817,9 @@ static void markdown_box(conv *c, const cell *ce, const char *cls, const char *s
     emit_s(&c->body, "</div>", ce->no, true);
 }
 
-enum { M_HTML, M_MARKDOWN, M_SVG, M_LATEX, M_PNG, M_JPEG, M_JSON, M_PLAIN, M_N };
+enum { M_HTML, M_MARKDOWN, M_SVG, M_LATEX, M_PNG, M_JPEG, M_PLAIN, M_JSON, M_N };
 static const char *const mimes[M_N] = { "text/html", "text/markdown", "image/svg+xml", "text/latex",
-                                        "image/png", "image/jpeg", "application/json", "text/plain" };
+                                        "image/png", "image/jpeg", "text/plain", "application/json" };
 
 /* Shows the representation of a bundle (display_data, execute_result)
  * that comes first in nbconvert's order. */
@@ -866,7 +867,7 @@ static bool bundle(conv *c, cell *ce, int nout)
         snprintf(name, sizeof name, "cell%d-%d.%s", ce->no, nout, file_ext(mimes[chosen]));
         nb_file *f = add_file(c, ce, name, mimes[chosen], chosen != M_SVG);
         if (f)
-            img_tag(c, ce, f);
+            img_tag(c, ce, f, mimes[chosen]);
         break;
     }
     case M_HTML: {
@@ -877,7 +878,7 @@ static bool bundle(conv *c, cell *ce, int nout)
          * the HTML block, so they go */
         buf *b = &c->tmp;
         buf_reset(b);
-        buf_puts(b, "<div class=\"nb-output nb-html\">\n");
+        buf_puts(b, "<div class=\"nb-output nb-html\" data-mime-type=\"text/html\">\n");
         const char *s = c->tmp2.data, *e = s + c->tmp2.len;
         while (s < e) {
             const char *nl = memchr(s, '\n', (size_t)(e - s));
@@ -901,21 +902,22 @@ static bool bundle(conv *c, cell *ce, int nout)
         buf_reset(&c->tmp2);
         if (!text(r, &c->tmp2))
             return false;
-        markdown_box(c, ce, chosen == M_LATEX ? "nb-latex" : "nb-markdown", c->tmp2.data, c->tmp2.len);
+        markdown_box(c, ce, chosen == M_LATEX ? "nb-latex" : "nb-markdown", mimes[chosen], c->tmp2.data,
+                     c->tmp2.len);
         break;
     case M_JSON: {
         /* the JSON as written, re-indented by its brackets */
         const char *s = r->p;
         if (!skip(r))
             return false;
-        pre(c, ce, "nb-json", s, (size_t)(r->p - s), false);
+        pre(c, ce, "nb-json", mimes[chosen], s, (size_t)(r->p - s), false);
         break;
     }
     default:
         buf_reset(&c->tmp);
         if (!text(r, &c->tmp))
             return false;
-        pre(c, ce, "nb-text", c->tmp.data, c->tmp.len, true); /* pre writes in tmp2 */
+        pre(c, ce, "nb-text", mimes[chosen], c->tmp.data, c->tmp.len, true); /* pre writes in tmp2 */
     }
     r->p = end;
     return !r->failed;
@@ -954,12 +956,17 @@ static bool output(conv *c, cell *ce, int nout)
     ok = ok && k == 0;
     const char *end = r->p;
     if (ok) {
-        if (!strcmp(type.data, "stream") && txt) {
+        if (!strcmp(type.data, "stream") && !strcmp(name.data, "stdin")) {
+            /* what was typed at an input() prompt: nbconvert leaves it out */
+        } else if (!strcmp(type.data, "stream") && txt) {
             r->p = txt;
             ok = text(r, &t);
             if (ok)
-                pre(c, ce, !strcmp(name.data, "stderr") ? "nb-stream nb-stderr" : "nb-stream nb-stdout", t.data,
-                    t.len, true);
+            {
+                bool err = !strcmp(name.data, "stderr");
+                pre(c, ce, err ? "nb-stream nb-stderr" : "nb-stream nb-stdout",
+                    err ? "application/vnd.jupyter.stderr" : "text/plain", t.data, t.len, true); /* as nbconvert names them */
+            }
         } else if ((!strcmp(type.data, "display_data") || !strcmp(type.data, "execute_result")) && data) {
             r->p = data;
             ok = bundle(c, ce, nout);
@@ -981,7 +988,7 @@ static bool output(conv *c, cell *ce, int nout)
             if (ok && !t.len)
                 buf_printf(&t, "%s: %s", ename.data, evalue.data);
             if (ok)
-                pre(c, ce, "nb-error", t.data, t.len, true);
+                pre(c, ce, "nb-error", "application/vnd.jupyter.stderr", t.data, t.len, true);
         } else if (!type.len) {
             r->p = start;
             ok = fail(r, start, "cell %d: an output without \"output_type\"", ce->no);
@@ -1040,7 +1047,13 @@ static void markdown_cell(conv *c, cell *ce, int first_attachment)
             buf_put(&out, q, 11 + nl);
         s = q + 11 + nl;
     }
+    /* in a box of its own, as Jupyter shows it: its Markdown between two
+     * lines of sheaf's HTML, each followed or preceded by a blank line */
+    emit_s(&c->body, "<div class=\"nb-cell nb-markdown\">", ce->no, true);
+    emit_s(&c->body, "", ce->no, false);
     emit(&c->body, out.data, out.len, ce->no, 1, false);
+    emit_s(&c->body, "", ce->no, false);
+    emit_s(&c->body, "</div>", ce->no, true);
     emit_s(&c->body, "", ce->no, false);
     buf_release(&out);
 }

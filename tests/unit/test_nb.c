@@ -37,28 +37,29 @@ TEST(markdown_and_code)
     char *t = conv(j, true, &doc, a, &e);
     EQ_STR(e.data, "");
     EQ_STR(t, "---\ntitle: \"T \\\"q\\\"\"\n---\n"
-              "# Hi\ntext\n\n"
+              "<div class=\"nb-cell nb-markdown\">\n\n# Hi\ntext\n\n</div>\n\n"
               "<div class=\"nb-cell nb-code\">\n"
               "<div class=\"nb-input\"><span class=\"nb-prompt\">In&nbsp;[3]:</span>\n\n"
               "```python\nprint(1)\n```\n\n</div>\n"
-              "<div class=\"nb-output nb-stream nb-stdout\"><pre>a&lt;b&#10;c</pre></div>\n"
-              "<div class=\"nb-output nb-html\">\n<b>42</b>\n</div>\n\n"
+              "<div class=\"nb-output nb-stream nb-stdout\" data-mime-type=\"text/plain\">"
+              "<pre>a&lt;b&#10;c</pre></div>\n"
+              "<div class=\"nb-output nb-html\" data-mime-type=\"text/html\">\n<b>42</b>\n</div>\n\n"
               "</div>\n\n");
-    /* line 4 is the markdown cell's first line; line 7 sheaf's HTML */
+    /* line 6 is the markdown cell's first line; line 11 sheaf's HTML */
     buf p = BUF_INIT;
-    nb_place_text(&doc, 5, 3, &p);
+    nb_place_text(&doc, 7, 3, &p);
     EQ_STR(p.data, "cell 1 (line 2:3)");
     buf_reset(&p);
-    nb_place_text(&doc, 7, 1, &p);
+    nb_place_text(&doc, 11, 1, &p);
     EQ_STR(p.data, "cell 2");
     buf_reset(&p);
     nb_place_text(&doc, 2, 1, &p);
     EQ_STR(p.data, "metadata");
-    OK(doc.trusted[6] && doc.trusted[7] && !doc.trusted[3] && !doc.trusted[5]);
+    OK(doc.trusted[3] && doc.trusted[10] && doc.trusted[11] && !doc.trusted[5] && !doc.trusted[4]);
     free(t);
     /* without markdown.unsafe the HTML gives way to the text */
     t = conv(j, false, &doc, a, &e);
-    OK(t && strstr(t, "nb-text\"><pre>42</pre>") && !strstr(t, "<b>"));
+    OK(t && strstr(t, "nb-text\" data-mime-type=\"text/plain\"><pre>42</pre>") && !strstr(t, "<b>"));
     free(t);
     buf_release(&p);
     buf_release(&e);
@@ -106,7 +107,7 @@ TEST(images_and_attachments)
                       ""),
                    true, &doc, a, &e);
     EQ_STR(e.data, "");
-    OK(t && strstr(t, "![x](n.ipynb/cell1-a-b.png)\n"));
+    OK(t && strstr(t, "\n![x](n.ipynb/cell1-a-b.png)\n"));
     OK(t && strstr(t, "<img src=\"n.ipynb/cell2-1.png\" alt=\"output of cell 2\" width=\"1\" height=\"2\">"));
     EQ_INT((long)doc.nfiles, 2L);
     if (doc.nfiles == 2) {
@@ -123,9 +124,9 @@ TEST(images_and_attachments)
                 ""),
              true, &doc, a, &e);
     OK(t != NULL);
-    EQ_STR(e.data, "n.ipynb:12: error: image/png of cell 2 is not base64: '*' at offset 4 of its data\n");
+    EQ_STR(e.data, "n.ipynb:16: error: image/png of cell 2 is not base64: '*' at offset 4 of its data\n");
     buf p = BUF_INIT;
-    nb_place_text(&doc, 12, 1, &p);
+    nb_place_text(&doc, 16, 1, &p);
     EQ_STR(p.data, "cell 2");
     buf_release(&p);
     free(t);
@@ -179,7 +180,7 @@ TEST(ansi_and_limits)
                       ""),
                    true, &doc, a, &e);
     EQ_STR(e.data, "");
-    OK(t && strstr(t, "<div class=\"nb-output nb-error\"><pre><span class=\"ansi-red-fg\">ZeroDivisionError</span>: x&#10;"
+    OK(t && strstr(t, "<div class=\"nb-output nb-error\" data-mime-type=\"application/vnd.jupyter.stderr\"><pre><span class=\"ansi-red-fg\">ZeroDivisionError</span>: x&#10;"
                       "<span class=\"ansi-green-fg ansi-bold\">ok</span></pre></div>") != NULL);
     free(t);
     int w, h;
