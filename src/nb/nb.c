@@ -792,7 +792,7 @@ static void pre(conv *c, const cell *ce, const char *cls, const char *mime, cons
     }
     while (n && s[n - 1] == '\n')
         n--;
-    buf_printf(b, "<div class=\"nb-output %s\" data-mime-type=\"%s\"><pre>", cls, mime);
+    buf_printf(b, "<div class=\"nb-output %s\" data-mime-type=\"%s\"><pre tabindex=\"0\">", cls, mime);
     if (ansi)
         ansi_html(b, s, n);
     else
@@ -878,7 +878,9 @@ static bool bundle(conv *c, cell *ce, int nout)
          * the HTML block, so they go */
         buf *b = &c->tmp;
         buf_reset(b);
-        buf_puts(b, "<div class=\"nb-output nb-html\" data-mime-type=\"text/html\">\n");
+        /* a wide table scrolls in this box, which the keyboard can reach */
+        buf_printf(b, "<div class=\"nb-output nb-html\" data-mime-type=\"text/html\" tabindex=\"0\" role=\"group\" "
+                      "aria-label=\"Output of cell %d\">\n", ce->no);
         const char *s = c->tmp2.data, *e = s + c->tmp2.len;
         while (s < e) {
             const char *nl = memchr(s, '\n', (size_t)(e - s));

@@ -42,8 +42,8 @@ TEST(markdown_and_code)
               "<div class=\"nb-input\"><span class=\"nb-prompt\">In&nbsp;[3]:</span>\n\n"
               "```python\nprint(1)\n```\n\n</div>\n"
               "<div class=\"nb-output nb-stream nb-stdout\" data-mime-type=\"text/plain\">"
-              "<pre>a&lt;b&#10;c</pre></div>\n"
-              "<div class=\"nb-output nb-html\" data-mime-type=\"text/html\">\n<b>42</b>\n</div>\n\n"
+              "<pre tabindex=\"0\">a&lt;b&#10;c</pre></div>\n"
+              "<div class=\"nb-output nb-html\" data-mime-type=\"text/html\" tabindex=\"0\" role=\"group\" aria-label=\"Output of cell 2\">\n<b>42</b>\n</div>\n\n"
               "</div>\n\n");
     /* line 6 is the markdown cell's first line; line 11 sheaf's HTML */
     buf p = BUF_INIT;
@@ -59,7 +59,7 @@ TEST(markdown_and_code)
     free(t);
     /* without markdown.unsafe the HTML gives way to the text */
     t = conv(j, false, &doc, a, &e);
-    OK(t && strstr(t, "nb-text\" data-mime-type=\"text/plain\"><pre>42</pre>") && !strstr(t, "<b>"));
+    OK(t && strstr(t, "nb-text\" data-mime-type=\"text/plain\"><pre tabindex=\"0\">42</pre>") && !strstr(t, "<b>"));
     free(t);
     buf_release(&p);
     buf_release(&e);
@@ -180,7 +180,7 @@ TEST(ansi_and_limits)
                       ""),
                    true, &doc, a, &e);
     EQ_STR(e.data, "");
-    OK(t && strstr(t, "<div class=\"nb-output nb-error\" data-mime-type=\"application/vnd.jupyter.stderr\"><pre><span class=\"ansi-red-fg\">ZeroDivisionError</span>: x&#10;"
+    OK(t && strstr(t, "<div class=\"nb-output nb-error\" data-mime-type=\"application/vnd.jupyter.stderr\"><pre tabindex=\"0\"><span class=\"ansi-red-fg\">ZeroDivisionError</span>: x&#10;"
                       "<span class=\"ansi-green-fg ansi-bold\">ok</span></pre></div>") != NULL);
     free(t);
     int w, h;
