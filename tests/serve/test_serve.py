@@ -317,7 +317,9 @@ def run_server_checks(sheaf, site, tmp, tmpdir, env):
     expect("Ctrl-C: exit status", code, 0)
     expect("Ctrl-C: temp folder removed", glob.glob(os.path.join(tmpdir, "sheaf-serve-*")), [])
     check("the server said nothing on stderr but diagnostics",
-          all(re.match(r"^\S+:(\d+:\d+:)? ?(error|warning|note): ", e) for e in srv.err),
+          # (a notebook's place: "path: cell 1 (line 1:1): error: …")
+          all(re.match(r"^\S+:(\d+:\d+:| cell \d+( \(line \d+(:\d+)?\))?:)? ?(error|warning|note): ", e)
+              for e in srv.err),
           "\n".join(srv.err))
     bind_checks(sheaf, site, env)
     other_servers(sheaf, site, env, tmpdir)
@@ -584,6 +586,37 @@ def reload_checks(sheaf, site, port, srv, env):
     expect("new folder: event", e and e[0], "reload")
     st, _, body = raw(port, "/notes/new-note/")
     check("new folder: page served", st == 200 and b"A new note." in body, f"status {st}")
+
+    # A notebook (issue 30), saved as Jupyter saves: a backup copy
+    # .~name.ipynb beside it, the file written in place, the backup removed.
+    nb = os.path.join(site, "content/posts/2024-01-03-lab.ipynb")
+    def save_notebook(out, md="# Lab"):
+        text = json.dumps({"cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": md},
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "print(1)",
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": out}]}],
+            "metadata": {"title": "Lab"}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+        backup = os.path.join(os.path.dirname(nb), ".~" + os.path.basename(nb))
+        if os.path.exists(nb):
+            shutil.copy(nb, backup)
+        write(nb, text)
+        if os.path.exists(backup):
+            os.remove(backup)
+    for out in ("first output", "second output"):
+        save_notebook(out)
+        e = ev.wait()
+        expect(f"notebook save ({out}): event", e and e[0], "reload")
+        st, _, body = raw(port, "/posts/lab/")
+        check(f"notebook save ({out}): served", st == 200 and out.encode() in body, f"status {st}")
+    save_notebook("x", "[gone](nowhere.md)")
+    e = ev.wait()
+    expect("broken notebook: event", e and e[0], "error")
+    check("broken notebook: the cell and its line",
+          e is not None and "content/posts/2024-01-03-lab.ipynb: cell 1 (line 1:1): error: link to 'nowhere.md'" in e[1],
+          repr(e))
+    os.remove(nb)
+    e = ev.wait()
+    expect("notebook removed: event", e and e[0], "reload")
 
     # A broken edit: "error" with path:line:col diagnostics; the old page stays.
     broken = POST.replace("Original words", "Edited words").replace(
