@@ -78,6 +78,7 @@ const pages = [
   'posts/in-network-aggregation/',       // the example site's table and footnote
   'posts/gradient-compression/',         // display math (and a Chinese note)
   'posts/distributed-training-research/',
+  'posts/lab-notebook/',                 // a Jupyter notebook: outputs, a wide table, a traceback
   'posts/%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83%E7%AC%94%E8%AE%B0/',
   '', 'archive/', 'tags/', 'tags/distributed-training/', 'about/',
   'papers/', 'papers/lin2018dgc/',       // the paper graph (citations)
@@ -98,7 +99,7 @@ async function main() {
     fs.copyFileSync(path.join(root, 'site.yaml'), path.join(site, 'site.yaml'));
     fs.copyFileSync(path.join(root, 'refs.bib'), path.join(site, 'refs.bib'));
     fs.cpSync(path.join(root, 'content'), path.join(site, 'content'), { recursive: true });
-    for (const f of fs.readdirSync(path.join(here, 'mock')).filter((f) => f.endsWith('.md')))
+    for (const f of fs.readdirSync(path.join(here, 'mock')).filter((f) => /\.(md|ipynb)$/.test(f)))
       fs.copyFileSync(path.join(here, 'mock', f), path.join(site, 'content/posts', f));
     const out = path.join(tmp, 'out');
     server = await serve(out);

@@ -12,7 +12,7 @@ vnu=$root/tests/node_modules/vnu-jar/build/dist/vnu.jar
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$root/site.yaml" "$root/refs.bib" "$root/content" "$tmp/"
-cp "$root"/tests/theme/mock/*.md "$tmp/content/posts/"
+cp "$root"/tests/theme/mock/*.md "$root"/tests/theme/mock/*.ipynb "$tmp/content/posts/"
 "$sheaf" build -q -s "$tmp" -o "$tmp/out" --base-url https://example.github.io/notes/
 pages=$(find "$tmp/out" -name '*.html' | wc -l)
 [ "$pages" -ge 15 ] || { echo "vnu.sh: only $pages HTML pages built" >&2; exit 1; }
