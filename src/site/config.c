@@ -55,16 +55,15 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
             size_t n = 0;
             while (isalnum((unsigned char)q[1 + n]) || q[1 + n] == '_')
                 n++;
-            static const char *const names[] = { "year", "month", "day", "slug", "section", NULL };
-            bool known = false;
-            for (size_t k3 = 0; names[k3]; k3++)
-                known |= strlen(names[k3]) == n && !strncmp(q + 1, names[k3], n);
+            bool known = site_permalink_date(q + 1, n) || (n == 4 && !strncmp(q + 1, "slug", 4)) ||
+                         (n == 7 && !strncmp(q + 1, "section", 7));
             if (!known)
                 bad = arena_strndup(r->a, q, n + 1);
         }
         if (bad) {
             diag_error(r->d, r->path, pl, pc,
-                       "'permalinks.%s': unknown placeholder '%s' (known: :year :month :day :slug :section)",
+                       "'permalinks.%s': unknown placeholder '%s' (known: :year :month :day :slug :section "
+                       ":i_month :i_day :short_year :hour :minute :second :y_day)",
                        pk.u.s, bad);
             r->ok = false;
             continue;

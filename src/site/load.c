@@ -1062,6 +1062,20 @@ const char *site_section_name_problem(const char *name)
     return NULL;
 }
 
+const char *site_permalink_date(const char *name, size_t n)
+{
+    /* Jekyll's names, so that its patterns carry over as written */
+    static const char *const dates[][2] = {
+        { "year", "%Y" },       { "month", "%m" },  { "i_month", "%-m" }, { "day", "%d" },
+        { "i_day", "%-d" },     { "short_year", "%y" }, { "hour", "%H" }, { "minute", "%M" },
+        { "second", "%S" },     { "y_day", "%j" },
+    };
+    for (size_t i = 0; i < sizeof dates / sizeof *dates; i++)
+        if (strlen(dates[i][0]) == n && !strncmp(name, dates[i][0], n))
+            return dates[i][1];
+    return NULL;
+}
+
 /* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ (any
  * Markdown ending) */
 static const char *page_path(site *s, page *p)
@@ -1126,12 +1140,9 @@ static const char *page_path(site *s, page *p)
                 while (*e && (isalnum((unsigned char)*e) || *e == '_'))
                     e++;
                 size_t kl = (size_t)(e - q - 1);
-                if (kl == 4 && !strncmp(q + 1, "year", 4))
-                    date_format(&o, &p->date, "%Y");
-                else if (kl == 5 && !strncmp(q + 1, "month", 5))
-                    date_format(&o, &p->date, "%m");
-                else if (kl == 3 && !strncmp(q + 1, "day", 3))
-                    date_format(&o, &p->date, "%d");
+                const char *fmt = site_permalink_date(q + 1, kl);
+                if (fmt)
+                    date_format(&o, &p->date, fmt);
                 else if (kl == 4 && !strncmp(q + 1, "slug", 4))
                     buf_put(&o, slug.data, slug.len);
                 else if (kl == 7 && !strncmp(q + 1, "section", 7))

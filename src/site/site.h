@@ -56,6 +56,12 @@ typedef struct permalink_rule {
     const char *pattern; /* e.g. "/:year/:month/:slug/" */
 } permalink_rule;
 
+/* The date a permalink placeholder names, as a date_format format: "%Y"
+ * for "year", "%-m" for "i_month" … (Jekyll's names: year, month,
+ * i_month, day, i_day, short_year, hour, minute, second, y_day); NULL
+ * for any other name (slug, section, or unknown). n: the name's length. */
+const char *site_permalink_date(const char *name, size_t n);
+
 /* How many taxonomies a site may have (`taxonomies:` in site.yaml). */
 #define SITE_MAX_TAXONOMIES 8
 #define SITE_MAX_FEED_COPIES 4
