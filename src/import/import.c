@@ -752,10 +752,13 @@ static long add_old_urls(imp *m, diag_list *d)
             continue;
         int file;
         int k = site_lookup(&s, p->dest_rel + strlen("content/"), &file);
-        if (k < 0)
+        if (k < 0) {
+            m->nlost += !p->dropped;
             continue;
+        }
         const page *sp = &s.pages[k];
         if (!sp->path) {
+            m->nlost++;
             /* an _index.md that is no section's (Hugo's nested sections,
              * a folder of undated pages): sheaf makes no list there */
             import_note_add(m, p->src_rel, 0, 0,
@@ -767,6 +770,10 @@ static long add_old_urls(imp *m, diag_list *d)
         }
         const char *want = url_output(m, p->old_url);
         bool served = !strcmp(site_output_file(m->a, sp->path), want);
+        if (served)
+            m->nkept++;
+        else
+            m->nredirected++;
         for (size_t j = 0; j < sp->naliases && !served; j++)
             served = !strcmp(site_alias_output(m->a, sp->aliases[j][0] == '/' ? sp->aliases[j] + 1
                                                                              : sp->aliases[j]),
@@ -978,6 +985,8 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- %zu figure, video or callout made (or kept as) sheaf's shortcodes\n", m->nshortcodes);
     buf_printf(r, "- %ld alias%s added so that every old URL of a page answers\n", aliases,
                aliases == 1 ? "" : "es");
+    buf_printf(r, "- old URLs of pages: %zu kept exactly, %zu answer with a redirect, %zu lost (listed below)\n",
+               m->nkept, m->nredirected, m->nlost);
     if (m->feed_url)
         buf_printf(r, "- the old feed %s is still written, from sheaf's feed template (`outputs:` in "
                    "site.yaml; sheaf's own is /atom.xml)\n", m->feed_url);

@@ -41,6 +41,8 @@ typedef struct import_page {
     bool dropped;          /* not written: its place is one sheaf makes itself */
     bool no_liquid;        /* render_with_liquid: false — Jekyll showed its Liquid as text */
     const char *post_name; /* Jekyll: "2019-01-02-a" (for post_url) */
+    const char *collection; /* Jekyll: the collection it is a document of, or NULL */
+    const char *file_date;  /* Jekyll: an undated document's file day ("2021-05-06"), or NULL */
 } import_page;
 
 /* A file copied as it is. */
@@ -85,6 +87,8 @@ typedef struct imp {
     size_t nlinks, nhighlight, nraw, ncomments, nshortcodes, nvars;
     size_t nmath; /* formulas of a theme's katex/math shortcode made sheaf's math */
     size_t nunpublished, ndrafts;
+    /* the old URLs of pages: served by the page itself, by a redirect, not at all */
+    size_t nkept, nredirected, nlost;
     /* where each line of one page's body starts (body.c, place): notes ask
      * for their line and column by offset */
     const char *lines_of;  /* the body_src they are of, or NULL */

@@ -15,6 +15,7 @@
  * above _posts/) and :output_ext; a page's is /:path/:basename with the
  * style's ending, or its `permalink:`. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,13 @@ typedef struct jk {
     bool style_ext;         /* pages end in .html */
     const char **exclude;
     size_t nexclude;
+    const char **include;   /* `include:`: '_' folders and files read as any other */
+    size_t ninclude;
     const tpl_map *collections;
     tpl_value defaults;     /* _config.yml's `defaults:` list */
+    bool pattern_kept;      /* the posts' pattern is in site.yaml's permalinks */
+    bool cats_dropped;      /* ... without its :categories: a post that has
+                             * some keeps its old URL as its own url: */
 } jk;
 
 /* Jekyll's Utils.slugify: runs of other characters → '-', ends trimmed;
@@ -133,6 +139,75 @@ static bool jk_token(void *ctx, const char *w, size_t k, buf *b)
 static const char *expand(imp *m, const char *pat, const jk_vars *v)
 {
     return import_expand_pattern(m, pat, false, jk_token, (void *)v);
+}
+
+/* The site's post pattern as sheaf writes it, or NULL when sheaf has no
+ * placeholder for one of its parts (:week, :short_day, :name …): :title
+ * is sheaf's :slug, :output_ext ".html" (a pattern naming a file), the
+ * date placeholders are sheaf's own (site_permalink_date). A "/:categories"
+ * part is left out (*cats set); in a collection's, :collection is its
+ * name and :path, :name its document's file name (:slug): empty for a post without categories, so
+ * such posts keep their URL from the pattern, and each post with some is
+ * given its old URL as its own. */
+static const char *sheaf_pattern(imp *m, const char *pat, const char *collection, bool *cats)
+{
+    buf b = BUF_INIT;
+    bool ok = pat[0] == '/';
+    *cats = false;
+    for (const char *q = pat; *q && ok;) {
+        if (*q != ':') {
+            buf_putc(&b, *q++);
+            continue;
+        }
+        const char *e = q + 1;
+        while (isalnum((unsigned char)*e) || *e == '_')
+            e++;
+        size_t k = (size_t)(e - q - 1);
+        if (site_permalink_date(q + 1, k) || (k == 4 && !strncmp(q + 1, "slug", 4))) {
+            buf_put(&b, q, (size_t)(e - q));
+        } else if ((k == 5 && !strncmp(q + 1, "title", 5)) ||
+                   (collection && ((k == 4 && !strncmp(q + 1, "path", 4)) || (k == 4 && !strncmp(q + 1, "name", 4))))) {
+            /* a document's :path and :name are its file's name where it
+             * is not in a folder of the collection (else the comparison of
+             * the URLs redirects it) */
+            buf_puts(&b, ":slug");
+        } else if (collection && k == 10 && !strncmp(q + 1, "collection", 10)) {
+            buf_puts(&b, collection);
+        } else if (k == 10 && !strncmp(q + 1, "output_ext", 10)) {
+            buf_puts(&b, ".html");
+        } else if (k == 10 && !strncmp(q + 1, "categories", 10) && b.len && b.data[b.len - 1] == '/' &&
+                   (*e == '/' || !*e)) {
+            *cats = true;
+            buf_truncate(&b, b.len - 1);
+        } else {
+            ok = false;
+        }
+        q = e;
+    }
+    /* runs of '/' made one, as Jekyll's URLs are */
+    buf c = BUF_INIT;
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] != '/' || !c.len || c.data[c.len - 1] != '/')
+            buf_putc(&c, b.data[i]);
+    if (!c.len || c.data[0] != '/')
+        ok = false;
+    const char *r = ok ? arena_strdup(m->a, c.data) : NULL;
+    buf_release(&b);
+    buf_release(&c);
+    return r;
+}
+
+/* Whether sheaf takes url as a page's own `url:` (else the old URL is an
+ * alias, which may hold more: "/web dev/x/"). */
+static bool url_writable(const char *url)
+{
+    for (const char *q = url + 1; *q;) {
+        size_t n = strcspn(q, "/");
+        if (!site_url_part_safe(q, n))
+            return false;
+        q += n + (q[n] == '/');
+    }
+    return true;
 }
 
 /* ---- posts -------------------------------------------------------------- */
@@ -469,8 +544,15 @@ static bool post(jk *j, const char *rel, bool draft)
     if (!own)
         own = default_permalink;
     const char *url = expand(m, own ? own : j->permalink, &v);
-    if (own)
+    /* a post with categories where the pattern has them: sheaf's pattern
+     * left them out, the post keeps its URL as its own */
+    if (own || (j->cats_dropped && cats.len && url_writable(url)))
         import_kv_set(m, p, "url", tpl_str(url));
+    else if (j->pattern_kept && !import_get_str(map, "slug") && strcmp(v.title, v.slug) &&
+             strstr(j->permalink, ":title") && site_url_part_safe(v.title, strlen(v.title)))
+        /* Jekyll's :title keeps the file name's case and more signs than
+         * sheaf's slug: written as the slug, sheaf's URL is the old one */
+        import_kv_set(m, p, "slug", tpl_str(v.title));
     if (!p->hidden)
         p->old_url = url;
     buf_release(&cats);
@@ -479,6 +561,33 @@ static bool post(jk *j, const char *rel, bool draft)
 }
 
 /* ---- pages ------------------------------------------------------------ */
+
+/* A term's listing page, as Jekyll themes make them (tag/go.md: a layout,
+ * `tag: go`, no text; the layout lists the posts): sheaf makes each term's
+ * page itself (/tags/go/), so it is not imported — it would be an empty
+ * page in the site's pages. Listed, with where the term's page is now. */
+static void term_page(imp *m, import_page *p, const tpl_map *fm)
+{
+    if (!fm || import_get(fm, "layout").kind != TPL_STRING)
+        return;
+    for (size_t i = 0; i < p->body_len; i++)
+        if (!isspace((unsigned char)p->body_src[i]))
+            return;
+    static const char *const keys[][2] = { { "tag", "tags" }, { "category", "categories" } };
+    for (size_t k = 0; k < 2; k++) {
+        const char *term = import_get_str(fm, keys[k][0]);
+        if (!term)
+            continue;
+        p->dropped = true;
+        m->nlost += p->old_url != NULL;
+        import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "a listing of the %s '%s'", keys[k][0], term),
+                        arena_printf(m->a, "not imported: sheaf makes each term's page itself, at /%s/%s/%s",
+                                     keys[k][1], site_tag_slug(m->a, term),
+                                     p->old_url ? arena_printf(m->a, " (the old %s is not kept)", p->old_url)
+                                                : ""));
+        return;
+    }
+}
 
 static bool jk_page(jk *j, const char *rel, const char *collection)
 {
@@ -526,7 +635,25 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
             pattern = import_get_str(c.u.map, "permalink");
         if (!own)
             own = pattern ? pattern : "/:collection/:path:output_ext";
-        jk_vars v = { NULL, jk_slugify(m, stemv, stem, true, true), jk_slugify(m, stemv, stem, false, false),
+        /* Jekyll dates an undated document by the build's time (site.time);
+         * its file's day stands in for it, so that a pattern's :year has a
+         * value, and dates it if the collection holds dated ones (sheaf
+         * needs every document of a section of posts dated) */
+        sheaf_date d = { 0 }, *dp = NULL;
+        tpl_value dv = import_kv_get(p, "date");
+        struct stat st;
+        p->collection = collection;
+        if (dv.kind != TPL_UNDEFINED && tpl_value_as_date(dv, &d)) {
+            dp = &d;
+        } else if (!stat(import_src_path(m, rel), &st)) {
+            d = (sheaf_date){ (int64_t)st.st_mtime - (int64_t)st.st_mtime % 86400, 0, false, false };
+            dp = &d;
+            buf day = BUF_INIT;
+            date_format(&day, &d, "%Y-%m-%d");
+            p->file_date = arena_strdup(m->a, day.data);
+            buf_release(&day);
+        }
+        jk_vars v = { dp, jk_slugify(m, stemv, stem, true, true), jk_slugify(m, stemv, stem, false, false),
                       NULL, arena_strndup(m->a, in, strlen(in) - page_ext(in)), stemv, collection,
                       stemv };
         p->old_url = expand(m, own, &v);
@@ -543,6 +670,7 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
     }
     if (p->hidden)
         p->old_url = NULL;
+    term_page(m, p, map);
     buf_release(&text);
     return true;
 }
@@ -560,6 +688,20 @@ static bool has_front_matter(imp *m, const char *rel)
     bool ok = fs_read_head(import_src_path(m, rel), 5, &h);
     const char *b = h.data;
     ok = ok && h.len >= 4 && !strncmp(b, "---", 3) && (b[3] == '\n' || (b[3] == '\r' && h.len > 4 && b[4] == '\n'));
+    buf_release(&h);
+    return ok;
+}
+
+/* Whether SRC/rel, a file with front matter, is a feed a Liquid template
+ * makes (feed.xml with an <rss> or <feed> element). */
+static bool liquid_feed(imp *m, const char *rel)
+{
+    size_t n = strlen(rel);
+    if (n < 4 || strcmp(rel + n - 4, ".xml"))
+        return false;
+    buf h = BUF_INIT;
+    bool ok = fs_read_head(import_src_path(m, rel), 4096, &h);
+    ok = ok && (strstr(h.data, "<rss") || strstr(h.data, "<feed"));
     buf_release(&h);
     return ok;
 }
@@ -614,6 +756,30 @@ static void visit(void *ctx, const char *rel)
             w->ok &= post(j, r, true);
         return;
     }
+    bool included = false;
+    for (size_t i = 0; i < j->ninclude && !included; i++)
+        included = excluded_by(r, j->include[i]);
+    /* Jekyll skips every file and folder whose name starts with '_' below
+     * the top too (docs/_layouts/), unless `include:` names it */
+    const char *under = NULL;
+    for (const char *q = r + first; *q && !under; q++)
+        if (q[0] == '/' && q[1] == '_' && strchr(q + 1, '/'))
+            under = q + 1;
+    if (under && !included) {
+        import_note_dir(m, arena_strndup(m->a, r, (size_t)(strchr(under, '/') - r)),
+                        "Jekyll skips a folder whose name starts with '_' (unless `include:` names it): not "
+                        "imported");
+        return;
+    }
+    if (included) {
+        if ((md && has_front_matter(m, r)) || html)
+            w->ok &= jk_page(j, r, NULL);
+        else
+            import_add_file(m, r, arena_printf(m->a, "static/%s", r), arena_printf(m->a, "/%s", r));
+        if (html)
+            note_html(m, r);
+        return;
+    }
     if (r[0] == '_' && !r[first]) { /* a file: another _config, a _notes.txt */
         import_note_add(m, r, 0, 0, "file",
                         "Jekyll skips a name that starts with '_' (a second _config.yml is read "
@@ -664,8 +830,14 @@ static void visit(void *ctx, const char *rel)
             todo = "the home page: sheaf makes it from its index.html template";
         else if (!strcmp(r, "404.html"))
             todo = "the 404 page: sheaf makes it from its 404.html template";
-        else if (!strcmp(base, "feed.xml") || !strcmp(base, "atom.xml") || !strcmp(base, "sitemap.xml"))
+        else if (!strcmp(r, "atom.xml") || !strcmp(base, "sitemap.xml"))
             todo = "sheaf writes its feed and sitemap itself";
+        else if (liquid_feed(m, r) && (!m->feed_url || !strcmp(m->feed_url + 1, r))) {
+            /* a feed a Liquid template made: sheaf's feed is written there */
+            m->feed_url = arena_printf(m->a, "/%s", r);
+            todo = arena_printf(m->a, "a Liquid feed: sheaf writes its own Atom feed at /%s instead", r);
+        } else if (!strcmp(base, "feed.xml"))
+            todo = "sheaf writes its feed itself (at /atom.xml and the old site's first feed)";
         else if (strstr(base, ".scss") || strstr(base, ".sass"))
             todo = "Sass: compile it to CSS and put the CSS in static/";
         else
@@ -756,20 +928,29 @@ static void settings(jk *j, const tpl_map *c)
     size_t pn = strlen(j->permalink);
     j->style_slash = j->permalink[pn - 1] == '/';
     j->style_ext = st ? strcmp(pl, "pretty") != 0 : (pn >= 11 && !strcmp(j->permalink + pn - 11, ":output_ext"));
-    if (!strstr(j->permalink, ":categories") && !strstr(j->permalink, ":output_ext") && j->style_slash &&
-        !strpbrk(j->permalink, ".")) {
-        buf pat = BUF_INIT;
-        for (const char *q = j->permalink; *q; q++) {
-            if (!strncmp(q, ":title", 6) && !isalnum((unsigned char)q[6]) && q[6] != '_') {
-                buf_puts(&pat, ":slug");
-                q += 5;
-            } else {
-                buf_putc(&pat, *q);
-            }
-        }
+    const char *sheaf_pat = sheaf_pattern(m, j->permalink, NULL, &j->cats_dropped);
+    if (sheaf_pat) {
         buf_puts(y, "permalinks:\n");
-        import_yaml_kv(y, 2, "posts", tpl_str(arena_strdup(m->a, pat.data)));
-        buf_release(&pat);
+        import_yaml_kv(y, 2, "posts", tpl_str(sheaf_pat));
+        j->pattern_kept = true;
+    }
+    /* each collection written out, at its pattern */
+    tpl_value cv = import_get(c, "collections");
+    for (size_t i = 0; cv.kind == TPL_MAP && i < cv.u.map->len; i++) {
+        tpl_value k = cv.u.map->entries[i].key, e = cv.u.map->entries[i].value;
+        if (k.kind != TPL_STRING || e.kind != TPL_MAP || !tpl_value_truthy(import_get(e.u.map, "output")) ||
+            !strcmp(k.u.s, "posts") || site_section_name_problem(k.u.s))
+            continue;
+        const char *cp = import_get_str(e.u.map, "permalink");
+        bool cats;
+        cp = sheaf_pattern(m, cp ? cp : "/:collection/:path:output_ext", k.u.s, &cats);
+        if (!cp || cats)
+            continue;
+        if (!sheaf_pat) {
+            buf_puts(y, "permalinks:\n");
+            sheaf_pat = cp;
+        }
+        import_yaml_kv(y, 2, k.u.s, tpl_str(cp));
     }
     /* plugins */
     const char **plugins;
@@ -808,6 +989,77 @@ static void settings(jk *j, const tpl_map *c)
     j->collections = (v = import_get(c, "collections")).kind == TPL_MAP ? v.u.map : NULL;
     j->defaults = import_get(c, "defaults");
     j->nexclude = import_names(m, import_get(c, "exclude"), false, &j->exclude);
+    j->ninclude = import_names(m, import_get(c, "include"), false, &j->include);
+}
+
+/* A collection holding dated documents is a section of posts in sheaf,
+ * where each needs a date: its undated ones get their file's day (Jekyll
+ * gave them the build's time), each listed. */
+static void date_documents(imp *m)
+{
+    for (size_t i = 0; i < m->npages; i++) {
+        import_page *p = m->pages[i];
+        if (!p->file_date)
+            continue;
+        bool dated = false;
+        for (size_t k = 0; k < m->npages && !dated; k++)
+            dated = m->pages[k]->collection && !m->pages[k]->file_date &&
+                    !strcmp(m->pages[k]->collection, p->collection);
+        if (!dated)
+            continue;
+        sheaf_date d;
+        date_parse(p->file_date, strlen(p->file_date), &d);
+        import_kv_set(m, p, "date", site_date_value(&d));
+        import_note_add(m, p->src_rel, 0, 0, "a document without a date",
+                        arena_printf(m->a, "dated %s, its file's day (Jekyll dated it by the time of each build; "
+                                     "sheaf needs a date for every post of a section): change `date:` if "
+                                     "another day is right", p->file_date));
+    }
+}
+
+/* SRC/dir as the source folder from now on (Jekyll's `source:`, or the
+ * folder of a repository that holds the site): false (said) when it is
+ * not a folder inside SRC. */
+static bool move_source(imp *m, const char *dir, const char *why)
+{
+    struct stat st;
+    const char *path = import_src_path(m, dir);
+    if (!import_src_inside(m, dir, arena_printf(m->a, "the source folder %s", dir)))
+        return false;
+    if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+        diag_error(m->d, import_src_path(m, "_config.yml"), 0, 0, "source: %s is not a folder", dir);
+        return false;
+    }
+    import_options *o = arena_alloc(m->a, sizeof *o);
+    *o = *m->o;
+    o->src = path;
+    m->o = o;
+    import_note_add(m, NULL, 0, 0, arena_printf(m->a, "the site's files are in %s/", dir), why);
+    return true;
+}
+
+/* The one folder of SRC (docs/, site/ …) that holds a _config.yml, when
+ * SRC itself holds none: a repository whose site is in a folder. */
+static const char *site_folder(imp *m)
+{
+    DIR *d = opendir(m->o->src);
+    if (!d)
+        return NULL;
+    const char *found = NULL;
+    int n = 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || e->d_name[0] == '_')
+            continue;
+        const char *cfg = import_src_path(m, arena_printf(m->a, "%s/_config.yml", e->d_name));
+        if (!lstat(cfg, &st) && S_ISREG(st.st_mode)) {
+            found = arena_strdup(m->a, e->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    return n == 1 ? found : NULL;
 }
 
 bool import_jekyll_collect(imp *m)
@@ -818,16 +1070,35 @@ bool import_jekyll_collect(imp *m)
     struct stat st;
     bool has_config = !stat(import_src_path(m, "_config.yml"), &st);
     if (!has_config && stat(import_src_path(m, "_posts"), &st)) {
-        diag_error(m->d, m->o->src, 0, 0, "not a Jekyll site: no _config.yml and no _posts/ folder");
-        return false;
+        const char *sub = site_folder(m);
+        if (!sub) {
+            diag_error(m->d, m->o->src, 0, 0, "not a Jekyll site: no _config.yml and no _posts/ folder");
+            return false;
+        }
+        if (!move_source(m, sub, arena_printf(m->a, "imported from there: the only _config.yml is %s/'s", sub)))
+            return false;
+        has_config = true;
     }
     if (has_config && !import_read_config(m, "_config.yml", &c))
         return false;
+    const char *source = c.kind == TPL_MAP ? import_get_str(c.u.map, "source") : NULL;
+    if (source) {
+        size_t n = strlen(source);
+        while (n && source[n - 1] == '/')
+            n--;
+        const char *dir = arena_strndup(m->a, source + (source[0] == '.' && source[1] == '/') * 2,
+                                        n - (source[0] == '.' && source[1] == '/') * 2);
+        if (*dir && strcmp(dir, ".") &&
+            !move_source(m, dir, arena_printf(m->a, "imported from there, as Jekyll reads them (_config.yml's "
+                                              "source: %s)", source)))
+            return false;
+    }
     settings(&j, c.kind == TPL_MAP ? c.u.map : NULL);
     walk w = { &j, true };
     if (!import_walk(m, "", true, visit, &w)) {
         diag_error(m->d, m->o->src, 0, 0, "cannot read the folder: %s", strerror(errno));
         return false;
     }
+    date_documents(m);
     return w.ok;
 }

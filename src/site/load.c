@@ -458,7 +458,7 @@ static const char *title_from_stem(arena *a, const char *stem)
 }
 
 /* Whether s can be a path component as written (`slugs: keep`). */
-static bool url_safe(const char *s, size_t n)
+bool site_url_part_safe(const char *s, size_t n)
 {
     if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
         return false;
@@ -546,7 +546,7 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
         p->tags = all;
         p->ntags = n;
     }
-    if (p->slug && s->cfg.slugs_keep && !url_safe(p->slug, strlen(p->slug))) {
+    if (p->slug && s->cfg.slugs_keep && !site_url_part_safe(p->slug, strlen(p->slug))) {
         site_page_key_place(p, "slug", &line, &col);
         diag_warning(d, p->src, line, col, "'slug' '%s' cannot be a URL as written ('slugs: keep'): "
                      "made a slug of", p->slug);
@@ -559,7 +559,7 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
         u++;
     for (const char *q = u; *q;) {
         size_t n = strcspn(q, "/");
-        if (!url_safe(q, n)) {
+        if (!site_url_part_safe(q, n)) {
             site_page_key_place(p, "url", &line, &col);
             diag_error(d, p->src, line, col,
                        "'url' must be a path on the site, like /2014/01/hello/ ('%s' has an empty, '.' or "
@@ -1110,7 +1110,7 @@ static const char *page_path(site *s, page *p)
             !strncmp(s->cfg.permalinks[i].section, section, seclen))
             pattern = s->cfg.permalinks[i].pattern;
     buf slug = BUF_INIT;
-    if (p->slug && s->cfg.slugs_keep && url_safe(p->slug, strlen(p->slug)))
+    if (p->slug && s->cfg.slugs_keep && site_url_part_safe(p->slug, strlen(p->slug)))
         buf_puts(&slug, p->slug);
     else if (p->slug)
         slug_component(&slug, p->slug, strlen(p->slug));

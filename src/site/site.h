@@ -61,6 +61,10 @@ typedef struct permalink_rule {
  * i_month, day, i_day, short_year, hour, minute, second, y_day); NULL
  * for any other name (slug, section, or unknown). n: the name's length. */
 const char *site_permalink_date(const char *name, size_t n);
+/* Whether one part of a URL path (between '/') is one sheaf writes as it
+ * is, in `url:` and in a kept `slug:`: not empty, '.' or '..', and no
+ * blank, control character, '?', '#', '%', quote, '<', '>', '|' or '\\'. */
+bool site_url_part_safe(const char *s, size_t n);
 
 /* How many taxonomies a site may have (`taxonomies:` in site.yaml). */
 #define SITE_MAX_TAXONOMIES 8

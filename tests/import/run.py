@@ -11,6 +11,11 @@ A fixture is tests/import/<name>/ holding:
   urls.txt      every URL the old generator's build served, one a line
                 ('#' starts a comment); each must answer in the sheaf build
                 (a page, a file, or a redirect to a page of the build)
+  kept.txt      URLs of urls.txt the sheaf build must serve as the old
+                site did: a page or file there, not a redirect
+  mtimes.txt    lines `path YYYY-MM-DD`: set as those source files' times
+                before the import (a checkout gives them today's), for
+                what the old generator dated by a file's time
   contains.txt  lines `path: text`: that output file of the sheaf build
                 holds that text
   hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
@@ -28,6 +33,7 @@ and review `git diff tests/import/` before committing.
 
 usage: run.py path/to/sheaf NAME
 """
+import calendar
 import hashlib
 import os
 import re
@@ -35,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -70,6 +77,12 @@ def main():
     fx = os.path.join(HERE, name)
     src = os.path.join(fx, 'src')
     kind = open(os.path.join(fx, 'kind')).read().strip()
+    mpath = os.path.join(fx, 'mtimes.txt')
+    for line in open(mpath) if os.path.exists(mpath) else []:
+        if line.strip():
+            path, day = line.split()
+            t = calendar.timegm(time.strptime(day, '%Y-%m-%d')) + 12 * 3600
+            os.utime(os.path.join(src, path), (t, t))
     before = digest(src)
     tmp = tempfile.mkdtemp(prefix='sheaf-import-')
     try:
@@ -167,6 +180,21 @@ def main():
                     missing.append('%s (redirects to %s, which is not there)' % (url, to))
         if missing:
             fail('old URLs that do not answer in the sheaf build: %s' % missing)
+
+        # URLs kept exactly: a page there, not a redirect to one
+        kpath = os.path.join(fx, 'kept.txt')
+        redirected = []
+        for line in open(kpath) if os.path.exists(kpath) else []:
+            url = line.split('#', 1)[0].strip()
+            if not url:
+                continue
+            p = os.path.join(pub, url.lstrip('/'))
+            if url.endswith('/') or not os.path.isfile(p):
+                p = os.path.join(p, 'index.html')
+            if not os.path.isfile(p) or b'<meta http-equiv="refresh"' in open(p, 'rb').read():
+                redirected.append(url)
+        if redirected:
+            fail('old URLs not kept (missing, or a redirect): %s' % redirected)
 
         # files that must hold a text (a page written at a .html permalink
         # is that page, not a redirect; an old feed path is a feed)
