@@ -97,21 +97,79 @@ static bool hg_token(void *ctx, const char *w, size_t k, buf *b)
     return true;
 }
 
-/* Whether sheaf writes a permalink pattern as Hugo does (it is then kept in
- * site.yaml): only :year, :month, :day, :slug and :section. */
-static bool sheaf_pattern(const char *pat)
+/* A section's pattern as sheaf writes it, or NULL when sheaf has no
+ * placeholder for one of its parts (:monthname, :weekday …): :year,
+ * :month and :day are sheaf's; :slug, :title, :filename and
+ * :slugorfilename are the page's slug (the page gets `slug:` where Hugo's
+ * differed from sheaf's, else the comparison of the URLs redirects it);
+ * :sections is :section for the pages directly in the section (deeper
+ * ones are redirected). In m's arena. */
+static const char *sheaf_pattern(imp *m, const char *pat)
 {
-    bool ok = pat[0] == '/';
-    for (const char *q = strchr(pat, ':'); q && ok; q = strchr(q + 1, ':'))
-        ok = (!strncmp(q, ":year", 5) || !strncmp(q, ":month", 6) || !strncmp(q, ":day", 4) ||
-              !strncmp(q, ":slug", 5) || !strncmp(q, ":section", 8)) &&
-             strncmp(q, ":monthname", 10) && strncmp(q, ":slugorfilename", 15) && strncmp(q, ":sections", 9);
-    return ok;
+    static const char *const same[] = { "year", "month", "day", NULL };
+    static const char *const slug[] = { "slug", "title", "filename", "slugorfilename", "contentbasename", NULL };
+    buf b = BUF_INIT;
+    bool ok = true;
+    if (pat[0] != '/')
+        buf_putc(&b, '/');
+    for (const char *q = pat; *q && ok;) {
+        if (*q != ':') {
+            buf_putc(&b, *q++);
+            continue;
+        }
+        const char *e = q + 1;
+        while (isalnum((unsigned char)*e) || *e == '_')
+            e++;
+        size_t k = (size_t)(e - q - 1);
+        const char *to = NULL;
+        for (size_t i = 0; same[i] && !to; i++)
+            if (strlen(same[i]) == k && !strncmp(q + 1, same[i], k))
+                to = same[i];
+        for (size_t i = 0; slug[i] && !to; i++)
+            if (strlen(slug[i]) == k && !strncmp(q + 1, slug[i], k))
+                to = "slug";
+        if (!to && ((k == 7 && !strncmp(q + 1, "section", 7)) || (k == 8 && !strncmp(q + 1, "sections", 8))))
+            to = "section";
+        if (to)
+            buf_printf(&b, ":%s", to);
+        ok = to != NULL;
+        q = e;
+    }
+    const char *r = ok ? arena_strdup(m->a, b.data) : NULL;
+    buf_release(&b);
+    return r;
 }
 
 static const char *expand(hg *h, const char *pat, const hg_vars *v)
 {
     return import_expand_pattern(h->m, pat, !h->keep_case, hg_token, (void *)v);
+}
+
+/* A relative alias as Hugo places it: joined to the folder above the
+ * page's URL ("post/old" of /post/a/ is /post/post/old), '.' and '..'
+ * parts resolved, as Go's path.Join does. */
+static const char *relative_alias(imp *m, const char *page_url, const char *alias)
+{
+    buf in = BUF_INIT, out = BUF_INIT;
+    buf_printf(&in, "%s/../%s", page_url ? page_url : "/", alias);
+    for (const char *q = in.data; *q;) {
+        size_t n = strcspn(q, "/");
+        if (n == 2 && q[0] == '.' && q[1] == '.') {
+            while (out.len && out.data[out.len - 1] != '/')
+                out.len--;
+            if (out.len)
+                out.len--;
+            out.data[out.len] = 0;
+        } else if (n && !(n == 1 && q[0] == '.')) {
+            buf_putc(&out, '/');
+            buf_put(&out, q, n);
+        }
+        q += n + (q[n] == '/');
+    }
+    const char *r = arena_strdup(m->a, out.len ? out.data : "/");
+    buf_release(&in);
+    buf_release(&out);
+    return r;
 }
 
 /* rel: relative to SRC ("content/post/a.md"); in: relative to content/ */
@@ -163,6 +221,25 @@ static void hg_page(hg *h, const char *rel, const char *in)
     /* a post is a dated page in a section: one at content/'s top is a
      * page (as sheaf builds it), dated or not */
     p->post = dated && !list && base > in;
+    if (p->post && bundle && !strchr(dir, '/')) {
+        /* content/about/index.md: a page of its own in Hugo; dated, sheaf
+         * would read about/ as a section of posts and make its list at
+         * /about/, over the page. Its date is left out. */
+        size_t k = 0;
+        while (k < p->nkv && strcmp(p->kv[k].key, "date"))
+            k++;
+        buf day = BUF_INIT;
+        date_format(&day, &d, "%Y-%m-%d");
+        import_note_add(m, rel, 0, 0, arena_printf(m->a, "a dated page in a folder of its own (%s/index.md)", dir),
+                        arena_printf(m->a, "imported as a page, without its date (%s): dated, sheaf would make "
+                                     "%s/ a section of posts, with a list of them at /%s/", day.data, dir, dir));
+        buf_release(&day);
+        if (k < p->nkv) {
+            memmove(&p->kv[k], &p->kv[k + 1], (p->nkv - k - 1) * sizeof *p->kv);
+            p->nkv--;
+        }
+        p->post = false;
+    }
     sheaf_date ex;
     tpl_value xv = import_kv_get(p, "expiry");
     if (xv.kind != TPL_UNDEFINED && tpl_value_as_date(xv, &ex) && ex.t <= (int64_t)time(NULL))
@@ -188,7 +265,8 @@ static void hg_page(hg *h, const char *rel, const char *in)
             /* Hugo's :slug is the urlized title when there is no slug:
              * written as the slug, sheaf's URL is the same (no redirect,
              * and the bundle's files stay beside the page) */
-            if (!slug && title && strstr(pattern, ":slug") && sheaf_pattern(pattern)) {
+            if (!slug && title && (strstr(pattern, ":slug") || strstr(pattern, ":title")) &&
+                sheaf_pattern(m, pattern)) {
                 buf b = BUF_INIT;
                 urlize(&b, title, strlen(title), true);
                 bool plain = b.len && b.data[0] != '.';
@@ -210,6 +288,9 @@ static void hg_page(hg *h, const char *rel, const char *in)
     }
     if (h->in_subdir && !url)
         p->old_url = arena_printf(m->a, "%s%s", h->in_subdir, p->old_url);
+    for (size_t i = 0; i < p->naliases; i++)
+        if (p->aliases[i][0] != '/' && !strstr(p->aliases[i], "://"))
+            p->aliases[i] = relative_alias(m, p->old_url, p->aliases[i]);
     if (p->hidden)
         p->old_url = NULL;
     buf_release(&text);
@@ -487,12 +568,13 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         tpl_value k = h->permalinks->entries[i].key, pv = h->permalinks->entries[i].value;
         if (k.kind != TPL_STRING || pv.kind != TPL_STRING)
             continue;
-        if (!sheaf_pattern(pv.u.s))
+        const char *sp = sheaf_pattern(m, pv.u.s);
+        if (!sp)
             continue;
         if (!opened)
             buf_puts(y, "permalinks:\n");
         opened = true;
-        import_yaml_kv(y, 2, k.u.s, pv);
+        import_yaml_kv(y, 2, k.u.s, tpl_str(sp));
     }
     /* [taxonomies] tag = "tags": sheaf's taxonomies are named by their plural */
     tpl_value tx = hg_get(h, c, "taxonomies");

@@ -354,6 +354,30 @@ static tpl_value names_value(imp *m, const char **names, size_t n)
 
 /* ---- reading ---------------------------------------------------------- */
 
+/* YAML as Jekyll and Hugo read it: a key written twice is taken, the last
+ * one winning, and each such key is listed (sheaf's own reading refuses
+ * it; the import writes the map again, each key once). */
+static bool yaml_last_wins(imp *m, const char *rel, const char *what, str text, int line, tpl_value *out,
+                           fm_key_pos **pos, size_t *npos)
+{
+    const char *path = import_src_path(m, rel);
+    diag_list *pd = diag_list_new();
+    bool ok = fm_parse_yaml_pos_flags(text, line, path, m->a, out, FM_DUPS_LAST_WINS, pos, npos, pd);
+    for (size_t i = 0; i < diag_count(pd); i++) {
+        const diag *e = diag_get(pd, i);
+        if (e->level == DIAG_WARNING) {
+            const char *msg = !strncmp(e->message, "YAML: ", 6) ? e->message + 6 : e->message;
+            import_note_add(m, rel, e->line, e->col, what,
+                            arena_printf(m->a, "%s, as %s did", msg,
+                                         m->o->kind == IMPORT_JEKYLL ? "Jekyll" : "Hugo"));
+        } else {
+            diag_add(m->d, e->level, e->path, e->line, e->col, "%s", e->message);
+        }
+    }
+    diag_list_free(pd);
+    return ok;
+}
+
 bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_key_pos **pos,
                    size_t *npos, buf *text)
 {
@@ -372,25 +396,9 @@ bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_k
     }
     if (!fm_split_source(str_make(text->data, text->len), path, sp, m->d))
         return false;
-    if (m->o->kind != IMPORT_JEKYLL || !sp->has_front_matter || sp->format != FM_YAML)
+    if (!sp->has_front_matter || sp->format != FM_YAML)
         return fm_parse_head(sp, path, m->a, fm, pos, npos, m->d);
-    /* Jekyll's YAML takes a key written twice, the last one winning: so
-     * does the import, and the report says where */
-    diag_list *pd = diag_list_new();
-    bool ok = fm_parse_yaml_pos_flags(sp->head, sp->head_line, path, m->a, fm, FM_DUPS_LAST_WINS, pos,
-                                      npos, pd);
-    for (size_t i = 0; i < diag_count(pd); i++) {
-        const diag *e = diag_get(pd, i);
-        if (e->level == DIAG_WARNING) {
-            const char *msg = !strncmp(e->message, "YAML: ", 6) ? e->message + 6 : e->message;
-            import_note_add(m, rel, e->line, e->col, "front matter",
-                            arena_printf(m->a, "%s, as Jekyll did", msg));
-        } else {
-            diag_add(m->d, e->level, e->path, e->line, e->col, "%s", e->message);
-        }
-    }
-    diag_list_free(pd);
-    return ok;
+    return yaml_last_wins(m, rel, "front matter", sp->head, sp->head_line, fm, pos, npos);
 }
 
 bool import_read_config(imp *m, const char *rel, tpl_value *out)
@@ -412,7 +420,7 @@ bool import_read_config(imp *m, const char *rel, tpl_value *out)
         return fm_parse_toml_pos(s, 1, path, m->a, out, &pos, &npos, m->d);
     if (n > 5 && !strcmp(rel + n - 5, ".json"))
         return fm_parse_json_pos(s, 1, path, m->a, out, &pos, &npos, m->d);
-    return fm_parse_yaml_pos(s, 1, path, m->a, out, &pos, &npos, m->d);
+    return yaml_last_wins(m, rel, "settings", s, 1, out, &pos, &npos);
 }
 
 /* ---- front matter ----------------------------------------------------- */
@@ -498,7 +506,9 @@ void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm
         } else if (is_key(k, aliases)) {
             n = import_names(m, v, false, &names);
             for (size_t j = 0; j < n; j++)
-                import_alias_add(m, p, names[j][0] == '/' || strstr(names[j], "://")
+                /* Hugo's relative ones are relative to the page's URL
+                 * (hugo.c places them); Jekyll's to the site's root */
+                import_alias_add(m, p, names[j][0] == '/' || strstr(names[j], "://") || !jekyll
                                         ? names[j] : arena_printf(m->a, "/%s", names[j]));
         } else if (!strcasecmp(k, "render_with_liquid")) {
             /* what it means is kept: the body's Liquid stays text */
@@ -912,7 +922,7 @@ static bool prepare_dest(imp *m)
         diag_error(m->d, o->dest, 0, 0, "exists and is not a folder");
     } else if (!dir_empty(o->dest) && !o->force) {
         diag_error(m->d, o->dest, 0, 0, "is not empty (an earlier import?): sheaf import writes a new "
-                   "site; --force replaces what is there");
+                   "site; choose a new folder (--force empties this one first, edits made in it included)");
     } else {
         ok = true;
     }
@@ -1107,7 +1117,9 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
              * DEST's files): the report says what is left to do */
             if (aliases < 0)
                 import_note_add(&m, NULL, 0, 0, "the new site has errors (printed with the report)",
-                                "old URLs were not compared: fix them, then import again with --force");
+                                "old URLs were not compared, so no redirects were added: fix the errors, then "
+                                "import again into a new folder and compare (--force into this one would "
+                                "erase what you changed here)");
             write_report(&m, report, aliases < 0 ? 0 : aliases);
             ok = write_at(&m, "import-report.md", report->data, report->len) && ok && aliases >= 0;
         }
