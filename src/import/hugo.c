@@ -576,6 +576,11 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         opened = true;
         import_yaml_kv(y, 2, k.u.s, tpl_str(sp));
     }
+    /* terms at Hugo's paths: /tags/c++/, /tags/node.js/ */
+    buf_puts(y, "# terms' URLs as Hugo made them (c++, node.js)\nterm_slugs: hugo\n");
+    if (h->keep_case)
+        import_note_add(m, file, 0, 0, "disablePathToLower",
+                        "terms' URLs are lower-cased in sheaf (/tags/go/ for Go): the old /tags/Go/ is not kept");
     /* [taxonomies] tag = "tags": sheaf's taxonomies are named by their plural */
     tpl_value tx = hg_get(h, c, "taxonomies");
     if (tx.kind == TPL_MAP) {

@@ -582,7 +582,7 @@ static void term_page(imp *m, import_page *p, const tpl_map *fm)
         m->nlost += p->old_url != NULL;
         import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "a listing of the %s '%s'", keys[k][0], term),
                         arena_printf(m->a, "not imported: sheaf makes each term's page itself, at /%s/%s/%s",
-                                     keys[k][1], site_tag_slug(m->a, term),
+                                     keys[k][1], site_tag_slug(NULL, m->a, term),
                                      p->old_url ? arena_printf(m->a, " (the old %s is not kept)", p->old_url)
                                                 : ""));
         return;

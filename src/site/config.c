@@ -246,6 +246,8 @@ static const key_def config_keys[] = {
       .want = "'error' or 'warn'" },
     { .name = "slugs", .type = KEY_WORD, .at = AT(slugs_keep), .words = { "slugify", "keep" },
       .want = "'slugify' or 'keep'" },
+    { .name = "term_slugs", .type = KEY_WORD, .at = AT(term_slugs_hugo), .words = { "sheaf", "hugo" },
+      .want = "'sheaf' or 'hugo'" },
     { .name = "deploy", .type = KEY_TABLE, .sub = &deploy_table, .want = "a mapping (deploy: {target: …})" },
     { .name = "follow_symlinks", .type = KEY_BOOL, .at = AT(follow_symlinks), .want = "true or false" },
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },

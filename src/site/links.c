@@ -368,7 +368,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
             continue; /* only posts make term pages */
         for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
             for (size_t k = 0; k < p->nterms[t]; k++) {
-                const char *slug = site_tag_slug(s->a, p->terms[t][k]);
+                const char *slug = site_tag_slug(&s->cfg, s->a, p->terms[t][k]);
                 strmap_put(outputs, arena_printf(s->a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
                 first = site_first_page_alias(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug));
                 if (first)

@@ -163,10 +163,31 @@ static tpl_value toc_build(arena *a, const md_heading *h, size_t *i, size_t n, i
     return tpl_list_value(l);
 }
 
-const char *site_tag_slug(arena *a, const char *name)
+/* Whether Hugo's path of a term is one sheaf writes as it is. */
+static bool hugo_term_ok(const buf *b)
+{
+    if (!b->len || strpbrk(b->data, "#%\\"))
+        return false;
+    for (const char *q = b->data;;) {
+        size_t n = strcspn(q, "/");
+        if (!site_url_part_safe(q, n))
+            return false;
+        if (!q[n])
+            return true;
+        q += n + 1;
+    }
+}
+
+const char *site_tag_slug(const site_config *c, arena *a, const char *name)
 {
     buf b = BUF_INIT;
-    text_slugify(&b, name, strlen(name));
+    if (c && c->term_slugs_hugo) {
+        text_hugo_path(&b, name, strlen(name), true);
+        if (!hugo_term_ok(&b))
+            buf_reset(&b);
+    }
+    if (!b.len)
+        text_slugify(&b, name, strlen(name));
     if (!b.len)
         buf_puts(&b, "tag"); /* a name without letters or digits ("!!!") */
     const char *r = arena_strndup(a, b.data, b.len);
@@ -247,7 +268,7 @@ static tpl_value term_refs(site *s, arena *a, const char *const *names, size_t n
 {
     tpl_list *l = tpl_list_new(a, n);
     for (size_t i = 0; i < n; i++) {
-        const char *slug = site_tag_slug(a, names[i]);
+        const char *slug = site_tag_slug(&s->cfg, a, names[i]);
         long ti = tax < s->ntaxonomies ? strmap_get(term_index, term_key(key, tax, slug)) : -1;
         const tag_info *t = ti >= 0 ? &s->terms[ti] : NULL;
         tpl_map *tm = tpl_map_new(a, 3);
@@ -391,7 +412,7 @@ static strmap *build_terms(site *s)
         for (size_t k = 0; k < s->nposts; k++) {
             page *p = &s->pages[s->posts[k]];
             for (size_t i = 0; i < p->nterms[t]; i++) {
-                const char *slug = site_tag_slug(a, p->terms[t][i]);
+                const char *slug = site_tag_slug(&s->cfg, a, p->terms[t][i]);
                 long ti = strmap_get(index, slug);
                 if (ti < 0) {
                     tag_info *tg = VEC_ADD(v, nt, cap, 16);

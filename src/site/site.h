@@ -92,6 +92,7 @@ typedef struct site_config {
     md_options markdown;
     bool links_warn;       /* links: warn */
     bool slugs_keep;       /* slugs: keep (a `slug:` as written) */
+    bool term_slugs_hugo;  /* term_slugs: hugo (terms' paths as Hugo makes them) */
     const char *deploy_target;
     bool follow_symlinks;  /* walk linked folders; skip links out of the site with a warning */
     const char **bibliography; /* .bib files, relative to the site */
@@ -576,9 +577,12 @@ void site_check_root_links(const site *s, const struct strmap *produced, diag_li
 /* Checks every link (files, anchors, drafts) and fills backlinks. */
 void site_check_links(site *s, diag_list *d);
 /* The slug of a tag's name, in a: its page is tags/<slug>/. Tags whose
- * names slug alike share one page. The one rule for the model's tag pages
+ * names slug alike share one page. With `term_slugs: hugo` (c may be
+ * NULL: sheaf's rule), Hugo's path of the name (text_hugo_path), unless
+ * that is no path sheaf can write (an empty, '.' or '..' part; '#', '%'
+ * or '\\'): then sheaf's. The one rule for the model's tag pages
  * and for the link checker, which knows them before the model is built. */
-const char *site_tag_slug(arena *a, const char *name);
+const char *site_tag_slug(const site_config *c, arena *a, const char *name);
 /* Reading rates (docs/variables.md, page.reading_time): words of Latin and
  * other spaced scripts a minute, CJK characters a minute. */
 #define SITE_READ_WORDS 230

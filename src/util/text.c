@@ -56,6 +56,44 @@ static bool is_mark(utf8proc_category_t c)
     return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME;
 }
 
+static bool is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+void text_hugo_path(buf *out, const char *s, size_t n, bool lower)
+{
+    size_t start = out->len;
+    bool hyphen = false, was_hyphen = false;
+    for (size_t i = 0; i < n;) {
+        int32_t cp;
+        size_t k = decode(s, n, i, &cp);
+        if (!k) {
+            i++; /* Go reads it as U+FFFD, which is dropped */
+            continue;
+        }
+        utf8proc_category_t cat = utf8proc_category(cp);
+        bool keep = cp != ' ' && ((cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LO) ||
+                                  cat == UTF8PROC_CATEGORY_ND || is_mark(cat) ||
+                                  (cp > 0 && cp < 0x80 && strchr("./\\_#+~-@", (char)cp)) ||
+                                  (cp == '%' && i + 2 < n && is_hex(s[i + 1]) && is_hex(s[i + 2])));
+        if (keep) {
+            was_hyphen = cp == '-';
+            if (hyphen && !was_hyphen)
+                buf_putc(out, '-');
+            hyphen = false;
+            int32_t c = lower ? utf8proc_tolower(cp) : cp;
+            uint8_t enc[4];
+            buf_put(out, enc, (size_t)utf8proc_encode_char(c, enc));
+        } else if (out->len > start && !was_hyphen && (cp == ' ' || (cp >= 0x09 && cp <= 0x0d) || cp == 0x85 ||
+                                                         cp == 0xa0 || cat == UTF8PROC_CATEGORY_ZS ||
+                                                         cp == 0x2028 || cp == 0x2029)) {
+            hyphen = true;
+        }
+        i += k;
+    }
+}
+
 /* For each ASCII byte, what a slug keeps of it: the lower-case letter or
  * the digit, or 0 for the bytes that separate words. */
 static const char slug_keep[128] = {

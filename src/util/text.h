@@ -28,6 +28,13 @@ void text_slugify(buf *out, const char *s, size_t n);
  * scribbled on: it copies whole blocks); returns its length. No NUL is
  * added. */
 size_t text_slugify_ascii(char *d, const char *s, size_t n);
+/* Hugo's path rule (its urlize, without the escaping): letters, digits
+ * (Unicode's Nd), marks and . / \\ _ # + ~ - @ kept, a '%' too before two
+ * hex digits; each run of white space after something kept becomes one
+ * '-' (none after a '-'); every other character is dropped; lower-cased
+ * (Unicode) with lower. "Euler's number" → "eulers-number", "c++" stays,
+ * "Career / work" → "career-/-work". Appended to out. */
+void text_hugo_path(buf *out, const char *s, size_t n, bool lower);
 /* Words in plain text: each CJK character (Han, Hiragana, Katakana, Hangul)
  * counts as one word; other text counts whitespace-separated runs. */
 size_t text_word_count(const char *s, size_t n);

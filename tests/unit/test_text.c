@@ -56,6 +56,33 @@ TEST(slug_appends)
     buf_release(&b);
 }
 
+TEST(hugo_path)
+{
+    /* Hugo's urlize without its escaping (common/paths Sanitize, then lower case) */
+    static const char *const cases[][2] = {
+        { "c++", "c++" },
+        { "node.js", "node.js" },
+        { "Euler's number", "eulers-number" },
+        { "ruby_profiler", "ruby_profiler" },
+        { "Career / work", "career-/-work" },
+        { "  lead  and - dash ", "lead-and-dash" },
+        { "100%", "100" },
+        { "a%2Fb", "a%2fb" },
+        { "Übung 练习", "übung-练习" },
+        { "C#", "c#" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        buf b = BUF_INIT;
+        text_hugo_path(&b, cases[i][0], strlen(cases[i][0]), true);
+        EQ_STR(b.data, cases[i][1]);
+        buf_release(&b);
+    }
+    buf b = BUF_INIT;
+    text_hugo_path(&b, "Keep Case", 9, false);
+    EQ_STR(b.data, "Keep-Case");
+    buf_release(&b);
+}
+
 TEST(slug_unicode)
 {
     buf b = BUF_INIT;
@@ -270,6 +297,7 @@ int main(void)
 {
     RUN(slug_ascii);
     RUN(slug_appends);
+    RUN(hugo_path);
     RUN(slug_unicode);
     RUN(slug_invalid_bytes);
     RUN(word_counts);
