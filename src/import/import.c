@@ -526,6 +526,29 @@ void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm
 
 /* ---- writing ---------------------------------------------------------- */
 
+void import_comment_anchors(imp *m, const tpl_map *c)
+{
+    static const char *const widgets[] = { "disqus", "disqus_shortname", "disqusshortname", "utterances", "utterance",
+                                           "giscus", "valine", "waline", "gitalk", "twikoo", "comments", "comment",
+                                           NULL };
+    const tpl_map *in[3] = { c, NULL, NULL };
+    tpl_value v = import_get(c, "params");
+    in[1] = v.kind == TPL_MAP ? v.u.map : NULL;
+    v = import_get(c, "services");
+    in[2] = v.kind == TPL_MAP ? v.u.map : NULL;
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; in[k] && widgets[i]; i++) {
+            tpl_value w = import_get(in[k], widgets[i]);
+            if (w.kind == TPL_UNDEFINED || w.kind == TPL_NONE || (w.kind == TPL_BOOL && !w.u.b) ||
+                (w.kind == TPL_STRING && !w.len))
+                continue;
+            buf_printf(&m->site_yaml, "# ids the old site's comment widget made (%s): links to them warn\n"
+                                      "anchors_warn: [\"comment-*\", \"comments\", \"respond\", \"disqus_thread\"]\n",
+                       widgets[i]);
+            return;
+        }
+}
+
 void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v)
 {
     buf_printf(b, "%*s%s: ", indent, "", key);

@@ -166,6 +166,12 @@ size_t import_jekyll_terms(imp *m, const tpl_map *fm, const char *singular, cons
  * Keys with no equivalent are dropped and noted; others are kept as written. */
 void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm_key_pos *pos, size_t npos,
                           bool jekyll);
+/* When the old site's config c names a comment widget (Disqus, utterances,
+ * giscus, Valine, Waline, Gitalk, Twikoo; at the top, under `params` or
+ * `services`, or a `comments:` setting), site.yaml gets `anchors_warn:`
+ * for the ids it makes (#comment-12, #respond …): links to them are
+ * warnings in sheaf, not errors. */
+void import_comment_anchors(imp *m, const tpl_map *c);
 /* Appends a key: value line of site.yaml (value quoted when a string). */
 void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v);
 

@@ -988,6 +988,7 @@ static void settings(jk *j, const tpl_map *c)
                      "(2019-01-02 10:00:00 +0100) where the day matters");
     j->collections = (v = import_get(c, "collections")).kind == TPL_MAP ? v.u.map : NULL;
     j->defaults = import_get(c, "defaults");
+    import_comment_anchors(m, c);
     j->nexclude = import_names(m, import_get(c, "exclude"), false, &j->exclude);
     j->ninclude = import_names(m, import_get(c, "include"), false, &j->include);
 }

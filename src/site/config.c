@@ -259,6 +259,8 @@ static const key_def config_keys[] = {
       .want = "a whole number of related posts to list (1 or more)", .num_default = 5 },
     { .name = "feed_copies", .type = KEY_NAMES, .at = AT(feed_copies), .set = AT(nfeed_copies),
       .want = "a list of file names (feed_copies: [index.xml])", .flags = KEY_UNIQUE },
+    { .name = "anchors_warn", .type = KEY_NAMES, .at = AT(anchors_warn), .set = AT(nanchors_warn),
+      .want = "a list of patterns of #fragments (anchors_warn: [comment-*])", .flags = KEY_UNIQUE },
     { .name = "taxonomies", .type = KEY_NAMES, .at = AT(taxonomies), .set = AT(ntaxonomies),
       .want = "a list of taxonomy names (taxonomies: [tags, categories])", .flags = KEY_UNIQUE },
     { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),

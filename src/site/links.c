@@ -6,6 +6,7 @@
  * collected. Broken links are reported at their line:col in the Markdown,
  * with the closest existing id or file suggested. */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,36 @@ static bool has_id(const page *t, const char *anchor, const link_rec *l)
     return false;
 }
 
+/* The `anchors_warn:` pattern a missing #fragment matches, or NULL: an id
+ * a script makes (a comment widget's #comment-12) is no heading sheaf can
+ * see, so a link to one is a warning, whichever way it is written. */
+static const char *anchor_by_script(const site *s, const char *anchor)
+{
+    for (size_t i = 0; i < s->cfg.nanchors_warn; i++)
+        if (!fnmatch(s->cfg.anchors_warn[i], anchor, 0))
+            return s->cfg.anchors_warn[i];
+    return NULL;
+}
+
+/* A #fragment that is no id of page t: an error by report()'s rule, or a
+ * warning when it matches `anchors_warn:` (always a warning with warn:
+ * a root-relative link's). */
+static void missing_anchor(const site *s, diag_list *d, const page *p, const link_rec *l, const page *t,
+                           const char *anchor, bool warn)
+{
+    const char *by = anchor_by_script(s, anchor);
+    const char *sug = by ? NULL : suggest_id(t, anchor);
+    buf why = BUF_INIT;
+    if (sug)
+        buf_printf(&why, " (did you mean '%s'?)", sug);
+    if (by)
+        buf_printf(&why, " (anchors_warn: '%s': an id a script makes, not checked)", by);
+    diag_add(d, warn || by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col,
+             "link to '%s': no heading '%s' %s%s%s", l->dest, anchor, t == p ? "on this page" : "in ",
+             t == p ? "" : t->src, why.data);
+    buf_release(&why);
+}
+
 void site_check_root_links(const site *s, const strmap *produced, diag_list *d)
 {
     arena *a = arena_new();
@@ -539,12 +570,8 @@ void site_check_root_links(const site *s, const strmap *produced, diag_list *d)
             }
             long t = strmap_get(page_at, file);
             const char *want = pct_decode(a, hash + 1, strlen(hash + 1));
-            if (t >= 0 && !has_id(&s->pages[t], want, l)) {
-                const char *sug = suggest_id(&s->pages[t], want);
-                diag_warning(d, p->src, l->line, l->col, "link to '%s': no heading '%s' in %s%s%s%s",
-                             l->dest, want, s->pages[t].src, sug ? " (did you mean '" : "",
-                             sug ? sug : "", sug ? "'?)" : "");
-            }
+            if (t >= 0 && !has_id(&s->pages[t], want, l))
+                missing_anchor(s, d, p, l, &s->pages[t], want, true);
         }
     }
     strmap_free(page_at);
@@ -623,11 +650,8 @@ void site_check_links(site *s, diag_list *d)
             }
             case LINK_SELF:
                 /* `#` alone is the top of the page */
-                if (*l->anchor && !has_id(p, l->anchor, l)) {
-                    const char *sug = suggest_id(p, l->anchor);
-                    report(s, d, p, l, "link to '%s': no heading '%s' on this page%s%s%s", l->dest,
-                           l->anchor, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
-                }
+                if (*l->anchor && !has_id(p, l->anchor, l))
+                    missing_anchor(s, d, p, l, p, l->anchor, false);
                 break;
             case LINK_PAGE: {
                 const page *t = &s->pages[l->target];
@@ -637,11 +661,8 @@ void site_check_links(site *s, diag_list *d)
                     report_held(s, d, p, l, t);
                     break;
                 }
-                if (l->anchor && *l->anchor && !has_id(t, l->anchor, l)) {
-                    const char *sug = suggest_id(t, l->anchor);
-                    report(s, d, p, l, "link to '%s': no heading '%s' in %s%s%s%s", l->dest, l->anchor,
-                           t->src, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
-                }
+                if (l->anchor && *l->anchor && !has_id(t, l->anchor, l))
+                    missing_anchor(s, d, p, l, t, l->anchor, false);
                 if (t != p && last[l->target] != (int)i) {
                     last[l->target] = (int)i;
                     counts[l->target]++;

@@ -109,6 +109,11 @@ typedef struct site_config {
     size_t nfeed_copies;      /* at most SITE_MAX_FEED_COPIES */
     const char **taxonomies; /* `taxonomies:` names, [tags, categories] by default */
     size_t ntaxonomies;      /* at most SITE_MAX_TAXONOMIES */
+    /* `anchors_warn:` glob patterns (comment-*): a link's #fragment that
+     * matches one and is no id of its page is a warning, not an error (ids
+     * a script makes: comment widgets) */
+    const char **anchors_warn;
+    size_t nanchors_warn;
     site_output *outputs;    /* `outputs:` merged over the default, feed.json */
     size_t noutputs;
     tpl_value params;      /* map */
