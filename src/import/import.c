@@ -630,6 +630,10 @@ static bool copy_file(imp *m, const import_file *f)
     *slash = '\0';
     bool ok = fs_mkdirs(to);
     *slash = '/';
+    if (ok && f->text) {
+        free(to);
+        return write_at(m, f->dest_rel, f->text, strlen(f->text));
+    }
     if (ok && !fs_within(m->src_real, import_src_path(m, f->src_rel))) {
         errno = FS_EOUTSIDE; /* a link swapped since the walk */
         ok = false;

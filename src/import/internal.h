@@ -50,6 +50,7 @@ typedef struct import_file {
     const char *src_rel, *dest_rel;
     const char *old_url;   /* where the old site served it */
     bool dropped;          /* sheaf writes that path itself: not copied */
+    const char *text;      /* written instead of copied (src_rel then names its cause), or NULL */
 } import_file;
 
 /* Something left as it was, for the report. */
