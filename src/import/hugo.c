@@ -577,6 +577,8 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         import_yaml_kv(y, 2, k.u.s, tpl_str(sp));
     }
     import_comment_anchors(m, c);
+    import_comment_anchors_in(m, "layouts");
+    import_comment_anchors_in(m, "themes");
     /* terms at Hugo's paths: /tags/c++/, /tags/node.js/ */
     buf_puts(y, "# terms' URLs as Hugo made them (c++, node.js)\nterm_slugs: hugo\n");
     if (h->keep_case)

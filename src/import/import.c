@@ -526,6 +526,48 @@ void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm
 
 /* ---- writing ---------------------------------------------------------- */
 
+static void anchors_warn(imp *m, const char *why)
+{
+    if (m->anchors_warn)
+        return;
+    m->anchors_warn = true;
+    buf_printf(&m->site_yaml, "# ids the old site's comment widget made (%s): links to them warn\n"
+                              "anchors_warn: [\"comment-*\", \"comments\", \"respond\", \"disqus_thread\"]\n",
+               why);
+}
+
+typedef struct widget_scan {
+    imp *m;
+    const char *dir_rel;
+} widget_scan;
+
+static void scan_widget(void *ctx, const char *rel)
+{
+    widget_scan *w = ctx;
+    static const char *const hosts[] = { "giscus.app", "utteranc.es", "disqus.com", "valine", "waline",
+                                         "gitalk", "twikoo", "remark42", "cusdis", "commento", NULL };
+    if (w->m->anchors_warn)
+        return;
+    buf h = BUF_INIT;
+    const char *path = import_src_path(w->m, arena_printf(w->m->a, "%s/%s", w->dir_rel, rel));
+    if (fs_within(w->m->src_real, path) && fs_read_head(path, 65536, &h))
+        for (size_t i = 0; hosts[i]; i++)
+            if (strstr(h.data, hosts[i])) {
+                anchors_warn(w->m, hosts[i]);
+                break;
+            }
+    buf_release(&h);
+}
+
+void import_comment_anchors_in(imp *m, const char *dir_rel)
+{
+    struct stat st;
+    if (m->anchors_warn || stat(import_src_path(m, dir_rel), &st) || !S_ISDIR(st.st_mode))
+        return;
+    widget_scan w = { m, dir_rel };
+    (void)import_walk(m, dir_rel, true, scan_widget, &w);
+}
+
 void import_comment_anchors(imp *m, const tpl_map *c)
 {
     static const char *const widgets[] = { "disqus", "disqus_shortname", "disqusshortname", "utterances", "utterance",
@@ -542,9 +584,7 @@ void import_comment_anchors(imp *m, const tpl_map *c)
             if (w.kind == TPL_UNDEFINED || w.kind == TPL_NONE || (w.kind == TPL_BOOL && !w.u.b) ||
                 (w.kind == TPL_STRING && !w.len))
                 continue;
-            buf_printf(&m->site_yaml, "# ids the old site's comment widget made (%s): links to them warn\n"
-                                      "anchors_warn: [\"comment-*\", \"comments\", \"respond\", \"disqus_thread\"]\n",
-                       widgets[i]);
+            anchors_warn(m, widgets[i]);
             return;
         }
 }

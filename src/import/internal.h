@@ -76,6 +76,7 @@ typedef struct imp {
     size_t nnote_slots;
     buf site_yaml;         /* the site.yaml written */
     const char *feed_url;  /* the old feed ("/feed.xml"), or NULL */
+    bool anchors_warn;     /* site.yaml has anchors_warn: (import_comment_anchors) */
     const char *feed_copy; /* every list's old feed file ("index.xml": Hugo's), or NULL */
     bool first_page_alias; /* every list also answers at page/1/ (Hugo's) */
     /* sheaf's paginate_path for the old site's later list pages ("page:num/"
@@ -173,6 +174,9 @@ void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm
  * for the ids it makes (#comment-12, #respond …): links to them are
  * warnings in sheaf, not errors. */
 void import_comment_anchors(imp *m, const tpl_map *c);
+/* The same when a template below SRC/dir_rel (layouts/, _includes/)
+ * loads a comment widget's script (giscus.app, utteranc.es, disqus.com …). */
+void import_comment_anchors_in(imp *m, const char *dir_rel);
 /* Appends a key: value line of site.yaml (value quoted when a string). */
 void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v);
 

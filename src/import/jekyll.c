@@ -1004,6 +1004,8 @@ static void settings(jk *j, const tpl_map *c)
     j->collections = (v = import_get(c, "collections")).kind == TPL_MAP ? v.u.map : NULL;
     j->defaults = import_get(c, "defaults");
     import_comment_anchors(m, c);
+    import_comment_anchors_in(m, "_includes");
+    import_comment_anchors_in(m, "_layouts");
     j->nexclude = import_names(m, import_get(c, "exclude"), false, &j->exclude);
     j->ninclude = import_names(m, import_get(c, "include"), false, &j->include);
 }
