@@ -805,10 +805,52 @@ static size_t separate_clashes(imp *m)
     return n;
 }
 
+static bool generated(const site_config *cfg, const char *out);
+
+/* Whether Jekyll page p, whose old URL names a file (want: "about.html",
+ * the style's ending) is to be written there again with its old URL as
+ * its url:, rather than redirected: a page (not a post), no url: of its
+ * own, a URL sheaf takes as written, and no page, alias, file or output
+ * of sheaf's at that path. *taken: every output path of s, made once. */
+static bool keep_as_file(imp *m, const site *s, const import_page *p, const char *want, strmap **taken)
+{
+    size_t n = strlen(want);
+    if (m->o->kind != IMPORT_JEKYLL || p->post || import_kv_get(p, "url").kind != TPL_UNDEFINED || n < 5 ||
+        strcmp(want + n - 5, ".html") || generated(&s->cfg, want))
+        return false;
+    for (const char *q = p->old_url + 1; *q;) {
+        size_t k = strcspn(q, "/");
+        if (!site_url_part_safe(q, k))
+            return false;
+        q += k + (q[k] == '/');
+    }
+    if (!*taken) {
+        *taken = strmap_new(s->npages + s->nfiles + 1);
+        for (size_t i = 0; i < s->npages; i++) {
+            const page *sp = &s->pages[i];
+            if (!sp->path)
+                continue;
+            strmap_put(*taken, site_output_file(m->a, sp->path), 0);
+            for (size_t j = 0; j < sp->naliases; j++)
+                strmap_put(*taken, site_alias_output(m->a, sp->aliases[j] + (sp->aliases[j][0] == '/')), 0);
+        }
+        for (size_t i = 0; i < s->nfiles; i++)
+            strmap_put(*taken, s->files[i].path, 0);
+        for (size_t i = 0; i < m->npages; i++)
+            for (size_t j = 0; j < m->pages[i]->naliases; j++)
+                strmap_put(*taken, url_output(m, m->pages[i]->aliases[j]), 0);
+    }
+    if (strmap_get(*taken, want) >= 0)
+        return false;
+    strmap_put(*taken, want, 0);
+    return true;
+}
+
 static long add_old_urls(imp *m, diag_list *d)
 {
     site s;
     long added = -1;
+    strmap *taken = NULL;
     /* what sheaf says of the new site, at DEST's files */
     diag_list *sd = diag_list_new();
     bool ok = load_dest(m, &s, sd);
@@ -847,6 +889,12 @@ static long add_old_urls(imp *m, diag_list *d)
         }
         const char *want = url_output(m, p->old_url);
         bool served = !strcmp(site_output_file(m->a, sp->path), want);
+        if (!served && keep_as_file(m, &s, p, want, &taken)) {
+            /* Jekyll's page at /about.html: that file again, not a redirect */
+            import_kv_set(m, p, "url", tpl_str(p->old_url));
+            p->url_set = true;
+            served = true;
+        }
         if (served)
             m->nkept++;
         else
@@ -861,6 +909,7 @@ static long add_old_urls(imp *m, diag_list *d)
         }
     }
 done:
+    strmap_free(taken);
     site_free(&s);
     return added;
 }
@@ -1177,7 +1226,7 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
                     ok = write_page(&m, m.pages[i]);
         long aliases = ok ? add_old_urls(&m, d) : -1;
         for (size_t i = 0; aliases >= 0 && ok && i < m.npages; i++)
-            if (m.pages[i]->naliases && !m.pages[i]->dropped)
+            if ((m.pages[i]->naliases || m.pages[i]->url_set) && !m.pages[i]->dropped)
                 ok = write_page(&m, m.pages[i]);
         if (written) {
             /* also when sheaf found errors in the new site (reported at

@@ -40,6 +40,7 @@ typedef struct import_page {
     bool post, hidden;
     bool dropped;          /* not written: its place is one sheaf makes itself */
     bool no_liquid;        /* render_with_liquid: false — Jekyll showed its Liquid as text */
+    bool url_set;          /* given its old URL as url: after the comparison: written again */
     const char *post_name; /* Jekyll: "2019-01-02-a" (for post_url) */
     const char *collection; /* Jekyll: the collection it is a document of, or NULL */
     const char *file_date;  /* Jekyll: an undated document's file day ("2021-05-06"), or NULL */
