@@ -31,7 +31,7 @@
 #include "md/internal.h"
 #include "util/xalloc.h"
 
-static cmark_syntax_extension *ext;
+static cmark_syntax_extension *ext, *xref_ext; /* every key; label keys only */
 static cmark_node_type CITE;
 static pthread_once_t made = PTHREAD_ONCE_INIT;
 
@@ -125,7 +125,7 @@ static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cma
     const char *key;
     size_t klen;
     size_t len = md_cite_key_len(s, n, &key, &klen);
-    if (!len)
+    if (!len || (self == xref_ext && md_label_kind_of(key, klen) < 0))
         return NULL;
     cmark_node *node = cmark_node_new_with_mem_and_ext(CITE, cmark_node_mem(parent), self);
     node->start_line = cmark_inline_parser_get_line(ip);
@@ -395,6 +395,11 @@ static void make(void)
     cmark_syntax_extension_set_match_inline_func(ext, match);
     cmark_syntax_extension_set_postprocess_func(ext, postprocess);
     cmark_syntax_extension_set_get_type_string_func(ext, type_string);
+    /* a page without a bibliography reads cross-references only */
+    xref_ext = cmark_syntax_extension_new("sheaf-xrefs");
+    cmark_syntax_extension_set_match_inline_func(xref_ext, match);
+    cmark_syntax_extension_set_postprocess_func(xref_ext, postprocess);
+    cmark_syntax_extension_set_get_type_string_func(xref_ext, type_string);
     /* cmark-gfm keeps one global table of special characters: each parser
      * adds its extensions' characters when it starts and clears them when
      * it finishes, so with pages parsed on several threads one page's end
@@ -412,10 +417,10 @@ static void make(void)
     cmark_parser_free(p);
 }
 
-static void attach(cmark_parser *p)
+static void attach(md_walk *w, cmark_parser *p)
 {
     pthread_once(&made, make);
-    cmark_parser_attach_syntax_extension(p, ext);
+    cmark_parser_attach_syntax_extension(p, md_walk_cites(w) ? ext : xref_ext);
 }
 
 static bool owns(cmark_node *n) { return CITE && n->type == CITE; }
@@ -454,4 +459,4 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     free(copy);
 }
 
-const md_ext md_ext_citations = { .attach = attach, .owns = owns, .render = render };
+const md_ext md_ext_citations = { .attach_walk = attach, .owns = owns, .render = render };

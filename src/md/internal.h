@@ -271,4 +271,68 @@ void md_math_number_labels(md_walk *w, cmark_node *doc);
  * links. */
 void md_math_text_refs(md_walk *w, buf *out, const char *lit);
 
+/* ---- labels, cross-references and alerts (xref.c) ---- */
+
+typedef struct md_xrefs md_xrefs;
+/* The page's labels and references (xref.c makes it on first use). */
+md_xrefs **md_walk_xrefs(md_walk *w);
+
+/* Registers label `id` (a key with a label prefix, md_label_kind_of) at
+ * line:col (cmark's lines), in the order the walk writes the labelled
+ * things: a duplicate is an error naming both places (NULL back), else
+ * the key becomes an id of the page (`#links` and other pages' links to it
+ * are checked as a heading's) and gets its number — `number` when given,
+ * else the next of its kind ("1", "2", …), which is returned (arena).
+ * `text`: a section's title, else NULL. A figure of a new kind (a diagram
+ * fence with `{#fig-…}`) calls this where it writes its <figure id=…>,
+ * then md_label_caption in its <figcaption>. */
+const char *md_label_add(md_walk *w, const char *id, int line, int col, const char *number,
+                         const char *text);
+/* The head of a caption: "Figure 2: " in the page's language (the
+ * number in <span class="caption-number">). */
+void md_label_caption(md_walk *w, buf *out, md_label_kind kind, const char *number);
+
+/* Before the walk (not in reference mode): finds figures (an image alone
+ * in a paragraph, then `{#fig-…}`), tables' caption paragraphs and alerts
+ * (`> [!NOTE]`), marks their nodes and takes their syntax out of the
+ * text. */
+void md_xref_prepare(md_walk *w, cmark_node *doc);
+/* Writes a marked paragraph (a figure) or blockquote (an alert) on
+ * entering or leaving it; false when n is not marked (the walk writes it).
+ * Leaving writes markup only. */
+bool md_xref_block(md_walk *w, buf *out, cmark_node *n, bool entering);
+/* Is n a table's caption paragraph (written inside the table, skipped by
+ * the walk)? */
+bool md_xref_caption_para(cmark_node *n);
+/* After `<table`: its id, `>` and <caption>, when it has a label; else `>`. */
+void md_xref_table(md_walk *w, buf *out, cmark_node *table);
+/* After `<hN …>`: the heading's number when sections are numbered; a
+ * `{#sec-…}` id becomes a label. */
+void md_xref_heading(md_walk *w, buf *out, cmark_node *h, const char *id, const char *title, int line);
+/* A citation group whose keys are all label keys (file lines). */
+void md_xref_write(md_walk *w, buf *out, const md_cite *c, size_t n);
+/* A link with no text (just opened in out, the link n° `link` of the
+ * page) whose fragment is a label key: writes its text's hole; false
+ * when it is no such link. */
+bool md_xref_empty_link(md_walk *w, buf *out, const char *url, size_t link, int line, int col);
+/* After the walk, before the HTML is put together: the equations join
+ * the labels, every reference gets its text (unknown keys: errors). */
+void md_xref_finish(md_walk *w);
+/* A hole's text (md.c's assemble): a reference's, or the place of a
+ * link's text that the site fills. */
+enum { MD_HOLE_ID, MD_HOLE_XREF, MD_HOLE_XLINK };
+void md_xref_hole(md_walk *w, int kind, size_t index, bool summary, buf *out);
+/* The labels and xlinks into the result; frees the state. */
+void md_xref_result(md_walk *w, md_result *out);
+
+/* A hole of `kind` at the end of the page's HTML, filled when it is put
+ * together (md.c). */
+void md_hole(md_walk *w, int kind, size_t index);
+/* Has the page a citation hook (a bibliography)? Without one, `@key` is
+ * a cross-reference when key has a label's prefix, else text. */
+bool md_walk_cites(const md_walk *w);
+/* Writes the inline content of paragraph p at the end of the page's
+ * HTML, as the walk would (a table's caption). */
+void md_write_inlines(md_walk *w, cmark_node *p);
+
 #endif

@@ -34,6 +34,7 @@
 
 #include "md/internal.h"
 #include "md/mathscan.h"
+#include "util/xalloc.h"
 
 /* The first fields of cmark-gfm's cmark_chunk (chunk.h), which its
  * public headers declare but do not define: the bytes of the text being
@@ -299,6 +300,27 @@ static void add_labels(md_walk *w, size_t *count, const char *s1, size_t n1, con
     }
 }
 
+/* A display block's TeX: the opening line's, then the lines below, with
+ * its closer, and a `{#eq-key}` after the closer as `\label{eq-key}`. */
+static void block_text(const math_data *d, const char *lit, buf *tex)
+{
+    if (d->tex[strspn(d->tex, " \t")]) {
+        buf_put(tex, d->tex, d->len);
+        if (lit && *lit)
+            buf_putc(tex, '\n');
+    }
+    if (lit)
+        buf_puts(tex, lit);
+    const char *key;
+    size_t klen, attr = md_math_eq_attr(tex->data, tex->len, &key, &klen);
+    if (attr) {
+        char *k = xstrndup(key, klen);
+        buf_truncate(tex, tex->len - attr);
+        buf_printf(tex, " \\label{%s}", k);
+        free(k);
+    }
+}
+
 void md_math_number_labels(md_walk *w, cmark_node *doc)
 {
     cmark_iter *it = cmark_iter_new(doc);
@@ -318,8 +340,14 @@ void md_math_number_labels(md_walk *w, cmark_node *doc)
             bool block = math_ext && cmark_node_get_syntax_extension(n) == math_ext;
             d = block ? cmark_node_get_user_data(n) : NULL;
             const char *lit = cmark_node_get_literal(n);
-            if (block || (info && strcspn(info, " \t") == 4 && !memcmp(info, "math", 4)))
+            if (d && d->closed) { /* `$$ {#eq-…}`: one more label */
+                buf t = BUF_INIT;
+                block_text(d, lit, &t);
+                add_labels(w, &count, t.data, t.len, NULL, 0);
+                buf_release(&t);
+            } else if (block || (info && strcspn(info, " \t") == 4 && !memcmp(info, "math", 4))) {
                 add_labels(w, &count, d ? d->tex : NULL, d ? d->len : 0, lit, lit ? strlen(lit) : 0);
+            }
         }
     }
     cmark_iter_free(it);
@@ -570,21 +598,32 @@ bool md_math_code_block(md_walk *w, buf *out, cmark_node *n)
     /* a display block: the TeX on the opening line, then the lines below */
     buf tex = BUF_INIT;
     int tex_line = line, tex_col = col + 2;
-    if (d->tex[strspn(d->tex, " \t")]) {
-        buf_put(&tex, d->tex, d->len);
-        if (*lit)
-            buf_putc(&tex, '\n');
-    } else {
+    if (!d->tex[strspn(d->tex, " \t")]) {
         tex_line = line + 1;
         tex_col = col;
     }
-    buf_puts(&tex, lit);
+    block_text(d, lit, &tex);
+    /* the label `{#eq-…}` became (a `\label` after the closer) */
+    size_t label = 0;
+    const char *lb = strrchr(tex.data, '\\');
+    if (d->closed && lb && !strncmp(lb, "\\label{eq-", 10) && lb[strlen(lb) - 1] == '}' && lb > tex.data
+        && lb[-1] == ' ' && !strchr(lb, '\n')) {
+        label = strlen(lb);
+        tex.len -= label + 1;
+    }
+    char *label_text = label ? xstrndup(tex.data + tex.len + 1, label) : NULL;
     /* the closer and the spaces after it */
     while (tex.len && (tex.data[tex.len - 1] == '\n' || tex.data[tex.len - 1] == '\r'))
         tex.len--;
     size_t tail;
     if (d->closed && md_math_block_closes(tex.data, tex.len, d->closer, &tail))
         tex.len -= tail;
+    if (label_text) {
+        tex.data[tex.len] = '\0';
+        buf_putc(&tex, ' ');
+        buf_puts(&tex, label_text);
+        free(label_text);
+    }
     while (tex.len && (tex.data[tex.len - 1] == '\n' || tex.data[tex.len - 1] == '\r'))
         tex.len--; /* the line break before the closer's line */
     tex.data[tex.len] = '\0';

@@ -122,9 +122,29 @@ static bool escaped(const char *s, size_t k)
     return b & 1;
 }
 
-bool md_math_block_closes(const char *s, size_t n, char closer, size_t *tail)
+size_t md_math_eq_attr(const char *s, size_t n, const char **key, size_t *klen)
 {
     size_t e = rtrim(s, n);
+    if (e < 6 || s[e - 1] != '}')
+        return 0;
+    size_t o = e - 2;
+    while (o > 0 && s[o] != '{' && s[o] != '}' && !is_space(s[o]))
+        o--;
+    if (s[o] != '{' || e - o < 6 || memcmp(s + o, "{#eq-", 5) || o == 0 || !is_space(s[o - 1]))
+        return 0;
+    *key = s + o + 2;
+    *klen = e - o - 3;
+    size_t b = o;
+    while (b > 0 && is_space(s[b - 1]) && s[b - 1] != '\n')
+        b--;
+    return n - b;
+}
+
+bool md_math_block_closes(const char *s, size_t n, char closer, size_t *tail)
+{
+    const char *key;
+    size_t klen, attr = md_math_eq_attr(s, n, &key, &klen);
+    size_t e = rtrim(s, n - attr);
     if (e < 2)
         return false;
     if (closer == '$') {
@@ -155,7 +175,9 @@ bool md_math_block_open(const char *s, size_t n, char *closer, size_t *opener_le
             if (s[i] == '$' && s[i + 1] == '$') {
                 /* closed on this line: a block only when nothing but
                  * spaces follows, and something is inside */
-                if (!blank(s + i + 2, n - i - 2) || blank(s + 2, i - 2))
+                const char *key;
+                size_t klen, attr = md_math_eq_attr(s + i + 2, n - i - 2, &key, &klen);
+                if (!blank(s + i + 2, n - i - 2 - attr) || blank(s + 2, i - 2))
                     return false;
                 *closed = true;
                 return true;

@@ -49,6 +49,11 @@ bool md_math_block_open(const char *s, size_t n, char *closer, size_t *opener_le
  * Sets *tail to the length of the closer and what follows it (spaces). */
 bool md_math_block_closes(const char *s, size_t n, char closer, size_t *tail);
 
+/* A label `{#eq-key}` after a display block's closer (Quarto's syntax):
+ * the length of it and the spaces before it at the end of s[0..n) (0 when
+ * there is none); *key, *klen: the key ("eq-…"). */
+size_t md_math_eq_attr(const char *s, size_t n, const char **key, size_t *klen);
+
 /* The length of the punctuation at the start of s (NUL-terminated) that
  * stays with an inline formula before it: , . ; : ! ? ) ] ' " ’ ” and the
  * CJK ， 。 、 ； ： ！ ？ ）, any run of them up to 12 bytes; 0 when s

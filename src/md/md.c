@@ -169,6 +169,9 @@ static idslot *idset_add(idset *set, const char *s)
 typedef struct id_hole {
     size_t at;
     size_t head;
+    int kind;     /* MD_HOLE_ID (head is the heading), else a reference's
+                     (md/xref.c; index is its number) */
+    size_t index;
 } id_hole;
 
 /* Bytes [start, end) of the HTML that summaries leave out, or write as
@@ -214,6 +217,7 @@ struct md_walk {
     md_vec sc_names;     /* the shortcodes used (const char *) */
     hl_page hl;          /* what the page's code blocks used of their budget */
     size_t text_taken;   /* bytes the next text node's start was written already (md/math.c) */
+    md_xrefs *xrefs;     /* labels and references (md/xref.c) */
 };
 
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
@@ -226,6 +230,15 @@ arena *md_walk_arena(md_walk *w) { return w->a; }
 cmark_mem *md_walk_mem(md_walk *w) { return w->mem; }
 const md_options *md_walk_options(md_walk *w) { return w->opt; }
 md_vec *md_walk_eqlabels(md_walk *w) { return &w->eqlabels; }
+md_xrefs **md_walk_xrefs(md_walk *w) { return &w->xrefs; }
+
+void md_hole(md_walk *w, int kind, size_t index)
+{
+    id_hole *h = md_vec_push(&w->holes);
+    h->at = w->html.len;
+    h->kind = kind;
+    h->index = index;
+}
 struct hl_page *md_walk_hl(md_walk *w) { return &w->hl; }
 void md_take_next_text(md_walk *w, size_t n) { w->text_taken = n; }
 
@@ -339,6 +352,8 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
 {
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_BLOCK_QUOTE:
+        if (md_xref_block(r, b, n, false)) /* an alert */
+            break;
         md_cr(b);
         buf_puts(b, "</blockquote>\n");
         break;
@@ -349,6 +364,8 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
         buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
         break;
     case CMARK_NODE_PARAGRAPH:
+        if (md_xref_block(r, b, n, false)) /* a figure */
+            break;
         if (n == r->deflist) /* a definition list: it ends in a definition */
             buf_puts(b, md_deflist_closes(n) ? "</dd>\n</dl>\n" : "</dd>\n");
         else if (!in_tight_list(n))
@@ -610,6 +627,7 @@ static void enter_heading(md_walk *r, cmark_node *n)
     }
     buf_puts(&r->html, "\">");
     buf_release(&classes);
+    md_xref_heading(r, &r->html, n, explicit_id, h->title, cmark_node_get_start_line(n));
 }
 
 static void exit_heading(md_walk *r, cmark_node *n)
@@ -685,7 +703,10 @@ static void assemble(md_walk *r, size_t start, size_t end, bool summary, buf *ou
             break;
         if (next_h <= next_c) {
             buf_put(out, r->html.data + at, next_h - at);
-            md_put_escaped_cstr(out, heads[h[ih].head].id);
+            if (h[ih].kind == MD_HOLE_ID)
+                md_put_escaped_cstr(out, heads[h[ih].head].id);
+            else
+                md_xref_hole(r, h[ih].kind, h[ih].index, summary, out);
             at = next_h;
             ih++;
         } else {
@@ -721,6 +742,10 @@ static void strip_links(const char *s, size_t n, buf *out)
 
 void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k)
 {
+    /* keys with a label's prefix are cross-references (md/xref.c) */
+    size_t nx = 0;
+    for (size_t i = 0; i < k; i++)
+        nx += md_label_kind_of(items[i].key, strlen(items[i].key)) >= 0;
     /* cmark gives the '@''s line within the paragraph's text; find it in
      * the file */
     cmark_node *leaf = md_leaf_of(n);
@@ -746,6 +771,16 @@ void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k
         col++; /* the next key comes after this one */
     }
     buf_release(&want);
+    if (nx == k) {
+        md_xref_write(w, out, items, k);
+        return;
+    }
+    if (nx || !w->cite) {
+        md_problem_at(w, true, items[0].line - w->line0, items[0].col,
+                      "this citation mixes cross-references (@fig-…, @tbl-…, @eq-…, @sec-…) with "
+                      "citations: write them in brackets of their own");
+        return;
+    }
     size_t start = out->len;
     w->cite(w->ctx, items, k, out);
     for (size_t i = 0; i < k; i++)
@@ -999,6 +1034,9 @@ static void enter_link(md_walk *r, cmark_node *n, bool image)
             md_put_escaped_cstr(b, title);
         }
         buf_puts(b, "\">");
+        /* `[](#fig-a)`, `[](other.md#fig-a)`: the label's words */
+        if (!cmark_node_first_child(n) && !r->reference)
+            md_xref_empty_link(r, b, url, r->links.n - 1, line, col);
     }
 }
 
@@ -1021,6 +1059,8 @@ static void enter(md_walk *r, cmark_node *n)
     buf *b = &r->html;
     switch (cmark_node_get_type(n)) {
     case CMARK_NODE_BLOCK_QUOTE:
+        if (md_xref_block(r, b, n, true)) /* an alert */
+            break;
         md_cr(b);
         buf_puts(b, "<blockquote>\n");
         break;
@@ -1067,6 +1107,8 @@ static void enter(md_walk *r, cmark_node *n)
         buf_puts(b, "<hr />\n");
         break;
     case CMARK_NODE_PARAGRAPH:
+        if (md_xref_block(r, b, n, true)) /* a figure */
+            break;
         if (is_deflist(r, n)) {
             r->deflist = n;
             r->in_dd = false;
@@ -1197,6 +1239,31 @@ static void enter_plain(md_walk *r, cmark_node *n)
     }
 }
 
+void md_write_inlines(md_walk *r, cmark_node *p)
+{
+    cmark_iter *it = cmark_iter_new(p);
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+        cmark_node *n = cmark_iter_get_node(it);
+        if (n == p)
+            continue;
+        if (r->plain == n) /* leaving the image */
+            r->plain = NULL;
+        if (r->plain) {
+            if (ev == CMARK_EVENT_ENTER)
+                enter_plain(r, n);
+            continue;
+        }
+        if (ev == CMARK_EVENT_ENTER)
+            enter(r, n);
+        else
+            leave(r, n);
+    }
+    cmark_iter_free(it);
+}
+
+bool md_walk_cites(const md_walk *w) { return w->cite != NULL; }
+
 static cmark_node *parse(str body, const md_options *opt, md_walk *r)
 {
     pthread_once(&registered, register_extensions);
@@ -1207,7 +1274,7 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
         opts |= CMARK_OPT_SMART;
     if (opt->hard_breaks)
         opts |= CMARK_OPT_HARDBREAKS;
-    if (!r->cite) /* no bibliography: `@` is text */
+    if (r->reference) /* `@` is text in cmark-gfm */
         r->on &= ~(1u << MD_EXT_CITATIONS);
     for (int i = 0; i < MD_EXT_COUNT; i++)
         if (md_ext_on(r, i))
@@ -1275,7 +1342,9 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .eqlabels = { .size = sizeof(md_eqlabel) },
     };
     cmark_node *doc = parse(body, opt, &r);
-    if (md_ext_on(&r, MD_EXT_MATH) && !r.reference && memmem(body.ptr, body.len, "\\label{", 7))
+    if (!r.reference)
+        md_xref_prepare(&r, doc);
+    if (md_ext_on(&r, MD_EXT_MATH) && !r.reference && (memmem(body.ptr, body.len, "\\label{", 7) || memmem(body.ptr, body.len, "{#eq-", 5)))
         md_math_number_labels(&r, doc);
     summary_spec summary = { .tail = BUF_INIT };
     size_t head_start = 0, para_start = 0; /* where the current heading's content / top paragraph began */
@@ -1289,6 +1358,11 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
             if (n != r.skip_to || ev != CMARK_EVENT_ENTER)
                 continue;
             r.skip_to = NULL;
+        }
+        if (t == CMARK_NODE_PARAGRAPH && md_xref_caption_para(n)) { /* in its table */
+            if (ev == CMARK_EVENT_ENTER)
+                cmark_iter_reset(it, n, CMARK_EVENT_EXIT);
+            continue;
         }
         if (r.plain == n) /* leaving the image */
             r.plain = NULL;
@@ -1326,6 +1400,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         }
     }
     cmark_iter_free(it);
+    md_xref_finish(&r);
     md_mem_end(doc);
     free(r.eqlabels.v);
     if (r.notes.entered)
@@ -1363,6 +1438,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->links = md_vec_to_arena(&r.links, a);
     out->ncites = r.cites.n;
     out->cites = md_vec_to_arena(&r.cites, a);
+    md_xref_result(&r, out);
     /* in document order: a {{% %}} pair reports at its opening tag after
      * what its inner text reported (insertion sort: stable, nearly sorted) */
     md_problem *pv = r.problems.v;

@@ -41,6 +41,32 @@ typedef struct md_formula {
 typedef const char *(*md_math_fn)(void *ctx, const md_formula *f, arena *a, const char **error,
                                   long *error_at);
 
+/* What a label names, from its key's prefix (Quarto's): `fig-`, `tbl-`,
+ * `eq-`, `sec-`. Such keys are cross-references, never citations. */
+typedef enum md_label_kind {
+    MD_LABEL_FIG,
+    MD_LABEL_TBL,
+    MD_LABEL_EQ,
+    MD_LABEL_SEC,
+    MD_LABEL_KINDS
+} md_label_kind;
+
+/* The kind of label a key names (its prefix), or -1 when it is no label
+ * key. */
+int md_label_kind_of(const char *key, size_t len);
+
+/* The words md writes, in the site's language (NULL: English). A
+ * reference's forms hold `{n}` where the number (or the list of numbers)
+ * goes: "Figure {n}", "Figures {n}"; "图 {n}". */
+typedef struct md_words {
+    const char *one[MD_LABEL_KINDS];  /* "Figure {n}", "Table {n}", "Equation {n}", "Section {n}" */
+    const char *many[MD_LABEL_KINDS]; /* "Figures {n}", … */
+    const char *list_sep;             /* ", " between numbers */
+    const char *list_and;             /* " and " before the last */
+    const char *caption_sep;          /* ": " after "Figure 2" in a caption */
+    const char *alert[5];             /* "Note", "Tip", "Important", "Warning", "Caution" */
+} md_words;
+
 typedef struct md_options {
     bool unsafe;      /* keep raw HTML (default true in site.yaml) */
     bool smart;       /* smart punctuation */
@@ -65,6 +91,8 @@ typedef struct md_options {
      * src/nb): kept, through the same link checks, whatever `unsafe` says */
     const unsigned char *trusted;
     size_t ntrusted;
+    const md_words *words;  /* cross-references, captions, alerts; NULL: English */
+    bool numbered_sections; /* number the page's headings: "Section 3.1" */
 } md_options;
 
 /* The extensions' switches, in the order of md/extensions.h: "tables",
@@ -105,6 +133,26 @@ typedef struct md_cite {
     const char *context;   /* the sentence around it, as plain text (md_result) */
 } md_cite;
 
+/* A numbered thing of the page that `@key` (or another page's
+ * `[](page.md#key)`) refers to: a figure, a table, an equation, a
+ * section. */
+typedef struct md_label {
+    const char *id;     /* "fig-arch": also the element's id */
+    md_label_kind kind;
+    const char *number; /* "2"; a section's "3.1", or "" when sections are not numbered */
+    const char *text;   /* a section's heading as plain text; else "" */
+    int line, col;      /* where the label is written, in the file */
+} md_label;
+
+/* A link with no text to a label of another page (`[](other.md#fig-a)`):
+ * its text is that page's "Figure 2 in Title", which only the site knows
+ * once every page is rendered; it goes at byte `at` of the HTML (and
+ * `summary_at` of the summary, SIZE_MAX when not there). */
+typedef struct md_xlink {
+    size_t link;       /* the index of the link in md_result.links */
+    size_t at, summary_at;
+} md_xlink;
+
 /* Called once per link and image, in document order, on the rendering
  * thread. Returns the URL to write instead (allocated in the arena passed to
  * md_render, or static), or NULL to keep dest. */
@@ -142,6 +190,11 @@ typedef struct md_result {
     const char *text;          /* the counted text: the HTML as a reader sees
                                   it (html_plain_text), one line a block */
     size_t text_len;
+    md_label *labels;          /* figures, tables, equations, sections with a
+                                  label key, in document order */
+    size_t nlabels;
+    md_xlink *xlinks;          /* in document order; offsets increase */
+    size_t nxlinks;
 } md_result;
 
 /* Writes the HTML of one citation group (n ≥ 1 items, or one narrative

@@ -72,8 +72,11 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
                 buf_puts(out, "<div class=\"table-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"");
                 md_put_escaped_cstr(out, label ? label : "Table");
                 buf_puts(out, "\">\n");
+                buf_puts(out, "<table");
+                md_xref_table(w, out, n); /* its id and caption, when labelled */
+            } else {
+                buf_puts(out, "<table>");
             }
-            buf_puts(out, "<table>");
         } else {
             if (!is_header(cmark_node_last_child(n))) {
                 md_cr(out);

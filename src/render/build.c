@@ -156,6 +156,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     load_strings(bs, &s, d);
     s.cfg.markdown.label_table = site_string(&s, "table");
     s.cfg.markdown.label_math = site_string(&s, "formula");
+    s.cfg.markdown.words = site_md_words(&s);
     /* the templates: shortcodes render while the Markdown is written */
     char *tdir = fs_join(s.dir, "templates");
     buf theme_t = BUF_INIT;

@@ -104,7 +104,30 @@ static bool same_ids(const md_result *a, const md_result *b)
     for (size_t i = 0; i < a->nanchors; i++)
         if (strcmp(a->anchors[i], b->anchors[i]) != 0)
             return false;
+    /* other pages' `[](this.md#fig-a)` show the labels' numbers and titles */
+    if (a->nlabels != b->nlabels)
+        return false;
+    for (size_t i = 0; i < a->nlabels; i++)
+        if (strcmp(a->labels[i].id, b->labels[i].id) || strcmp(a->labels[i].number, b->labels[i].number)
+            || strcmp(a->labels[i].text, b->labels[i].text))
+            return false;
     return true;
+}
+
+/* Does another page link to a label of p with no text of its own (its
+ * text then holds p's title)? */
+static bool xlink_target(const site *s, const page *p)
+{
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *o = &s->pages[i];
+        for (size_t k = 0; k < o->md.nxlinks; k++) {
+            size_t l = o->md.xlinks[k].link;
+            if (l < o->nlinks && o->links[l].kind == LINK_PAGE && o->links[l].target >= 0
+                && &s->pages[o->links[l].target] == p)
+                return true;
+        }
+    }
+    return false;
 }
 
 /* The same citations, in the same groups and sentences: then every
@@ -281,6 +304,9 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
                 ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && site_page_same_place(p, &q);
                 diag_list_free(pd);
             }
+            /* another page shows this one's title in a link to its label
+             * ("Figure 2 in <em>Title</em>"): a full run */
+            ok = ok && !xlink_target(s, p);
             if (ok) {
                 site_page_markdown(s, &q, q.body, q.body_line, s->a);
                 ok = same_ids(&p->md, &q.md) && same_links(p, q.links, q.nlinks) &&

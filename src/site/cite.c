@@ -81,6 +81,27 @@ static bool check_urls(bib *b, diag_list *d)
     return ok;
 }
 
+/* Keys starting fig-, tbl-, eq-, sec- are cross-references in the text
+ * (Quarto's rule, md/xref.c), so an entry with such a key could never be
+ * cited: an error at the entry. */
+static bool check_keys(bib *b, diag_list *d)
+{
+    static const char *const what[MD_LABEL_KINDS] = { "figure", "table", "equation", "section" };
+    bool ok = true;
+    for (size_t i = 0; i < b->n; i++) {
+        const bib_entry *e = &b->entries[i];
+        int k = md_label_kind_of(e->key, strlen(e->key));
+        if (k < 0)
+            continue;
+        diag_error(d, e->src, e->line, 1,
+                   "entry '%s': a key starting '%.*s' is a cross-reference (@%s is a %s's label "
+                   "in the text), so this entry could never be cited: rename its key",
+                   e->key, (int)(strchr(e->key, '-') - e->key + 1), e->key, e->key, what[k]);
+        ok = false;
+    }
+    return ok;
+}
+
 bool site_load_site_bibliography(site *s, diag_list *d)
 {
     bool ok = true;
@@ -108,6 +129,8 @@ bool site_load_bibliography(site *s, diag_list *d)
     if (s->bib && !bib_resolve_crossrefs(s->bib, s->a, d))
         ok = false, s->bib_incomplete = true;
     if (s->bib && !check_urls(s->bib, d))
+        ok = false;
+    if (s->bib && !check_keys(s->bib, d))
         ok = false;
     if (s->bib)
         name_entries(s);

@@ -266,6 +266,8 @@ static const key_def config_keys[] = {
     { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),
       .want = "a string (an emoji, one to three letters, or a file in static/)", .str_default = "" },
     { .name = "search", .type = KEY_BOOL, .at = AT(search), .want = "true or false", .num_default = 1 },
+    { .name = "numbered_sections", .type = KEY_BOOL, .at = AT(markdown.numbered_sections),
+      .want = "true or false" },
     { .name = "first_page_alias", .type = KEY_BOOL, .at = AT(first_page_alias), .want = "true or false" },
     { .name = "paginate_path", .type = KEY_STRING, .at = AT(paginate_path),
       .want = "a string (like page/:num/)", .str_default = "page/:num/" },

@@ -125,3 +125,22 @@ void site_load_strings(site *s, bool *warned, diag_list *d)
     }
     s->strings = m;
 }
+
+const md_words *site_md_words(site *s)
+{
+    static const char *const one[MD_LABEL_KINDS] = { "xref_fig", "xref_tbl", "xref_eq", "xref_sec" };
+    static const char *const many[MD_LABEL_KINDS] = { "xref_figs", "xref_tbls", "xref_eqs", "xref_secs" };
+    static const char *const alerts[5] = { "note", "tip", "important", "warning", "caution" };
+    md_words *w = arena_alloc(s->a, sizeof *w);
+    memset(w, 0, sizeof *w);
+    for (int k = 0; k < MD_LABEL_KINDS; k++) {
+        w->one[k] = site_string(s, one[k]);
+        w->many[k] = site_string(s, many[k]);
+    }
+    w->list_sep = site_string(s, "xref_list_sep");
+    w->list_and = site_string(s, "xref_list_and");
+    w->caption_sep = site_string(s, "caption_sep");
+    for (int k = 0; k < 5; k++)
+        w->alert[k] = site_string(s, alerts[k]);
+    return w;
+}

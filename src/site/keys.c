@@ -26,7 +26,11 @@ void site_keys_default(const key_table *t, void *out, arena *a)
         case KEY_STRING:
         case KEY_TEXT: *FIELD(out, k->at, const char *) = k->str_default; break;
         case KEY_BOOL:
-        case KEY_WORD: *FIELD(out, k->at, bool) = k->num_default != 0; break;
+        case KEY_WORD:
+            *FIELD(out, k->at, bool) = k->num_default != 0;
+            if (k->set)
+                *FIELD(out, k->set, bool) = false;
+            break;
         case KEY_COUNT: *FIELD(out, k->at, long) = k->num_default; break;
         case KEY_MAP: *FIELD(out, k->at, tpl_value) = tpl_map_value(tpl_map_new(a, 0)); break;
         case KEY_DATE:
@@ -183,6 +187,8 @@ static void read_value(key_reader *r, const key_table *t, const key_def *k, cons
         if (v.kind != TPL_BOOL)
             break;
         *FIELD(r->out, k->at, bool) = (k->flags & KEY_NEGATE) ? !v.u.b : v.u.b;
+        if (k->set)
+            *FIELD(r->out, k->set, bool) = true;
         return;
     case KEY_COUNT:
         if (v.kind != TPL_INT || v.u.i < 1)
@@ -304,7 +310,11 @@ void site_keys_copy(const key_table *t, void *dst, const void *src, unsigned onl
         case KEY_STRING:
         case KEY_TEXT: copy_field(dst, src, k->at, sizeof(const char *)); break;
         case KEY_BOOL:
-        case KEY_WORD: copy_field(dst, src, k->at, sizeof(bool)); break;
+        case KEY_WORD:
+            copy_field(dst, src, k->at, sizeof(bool));
+            if (k->set)
+                copy_field(dst, src, k->set, sizeof(bool));
+            break;
         case KEY_COUNT: copy_field(dst, src, k->at, sizeof(long)); break;
         case KEY_MAP: copy_field(dst, src, k->at, sizeof(tpl_value)); break;
         case KEY_DATE:
@@ -330,7 +340,9 @@ static bool same_row(const key_def *k, const void *a, const void *b)
     case KEY_STRING:
     case KEY_TEXT: return same_str(*CFIELD(a, k->at, const char *), *CFIELD(b, k->at, const char *));
     case KEY_BOOL:
-    case KEY_WORD: return *CFIELD(a, k->at, bool) == *CFIELD(b, k->at, bool);
+    case KEY_WORD:
+        return *CFIELD(a, k->at, bool) == *CFIELD(b, k->at, bool)
+               && (!k->set || *CFIELD(a, k->set, bool) == *CFIELD(b, k->set, bool));
     case KEY_COUNT: return *CFIELD(a, k->at, long) == *CFIELD(b, k->at, long);
     case KEY_MAP: return tpl_value_equal(*CFIELD(a, k->at, tpl_value), *CFIELD(b, k->at, tpl_value));
     case KEY_DATE: {

@@ -62,7 +62,8 @@ struct key_def {
     const char *name;
     key_type type;
     size_t at;   /* offsetof the field the value goes to */
-    size_t set;  /* KEY_DATE: offsetof its "given" bool; KEY_NAMES: of its count */
+    size_t set;  /* KEY_DATE: offsetof its "given" bool; KEY_NAMES: of its count;
+                    KEY_BOOL: of a bool set when the key is given (0: none) */
     const char *want; /* the type error says "'name' must be <want>" */
     const char *str_default; /* KEY_STRING, KEY_TEXT */
     long num_default;        /* KEY_BOOL, KEY_WORD (0 or 1), KEY_COUNT */

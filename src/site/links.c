@@ -21,6 +21,7 @@
 #include "util/vec.h"
 #include "util/words.h"
 #include "util/xalloc.h"
+#include <stdint.h>
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -250,6 +251,16 @@ static void search_keys(page *p, words_set *w, arena *a)
     buf_release(&b);
 }
 
+/* The Markdown options of page p: the site's, with its own
+ * `numbered_sections:`. */
+static md_options page_options(const site *s, const page *p)
+{
+    md_options o = s->cfg.markdown;
+    if (p->has_numbered_sections)
+        o.numbered_sections = p->numbered_sections;
+    return o;
+}
+
 typedef struct md_job_ctx {
     site *s;
     const strmap *outputs;
@@ -273,7 +284,7 @@ static void md_job(void *vctx, size_t i, int worker)
         atomic_fetch_add(&c->s->markdown_runs, 1);
         md_hooks hooks = { .link = resolve, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
                            .shortcode = shortcode_hook, .ctx = &rc };
-        md_options mo = c->s->cfg.markdown;
+        md_options mo = page_options(c->s, p);
         if (p->nb) { /* a notebook: its prompts and outputs are sheaf's HTML */
             mo.trusted = p->nb->trusted;
             mo.ntrusted = p->nb->nlines;
@@ -313,8 +324,9 @@ static uint64_t link_env(const site *s)
     uint64_t h = HASH_SEED;
     env_add(&h, s->cfg.base_path);
     char opts[32];
-    snprintf(opts, sizeof opts, "%d%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
-             s->cfg.markdown.hard_breaks, s->cfg.markdown.linenos, s->cfg.markdown.off);
+    snprintf(opts, sizeof opts, "%d%d%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
+             s->cfg.markdown.hard_breaks, s->cfg.markdown.linenos, s->cfg.markdown.numbered_sections,
+             s->cfg.markdown.off);
     env_add(&h, opts);
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
@@ -401,7 +413,8 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
     resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
     md_hooks hooks = { .link = resolve, .cite = site_page_cites(s, p) ? cite_hook : NULL,
                        .shortcode = shortcode_hook, .ctx = &rc };
-    md_render(body, body_line, &s->cfg.markdown, &hooks, a, &p->md);
+    md_options o = page_options(s, p);
+    md_render(body, body_line, &o, &hooks, a, &p->md);
     site_cite_state_free(&rc.cites);
     p->links = rc.v;
     p->nlinks = rc.n;
@@ -524,8 +537,9 @@ static void missing_anchor(const site *s, diag_list *d, const page *p, const lin
     if (by)
         buf_printf(&why, " (anchors_warn: '%s': an id a script makes, not checked)", by);
     diag_add(d, warn || by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col,
-             "link to '%s': no heading '%s' %s%s%s", l->dest, anchor, t == p ? "on this page" : "in ",
-             t == p ? "" : t->src, why.data);
+             "link to '%s': no %s '%s' %s%s%s", l->dest,
+             md_label_kind_of(anchor, strlen(anchor)) >= 0 ? "label" : "heading", anchor,
+             t == p ? "on this page" : "in ", t == p ? "" : t->src, why.data);
     buf_release(&why);
 }
 
@@ -714,4 +728,99 @@ void site_check_links(site *s, diag_list *d)
     }
     free(counts);
     free(last);
+}
+
+/* fmt (a theme string) with `{key}` replaced by the HTML `html`, the
+ * rest escaped. */
+static void put_format(buf *out, const char *fmt, const char *key, const char *html, size_t n)
+{
+    const char *at = strstr(fmt, key);
+    if (!at) {
+        md_escape_html(out, fmt, strlen(fmt));
+        buf_putc(out, ' ');
+        buf_put(out, html, n);
+        return;
+    }
+    md_escape_html(out, fmt, (size_t)(at - fmt));
+    buf_put(out, html, n);
+    fmt = at + strlen(key);
+    md_escape_html(out, fmt, strlen(fmt));
+}
+
+/* The words of a link to label `l` of page t: "Figure 2 in <em>T</em>". */
+static void put_label_ref(const site *s, const page *t, const md_label *l, buf *out)
+{
+    static const char *const one[MD_LABEL_KINDS] = { "xref_fig", "xref_tbl", "xref_eq", "xref_sec" };
+    buf ref = BUF_INIT, title = BUF_INIT;
+    if (l->kind == MD_LABEL_SEC && !*l->number) {
+        md_escape_html(&ref, l->text, strlen(l->text));
+    } else {
+        buf num = BUF_INIT;
+        md_escape_html(&num, l->number, strlen(l->number));
+        const char *f = site_string(s, one[l->kind]);
+        put_format(&ref, f ? f : "{n}", "{n}", num.data, num.len);
+        buf_release(&num);
+    }
+    buf_puts(&title, "<em>");
+    md_escape_html(&title, t->title ? t->title : t->rel, strlen(t->title ? t->title : t->rel));
+    buf_puts(&title, "</em>");
+    const char *in = site_string(s, "xref_in");
+    in = in ? in : "{ref} in {title}";
+    /* {ref} and {title}, in either order */
+    const char *r = strstr(in, "{ref}"), *ti = strstr(in, "{title}");
+    if (!r || !ti) {
+        buf_put(out, ref.data, ref.len);
+    } else {
+        bool ref_first = r < ti;
+        const char *first = ref_first ? r : ti, *second = ref_first ? ti : r;
+        md_escape_html(out, in, (size_t)(first - in));
+        buf *a = ref_first ? &ref : &title, *b = ref_first ? &title : &ref;
+        buf_put(out, a->data, a->len);
+        const char *mid = first + (ref_first ? 5 : 7);
+        md_escape_html(out, mid, (size_t)(second - mid));
+        buf_put(out, b->data, b->len);
+        const char *end = second + (ref_first ? 7 : 5);
+        md_escape_html(out, end, strlen(end));
+    }
+    buf_release(&ref);
+    buf_release(&title);
+}
+
+const md_label *site_page_label(const page *t, const char *id)
+{
+    for (size_t i = 0; id && i < t->md.nlabels; i++)
+        if (!strcmp(t->md.labels[i].id, id))
+            return &t->md.labels[i];
+    return NULL;
+}
+
+const char *site_xlink_html(const site *s, const page *p, bool summary, arena *a, size_t *len)
+{
+    const char *src = summary ? p->md.summary_html : p->md.html;
+    size_t n = summary ? p->md.summary_len : p->md.html_len;
+    *len = n;
+    if (!p->md.nxlinks || !src)
+        return src;
+    buf b = BUF_INIT;
+    size_t at = 0;
+    for (size_t i = 0; i < p->md.nxlinks; i++) {
+        const md_xlink *x = &p->md.xlinks[i];
+        size_t off = summary ? x->summary_at : x->at;
+        if (off == SIZE_MAX || off > n || off < at || x->link >= p->nlinks)
+            continue;
+        buf_put(&b, src + at, off - at);
+        at = off;
+        const link_rec *l = &p->links[x->link];
+        const page *t = l->kind == LINK_PAGE && l->target >= 0 ? &s->pages[l->target] : NULL;
+        const md_label *lab = t ? site_page_label(t, l->anchor) : NULL;
+        if (lab)
+            put_label_ref(s, t, lab, &b);
+        else if (l->anchor) /* reported by the link check */
+            md_escape_html(&b, l->anchor, strlen(l->anchor));
+    }
+    buf_put(&b, src + at, n - at);
+    const char *r = arena_strndup(a, b.data, b.len);
+    *len = b.len;
+    buf_release(&b);
+    return r;
 }

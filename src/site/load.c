@@ -342,6 +342,8 @@ static const key_def page_keys[] = {
     /* also the summary when there is no `summary:` (parse_page) */
     { .name = "description", .type = KEY_STRING, .at = AT(description), .want = "a string" },
     { .name = "draft", .type = KEY_BOOL, .at = AT(draft), .want = "true or false" },
+    { .name = "numbered_sections", .type = KEY_BOOL, .at = AT(numbered_sections),
+      .set = AT(has_numbered_sections), .want = "true or false" },
     { .name = "published", .type = KEY_BOOL, .at = AT(draft), .want = "true or false", .flags = KEY_NEGATE },
     { .name = "tags", .type = KEY_NAMES, .at = AT(tags), .set = AT(ntags), .want = "a list of tag names",
       .flags = KEY_UNIQUE },

@@ -209,9 +209,11 @@ int64_t site_reading_time(size_t words, size_t cjk)
 static const char *const body_keys[SITE_BODY_FIELDS] = { "content", "summary", "has_more", "toc",
                                                          "word_count", "reading_time" };
 
-static void body_values(arena *a, const page *p, tpl_value v[SITE_BODY_FIELDS])
+static void body_values(const site *s, arena *a, const page *p, tpl_value v[SITE_BODY_FIELDS])
 {
-    v[0] = safe_v(p->md.html, p->md.html_len);
+    size_t len;
+    const char *html = site_xlink_html(s, p, false, a, &len);
+    v[0] = safe_v(html, len);
     if (p->summary_text) {
         buf b = BUF_INIT;
         buf_puts(&b, "<p>");
@@ -227,7 +229,8 @@ static void body_values(arena *a, const page *p, tpl_value v[SITE_BODY_FIELDS])
         v[1] = tpl_safe_strn(arena_strndup(a, b.data, b.len), b.len);
         buf_release(&b);
     } else {
-        v[1] = safe_v(p->md.summary_html, p->md.summary_len);
+        html = site_xlink_html(s, p, true, a, &len);
+        v[1] = safe_v(html, len);
     }
     v[2] = tpl_bool(p->md.has_more);
     size_t hi = 0;
@@ -239,7 +242,7 @@ static void body_values(arena *a, const page *p, tpl_value v[SITE_BODY_FIELDS])
 size_t site_update_body_fields(site *s, page *p, long *changed)
 {
     tpl_value v[SITE_BODY_FIELDS];
-    body_values(s->a, p, v);
+    body_values(s, s->a, p, v);
     size_t n = 0;
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++) {
         long at = tpl_map_find(p->value, body_keys[i]);
@@ -333,7 +336,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map_set_str(a, m, "tags", tags);
     tpl_map_set_str(a, m, "taxonomies", tpl_map_value(tx));
     tpl_value body[SITE_BODY_FIELDS];
-    body_values(a, p, body);
+    body_values(s, a, p, body);
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
         tpl_map_set_str(a, m, body_keys[i], body[i]);
     if (p->prev >= 0)

@@ -230,6 +230,7 @@ typedef struct page {
                              (where each line came from, its files), in the
                              arena of its parse; else NULL */
     bool is_post, draft, excluded, failed;
+    bool numbered_sections, has_numbered_sections; /* numbered_sections: (front matter), given */
     unsigned char held;   /* why it is left out (a site_held), or SITE_SHOWN */
     bool is_index;        /* content/_index.md or content/<section>/_index.md:
                            * the home page's or a section's title, intro and
@@ -418,6 +419,18 @@ typedef struct site {
  * serve from its fast rebuilds); warned may be NULL. A file that is not a
  * mapping of strings is an error. */
 void site_load_strings(site *s, bool *warned, diag_list *d);
+/* p's HTML (summary: its summary) with the text of its links that have
+ * none to another page's label (`[](other.md#fig-a)`, md_xlink) put in:
+ * "Figure 2 in <em>Other note</em>", in the site's language. The
+ * Markdown's own HTML when it has no such link; else a copy in a. */
+const char *site_xlink_html(const site *s, const page *p, bool summary, arena *a, size_t *len);
+/* Page t's label `id` (a figure, table, equation or section), or NULL. */
+const md_label *site_page_label(const page *t, const char *id);
+
+/* The words Markdown writes (cross-references, captions, alerts) from the
+ * theme strings (xref_fig, …), in the site arena. */
+const md_words *site_md_words(site *s);
+
 /* The theme string `key` in the site's language, else in English, else
  * NULL (what t("key") gives templates, for what sheaf writes itself). */
 const char *site_string(const site *s, const char *key);
