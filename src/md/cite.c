@@ -7,8 +7,9 @@
  * digits and the punctuation `:.#$%&-+?<>~/_` as long as a letter or digit
  * follows the punctuation (so "@lian2017." ends before the dot). An `@`
  * right after a letter, digit or `_` (or any non-ASCII byte) is not a
- * citation: e-mail addresses never are. `\@` is a literal `@`; code is
- * never looked at.
+ * citation: e-mail addresses never are. (After a non-ASCII byte, a key
+ * with a label's prefix, `@fig-a`, is a cross-reference: CJK text has no
+ * spaces before it.) `\@` is a literal `@`; code is never looked at.
  *
  * Parsing is in two steps. While cmark-gfm parses inlines, `@` followed by
  * a key becomes a CITE node (so escapes, code spans and the like are
@@ -117,7 +118,8 @@ static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cma
     if (c != '@')
         return NULL;
     int off = cmark_inline_parser_get_offset(ip);
-    if (off > 0 && word_byte(cmark_inline_parser_peek_at(ip, off - 1)))
+    unsigned char before = off > 0 ? cmark_inline_parser_peek_at(ip, off - 1) : ' ';
+    if (word_byte(before) && before < 0x80)
         return NULL;
     cmark_chunk *chunk = cmark_inline_parser_get_chunk(ip);
     const char *s = (const char *)chunk->data + off + 1;
@@ -125,7 +127,10 @@ static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cma
     const char *key;
     size_t klen;
     size_t len = md_cite_key_len(s, n, &key, &klen);
-    if (!len || (self == xref_ext && md_label_kind_of(key, klen) < 0))
+    bool label = len && md_label_kind_of(key, klen) >= 0;
+    /* after a non-ASCII byte only a label: CJK text runs into its
+     * references ("见@fig-a"), never into a citation's e-mail-like key */
+    if (!len || (self == xref_ext && !label) || (before >= 0x80 && !label))
         return NULL;
     cmark_node *node = cmark_node_new_with_mem_and_ext(CITE, cmark_node_mem(parent), self);
     node->start_line = cmark_inline_parser_get_line(ip);

@@ -65,6 +65,8 @@ typedef struct md_words {
     const char *list_and;             /* " and " before the last */
     const char *caption_sep;          /* ": " after "Figure 2" in a caption */
     const char *alert[5];             /* "Note", "Tip", "Important", "Warning", "Caution" */
+    const char *in;                   /* "{ref} in {title}": a link to another page's label
+                                         (the site writes it; md/ does not read it) */
 } md_words;
 
 typedef struct md_options {

@@ -126,7 +126,19 @@ void site_load_strings(site *s, bool *warned, diag_list *d)
     s->strings = m;
 }
 
-const md_words *site_md_words(site *s)
+/* `key` in table m, else in English. */
+static const char *string_in(const site *s, const tpl_map *m, const char *key)
+{
+    const tpl_map *tables[2] = { m, s->strings_en };
+    for (int k = 0; k < 2; k++) {
+        tpl_value v = tables[k] ? tpl_map_get_cstr(tables[k], key) : tpl_undefined();
+        if (v.kind == TPL_STRING)
+            return v.u.s;
+    }
+    return NULL;
+}
+
+static const md_words *words_from(site *s, const tpl_map *m)
 {
     static const char *const one[MD_LABEL_KINDS] = { "xref_fig", "xref_tbl", "xref_eq", "xref_sec" };
     static const char *const many[MD_LABEL_KINDS] = { "xref_figs", "xref_tbls", "xref_eqs", "xref_secs" };
@@ -134,13 +146,53 @@ const md_words *site_md_words(site *s)
     md_words *w = arena_alloc(s->a, sizeof *w);
     memset(w, 0, sizeof *w);
     for (int k = 0; k < MD_LABEL_KINDS; k++) {
-        w->one[k] = site_string(s, one[k]);
-        w->many[k] = site_string(s, many[k]);
+        w->one[k] = string_in(s, m, one[k]);
+        w->many[k] = string_in(s, m, many[k]);
     }
-    w->list_sep = site_string(s, "xref_list_sep");
-    w->list_and = site_string(s, "xref_list_and");
-    w->caption_sep = site_string(s, "caption_sep");
+    w->list_sep = string_in(s, m, "xref_list_sep");
+    w->list_and = string_in(s, m, "xref_list_and");
+    w->caption_sep = string_in(s, m, "caption_sep");
+    w->in = string_in(s, m, "xref_in");
     for (int k = 0; k < 5; k++)
-        w->alert[k] = site_string(s, alerts[k]);
+        w->alert[k] = string_in(s, m, alerts[k]);
     return w;
+}
+
+const md_words *site_md_words(site *s)
+{
+    return words_from(s, s->strings);
+}
+
+const md_words *site_md_words_lang(site *s, const char *lang)
+{
+    const md_words *site_words = s->cfg.markdown.words;
+    if (!lang || !*lang || strchr(lang, '/') || strlen(lang) > 32 || !site_words || !s->strings_lang
+        || !strcmp(lang, s->strings_lang) || (s->cfg.language && !strcmp(lang, s->cfg.language)))
+        return site_words;
+    for (size_t i = 0; i < s->nlang_words; i++)
+        if (!strcmp(s->lang_words[i].lang, lang))
+            return s->lang_words[i].words;
+    /* the strings of that language (zh-CN: zh-CN.yaml, else zh.yaml);
+     * their problems are the site language's business, not reported here */
+    diag_list *quiet = diag_list_new();
+    tpl_map *m = tpl_map_new(s->a, 64);
+    int found = load_layers(s, m, lang, quiet);
+    size_t n = strcspn(lang, "-_");
+    if (!found && lang[n])
+        found = load_layers(s, m, arena_strndup(s->a, lang, n), quiet);
+    diag_list_free(quiet);
+    const md_words *w = found ? words_from(s, m) : site_words;
+    if (s->nlang_words < sizeof s->lang_words / sizeof *s->lang_words) {
+        s->lang_words[s->nlang_words].lang = arena_strdup(s->a, lang);
+        s->lang_words[s->nlang_words++].words = w;
+    }
+    return w;
+}
+
+const char *site_page_language(const page *p)
+{
+    if (p->fm.kind != TPL_MAP)
+        return NULL;
+    tpl_value v = tpl_map_get_cstr(p->fm.u.map, "language");
+    return v.kind == TPL_STRING ? v.u.s : NULL;
 }

@@ -258,6 +258,8 @@ static md_options page_options(const site *s, const page *p)
     md_options o = s->cfg.markdown;
     if (p->has_numbered_sections)
         o.numbered_sections = p->numbered_sections;
+    if (p->words)
+        o.words = p->words;
     return o;
 }
 
@@ -396,6 +398,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
                     strmap_put(outputs, feeds[f], 0);
             }
     }
+    /* each page's words, in its own language (made here: not thread-safe) */
+    for (size_t i = 0; i < s->npages; i++)
+        s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
     md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0, NULL };
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);
@@ -411,6 +416,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 {
     resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
+    p->words = site_md_words_lang(s, site_page_language(p));
     md_hooks hooks = { .link = resolve, .cite = site_page_cites(s, p) ? cite_hook : NULL,
                        .shortcode = shortcode_hook, .ctx = &rc };
     md_options o = page_options(s, p);
@@ -748,23 +754,22 @@ static void put_format(buf *out, const char *fmt, const char *key, const char *h
 }
 
 /* The words of a link to label `l` of page t: "Figure 2 in <em>T</em>". */
-static void put_label_ref(const site *s, const page *t, const md_label *l, buf *out)
+static void put_label_ref(const md_words *w, const page *t, const md_label *l, buf *out)
 {
-    static const char *const one[MD_LABEL_KINDS] = { "xref_fig", "xref_tbl", "xref_eq", "xref_sec" };
     buf ref = BUF_INIT, title = BUF_INIT;
     if (l->kind == MD_LABEL_SEC && !*l->number) {
         md_escape_html(&ref, l->text, strlen(l->text));
     } else {
         buf num = BUF_INIT;
         md_escape_html(&num, l->number, strlen(l->number));
-        const char *f = site_string(s, one[l->kind]);
+        const char *f = w ? w->one[l->kind] : NULL;
         put_format(&ref, f ? f : "{n}", "{n}", num.data, num.len);
         buf_release(&num);
     }
     buf_puts(&title, "<em>");
     md_escape_html(&title, t->title ? t->title : t->rel, strlen(t->title ? t->title : t->rel));
     buf_puts(&title, "</em>");
-    const char *in = site_string(s, "xref_in");
+    const char *in = w ? w->in : NULL;
     in = in ? in : "{ref} in {title}";
     /* {ref} and {title}, in either order */
     const char *r = strstr(in, "{ref}"), *ti = strstr(in, "{title}");
@@ -814,7 +819,7 @@ const char *site_xlink_html(const site *s, const page *p, bool summary, arena *a
         const page *t = l->kind == LINK_PAGE && l->target >= 0 ? &s->pages[l->target] : NULL;
         const md_label *lab = t ? site_page_label(t, l->anchor) : NULL;
         if (lab)
-            put_label_ref(s, t, lab, &b);
+            put_label_ref(p->words ? p->words : s->cfg.markdown.words, t, lab, &b);
         else if (l->anchor) /* reported by the link check */
             md_escape_html(&b, l->anchor, strlen(l->anchor));
     }

@@ -231,6 +231,7 @@ typedef struct page {
                              arena of its parse; else NULL */
     bool is_post, draft, excluded, failed;
     bool numbered_sections, has_numbered_sections; /* numbered_sections: (front matter), given */
+    const md_words *words; /* its language's words for Markdown (site_md_words_lang) */
     unsigned char held;   /* why it is left out (a site_held), or SITE_SHOWN */
     bool is_index;        /* content/_index.md or content/<section>/_index.md:
                            * the home page's or a section's title, intro and
@@ -407,6 +408,12 @@ typedef struct site {
      * English ones, and the language the first are of */
     tpl_map *strings, *strings_en;
     const char *strings_lang;
+    /* the words of Markdown in the pages' other languages (site_md_words_lang) */
+    struct {
+        const char *lang;
+        const md_words *words;
+    } lang_words[16];
+    size_t nlang_words;
 } site;
 
 /* ---- theme strings (i18n.c) ------------------------------------------ */
@@ -430,6 +437,13 @@ const md_label *site_page_label(const page *t, const char *id);
 /* The words Markdown writes (cross-references, captions, alerts) from the
  * theme strings (xref_fig, …), in the site arena. */
 const md_words *site_md_words(site *s);
+/* The same for a page in language `lang` (its front matter's
+ * `language:`): that language's strings when the theme or site has them,
+ * else the site's words. Made on first use and kept (not thread-safe: call
+ * it between the parallel stages). */
+const md_words *site_md_words_lang(site *s, const char *lang);
+/* A page's `language:` (front matter), or NULL. */
+const char *site_page_language(const page *p);
 
 /* The theme string `key` in the site's language, else in English, else
  * NULL (what t("key") gives templates, for what sheaf writes itself). */
