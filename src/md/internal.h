@@ -288,6 +288,12 @@ md_xrefs **md_walk_xrefs(md_walk *w);
  * then md_label_caption in its <figcaption>. */
 const char *md_label_add(md_walk *w, const char *id, int line, int col, const char *number,
                          const char *text);
+/* A label written by something else (the figure shortcode, which claims
+ * the id in its HTML): registers it unclaimed, and sets *words to
+ * "Figure 2" and *sep to ": " (arena) for its caption; NULL when id is no
+ * figure label or a duplicate. */
+const char *md_xref_label_words(md_walk *w, const char *id, int line, int col, const char **words,
+                                const char **sep);
 /* The head of a caption: "Figure 2: " in the page's language (the
  * number in <span class="caption-number">). */
 void md_label_caption(md_walk *w, buf *out, md_label_kind kind, const char *number);

@@ -915,6 +915,12 @@ const char *md_call_shortcode(md_walk *w, md_shortcode *sc, const char **error)
         i++;
     if (i == w->sc_names.n)
         *(const char **)md_vec_push(&w->sc_names) = arena_strdup(w->a, sc->name);
+    /* the figure shortcode's id="fig-…" is a figure's label (md/xref.c);
+     * the id itself is claimed when the HTML is read */
+    if (!strcmp(sc->name, "figure"))
+        for (size_t k = 0; k < sc->nargs; k++)
+            if (sc->args[k].key && !strcmp(sc->args[k].key, "id"))
+                md_xref_label_words(w, sc->args[k].value, sc->line, sc->col, &sc->label, &sc->label_sep);
     sc->line += w->line0;
     const char *html = NULL;
     *error = NULL;

@@ -224,6 +224,9 @@ typedef struct md_shortcode {
     size_t inner_len;
     bool block;        /* stands on lines of its own */
     int line, col;     /* where the tag is in the file */
+    /* `figure` with id="fig-…": its label's words ("Figure 2") and what
+     * goes between them and the caption (": "); NULL otherwise */
+    const char *label, *label_sep;
 } md_shortcode;
 
 /* Renders a shortcode: returns its HTML (in `a`, or static), or NULL with

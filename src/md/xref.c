@@ -157,6 +157,28 @@ const char *md_label_add(md_walk *w, const char *id, int line, int col, const ch
     return label_add(w, id, line, col, number, text, true);
 }
 
+const char *md_xref_label_words(md_walk *w, const char *id, int line, int col, const char **words,
+                                const char **sep)
+{
+    if (md_label_kind_of(id, strlen(id)) != MD_LABEL_FIG)
+        return NULL;
+    const char *num = label_add(w, id, line, col, NULL, NULL, false);
+    md_xrefs *x = state(w);
+    if (!num) { /* a duplicate: say so (label_add does not, unclaimed) */
+        const md_label *o = (const md_label *)x->labels.v + strmap_get(x->index, id);
+        md_problem_at(w, true, line, col,
+                      "duplicate label '%s': line %d, column %d has it already (a label names one thing)",
+                      id, o->line, o->col);
+        return NULL;
+    }
+    const char *fmt = WORD(w, one[MD_LABEL_FIG]);
+    const char *at = strstr(fmt, "{n}");
+    *words = at ? arena_printf(md_walk_arena(w), "%.*s%s%s", (int)(at - fmt), fmt, num, at + 3)
+                : arena_printf(md_walk_arena(w), "%s %s", fmt, num);
+    *sep = WORD(w, caption_sep);
+    return num;
+}
+
 /* fmt with `{n}` replaced by inner (appended after a space when fmt has
  * none); fmt's own text escaped. */
 static void put_form(buf *out, const char *fmt, const char *inner, size_t inner_len)

@@ -329,6 +329,9 @@ static const char *render(void *ctx, const page *p, const md_shortcode *sc, aren
         tpl_map_set_str(scratch, vars, "inner", tpl_safe_strn(sc->inner, sc->inner_len));
     tpl_map_set_str(scratch, vars, "page", site_page_head_value(r->s, p, scratch));
     tpl_map_set_str(scratch, vars, "site", r->site_v);
+    /* a labelled figure's "Figure 2" and ": " (md/xref.c), else "" */
+    tpl_map_set_str(scratch, vars, "label", tpl_str(sc->label ? sc->label : ""));
+    tpl_map_set_str(scratch, vars, "label_sep", tpl_str(sc->label_sep ? sc->label_sep : ""));
     tpl_map_seal(scratch, vars);
     buf out = BUF_INIT;
     diag_list *d = diag_list_new();
