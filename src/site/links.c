@@ -713,6 +713,10 @@ void site_check_links(site *s, diag_list *d)
             last[l->target] = (int)i;
             t->backlinks[t->nbacklinks] = (int)i;
             t->backlink_text[t->nbacklinks] = l->text;
+            /* `[](t.md#fig-a)`: which figure it cites, "Figure 2" */
+            const md_label *lab = !*l->text ? site_page_label(t, l->anchor) : NULL;
+            if (lab)
+                t->backlink_text[t->nbacklinks] = site_label_words(s, p, lab);
             t->nbacklinks++;
         }
     }
@@ -789,6 +793,17 @@ static void put_label_ref(const md_words *w, const page *t, const md_label *l, b
     }
     buf_release(&ref);
     buf_release(&title);
+}
+
+const char *site_label_words(const site *s, const page *p, const md_label *l)
+{
+    const md_words *w = p->words ? p->words : s->cfg.markdown.words;
+    if (l->kind == MD_LABEL_SEC && !*l->number)
+        return l->text;
+    const char *f = w && w->one[l->kind] ? w->one[l->kind] : "{n}";
+    const char *at = strstr(f, "{n}");
+    return at ? arena_printf(s->a, "%.*s%s%s", (int)(at - f), f, l->number, at + 3)
+              : arena_printf(s->a, "%s %s", f, l->number);
 }
 
 const md_label *site_page_label(const page *t, const char *id)
