@@ -69,14 +69,11 @@ static const md_words english = {
     .alert = { "Note", "Tip", "Important", "Warning", "Caution" },
 };
 
-/* A word of the options', else the English one. */
-static const char *word(md_walk *w, size_t offset)
-{
-    const md_words *o = md_walk_options(w)->words;
-    const char *s = o ? *(const char *const *)((const char *)o + offset) : NULL;
-    return s ? s : *(const char *const *)((const char *)&english + offset);
-}
-#define WORD(w, field) word(w, offsetof(md_words, field))
+/* A word of the options', else the English one: WORD(w, list_sep),
+ * WORD(w, one[kind]). */
+static const char *pick(const char *given, const char *english) { return given ? given : english; }
+#define WORD(w, field)                                                                           \
+    pick(md_walk_options(w)->words ? md_walk_options(w)->words->field : NULL, english.field)
 
 /* ---- the page's state ---- */
 
@@ -637,7 +634,7 @@ bool md_xref_block(md_walk *w, buf *out, cmark_node *n, bool entering)
         return true;
     }
     if (m->kind == MARK_ALERT) {
-        const char *title = m->title ? m->title : word(w, offsetof(md_words, alert) + (size_t)m->alert * sizeof(char *));
+        const char *title = m->title ? m->title : WORD(w, alert[m->alert]);
         if (entering) {
             md_cr(out);
             buf_puts(out, m->fold ? "<details class=\"callout callout-" : "<div class=\"callout callout-");
