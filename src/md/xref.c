@@ -874,7 +874,8 @@ void md_xref_finish(md_walk *w)
     buf b = BUF_INIT;
     for (size_t i = 0; i < x->refs.n; i++) {
         xref *r = (xref *)x->refs.v + i;
-        for (size_t k = 0; k < r->n; k++) {
+        /* a link `[](#fig-x)` is checked (and reported) as a link is */
+        for (size_t k = 0; k < r->n && !r->html; k++) {
             if (strmap_get(x->index, r->items[k].key) >= 0)
                 continue;
             const char *sug = closest(x, r->items[k].key);

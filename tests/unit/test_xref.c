@@ -187,6 +187,10 @@ TEST(unknown_and_duplicate)
            "7:13: duplicate label 'fig-arch': line 5, column 12 has it already (a label names one thing)\n"
            "11:6: id 'sec-a' is already used on this page (line 9)\n");
     OK(has(r.html, "See ?? and <a class=\"xref\" href=\"#fig-arch\">Figure 1</a> and ??."));
+    /* a link with no text to no label: the link check says so, once */
+    r = render(a, "See [](#fig-nope).\n");
+    EQ_STR(problems(a, &r), "");
+    OK(has(r.html, "<a href=\"#fig-nope\">?\?</a>"));
     /* mixing references and citations in one bracket */
     md_result c;
     md_render(str_from("[@fig-a; @smith]\n\n![A](a.png){#fig-a}\n"), 1, NULL, NULL, a, &c);
