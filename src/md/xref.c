@@ -248,13 +248,14 @@ static bool read_attrs(arena *a, const char *t, size_t n, attrs *out)
             size_t vlen;
             static const char *const opens[] = { "\"", "'", "\xE2\x80\x9C", "\xE2\x80\x98" };
             static const char *const closes[] = { "\"", "'", "\xE2\x80\x9D", "\xE2\x80\x99" };
-            size_t q = 0;
-            while (q < 4 && strncmp(v, opens[q], strlen(opens[q])))
+            /* t is not NUL-terminated (a line of the source): bounded */
+            size_t q = 0, left = end - k;
+            while (q < 4 && (left < strlen(opens[q]) || memcmp(v, opens[q], strlen(opens[q]))))
                 q++;
             if (q < 4) {
                 v += strlen(opens[q]);
-                const char *e = strstr(v, closes[q]);
-                if (!e || e >= t + end)
+                const char *e = memmem(v, (size_t)(t + end - v), closes[q], strlen(closes[q]));
+                if (!e)
                     return false;
                 vlen = (size_t)(e - v);
                 k = (size_t)(e - t) + strlen(closes[q]);
@@ -427,7 +428,7 @@ static void prepare_figure(md_walk *w, cmark_node *p)
         len--;
     const char *open = NULL;
     for (size_t i = len; i-- > 0 && !open;)
-        if (!strncmp(line + i, "{#fig-", 6))
+        if (len - i >= 6 && !memcmp(line + i, "{#fig-", 6))
             open = line + i;
     attrs at;
     if (!open || !read_attrs(md_walk_arena(w), open, (size_t)(line + len - open), &at)

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!r.labels[i].id || !r.labels[i].number || !r.labels[i].text)
             __builtin_trap();
     for (size_t i = 0; i < r.nxlinks; i++)
-        if (r.xlinks[i].link >= r.nlinks || r.xlinks[i].at > r.html_len
+        if (r.xlinks[i].link >= r.nlinks || (r.xlinks[i].at != SIZE_MAX && r.xlinks[i].at > r.html_len)
             || (r.xlinks[i].summary_at != SIZE_MAX && r.xlinks[i].summary_at > r.summary_len))
             __builtin_trap();
     arena_free(a);
