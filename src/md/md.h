@@ -149,7 +149,8 @@ typedef struct md_label {
 /* A link with no text to a label of another page (`[](other.md#fig-a)`):
  * its text is that page's "Figure 2 in Title", which only the site knows
  * once every page is rendered; it goes at byte `at` of the HTML (and
- * `summary_at` of the summary, SIZE_MAX when not there). */
+ * `summary_at` of the summary; SIZE_MAX when not there, or when a
+ * shortcode dropped the inner text it was in). */
 typedef struct md_xlink {
     size_t link;       /* the index of the link in md_result.links */
     size_t at, summary_at;
