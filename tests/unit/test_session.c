@@ -213,6 +213,48 @@ TEST(shortcode_edits)
     OK(remove_root());
 }
 
+/* A link with no text to another note's figure shows that note's title
+ * and the figure's number: editing either (the figures' order, the
+ * title, the linking note itself) writes what a full build writes. */
+TEST(label_edits)
+{
+    OK(new_root());
+    setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
+    put("site", "site.yaml", "title: Labels\n");
+    put("site", "content/posts/2024-01-01-a.md",
+        "---\ntitle: A\n---\n![one](x.png){#fig-one}\n\n![two](x.png){#fig-two}\n");
+    put("site", "content/posts/x.png", "png");
+    put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nSee [](2024-01-01-a.md#fig-two).\n");
+    char site[300], out[300];
+    build_options o = session_options(site, out);
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    build_stats st;
+    OK(build_session_run(s, NULL, 0, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/posts/b/index.html", ">Figure 2 in <em>A</em></a>"));
+    const char *a1[] = { "content/posts/2024-01-01-a.md" };
+    put("site", a1[0], "---\ntitle: A\n---\n![two](x.png){#fig-two}\n\n![one](x.png){#fig-one}\n");
+    OK(build_session_run(s, a1, 1, d, &st));
+    EQ_INT(diag_count(d), 0);
+    OK(file_has("out/posts/b/index.html", ">Figure 1 in <em>A</em></a>"));
+    OK(same_as_fresh(site, NULL));
+    put("site", a1[0], "---\ntitle: Renamed\n---\n![two](x.png){#fig-two}\n\n![one](x.png){#fig-one}\n");
+    OK(build_session_run(s, a1, 1, d, &st));
+    OK(file_has("out/posts/b/index.html", ">Figure 1 in <em>Renamed</em></a>"));
+    OK(same_as_fresh(site, NULL));
+    const char *b1[] = { "content/posts/2024-01-02-b.md" };
+    put("site", b1[0], "---\ntitle: B\n---\nNow see [](2024-01-01-a.md#fig-two).\n");
+    OK(build_session_run(s, b1, 1, d, &st));
+    OK(file_has("out/posts/b/index.html", "Now see <a href=\"/posts/a/#fig-two\">Figure 1 in <em>Renamed</em></a>"));
+    OK(same_as_fresh(site, NULL));
+    EQ_INT(diag_count(d), 0);
+    unsetenv("SHEAF_CHECK_INCREMENTAL");
+    diag_list_free(d);
+    build_session_free(s);
+    OK(remove_root());
+}
+
 /* Fast rebuilds leave the edited page's old text and HTML in the model's
  * arena; once that passes the limit (8 MB for a small site), the next
  * rebuild is a full one, and the one after is fast again: memory stays
@@ -438,6 +480,7 @@ int main(void)
 {
     RUN(check_incremental);
     RUN(shortcode_edits);
+    RUN(label_edits);
     RUN(garbage_bounded);
     RUN(sections_incremental);
     RUN(search_index_edits);
