@@ -231,9 +231,15 @@ size_t md_cite_key_len(const char *s, size_t n, const char **key, size_t *key_le
 /* ---- the walk's link hook, for raw HTML's links ---- */
 
 /* Records a link (dest, its position in the file) and asks the resolver;
- * returns the URL to write, or NULL to keep dest. */
+ * returns the URL to write, or NULL to keep dest. img: for the src of an
+ * <img>, where the resolver puts the attributes to add (zeroed here);
+ * else NULL. */
 const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int line, int col,
-                            bool image);
+                            bool image, md_img_attrs *img);
+/* Writes ` width="…" height="…" loading="lazy" …` for what a holds, each
+ * unless has(ctx, name) says the tag has it already (has may be NULL). */
+void md_put_img_attrs(buf *b, const md_img_attrs *a, bool (*has)(void *ctx, const char *name),
+                      void *ctx);
 /* The source and the first line's offset, for positions. */
 md_source *md_walk_source(md_walk *w);
 /* The arena of the result, and cmark-gfm's allocator for this page. */

@@ -205,6 +205,7 @@ struct md_walk {
     int ngroups;
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
+    md_img_attrs img;  /* what the resolver gave that image */
     md_link_cursor cursor;
     md_footnotes notes;
     const md_ext *owners[MD_EXT_COUNT]; /* the extensions on with a render hook */
@@ -401,7 +402,9 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
             buf_puts(b, "\" title=\"");
             md_put_escaped_cstr(b, title);
         }
-        buf_puts(b, "\" />");
+        buf_putc(b, '"');
+        md_put_img_attrs(b, &r->img, NULL, NULL);
+        buf_puts(b, " />");
         break;
     }
     case CMARK_NODE_ITEM:
@@ -894,7 +897,7 @@ static void cite_contexts(md_walk *r)
 /* ---- entering a node ---- */
 
 const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int line, int col,
-                            bool image)
+                            bool image, md_img_attrs *img)
 {
     md_link *l = md_vec_push(&w->links);
     l->dest = arena_strdup(w->a, dest);
@@ -902,7 +905,36 @@ const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int 
     l->line = line + w->line0;
     l->col = col;
     l->image = image;
-    return w->resolve ? w->resolve(w->ctx, l) : NULL;
+    l->img_tag = img != NULL;
+    if (img)
+        memset(img, 0, sizeof *img);
+    l->img = img;
+    const char *r = w->resolve ? w->resolve(w->ctx, l) : NULL;
+    l->img = NULL; /* the caller's, gone after this */
+    return r;
+}
+
+void md_put_img_attrs(buf *b, const md_img_attrs *a, bool (*has)(void *ctx, const char *name),
+                      void *ctx)
+{
+    if (a->width && a->height && (!has || (!has(ctx, "width") && !has(ctx, "height"))))
+        buf_printf(b, " width=\"%u\" height=\"%u\"", a->width, a->height);
+    if (a->lazy) {
+        if (!has || !has(ctx, "loading"))
+            buf_puts(b, " loading=\"lazy\"");
+        if (!has || !has(ctx, "decoding"))
+            buf_puts(b, " decoding=\"async\"");
+    }
+    if (a->srcset && (!has || !has(ctx, "srcset"))) {
+        buf_puts(b, " srcset=\"");
+        md_put_escaped_cstr(b, a->srcset);
+        buf_putc(b, '"');
+        if (a->sizes && (!has || !has(ctx, "sizes"))) {
+            buf_puts(b, " sizes=\"");
+            md_put_escaped_cstr(b, a->sizes);
+            buf_putc(b, '"');
+        }
+    }
 }
 
 /* ---- shortcodes: calling the hook, capturing inner HTML ---- */
@@ -1024,7 +1056,7 @@ static void enter_link(md_walk *r, cmark_node *n, bool image)
     md_link_position(&r->src, &r->cursor, n, leaf, image, &line, &col);
     if (strstr(url, "{{") || strstr(url, "{%"))
         md_lint_literal(r, url, line, col);
-    const char *w = md_resolve_link(r, url, r->tmp.data, line, col, image);
+    const char *w = md_resolve_link(r, url, r->tmp.data, line, col, image, image ? &r->img : NULL);
     buf *b = &r->html;
     if (image) {
         buf_puts(b, "<img src=\"");

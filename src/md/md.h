@@ -112,6 +112,15 @@ typedef struct md_heading {
     int line;          /* in the file */
 } md_heading;
 
+/* What the resolver may add to an image's tag (an <img> of Markdown, raw
+ * HTML or a shortcode): each is written unless the tag has it already. */
+typedef struct md_img_attrs {
+    unsigned width, height; /* 0: unknown, not written */
+    bool lazy;              /* loading="lazy" decoding="async" */
+    const char *srcset;     /* NULL: none (then sizes is not written either) */
+    const char *sizes;
+} md_img_attrs;
+
 typedef struct md_link {
     const char *dest; /* destination as cmark parsed it (unescaped); for raw
                          HTML the attribute's value, entities decoded */
@@ -120,6 +129,9 @@ typedef struct md_link {
     int line, col;    /* position in the file of the link's start ('[' or '!';
                          for raw HTML the attribute's value) */
     bool image;       /* an image (Markdown) or a `src` (raw HTML) */
+    bool img_tag;     /* the `src` of an <img> (Markdown's or raw HTML's) */
+    md_img_attrs *img; /* img_tag: where the resolver puts what to add to
+                          the tag (all zero on entry); else NULL */
 } md_link;
 
 /* A citation (Pandoc's syntax: `[see @key, p. 4; -@other]`, narrative

@@ -77,6 +77,12 @@ static void collect(scan *s, GumboNode *n, const char *lit)
         collect(s, e->children.data[i], lit);
 }
 
+/* md_put_img_attrs's question: does the tag have this attribute? */
+static bool img_has(void *attrs, const char *name)
+{
+    return gumbo_get_attribute(attrs, name) != NULL;
+}
+
 static int by_place(const void *a, const void *b)
 {
     const found *x = a, *y = b;
@@ -211,14 +217,25 @@ static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size
         buf_reset(&text);
         if (f[i].kind == ATTR_LINK)
             element_text(f[i].el, &text);
-        const char *to = md_resolve_link(w, f[i].value, text.data, line, col, f[i].kind == ATTR_IMAGE);
-        if (!to)
+        bool img = f[i].kind == ATTR_IMAGE && f[i].el->type == GUMBO_NODE_ELEMENT
+                   && f[i].el->v.element.tag == GUMBO_TAG_IMG;
+        md_img_attrs ia;
+        const char *to = md_resolve_link(w, f[i].value, text.data, line, col, f[i].kind == ATTR_IMAGE,
+                                         img ? &ia : NULL);
+        bool more = img && (ia.width || ia.lazy || ia.srcset);
+        if (!to && !more)
             continue;
         buf_put(out, lit + copied, f[i].at - copied);
-        buf_putc(out, '"');
-        md_put_escaped_cstr(out, to);
-        buf_putc(out, '"');
+        if (to) {
+            buf_putc(out, '"');
+            md_put_escaped_cstr(out, to);
+            buf_putc(out, '"');
+        } else {
+            buf_put(out, lit + f[i].at, f[i].len);
+        }
         copied = f[i].at + f[i].len;
+        if (more)
+            md_put_img_attrs(out, &ia, img_has, &f[i].el->v.element.attributes);
     }
     buf_put(out, lit + copied, len - copied);
     buf_release(&text);

@@ -191,6 +191,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     t = render_now_ms();
     stage(o, "model");
     site_check_links(&s, d);
+    site_image_variants(&s);
     site_check_citations(&s, d);
     site_build_model(&s);
     if (o->on_model)
@@ -224,6 +225,12 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
      * after them */
     if (site_generated_on(&s, SITE_GEN_SEARCH_INDEX))
         render_add_job(&jv, &nj, &cj, J_GENERATED, SITE_GEN_SEARCH_INDEX, 0);
+    /* image variants next: the longest jobs (libvips, unless cached), one
+     * per (image, width) however many pages show the image; `sheaf check`
+     * writes nothing and makes none */
+    if (o->write || bs->sink)
+        for (size_t i = 0; i < s.nvariants; i++)
+            render_add_job(&jv, &nj, &cj, J_VARIANT, (int)i, 0);
     for (size_t i = 0; i < s.nposts; i++)
         render_add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
     for (size_t i = 0; i < s.nplain; i++)

@@ -35,6 +35,7 @@ typedef enum job_kind {
     J_GENERATED,
     J_OUTPUT, /* a: its index in site.yaml's outputs */
     J_ALIAS, J_FILE,
+    J_VARIANT, /* a: s->variants, an image's resized WebP */
     J_REFERENCE /* a: a bibliography entry; run before the others (render_references) */
 } job_kind;
 

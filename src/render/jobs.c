@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "img/img.h"
 #include "render/internal.h"
 #include "util/fs.h"
 #include "util/outpath.h"
@@ -409,6 +410,30 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         diag_move(d, td);
         diag_list_free(td);
         buf_release(&out);
+        return;
+    }
+    case J_VARIANT: {
+        const site_variant *v = &s->variants[j->a];
+        const site_file *f = &s->files[v->file];
+        if (!writable(v->path, d))
+            return;
+        buf src = BUF_INIT, webp = BUF_INIT;
+        char *path = f->data ? NULL : fs_join(s->dir, f->src);
+        char *why = NULL;
+        if (path && !fs_read_file(path, &src))
+            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+        else if (!img_make_variant(s->cache, f->data ? f->data : (const unsigned char *)src.data,
+                                   f->data ? f->len : src.len, v->width, (int)s->cfg.images_quality,
+                                   (uint64_t)s->cfg.images_max_pixels, &webp, &why))
+            diag_error(d, f->src, 0, 0, "cannot make its %u px wide WebP variant: %s", v->width, why);
+        else if (c->sink)
+            c->sink(c->sink_ctx, v->path, webp.data, webp.len);
+        else
+            output_put(c->out, v->path, webp.data, webp.len, d);
+        free(why);
+        free(path);
+        buf_release(&src);
+        buf_release(&webp);
         return;
     }
     case J_FILE: {

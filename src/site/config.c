@@ -227,6 +227,54 @@ static const key_def deploy_keys[] = {
 static const key_table deploy_table = { "deploy.", deploy_keys, sizeof deploy_keys / sizeof *deploy_keys,
                                         false, NULL, true, false };
 
+/* images.widths: a list of whole numbers of pixels, sorted, duplicates dropped */
+static void read_image_widths(key_reader *r, const key_table *t, const key_def *k, const tpl_map *m,
+                              tpl_value v)
+{
+    site_config *c = r->out;
+    static const char want[] = "a list of widths in pixels, each 16 to 16384 (widths: [480, 960, 1600])";
+    if (v.kind != TPL_LIST || v.u.list->len > SITE_MAX_IMAGE_WIDTHS) {
+        site_keys_type_error(r, t, k->name, m,
+                             v.kind == TPL_LIST ? "a list of at most 8 widths (widths: [480, 960, 1600])" : want);
+        return;
+    }
+    size_t len = v.u.list->len;
+    long *w = arena_alloc(r->a, (len + 1) * sizeof *w);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        tpl_value x = v.u.list->items[i];
+        if (x.kind != TPL_INT || x.u.i < 16 || x.u.i > 16384) {
+            site_keys_type_error(r, t, k->name, m, want);
+            return;
+        }
+        size_t j = n;
+        while (j && w[j - 1] > x.u.i)
+            j--;
+        if (j && w[j - 1] == x.u.i)
+            continue;
+        memmove(w + j + 1, w + j, (n - j) * sizeof *w);
+        w[j] = (long)x.u.i;
+        n++;
+    }
+    c->images_widths = w;
+    c->nimages_widths = n;
+}
+
+/* images: {widths, quality, process, max_pixels, sizes} */
+static const key_def images_keys[] = {
+    { .name = "process", .type = KEY_BOOL, .at = AT(images_process), .want = "true or false", .num_default = 1 },
+    { .name = "widths", .type = KEY_READER, .read = read_image_widths,
+      .want = "a list of widths in pixels (widths: [480, 960, 1600])" },
+    { .name = "quality", .type = KEY_COUNT, .at = AT(images_quality),
+      .want = "a WebP quality, a whole number from 1 to 100", .num_default = 80 },
+    { .name = "max_pixels", .type = KEY_COUNT, .at = AT(images_max_pixels),
+      .want = "a whole number of pixels (width × height) an image may have", .num_default = 100000000 },
+    { .name = "sizes", .type = KEY_STRING, .at = AT(images_sizes),
+      .want = "a string (an HTML sizes attribute)", .str_default = "(max-width: 46rem) 100vw, 46rem" },
+};
+static const key_table images_table = { "images.", images_keys, sizeof images_keys / sizeof *images_keys,
+                                        true, NULL, false, false };
+
 /* The keys of site.yaml (docs/configuration.md describes each). */
 static const key_def config_keys[] = {
     { .name = "title", .type = KEY_STRING, .at = AT(title), .want = "a string", .str_default = "My notes" },
@@ -249,6 +297,8 @@ static const key_def config_keys[] = {
     { .name = "term_slugs", .type = KEY_WORD, .at = AT(term_slugs_hugo), .words = { "sheaf", "hugo" },
       .want = "'sheaf' or 'hugo'" },
     { .name = "deploy", .type = KEY_TABLE, .sub = &deploy_table, .want = "a mapping (deploy: {target: …})" },
+    { .name = "images", .type = KEY_TABLE, .sub = &images_table,
+      .want = "a mapping (images: {widths: [480, 960, 1600], quality: 80})" },
     { .name = "follow_symlinks", .type = KEY_BOOL, .at = AT(follow_symlinks), .want = "true or false" },
     { .name = "params", .type = KEY_MAP, .at = AT(params), .want = "a mapping" },
     { .name = "outputs", .type = KEY_READER, .read = read_outputs,
@@ -477,7 +527,18 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     ok &= check_taxonomies(c, shown, d);
     ok &= check_feed_copies(c, shown, d);
     ok &= check_paginate_path(c, shown, a, d);
+    if (c->images_quality > 100) {
+        int line, col;
+        site_config_key_place(c, "images", &line, &col);
+        diag_error(d, shown, line, col, "'images.quality' must be a WebP quality, a whole number from 1 to 100");
+        ok = false;
+    }
 finish:
+    if (!c->images_widths) {
+        static long defaults[] = { 480, 960, 1600 };
+        c->images_widths = defaults;
+        c->nimages_widths = 3;
+    }
     if (tpl_map_find(c->raw.u.map, "taxonomies") < 0) {
         static const char *const defaults[] = { "tags", "categories" };
         c->taxonomies = (const char **)defaults;

@@ -103,6 +103,7 @@ typedef struct resolve_ctx {
     size_t n, cap;
     const strmap *outputs;
     site_cite_state cites;
+    size_t images; /* <img> tags so far: the first is not lazy */
 } resolve_ctx;
 
 static void cite_hook(void *vctx, const md_cite *c, size_t n, buf *out)
@@ -145,7 +146,23 @@ static link_rec *new_rec(resolve_ctx *c, const md_link *l, link_kind k)
     r->line = l->line;
     r->col = l->col;
     r->target = -1;
+    r->image = -1;
     return r;
+}
+
+/* An <img> whose src names file `file` of the site (or, -1, anything
+ * else): its size, loading and srcset (images.c). */
+static void image_attrs(resolve_ctx *c, const md_link *l, link_rec *r, int file)
+{
+    if (!l->img)
+        return;
+    bool first = c->images++ == 0;
+    if (file < 0) {
+        l->img->lazy = !first;
+        return;
+    }
+    r->image = file;
+    site_image_attrs((site *)c->s, c->a, file, first, l->img, &r->image_error);
 }
 
 /* md_render's resolver: records every link of a page (link_rec: external,
@@ -158,16 +175,21 @@ static const char *resolve(void *vctx, const md_link *l)
     const site *s = c->s;
     const char *dest = l->dest;
     if (!*dest || has_scheme(dest)) {
-        new_rec(c, l, LINK_EXTERNAL);
+        image_attrs(c, l, new_rec(c, l, LINK_EXTERNAL), -1);
         return NULL;
     }
     if (dest[0] == '#') {
         link_rec *r = new_rec(c, l, LINK_SELF);
+        image_attrs(c, l, r, -1);
         r->anchor = pct_decode(c->a, dest + 1, strlen(dest + 1));
         return NULL;
     }
     if (dest[0] == '/') {
-        new_rec(c, l, LINK_ABSOLUTE);
+        link_rec *r = new_rec(c, l, LINK_ABSOLUTE);
+        if (l->img) {
+            size_t plen = strcspn(dest + 1, "?#");
+            image_attrs(c, l, r, site_file_at(s, pct_decode(c->a, dest + 1, plen)));
+        }
         if (!strcmp(s->cfg.base_path, "/"))
             return NULL;
         return site_url_in(s, c->a, dest + 1);
@@ -194,6 +216,10 @@ static const char *resolve(void *vctx, const md_link *l)
                 pg = site_lookup(s, arena_printf(c->a, "%s%sindex%s", rel, sep, exts[e]), &f2);
             }
         }
+        if (file >= 0 && pg < 0)
+            image_attrs(c, l, r, file);
+        else
+            image_attrs(c, l, r, -1);
         if (pg >= 0 && s->pages[pg].path) {
             r->kind = LINK_PAGE;
             r->target = pg;
@@ -210,6 +236,8 @@ static const char *resolve(void *vctx, const md_link *l)
             return arena_printf(c->a, "%s%s%s", s->cfg.base_path, s->files[file].path, rest);
         }
         r->missing_path = arena_printf(c->a, "content/%s", rel);
+    } else {
+        image_attrs(c, l, r, -1);
     }
     /* maybe a URL relative to the page's own output place (../tags/) */
     if (c->outputs && c->p->path) {
@@ -350,6 +378,7 @@ static uint64_t link_env(const site *s)
 void site_render_markdown(site *s, int jobs, diag_list *d)
 {
     (void)d;
+    site_images_begin(s);
     /* the set of output paths, for links written relative to the output */
     strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
     for (size_t i = 0; i < SITE_NGENERATED; i++)
@@ -656,6 +685,8 @@ void site_check_links(site *s, diag_list *d)
         }
         for (size_t k = 0; k < p->nlinks; k++) {
             const link_rec *l = &p->links[k];
+            if (l->image_error)
+                diag_error(d, p->src, l->line, l->col, "image '%s': %s", l->dest, l->image_error);
             switch (l->kind) {
             case LINK_MISSING: {
                 const char *sug = suggest_file(s, p, l->missing_path);

@@ -1566,6 +1566,7 @@ void site_free(site *s)
     free(s->pages);
     free(s->files);
     strmap_free(s->outputs);
+    site_images_free(s);
     free(s->posts);
     free(s->plain);
     for (size_t i = 0; i < s->nsections; i++)

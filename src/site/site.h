@@ -83,6 +83,9 @@ typedef struct site_output {
     int line, col;        /* where site.yaml names it (0: a default) */
 } site_output;
 
+/* images.widths: at most this many, each 16..16384 px */
+#define SITE_MAX_IMAGE_WIDTHS 8
+
 typedef struct site_config {
     const char *title, *description, *author, *language, *theme;
     const char *base_url;  /* normalised: ends with '/' */
@@ -116,6 +119,13 @@ typedef struct site_config {
     size_t nanchors_warn;
     site_output *outputs;    /* `outputs:` merged over the default, feed.json */
     size_t noutputs;
+    /* `images:` (docs/images.md) */
+    bool images_process;       /* make WebP variants (true) */
+    long images_quality;       /* their WebP quality, 1..100 (80) */
+    long *images_widths;       /* ascending, unique ([480, 960, 1600]) */
+    size_t nimages_widths;     /* at most SITE_MAX_IMAGE_WIDTHS */
+    long images_max_pixels;    /* width × height an image may have (100,000,000) */
+    const char *images_sizes;  /* the `sizes` written with a srcset */
     tpl_value params;      /* map */
     tpl_value raw;         /* the whole file as a map */
     const fm_key_pos *pos; /* where its keys are written */
@@ -213,6 +223,9 @@ typedef struct link_rec {
     const char *missing_path; /* LINK_MISSING: the source path looked for */
     int target;         /* LINK_PAGE: page index */
     int line, col;
+    int image;          /* the src of an <img> naming a site file: its index
+                           in s->files (sized, maybe with variants), else -1 */
+    const char *image_error; /* that file is no image sheaf can show: why */
 } link_rec;
 
 /* Why a page is left out of a build (page.held): a draft (without
@@ -352,6 +365,13 @@ typedef struct site_shortcodes {
     void *ctx;
 } site_shortcodes;
 
+/* A resized WebP of an image file, written beside it (images.c). */
+typedef struct site_variant {
+    int file;          /* s->files */
+    unsigned width;
+    const char *path;  /* output path: "posts/a/cat.480w.webp" */
+} site_variant;
+
 typedef struct site {
     const char *dir;      /* site folder */
     site_config cfg;
@@ -397,6 +417,9 @@ typedef struct site {
     size_t npapers;
     struct strmap *paper_index; /* key → papers index */
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
+    struct site_images *images; /* the sizes of the files read so far (images.c) */
+    site_variant *variants; /* the image variants to write (site_image_variants) */
+    size_t nvariants;
     const site_shortcodes *shortcodes; /* renders shortcodes; NULL: each is an error */
     tpl_value data;       /* site.data: data/ (site_load_data) */
     atomic_size_t markdown_runs; /* pages whose Markdown site_render_markdown wrote */
@@ -415,6 +438,27 @@ typedef struct site {
     } lang_words[16];
     size_t nlang_words;
 } site;
+
+/* ---- images (images.c) ------------------------------------------------ */
+
+/* Prepares s to size images while the Markdown renders (before
+ * site_render_markdown's workers start). */
+void site_images_begin(site *s);
+/* For the src of an <img> that names file `file` of the site (rendering
+ * thread): its width and height, loading="lazy" unless it is the page's
+ * first image (`first`), and a srcset of its variants; or *error (in a)
+ * when the file is no image sheaf can show (corrupt, too many pixels). */
+void site_image_attrs(site *s, arena *a, int file, bool first, md_img_attrs *out, const char **error);
+/* After the Markdown of every page: the variants the pages' images need,
+ * each once (s->variants), in a stable order. */
+void site_image_variants(site *s);
+/* The file written at output path `path` ("img/a.png"), or -1 (after
+ * site_images_begin). */
+int site_file_at(const site *s, const char *path);
+/* The output path of file's variant at width w, in a. */
+const char *site_variant_path(arena *a, const char *file_path, unsigned w);
+/* Frees what site_images_begin made (site_free calls it). */
+void site_images_free(site *s);
 
 /* ---- theme strings (i18n.c) ------------------------------------------ */
 

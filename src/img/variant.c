@@ -1,0 +1,173 @@
+/* variant: a raster image resized to a smaller width and encoded as WebP
+ * with libvips, through the build cache.
+ *
+ * Bounds: the source's width × height is read from its header (imghdr.c)
+ * and refused past max_pixels before libvips sees a byte, so a
+ * decompression bomb (a small file that claims 40,000 × 40,000) costs
+ * nothing; libvips then reads the image once, sequentially, shrinking
+ * while it decodes where the format allows (JPEG's DCT scaling), so the
+ * memory of one variant is a few strips of the source and the output, not
+ * the whole decoded picture. libvips's own operation cache is off (every
+ * variant is made once a build) and its thread pool is one thread: the
+ * build's workers already run one variant each in parallel. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nettle/sha2.h>
+#if SHEAF_HAVE_VIPS
+#include <vips/vips.h>
+#endif
+
+#include "cache/cache.h"
+#include "img/img.h"
+#include "util/xalloc.h"
+
+#if SHEAF_HAVE_VIPS
+static pthread_once_t started = PTHREAD_ONCE_INIT;
+static bool vips_ok;
+static char version[32];
+
+static void start(void)
+{
+    vips_ok = VIPS_INIT("sheaf") == 0;
+    if (vips_ok) {
+        vips_cache_set_max(0);
+        vips_cache_set_max_mem(0);
+        vips_cache_set_max_files(0);
+        vips_concurrency_set(1);
+    }
+    snprintf(version, sizeof version, "%d.%d.%d", vips_version(0), vips_version(1), vips_version(2));
+}
+
+void img_vips_init(void) { pthread_once(&started, start); }
+
+const char *img_vips_version(void)
+{
+    img_vips_init();
+    return version;
+}
+
+#else
+void img_vips_init(void) {}
+const char *img_vips_version(void) { return NULL; }
+#endif
+
+bool img_vips_available(void) { return img_vips_version() != NULL; }
+
+/* The cache key: everything the bytes depend on. */
+static void variant_key(buf *key, const unsigned char *data, size_t len, unsigned width, int quality)
+{
+    struct sha256_ctx h;
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    sha256_init(&h);
+    sha256_update(&h, len, data);
+    sha256_digest(&h, sizeof digest, digest);
+    buf_printf(key, "variant 1\nformat webp\nwidth %u\nquality %d\nlibvips %s\nsource ", width, quality,
+               img_vips_version());
+    for (size_t i = 0; i < sizeof digest; i++)
+        buf_printf(key, "%02x", digest[i]);
+}
+
+/* A cached value is a WebP whose header says `width` wide. */
+static bool webp_ok(const buf *v, unsigned width)
+{
+    img_info info;
+    const char *why;
+    return img_read_header((const unsigned char *)v->data, v->len, "v.webp", &info, &why) == IMG_OK
+           && info.format == IMG_WEBP && info.width == width;
+}
+
+#if SHEAF_HAVE_VIPS
+/* libvips's message, on one line, for the caller to free. */
+static char *vips_why(const char *what)
+{
+    char *e = vips_error_buffer_copy();
+    size_t n = e ? strlen(e) : 0;
+    while (n && (e[n - 1] == '\n' || e[n - 1] == ' '))
+        e[--n] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (e[i] == '\n')
+            e[i] = ' ';
+    buf b = BUF_INIT;
+    buf_printf(&b, "%s: %s", what, n ? e : "libvips gave no reason");
+    g_free(e);
+    return buf_detach(&b, NULL);
+}
+#endif
+
+bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, unsigned width,
+                      int quality, uint64_t max_pixels, buf *out, char **why)
+{
+    *why = NULL;
+    img_info info;
+    const char *hw;
+    if (img_read_header(data, len, "", &info, &hw) != IMG_OK || !img_resizable(&info)) {
+        *why = xstrdup(hw ? hw : "not a PNG, JPEG or still WebP image");
+        return false;
+    }
+    if ((uint64_t)info.width * info.height > max_pixels) {
+        buf b = BUF_INIT;
+        buf_printf(&b, "%u × %u pixels is more than the %llu an image may have", info.width, info.height,
+                   (unsigned long long)max_pixels);
+        *why = buf_detach(&b, NULL);
+        return false;
+    }
+    buf key = BUF_INIT;
+    variant_key(&key, data, len, width, quality);
+    size_t at = out->len;
+    if (cache_get(c, "img", key.data, key.len, out)) {
+        buf v = { .data = out->data + at, .len = out->len - at };
+        if (webp_ok(&v, width)) {
+            buf_release(&key);
+            return true;
+        }
+        out->len = at;
+        out->data[at] = 0;
+    }
+#if !SHEAF_HAVE_VIPS
+    buf_release(&key);
+    *why = xstrdup("this sheaf was built without libvips (SHEAF_VIPS=OFF)");
+    return false;
+#else
+    img_vips_init();
+    if (!vips_ok) {
+        buf_release(&key);
+        *why = vips_why("libvips could not start");
+        return false;
+    }
+    VipsImage *im = NULL;
+    /* thumbnail shrinks on load (JPEG's DCT scaling, WebP's scaled decode)
+     * and reads the source once, top to bottom */
+    if (vips_thumbnail_buffer((void *)data, len, &im, (int)width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
+                              "fail_on", VIPS_FAIL_ON_ERROR, NULL)) {
+        buf_release(&key);
+        *why = vips_why("libvips could not read it");
+        return false;
+    }
+    void *enc = NULL;
+    size_t elen = 0;
+    int r = vips_webpsave_buffer(im, &enc, &elen, "Q", quality, "strip", TRUE, NULL);
+    unsigned got = (unsigned)vips_image_get_width(im);
+    g_object_unref(im);
+    if (r) {
+        buf_release(&key);
+        *why = vips_why("libvips could not write the WebP variant");
+        return false;
+    }
+    if (got != width) { /* the ratio rounded: keep what srcset says true */
+        g_free(enc);
+        buf_release(&key);
+        buf b = BUF_INIT;
+        buf_printf(&b, "libvips made a variant %u pixels wide, not %u", got, width);
+        *why = buf_detach(&b, NULL);
+        return false;
+    }
+    buf_put(out, enc, elen);
+    cache_put(c, "img", key.data, key.len, enc, elen);
+    g_free(enc);
+    buf_release(&key);
+    return true;
+#endif
+}

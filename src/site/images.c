@@ -1,0 +1,212 @@
+/* images: what a page's images get from their files. While the Markdown
+ * renders, every <img> whose src names a file of the site (content/,
+ * static/, the theme's static/) is sized from the file's header (img/),
+ * gets loading="lazy" decoding="async" unless it is the page's first
+ * image (the likely Largest Contentful Paint, which must not wait), and,
+ * when it is a raster image wider than the smallest of `images.widths`,
+ * a srcset of WebP variants at the widths below its own plus the
+ * original. Each file's header is read once a build, whichever page
+ * asks first; the variants themselves are made by render/ (one job
+ * each, so twice the same image on two pages is one job), from the list
+ * site_image_variants draws from the pages' link records — which a build
+ * session keeps with a page's Markdown, so a kept page's images count. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "img/img.h"
+#include "site/site.h"
+#include "util/fs.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+typedef struct site_images {
+    pthread_mutex_t mu;
+    unsigned char *state; /* per file: 0 not read, else 1 + img_status */
+    img_info *info;
+    char **why;           /* IMG_BAD: the reason (heap) */
+    strmap *by_path;      /* output path → file, for root-relative srcs */
+} site_images;
+
+void site_images_begin(site *s)
+{
+    if (s->images)
+        return;
+    site_images *m = xcalloc(1, sizeof *m);
+    pthread_mutex_init(&m->mu, NULL);
+    m->state = xcalloc(s->nfiles + 1, 1);
+    m->info = xcalloc(s->nfiles + 1, sizeof *m->info);
+    m->why = xcalloc(s->nfiles + 1, sizeof *m->why);
+    m->by_path = strmap_new(s->nfiles + 1);
+    for (size_t i = 0; i < s->nfiles; i++)
+        strmap_put(m->by_path, s->files[i].path, (long)i);
+    s->images = m;
+}
+
+int site_file_at(const site *s, const char *path)
+{
+    return s->images ? (int)strmap_get(s->images->by_path, path) : -1;
+}
+
+void site_images_free(site *s)
+{
+    site_images *m = s->images;
+    if (!m)
+        return;
+    for (size_t i = 0; i < s->nfiles; i++)
+        free(m->why[i]);
+    free(m->why);
+    free(m->info);
+    free(m->state);
+    strmap_free(m->by_path);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+    s->images = NULL;
+    free(s->variants);
+    s->variants = NULL;
+    s->nvariants = 0;
+}
+
+/* The header of file i, read once (under the lock: a header is at most
+ * 64 KiB read, and the rare JPEG whose frame header is further). */
+static img_status file_header(site *s, int i, img_info *info, const char **why)
+{
+    site_images *m = s->images;
+    pthread_mutex_lock(&m->mu);
+    if (!m->state[i]) {
+        const site_file *f = &s->files[i];
+        img_status st;
+        buf w = BUF_INIT;
+        if (f->data) {
+            const char *sw = NULL;
+            st = img_read_header(f->data, f->len, f->path, &m->info[i], &sw);
+            if (st == IMG_SHORT)
+                st = IMG_BAD;
+            if (sw)
+                buf_puts(&w, sw);
+        } else {
+            char *path = fs_join(s->dir, f->src);
+            st = img_read_file(path, &m->info[i], &w);
+            free(path);
+        }
+        if (st == IMG_BAD)
+            m->why[i] = buf_detach(&w, NULL);
+        buf_release(&w);
+        m->state[i] = (unsigned char)(1 + st);
+    }
+    img_status st = (img_status)(m->state[i] - 1);
+    *info = m->info[i];
+    *why = m->why[i];
+    pthread_mutex_unlock(&m->mu);
+    return st;
+}
+
+const char *site_variant_path(arena *a, const char *file_path, unsigned w)
+{
+    const char *slash = strrchr(file_path, '/');
+    const char *base = slash ? slash + 1 : file_path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - file_path) : strlen(file_path);
+    return arena_printf(a, "%.*s.%uw.webp", (int)stem, file_path, w);
+}
+
+/* A URL in a srcset: a space or comma would end it there */
+static void put_srcset_url(buf *b, const char *base, const char *path)
+{
+    buf_puts(b, base);
+    for (const char *p = path; *p; p++) {
+        if (*p == ' ')
+            buf_puts(b, "%20");
+        else if (*p == ',')
+            buf_puts(b, "%2C");
+        else
+            buf_putc(b, *p);
+    }
+}
+
+/* Whether file i gets variants, and so a srcset. */
+static bool wants_variants(const site *s, const img_info *info)
+{
+    return s->cfg.images_process && img_vips_available() && img_resizable(info) && s->cfg.nimages_widths
+           && info->width > (unsigned)s->cfg.images_widths[0];
+}
+
+void site_image_attrs(site *s, arena *a, int file, bool first, md_img_attrs *out, const char **error)
+{
+    *error = NULL;
+    out->lazy = !first;
+    if (!s->images)
+        return;
+    img_info info;
+    const char *why;
+    img_status st = file_header(s, file, &info, &why);
+    if (st == IMG_BAD) {
+        *error = why;
+        return;
+    }
+    if (st != IMG_OK)
+        return;
+    if (info.format != IMG_SVG && (uint64_t)info.width * info.height > (uint64_t)s->cfg.images_max_pixels) {
+        *error = arena_printf(a, "%u × %u is %llu pixels, more than images.max_pixels (%ld): sheaf does "
+                              "not decode it (a decompression bomb, or a picture to scale down first)",
+                              info.width, info.height, (unsigned long long)info.width * info.height,
+                              s->cfg.images_max_pixels);
+        return;
+    }
+    out->width = info.width;
+    out->height = info.height;
+    if (!wants_variants(s, &info))
+        return;
+    const site_file *f = &s->files[file];
+    buf b = BUF_INIT;
+    for (size_t k = 0; k < s->cfg.nimages_widths; k++) {
+        unsigned w = (unsigned)s->cfg.images_widths[k];
+        if (w >= info.width)
+            break;
+        put_srcset_url(&b, s->cfg.base_path, site_variant_path(a, f->path, w));
+        buf_printf(&b, " %uw, ", w);
+    }
+    put_srcset_url(&b, s->cfg.base_path, f->path);
+    buf_printf(&b, " %uw", info.width);
+    out->srcset = arena_strndup(a, b.data, b.len);
+    out->sizes = s->cfg.images_sizes;
+    buf_release(&b);
+}
+
+void site_image_variants(site *s)
+{
+    free(s->variants);
+    s->variants = NULL;
+    s->nvariants = 0;
+    if (!s->images || !s->cfg.images_process || !img_vips_available())
+        return;
+    size_t cap = 0;
+    unsigned char *seen = xcalloc(s->nfiles + 1, 1);
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        for (size_t k = 0; k < p->nlinks; k++) {
+            int fi = p->links[k].image;
+            if (fi < 0 || p->links[k].image_error || seen[fi])
+                continue;
+            seen[fi] = 1;
+            img_info info;
+            const char *why;
+            if (file_header(s, fi, &info, &why) != IMG_OK || !wants_variants(s, &info)
+                || (uint64_t)info.width * info.height > (uint64_t)s->cfg.images_max_pixels)
+                continue;
+            for (size_t w = 0; w < s->cfg.nimages_widths; w++) {
+                unsigned width = (unsigned)s->cfg.images_widths[w];
+                if (width >= info.width)
+                    break;
+                site_variant *v = VEC_ADD(s->variants, s->nvariants, cap, 16);
+                v->file = fi;
+                v->width = width;
+                v->path = site_variant_path(s->a, s->files[fi].path, width);
+            }
+        }
+    }
+    free(seen);
+}
