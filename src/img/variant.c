@@ -29,8 +29,16 @@ static pthread_once_t started = PTHREAD_ONCE_INIT;
 static bool vips_ok;
 static char version[32];
 
+/* libvips's warnings (a PNG's bad CRC, …) would go to stderr from a
+ * library: sheaf reports what fails, as errors at the image */
+static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
+{
+    (void)domain, (void)level, (void)message, (void)data;
+}
+
 static void start(void)
 {
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, quiet, NULL);
     vips_ok = VIPS_INIT("sheaf") == 0;
     if (vips_ok) {
         vips_cache_set_max(0);

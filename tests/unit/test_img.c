@@ -1,0 +1,323 @@
+/* test_img: the image header reader (src/img/imghdr.c) on each format,
+ * every truncation of each header, corrupt headers and absurd sizes; and
+ * the variant maker (src/img/variant.c): its width, the pixel limit checked
+ * before decoding, and the cache. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache/cache.h"
+#include "harness.h"
+#include "img/img.h"
+#if SHEAF_HAVE_VIPS
+#include <vips/vips.h>
+#endif
+
+static void be32(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8),
+    p[3] = (unsigned char)v;
+}
+
+static size_t png(unsigned char *b, unsigned w, unsigned h)
+{
+    static const unsigned char sig[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R' };
+    memcpy(b, sig, sizeof sig);
+    be32(b + 16, w);
+    be32(b + 20, h);
+    memset(b + 24, 0, 9); /* depth, colour type, …, CRC */
+    b[24] = 8;
+    b[25] = 2;
+    return 33;
+}
+
+static size_t jpeg(unsigned char *b, unsigned w, unsigned h, size_t exif)
+{
+    size_t n = 0;
+    b[n++] = 0xFF, b[n++] = 0xD8;
+    b[n++] = 0xFF, b[n++] = 0xE1; /* APP1 of `exif` bytes */
+    b[n++] = (unsigned char)((exif + 2) >> 8), b[n++] = (unsigned char)(exif + 2);
+    memset(b + n, 'x', exif);
+    n += exif;
+    b[n++] = 0xFF, b[n++] = 0xFF, b[n++] = 0xC0; /* a fill byte, then SOF0 */
+    b[n++] = 0, b[n++] = 17, b[n++] = 8;
+    b[n++] = (unsigned char)(h >> 8), b[n++] = (unsigned char)h;
+    b[n++] = (unsigned char)(w >> 8), b[n++] = (unsigned char)w;
+    b[n++] = 3;
+    memset(b + n, 1, 9);
+    return n + 9;
+}
+
+static img_status rd(const unsigned char *b, size_t n, const char *name, img_info *i)
+{
+    const char *why;
+    return img_read_header(b, n, name, i, &why);
+}
+
+/* Every proper prefix of a header is SHORT or BAD, never OK with a size
+ * read from bytes past the end (ASan watches the reads). */
+static void every_prefix(const unsigned char *b, size_t n, const char *name)
+{
+    /* a JPEG's frame header holds its size before its components */
+    size_t need = name[strlen(name) - 1] == 'g' && name[strlen(name) - 2] == 'p' ? n - 10 : n;
+    for (size_t k = 0; k < need; k++) {
+        unsigned char *copy = malloc(k + 1);
+        memcpy(copy, b, k);
+        img_info i;
+        const char *why = NULL;
+        img_status st = img_read_header(copy, k, name, &i, &why);
+        if (st == IMG_OK)
+            FAILF("%s cut to %zu bytes read as OK", name, k);
+        if ((st == IMG_SHORT || st == IMG_BAD) && !why)
+            FAILF("%s cut to %zu bytes: no reason", name, k);
+        free(copy);
+    }
+}
+
+TEST(png_size)
+{
+    unsigned char b[64];
+    size_t n = png(b, 640, 480);
+    img_info i;
+    EQ_INT(rd(b, n, "a.png", &i), IMG_OK);
+    EQ_INT(i.format, IMG_PNG);
+    EQ_INT(i.width, 640);
+    EQ_INT(i.height, 480);
+    every_prefix(b, n, "a.png");
+    const char *why;
+    EQ_INT(img_read_header(b, 20, "a.png", &i, &why), IMG_SHORT);
+    EQ_STR(why, "truncated PNG header (the file ends before its IHDR chunk)");
+    b[12] = 'X';
+    EQ_INT(img_read_header(b, n, "a.png", &i, &why), IMG_BAD);
+    EQ_STR(why, "corrupt PNG header (no IHDR chunk after the signature)");
+    /* a bomb reads as what it claims: the caller weighs it */
+    n = png(b, 40000, 40000);
+    EQ_INT(rd(b, n, "bomb.png", &i), IMG_OK);
+    EQ_INT(i.width, 40000);
+}
+
+TEST(jpeg_size)
+{
+    static unsigned char b[70000];
+    size_t n = jpeg(b, 1024, 768, 100);
+    img_info i;
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.format, IMG_JPEG);
+    EQ_INT(i.width, 1024);
+    EQ_INT(i.height, 768);
+    every_prefix(b, n, "a.jpg");
+    /* the frame header after 64 KiB of EXIF: SHORT from the head alone */
+    n = jpeg(b, 300, 200, 65530);
+    EQ_INT(rd(b, IMG_HEAD_BYTES, "a.jpg", &i), IMG_SHORT);
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.width, 300);
+    /* img_read_file then reads the whole file */
+    char path[] = "/tmp/sheaf-img-XXXXXX";
+    int fd = mkstemp(path);
+    OK(fd >= 0 && write(fd, b, n) == (ssize_t)n);
+    close(fd);
+    buf why = BUF_INIT;
+    EQ_INT(img_read_file(path, &i, &why), IMG_OK);
+    EQ_INT(i.height, 200);
+    /* and a truncated one is BAD with the reason */
+    OK(truncate(path, 1000) == 0);
+    EQ_INT(img_read_file(path, &i, &why), IMG_BAD);
+    EQ_STR(why.data, "truncated JPEG (the file ends inside a segment)");
+    unlink(path);
+    buf_release(&why);
+    const char *w;
+    n = jpeg(b, 10, 10, 4);
+    b[2] = 0xFF, b[3] = 0xDA; /* scan data before any frame header */
+    EQ_INT(img_read_header(b, n, "a.jpg", &i, &w), IMG_BAD);
+    EQ_STR(w, "corrupt JPEG (no frame header before the image data)");
+}
+
+TEST(gif_size)
+{
+    unsigned char b[64] = "GIF89a";
+    b[6] = 0x2C, b[7] = 0x01; /* 300 */
+    b[8] = 0xC8, b[9] = 0;    /* 200 */
+    b[10] = 0, b[11] = 0, b[12] = 0;
+    size_t n = 13;
+    /* two image descriptors, each with an empty LZW stream: animated */
+    for (int f = 0; f < 2; f++) {
+        b[n++] = 0x2C;
+        memset(b + n, 0, 9);
+        n += 9;
+        b[n++] = 2;
+        b[n++] = 0;
+    }
+    b[n++] = 0x3B;
+    img_info i;
+    EQ_INT(rd(b, n, "a.gif", &i), IMG_OK);
+    EQ_INT(i.format, IMG_GIF);
+    EQ_INT(i.width, 300);
+    EQ_INT(i.height, 200);
+    OK(i.animated);
+    OK(!img_resizable(&i));
+    every_prefix(b, 13, "a.gif");
+}
+
+TEST(webp_size)
+{
+    unsigned char b[64] = { 0 };
+    memcpy(b, "RIFF", 4);
+    memcpy(b + 8, "WEBPVP8 ", 8);
+    b[23] = 0x9D, b[24] = 0x01, b[25] = 0x2A;
+    b[26] = 0x20, b[27] = 0x03; /* 800 */
+    b[28] = 0x58, b[29] = 0x02; /* 600 */
+    img_info i;
+    EQ_INT(rd(b, 30, "a.webp", &i), IMG_OK);
+    EQ_INT(i.format, IMG_WEBP);
+    EQ_INT(i.width, 800);
+    EQ_INT(i.height, 600);
+    every_prefix(b, 30, "a.webp");
+    /* lossless: 14 bits each, minus one */
+    memcpy(b + 12, "VP8L", 4);
+    b[20] = 0x2F;
+    unsigned v = (99u) | (49u << 14);
+    b[21] = (unsigned char)v, b[22] = (unsigned char)(v >> 8), b[23] = (unsigned char)(v >> 16),
+    b[24] = (unsigned char)(v >> 24);
+    EQ_INT(rd(b, 30, "a.webp", &i), IMG_OK);
+    EQ_INT(i.width, 100);
+    EQ_INT(i.height, 50);
+    /* extended, animated */
+    memset(b + 12, 0, 18);
+    memcpy(b + 12, "VP8X", 4);
+    b[20] = 0x02;
+    b[24] = 199, b[27] = 99;
+    EQ_INT(rd(b, 30, "a.webp", &i), IMG_OK);
+    EQ_INT(i.width, 200);
+    EQ_INT(i.height, 100);
+    OK(i.animated);
+}
+
+TEST(avif_size)
+{
+    unsigned char b[128] = { 0 };
+    size_t n = 0;
+    be32(b, 20), memcpy(b + 4, "ftypavif", 8), n = 20;
+    size_t meta = n;
+    memcpy(b + meta + 4, "meta", 4), n += 12; /* + version/flags */
+    size_t iprp = n;
+    memcpy(b + iprp + 4, "iprp", 4), n += 8;
+    size_t ipco = n;
+    memcpy(b + ipco + 4, "ipco", 4), n += 8;
+    be32(b + n, 20), memcpy(b + n + 4, "ispe", 4);
+    be32(b + n + 12, 1920), be32(b + n + 16, 1080);
+    n += 20;
+    be32(b + meta, (unsigned)(n - meta)), be32(b + iprp, (unsigned)(n - iprp)), be32(b + ipco, (unsigned)(n - ipco));
+    img_info i;
+    EQ_INT(rd(b, n, "a.avif", &i), IMG_OK);
+    EQ_INT(i.format, IMG_AVIF);
+    EQ_INT(i.width, 1920);
+    EQ_INT(i.height, 1080);
+    every_prefix(b, n, "a.avif");
+}
+
+TEST(svg_size)
+{
+    img_info i;
+    const char *s1 = "<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE svg [ <!ENTITY x \"y\"> ]>\n"
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 120.5 60\"><g/></svg>";
+    EQ_INT(rd((const unsigned char *)s1, strlen(s1), "d.svg", &i), IMG_OK);
+    EQ_INT(i.format, IMG_SVG);
+    EQ_INT(i.width, 121);
+    EQ_INT(i.height, 60);
+    every_prefix((const unsigned char *)s1, strlen(s1) - 10, "d.svg");
+    const char *s2 = "<svg width='200px' viewBox='0,0,100,50'>";
+    EQ_INT(rd((const unsigned char *)s2, strlen(s2), "d.svg", &i), IMG_OK);
+    EQ_INT(i.width, 200);
+    EQ_INT(i.height, 100);
+    const char *s3 = "<svg width=\"1in\" height=\"72pt\">";
+    EQ_INT(rd((const unsigned char *)s3, strlen(s3), "d.svg", &i), IMG_OK);
+    EQ_INT(i.width, 96);
+    EQ_INT(i.height, 96);
+    const char *s4 = "<svg width=\"100%\">"; /* no size: nothing to write, no error */
+    EQ_INT(rd((const unsigned char *)s4, strlen(s4), "d.svg", &i), IMG_UNKNOWN);
+    const char *s5 = "<html>";
+    const char *why;
+    EQ_INT(img_read_header((const unsigned char *)s5, strlen(s5), "d.svg", &i, &why), IMG_BAD);
+    EQ_STR(why, "not an SVG document (its root element is not <svg>)");
+}
+
+TEST(names_and_unknowns)
+{
+    img_info i;
+    const char *why;
+    EQ_INT(img_read_header((const unsigned char *)"hello", 5, "a.txt", &i, &why), IMG_UNKNOWN);
+    EQ_INT(img_read_header((const unsigned char *)"hello there, world", 18, "a.png", &i, &why), IMG_BAD);
+    EQ_STR(why, "not an image its name says (no PNG, JPEG, GIF, WebP or AVIF signature)");
+    EQ_INT(img_read_header((const unsigned char *)"", 0, "a.jpg", &i, &why), IMG_BAD);
+    EQ_STR(why, "truncated image (too short for any image header)");
+}
+
+TEST(variants)
+{
+#if SHEAF_HAVE_VIPS
+    /* a real JPEG from libvips itself */
+    VipsImage *im = NULL, *j = NULL;
+    OK(!vips_gaussnoise(&im, 1000, 500, NULL));
+    void *data = NULL;
+    size_t len = 0;
+    OK(!vips_jpegsave_buffer(im, &data, &len, "Q", 80, NULL));
+    g_object_unref(im);
+    (void)j;
+    char dir[] = "/tmp/sheaf-imgcache-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    cache *c = cache_open(dir, 0);
+    buf out = BUF_INIT;
+    char *why = NULL;
+    OK(img_make_variant(c, data, len, 480, 80, 100000000, &out, &why));
+    img_info i;
+    const char *w;
+    EQ_INT(img_read_header((unsigned char *)out.data, out.len, "v.webp", &i, &w), IMG_OK);
+    EQ_INT(i.format, IMG_WEBP);
+    EQ_INT(i.width, 480);
+    EQ_INT(i.height, 240);
+    /* the second time from the cache: the same bytes */
+    buf again = BUF_INIT;
+    OK(img_make_variant(c, data, len, 480, 80, 100000000, &again, &why));
+    OK(again.len == out.len && !memcmp(again.data, out.data, out.len));
+    EQ_INT(cache_get_stats(c).hits, 1);
+    /* the pixel limit, before libvips decodes */
+    buf_reset(&out);
+    OK(!img_make_variant(c, data, len, 480, 80, 400000, &out, &why));
+    EQ_STR(why, "1000 × 500 pixels is more than the 400000 an image may have");
+    free(why);
+    why = NULL;
+    /* a bomb: a PNG header claiming 40,000 × 40,000 */
+    unsigned char b[64];
+    size_t n = png(b, 40000, 40000);
+    OK(!img_make_variant(c, b, n, 480, 80, 100000000, &out, &why));
+    EQ_STR(why, "40000 × 40000 pixels is more than the 100000000 an image may have");
+    free(why);
+    why = NULL;
+    /* a corrupt body behind a good header: libvips's reason */
+    n = png(b, 1000, 1000);
+    OK(!img_make_variant(c, b, n, 480, 80, 100000000, &out, &why));
+    OK(why && !strncmp(why, "libvips could not read it: ", 27));
+    free(why);
+    cache_free(c);
+    g_free(data);
+    buf_release(&out);
+    buf_release(&again);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    OK(system(cmd) == 0);
+#endif
+}
+
+int main(void)
+{
+    RUN(png_size);
+    RUN(jpeg_size);
+    RUN(gif_size);
+    RUN(webp_size);
+    RUN(avif_size);
+    RUN(svg_size);
+    RUN(names_and_unknowns);
+    RUN(variants);
+    return harness_done();
+}
