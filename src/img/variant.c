@@ -145,13 +145,31 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
         *why = vips_why("libvips could not start");
         return false;
     }
-    VipsImage *im = NULL;
-    /* thumbnail shrinks on load (JPEG's DCT scaling, WebP's scaled decode)
-     * and reads the source once, top to bottom */
-    if (vips_thumbnail_buffer((void *)data, len, &im, (int)width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
-                              "fail_on", VIPS_FAIL_ON_ERROR, NULL)) {
+    /* JPEG shrinks while it decodes (DCT scaling by 2, 4 or 8): the
+     * largest factor that keeps the decoded image at least `width` wide */
+    char opts[32] = "";
+    if (info.format == IMG_JPEG) {
+        int shrink = 1;
+        while (shrink < 8 && info.width / (unsigned)(shrink * 2) >= width)
+            shrink *= 2;
+        snprintf(opts, sizeof opts, "shrink=%d", shrink);
+    }
+    /* the loader itself, not vips_thumbnail_buffer: only a loader's
+     * fail_on makes a truncated or corrupt body an error (thumbnail's
+     * shrink-on-load ignores it and pads the missing rows) */
+    VipsImage *in = vips_image_new_from_buffer(data, len, opts, "access", VIPS_ACCESS_SEQUENTIAL,
+                                               "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!in) {
         buf_release(&key);
         *why = vips_why("libvips could not read it");
+        return false;
+    }
+    VipsImage *im = NULL;
+    int tr = vips_thumbnail_image(in, &im, (int)width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
+    g_object_unref(in);
+    if (tr) {
+        buf_release(&key);
+        *why = vips_why("libvips could not resize it");
         return false;
     }
     void *enc = NULL;
@@ -161,7 +179,7 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
     g_object_unref(im);
     if (r) {
         buf_release(&key);
-        *why = vips_why("libvips could not write the WebP variant");
+        *why = vips_why("libvips could not read it whole");
         return false;
     }
     if (got != width) { /* the ratio rounded: keep what srcset says true */

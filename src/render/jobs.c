@@ -425,7 +425,8 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         else if (!img_make_variant(s->cache, f->data ? f->data : (const unsigned char *)src.data,
                                    f->data ? f->len : src.len, v->width, (int)s->cfg.images_quality,
                                    (uint64_t)s->cfg.images_max_pixels, &webp, &why))
-            diag_error(d, f->src, 0, 0, "cannot make its %u px wide WebP variant: %s", v->width, why);
+            /* the same words from each width's job: the merge keeps one */
+            diag_error(d, v->ref->src, v->at->line, v->at->col, "image '%s': %s", v->at->dest, why);
         else if (c->sink)
             c->sink(c->sink_ctx, v->path, webp.data, webp.len);
         else

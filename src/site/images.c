@@ -13,10 +13,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "img/img.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -205,8 +208,57 @@ void site_image_variants(site *s)
                 v->file = fi;
                 v->width = width;
                 v->path = site_variant_path(s->a, s->files[fi].path, width);
+                v->ref = p;
+                v->at = &p->links[k];
             }
         }
     }
     free(seen);
+}
+
+void site_images_env(const site *s, uint64_t *h)
+{
+    static const char *const exts[] = { ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg" };
+    for (size_t i = 0; i < s->nfiles; i++) {
+        const site_file *f = &s->files[i];
+        const char *dot = strrchr(f->path, '.');
+        bool image = false;
+        for (size_t k = 0; dot && k < sizeof exts / sizeof *exts && !image; k++)
+            image = !strcasecmp(dot, exts[k]);
+        if (!image || f->data)
+            continue;
+        char *path = fs_join(s->dir, f->src);
+        struct stat st;
+        if (!stat(path, &st)) {
+            int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
+            *h = hash_add(*h, v, sizeof v);
+        }
+        free(path);
+    }
+}
+
+bool site_page_image(site *s, const page *p, const char **url, unsigned *w, unsigned *h)
+{
+    const link_rec *pick = NULL;
+    for (size_t i = 0; i < p->nlinks && !pick; i++)
+        if (p->links[i].image_key)
+            pick = &p->links[i];
+    for (size_t i = 0; i < p->nlinks && !pick; i++) {
+        const link_rec *l = &p->links[i];
+        if (l->img_tag && !l->image_error
+            && (l->image >= 0 || !strncmp(l->dest, "https://", 8) || !strncmp(l->dest, "http://", 7)))
+            pick = l;
+    }
+    if (!pick || pick->image_error || !pick->url)
+        return false;
+    *url = pick->url;
+    *w = *h = 0;
+    img_info info;
+    const char *why;
+    if (pick->image >= 0 && s->images && file_header(s, pick->image, &info, &why) == IMG_OK
+        && info.format != IMG_SVG) {
+        *w = info.width;
+        *h = info.height;
+    }
+    return true;
 }

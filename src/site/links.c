@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "img/img.h"
 #include "site/pagecache.h"
 #include "site/site.h"
 #include "util/hash.h"
@@ -257,6 +258,53 @@ static const char *resolve(void *vctx, const md_link *l)
     return NULL;
 }
 
+/* resolve, keeping what an <img>'s src became (the page's social image
+ * may be the first of them) */
+static const char *resolve_hook(void *vctx, const md_link *l)
+{
+    resolve_ctx *c = vctx;
+    const char *to = resolve(vctx, l);
+    if (l->img_tag && c->n) {
+        c->v[c->n - 1].img_tag = true;
+        c->v[c->n - 1].url = to ? to : c->v[c->n - 1].dest;
+    }
+    return to;
+}
+
+/* Front matter's `image:` as one more link record of the page, at the
+ * key: checked like an image in the body (the file exists; it is an image
+ * sheaf can read, within images.max_pixels) and so kept with the page's
+ * Markdown by a build session. */
+static void image_key(resolve_ctx *c)
+{
+    const page *p = c->p;
+    tpl_value v = p->fm.kind == TPL_MAP ? tpl_map_get_cstr(p->fm.u.map, "image") : tpl_none();
+    if (v.kind != TPL_STRING || !v.len)
+        return;
+    md_link l = { .dest = v.u.s, .text = "", .image = true };
+    site_page_key_place(p, "image", &l.line, &l.col);
+    md_img_attrs ia;
+    memset(&ia, 0, sizeof ia);
+    l.img = &ia;
+    c->images = 1; /* not lazy: nothing is written from this */
+    const char *to = resolve(c, &l);
+    link_rec *r = &c->v[c->n - 1];
+    r->image_key = true;
+    r->url = to ? to : r->dest;
+    if (r->kind == LINK_MISSING && !strchr(v.u.s, '?') && !strchr(v.u.s, '#')) {
+        /* Hugo's and Jekyll's reading: a path from the site's root (static/) */
+        char *rel = normalize(c->a, "", pct_decode(c->a, v.u.s, v.len));
+        int file = rel ? site_file_at(c->s, rel) : -1;
+        if (file >= 0) {
+            r->kind = LINK_FILE;
+            r->missing_path = NULL;
+            r->url = arena_printf(c->a, "%s%s", c->s->cfg.base_path, c->s->files[file].path);
+            r->image = file;
+            site_image_attrs((site *)c->s, c->a, file, true, &ia, &r->image_error);
+        }
+    }
+}
+
 void site_page_search_keys(const page *p, words_set *w, buf *out)
 {
     for (size_t i = 0; i < p->md.nheadings; i++)
@@ -312,7 +360,7 @@ static void md_job(void *vctx, size_t i, int worker)
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
         resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
         atomic_fetch_add(&c->s->markdown_runs, 1);
-        md_hooks hooks = { .link = resolve, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
+        md_hooks hooks = { .link = resolve_hook, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
                            .shortcode = shortcode_hook, .ctx = &rc };
         md_options mo = page_options(c->s, p);
         if (p->nb) { /* a notebook: its prompts and outputs are sheaf's HTML */
@@ -320,6 +368,7 @@ static void md_job(void *vctx, size_t i, int worker)
             mo.ntrusted = p->nb->nlines;
         }
         md_render(p->body, p->body_line, &mo, &hooks, a, &p->md);
+        image_key(&rc);
         site_cite_state_free(&rc.cites);
         p->links = rc.v;
         p->nlinks = rc.n;
@@ -372,6 +421,15 @@ static uint64_t link_env(const site *s)
         env_add(&h, s->files[i].content_rel);
         env_add(&h, s->files[i].path);
     }
+    /* what an <img> is given: images: and each image file's size and time */
+    char img[96];
+    snprintf(img, sizeof img, "%d:%ld:%ld:%s", s->cfg.images_process, s->cfg.images_quality,
+             s->cfg.images_max_pixels, img_vips_available() ? "vips" : "-");
+    env_add(&h, img);
+    env_add(&h, s->cfg.images_sizes);
+    for (size_t i = 0; i < s->cfg.nimages_widths; i++)
+        h = hash_add(h, &s->cfg.images_widths[i], sizeof s->cfg.images_widths[i]);
+    site_images_env(s, &h);
     return h;
 }
 
@@ -446,10 +504,11 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 {
     resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
     p->words = site_md_words_lang(s, site_page_language(p));
-    md_hooks hooks = { .link = resolve, .cite = site_page_cites(s, p) ? cite_hook : NULL,
+    md_hooks hooks = { .link = resolve_hook, .cite = site_page_cites(s, p) ? cite_hook : NULL,
                        .shortcode = shortcode_hook, .ctx = &rc };
     md_options o = page_options(s, p);
     md_render(body, body_line, &o, &hooks, a, &p->md);
+    image_key(&rc);
     site_cite_state_free(&rc.cites);
     p->links = rc.v;
     p->nlinks = rc.n;
@@ -687,10 +746,17 @@ void site_check_links(site *s, diag_list *d)
             const link_rec *l = &p->links[k];
             if (l->image_error)
                 diag_error(d, p->src, l->line, l->col, "image '%s': %s", l->dest, l->image_error);
+            if (l->image_key && l->kind == LINK_ABSOLUTE && l->image < 0)
+                report(s, d, p, l, "image: '%s': no file of the site is at that path (static/%s?)",
+                       l->dest, l->dest + 1);
             switch (l->kind) {
             case LINK_MISSING: {
                 const char *sug = suggest_file(s, p, l->missing_path);
-                if (!sug && looks_like_host(l->dest))
+                if (l->image_key)
+                    report(s, d, p, l, "image: '%s': no such file %s (looked for beside the page's "
+                           "file, then from the site's root)%s%s%s", l->dest, l->missing_path,
+                           sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                else if (!sug && looks_like_host(l->dest))
                     report(s, d, p, l, "link to '%s': no such file %s (a web address needs its "
                            "scheme: https://%s)", l->dest, l->missing_path, l->dest);
                 else

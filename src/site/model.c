@@ -339,6 +339,17 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     body_values(s, a, p, body);
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
         tpl_map_set_str(a, m, body_keys[i], body[i]);
+    /* the social image: from the links, so a fast rebuild (same links)
+     * never changes it */
+    const char *image;
+    unsigned iw, ih;
+    if (site_page_image(s, p, &image, &iw, &ih)) {
+        tpl_map_set_str(a, m, "image", str_v(image));
+        if (iw) {
+            tpl_map_set_str(a, m, "image_width", tpl_int(iw));
+            tpl_map_set_str(a, m, "image_height", tpl_int(ih));
+        }
+    }
     if (p->prev >= 0)
         tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev], refs, 0)));
     if (p->next >= 0)
@@ -671,6 +682,10 @@ void site_index_fields(const site *s, int index_page, arena *a, tpl_map *m)
     tpl_map_set_str(a, m, "summary", iv ? tpl_map_get_cstr(iv, "summary") : tpl_safe_strn("", 0));
     tpl_map_set_str(a, m, "params", iv ? tpl_map_get_cstr(iv, "params") : tpl_map_value(tpl_map_new(a, 0)));
     tpl_map_set_str(a, m, "source", iv ? tpl_map_get_cstr(iv, "source") : tpl_str(""));
+    static const char *const image[] = { "image", "image_width", "image_height" };
+    for (size_t k = 0; iv && k < 3; k++)
+        if (tpl_map_find(iv, image[k]) >= 0)
+            tpl_map_set_str(a, m, image[k], tpl_map_get_cstr(iv, image[k]));
 }
 
 void site_build_model(site *s)

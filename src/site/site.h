@@ -226,6 +226,10 @@ typedef struct link_rec {
     int image;          /* the src of an <img> naming a site file: its index
                            in s->files (sized, maybe with variants), else -1 */
     const char *image_error; /* that file is no image sheaf can show: why */
+    const char *url;    /* an <img>'s src as written to the page (images) */
+    bool img_tag;       /* the src of an <img> */
+    bool image_key;     /* front matter's `image:` (the page's social image),
+                           recorded after the body's links */
 } link_rec;
 
 /* Why a page is left out of a build (page.held): a draft (without
@@ -370,6 +374,8 @@ typedef struct site_variant {
     int file;          /* s->files */
     unsigned width;
     const char *path;  /* output path: "posts/a/cat.480w.webp" */
+    const page *ref;   /* the first page showing it, and where: a failure */
+    const link_rec *at; /* is reported there */
 } site_variant;
 
 typedef struct site {
@@ -457,6 +463,14 @@ void site_image_variants(site *s);
 int site_file_at(const site *s, const char *path);
 /* The output path of file's variant at width w, in a. */
 const char *site_variant_path(arena *a, const char *file_path, unsigned w);
+/* Adds to a build session's link environment what an <img> is given from
+ * the files: each image file's size and modification time. */
+void site_images_env(const site *s, uint64_t *h);
+/* The page's social image (og:image): front matter's `image:`, else its
+ * first <img> of a site file or an http(s) URL: its URL (root-relative or
+ * absolute, as written to the page) and, for a raster file of the site,
+ * its size (else 0). False when it has none. */
+bool site_page_image(site *s, const page *p, const char **url, unsigned *w, unsigned *h);
 /* Frees what site_images_begin made (site_free calls it). */
 void site_images_free(site *s);
 
