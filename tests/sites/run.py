@@ -41,6 +41,10 @@ a list of steps run in order:
                               #   (under this base path, or relative) names
                               #   an output file, and its #fragment an id
                               #   in that file
+  - images_checked: /notes/   # every <img> of every HTML page has width
+                              #   and height; each srcset candidate (under
+                              #   this base path) is an output file that
+                              #   decodes (vipsheader) at its w width
   - feeds_valid: true         # every *.xml output is well-formed, and every
                               #   atom.xml a feed with id, title, updated and
                               #   a self link, each entry with id, title,
@@ -432,6 +436,9 @@ def run_fixture(sheaf, name):
             if step.get("stderr_exact"):
                 extra = [l for l in lines if l not in step.get("stderr", [])]
                 check(not extra, f"{where}: unexpected stderr lines {extra}{shown}")
+            if "images_checked" in step:
+                bad = image_problems(out, step["images_checked"])
+                check(not bad, f"{where}: images:\n  " + "\n  ".join(bad[:20]))
             for rx in step.get("stdout", []):
                 check(any(re.search(rx, l) for l in stdout.splitlines()),
                       f"{where}: no stdout line matches /{rx}/{shown}")
@@ -470,6 +477,51 @@ def run_fixture(sheaf, name):
             check(not leftovers, f"{where}: temporary folders left behind: {leftovers}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+class ImgParser(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.imgs = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.imgs.append(dict(attrs))
+
+    handle_startendtag = handle_starttag
+
+
+def image_problems(out, base):
+    """What is wrong with the <img> tags of the HTML pages below out."""
+    bad, widths = [], {}
+
+    def width_of(rel):
+        if rel not in widths:
+            p = subprocess.run(["vipsheader", "-f", "width", os.path.join(out, rel)],
+                               capture_output=True, text=True)
+            widths[rel] = int(p.stdout) if p.returncode == 0 else None
+        return widths[rel]
+
+    for rel in sorted(tree(out)):
+        if not rel.endswith(".html"):
+            continue
+        parser = ImgParser()
+        with open(os.path.join(out, rel), encoding="utf-8") as fh:
+            parser.feed(fh.read())
+        for img in parser.imgs:
+            src = img.get("src", "")
+            if not ("width" in img and "height" in img) and not src.startswith("http"):
+                bad.append(f"{rel}: <img src={src!r}> has no width and height")
+            for cand in filter(None, (c.strip() for c in img.get("srcset", "").split(", "))):
+                url, _, w = cand.rpartition(" ")
+                if not url.startswith(base) or not w.endswith("w"):
+                    bad.append(f"{rel}: srcset candidate {cand!r} is not '{base}… Nw'")
+                    continue
+                file = urllib.parse.unquote(url[len(base):])
+                got = width_of(file) if os.path.isfile(os.path.join(out, file)) else "missing"
+                if got != int(w[:-1]):
+                    bad.append(f"{rel}: srcset candidate {cand!r}: {file} is {got} wide")
+    return bad
 
 
 def main():

@@ -311,6 +311,7 @@ TEST(docs_list_every_key)
     OK(fs_read_file("../docs/configuration.md", &doc));
     table_keys(doc.data, "| key           | type            | default     | meaning |", "", &documented);
     table_keys(doc.data, "| key               | default | meaning |", "markdown.", &documented);
+    table_keys(doc.data, "| images key     | default | meaning |", "images.", &documented);
     site_config_each_key(add_key, &known);
     /* compared as sets: every line of one is a line of the other */
     for (int pass = 0; pass < 2; pass++) {
