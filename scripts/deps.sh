@@ -6,11 +6,11 @@
 # Installs nothing when everything is already there, so it is cheap to run.
 set -eu
 
-build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev libtomlplusplus-dev libmicrohttpd-dev libutf8proc-dev libpcre2-dev nettle-dev duktape-dev libjs-highlight.js libjs-katex"
+build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev libtomlplusplus-dev libmicrohttpd-dev libutf8proc-dev libpcre2-dev nettle-dev libvips-dev duktape-dev libjs-highlight.js libjs-katex"
 # The release files (scripts/release.sh): a Debian package and its source
 # packages' tools, and what checks the binary is static.
 release_pkgs="$build_pkgs dpkg-dev file"
-test_pkgs="$release_pkgs podman firefox-esr strace mmdebstrap lintian clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml python3-nbconvert nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
+test_pkgs="$release_pkgs libvips-tools podman firefox-esr strace mmdebstrap lintian clang libfuzzer-14-dev python3 python3-jinja2 python3-yaml python3-nbconvert nginx rsync chromium default-jre-headless nodejs npm valgrind wrk zsh fish groff-base man-db"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;

@@ -72,14 +72,17 @@ bool img_resizable(const img_info *info);
 
 /* ---- variants (libvips) ---- */
 
-/* Starts libvips once (thread-safe; cheap when already started) with its
- * operation cache off and the given limit on the memory of one decode. */
+/* Loads and starts libvips once (thread-safe; cheap when already done),
+ * with its operation cache off and one thread per operation. */
 void img_vips_init(void);
 
 /* libvips's version, "8.14.1": part of every variant's cache key; NULL
  * in a sheaf built without libvips (SHEAF_VIPS=OFF: sizes, no variants). */
 const char *img_vips_version(void);
 bool img_vips_available(void);
+/* Why libvips is not available (it could not be loaded, is too old, or
+ * sheaf was built without it), or NULL. Static. */
+const char *img_vips_problem(void);
 
 /* Makes the WebP variant of the image `src` (its bytes: data[0..len))
  * at `width` pixels wide (height by the ratio), at `quality` (1..100):

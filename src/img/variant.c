@@ -10,6 +10,7 @@
  * the whole decoded picture. libvips's own operation cache is off (every
  * variant is made once a build) and its thread pool is one thread: the
  * build's workers already run one variant each in parallel. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +26,30 @@
 #include "util/xalloc.h"
 
 #if SHEAF_HAVE_VIPS
+/* libvips is opened on the first variant a build needs, not linked: it
+ * brings about a hundred shared libraries (its codecs), whose loading cost
+ * every run of sheaf a quarter of a second and 17 MB before — sites
+ * without images, `sheaf --version`, each test — for nothing. Its
+ * headers give the types; these pointers, the functions. */
 static pthread_once_t started = PTHREAD_ONCE_INIT;
 static bool vips_ok;
 static char version[32];
+static char start_error[256];
+
+static int (*v_init)(const char *);
+static int (*v_version)(int);
+static void (*v_cache_set_max)(int);
+static void (*v_cache_set_max_mem)(size_t);
+static void (*v_cache_set_max_files)(int);
+static void (*v_concurrency_set)(int);
+static VipsImage *(*v_new_from_buffer)(const void *, size_t, const char *, ...);
+static int (*v_thumbnail_image)(VipsImage *, VipsImage **, int, ...);
+static int (*v_webpsave_buffer)(VipsImage *, void **, size_t *, ...);
+static int (*v_image_get_width)(const VipsImage *);
+static char *(*v_error_buffer_copy)(void);
+static void (*v_g_free)(void *);
+static void (*v_g_object_unref)(void *);
+static guint (*v_g_log_set_handler)(const gchar *, GLogLevelFlags, GLogFunc, gpointer);
 
 /* libvips's warnings (a PNG's bad CRC, …) would go to stderr from a
  * library: sheaf reports what fails, as errors at the image */
@@ -38,15 +60,53 @@ static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *messag
 
 static void start(void)
 {
-    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, quiet, NULL);
-    vips_ok = VIPS_INIT("sheaf") == 0;
-    if (vips_ok) {
-        vips_cache_set_max(0);
-        vips_cache_set_max_mem(0);
-        vips_cache_set_max_files(0);
-        vips_concurrency_set(1);
+    void *h = dlopen(SHEAF_VIPS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(start_error, sizeof start_error, "cannot load %s: %s", SHEAF_VIPS_SONAME, dlerror());
+        return;
     }
-    snprintf(version, sizeof version, "%d.%d.%d", vips_version(0), vips_version(1), vips_version(2));
+    static const struct {
+        const char *name;
+        void **at;
+    } fns[] = {
+        { "vips_init", (void **)&v_init },
+        { "vips_version", (void **)&v_version },
+        { "vips_cache_set_max", (void **)&v_cache_set_max },
+        { "vips_cache_set_max_mem", (void **)&v_cache_set_max_mem },
+        { "vips_cache_set_max_files", (void **)&v_cache_set_max_files },
+        { "vips_concurrency_set", (void **)&v_concurrency_set },
+        { "vips_image_new_from_buffer", (void **)&v_new_from_buffer },
+        { "vips_thumbnail_image", (void **)&v_thumbnail_image },
+        { "vips_webpsave_buffer", (void **)&v_webpsave_buffer },
+        { "vips_image_get_width", (void **)&v_image_get_width },
+        { "vips_error_buffer_copy", (void **)&v_error_buffer_copy },
+        { "g_free", (void **)&v_g_free },
+        { "g_object_unref", (void **)&v_g_object_unref },
+        { "g_log_set_handler", (void **)&v_g_log_set_handler },
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
+        *fns[i].at = dlsym(h, fns[i].name); /* POSIX: a function's address as void * */
+        if (!*fns[i].at) {
+            snprintf(start_error, sizeof start_error, "%s has no %s", SHEAF_VIPS_SONAME, fns[i].name);
+            return;
+        }
+    }
+    if (v_version(0) != 8 || v_version(1) < 12) { /* fail_on came with 8.12 */
+        snprintf(start_error, sizeof start_error, "libvips %d.%d is too old: sheaf needs 8.12 or later",
+                 v_version(0), v_version(1));
+        return;
+    }
+    v_g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, quiet, NULL);
+    if (v_init("sheaf")) {
+        snprintf(start_error, sizeof start_error, "libvips could not start");
+        return;
+    }
+    v_cache_set_max(0);
+    v_cache_set_max_mem(0);
+    v_cache_set_max_files(0);
+    v_concurrency_set(1);
+    snprintf(version, sizeof version, "%d.%d.%d", v_version(0), v_version(1), v_version(2));
+    vips_ok = true;
 }
 
 void img_vips_init(void) { pthread_once(&started, start); }
@@ -54,12 +114,19 @@ void img_vips_init(void) { pthread_once(&started, start); }
 const char *img_vips_version(void)
 {
     img_vips_init();
-    return version;
+    return vips_ok ? version : NULL;
+}
+
+const char *img_vips_problem(void)
+{
+    img_vips_init();
+    return vips_ok ? NULL : start_error;
 }
 
 #else
 void img_vips_init(void) {}
 const char *img_vips_version(void) { return NULL; }
+const char *img_vips_problem(void) { return "this sheaf was built without libvips (SHEAF_VIPS=OFF)"; }
 #endif
 
 bool img_vips_available(void) { return img_vips_version() != NULL; }
@@ -91,7 +158,7 @@ static bool webp_ok(const buf *v, unsigned width)
 /* libvips's message, on one line, for the caller to free. */
 static char *vips_why(const char *what)
 {
-    char *e = vips_error_buffer_copy();
+    char *e = v_error_buffer_copy();
     size_t n = e ? strlen(e) : 0;
     while (n && (e[n - 1] == '\n' || e[n - 1] == ' '))
         e[--n] = 0;
@@ -100,7 +167,7 @@ static char *vips_why(const char *what)
             e[i] = ' ';
     buf b = BUF_INIT;
     buf_printf(&b, "%s: %s", what, n ? e : "libvips gave no reason");
-    g_free(e);
+    v_g_free(e);
     return buf_detach(&b, NULL);
 }
 #endif
@@ -139,10 +206,9 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
     *why = xstrdup("this sheaf was built without libvips (SHEAF_VIPS=OFF)");
     return false;
 #else
-    img_vips_init();
-    if (!vips_ok) {
+    if (!img_vips_available()) {
         buf_release(&key);
-        *why = vips_why("libvips could not start");
+        *why = xstrdup(img_vips_problem());
         return false;
     }
     /* JPEG shrinks while it decodes (DCT scaling by 2, 4 or 8): the
@@ -157,7 +223,7 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
     /* the loader itself, not vips_thumbnail_buffer: only a loader's
      * fail_on makes a truncated or corrupt body an error (thumbnail's
      * shrink-on-load ignores it and pads the missing rows) */
-    VipsImage *in = vips_image_new_from_buffer(data, len, opts, "access", VIPS_ACCESS_SEQUENTIAL,
+    VipsImage *in = v_new_from_buffer(data, len, opts, "access", VIPS_ACCESS_SEQUENTIAL,
                                                "fail_on", VIPS_FAIL_ON_ERROR, NULL);
     if (!in) {
         buf_release(&key);
@@ -165,8 +231,8 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
         return false;
     }
     VipsImage *im = NULL;
-    int tr = vips_thumbnail_image(in, &im, (int)width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
-    g_object_unref(in);
+    int tr = v_thumbnail_image(in, &im, (int)width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
+    v_g_object_unref(in);
     if (tr) {
         buf_release(&key);
         *why = vips_why("libvips could not resize it");
@@ -174,16 +240,16 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
     }
     void *enc = NULL;
     size_t elen = 0;
-    int r = vips_webpsave_buffer(im, &enc, &elen, "Q", quality, "strip", TRUE, NULL);
-    unsigned got = (unsigned)vips_image_get_width(im);
-    g_object_unref(im);
+    int r = v_webpsave_buffer(im, &enc, &elen, "Q", quality, "strip", TRUE, NULL);
+    unsigned got = (unsigned)v_image_get_width(im);
+    v_g_object_unref(im);
     if (r) {
         buf_release(&key);
         *why = vips_why("libvips could not read it whole");
         return false;
     }
     if (got != width) { /* the ratio rounded: keep what srcset says true */
-        g_free(enc);
+        v_g_free(enc);
         buf_release(&key);
         buf b = BUF_INIT;
         buf_printf(&b, "libvips made a variant %u pixels wide, not %u", got, width);
@@ -192,7 +258,7 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
     }
     buf_put(out, enc, elen);
     cache_put(c, "img", key.data, key.len, enc, elen);
-    g_free(enc);
+    v_g_free(enc);
     buf_release(&key);
     return true;
 #endif

@@ -191,7 +191,7 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     t = render_now_ms();
     stage(o, "model");
     site_check_links(&s, d);
-    site_image_variants(&s);
+    site_image_variants(&s, d);
     site_check_citations(&s, d);
     site_build_model(&s);
     if (o->on_model)

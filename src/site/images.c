@@ -177,13 +177,30 @@ void site_image_attrs(site *s, arena *a, int file, bool first, md_img_attrs *out
     buf_release(&b);
 }
 
-void site_image_variants(site *s)
+void site_image_variants(site *s, diag_list *d)
 {
     free(s->variants);
     s->variants = NULL;
     s->nvariants = 0;
-    if (!s->images || !s->cfg.images_process || !img_vips_available())
+    if (!s->images || !s->cfg.images_process)
         return;
+    if (!img_vips_available()) {
+        /* said only when an image would have had variants */
+        for (size_t i = 0; i < s->npages; i++)
+            for (size_t k = 0; k < s->pages[i].nlinks; k++) {
+                int fi = s->pages[i].links[k].image;
+                img_info info;
+                const char *why;
+                if (fi >= 0 && s->images->state[fi] == 1 + IMG_OK && file_header(s, fi, &info, &why) == IMG_OK
+                    && img_resizable(&info) && s->cfg.nimages_widths
+                    && info.width > (unsigned)s->cfg.images_widths[0]) {
+                    diag_warning(d, "site.yaml", 0, 0, "images: no WebP variants (%s); the images keep their "
+                                 "sizes (images: {process: false} says this is meant)", img_vips_problem());
+                    return;
+                }
+            }
+        return;
+    }
     size_t cap = 0;
     unsigned char *seen = xcalloc(s->nfiles + 1, 1);
     for (size_t i = 0; i < s->npages; i++) {

@@ -457,7 +457,7 @@ void site_images_begin(site *s);
 void site_image_attrs(site *s, arena *a, int file, bool first, md_img_attrs *out, const char **error);
 /* After the Markdown of every page: the variants the pages' images need,
  * each once (s->variants), in a stable order. */
-void site_image_variants(site *s);
+void site_image_variants(site *s, diag_list *d);
 /* The file written at output path `path` ("img/a.png"), or -1 (after
  * site_images_begin). */
 int site_file_at(const site *s, const char *path);
