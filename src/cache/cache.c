@@ -55,6 +55,7 @@
 struct cache {
     char *root; /* <site>/.sheaf-cache/v1 */
     size_t max;
+    atomic_size_t extra;  /* cache_keep_extra: room beyond max */
     pthread_mutex_t mu;
     char *problem;        /* first write problem */
     atomic_bool broken;   /* stop writing */
@@ -632,9 +633,10 @@ size_t cache_trim_now(cache *c)
         }
         closedir(root);
     }
-    if (w.total > c->max) {
+    size_t limit = c->max + atomic_load(&c->extra);
+    if (w.total > limit) {
         vec_sort(w.v, w.n, sizeof *w.v, by_age);
-        size_t goal = c->max / 4 * 3;
+        size_t goal = c->max / 4 * 3 + atomic_load(&c->extra);
         for (size_t i = 0; i < w.n && w.total > goal; i++)
             if (unlink(w.v[i].path) == 0) {
                 w.total -= (size_t)w.v[i].size;
@@ -648,6 +650,12 @@ size_t cache_trim_now(cache *c)
     c->trimmed_at = atomic_load(&c->written_bytes);
     pthread_mutex_unlock(&c->mu);
     return w.removed;
+}
+
+void cache_keep_extra(cache *c, size_t bytes)
+{
+    if (c)
+        atomic_store(&c->extra, bytes);
 }
 
 size_t cache_trim(cache *c)

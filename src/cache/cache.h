@@ -70,6 +70,11 @@ const char *cache_problem(cache *c);
  * first; and temporary files left by a killed build. Returns the number of
  * files removed. */
 size_t cache_trim(cache *c);
+/* Raises the limit trims keep to by `bytes` beyond the cache's own (set,
+ * not added: each build says what it needs): the image variants a build
+ * used, so that a site's photos never push out their own variants, nor
+ * the formulas. */
+void cache_keep_extra(cache *c, size_t bytes);
 /* The same, whatever was written (for tests and `--stats`). */
 size_t cache_trim_now(cache *c);
 

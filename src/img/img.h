@@ -84,13 +84,27 @@ bool img_vips_available(void);
  * sheaf was built without it), or NULL. Static. */
 const char *img_vips_problem(void);
 
-/* Makes the WebP variant of the image `src` (its bytes: data[0..len))
- * at `width` pixels wide (height by the ratio), at `quality` (1..100):
- * from the cache when it holds it (cache may be NULL), else with libvips,
- * then stored there. max_pixels bounds width × height of the source,
- * checked from the header before libvips decodes anything. Appends the
- * WebP bytes to out and returns true; false with *why (caller frees). */
-bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, unsigned width,
-                      int quality, uint64_t max_pixels, buf *out, char **why);
+/* The SHA-256 of an image's bytes, as 64 hex digits and a NUL, in hex. */
+void img_data_hash(const unsigned char *data, size_t len, char hex[65]);
+
+/* The same of the file at path, remembered in the cache under the file's
+ * (path, size, modification time, device and inode): a build that finds
+ * it there does not read the file. When it reads it, its bytes are left
+ * in `bytes` (for a variant to be made). False: it cannot be read. */
+bool img_file_hash(struct cache *c, const char *path, char hex[65], buf *bytes);
+
+/* Appends the cached WebP variant of the image whose hash is hex, at
+ * `width` and `quality`, to out; false when the cache lacks it (or libvips,
+ * whose version is part of the key, is not available). */
+bool img_variant_cached(struct cache *c, const char *hex, unsigned width, int quality, buf *out);
+
+/* Makes the WebP variant of the image data[0..len) (hash: hex) at `width`
+ * pixels wide (height by the ratio), at `quality` (1..100): from the cache
+ * when it holds it (c may be NULL), else with libvips, then stored there.
+ * max_pixels bounds width × height of the source, checked from the header
+ * before libvips decodes anything. Appends the WebP bytes to out and
+ * returns true; false with *why (caller frees). */
+bool img_make_variant(struct cache *c, const char *hex, const unsigned char *data, size_t len,
+                      unsigned width, int quality, uint64_t max_pixels, buf *out, char **why);
 
 #endif

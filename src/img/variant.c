@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nettle/sha2.h>
 #if SHEAF_HAVE_VIPS
@@ -23,6 +24,7 @@
 
 #include "cache/cache.h"
 #include "img/img.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 #if SHEAF_HAVE_VIPS
@@ -96,17 +98,26 @@ static void start(void)
                  v_version(0), v_version(1));
         return;
     }
+    snprintf(version, sizeof version, "%d.%d.%d", v_version(0), v_version(1), v_version(2));
+    vips_ok = true;
+}
+
+/* vips_init and the settings, only before the first variant libvips makes
+ * (a build whose variants all come from the cache needs only the version:
+ * starting libvips costs another 0.1 s) */
+static pthread_once_t inited = PTHREAD_ONCE_INIT;
+static bool init_ok;
+
+static void init(void)
+{
     v_g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, quiet, NULL);
-    if (v_init("sheaf")) {
-        snprintf(start_error, sizeof start_error, "libvips could not start");
+    if (v_init("sheaf"))
         return;
-    }
     v_cache_set_max(0);
     v_cache_set_max_mem(0);
     v_cache_set_max_files(0);
     v_concurrency_set(1);
-    snprintf(version, sizeof version, "%d.%d.%d", v_version(0), v_version(1), v_version(2));
-    vips_ok = true;
+    init_ok = true;
 }
 
 void img_vips_init(void) { pthread_once(&started, start); }
@@ -131,18 +142,53 @@ const char *img_vips_problem(void) { return "this sheaf was built without libvip
 
 bool img_vips_available(void) { return img_vips_version() != NULL; }
 
-/* The cache key: everything the bytes depend on. */
-static void variant_key(buf *key, const unsigned char *data, size_t len, unsigned width, int quality)
+static void hex_of(const uint8_t *d, size_t n, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        hex[2 * i] = digits[d[i] >> 4];
+        hex[2 * i + 1] = digits[d[i] & 15];
+    }
+    hex[2 * n] = 0;
+}
+
+void img_data_hash(const unsigned char *data, size_t len, char hex[65])
 {
     struct sha256_ctx h;
     uint8_t digest[SHA256_DIGEST_SIZE];
     sha256_init(&h);
     sha256_update(&h, len, data);
     sha256_digest(&h, sizeof digest, digest);
-    buf_printf(key, "variant 1\nformat webp\nwidth %u\nquality %d\nlibvips %s\nsource ", width, quality,
-               img_vips_version());
-    for (size_t i = 0; i < sizeof digest; i++)
-        buf_printf(key, "%02x", digest[i]);
+    hex_of(digest, sizeof digest, hex);
+}
+
+bool img_file_hash(struct cache *c, const char *path, char hex[65], buf *bytes)
+{
+    struct stat st;
+    if (stat(path, &st) || !S_ISREG(st.st_mode))
+        return false;
+    buf key = BUF_INIT, v = BUF_INIT;
+    buf_printf(&key, "source 1\npath %s\nsize %lld\nmtime %lld.%09ld\ninode %llu:%llu", path,
+               (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+               (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    bool ok = cache_get(c, "img-src", key.data, key.len, &v) && v.len == 64 && strspn(v.data, "0123456789abcdef") == 64;
+    if (ok) {
+        memcpy(hex, v.data, 65);
+    } else if (fs_read_file(path, bytes)) {
+        img_data_hash((const unsigned char *)bytes->data, bytes->len, hex);
+        cache_put(c, "img-src", key.data, key.len, hex, 64);
+        ok = true;
+    }
+    buf_release(&key);
+    buf_release(&v);
+    return ok;
+}
+
+/* The cache key: everything the bytes depend on. */
+static void variant_key(buf *key, const char *hex, unsigned width, int quality)
+{
+    buf_printf(key, "variant 1\nformat webp\nwidth %u\nquality %d\nlibvips %s\nsource %s", width, quality,
+               img_vips_version(), hex);
 }
 
 /* A cached value is a WebP whose header says `width` wide. */
@@ -152,6 +198,26 @@ static bool webp_ok(const buf *v, unsigned width)
     const char *why;
     return img_read_header((const unsigned char *)v->data, v->len, "v.webp", &info, &why) == IMG_OK
            && info.format == IMG_WEBP && info.width == width;
+}
+
+bool img_variant_cached(struct cache *c, const char *hex, unsigned width, int quality, buf *out)
+{
+    if (!img_vips_available())
+        return false;
+    buf key = BUF_INIT;
+    variant_key(&key, hex, width, quality);
+    size_t at = out->len;
+    bool ok = cache_get(c, "img", key.data, key.len, out);
+    if (ok) {
+        buf v = { .data = out->data + at, .len = out->len - at };
+        ok = webp_ok(&v, width);
+        if (!ok) {
+            out->len = at;
+            out->data[at] = 0;
+        }
+    }
+    buf_release(&key);
+    return ok;
 }
 
 #if SHEAF_HAVE_VIPS
@@ -172,8 +238,8 @@ static char *vips_why(const char *what)
 }
 #endif
 
-bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, unsigned width,
-                      int quality, uint64_t max_pixels, buf *out, char **why)
+bool img_make_variant(struct cache *c, const char *hex, const unsigned char *data, size_t len,
+                      unsigned width, int quality, uint64_t max_pixels, buf *out, char **why)
 {
     *why = NULL;
     img_info info;
@@ -189,18 +255,10 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
         *why = buf_detach(&b, NULL);
         return false;
     }
+    if (img_variant_cached(c, hex, width, quality, out))
+        return true;
     buf key = BUF_INIT;
-    variant_key(&key, data, len, width, quality);
-    size_t at = out->len;
-    if (cache_get(c, "img", key.data, key.len, out)) {
-        buf v = { .data = out->data + at, .len = out->len - at };
-        if (webp_ok(&v, width)) {
-            buf_release(&key);
-            return true;
-        }
-        out->len = at;
-        out->data[at] = 0;
-    }
+    variant_key(&key, hex, width, quality);
 #if !SHEAF_HAVE_VIPS
     buf_release(&key);
     *why = xstrdup("this sheaf was built without libvips (SHEAF_VIPS=OFF)");
@@ -209,6 +267,12 @@ bool img_make_variant(struct cache *c, const unsigned char *data, size_t len, un
     if (!img_vips_available()) {
         buf_release(&key);
         *why = xstrdup(img_vips_problem());
+        return false;
+    }
+    pthread_once(&inited, init);
+    if (!init_ok) {
+        buf_release(&key);
+        *why = xstrdup("libvips could not start (vips_init failed)");
         return false;
     }
     /* JPEG shrinks while it decodes (DCT scaling by 2, 4 or 8): the

@@ -226,11 +226,12 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     if (site_generated_on(&s, SITE_GEN_SEARCH_INDEX))
         render_add_job(&jv, &nj, &cj, J_GENERATED, SITE_GEN_SEARCH_INDEX, 0);
     /* image variants next: the longest jobs (libvips, unless cached), one
-     * per (image, width) however many pages show the image; `sheaf check`
+     * per image (all its widths) however many pages show it; `sheaf check`
      * writes nothing and makes none */
     if (o->write || bs->sink)
         for (size_t i = 0; i < s.nvariants; i++)
-            render_add_job(&jv, &nj, &cj, J_VARIANT, (int)i, 0);
+            if (!i || s.variants[i].file != s.variants[i - 1].file) /* one job an image */
+                render_add_job(&jv, &nj, &cj, J_VARIANT, (int)i, 0);
     for (size_t i = 0; i < s.nposts; i++)
         render_add_job(&jv, &nj, &cj, J_PAGE, s.posts[i], 0);
     for (size_t i = 0; i < s.nplain; i++)
@@ -288,6 +289,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         stage(o, "rendering");
     }
     site_parallel(nj, jobs, render_job, &c);
+    if (s.nvariants) /* the cache keeps this build's variants beyond its limit */
+        cache_keep_extra(s.cache, atomic_load(&s.variant_bytes));
     stage(o, "writing");
     render_merge_diags(d, c.diags, jv, nj);
     render_workers_free(&c, jobs);

@@ -35,7 +35,7 @@ typedef enum job_kind {
     J_GENERATED,
     J_OUTPUT, /* a: its index in site.yaml's outputs */
     J_ALIAS, J_FILE,
-    J_VARIANT, /* a: s->variants, an image's resized WebP */
+    J_VARIANT, /* a: the first of an image's variants in s->variants (all its widths) */
     J_REFERENCE /* a: a bibliography entry; run before the others (render_references) */
 } job_kind;
 

@@ -412,26 +412,46 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         buf_release(&out);
         return;
     }
-    case J_VARIANT: {
-        const site_variant *v = &s->variants[j->a];
-        const site_file *f = &s->files[v->file];
-        if (!writable(v->path, d))
-            return;
-        buf src = BUF_INIT, webp = BUF_INIT;
+    case J_VARIANT: { /* every width of one image: s->variants[a …] */
+        const site_variant *v0 = &s->variants[j->a];
+        const site_file *f = &s->files[v0->file];
         char *path = f->data ? NULL : fs_join(s->dir, f->src);
-        char *why = NULL;
-        if (path && !fs_read_file(path, &src))
-            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
-        else if (!img_make_variant(s->cache, f->data ? f->data : (const unsigned char *)src.data,
-                                   f->data ? f->len : src.len, v->width, (int)s->cfg.images_quality,
-                                   (uint64_t)s->cfg.images_max_pixels, &webp, &why))
-            /* the same words from each width's job: the merge keeps one */
-            diag_error(d, v->ref->src, v->at->line, v->at->col, "image '%s': %s", v->at->dest, why);
-        else if (c->sink)
-            c->sink(c->sink_ctx, v->path, webp.data, webp.len);
+        char hex[65];
+        buf src = BUF_INIT, webp = BUF_INIT;
+        bool hashed = true;
+        if (f->data)
+            img_data_hash(f->data, f->len, hex);
         else
-            output_put(c->out, v->path, webp.data, webp.len, d);
-        free(why);
+            hashed = img_file_hash(s->cache, path, hex, &src);
+        if (!hashed)
+            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+        for (size_t k = (size_t)j->a; hashed && k < s->nvariants && s->variants[k].file == v0->file; k++) {
+            const site_variant *v = &s->variants[k];
+            if (!writable(v->path, d))
+                continue;
+            buf_reset(&webp);
+            char *why = NULL;
+            int q = (int)s->cfg.images_quality;
+            bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
+            if (!ok && !f->data && !src.len && !fs_read_file(path, &src)) {
+                diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+                break;
+            }
+            if (!ok)
+                ok = img_make_variant(s->cache, hex, f->data ? f->data : (const unsigned char *)src.data,
+                                      f->data ? f->len : src.len, v->width, q,
+                                      (uint64_t)s->cfg.images_max_pixels, &webp, &why);
+            if (!ok) {
+                diag_error(d, v->ref->src, v->at->line, v->at->col, "image '%s': %s", v->at->dest, why);
+                free(why);
+                break; /* the other widths would say the same */
+            }
+            atomic_fetch_add(&s->variant_bytes, webp.len + 1024); /* the entry's key and header */
+            if (c->sink)
+                c->sink(c->sink_ctx, v->path, webp.data, webp.len);
+            else
+                output_put(c->out, v->path, webp.data, webp.len, d);
+        }
         free(path);
         buf_release(&src);
         buf_release(&webp);

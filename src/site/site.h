@@ -426,6 +426,7 @@ typedef struct site {
     struct site_images *images; /* the sizes of the files read so far (images.c) */
     site_variant *variants; /* the image variants to write (site_image_variants) */
     size_t nvariants;
+    atomic_size_t variant_bytes; /* their bytes, as the render made or read them */
     const site_shortcodes *shortcodes; /* renders shortcodes; NULL: each is an error */
     tpl_value data;       /* site.data: data/ (site_load_data) */
     atomic_size_t markdown_runs; /* pages whose Markdown site_render_markdown wrote */

@@ -269,7 +269,10 @@ TEST(variants)
     cache *c = cache_open(dir, 0);
     buf out = BUF_INIT;
     char *why = NULL;
-    OK(img_make_variant(c, data, len, 480, 80, 100000000, &out, &why));
+    char hex[65];
+    img_data_hash(data, len, hex);
+    OK(!img_variant_cached(c, hex, 480, 80, &out));
+    OK(img_make_variant(c, hex, data, len, 480, 80, 100000000, &out, &why));
     img_info i;
     const char *w;
     EQ_INT(img_read_header((unsigned char *)out.data, out.len, "v.webp", &i, &w), IMG_OK);
@@ -278,25 +281,43 @@ TEST(variants)
     EQ_INT(i.height, 240);
     /* the second time from the cache: the same bytes */
     buf again = BUF_INIT;
-    OK(img_make_variant(c, data, len, 480, 80, 100000000, &again, &why));
+    OK(img_variant_cached(c, hex, 480, 80, &again));
     OK(again.len == out.len && !memcmp(again.data, out.data, out.len));
     EQ_INT(cache_get_stats(c).hits, 1);
+    /* a file's hash is remembered by its place, size and time */
+    char path[128];
+    snprintf(path, sizeof path, "%s/photo.jpg", dir);
+    FILE *fp = fopen(path, "wb");
+    OK(fp && fwrite(data, 1, len, fp) == len);
+    fclose(fp);
+    char h1[65], h2[65];
+    buf bytes = BUF_INIT;
+    OK(img_file_hash(c, path, h1, &bytes));
+    EQ_STR(h1, hex);
+    EQ_INT(bytes.len, len); /* read the first time */
+    buf_reset(&bytes);
+    OK(img_file_hash(c, path, h2, &bytes));
+    EQ_STR(h2, hex);
+    EQ_INT(bytes.len, 0); /* not the second */
+    buf_release(&bytes);
     /* the pixel limit, before libvips decodes */
     buf_reset(&out);
-    OK(!img_make_variant(c, data, len, 480, 80, 400000, &out, &why));
+    OK(!img_make_variant(c, hex, data, len, 480, 80, 400000, &out, &why));
     EQ_STR(why, "1000 × 500 pixels is more than the 400000 an image may have");
     free(why);
     why = NULL;
     /* a bomb: a PNG header claiming 40,000 × 40,000 */
     unsigned char b[64];
     size_t n = png(b, 40000, 40000);
-    OK(!img_make_variant(c, b, n, 480, 80, 100000000, &out, &why));
+    img_data_hash(b, n, hex);
+    OK(!img_make_variant(c, hex, b, n, 480, 80, 100000000, &out, &why));
     EQ_STR(why, "40000 × 40000 pixels is more than the 100000000 an image may have");
     free(why);
     why = NULL;
     /* a corrupt body behind a good header: libvips's reason */
     n = png(b, 1000, 1000);
-    OK(!img_make_variant(c, b, n, 480, 80, 100000000, &out, &why));
+    img_data_hash(b, n, hex);
+    OK(!img_make_variant(c, hex, b, n, 480, 80, 100000000, &out, &why));
     OK(why && !strncmp(why, "libvips could not read it: ", 27));
     free(why);
     cache_free(c);
