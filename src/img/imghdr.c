@@ -438,6 +438,14 @@ static img_status svg(const unsigned char *d, size_t n, img_info *o, const char 
     return IMG_OK;
 }
 
+/* Text that starts like an XML document or an <svg> element. */
+static bool looks_like_xml(const unsigned char *d, size_t n)
+{
+    size_t i = n >= 3 && !memcmp(d, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    i = skip_ws(d, n, i);
+    return at_str(d, n, i, "<?xml") || at_str(d, n, i, "<svg") || at_str(d, n, i, "<!--");
+}
+
 static bool has_ext(const char *name, const char *ext)
 {
     size_t n = name ? strlen(name) : 0, k = strlen(ext);
@@ -460,8 +468,9 @@ img_status img_read_header(const unsigned char *d, size_t n, const char *name, i
         return webp(d, n, o, why);
     if (n >= 12 && !memcmp(d + 4, "ftyp", 4) && (!memcmp(d + 8, "avif", 4) || !memcmp(d + 8, "avis", 4)))
         return avif(d, n, o, why);
-    if (has_ext(name, ".svg"))
-        return svg(d, n, o, why);
+    if (has_ext(name, ".svg") || looks_like_xml(d, n))
+        return svg(d, n, o, why); /* an SVG under another name too, as browsers sniff it
+                                     (a notebook's attachment "image.png" of type image/svg+xml) */
     /* a file named like an image whose bytes are none of these */
     static const char *const raster[] = { ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif" };
     for (size_t i = 0; i < sizeof raster / sizeof *raster; i++)

@@ -83,11 +83,11 @@ static img_status file_header(site *s, int i, img_info *info, const char **why)
         buf w = BUF_INIT;
         if (f->data) {
             const char *sw = NULL;
+            /* bytes sheaf made (a notebook's outputs and attachments, the
+             * theme's): sized when they can be, never the author's error */
             st = img_read_header(f->data, f->len, f->path, &m->info[i], &sw);
-            if (st == IMG_SHORT)
-                st = IMG_BAD;
-            if (sw)
-                buf_puts(&w, sw);
+            if (st == IMG_SHORT || st == IMG_BAD)
+                st = IMG_UNKNOWN;
         } else {
             char *path = fs_join(s->dir, f->src);
             st = img_read_file(path, &m->info[i], &w);

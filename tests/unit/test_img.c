@@ -236,6 +236,11 @@ TEST(svg_size)
     EQ_INT(i.height, 96);
     const char *s4 = "<svg width=\"100%\">"; /* no size: nothing to write, no error */
     EQ_INT(rd((const unsigned char *)s4, strlen(s4), "d.svg", &i), IMG_UNKNOWN);
+    /* an SVG named .png (a notebook's attachment) is read as one */
+    const char *s6 = "<svg width=\"44\" height=\"22\">";
+    EQ_INT(rd((const unsigned char *)s6, strlen(s6), "image.png", &i), IMG_OK);
+    EQ_INT(i.format, IMG_SVG);
+    EQ_INT(i.width, 44);
     const char *s5 = "<html>";
     const char *why;
     EQ_INT(img_read_header((const unsigned char *)s5, strlen(s5), "d.svg", &i, &why), IMG_BAD);
