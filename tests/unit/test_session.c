@@ -222,8 +222,9 @@ TEST(label_edits)
     setenv("SHEAF_CHECK_INCREMENTAL", "1", 1);
     put("site", "site.yaml", "title: Labels\n");
     put("site", "content/posts/2024-01-01-a.md",
-        "---\ntitle: A\n---\n![one](x.png){#fig-one}\n\n![two](x.png){#fig-two}\n");
-    put("site", "content/posts/x.png", "png");
+        "---\ntitle: A\n---\n![one](x.svg){#fig-one}\n\n![two](x.svg){#fig-two}\n");
+    /* a real image: a corrupt one is an error now that images are sized */
+    put("site", "content/posts/x.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 4 2\"/>");
     put("site", "content/posts/2024-01-02-b.md", "---\ntitle: B\n---\nSee [](2024-01-01-a.md#fig-two).\n");
     char site[300], out[300];
     build_options o = session_options(site, out);
@@ -234,12 +235,12 @@ TEST(label_edits)
     EQ_INT(diag_count(d), 0);
     OK(file_has("out/posts/b/index.html", ">Figure 2 in <em>A</em></a>"));
     const char *a1[] = { "content/posts/2024-01-01-a.md" };
-    put("site", a1[0], "---\ntitle: A\n---\n![two](x.png){#fig-two}\n\n![one](x.png){#fig-one}\n");
+    put("site", a1[0], "---\ntitle: A\n---\n![two](x.svg){#fig-two}\n\n![one](x.svg){#fig-one}\n");
     OK(build_session_run(s, a1, 1, d, &st));
     EQ_INT(diag_count(d), 0);
     OK(file_has("out/posts/b/index.html", ">Figure 1 in <em>A</em></a>"));
     OK(same_as_fresh(site, NULL));
-    put("site", a1[0], "---\ntitle: Renamed\n---\n![two](x.png){#fig-two}\n\n![one](x.png){#fig-one}\n");
+    put("site", a1[0], "---\ntitle: Renamed\n---\n![two](x.svg){#fig-two}\n\n![one](x.svg){#fig-one}\n");
     OK(build_session_run(s, a1, 1, d, &st));
     OK(file_has("out/posts/b/index.html", ">Figure 1 in <em>Renamed</em></a>"));
     OK(same_as_fresh(site, NULL));
