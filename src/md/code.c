@@ -340,7 +340,12 @@ void md_code_block(md_walk *w, cmark_node *n)
     int lang = -1;
     if (k && !plain_on_purpose(info, k)) {
         lang = hl_language_find(info, k);
-        if (lang < 0)
+        if (lang < 0 && k == 7 && !strncasecmp(info, "mermaid", 7))
+            md_problem_at(w, false, line, col,
+                          "code block language 'mermaid': sheaf does not draw Mermaid diagrams (Mermaid lays "
+                          "them out in a browser's DOM, which a build does not have); it stays plain code — "
+                          "```dot diagrams are drawn at build time (docs/diagrams.md)");
+        else if (lang < 0)
             md_problem_at(w, false, line, col,
                           "code block language '%.*s' is not one sheaf highlights: it stays plain "
                           "(docs/highlighting.md lists the languages)",

@@ -251,6 +251,14 @@ const md_options *md_walk_options(md_walk *w);
  * punctuation that md/math.c keeps with an inline formula). */
 void md_take_next_text(md_walk *w, size_t n);
 
+/* ---- diagrams (diagram.c) ---- */
+
+/* Writes a fenced code block whose info string is `dot` or `graphviz` as
+ * an inline SVG diagram (md_options.diagram), a <figure> when its options
+ * give an id or a caption; false (nothing written) for any other block, or
+ * when there is no diagram hook. */
+bool md_diagram_code_block(md_walk *w, cmark_node *n);
+
 /* ---- math (math.c) ---- */
 
 /* Writes a fenced code block whose info string is `math`, or a display

@@ -1123,7 +1123,8 @@ static void enter(md_walk *r, cmark_node *n)
         enter_heading(r, n);
         break;
     case CMARK_NODE_CODE_BLOCK:
-        if (!md_ext_on(r, MD_EXT_MATH) || !md_math_code_block(r, b, n))
+        if ((!md_ext_on(r, MD_EXT_MATH) || !md_math_code_block(r, b, n)) &&
+            (md_reference(r) || !md_diagram_code_block(r, n)))
             md_code_block(r, n);
         break;
     case CMARK_NODE_HTML_BLOCK:

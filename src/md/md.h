@@ -68,6 +68,20 @@ typedef struct md_words {
     const char *in;                   /* "{ref} in {title}": a link to another page's label
                                          (the site writes it; md/ does not read it) */
 } md_words;
+/* A diagram met in a ```dot or ```graphviz code block (md/diagram.c), for
+ * md_options.diagram. */
+typedef struct md_diagram {
+    const char *source; /* the dot source exactly as written, NUL-terminated */
+    size_t len;
+    const char *engine; /* `engine=` of the fence, NULL when none (dot) */
+} md_diagram;
+
+/* Renders a diagram to inline SVG. Returns the SVG (in `a`), which starts
+ * with "<svg "; or NULL with *error set to what is wrong (in `a`) and
+ * *error_line to the line of d->source it names (1-based), or 0. Called
+ * on the page's rendering thread. */
+typedef const char *(*md_diagram_fn)(void *ctx, const md_diagram *d, arena *a, const char **error,
+                                     int *error_line);
 
 typedef struct md_options {
     bool unsafe;      /* keep raw HTML (default true in site.yaml) */
@@ -84,6 +98,8 @@ typedef struct md_options {
                          <span class="math inline">\(…\)</span> or
                          <div class="math display">\[…\]</div> */
     void *math_ctx;
+    md_diagram_fn diagram; /* renders ```dot diagrams; NULL leaves them code */
+    void *diagram_ctx;
     /* the names of the boxes a wide table or display formula scrolls in
      * (role="group" aria-label=…), in the site's language; NULL: "Table",
      * "Formula" */
@@ -95,6 +111,9 @@ typedef struct md_options {
     size_t ntrusted;
     const md_words *words;  /* cross-references, captions, alerts; NULL: English */
     bool numbered_sections; /* number the page's headings: "Section 3.1" */
+    /* a diagram's accessible name when its fence gives no caption; NULL:
+     * "Diagram" */
+    const char *label_diagram;
 } md_options;
 
 /* The extensions' switches, in the order of md/extensions.h: "tables",

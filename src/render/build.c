@@ -153,10 +153,13 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         goto done;
     s.cfg.markdown.math = site_math_render;
     s.cfg.markdown.math_ctx = &bs->math;
+    s.cfg.markdown.diagram = site_diagram_render;
+    s.cfg.markdown.diagram_ctx = &bs->diagram;
     load_strings(bs, &s, d);
     s.cfg.markdown.label_table = site_string(&s, "table");
     s.cfg.markdown.label_math = site_string(&s, "formula");
     s.cfg.markdown.words = site_md_words(&s);
+    s.cfg.markdown.label_diagram = site_string(&s, "diagram");
     /* the templates: shortcodes render while the Markdown is written */
     char *tdir = fs_join(s.dir, "templates");
     buf theme_t = BUF_INIT;

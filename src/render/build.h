@@ -59,6 +59,7 @@ typedef struct build_stats {
     size_t markdown; /* pages whose Markdown was written this run (not kept from the last) */
     size_t formulas, formulas_rendered; /* met; rendered by KaTeX, not from the cache */
     size_t engines;  /* KaTeX engines started */
+    size_t diagrams, diagrams_rendered; /* ```dot diagrams met; laid out by Graphviz, not from the cache */
     double ms_engines; /* starting them */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;

@@ -122,7 +122,8 @@ struct build_session {
     bool check;                 /* SHEAF_CHECK_INCREMENTAL=1: see session.c */
     cache *cache;               /* .sheaf-cache/, or NULL with --no-cache */
     site_math math;             /* formulas: the cache and KaTeX engines */
-    size_t stats0[3];           /* render_math_stats: the counts at a run's start */
+    site_diagram diagram;       /* ```dot diagrams: the cache */
+    size_t stats0[5];           /* render_math_stats: the counts at a run's start */
     double ms0;
     bool cache_warned;          /* its problem was reported once */
     size_t *deferred;           /* jobs of the last fast rebuild left for build_session_finish */

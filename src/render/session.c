@@ -52,6 +52,7 @@ build_session *build_session_new(const build_options *o)
     }
     s->math.cache = s->cache;
     s->math.engines = js_pool_new();
+    s->diagram.cache = s->cache;
     const char *check = getenv("SHEAF_CHECK_INCREMENTAL");
     s->check = check && !strcmp(check, "1");
     return s;
@@ -519,9 +520,13 @@ void render_math_stats(build_session *s, bool begin, build_stats *st)
     double ms;
     size_t f = atomic_load(&s->math.formulas), r = atomic_load(&s->math.rendered);
     size_t e = js_pool_started(s->math.engines, &ms);
+    size_t df = atomic_load(&s->diagram.diagrams), dr = atomic_load(&s->diagram.rendered);
     if (begin) {
         s->stats0[0] = f, s->stats0[1] = r, s->stats0[2] = e, s->ms0 = ms;
+        s->stats0[3] = df, s->stats0[4] = dr;
     } else if (st) {
+        st->diagrams = df - s->stats0[3];
+        st->diagrams_rendered = dr - s->stats0[4];
         st->formulas = f - s->stats0[0];
         st->formulas_rendered = r - s->stats0[1];
         st->engines = e - s->stats0[2];

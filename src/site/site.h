@@ -49,6 +49,19 @@ bool site_mathml_ok(const char *s, size_t n);
 const char *site_math_render(void *ctx, const md_formula *f, arena *a, const char **error,
                              long *error_at);
 
+/* ---- diagrams (diagram.c) ----------------------------------------------- */
+
+/* What rendering ```dot diagrams needs across the runs of a build session:
+ * the build cache (may be NULL). */
+typedef struct site_diagram {
+    struct cache *cache;
+    atomic_size_t diagrams, rendered; /* met, and laid out by Graphviz (not cached) */
+} site_diagram;
+
+/* md_diagram_fn for md_options.diagram, with a site_diagram as ctx. */
+const char *site_diagram_render(void *ctx, const md_diagram *d, arena *a, const char **error,
+                                int *error_line);
+
 /* ---- configuration (site.yaml) ----------------------------------------- */
 
 typedef struct permalink_rule {

@@ -1,0 +1,197 @@
+/* diagram/dot.c: one dot source → Graphviz → SVG (diagram/svg.c fixes it).
+ *
+ * One Graphviz context for the process, made on first use and kept (its
+ * plugins are loaded once; Debian's libgvc finds them through its
+ * config6a); every call into Graphviz holds `lock`, since Graphviz keeps
+ * its parser, error stream and much else in globals. Errors are kept, not
+ * printed (agseterr(AGMAX)): aglasterr gives the last one, which becomes
+ * the message, "syntax error in line 3 near '->'" giving the line too.
+ *
+ * The bounds (dot.h) are checked before layout, the one step that can run
+ * long. A graph that asks Graphviz to read files (image=, shapefile=, an
+ * HTML label's <IMG>) is refused: a page's source should not make the
+ * build read paths of the machine it runs on. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "diagram/dot.h"
+
+static atomic_size_t layouts;
+
+size_t diagram_dot_layouts(void) { return atomic_load(&layouts); }
+
+bool diagram_dot_engine_ok(const char *name, size_t n)
+{
+    static const char *const engines[] = { "dot", "neato", "fdp", "sfdp", "circo", "twopi", "osage", "patchwork" };
+    for (size_t i = 0; i < sizeof engines / sizeof *engines; i++)
+        if (strlen(engines[i]) == n && !memcmp(engines[i], name, n))
+            return true;
+    return false;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+#ifdef SHEAF_NO_GRAPHVIZ
+
+const char *diagram_dot_version(void) { return "graphviz none svg-pass " STR(DIAGRAM_SVG_PASS); }
+
+bool diagram_dot_render(const char *src, size_t len, const char *engine, buf *svg, buf *err,
+                        int *err_line)
+{
+    (void)src, (void)len, (void)engine, (void)svg;
+    *err_line = 0;
+    buf_puts(err, "this sheaf was built without Graphviz (the static release binary has none: "
+                  "use the Debian package or build sheaf with libgraphviz-dev)");
+    return false;
+}
+
+#else
+
+#include <graphviz_version.h>
+#include <gvc.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static GVC_t *gvc; /* under lock; kept for the process */
+
+const char *diagram_dot_version(void)
+{
+    return "graphviz " PACKAGE_VERSION " svg-pass " STR(DIAGRAM_SVG_PASS) " fonts " DIAGRAM_DOT_FONTS;
+}
+
+/* Graphviz's last error, without "Error: " and the trailing newline; sets
+ * *line from "… in line N …". */
+static void last_error(buf *err, int *line, const char *fallback)
+{
+    const char *m = agerrors() ? aglasterr() : NULL;
+    if (!m || !*m)
+        m = fallback;
+    while (*m == ' ' || *m == '\n')
+        m++;
+    if (!strncasecmp(m, "Error: ", 7))
+        m += 7;
+    if (!strncmp(m, "<stdin>: ", 9))
+        m += 9;
+    size_t n = strlen(m);
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
+        n--;
+    buf_put(err, m, n);
+    const char *l = strstr(err->data, "in line ");
+    if (l)
+        *line = atoi(l + 8);
+}
+
+/* image=, shapefile=, imagepath= on anything, or <IMG in an HTML label */
+static const char *reads_files(Agraph_t *g, const char *src, size_t len)
+{
+    static const char *const names[] = { "image", "shapefile", "imagepath", "fontpath" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        for (int kind = AGRAPH; kind <= AGEDGE; kind++)
+            if (agattr(g, kind, (char *)names[i], NULL))
+                return names[i];
+    for (size_t i = 0; i + 4 <= len; i++)
+        if (src[i] == '<' && !strncasecmp(src + i + 1, "img", 3))
+            return "<IMG>";
+    return NULL;
+}
+
+/* The fonts of the graph, its nodes and edges, where the source names none. */
+static void default_fonts(Agraph_t *g)
+{
+    for (int kind = AGRAPH; kind <= AGEDGE; kind++) {
+        Agsym_t *s = agattr(g, kind, "fontname", NULL);
+        if (!s || !s->defval || !*s->defval)
+            agattr(g, kind, "fontname", DIAGRAM_DOT_FONTS);
+    }
+}
+
+static bool render_locked(const char *src, size_t len, const char *engine, buf *svg, buf *err,
+                          int *err_line)
+{
+    if (!gvc) {
+        gvc = gvContext();
+        if (!gvc) {
+            buf_puts(err, "cannot start Graphviz");
+            return false;
+        }
+    }
+    agseterr(AGMAX); /* keep errors and warnings, print none */
+    agreseterrors();
+    char *text = malloc(len + 1);
+    if (!text)
+        abort();
+    memcpy(text, src, len);
+    text[len] = 0;
+    Agraph_t *g = agmemread(text);
+    free(text);
+    if (!g || agerrors()) {
+        last_error(err, err_line, "no graph in it (write `digraph { a -> b }`)");
+        if (g)
+            agclose(g);
+        return false;
+    }
+    bool ok = false;
+    int nodes = agnnodes(g), edges = agnedges(g);
+    const char *files = reads_files(g, src, len);
+    if (nodes > DIAGRAM_DOT_MAX_NODES || edges > DIAGRAM_DOT_MAX_EDGES) {
+        buf_printf(err, "the graph has %d nodes and %d edges: a diagram may have at most %d nodes and %d edges "
+                        "(laying out more can take Graphviz minutes)",
+                   nodes, edges, DIAGRAM_DOT_MAX_NODES, DIAGRAM_DOT_MAX_EDGES);
+        goto close;
+    }
+    if (files) {
+        buf_printf(err, "%s%s would make Graphviz read a file of the machine that builds the site: "
+                        "sheaf does not let a diagram do that",
+                   files, *files == '<' ? "" : "=");
+        goto close;
+    }
+    const char *layout = agget(g, "layout");
+    if (layout && *layout && !diagram_dot_engine_ok(layout, strlen(layout))) {
+        buf_printf(err, "layout=%s is not a layout engine sheaf runs (dot, neato, fdp, sfdp, circo, twopi, "
+                        "osage, patchwork)", layout);
+        goto close;
+    }
+    default_fonts(g);
+    atomic_fetch_add(&layouts, 1);
+    if (gvLayout(gvc, g, engine ? engine : "dot") != 0 || agerrors()) {
+        last_error(err, err_line, "Graphviz could not lay the graph out");
+        gvFreeLayout(gvc, g);
+        goto close;
+    }
+    char *out = NULL;
+    unsigned int n = 0;
+    if (gvRenderData(gvc, g, "svg", &out, &n) != 0 || !out) {
+        last_error(err, err_line, "Graphviz could not write SVG");
+    } else {
+        ok = diagram_svg_fix(svg, out, n, err);
+    }
+    gvFreeRenderData(out);
+    gvFreeLayout(gvc, g);
+close:
+    agclose(g);
+    return ok;
+}
+
+bool diagram_dot_render(const char *src, size_t len, const char *engine, buf *svg, buf *err,
+                        int *err_line)
+{
+    *err_line = 0;
+    if (len > DIAGRAM_DOT_MAX_BYTES) {
+        buf_printf(err, "this diagram has %zu bytes, more than the %d a diagram may have", len,
+                   DIAGRAM_DOT_MAX_BYTES);
+        return false;
+    }
+    if (memchr(src, 0, len)) {
+        buf_puts(err, "the diagram holds a NUL byte");
+        return false;
+    }
+    pthread_mutex_lock(&lock);
+    bool ok = render_locked(src, len, engine, svg, err, err_line);
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+#endif
