@@ -54,12 +54,19 @@ bool diagram_dot_render(const char *src, size_t len, const char *engine, buf *sv
 #include <graphviz_version.h>
 #include <gvc.h>
 
+/* The parser's flex scanner (libcgraph exports it; no header declares it).
+ * Graphviz leaves the scanner's buffer in place after a parse: whatever
+ * followed the graph (a second graph, a newline) is read by the next
+ * agmemread as the start of its input — another page's diagram. Destroying
+ * the scanner after each parse drops it (the next parse makes a new one). */
+extern int aaglex_destroy(void);
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GVC_t *gvc; /* under lock; kept for the process */
 
 const char *diagram_dot_version(void)
 {
-    return "graphviz " PACKAGE_VERSION " svg-pass " STR(DIAGRAM_SVG_PASS) " fonts " DIAGRAM_DOT_FONTS;
+    return "graphviz " PACKAGE_VERSION " svg-pass " STR(DIAGRAM_SVG_PASS) " limits " STR(DIAGRAM_DOT_NSLIMIT) "/" STR(DIAGRAM_DOT_MCLIMIT) "/" STR(DIAGRAM_DOT_SEARCHSIZE) " fonts " DIAGRAM_DOT_FONTS;
 }
 
 /* Graphviz's last error, without "Error: " and the trailing newline; sets
@@ -98,6 +105,18 @@ static const char *reads_files(Agraph_t *g, const char *src, size_t len)
     return NULL;
 }
 
+/* dot's iteration limits at most the bounds of dot.h, whatever the graph
+ * says (a graph that names none gets them too: network simplex is
+ * unbounded by default, and a few hundred random edges keep it busy for
+ * minutes; a graph of usual size converges well within them, and lays out
+ * the same). */
+static void cap(Agraph_t *g, const char *name, double max, const char *text)
+{
+    const char *v = agget(g, (char *)name);
+    if (!v || !*v || !(atof(v) <= max))
+        agattr(g, AGRAPH, (char *)name, (char *)text);
+}
+
 /* The fonts of the graph, its nodes and edges, where the source names none. */
 static void default_fonts(Agraph_t *g)
 {
@@ -125,7 +144,9 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
         abort();
     memcpy(text, src, len);
     text[len] = 0;
+    agreadline(1); /* the line count is the lexer's, and not reset by agmemread */
     Agraph_t *g = agmemread(text);
+    aaglex_destroy();
     free(text);
     if (!g || agerrors()) {
         last_error(err, err_line, "no graph in it (write `digraph { a -> b }`)");
@@ -155,6 +176,10 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
         goto close;
     }
     default_fonts(g);
+    cap(g, "nslimit", DIAGRAM_DOT_NSLIMIT, STR(DIAGRAM_DOT_NSLIMIT));
+    cap(g, "nslimit1", DIAGRAM_DOT_NSLIMIT, STR(DIAGRAM_DOT_NSLIMIT));
+    cap(g, "mclimit", DIAGRAM_DOT_MCLIMIT, STR(DIAGRAM_DOT_MCLIMIT));
+    cap(g, "searchsize", DIAGRAM_DOT_SEARCHSIZE, STR(DIAGRAM_DOT_SEARCHSIZE));
     atomic_fetch_add(&layouts, 1);
     if (gvLayout(gvc, g, engine ? engine : "dot") != 0 || agerrors()) {
         last_error(err, err_line, "Graphviz could not lay the graph out");

@@ -28,9 +28,17 @@
 #define DIAGRAM_DOT_MAX_BYTES 65536
 /* The most nodes and edges of one graph (subgraphs' included), checked after
  * parsing and before layout: dot's layout time grows fast with both (a
- * random graph of 300 nodes and 1,200 edges takes minutes). */
-#define DIAGRAM_DOT_MAX_NODES 500
-#define DIAGRAM_DOT_MAX_EDGES 1000
+ * random graph of 300 nodes and 1,200 edges takes minutes; of 200 and 400,
+ * with the caps below, about 10 s — docs/diagrams.md). */
+#define DIAGRAM_DOT_MAX_NODES 200
+#define DIAGRAM_DOT_MAX_EDGES 400
+/* dot's own iteration limits, set on every graph and capped there (its
+ * network simplex runs without a limit by default): nslimit and nslimit1
+ * (× the nodes), mclimit (crossing minimization, 1 is dot's default) and
+ * searchsize (dot's default). */
+#define DIAGRAM_DOT_NSLIMIT 10
+#define DIAGRAM_DOT_MCLIMIT 1
+#define DIAGRAM_DOT_SEARCHSIZE 30
 
 /* The font family labels get when the graph names none (graph, node or
  * edge `fontname`). Graphviz sizes every box by the text as the build

@@ -245,7 +245,7 @@ bool diagram_svg_fix(buf *out, const char *svg, size_t n, buf *err)
                 char scheme[32];
                 if (!url_allowed(v, vl, scheme)) {
                     buf_printf(err,
-                               "the link '%.*s' has the scheme '%s': only http, https, mailto, relative "
+                               "the link '%.*s' has the scheme '%s:': only http, https, mailto, relative "
                                "and #fragment URLs are written",
                                (int)(vl > 200 ? 200 : vl), v, scheme);
                     return false;
