@@ -126,7 +126,10 @@ static bool engine_known(const char *s, size_t n)
 
 /* Where a figure's label is registered: the id becomes a link target
  * (checked like a heading's). Numbered figures and `@fig-…` references
- * hook in here, with the caption. */
+ * hook in here: a `fig-` id is then registered as a label (which claims
+ * the id and gives the figure its number) instead of claimed, and the
+ * <figcaption> below starts with the figure's number in the page's
+ * words. */
 static void figure_label(md_walk *w, const diagram_opts *o, int line, int col)
 {
     md_claim_id(w, o->id, o->id_len, line, col, true);
