@@ -20,6 +20,8 @@
  *  - the graph's white background as no fill at all, and any other white
  *    fill with class="paper" (the theme paints it the page's background;
  *    without the theme's rule it stays white);
+ *  - no id Graphviz made up (graph0, node1, …: a page with two diagrams
+ *    would hold each twice);
  *  - a link's URL only when url_allowed says so (Graphviz writes `URL=` and
  *    `href=` attributes as <a xlink:href>).
  *
@@ -105,6 +107,24 @@ static bool own_colour(const char *v, size_t n)
         if (eq(v, n, plain[i]))
             return false;
     return n > 0;
+}
+
+/* an id Graphviz makes up (graph0, node3, edge12, clust2, a_node3): two
+ * diagrams on a page would repeat them, and nothing refers to them */
+static bool made_up_id(const char *v, size_t n)
+{
+    static const char *const prefixes[] = { "graph", "node", "edge", "clust", "a_node", "a_edge", "a_graph", "a_clust" };
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        size_t pl = strlen(prefixes[i]);
+        if (n > pl && !memcmp(v, prefixes[i], pl)) {
+            size_t j = pl;
+            while (j < n && v[j] >= '0' && v[j] <= '9')
+                j++;
+            if (j == n)
+                return true;
+        }
+    }
+    return false;
 }
 
 static void put_attr(buf *out, const char *name, size_t nlen, const char *v, size_t vlen)
@@ -251,6 +271,8 @@ bool diagram_svg_fix(buf *out, const char *svg, size_t n, buf *err)
                     return false;
                 }
             }
+            if (eq(t->name, t->nlen, "id") && made_up_id(v, vl))
+                continue;
             if (fill)
                 has_fill = true;
             if ((fill || stroke) && eq(v, vl, "black")) {

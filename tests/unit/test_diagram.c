@@ -49,6 +49,7 @@ TEST(svg_inline)
     OK(strstr(s, "font-family=\"'DejaVu Sans',Verdana,'Noto Sans CJK SC'") != NULL);
     OK(!strcmp(s + svg.len - 6, "</svg>"));
     OK(diagram_svg_ok(s, svg.len));
+    OK(strstr(s, " id=\"") == NULL); /* graph0, node1, edge1: repeated by a second diagram */
     /* width and height are the viewBox's, rounded up */
     double w, h, vw, vh;
     OK(sscanf(s, "<svg width=\"%lf\" height=\"%lf\" viewBox=\"0.00 0.00 %lf %lf", &w, &h, &vw, &vh) == 4);
@@ -66,6 +67,7 @@ TEST(own_colours_and_fonts)
               &svg, &err, &line));
     const char *s = svg.data;
     OK(strstr(s, "fill=\"lightblue\"") != NULL);
+    OK(strstr(s, " id=\"") == NULL);
     OK(strstr(s, "stroke=\"blue\"") != NULL);
     OK(strstr(s, "fill=\"red\"") != NULL);
     OK(strstr(s, "font-family=\"Courier") != NULL);
