@@ -127,12 +127,21 @@ static bool made_up_id(const char *v, size_t n)
     return false;
 }
 
+/* Graphviz escapes `&` and `"` in values but writes a URL's `<` and `>` as
+ * they are (URL="<x>"): written escaped here, so no value holds markup. */
 static void put_attr(buf *out, const char *name, size_t nlen, const char *v, size_t vlen)
 {
     buf_putc(out, ' ');
     buf_put(out, name, nlen);
     buf_puts(out, "=\"");
-    buf_put(out, v, vlen);
+    for (size_t i = 0; i < vlen; i++) {
+        if (v[i] == '<')
+            buf_puts(out, "&lt;");
+        else if (v[i] == '>')
+            buf_puts(out, "&gt;");
+        else
+            buf_putc(out, v[i]);
+    }
     buf_putc(out, '"');
 }
 
@@ -205,7 +214,12 @@ bool diagram_svg_fix(buf *out, const char *svg, size_t n, buf *err)
                 i++;
             continue;
         }
-        const char *gt = memchr(svg + i, '>', n - i);
+        const char *gt = NULL; /* the tag's end: a '>' outside quotes (a URL may hold one) */
+        for (size_t k = i + 1, q = 0; k < n && !gt; k++)
+            if (svg[k] == '"')
+                q = !q;
+            else if (svg[k] == '>' && !q)
+                gt = svg + k;
         if (!gt)
             break;
         size_t tl = (size_t)(gt - (svg + i)) + 1;
