@@ -14,9 +14,10 @@
  *     ```dot {#fig-arch caption="Architecture" engine=neato}
  *
  * An id or a caption makes the diagram a figure,
- * `<figure id="fig-arch" class="diagram">…<figcaption>Architecture</figcaption></figure>`;
- * the id is claimed like a heading's, so `[…](#fig-arch)` and links from
- * other pages to it are checked. `engine=` picks Graphviz's layout (dot by
+ * `<figure id="fig-arch" class="diagram">…<figcaption>Figure 1: Architecture</figcaption></figure>`;
+ * a `fig-` id numbers it with the page's other figures (md/xref.c), so
+ * `@fig-arch` reads "Figure 1"; any id is a link target like a heading's,
+ * so `[…](#fig-arch)` and links from other pages to it are checked. `engine=` picks Graphviz's layout (dot by
  * default). A diagram that does not render is an error at the fence, its
  * message Graphviz's with the line of the diagram and of the file it names;
  * the block is then written as plain code. */
@@ -124,15 +125,17 @@ static bool engine_known(const char *s, size_t n)
     return false;
 }
 
-/* Where a figure's label is registered: the id becomes a link target
- * (checked like a heading's). Numbered figures and `@fig-…` references
- * hook in here: a `fig-` id is then registered as a label (which claims
- * the id and gives the figure its number) instead of claimed, and the
- * <figcaption> below starts with the figure's number in the page's
- * words. */
-static void figure_label(md_walk *w, const diagram_opts *o, int line, int col)
+/* Where a figure's id is registered: a `fig-` id is a numbered figure
+ * (md_label_add: it claims the id, numbers the figure among the page's
+ * others, and `@fig-…` refers to it); its number (arena) is returned for
+ * the caption. Any other id is only claimed, a link target like a
+ * heading's; NULL back. */
+static const char *figure_label(md_walk *w, const diagram_opts *o, int line, int col)
 {
+    if (md_label_kind_of(o->id, o->id_len) == MD_LABEL_FIG)
+        return md_label_add(w, arena_strndup(md_walk_arena(w), o->id, o->id_len), line, col, NULL, NULL);
     md_claim_id(w, o->id, o->id_len, line, col, true);
+    return NULL;
 }
 
 /* A diagram that does not render (the error is reported): its source as
@@ -194,8 +197,7 @@ bool md_diagram_code_block(md_walk *w, cmark_node *n)
         return plain(w, n);
     }
     bool figure = o.id || o.caption;
-    if (o.id)
-        figure_label(w, &o, line, col);
+    const char *number = o.id ? figure_label(w, &o, line, col) : NULL;
     buf *b = md_html(w);
     md_cr(b);
     if (figure) {
@@ -220,9 +222,12 @@ bool md_diagram_code_block(md_walk *w, cmark_node *n)
     buf_putc(b, '"');
     buf_puts(b, svg + 4); /* after "<svg" */
     buf_puts(b, "</div>");
-    if (o.caption) {
+    if (o.caption || number) {
         buf_puts(b, "<figcaption>");
-        md_put_escaped(b, o.caption, o.caption_len);
+        if (number)
+            md_label_caption(w, b, MD_LABEL_FIG, number);
+        if (o.caption)
+            md_put_escaped(b, o.caption, o.caption_len);
         buf_puts(b, "</figcaption>");
     }
     buf_puts(b, figure ? "</figure>\n" : "</div>\n");
