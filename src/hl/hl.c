@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <utf8proc.h>
 
 #include "hl/lang.h"
@@ -111,10 +110,9 @@ typedef struct shared {
     pcre2_match_context *mc; /* its offset limit bounds where a match may start */
     uint32_t md_pairs;
     int depth; /* of sub-language calls */
-    /* the block's budget: CPU time of this thread (see search) */
-    long long deadline_ns;
-    unsigned calls; /* searches since the clock was last read */
-    bool over;      /* the budget ran out: give up at every level */
+    /* the block's budget, in units of work (see search) */
+    unsigned long long work, budget;
+    bool over; /* the budget ran out: give up at every level */
 } shared;
 
 typedef struct stack {
@@ -205,34 +203,46 @@ static bool ensure_md(shared *sh, uint32_t groups)
     return sh->md != NULL;
 }
 
-static long long cpu_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
+/* The work of one pcre2_match call, counted without a clock so that the
+ * same block gets the same result on any machine. A call may try start
+ * positions off..limit (the offset limit) and is given the subject up to
+ * `end` only, with PCRE2_PARTIAL_HARD: where some path of the match ran
+ * into that end (a character, an assertion, $ or \b there), PCRE2 says
+ * "partial" and the call is made again with a window twice as long, up to
+ * the whole subject. Otherwise no path looked past `end`, so the result is
+ * what the whole subject gives. A call is charged the bytes it was shown
+ * from its first start position on. A call over several start positions
+ * is only ever shown HL_CHUNK + HL_WINDOW0 bytes: once one says "partial"
+ * the search goes on one start position at a time, so a long look is
+ * charged for each position it starts from, and a search's time is at
+ * most a constant times its charge (backtracking aside, which PCRE2's
+ * match limit bounds per call). A pattern such as C++'s function head
+ * `[a-zA-Z_]\w*…\(` scans from each position inside an identifier to its
+ * end before failing there: over an identifier of n bytes that costs n²/2
+ * and is charged as much, so such a block runs out of
+ * budget (HL_OVER_BUDGET) instead of running for minutes.
+ * Start positions are tried in chunks — HL_CHUNK0 first, doubling to
+ * HL_CHUNK — and a short window first, since most searches match close
+ * to where they start. */
+enum { HL_CHUNK0 = 4, HL_CHUNK = 16, HL_WINDOW0 = 32 };
 
-/* Whether the block's budget is spent; reads the clock once every
- * `every` calls (a clock read costs about what a short search does). */
-static bool spent(shared *sh, unsigned every)
+static bool charge(shared *sh, size_t bytes)
 {
     if (sh->over)
-        return true;
-    if (++sh->calls < every)
         return false;
-    sh->calls = 0;
-    sh->over = cpu_ns() > sh->deadline_ns;
-    return sh->over;
+    sh->work += bytes;
+    if (sh->work > sh->budget)
+        sh->over = true;
+    return !sh->over;
 }
 
-/* How many start positions one pcre2_match may try. A search tries every
- * position from `off` on, and a pattern such as C++'s function head
- * `[a-zA-Z_]\w*…\(` scans from each position inside an identifier to its
- * end before failing there: one search over an identifier of n bytes costs
- * n²/2 steps. Cut into calls of HL_CHUNK positions (the offset limit), the
- * search is the same — the leftmost match — and the clock is read between
- * calls, so such a search stops once the block's budget is spent. */
-enum { HL_CHUNK = 64 };
+/* the next character boundary at or after i */
+static size_t boundary(const char *s, size_t len, size_t i)
+{
+    while (i < len && ((unsigned char)s[i] & 0xc0) == 0x80)
+        i++;
+    return i;
+}
 
 /* 1: match, 0: none, -1: PCRE2 gave up or the budget is spent */
 static int search(shared *sh, const pcre2_code *re, uint32_t groups, const char *s, size_t len,
@@ -240,16 +250,33 @@ static int search(shared *sh, const pcre2_code *re, uint32_t groups, const char 
 {
     if (!ensure_md(sh, groups))
         return -1;
-    if (!sh->mc && !(sh->mc = pcre2_match_context_create(NULL)))
-        return -1;
-    for (unsigned chunk = 0;; chunk++) {
-        /* past the first chunk the search is long: read the clock each time */
-        if (spent(sh, chunk ? 1 : 64))
+    if (!sh->mc) {
+        if (!(sh->mc = pcre2_match_context_create(NULL)))
             return -1;
-        size_t limit = opts & PCRE2_ANCHORED ? off : off + HL_CHUNK;
+        pcre2_set_match_limit(sh->mc, HL_MATCH_LIMIT);
+    }
+    size_t chunk = HL_CHUNK0;
+    for (;;) {
+        size_t limit = opts & PCRE2_ANCHORED ? off : off + chunk - 1;
+        if (limit > len)
+            limit = len;
         pcre2_set_offset_limit(sh->mc, limit);
-        int rc = pcre2_match(re, (PCRE2_SPTR)s, len, off, opts | PCRE2_NO_UTF_CHECK, sh->md,
-                             sh->mc);
+        int rc;
+        for (size_t window = HL_WINDOW0;; window *= 2) {
+            size_t end = limit + window >= len ? len : boundary(s, len, limit + window);
+            if (!charge(sh, end - off + 1))
+                return -1;
+            uint32_t partial = end < len ? PCRE2_PARTIAL_HARD : 0;
+            rc = pcre2_match(re, (PCRE2_SPTR)s, end, off, opts | partial | PCRE2_NO_UTF_CHECK,
+                             sh->md, sh->mc);
+            if (rc != PCRE2_ERROR_PARTIAL)
+                break;
+            if (limit > off) { /* a long look: one start position at a time */
+                limit = off;
+                chunk = 1;
+                pcre2_set_offset_limit(sh->mc, limit);
+            }
+        }
         if (rc > 0)
             return 1;
         if (rc != PCRE2_ERROR_NOMATCH)
@@ -257,9 +284,9 @@ static int search(shared *sh, const pcre2_code *re, uint32_t groups, const char 
         if (limit >= len || opts & PCRE2_ANCHORED)
             return 0;
         /* no match starts at or before limit: go on from the next character */
-        off = limit + 1;
-        while (off < len && ((unsigned char)s[off] & 0xc0) == 0x80)
-            off++;
+        off = boundary(s, len, limit + 1);
+        if (chunk < HL_CHUNK)
+            chunk *= 2;
     }
 }
 
@@ -787,21 +814,24 @@ hl_status hl_highlight(int lang, const char *code, size_t len, buf *out, hl_page
     if (!page)
         page = &alone;
     page->bytes += len;
-    long long budget = (long long)HL_BUDGET_BASE_MS * 1000000LL +
-                       (long long)HL_BUDGET_NS_PER_BYTE * (long long)page->bytes;
-    if (page->spent_ns >= budget) { /* the blocks before took it all */
+    unsigned long long budget = (unsigned long long)HL_BUDGET_BASE +
+                                (unsigned long long)HL_BUDGET_PER_BYTE * page->bytes;
+    if (page->work >= budget) { /* the blocks before took it all */
         hl_escape(out, code, len);
         return HL_OVER_BUDGET;
     }
     shared sh = {0};
-    long long start = cpu_ns();
-    sh.deadline_ns = start + budget - page->spent_ns;
+    sh.budget = budget - page->work;
     result res = {BUF_INIT, 0, 0, {0}};
     int st = highlight(&sh, lang, code, len, true, NULL, &res);
+    if (sh.over) {
+        buf_reset(&res.value);
+        hl_escape(&res.value, code, len);
+    }
     buf_put(out, res.value.data, res.value.len);
     result_free(&res);
     pcre2_match_data_free(sh.md);
     pcre2_match_context_free(sh.mc);
-    page->spent_ns += cpu_ns() - start;
+    page->work += sh.work;
     return sh.over ? HL_OVER_BUDGET : st == ST_OK ? HL_HIGHLIGHTED : HL_GAVE_UP;
 }

@@ -19,7 +19,7 @@
 
 /* Changes whenever the same input could highlight differently: part of the
  * build cache's key. */
-#define HL_ENGINE_VERSION "hl1-hljs9.18.5"
+#define HL_ENGINE_VERSION "hl2-hljs9.18.5"
 
 /* The language a fence names — its name or an alias, any case ("py",
  * "Python", "sh") — or -1 when there is none or it was left out. */
@@ -36,23 +36,29 @@ typedef enum hl_status {
     HL_HIGHLIGHTED, /* out has highlight.js's HTML */
     HL_GAVE_UP,     /* not UTF-8, or a regex over PCRE2's limits, or a
                        definition that loops: out has the code escaped */
-    HL_OVER_BUDGET, /* the block's time budget ran out: the code escaped */
+    HL_OVER_BUDGET, /* the block's work budget ran out: the code escaped */
 } hl_status;
 
-/* The time budget of a page's code blocks together, in CPU time of the
- * calling thread: HL_BUDGET_BASE_MS plus HL_BUDGET_NS_PER_BYTE for each
- * byte of them (real code takes a quarter of that or less;
+/* The budget of a page's code blocks together, in units of work that
+ * count what PCRE2 may do, never a clock, so that a block is highlighted
+ * or left plain the same way on any machine however busy: each regex
+ * search is charged the start positions it may try times the bytes it is
+ * shown (hl.c, search). HL_BUDGET_BASE plus HL_BUDGET_PER_BYTE for each
+ * byte of the page's code (real code uses a small part of that;
  * docs/internals.md, "Budgets"). A block that runs past what is left of
  * it is given up (HL_OVER_BUDGET), so highlighting a page, in any
- * language, however its code is split into blocks, costs at most linear
- * time in the size of its code. */
-#define HL_BUDGET_BASE_MS 50
-#define HL_BUDGET_NS_PER_BYTE 2000
+ * language, however its code is split into blocks, does at most linear
+ * work in the size of its code. HL_MATCH_LIMIT is PCRE2's match limit
+ * for each search (it bounds backtracking, which the charge leaves out;
+ * past it the block is given up, HL_GAVE_UP). */
+#define HL_BUDGET_BASE 1000000ULL
+#define HL_BUDGET_PER_BYTE 500ULL
+#define HL_MATCH_LIMIT 1000000
 
 /* What a page's blocks have used of their budget: zero it for a page. */
 typedef struct hl_page {
-    long long spent_ns; /* CPU time */
-    size_t bytes;       /* of code */
+    unsigned long long work; /* units of work (above) */
+    size_t bytes;            /* of code */
 } hl_page;
 
 /* Appends to out the HTML of `code` (len bytes of UTF-8) highlighted as

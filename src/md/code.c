@@ -381,10 +381,10 @@ void md_code_block(md_walk *w, cmark_node *n)
             else if (hs == HL_OVER_BUDGET)
                 md_problem_at(w, false, line, col,
                               "code block: highlighting it as %s ran past the page's budget "
-                              "(%d ms + %d µs a byte of code, in CPU time; %zu bytes so far): "
-                              "it stays plain",
-                              hl_language_name(lang), HL_BUDGET_BASE_MS,
-                              HL_BUDGET_NS_PER_BYTE / 1000, md_walk_hl(w)->bytes);
+                              "(%llu + %llu units of regex work a byte of code; %zu bytes so "
+                              "far): it stays plain",
+                              hl_language_name(lang), (unsigned long long)HL_BUDGET_BASE,
+                              (unsigned long long)HL_BUDGET_PER_BYTE, md_walk_hl(w)->bytes);
         } else {
             md_put_escaped(h, code, len);
         }
