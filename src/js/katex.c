@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "js/heap.h"
 #include "js/katex.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -55,141 +56,14 @@ static const char wrapper[] =
     "                                    maxSize: " STR(JS_KATEX_MAX_SIZE_EM) "});\n"
     "})";
 
-/* ---- the heap: Duktape allocates through these, within a budget ----
+/* ---- the engine ----
  *
- * Debian's Duktape is built without DUK_USE_EXEC_TIMEOUT_CHECK (and
- * without DUK_USE_INTERRUPT_COUNTER, which it needs): duk_config.h
- * #undefs both, and they are compile-time options of the library, so a
- * program linking it cannot install an execution-timeout hook. KaTeX
- * allocates all the time (tokens, parse nodes, strings, the output tree),
- * so the allocator is where the budget is kept: it counts the bytes the
- * heap holds and, every 64 calls, reads the thread's CPU clock.
- *
- * Past either bound it does not return: it jumps back to js_katex_render
- * (longjmp), out of Duktape and KaTeX. Returning NULL instead lets Duktape
- * go on: it collects garbage and retries, throws, and KaTeX's compiled
- * loops catch and rethrow, each catch allocating again — ten million
- * refused allocations for one formula, twice its budget in time. A jump
- * out of an allocation is what Duktape's own errors do (they longjmp from
- * wherever an allocation fails), so every object is on the heap's lists;
- * the engine is not used again, only destroyed. */
-
-/* Each block starts with a header that keeps the alignment: its size, and
- * its place in the heap's list of live blocks. A jump out of Duktape can
- * leave a block it had just allocated linked to none of its own lists, so
- * duk_destroy_heap would not free it; the list lets js_katex_free free
- * whatever Duktape left (found by fuzz_formula under LeakSanitizer). */
-typedef union head {
-    struct {
-        union head *prev, *next;
-        size_t size;
-    } b;
-    max_align_t align;
-} head;
-
-typedef struct heap {
-    size_t used, cap;       /* bytes held; cap 0: none */
-    long long deadline_ns;  /* thread CPU time; 0: none */
-    unsigned calls;
-    bool out_of_memory, out_of_time;
-    jmp_buf *escape;        /* where to go past a bound; NULL: return NULL */
-    head *live;             /* the blocks allocated and not freed */
-} heap;
-
-static void link_block(heap *h, head *p)
-{
-    p->b.prev = NULL;
-    p->b.next = h->live;
-    if (h->live)
-        h->live->b.prev = p;
-    h->live = p;
-}
-
-static void unlink_block(heap *h, head *p)
-{
-    if (p->b.prev)
-        p->b.prev->b.next = p->b.next;
-    else
-        h->live = p->b.next;
-    if (p->b.next)
-        p->b.next->b.prev = p->b.prev;
-}
-
-static long long cpu_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static bool refuse(heap *h, size_t more)
-{
-    if (!h->out_of_memory && !h->out_of_time) {
-        if (h->cap && more > h->cap - h->used && more > 0)
-            h->out_of_memory = true;
-        else if (h->deadline_ns && ++h->calls >= 64) {
-            h->calls = 0;
-            h->out_of_time = cpu_ns() > h->deadline_ns;
-        }
-    }
-    if ((h->out_of_memory || h->out_of_time) && h->escape)
-        longjmp(*h->escape, 1);
-    return h->out_of_memory || h->out_of_time;
-}
-
-static void *heap_alloc(void *udata, duk_size_t size)
-{
-    heap *h = udata;
-    if (refuse(h, size) || size > SIZE_MAX - sizeof(head))
-        return NULL;
-    head *p = malloc(sizeof(head) + size);
-    if (!p)
-        return NULL;
-    p->b.size = size;
-    link_block(h, p);
-    h->used += size;
-    return p + 1;
-}
-
-static void heap_free(void *udata, void *ptr)
-{
-    heap *h = udata;
-    if (!ptr)
-        return;
-    head *p = (head *)ptr - 1;
-    h->used -= p->b.size;
-    unlink_block(h, p);
-    free(p);
-}
-
-static void *heap_realloc(void *udata, void *ptr, duk_size_t size)
-{
-    heap *h = udata;
-    if (!ptr)
-        return heap_alloc(udata, size);
-    head *p = (head *)ptr - 1;
-    size_t old = p->b.size;
-    if (size == 0) { /* Duktape's contract: free, and return NULL */
-        heap_free(udata, ptr);
-        return NULL;
-    }
-    if ((size > old && refuse(h, size - old)) || size > SIZE_MAX - sizeof(head))
-        return NULL;
-    unlink_block(h, p);
-    head *q = realloc(p, sizeof(head) + size);
-    if (!q) {
-        link_block(h, p);
-        return NULL;
-    }
-    link_block(h, q);
-    q->b.size = size;
-    h->used = h->used - old + size;
-    return q + 1;
-}
+ * Its heap allocates through js/heap.c, which keeps each formula's budget
+ * (memory and CPU time) and jumps back here past it. */
 
 struct js_katex {
     duk_context *ctx; /* stack: [wrapper] */
-    heap *h;
+    js_heap *h;
     bool spent; /* ran out of a budget: not to be used again */
     size_t cap;           /* the heap's budget past what KaTeX takes loaded */
     long cpu_ms;          /* each formula's CPU time */
@@ -222,13 +96,6 @@ const char *js_katex_version(void)
 {
     pthread_once(&version_once, make_version);
     return version;
-}
-
-static void fatal(void *udata, const char *msg)
-{
-    (void)udata;
-    fprintf(stderr, "sheaf: the JavaScript engine failed: %s\n", msg ? msg : "?");
-    abort();
 }
 
 /* Runs source (named name) and pops its value; false with the error in
@@ -270,26 +137,23 @@ static bool run_bytecode(duk_context *ctx)
 
 js_katex *js_katex_new(buf *error)
 {
-    heap *h = xcalloc(1, sizeof *h);
-    duk_context *ctx = duk_create_heap(heap_alloc, heap_realloc, heap_free, h, fatal);
+    js_heap *h;
+    duk_context *ctx = js_heap_create(&h);
     if (!ctx) {
         buf_puts(error, "cannot create a JavaScript heap");
-        free(h);
         return NULL;
     }
     if (!run(ctx, polyfill, sizeof polyfill - 1, "polyfill.js", error) ||
         (!run_bytecode(ctx) &&
          !run(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error))) {
-        duk_destroy_heap(ctx);
-        free(h);
+        js_heap_destroy(ctx, h);
         return NULL;
     }
     duk_push_string(ctx, wrapper);
     duk_push_string(ctx, "wrapper.js");
     if (duk_pcompile(ctx, DUK_COMPILE_EVAL) != 0 || duk_pcall(ctx, 0) != 0 || !duk_is_function(ctx, -1)) {
         buf_printf(error, "wrapper.js: %s", duk_safe_to_string(ctx, -1));
-        duk_destroy_heap(ctx);
-        free(h);
+        js_heap_destroy(ctx, h);
         return NULL;
     }
     js_katex *k = xcalloc(1, sizeof *k);
@@ -312,14 +176,7 @@ void js_katex_free(js_katex *k)
 {
     if (!k)
         return;
-    k->h->escape = NULL;
-    duk_destroy_heap(k->ctx);
-    /* what a jump out of Duktape left off its lists (a spent engine) */
-    for (head *p = k->h->live, *next; p; p = next) {
-        next = p->b.next;
-        free(p);
-    }
-    free(k->h);
+    js_heap_destroy(k->ctx, k->h);
     free(k);
 }
 
@@ -367,27 +224,20 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
                    JS_KATEX_MAX_BYTES);
         return false;
     }
-    heap *h = k->h;
     /* the budget: this much more heap than KaTeX holds before the formula
      * (what it keeps between formulas is collected now and then by
      * js_pool_collect), this much CPU time */
-    h->cap = h->used + k->cap;
-    h->deadline_ns = cpu_ns() + (long long)k->cpu_ms * 1000000LL;
-    h->calls = 0;
     jmp_buf escape;
     volatile int rc = -1;
     if (!setjmp(escape)) {
-        h->escape = &escape;
+        js_heap_arm(k->h, k->cap, k->cpu_ms, &escape);
         duk_dup(ctx, -1);
         duk_push_lstring(ctx, tex, len);
         duk_push_boolean(ctx, display);
         rc = duk_pcall(ctx, 2);
     }
-    h->escape = NULL;
-    bool oom = h->out_of_memory, late = h->out_of_time;
-    h->cap = 0;
-    h->deadline_ns = 0;
-    h->out_of_memory = h->out_of_time = false;
+    bool oom, late;
+    js_heap_disarm(k->h, &oom, &late);
     if (oom || late) {
         /* jumped out of whatever KaTeX was in the middle of: the engine is
          * only destroyed now, never called */

@@ -1,19 +1,22 @@
-/* katex_bytecode: a build-time tool (not part of sheaf). Compiles
- * katex.min.js with the Duktape sheaf links and writes the compiled
- * function (Duktape bytecode), which sheaf embeds next to the source:
- * loading bytecode starts an engine in a fraction of the time compiling
- * the source takes (docs/math.md has the figures). src/js/katex.c uses it
- * only when the Duktape it runs with is the version that wrote it.
+/* js_bytecode: a build-time tool (not part of sheaf). Compiles a script
+ * (katex.min.js, citeproc.js) with the Duktape sheaf links and writes the
+ * compiled function (Duktape bytecode), which sheaf embeds next to the
+ * source: loading bytecode starts an engine in a fraction of the time
+ * compiling the source takes (docs/math.md and docs/citations.md have the
+ * figures). src/js uses it only when the Duktape it runs with is the
+ * version that wrote it. The script is compiled under the name of its file
+ * (without folders), which its error messages show.
  *
- *   katex_bytecode katex.min.js katex.bc */
+ *   js_bytecode katex.min.js katex.bc */
 #include <duktape.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: katex_bytecode katex.min.js out.bc\n");
+        fprintf(stderr, "usage: js_bytecode script.js out.bc\n");
         return 2;
     }
     FILE *f = fopen(argv[1], "rb");
@@ -36,9 +39,10 @@ int main(int argc, char **argv)
     fclose(f);
     duk_context *ctx = duk_create_heap_default();
     duk_push_lstring(ctx, src, n);
-    duk_push_string(ctx, "katex.min.js");
+    const char *name = strrchr(argv[1], '/');
+    duk_push_string(ctx, name ? name + 1 : argv[1]);
     if (duk_pcompile(ctx, 0) != 0) {
-        fprintf(stderr, "katex_bytecode: %s\n", duk_safe_to_string(ctx, -1));
+        fprintf(stderr, "js_bytecode: %s: %s\n", argv[1], duk_safe_to_string(ctx, -1));
         return 1;
     }
     duk_dump_function(ctx);
