@@ -6,7 +6,7 @@
 # Installs nothing when everything is already there, so it is cheap to run.
 set -eu
 
-build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev libtomlplusplus-dev libmicrohttpd-dev libutf8proc-dev libpcre2-dev nettle-dev libvips-dev libgraphviz-dev duktape-dev libjs-highlight.js libjs-katex"
+build_pkgs="build-essential cmake pkg-config libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev libtomlplusplus-dev libmicrohttpd-dev libutf8proc-dev libpcre2-dev nettle-dev libvips-dev libgraphviz-dev duktape-dev libjs-highlight.js libjs-katex citation-style-language-styles citation-style-language-locales"
 # The release files (scripts/release.sh): a Debian package and its source
 # packages' tools, and what checks the binary is static.
 release_pkgs="$build_pkgs dpkg-dev file"

@@ -51,11 +51,13 @@ echo "== licences and checksums"
     # library built from source here.
     for p in libcmark-gfm-dev libcmark-gfm-extensions-dev libgumbo-dev libyaml-dev \
              libutf8proc-dev libpcre2-dev libtomlplusplus-dev duktape-dev libjs-katex \
-             libjs-highlight.js libc6-dev libstdc++-12-dev libgcc-12-dev; do
+             libjs-highlight.js citation-style-language-styles citation-style-language-locales libc6-dev libstdc++-12-dev libgcc-12-dev; do
         f=/usr/share/doc/$p/copyright
         [ -f "$f" ] || continue
         echo; echo "== $p $(dpkg-query -W -f='${Version}' "$p" 2>/dev/null)"; cat "$f"
     done
+    echo; echo "== citeproc-js (third_party/citeproc, under the CPAL-1.0; its README says why)"
+    cat third_party/citeproc/LICENSE
     echo; echo "== libmicrohttpd (built from Debian's source package)"
     cat "$work/third_party/licenses/libmicrohttpd.copyright"
 } >"$dist/sheaf-$version-licenses.txt"
