@@ -1,0 +1,400 @@
+/* bib/csl.c: .bib entries → CSL-JSON items (see csl.h). One table says
+ * which BibTeX type is which CSL type, one which field is which variable;
+ * the rest (names, dates, language) has a function each. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bib/csl.h"
+
+void bib_json_string(buf *out, const char *s, size_t n)
+{
+    buf_putc(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            buf_printf(out, "\\%c", c);
+        else if (c == '\n')
+            buf_puts(out, "\\n");
+        else if (c < 0x20)
+            buf_printf(out, "\\u%04x", c);
+        else
+            buf_putc(out, (char)c);
+    }
+    buf_putc(out, '"');
+}
+
+static void str(buf *out, const char *s) { bib_json_string(out, s, strlen(s)); }
+
+static const char *field(const bib_entry *e, const char *name)
+{
+    const char *v = bib_field_get(e, name);
+    return v && *v ? v : NULL;
+}
+
+static const char *first(const bib_entry *e, const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = field(e, *names);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+/* ---- types ---- */
+
+static const struct {
+    const char *bib, *csl, *genre;
+} types[] = {
+    { "article", "article-journal", NULL },
+    { "book", "book", NULL },
+    { "booklet", "pamphlet", NULL },
+    { "collection", "book", NULL },
+    { "conference", "paper-conference", NULL },
+    { "inbook", "chapter", NULL },
+    { "incollection", "chapter", NULL },
+    { "inproceedings", "paper-conference", NULL },
+    { "manual", "book", NULL },
+    { "mastersthesis", "thesis", "Master\u2019s thesis" },
+    { "misc", "", NULL },
+    { "mvbook", "book", NULL },
+    { "online", "webpage", NULL },
+    { "patent", "patent", NULL },
+    { "periodical", "periodical", NULL },
+    { "phdthesis", "thesis", "PhD thesis" },
+    { "proceedings", "book", NULL },
+    { "report", "report", NULL },
+    { "techreport", "report", NULL },
+    { "thesis", "thesis", NULL },
+    { "unpublished", "manuscript", NULL },
+    { "www", "webpage", NULL },
+};
+
+/* ---- variables: the first field that is there ---- */
+
+static const struct {
+    const char *csl;
+    const char *bib[4];
+} plain[] = {
+    { "title", { "title" } },
+    { "container-title", { "journaltitle", "journal", "booktitle" } },
+    { "collection-title", { "series" } },
+    { "volume", { "volume" } },
+    { "issue", { "number", "issue" } },
+    { "edition", { "edition" } },
+    { "chapter-number", { "chapter" } },
+    { "publisher-place", { "address", "location" } },
+    { "ISBN", { "isbn" } },
+    { "ISSN", { "issn" } },
+    { "note", { "note" } },
+    { "abstract", { "abstract" } },
+};
+
+/* An article or a report numbers issues, a report its own number */
+static bool number_is_issue(const char *type) { return !strcmp(type, "article-journal"); }
+
+/* ---- names ---- */
+
+/* a space or a no-break space (~ in TeX) */
+static bool has_space(const char *s) { return strchr(s, ' ') || strstr(s, "\u00a0"); }
+
+static void names(buf *out, const char *var, const bib_name *v, size_t n)
+{
+    if (!n)
+        return;
+    buf_printf(out, ",\"%s\":[", var);
+    for (size_t i = 0; i < n; i++) {
+        const bib_name *a = &v[i];
+        buf_puts(out, i ? ",{" : "{");
+        if (!strcmp(a->full, "others")) {
+            buf_puts(out, "\"literal\":\"others\"}");
+            continue;
+        }
+        /* {World Health Organization}: BibTeX reads a braced name as one
+         * family token; a family of several words with nothing else can
+         * only have come from braces */
+        if (!*a->given && !*a->von && !*a->jr && has_space(a->family)) {
+            buf_puts(out, "\"literal\":");
+            str(out, a->family);
+            buf_putc(out, '}');
+            continue;
+        }
+        buf_puts(out, "\"family\":");
+        str(out, a->family);
+        if (*a->given) {
+            buf_puts(out, ",\"given\":");
+            str(out, a->given);
+        }
+        if (*a->von) {
+            buf_puts(out, ",\"dropping-particle\":");
+            str(out, a->von);
+        }
+        if (*a->jr) {
+            buf_puts(out, ",\"suffix\":");
+            str(out, a->jr);
+        }
+        buf_putc(out, '}');
+    }
+    buf_putc(out, ']');
+}
+
+/* ---- dates ---- */
+
+static const char *const months[12] = { "jan", "feb", "mar", "apr", "may", "jun",
+                                        "jul", "aug", "sep", "oct", "nov", "dec" };
+
+/* "May", "may", "5", "05" → 5; 0 when it is none of those. */
+static int month_number(const char *m)
+{
+    if (!m)
+        return 0;
+    char *end;
+    long n = strtol(m, &end, 10);
+    if (end != m && !*end)
+        return n >= 1 && n <= 12 ? (int)n : 0;
+    for (int i = 0; i < 12; i++)
+        if (!strncasecmp(m, months[i], 3))
+            return i + 1;
+    return 0;
+}
+
+static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Reads "YYYY[-MM[-DD]]" at *s into p[0..2] (0: absent) and moves *s past
+ * it; false when *s does not start with a year of four digits. */
+static bool ymd(const char **s, int p[3])
+{
+    const char *c = *s;
+    p[0] = p[1] = p[2] = 0;
+    if (strspn(c, "0123456789") != 4)
+        return false;
+    p[0] = atoi(c);
+    c += 4;
+    for (int k = 1; k < 3 && c[0] == '-' && digit(c[1]); k++) {
+        c++;
+        for (int d = 0; d < 2 && digit(*c); d++)
+            p[k] = p[k] * 10 + (*c++ - '0');
+    }
+    *s = c;
+    return true;
+}
+
+static void date_parts(buf *out, const int p[3])
+{
+    buf_printf(out, "[%d", p[0]);
+    if (p[1])
+        buf_printf(out, ",%d", p[1]);
+    if (p[1] && p[2])
+        buf_printf(out, ",%d", p[2]);
+    buf_putc(out, ']');
+}
+
+/* A BibLaTeX date (2017, 2017-05, 2017-05-25, 2017/2018) as a CSL date;
+ * else as a literal one. */
+static void date(buf *out, const char *var, const char *text)
+{
+    const char *s = text;
+    int a[3], b[3];
+    buf_printf(out, ",\"%s\":{", var);
+    if (ymd(&s, a) && (!*s || (*s == '/' && (s++, ymd(&s, b)) && !*s))) {
+        buf_puts(out, "\"date-parts\":[");
+        date_parts(out, a);
+        if (text[strcspn(text, "/")]) {
+            buf_putc(out, ',');
+            date_parts(out, b);
+        }
+        buf_puts(out, "]}");
+        return;
+    }
+    buf_puts(out, "\"literal\":");
+    str(out, text);
+    buf_putc(out, '}');
+}
+
+static void issued(buf *out, const bib_entry *e)
+{
+    const char *d = field(e, "date");
+    if (d) {
+        date(out, "issued", d);
+        return;
+    }
+    const char *y = field(e, "year");
+    if (!y)
+        return;
+    size_t n = strlen(y);
+    bool digits = n == 4 && strspn(y, "0123456789") == 4;
+    if (!digits) { /* "in press", "2017a", "1990--1991" */
+        date(out, "issued", y);
+        return;
+    }
+    int p[3] = { atoi(y), month_number(field(e, "month")), 0 };
+    buf_puts(out, ",\"issued\":{\"date-parts\":[");
+    date_parts(out, p);
+    buf_puts(out, "]}");
+}
+
+/* ---- language ---- */
+
+static const struct {
+    const char *name, *tag;
+} languages[] = {
+    { "american", "en-US" },  { "brazil", "pt-BR" },    { "brazilian", "pt-BR" },
+    { "british", "en-GB" },   { "chinese", "zh-CN" },   { "czech", "cs-CZ" },
+    { "danish", "da-DK" },    { "dutch", "nl-NL" },     { "english", "en-US" },
+    { "finnish", "fi-FI" },   { "french", "fr-FR" },    { "german", "de-DE" },
+    { "greek", "el-GR" },     { "italian", "it-IT" },   { "japanese", "ja-JP" },
+    { "korean", "ko-KR" },    { "ngerman", "de-DE" },   { "norwegian", "nb-NO" },
+    { "polish", "pl-PL" },    { "portuguese", "pt-PT" }, { "russian", "ru-RU" },
+    { "spanish", "es-ES" },   { "swedish", "sv-SE" },   { "turkish", "tr-TR" },
+    { "ukrainian", "uk-UA" },
+};
+
+/* The code point at s (UTF-8 as bib/ keeps it), its length in *n. */
+static uint32_t code_point(const unsigned char *s, size_t *n)
+{
+    if (s[0] < 0x80) {
+        *n = 1;
+        return s[0];
+    }
+    if (s[0] >= 0xe0 && s[0] < 0xf0 && s[1] && s[2]) {
+        *n = 3;
+        return ((uint32_t)(s[0] & 0x0f) << 12) | ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+    }
+    *n = s[0] >= 0xf0 ? 4 : 2;
+    for (size_t i = 1; i < *n; i++)
+        if (!s[i]) {
+            *n = i;
+            break;
+        }
+    return 0x80; /* no CJK block starts outside the three-byte range we test */
+}
+
+/* 'j' kana, 'k' Hangul, 'z' Han; 0 for none. Kana or Hangul decide over
+ * Han, which Japanese and Korean text hold too. */
+static char cjk(const char *text, char seen)
+{
+    for (const unsigned char *s = (const unsigned char *)text; s && *s;) {
+        size_t n;
+        uint32_t c = code_point(s, &n);
+        s += n;
+        if ((c >= 0x3040 && c <= 0x30ff) || (c >= 0x31f0 && c <= 0x31ff))
+            return 'j';
+        if ((c >= 0xac00 && c <= 0xd7af) || (c >= 0x1100 && c <= 0x11ff) || (c >= 0x3130 && c <= 0x318f))
+            return 'k';
+        if ((c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf))
+            seen = 'z';
+    }
+    return seen;
+}
+
+const char *bib_csl_language(const bib_entry *e)
+{
+    const char *l = first(e, (const char *const[]){ "langid", "language", NULL });
+    if (l) {
+        for (size_t i = 0; i < sizeof languages / sizeof *languages; i++)
+            if (!strcasecmp(l, languages[i].name))
+                return languages[i].tag;
+        /* a tag as written: en, zh-CN, pt_BR */
+        size_t n = strlen(l);
+        if (n >= 2 && n <= 16 && strspn(l, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_0123456789") == n)
+            return l;
+        return NULL;
+    }
+    char seen = cjk(field(e, "title"), 0);
+    for (size_t i = 0; i < e->nauthors && seen != 'j' && seen != 'k'; i++)
+        seen = cjk(e->authors[i].full, seen);
+    for (size_t i = 0; i < e->neditors && seen != 'j' && seen != 'k'; i++)
+        seen = cjk(e->editors[i].full, seen);
+    return seen == 'z' ? "zh-CN" : seen == 'j' ? "ja-JP" : seen == 'k' ? "ko-KR" : NULL;
+}
+
+/* ---- the item ---- */
+
+static bool is_arxiv(const bib_entry *e)
+{
+    const char *ap = first(e, (const char *const[]){ "archiveprefix", "eprinttype", NULL });
+    return ap && !strcasecmp(ap, "arxiv") && field(e, "eprint");
+}
+
+/* A DOI without its resolver (https://doi.org/10.1/x → 10.1/x). */
+static const char *bare_doi(const char *doi)
+{
+    static const char *const prefixes[] = { "https://doi.org/", "http://doi.org/", "https://dx.doi.org/",
+                                            "http://dx.doi.org/", "doi:", NULL };
+    for (const char *const *p = prefixes; *p; p++)
+        if (!strncasecmp(doi, *p, strlen(*p)))
+            return doi + strlen(*p);
+    return doi;
+}
+
+static void var(buf *out, const char *name, const char *value)
+{
+    if (!value)
+        return;
+    buf_printf(out, ",\"%s\":", name);
+    str(out, value);
+}
+
+void bib_csl_json(const bib_entry *e, buf *out)
+{
+    const char *type = "", *genre = NULL;
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (!strcmp(e->type, types[i].bib)) {
+            type = types[i].csl;
+            genre = types[i].genre;
+            break;
+        }
+    buf_puts(out, "{\"id\":");
+    str(out, e->key);
+    buf_puts(out, ",\"type\":");
+    str(out, type);
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        if (!strcmp(plain[i].csl, "issue") && !number_is_issue(type)) {
+            var(out, "number", field(e, "number"));
+            var(out, "issue", field(e, "issue"));
+            continue;
+        }
+        const char *const *b = plain[i].bib;
+        var(out, plain[i].csl, first(e, b));
+    }
+    var(out, "genre", field(e, "type") ? field(e, "type") : genre);
+    /* who publishes: the school of a thesis, the institution of a report,
+     * the organization of a manual; howpublished for the rest */
+    var(out, "publisher",
+        first(e, (const char *const[]){ "publisher", "school", "institution", "organization", "howpublished", NULL }));
+    const char *pages = field(e, "pages");
+    if (pages) { /* 1--12 reads 1–12 already (bib/tex.c): CSL wants a hyphen */
+        buf b = BUF_INIT;
+        for (const char *p = pages; *p; p++) {
+            if (!strncmp(p, "\u2013", 3) || !strncmp(p, "\u2014", 3)) {
+                buf_putc(&b, '-');
+                p += 2;
+            } else {
+                buf_putc(&b, *p);
+            }
+        }
+        var(out, "page", b.data);
+        buf_release(&b);
+    }
+    const char *doi = field(e, "doi");
+    var(out, "DOI", doi ? bare_doi(doi) : NULL);
+    const char *url = field(e, "url");
+    if (!url && is_arxiv(e)) {
+        buf u = BUF_INIT;
+        buf_printf(&u, "https://arxiv.org/abs/%s", field(e, "eprint"));
+        var(out, "URL", u.data);
+        buf_release(&u);
+    } else {
+        var(out, "URL", url);
+    }
+    names(out, "author", e->authors, e->nauthors);
+    names(out, "editor", e->editors, e->neditors);
+    issued(out, e);
+    const char *urldate = field(e, "urldate");
+    if (urldate)
+        date(out, "accessed", urldate);
+    var(out, "language", bib_csl_language(e));
+    buf_putc(out, '}');
+}
