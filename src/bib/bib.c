@@ -150,6 +150,7 @@ bool bib_resolve_crossrefs(bib *b, arena *a, diag_list *d)
             if (!have) {
                 f[n].name = name;
                 f[n].text = p->fields[k].text;
+                f[n].raw = p->fields[k].raw;
                 n++;
             }
         }

@@ -49,6 +49,8 @@ typedef struct bib_name {
 typedef struct bib_field {
     const char *name;  /* lower case: "title", "booktitle", … */
     const char *text;  /* Unicode text */
+    const char *raw;   /* the TeX it was made from, macros expanded: which
+                          words braces protect (bib/csl.c's sentence case) */
 } bib_field;
 
 typedef struct bib_entry {

@@ -82,7 +82,7 @@ static const struct {
     { "container-title", { "journaltitle", "journal", "booktitle" } },
     { "collection-title", { "series" } },
     { "volume", { "volume" } },
-    { "issue", { "number", "issue" } },
+    { "issue", { "number" } }, /* BibLaTeX's issue is a season ("Spring"): Pandoc drops it too */
     { "edition", { "edition" } },
     { "chapter-number", { "chapter" } },
     { "publisher-place", { "address", "location" } },
@@ -310,6 +310,95 @@ const char *bib_csl_language(const bib_entry *e)
     return seen == 'z' ? "zh-CN" : seen == 'j' ? "ja-JP" : seen == 'k' ? "ko-KR" : NULL;
 }
 
+/* ---- sentence case ----
+ *
+ * CSL styles want titles in sentence case and capitalise them themselves
+ * where they want title case (text-case="title"); BibTeX titles are
+ * written in title case with braces around what must keep its capitals.
+ * So, as Pandoc does for an English entry's title, booktitle and series:
+ * each word outside braces that is capitalised and otherwise lower case
+ * ("Learning", "A") is lowered, but for the first word and the first after
+ * a colon; words with other capitals ("InBook", "SGD", "iPhone") and words
+ * holding braces or commands (`{Bayesian}`, `M{\"u}ller`) stay. */
+
+static bool upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+
+/* The TeX of raw with such words lowered, in out. */
+static void sentence_case_tex(const char *raw, buf *out)
+{
+    size_t n = strlen(raw), i = 0;
+    int depth = 0;
+    bool at_start = true;
+    while (i < n) {
+        char c = raw[i];
+        if (depth > 0 || c == '{' || c == '}' || c == ' ' || c == '-' || c == ':') {
+            if (c == '{' && depth++ == 0)
+                at_start = false; /* a braced first word ({ImageNet} Classification) */
+            else if (c == '}' && depth > 0)
+                depth--;
+            if (c == ':' && depth == 0)
+                at_start = true;
+            buf_putc(out, c);
+            i++;
+            continue;
+        }
+        /* a word: up to a space, a hyphen, a colon or a brace at depth 0 */
+        size_t end = i + strcspn(raw + i, " -:{}");
+        bool braced = raw[end] == '{' || (i > 0 && raw[i - 1] == '}');
+        size_t l = i;
+        while (l < end && strchr("(\"'`[", raw[l]))
+            l++; /* leading punctuation */
+        /* a word of letters; not a number (3D), math ($X$) or a command */
+        bool letters = l < end && (upper((unsigned char)raw[l]) || (raw[l] >= 'a' && raw[l] <= 'z')) &&
+                       !memchr(raw + i, '$', end - i);
+        bool lower_rest = letters && upper((unsigned char)raw[l]);
+        for (size_t k = l + 1; lower_rest && k < end; k++)
+            if (upper((unsigned char)raw[k]) || raw[k] == '\\')
+                lower_rest = false;
+        buf_put(out, raw + i, l - i);
+        if (lower_rest && !braced && !at_start)
+            buf_putc(out, (char)(raw[l] - 'A' + 'a'));
+        else if (l < end)
+            buf_putc(out, raw[l]);
+        if (l < end)
+            buf_put(out, raw + l + 1, end - l - 1);
+        at_start = false; /* a number starts a title too: "3rd International …" */
+        i = end;
+    }
+}
+
+/* Pandoc's rule: an entry is English when its language says so, or when
+ * it has none and the document's (the style's locale) is English. */
+static bool english(const bib_entry *e, const char *doc_lang)
+{
+    const char *l = bib_csl_language(e);
+    if (!l)
+        l = doc_lang;
+    return !strncasecmp(l, "en", 2) && (!l[2] || l[2] == '-' || l[2] == '_');
+}
+
+/* The field name's text, in sentence case when e is English; NULL when
+ * absent. The result is in out (reset first) or the field's own text. */
+static const char *title_field(const bib_entry *e, const char *doc_lang, const char *name, buf *out)
+{
+    for (size_t i = 0; i < e->nfields; i++) {
+        const bib_field *f = &e->fields[i];
+        if (strcmp(f->name, name) || !*f->text)
+            continue;
+        if (!f->raw || !english(e, doc_lang))
+            return f->text;
+        buf tex = BUF_INIT;
+        sentence_case_tex(f->raw, &tex);
+        arena *a = arena_new();
+        buf_reset(out);
+        buf_puts(out, bib_tex_to_text(a, tex.data, tex.len));
+        arena_free(a);
+        buf_release(&tex);
+        return out->data;
+    }
+    return NULL;
+}
+
 /* ---- the item ---- */
 
 static bool is_arxiv(const bib_entry *e)
@@ -337,7 +426,7 @@ static void var(buf *out, const char *name, const char *value)
     str(out, value);
 }
 
-void bib_csl_json(const bib_entry *e, buf *out)
+void bib_csl_json(const bib_entry *e, const char *doc_lang, buf *out)
 {
     const char *type = "", *genre = NULL;
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -350,10 +439,18 @@ void bib_csl_json(const bib_entry *e, buf *out)
     str(out, e->key);
     buf_puts(out, ",\"type\":");
     str(out, type);
+    buf t = BUF_INIT;
     for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        if (!strcmp(plain[i].csl, "title") || !strcmp(plain[i].csl, "collection-title")) {
+            var(out, plain[i].csl, title_field(e, doc_lang, plain[i].bib[0], &t));
+            continue;
+        }
+        if (!strcmp(plain[i].csl, "container-title") && !field(e, "journaltitle") && !field(e, "journal")) {
+            var(out, plain[i].csl, title_field(e, doc_lang, "booktitle", &t));
+            continue;
+        }
         if (!strcmp(plain[i].csl, "issue") && !number_is_issue(type)) {
             var(out, "number", field(e, "number"));
-            var(out, "issue", field(e, "issue"));
             continue;
         }
         const char *const *b = plain[i].bib;
@@ -397,4 +494,5 @@ void bib_csl_json(const bib_entry *e, buf *out)
         date(out, "accessed", urldate);
     var(out, "language", bib_csl_language(e));
     buf_putc(out, '}');
+    buf_release(&t);
 }

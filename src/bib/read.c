@@ -618,6 +618,7 @@ static void add_fields(reader *r, bib_entry *e)
         x->name = r->fields[k].name;
         const char *raw = r->store.data + r->fields[k].text;
         x->text = bib_tex_to_text(r->a, raw, r->fields[k].len);
+        x->raw = arena_strndup(r->a, raw, r->fields[k].len);
         if (!strcmp(x->name, "author"))
             e->authors = bib_split_names(r->a, raw, &e->nauthors);
         else if (!strcmp(x->name, "editor"))

@@ -10,6 +10,7 @@
 #include "harness.h"
 
 static char got[4096];
+static const char *doc_lang = "en-US";
 
 /* The CSL-JSON of the one entry in text. */
 static const char *item(const char *text)
@@ -20,7 +21,7 @@ static const char *item(const char *text)
     got[0] = 0;
     if (bib_load_text(&b, text, strlen(text), "t.bib", a, d) && b.n == 1) {
         buf out = BUF_INIT;
-        bib_csl_json(&b.entries[0], &out);
+        bib_csl_json(&b.entries[0], doc_lang, &out);
         snprintf(got, sizeof got, "%s", out.data);
         buf_release(&out);
     } else {
@@ -37,7 +38,7 @@ TEST(article)
     EQ_STR(item("@article{k, author = {Knuth, Donald E.}, title = {Literate Programming},\n"
                 "journal = {The Computer Journal}, volume = 27, number = 2, pages = {97--111},\n"
                 "year = 1984, month = may, doi = {https://doi.org/10.1093/comjnl/27.2.97}}"),
-           "{\"id\":\"k\",\"type\":\"article-journal\",\"title\":\"Literate Programming\","
+           "{\"id\":\"k\",\"type\":\"article-journal\",\"title\":\"Literate programming\","
            "\"container-title\":\"The Computer Journal\",\"volume\":\"27\",\"issue\":\"2\","
            "\"page\":\"97-111\",\"DOI\":\"10.1093/comjnl/27.2.97\",\"author\":[{\"family\":\"Knuth\","
            "\"given\":\"Donald E.\"}],\"issued\":{\"date-parts\":[[1984,5]]}}");
@@ -116,6 +117,46 @@ TEST(language)
     OK(strstr(item("@article{k, title = {Über Müller}}"), "language") == NULL);
 }
 
+/* The title as CSL wants it (sentence case) from a title-cased .bib title,
+ * as Pandoc gives it; braces, other capitals, math and numbers stay. */
+static const char *title(const char *tex)
+{
+    static char t[512];
+    char text[512];
+    snprintf(text, sizeof text, "@article{k, title = {%s}}", tex);
+    const char *j = item(text), *p = strstr(j, "\"title\":\"");
+    snprintf(t, sizeof t, "%s", p ? p + 9 : "(none)");
+    char *q = strchr(t, '"');
+    if (q)
+        *q = 0;
+    return t;
+}
+
+TEST(sentence_case)
+{
+    EQ_STR(title("Deep Learning: A Review of {Bayesian} Methods for the {SGD} Era and InBook "
+                 "X-Ray Real-Time"),
+           "Deep learning: A review of Bayesian methods for the SGD era and InBook x-ray real-time");
+    EQ_STR(title("{ImageNet} Classification with Deep Nets"), "ImageNet classification with deep nets");
+    EQ_STR(title("3rd International Conference"), "3rd international conference");
+    EQ_STR(title("{T}he {A}rt of Y2K iPhone 3D $X$ (Deep Nets) M{\\\"u}ller"),
+           "The Art of Y2K iPhone 3D X (deep nets) Müller");
+    /* not English: as written */
+    OK(strstr(item("@book{k, title = {Il Nome Della Rosa}, langid = {italian}}"),
+              "\"title\":\"Il Nome Della Rosa\"") != NULL);
+    /* booktitle as the container and series too; journals stay */
+    const char *j = item("@inproceedings{k, title = {A}, booktitle = {Proceedings of the Big Conference},\n"
+                         "series = {Lecture Notes In Stuff}}");
+    OK(strstr(j, "\"container-title\":\"Proceedings of the big conference\"") != NULL);
+    OK(strstr(j, "\"collection-title\":\"Lecture notes in stuff\"") != NULL);
+    OK(strstr(item("@article{k, journal = {The Computer Journal}}"), "\"The Computer Journal\"") != NULL);
+    /* a document in another language: English entries only by their langid */
+    doc_lang = "zh-CN";
+    EQ_STR(title("A Thesis"), "A Thesis");
+    OK(strstr(item("@article{k, title = {A Thesis}, langid = {english}}"), "\"A thesis\"") != NULL);
+    doc_lang = "en-US";
+}
+
 int main(void)
 {
     RUN(article);
@@ -124,5 +165,6 @@ int main(void)
     RUN(urls);
     RUN(dates);
     RUN(language);
+    RUN(sentence_case);
     return harness_done();
 }
