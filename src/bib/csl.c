@@ -97,6 +97,8 @@ static bool number_is_issue(const char *type) { return !strcmp(type, "article-jo
 
 /* ---- names ---- */
 
+static bool upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+
 /* a space or a no-break space (~ in TeX) */
 static bool has_space(const char *s) { return strchr(s, ' ') || strstr(s, "\u00a0"); }
 
@@ -121,13 +123,26 @@ static void names(buf *out, const char *var, const bib_name *v, size_t n)
             buf_putc(out, '}');
             continue;
         }
+        /* `López de Prado, Marcos`: BibTeX's rule (bibtex.web) makes
+         * "López de" the von part, since it runs from the first word to
+         * the last lower-case one; printed whole, BibTeX gives back
+         * "López de Prado". A particle starting with a capital is part of
+         * the family name, as biber and Pandoc read it. */
+        bool joined = *a->von && upper((unsigned char)a->von[0]);
         buf_puts(out, "\"family\":");
-        str(out, a->family);
+        if (joined) {
+            buf b = BUF_INIT;
+            buf_printf(&b, "%s %s", a->von, a->family);
+            str(out, b.data);
+            buf_release(&b);
+        } else {
+            str(out, a->family);
+        }
         if (*a->given) {
             buf_puts(out, ",\"given\":");
             str(out, a->given);
         }
-        if (*a->von) {
+        if (*a->von && !joined) {
             buf_puts(out, ",\"dropping-particle\":");
             str(out, a->von);
         }
@@ -320,8 +335,6 @@ const char *bib_csl_language(const bib_entry *e)
  * ("Learning", "A") is lowered, but for the first word and the first after
  * a colon; words with other capitals ("InBook", "SGD", "iPhone") and words
  * holding braces or commands (`{Bayesian}`, `M{\"u}ller`) stay. */
-
-static bool upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 
 /* The TeX of raw with such words lowered, in out. */
 static void sentence_case_tex(const char *raw, buf *out)

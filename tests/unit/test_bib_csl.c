@@ -57,6 +57,13 @@ TEST(names)
            "Organization\"},{\"literal\":\"others\"}],\"issued\":{\"date-parts\":[[2018]]}}");
 }
 
+TEST(capital_particle)
+{
+    /* BibTeX's von part "López de"; CSL's family "López de Prado" */
+    OK(strstr(item("@article{k, author = {L{\\'o}pez de Prado, Marcos}}"),
+              "{\"family\":\"López de Prado\",\"given\":\"Marcos\"}") != NULL);
+}
+
 TEST(types_and_publishers)
 {
     EQ_STR(item("@phdthesis{k, author = {Lian, Xiangru}, title = {T}, school = {University of "
@@ -161,6 +168,7 @@ int main(void)
 {
     RUN(article);
     RUN(names);
+    RUN(capital_particle);
     RUN(types_and_publishers);
     RUN(urls);
     RUN(dates);
