@@ -25,8 +25,6 @@
 #include "util/words.h"
 #include "util/xalloc.h"
 
-#define EXCERPT_MAX 140 /* characters of a page's text shown with a result */
-
 typedef struct posting {
     uint32_t doc;
     int where; /* the best place of the key in the document: WORDS_IN_… */
@@ -186,41 +184,12 @@ static void base36(buf *b, uint32_t v)
         buf_putc(b, tmp[--k]);
 }
 
-/* The first EXCERPT_MAX characters of text, at a word's end, one line. */
+/* The excerpt (site_search_excerpt) of n bytes of text, as a JSON string. */
 static void excerpt(buf *b, const char *text, size_t n)
 {
     buf e = BUF_INIT;
-    size_t chars = 0, i = 0, cut = 0;
-    bool space = false;
-    while (i < n && chars < EXCERPT_MAX) {
-        unsigned char c = (unsigned char)text[i];
-        size_t k = 1;
-        while (i + k < n && ((unsigned char)text[i + k] & 0xC0) == 0x80)
-            k++;
-        if (c == '\n' || c == ' ' || c == '\t') {
-            if (!space && e.len) {
-                cut = e.len;
-                buf_putc(&e, ' ');
-            }
-            space = true;
-        } else {
-            /* no space before punctuation: a formula or an image left out
-             * of the text leaves "vectors , one" */
-            if (k == 1 && c && strchr(",.;:!?)", c) && e.len && e.data[e.len - 1] == ' ')
-                e.len--;
-            buf_put(&e, text + i, k);
-            space = false;
-            if (c >= 0xE0) /* CJK text breaks anywhere */
-                cut = e.len;
-        }
-        chars++;
-        i += k;
-    }
-    size_t len = i < n && cut ? cut : e.len;
-    while (len && e.data[len - 1] == ' ')
-        len--;
-    buf_put(&e, "", 0);
-    json_str(b, e.data, len);
+    site_search_excerpt(text, n, &e);
+    json_str(b, e.data, e.len);
     buf_release(&e);
 }
 
@@ -253,6 +222,8 @@ static void add_doc(indexer *x, const page *p, buf *docs)
     buf_puts(docs, "],");
     if (p->description && *p->description)
         excerpt(docs, p->description, strlen(p->description));
+    else if (p->search_excerpt) /* made with its Markdown */
+        json_str(docs, p->search_excerpt, p->search_excerpt_len);
     else
         excerpt(docs, p->md.text ? p->md.text : "", p->md.text_len);
     buf_puts(docs, ",[");

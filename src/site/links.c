@@ -313,6 +313,70 @@ void site_page_search_keys(const page *p, words_set *w, buf *out)
     words_set_take(w, out);
 }
 
+void site_search_excerpt(const char *text, size_t n, buf *out)
+{
+    buf e = BUF_INIT;
+    size_t chars = 0, i = 0, cut = 0;
+    bool space = false;
+    while (i < n && chars < SITE_EXCERPT_MAX) {
+        unsigned char c = (unsigned char)text[i];
+        size_t k = 1;
+        while (i + k < n && ((unsigned char)text[i + k] & 0xC0) == 0x80)
+            k++;
+        if (c == '\n' || c == ' ' || c == '\t') {
+            if (!space && e.len) {
+                cut = e.len;
+                buf_putc(&e, ' ');
+            }
+            space = true;
+        } else {
+            /* no space before punctuation: a formula or an image left out
+             * of the text leaves "vectors , one" */
+            if (k == 1 && c && strchr(",.;:!?)", c) && e.len && e.data[e.len - 1] == ' ')
+                e.len--;
+            buf_put(&e, text + i, k);
+            space = false;
+            if (c >= 0xE0) /* CJK text breaks anywhere */
+                cut = e.len;
+        }
+        chars++;
+        i += k;
+    }
+    size_t len = i < n && cut ? cut : e.len;
+    while (len && e.data[len - 1] == ' ')
+        len--;
+    buf_put(out, e.data, len);
+    buf_release(&e);
+}
+
+/* A one-shot build (no session keeps the page): what the search index
+ * needs of p's plain text, its keys and its excerpt, made now, and the
+ * text itself given back to the arena — it was md_render's last
+ * allocation in a, and it is most of a page's Markdown result (≈ 8 KB a
+ * post of the benchmark corpus, 80 MB at 10,000 posts). */
+static void drop_text(page *p, words_set *w, arena *a, bool search)
+{
+    buf keys = BUF_INIT, exc = BUF_INIT;
+    if (search) {
+        words_set *own = w ? NULL : words_set_new();
+        site_page_search_keys(p, w ? w : own, &keys);
+        words_set_free(own);
+        site_search_excerpt(p->md.text ? p->md.text : "", p->md.text_len, &exc);
+    }
+    if (p->md.text)
+        arena_shrink(a, (void *)p->md.text, p->md.text_len + 1, 0);
+    p->md.text = NULL;
+    p->md.text_len = 0;
+    if (search) {
+        p->search_keys = arena_strndup(a, keys.data, keys.len);
+        p->search_keys_len = keys.len;
+        p->search_excerpt = arena_strndup(a, exc.data, exc.len);
+        p->search_excerpt_len = exc.len;
+    }
+    buf_release(&keys);
+    buf_release(&exc);
+}
+
 /* Makes p's search keys, in a: on the thread that rendered its Markdown,
  * so the search index only merges them, and a build session keeps them
  * with the Markdown. w: the thread's set (reused), or NULL. */
@@ -375,6 +439,8 @@ static void md_job(void *vctx, size_t i, int worker)
         p->search_keys = NULL;
         if (e && e->parsed)
             page_cache_keep_md(e, shortcode_env(c->s, c->env, &p->md), p);
+        else
+            drop_text(p, c->words[worker], a, c->s->cfg.search);
     }
     if (!p->search_keys && c->s->cfg.search) {
         search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);

@@ -298,6 +298,11 @@ typedef struct page {
     const char *search_keys; /* its text's and headings' search keys, packed
                                 (util/words.h), with `search: true`, else NULL */
     size_t search_keys_len;
+    /* the search index's excerpt of its text (site_search_excerpt), made
+     * with its Markdown by a one-shot build, which then drops md.text;
+     * NULL: made from md.text when the index is written */
+    const char *search_excerpt;
+    size_t search_excerpt_len;
     link_rec *links;
     size_t nlinks;
     int *backlinks;       /* page indexes, newest first */
@@ -675,6 +680,12 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
  * headings' titles ranked higher — to out, packed (util/words.h): what
  * page.search_keys holds. w: an empty set to use (left empty). */
 void site_page_search_keys(const page *p, words_set *w, buf *out);
+/* Appends to out the excerpt the search index shows with a page: the first
+ * SITE_EXCERPT_MAX characters of text (or n bytes, if fewer), cut at a
+ * word's end, whitespace runs as one space, no space before punctuation.
+ * Plain text (the index escapes it). */
+#define SITE_EXCERPT_MAX 140
+void site_search_excerpt(const char *text, size_t n, buf *out);
 /* `sheaf check`, after rendering: each root-relative link ("/posts/a/",
  * "/files/x.pdf#p2") must name an output of the build (`produced`: output
  * paths → anything), and its #anchor, when it names a page, one of that
