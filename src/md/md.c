@@ -1452,16 +1452,9 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         if (!heads[i].id)
             heads[i].id = r.reference ? "" : unique_id(&r, heads[i].title, strlen(heads[i].title));
 
-    buf b = BUF_INIT;
-    if (r.holes.n) {
-        assemble(&r, 0, r.html.len, false, &b);
-        out->html = arena_strndup(a, b.data, b.len);
-        out->html_len = b.len;
-    } else {
-        out->html = arena_strndup(a, r.html.data, r.html.len);
-        out->html_len = r.html.len;
-    }
-    buf_reset(&b);
+    buf whole = BUF_INIT, b = BUF_INIT;
+    if (r.holes.n)
+        assemble(&r, 0, r.html.len, false, &whole);
     if (summary.set) {
         assemble(&r, summary.start, summary.end, true, &b);
         buf_put(&b, summary.tail.data, summary.tail.len);
@@ -1494,6 +1487,15 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->problems = md_vec_to_arena(&r.problems, a);
     out->nshortcodes = r.sc_names.n;
     out->shortcodes = md_vec_to_arena(&r.sc_names, a);
+    /* the body and its text last, in this order (md.h) */
+    if (r.holes.n) {
+        out->html = arena_strndup(a, whole.data, whole.len);
+        out->html_len = whole.len;
+    } else {
+        out->html = arena_strndup(a, r.html.data, r.html.len);
+        out->html_len = r.html.len;
+    }
+    buf_release(&whole);
     /* the text a reader sees: one rule for search, counts and snippets */
     buf t = BUF_INIT;
     html_plain_text(&t, out->html, out->html_len, true);

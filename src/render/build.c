@@ -123,6 +123,27 @@ static void stage(const build_options *o, const char *name)
         atomic_store(&o->progress->stage, name);
 }
 
+/* A one-shot build keeps its pages' bodies in a file (site.h, "bodies on
+ * disk") beside the output, on the disk the output goes to, else in the
+ * site's folder; in memory when neither can hold one. */
+static void spill_bodies(site *s, const char *out_dir)
+{
+    char *parent = xstrdup(out_dir);
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/')
+        parent[--n] = '\0';
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent)
+        *slash = '\0';
+    else if (slash)
+        slash[1] = '\0';
+    else
+        strcpy(parent, ".");
+    if (!site_spill_open(s, parent))
+        site_spill_open(s, s->dir);
+    free(parent);
+}
+
 bool render_run(build_session *bs, diag_list *d, build_stats *st)
 {
     const build_options *o = &bs->o;
@@ -185,6 +206,8 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     site_favicon(&s, d);
     site_load_bibliography(&s, d);
     site_assign_paths(&s, d);
+    if (!bs->pages && !bs->kept && !bs->sink && o->write)
+        spill_bodies(&s, bs->out_dir);
     local.ms_load = render_now_ms() - t;
     t = render_now_ms();
     stage(o, "markdown");

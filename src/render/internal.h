@@ -4,6 +4,7 @@
 #ifndef SHEAF_RENDER_INTERNAL_H
 #define SHEAF_RENDER_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -68,7 +69,10 @@ typedef struct render_ctx {
     build_progress *progress; /* counts the jobs done, or NULL */
     tpl_budget budget; /* the steps of this run's renders (opt.budget points here
                         * from render_workers_new on; zeroed there) */
+    atomic_size_t ran; /* jobs finished: every RENDER_TRIM_EVERY, the bodies read
+                        * so far leave memory (site_spill_trim) */
 } render_ctx;
+#define RENDER_TRIM_EVERY 64
 
 /* Writes the search index of s's published pages (search/index.json) to
  * out (search.c). */

@@ -520,6 +520,8 @@ void render_job(void *vctx, size_t i, int worker)
     }
     j->d1 = diag_count(c->diags[worker]);
     arena_reset(c->scratch[worker]);
+    if (c->s->spill && atomic_fetch_add(&c->ran, 1) % RENDER_TRIM_EVERY == RENDER_TRIM_EVERY - 1)
+        site_spill_trim(c->s);
 }
 
 /* ---- each bibliography entry's reference, once a build ----

@@ -352,9 +352,10 @@ void site_search_excerpt(const char *text, size_t n, buf *out)
 /* A one-shot build (no session keeps the page): what the search index
  * needs of p's plain text, its keys and its excerpt, made now, and the
  * text itself given back to the arena — it was md_render's last
- * allocation in a, and it is most of a page's Markdown result (≈ 8 KB a
- * post of the benchmark corpus, 80 MB at 10,000 posts). */
-static void drop_text(page *p, words_set *w, arena *a, bool search)
+ * allocation in a (≈ 8 KB a post of the benchmark corpus, 80 MB at 10,000
+ * posts); then the body, the one before it, goes to the spill file when
+ * the build has one. */
+static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
 {
     buf keys = BUF_INIT, exc = BUF_INIT;
     if (search) {
@@ -364,9 +365,10 @@ static void drop_text(page *p, words_set *w, arena *a, bool search)
         site_search_excerpt(p->md.text ? p->md.text : "", p->md.text_len, &exc);
     }
     if (p->md.text)
-        arena_shrink(a, (void *)p->md.text, p->md.text_len + 1, 0);
+        arena_give_back(a, (void *)p->md.text, p->md.text_len + 1);
     p->md.text = NULL;
     p->md.text_len = 0;
+    site_spill_page(s, p, a); /* the body, now the arena's last allocation */
     if (search) {
         p->search_keys = arena_strndup(a, keys.data, keys.len);
         p->search_keys_len = keys.len;
@@ -440,7 +442,7 @@ static void md_job(void *vctx, size_t i, int worker)
         if (e && e->parsed)
             page_cache_keep_md(e, shortcode_env(c->s, c->env, &p->md), p);
         else
-            drop_text(p, c->words[worker], a, c->s->cfg.search);
+            drop_text(c->s, p, c->words[worker], a, c->s->cfg.search);
     }
     if (!p->search_keys && c->s->cfg.search) {
         search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);
@@ -564,6 +566,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         words_set_free(c.words[w]);
     free(c.words);
     s->outputs = outputs; /* kept for site_page_markdown */
+    site_spill_map(s, d);
 }
 
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)

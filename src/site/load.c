@@ -1581,6 +1581,7 @@ void site_free(site *s)
         strmap_free(s->index->notebooks);
         free(s->index);
     }
+    site_spill_free(s);
     for (int i = 0; i < s->nwa; i++)
         arena_free(s->wa[i]);
     free(s->wa);

@@ -175,6 +175,16 @@ void arena_shrink(arena *a, void *p, size_t old_n, size_t new_n)
     a->total -= o - k;
 }
 
+int arena_give_back(arena *a, void *p, size_t n)
+{
+    size_t o = arena_round_(n);
+    if ((unsigned char *)p + o != a->next)
+        return 0;
+    a->next -= o;
+    a->total -= o;
+    return 1;
+}
+
 void arena_reset(arena *a)
 {
     /* Keep the newest regular block (the largest) for reuse. */

@@ -51,6 +51,11 @@ char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf,
  * (allocate the most they can need, write, shrink). Does nothing when p was
  * not the last allocation of its block. */
 void arena_shrink(arena *a, void *p, size_t old_n, size_t new_n);
+/* Gives back the whole of the most recent allocation: p came from the
+ * last arena_alloc(a, n), and nothing may use it after. Does nothing when
+ * p was not the last allocation of its block. Returns whether it did, so
+ * a caller can give back the allocation before it in turn. */
+int arena_give_back(arena *a, void *p, size_t n);
 /* Forgets everything allocated, keeping the first block for reuse. */
 void arena_reset(arena *a);
 /* Bytes handed out since the last reset (for --stats). */

@@ -1,0 +1,130 @@
+/* spill: the pages' rendered bodies in a file instead of in memory, for a
+ * one-shot build (site.h, "bodies on disk", says why and when).
+ *
+ * The Markdown workers append bodies with pwrite at places they reserve
+ * with one atomic add, so no lock is taken; each body is written with its
+ * NUL, as template strings are. The file is unlinked from the start
+ * (O_TMPFILE, else mkstemp and unlink), so nothing is left behind by a
+ * build that is killed. It is mapped once, after the last write, shared
+ * and read-only: dropping its pages from the process (madvise
+ * MADV_DONTNEED) is then safe while other threads read them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "site/site.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+struct site_spill {
+    int fd;
+    atomic_size_t end;   /* bytes reserved so far */
+    atomic_bool failed;  /* a write failed: later bodies stay in memory */
+    char *map;
+    size_t map_len;
+};
+
+static int open_tmp(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+#endif
+    buf b = BUF_INIT;
+    buf_printf(&b, "%s/.sheaf-bodies-XXXXXX", dir);
+    int fd2 = mkostemp(b.data, O_CLOEXEC);
+    if (fd2 >= 0)
+        unlink(b.data);
+    buf_release(&b);
+    return fd2;
+}
+
+bool site_spill_open(site *s, const char *dir)
+{
+    int fd = open_tmp(dir);
+    if (fd < 0)
+        return false;
+    site_spill *sp = xcalloc(1, sizeof *sp);
+    sp->fd = fd;
+    atomic_init(&sp->end, 0);
+    atomic_init(&sp->failed, false);
+    s->spill = sp;
+    return true;
+}
+
+static bool write_all(int fd, const char *p, size_t n, off_t at)
+{
+    while (n) {
+        ssize_t k = pwrite(fd, p, n, at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+        at += k;
+    }
+    return true;
+}
+
+void site_spill_page(site *s, page *p, arena *a)
+{
+    site_spill *sp = s->spill;
+    if (!sp || !p->md.html || atomic_load(&sp->failed))
+        return;
+    size_t n = p->md.html_len + 1; /* with its NUL */
+    size_t at = atomic_fetch_add(&sp->end, n);
+    if (!write_all(sp->fd, p->md.html, n, (off_t)at)) {
+        atomic_store(&sp->failed, true); /* this body and the later ones stay */
+        return;
+    }
+    arena_give_back(a, (void *)p->md.html, n);
+    p->md.html = NULL;
+    p->spill_off = at + 1;
+}
+
+bool site_spill_map(site *s, diag_list *d)
+{
+    site_spill *sp = s->spill;
+    if (!sp)
+        return true;
+    size_t len = atomic_load(&sp->end);
+    if (len) {
+        void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, sp->fd, 0);
+        if (m == MAP_FAILED) {
+            diag_error(d, NULL, 0, 0, "cannot map the file of the pages' bodies: %s", strerror(errno));
+            return false;
+        }
+        sp->map = m;
+        sp->map_len = len;
+    }
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->spill_off)
+            p->md.html = sp->map + p->spill_off - 1;
+    }
+    return true;
+}
+
+void site_spill_trim(const site *s)
+{
+    if (s->spill && s->spill->map)
+        madvise(s->spill->map, s->spill->map_len, MADV_DONTNEED);
+}
+
+void site_spill_free(site *s)
+{
+    site_spill *sp = s->spill;
+    if (!sp)
+        return;
+    if (sp->map)
+        munmap(sp->map, sp->map_len);
+    close(sp->fd);
+    free(sp);
+    s->spill = NULL;
+}
