@@ -216,9 +216,10 @@ static void excerpt(buf *b, const char *text, size_t n)
     buf_release(&e);
 }
 
-static void add_doc(indexer *x, const page *p, buf *docs)
+/* Appends p's document to the list in docs, which starts at docs0. */
+static void add_doc(indexer *x, const page *p, buf *docs, size_t docs0)
 {
-    if (docs->len > 1)
+    if (docs->len > docs0)
         buf_putc(docs, ',');
     buf_putc(docs, '[');
     tpl_map_touch_all(p->value); /* a build session re-makes the index when the page changes */
@@ -280,17 +281,18 @@ void render_search_index(const site *s, buf *out)
 {
     indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT };
     grow(&x);
-    buf docs = BUF_INIT;
-    buf_putc(&docs, '[');
-    for (size_t k = 0; k < s->nposts; k++)
-        add_doc(&x, &s->pages[s->posts[k]], &docs);
-    for (size_t k = 0; k < s->nplain; k++)
-        add_doc(&x, &s->pages[s->plain[k]], &docs);
-    buf_putc(&docs, ']');
+    /* the documents straight into out; the keys of the ones read leave
+     * memory now and then when they are in the spill file (site.h) */
+    buf_puts(out, "{\"version\":1,\"docs\":[");
+    size_t docs0 = out->len;
+    for (size_t k = 0; k < s->nposts + s->nplain; k++) {
+        add_doc(&x, &s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]], out, docs0);
+        if (k % 256 == 255)
+            site_spill_trim(s);
+    }
+    buf_putc(out, ']');
     vec_sort(x.terms, x.nterms, sizeof *x.terms, cmp_terms);
 
-    buf_puts(out, "{\"version\":1,\"docs\":");
-    buf_put(out, docs.data, docs.len);
     /* keys, front-coded: one digit (how many UTF-16 units it shares with
      * the key before, at most 9), then the rest; separated by spaces */
     buf keys = BUF_INIT;
@@ -328,7 +330,6 @@ void render_search_index(const site *s, buf *out)
     }
     buf_puts(out, "\"}\n");
     buf_release(&keys);
-    buf_release(&docs);
     free(x.terms);
     free(x.slots);
     words_set_free(x.head);

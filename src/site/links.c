@@ -368,10 +368,15 @@ static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
         arena_give_back(a, (void *)p->md.text, p->md.text_len + 1);
     p->md.text = NULL;
     p->md.text_len = 0;
-    site_spill_page(s, p, a); /* the body, now the arena's last allocation */
+    /* the body, now the arena's last allocation */
+    if (p->md.html && (p->spill_body = site_spill_put(s, p->md.html, p->md.html_len))) {
+        arena_give_back(a, (void *)p->md.html, p->md.html_len + 1);
+        p->md.html = NULL; /* until site_spill_map */
+    }
     if (search) {
-        p->search_keys = arena_strndup(a, keys.data, keys.len);
         p->search_keys_len = keys.len;
+        p->spill_keys = site_spill_put(s, keys.data, keys.len);
+        p->search_keys = p->spill_keys ? NULL : arena_strndup(a, keys.data, keys.len);
         p->search_excerpt = arena_strndup(a, exc.data, exc.len);
         p->search_excerpt_len = exc.len;
     }
@@ -444,7 +449,7 @@ static void md_job(void *vctx, size_t i, int worker)
         else
             drop_text(c->s, p, c->words[worker], a, c->s->cfg.search);
     }
-    if (!p->search_keys && c->s->cfg.search) {
+    if (!p->search_keys && !p->spill_keys && c->s->cfg.search) {
         search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);
         if (e && e->has_md)
             e->search_keys = p->search_keys, e->search_keys_len = p->search_keys_len;

@@ -72,20 +72,17 @@ static bool write_all(int fd, const char *p, size_t n, off_t at)
     return true;
 }
 
-void site_spill_page(site *s, page *p, arena *a)
+size_t site_spill_put(site *s, const char *data, size_t n)
 {
     site_spill *sp = s->spill;
-    if (!sp || !p->md.html || atomic_load(&sp->failed))
-        return;
-    size_t n = p->md.html_len + 1; /* with its NUL */
-    size_t at = atomic_fetch_add(&sp->end, n);
-    if (!write_all(sp->fd, p->md.html, n, (off_t)at)) {
-        atomic_store(&sp->failed, true); /* this body and the later ones stay */
-        return;
+    if (!sp || atomic_load(&sp->failed))
+        return 0;
+    size_t at = atomic_fetch_add(&sp->end, n + 1);
+    if (!write_all(sp->fd, data, n, (off_t)at) || !write_all(sp->fd, "", 1, (off_t)(at + n))) {
+        atomic_store(&sp->failed, true); /* this one and the later ones stay in memory */
+        return 0;
     }
-    arena_give_back(a, (void *)p->md.html, n);
-    p->md.html = NULL;
-    p->spill_off = at + 1;
+    return at + 1;
 }
 
 bool site_spill_map(site *s, diag_list *d)
@@ -105,8 +102,10 @@ bool site_spill_map(site *s, diag_list *d)
     }
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
-        if (p->spill_off)
-            p->md.html = sp->map + p->spill_off - 1;
+        if (p->spill_body)
+            p->md.html = sp->map + p->spill_body - 1;
+        if (p->spill_keys)
+            p->search_keys = sp->map + p->spill_keys - 1;
     }
     return true;
 }
