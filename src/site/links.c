@@ -412,6 +412,7 @@ static md_options page_options(const site *s, const page *p)
 
 typedef struct md_job_ctx {
     site *s;
+    diag_list *d;
     const strmap *outputs;
     uint64_t env; /* hash of everything the resolver looks at */
     words_set **words; /* a worker's set for search keys */
@@ -423,6 +424,10 @@ static void md_job(void *vctx, size_t i, int worker)
     page *p = &c->s->pages[i];
     if (p->failed || !p->path)
         return;
+    if (p->text_dropped && !site_source_reread(c->s, p, c->d)) {
+        p->failed = true;
+        return;
+    }
     page_cache_entry *e = p->cache;
     /* a kept rendering that used shortcodes is exact while they read the same */
     uint64_t env = e && e->has_md ? shortcode_env(c->s, c->env, &e->md) : c->env;
@@ -561,7 +566,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* each page's words, in its own language (made here: not thread-safe) */
     for (size_t i = 0; i < s->npages; i++)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
-    md_job_ctx c = { s, outputs, s->page_cache ? link_env(s) : 0, NULL };
+    md_job_ctx c = { s, d, outputs, s->page_cache ? link_env(s) : 0, NULL };
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);
     for (int w = 0; w < nw && s->cfg.search; w++)

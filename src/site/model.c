@@ -55,6 +55,7 @@ static tpl_value safe_v(const char *s, size_t n) { return tpl_safe_strn(s ? s : 
  * a path. */
 typedef struct page_refv {
     tpl_value title, url;
+    tpl_map *ref; /* its {title, url, date}, shared by its neighbours' prev and next */
 } page_refv;
 
 /* {title, url, date} for prev/next and backlinks, in a, with room for
@@ -178,18 +179,25 @@ static bool hugo_term_ok(const buf *b)
     }
 }
 
+/* site_tag_slug into b (reset first). */
+static void tag_slug(const site_config *c, buf *b, const char *name)
+{
+    buf_reset(b);
+    if (c && c->term_slugs_hugo) {
+        text_hugo_path(b, name, strlen(name), true);
+        if (!hugo_term_ok(b))
+            buf_reset(b);
+    }
+    if (!b->len)
+        text_slugify(b, name, strlen(name));
+    if (!b->len)
+        buf_puts(b, "tag"); /* a name without letters or digits ("!!!") */
+}
+
 const char *site_tag_slug(const site_config *c, arena *a, const char *name)
 {
     buf b = BUF_INIT;
-    if (c && c->term_slugs_hugo) {
-        text_hugo_path(&b, name, strlen(name), true);
-        if (!hugo_term_ok(&b))
-            buf_reset(&b);
-    }
-    if (!b.len)
-        text_slugify(&b, name, strlen(name));
-    if (!b.len)
-        buf_puts(&b, "tag"); /* a name without letters or digits ("!!!") */
+    tag_slug(c, &b, name);
     const char *r = arena_strndup(a, b.data, b.len);
     buf_release(&b);
     return r;
@@ -266,21 +274,34 @@ static const char *term_key(buf *b, size_t tax, const char *slug)
     return b->data;
 }
 
+/* A term's {name, slug, url} as a page lists it. */
+static tpl_map *term_ref(site *s, arena *a, const char *name, const tag_info *t, const char *slug)
+{
+    tpl_map *tm = tpl_map_new(a, 3);
+    tpl_map_set_str(a, tm, "name", str_v(name));
+    tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : slug));
+    if (t)
+        tpl_map_set_str(a, tm, "url", str_v(site_url_in(s, a, t->path)));
+    return tm;
+}
+
+/* The terms of a page: `shared` holds each term's reference made once,
+ * for the pages that spell the term as its name does (nearly all). */
 static tpl_value term_refs(site *s, arena *a, const char *const *names, size_t n, size_t tax,
-                           const strmap *term_index, buf *key)
+                           const strmap *term_index, tpl_map *const *shared, buf *key)
 {
     tpl_list *l = tpl_list_new(a, n);
+    buf slug = BUF_INIT;
     for (size_t i = 0; i < n; i++) {
-        const char *slug = site_tag_slug(&s->cfg, a, names[i]);
-        long ti = tax < s->ntaxonomies ? strmap_get(term_index, term_key(key, tax, slug)) : -1;
+        tag_slug(&s->cfg, &slug, names[i]);
+        long ti = tax < s->ntaxonomies ? strmap_get(term_index, term_key(key, tax, slug.data)) : -1;
         const tag_info *t = ti >= 0 ? &s->terms[ti] : NULL;
-        tpl_map *tm = tpl_map_new(a, 3);
-        tpl_map_set_str(a, tm, "name", str_v(names[i]));
-        tpl_map_set_str(a, tm, "slug", str_v(t ? t->slug : slug));
-        if (t)
-            tpl_map_set_str(a, tm, "url", str_v(site_url_in(s, a, t->path)));
-        l->items[i] = tpl_map_value(tm);
+        if (t && !strcmp(names[i], t->name))
+            l->items[i] = tpl_map_value(shared[ti]);
+        else
+            l->items[i] = tpl_map_value(term_ref(s, a, names[i], t, t ? NULL : arena_strndup(a, slug.data, slug.len)));
     }
+    buf_release(&slug);
     return tpl_list_value(l);
 }
 
@@ -311,9 +332,14 @@ void site_page_tail_fields(const page *p, arena *a, tpl_map *m)
     tpl_map_set_str(a, m, "draft", tpl_bool(p->draft));
 }
 
-static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs)
+/* The entries of a page's map, at most: its room is made once (a map
+ * that grows leaves its old entries behind in the arena). */
+#define PAGE_VALUE_ENTRIES 32
+
+static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs,
+                       tpl_map *const *shared_terms)
 {
-    tpl_map *m = tpl_map_new(a, 24);
+    tpl_map *m = tpl_map_new(a, PAGE_VALUE_ENTRIES);
     tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
     if (p->section >= 0)
         tpl_map_set_str(a, m, "section", str_v(s->sections[p->section].name));
@@ -324,13 +350,13 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map *tx = tpl_map_new(a, s->ntaxonomies + 1);
     tpl_value tags = tpl_undefined();
     for (size_t t = 0; t < s->ntaxonomies; t++) {
-        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, term_index, &key);
+        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, term_index, shared_terms, &key);
         tpl_map_set_str(a, tx, s->taxonomies[t].name, l);
         if (!strcmp(s->taxonomies[t].name, "tags"))
             tags = l;
     }
     if (tags.kind == TPL_UNDEFINED)
-        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, term_index, &key);
+        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, term_index, shared_terms, &key);
     buf_release(&key);
     tpl_map_seal(a, tx);
     tpl_map_set_str(a, m, "tags", tags);
@@ -351,9 +377,9 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
         }
     }
     if (p->prev >= 0)
-        tpl_map_set_str(a, m, "prev", tpl_map_value(page_ref(s, a, &s->pages[p->prev], refs, 0)));
+        tpl_map_set_str(a, m, "prev", tpl_map_value(refs[p->prev].ref));
     if (p->next >= 0)
-        tpl_map_set_str(a, m, "next", tpl_map_value(page_ref(s, a, &s->pages[p->next], refs, 0)));
+        tpl_map_set_str(a, m, "next", tpl_map_value(refs[p->next].ref));
     tpl_list *bl = tpl_list_new(a, p->nbacklinks);
     for (size_t i = 0; i < p->nbacklinks; i++) {
         tpl_map *r = page_ref(s, a, &s->pages[p->backlinks[i]], refs, 1);
@@ -384,6 +410,7 @@ typedef struct value_jobs {
     int *order; /* the pages to make values for */
     size_t n;
     page_refv *refs; /* every page's, made first (refv_job) */
+    tpl_map **terms; /* every term's reference from a page (term_ref), made first */
 } value_jobs;
 
 static void refv_job(void *ctx, size_t i, int worker)
@@ -392,12 +419,16 @@ static void refv_job(void *ctx, size_t i, int worker)
     const page *p = &c->s->pages[i];
     c->refs[i].title = str_v(p->title);
     c->refs[i].url = p->path ? str_v(site_url_in(c->s, c->s->wa[worker], p->path)) : tpl_undefined();
+    /* one map for both neighbours: the same entries, the same owner (a
+     * session's retitle_ref sets its title once for both) */
+    if (p->prev >= 0 || p->next >= 0)
+        c->refs[i].ref = page_ref(c->s, c->s->wa[worker], p, c->refs, 0);
 }
 
 static void value_job(void *ctx, size_t i, int worker)
 {
     value_jobs *c = ctx;
-    page_value(c->s, c->s->wa[worker], &c->s->pages[c->order[i]], c->term_index, c->refs);
+    page_value(c->s, c->s->wa[worker], &c->s->pages[c->order[i]], c->term_index, c->refs, c->terms);
 }
 
 /* The terms of every taxonomy (s->terms, s->taxonomies, s->tags), each
@@ -728,7 +759,9 @@ void site_build_model(site *s)
     /* every page's value, in parallel: posts, pages, the _index.md of the
      * home page and of sections */
     value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0,
-                      xcalloc(s->npages + 1, sizeof *vj.refs) };
+                      xcalloc(s->npages + 1, sizeof *vj.refs), xcalloc(s->nterms + 1, sizeof *vj.terms) };
+    for (size_t i = 0; i < s->nterms; i++)
+        vj.terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
     site_parallel(s->npages, s->nwa, refv_job, &vj);
     for (size_t k = 0; k < np; k++)
         vj.order[vj.n++] = s->posts[k];
@@ -740,6 +773,7 @@ void site_build_model(site *s)
     site_parallel(vj.n, s->nwa, value_job, &vj);
     free(vj.order);
     free(vj.refs);
+    free(vj.terms);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)

@@ -250,6 +250,13 @@ typedef struct link_rec {
  * `expiry:` before it. */
 typedef enum site_held { SITE_SHOWN, SITE_DRAFT, SITE_SCHEDULED, SITE_EXPIRED } site_held;
 
+/* What says a file is unchanged between two reads (the rule of the
+ * session's source cache): device, inode, size, mtime. */
+typedef struct site_source_stamp {
+    unsigned long long dev, ino;
+    long long size, mtime_s, mtime_ns;
+} site_source_stamp;
+
 typedef struct page {
     int index;
     const char *src;      /* "content/posts/2024-03-18-a.md" */
@@ -269,6 +276,12 @@ typedef struct page {
     int section;          /* a post's or _index.md's section (s->sections), else -1 */
     char *text;           /* file contents (malloc'd; freed with the site) */
     size_t text_len;
+    /* a one-shot build lets the text go after the front matter, not to
+     * hold every file at once, and reads it again for the Markdown
+     * (site_source_reread): where the body was, and the file's stamp */
+    bool text_dropped;
+    size_t body_off;
+    site_source_stamp stamp;
     str body;
     int body_line;
     tpl_value fm;         /* front matter map */
@@ -644,6 +657,13 @@ void site_source_cache_clear(site_source_cache *c);
  * false. */
 bool site_folder_inside(site *s, const char *prefix, const char *where, int line, int col, diag_list *d);
 
+/* Stamps dir/src; false when it cannot be stat'ed. */
+bool site_source_stamp_of(const char *dir, const char *src, site_source_stamp *st);
+/* Reads dir/src again for a page whose text a one-shot build let go after
+ * its front matter (page.text_dropped): into p->text, with p->body where
+ * it was, when the file's stamp is still the one it had then; else false
+ * with an error in d (the file changed during the build). */
+bool site_source_reread(const site *s, page *p, diag_list *d);
 /* Reads dir/src into *data (malloc'd, NUL-terminated; the caller frees it),
  * from the cache when it is still current. c may be NULL. Returns false with
  * errno set when the file cannot be read — FS_EOUTSIDE when it resolves

@@ -141,3 +141,36 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *src, ch
     }
     return true;
 }
+
+bool site_source_stamp_of(const char *dir, const char *src, site_source_stamp *st)
+{
+    char *full = fs_join(dir, src);
+    struct stat b;
+    bool ok = stat(full, &b) == 0;
+    free(full);
+    if (!ok)
+        return false;
+    *st = (site_source_stamp){ (unsigned long long)b.st_dev, (unsigned long long)b.st_ino,
+                               (long long)b.st_size, (long long)b.st_mtim.tv_sec,
+                               (long long)b.st_mtim.tv_nsec };
+    return true;
+}
+
+bool site_source_reread(const site *s, page *p, diag_list *d)
+{
+    site_source_stamp now;
+    bool ok = site_source_stamp_of(s->dir, p->src, &now) && !memcmp(&now, &p->stamp, sizeof now) &&
+              site_source_read(NULL, s->dir, p->src, &p->text, &p->text_len);
+    if (ok && (long long)p->text_len != p->stamp.size) {
+        free(p->text);
+        p->text = NULL;
+        ok = false;
+    }
+    if (!ok) {
+        diag_error(d, p->src, 0, 0, "changed while sheaf was building the site: build again");
+        return false;
+    }
+    p->body = str_make(p->text + p->body_off, p->body.len);
+    p->text_dropped = false;
+    return true;
+}
