@@ -1459,9 +1459,6 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         assemble(&r, summary.start, summary.end, true, &b);
         buf_put(&b, summary.tail.data, summary.tail.len);
     }
-    out->summary_html = arena_strndup(a, b.data, b.len);
-    out->summary_len = b.len;
-    buf_release(&b);
     out->nheadings = r.heads.n;
     out->headings = md_vec_to_arena(&r.heads, a);
     out->nanchors = r.anchors.n;
@@ -1487,7 +1484,10 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->problems = md_vec_to_arena(&r.problems, a);
     out->nshortcodes = r.sc_names.n;
     out->shortcodes = md_vec_to_arena(&r.sc_names, a);
-    /* the body and its text last, in this order (md.h) */
+    /* the summary, the body and its text last, in this order (md.h) */
+    out->summary_html = arena_strndup(a, b.data, b.len);
+    out->summary_len = b.len;
+    buf_release(&b);
     if (r.holes.n) {
         out->html = arena_strndup(a, whole.data, whole.len);
         out->html_len = whole.len;

@@ -277,9 +277,10 @@ typedef struct md_hooks {
 } md_hooks;
 
 /* Renders `body`, whose first line is line `first_line` of the file, into
- * out. Everything in out is allocated in `a`; out->html and then out->text
- * are its last two allocations there, so a caller done with them can give
- * them back (arena_give_back: a one-shot build keeps neither in memory).
+ * out. Everything in out is allocated in `a`; out->summary_html, out->html
+ * and out->text are its last three allocations there, in this order, so a
+ * caller done with them can give them back (arena_give_back: a one-shot
+ * build keeps none of them in memory).
  * hooks and opt may be NULL (opt NULL: all extensions on, no raw HTML). */
 void md_render(str body, int first_line, const md_options *opt, const md_hooks *hooks, arena *a,
                md_result *out);

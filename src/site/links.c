@@ -353,8 +353,8 @@ void site_search_excerpt(const char *text, size_t n, buf *out)
  * needs of p's plain text, its keys and its excerpt, made now, and the
  * text itself given back to the arena — it was md_render's last
  * allocation in a (≈ 8 KB a post of the benchmark corpus, 80 MB at 10,000
- * posts); then the body, the one before it, goes to the spill file when
- * the build has one. */
+ * posts); then the body and the summary, the ones before it, go to the
+ * spill file when the build has one. */
 static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
 {
     buf keys = BUF_INIT, exc = BUF_INIT;
@@ -368,10 +368,15 @@ static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
         arena_give_back(a, (void *)p->md.text, p->md.text_len + 1);
     p->md.text = NULL;
     p->md.text_len = 0;
-    /* the body, now the arena's last allocation */
+    /* the body, now the arena's last allocation, then the summary */
     if (p->md.html && (p->spill_body = site_spill_put(s, p->md.html, p->md.html_len))) {
         arena_give_back(a, (void *)p->md.html, p->md.html_len + 1);
         p->md.html = NULL; /* until site_spill_map */
+        if (p->md.summary_html &&
+            (p->spill_summary = site_spill_put(s, p->md.summary_html, p->md.summary_len))) {
+            arena_give_back(a, (void *)p->md.summary_html, p->md.summary_len + 1);
+            p->md.summary_html = NULL;
+        }
     }
     if (search) {
         p->search_keys_len = keys.len;

@@ -94,7 +94,18 @@ bool site_spill_map(site *s, diag_list *d)
     if (len) {
         void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, sp->fd, 0);
         if (m == MAP_FAILED) {
+            /* the build fails; what still reads the pages reads "" */
             diag_error(d, NULL, 0, 0, "cannot map the file of the pages' bodies: %s", strerror(errno));
+            for (size_t i = 0; i < s->npages; i++) {
+                page *p = &s->pages[i];
+                if (p->spill_body)
+                    p->md.html = "", p->md.html_len = 0;
+                if (p->spill_summary)
+                    p->md.summary_html = "", p->md.summary_len = 0;
+                if (p->spill_keys)
+                    p->search_keys = "", p->search_keys_len = 0;
+                p->spill_body = p->spill_summary = p->spill_keys = 0;
+            }
             return false;
         }
         sp->map = m;
@@ -104,6 +115,8 @@ bool site_spill_map(site *s, diag_list *d)
         page *p = &s->pages[i];
         if (p->spill_body)
             p->md.html = sp->map + p->spill_body - 1;
+        if (p->spill_summary)
+            p->md.summary_html = sp->map + p->spill_summary - 1;
         if (p->spill_keys)
             p->search_keys = sp->map + p->spill_keys - 1;
     }

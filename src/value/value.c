@@ -132,7 +132,7 @@ void tpl_map_update(const tpl_map *m, size_t index, tpl_value value)
 
 void tpl_map_seal(arena *a, tpl_map *m)
 {
-    if (m->len < 12)
+    if (m->len < 12 || m->index) /* tpl_map_set keeps an index current or drops it */
         return;
     size_t cap = 16;
     while (cap < m->len * 2)
