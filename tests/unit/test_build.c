@@ -382,11 +382,56 @@ TEST(scheduling)
     OK(system(cmd) == 0);
 }
 
+/* A one-shot build lets a page's file go after its front matter and reads
+ * it again for the Markdown (site_source_reread): the body comes back
+ * where it was; a file changed in between is an error, never half of
+ * each version. */
+TEST(reread_after_front_matter)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-build-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    const char *text = "---\ntitle: A\n---\nThe body.\n";
+    put("content/a.md", text);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/site", root);
+    site s = { 0 };
+    s.dir = dir;
+    page p = { 0 };
+    p.src = "content/a.md";
+    OK(site_source_stamp_of(dir, p.src, &p.stamp));
+    p.text_dropped = true;
+    p.body_off = strlen("---\ntitle: A\n---\n");
+    p.body.len = strlen("The body.\n");
+    diag_list *d = diag_list_new();
+    OK(site_source_reread(&s, &p, d));
+    EQ_INT(diag_count(d), 0);
+    OK(p.body.ptr && p.body.len == 10 && !memcmp(p.body.ptr, "The body.\n", 10));
+    OK(!p.text_dropped);
+    free(p.text);
+    p.text = NULL;
+
+    /* the same size, another mtime: changed */
+    p.text_dropped = true;
+    p.stamp.mtime_ns ^= 1;
+    OK(!site_source_reread(&s, &p, d));
+    EQ_INT(diag_error_count(d), 1);
+    buf b = BUF_INIT;
+    diag_format(diag_get(d, 0), &b);
+    EQ_STR(b.data, "content/a.md: error: changed while sheaf was building the site: build again");
+    buf_release(&b);
+    OK(p.text == NULL);
+    diag_list_free(d);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(reading_time);
     RUN(session_matches_build_site);
     RUN(session_body_edits);
     RUN(scheduling);
+    RUN(reread_after_front_matter);
     return harness_done();
 }
