@@ -775,7 +775,8 @@ static void parse_job(void *vctx, size_t i, int worker)
          * once (at 10,000 posts they were two thirds of the peak) */
         bool stamped = site_source_stamp_of(s->dir, p->src, &p->stamp);
         parse_page(s, p, s->wa[worker], c->d);
-        if (stamped && p->text && p->stamp.size == (long long)p->text_len) {
+        /* (not a notebook: its text is what nb_convert made of the file) */
+        if (stamped && p->text && !p->nb && p->stamp.size == (long long)p->text_len) {
             p->body_off = p->body.len ? (size_t)(p->body.ptr - p->text) : 0;
             free(p->text);
             p->text = NULL;
