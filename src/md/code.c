@@ -243,6 +243,56 @@ static bool braced_language(const char *s, const char **lang, size_t *n)
     return true;
 }
 
+/* Pandoc's attribute block written after a fence, ```{.python .numberLines}
+ * or SyntaxHighlighter's ~~~~ {.brush: .php;} (as old Jekyll and Octopress
+ * sites have it): the first class names the language (after "brush:", the
+ * word that follows), .numberLines turns line numbers on, anything else is
+ * ignored with a warning. s is at the '{'; false when it is not one (the
+ * first word is no .class or #id: Hugo's {linenos=true} options). */
+static bool pandoc_attributes(md_walk *w, const char *s, int line, int col, const char **lang, size_t *n,
+                              code_opts *o)
+{
+    const char *p = s + 1;
+    while (is_space(*p))
+        p++;
+    if (*p != '.' && *p != '#')
+        return false;
+    const char *close = strchr(p, '}');
+    const char *end = close ? close : p + strlen(p);
+    *lang = NULL;
+    *n = 0;
+    bool brush = false, ignored = false;
+    while (p < end) {
+        while (p < end && (is_space(*p) || *p == ';'))
+            p++;
+        if (p >= end)
+            break;
+        const char *wd = p;
+        while (p < end && !is_space(*p) && *p != ';')
+            p++;
+        size_t wn = (size_t)(p - wd);
+        const char *name = wd + (*wd == '.');
+        size_t nn = wn - (*wd == '.');
+        if (nn && name[nn - 1] == ':' && word_is(name, nn - 1, "brush")) {
+            brush = true; /* "brush:" — the language follows */
+        } else if ((*wd == '.' || brush) && !*lang && nn && !memchr(name, '=', nn)) {
+            *lang = name;
+            *n = nn;
+            brush = false;
+        } else if (*wd == '.' && (word_is(name, nn, "numberLines") || word_is(name, nn, "number-lines"))) {
+            o->linenos = 1;
+        } else {
+            ignored = true;
+        }
+    }
+    if (ignored || !close)
+        md_problem_at(w, false, line, col,
+                      "code block attributes '%.*s': only the language%s is read, the rest is ignored",
+                      (int)(end - s + (close != NULL)), s,
+                      *lang ? "" : " (none here)");
+    return true;
+}
+
 static bool plain_on_purpose(const char *s, size_t n)
 {
     static const char *const words[] = { "text", "txt", "plain", "nohighlight", "no-highlight" };
@@ -334,6 +384,8 @@ void md_code_block(md_walk *w, cmark_node *n)
     const char *brace = info ? strchr(info + k, '{') : NULL;
     if (!k && brace && braced_language(brace, &info, &k))
         brace = NULL; /* ```{python}: the language, no options */
+    if (!k && brace && pandoc_attributes(w, brace, line, col, &info, &k, &o))
+        brace = NULL; /* ```{.python .numberLines}: the language, maybe line numbers */
     if (brace)
         parse_options(w, brace, line, col, &o);
     bool numbers = o.linenos < 0 ? md_linenos(w) : o.linenos == 1;

@@ -641,6 +641,23 @@ TEST(code_blocks)
     EQ_INT(r.nproblems, 0);
     r = render(a, "```{r echo=FALSE}\nx\n```\n", 1, NULL, NULL);
     EQ_INT(r.nproblems, 1);
+    /* issue 32: Pandoc's attribute block and SyntaxHighlighter's brush
+     * (old Jekyll sites): the language is read, .numberLines numbers the
+     * lines, the rest is ignored with a warning — never an error */
+    r = render(a, "~~~~ {.brush: .php;}\n$x;\n~~~~\n\n``` {.python .numberLines #snippet}\nx\n```\n", 1, NULL,
+               NULL);
+    EQ_STR(r.html, "<pre tabindex=\"0\" class=\"hl\" data-lang=\"php\"><code class=\"language-php hljs\">"
+                   "$x;\n</code></pre>\n"
+                   "<pre tabindex=\"0\" class=\"hl\" data-lang=\"python\"><code class=\"language-python hljs\">"
+                   "<span class=\"line\"><span class=\"ln\">1</span><span class=\"cl\">x\n</span></span>"
+                   "</code></pre>\n");
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1) {
+        OK(!r.problems[0].error);
+        EQ_INT(r.problems[0].line, 5);
+        EQ_STR(r.problems[0].message, "code block attributes '{.python .numberLines #snippet}': only the "
+                                      "language is read, the rest is ignored");
+    }
     /* the site-wide line numbers */
     md_options o = { .linenos = true };
     md_render(str_from("```python\nx\n```\n\n```python {linenos=false}\ny\n```\n"), 1, &o, NULL, a, &r);
