@@ -87,17 +87,23 @@ static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *pars
     if (at >= n)
         return NULL;
     cmark_node *backslash = NULL;
+    bool escaped = false;
     if (c == '(') {
         size_t k = 0;
         while (k < at && s[at - 1 - k] == '\\')
             k++;
         backslash = cmark_node_last_child(parent);
-        if (!(k & 1) || !is_text(backslash, "\\"))
+        /* `\\(`: Markdown's escaped backslash, then `(` — math for a site
+         * written so (markdown.math_escapes) */
+        escaped = !(k & 1) && k >= 2 && md_walk_options(w)->math_escapes;
+        if ((!(k & 1) && !escaped) || !is_text(backslash, "\\"))
             return NULL;
-        at--;
+        at -= escaped ? 2 : 1;
     }
     md_math_span m;
-    if (!md_math_scan(s, n, at, &m)) {
+    if (escaped ? !md_math_scan_escaped(s, n, at, &m) : !md_math_scan(s, n, at, &m)) {
+        if (escaped)
+            return NULL; /* the escaped backslash stays text */
         if (backslash)
             cmark_node_set_literal(backslash, ""); /* `\(` escapes `(`, as before */
         return NULL;
@@ -107,9 +113,9 @@ static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *pars
     d->tex = arena_strndup(md_walk_arena(w), s + m.tex, m.tex_len);
     d->len = m.tex_len;
     d->display = m.display;
-    d->opener = backslash ? "\\(" : m.display ? "$$" : "$";
+    d->opener = escaped ? "\\\\(" : backslash ? "\\(" : m.display ? "$$" : "$";
     d->line = cmark_inline_parser_get_line(inl);
-    d->col = cmark_inline_parser_get_column(inl) - (backslash ? 1 : 0);
+    d->col = cmark_inline_parser_get_column(inl) - (escaped ? 2 : backslash ? 1 : 0);
     cmark_node *node = cmark_node_new_with_mem(node_math, md_walk_mem(w));
     cmark_node_set_syntax_extension(node, self);
     cmark_node_set_user_data(node, d);
@@ -476,6 +482,27 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
         buf_puts(out, block ? "\\]</div>" : display ? "\\]</span>" : "\\)</span>");
         return;
     }
+    /* TeX written for Markdown first (markdown.math_escapes): its escapes
+     * undone, as the old site's Markdown did before MathJax saw it; else a
+     * `\_` that looks like such an escape is said (TeX prints it) */
+    const char *written = tex;
+    size_t written_len = len;
+    if (o->math_escapes) {
+        char *u = arena_alloc(md_walk_arena(w), len + 1);
+        len = md_math_unescape(tex, len, u);
+        u[len] = '\0';
+        tex = u;
+    } else {
+        long at = md_math_escaped_subscript(tex, len);
+        if (at >= 0) {
+            int l = line, c = col;
+            position_in(w, tex, at, &l, &c);
+            md_problem_at(w, false, l, c,
+                          "'\\_' in a formula prints an underscore; if it is a subscript escaped for "
+                          "Markdown, write '_' (or set markdown.math_escapes: markdown for a site written "
+                          "that way)");
+        }
+    }
     const char *ids[16];
     size_t nids, numbered_len = 0, number;
     bool failed;
@@ -520,8 +547,12 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
         buf_puts(out, html);
         return;
     }
-    position_in(w, tex, at, &line, &col);
-    md_problem_at(w, true, line, col, "%s", error ? error : "this formula cannot be rendered");
+    if (written != tex && at >= 0)
+        at = (long)md_math_unescaped_origin(written, written_len, (size_t)at);
+    position_in(w, written, at, &line, &col);
+    const char *hint = error ? md_math_error_hint(error, tex, len) : NULL;
+    md_problem_at(w, true, line, col, "%s%s%s", error ? error : "this formula cannot be rendered",
+                  hint ? ": " : "", hint ? hint : "");
 }
 
 static bool owns(cmark_node *n) { return cmark_node_get_type(n) == node_math && node_math; }

@@ -105,6 +105,115 @@ bool md_math_scan(const char *s, size_t n, size_t at, md_math_span *m)
     return false;
 }
 
+bool md_math_scan_escaped(const char *s, size_t n, size_t at, md_math_span *m)
+{
+    if (at + 2 >= n || s[at] != '\\' || s[at + 1] != '\\' || s[at + 2] != '(')
+        return false;
+    for (size_t i = at + 3; i + 2 < n; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == '\\' && s[i + 2] == ')')
+            return done(m, at + 3, i, i + 3, false, s);
+        i++; /* a pair: `\\` or `\_` */
+    }
+    return false;
+}
+
+static bool ascii_punct(char c) { return c && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) != NULL; }
+
+size_t md_math_unescape(const char *s, size_t n, char *out)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n && ascii_punct(s[i + 1]))
+            i++;
+        out[j++] = s[i];
+    }
+    return j;
+}
+
+size_t md_math_unescaped_origin(const char *s, size_t n, size_t at)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++, j++) {
+        if (s[i] == '\\' && i + 1 < n && ascii_punct(s[i + 1]))
+            i++;
+        if (j == at)
+            return i;
+    }
+    return n;
+}
+
+/* Whether the group open at s[k] ('{') belongs to a command whose argument
+ * is text, where `\_` is the underscore it says. */
+static bool text_group(const char *s, size_t k)
+{
+    static const char *const cmds[] = { "\\text", "\\textrm", "\\textit", "\\textbf", "\\texttt",
+                                        "\\textsf", "\\mbox", "\\hbox", "\\operatorname", "\\mathrm",
+                                        "\\mathtt", "\\mathit", "\\href", "\\url", NULL };
+    for (const char *const *c = cmds; *c; c++) {
+        size_t l = strlen(*c);
+        if (k >= l && !memcmp(s + k - l, *c, l))
+            return true;
+    }
+    return false;
+}
+
+long md_math_escaped_subscript(const char *s, size_t n)
+{
+    /* the open groups, and whether each (or one around it) is text */
+    unsigned char text[64];
+    size_t depth = 0, extra = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '{') {
+            bool t = (depth && text[depth - 1]) || text_group(s, i);
+            if (depth < sizeof text)
+                text[depth++] = t;
+            else
+                extra++;
+        } else if (c == '}') {
+            if (extra)
+                extra--;
+            else if (depth)
+                depth--;
+        } else if (c == '\\' && i + 1 < n) {
+            if (s[i + 1] == '_' && !(depth && text[depth - 1]) && i > 0 && i + 2 < n) {
+                char b = s[i - 1], a = s[i + 2];
+                bool before = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
+                              b == '}' || b == ')' || b == '\'';
+                bool after = a == '{' || a == '\\' || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') ||
+                             (a >= '0' && a <= '9');
+                if (before && after)
+                    return (long)i;
+            }
+            i++;
+        }
+    }
+    return -1;
+}
+
+const char *md_math_error_hint(const char *error, const char *tex, size_t n)
+{
+    if (strstr(error, "with no arguments as superscript"))
+        return "KaTeX wants a command with its argument in braces after '^': write ^{\\vec{x}}, not ^\\vec{x}";
+    if (strstr(error, "with no arguments as subscript"))
+        return "KaTeX wants a command in braces after '_': write _{\\max}, not _\\max";
+    if (strstr(error, "Got function '\\\\' with no arguments as argument to '\\left'") ||
+        strstr(error, "Got function '\\\\' with no arguments as argument to '\\right'"))
+        return "'\\left\\\\{' is '\\left\\{' escaped for Markdown: write '\\left\\{' (or set "
+               "markdown.math_escapes: markdown for a site written that way)";
+    bool text = memmem(tex, n, "\\text", 5) || memmem(tex, n, "\\mbox", 5);
+    if (text && strstr(error, "got '_'"))
+        return "an underscore inside \\text{…} is written \\_";
+    if (strstr(error, "got '&'"))
+        return "a literal '&' is written \\& (a bare one only separates columns of an aligned or array "
+               "environment)";
+    if (text && strstr(error, "got '#'"))
+        return "a literal '#' is written \\#";
+    return NULL;
+}
+
 /* The length of s without trailing spaces. */
 static size_t rtrim(const char *s, size_t n)
 {

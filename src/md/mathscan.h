@@ -39,6 +39,33 @@ typedef struct md_math_span {
 /* Is there a formula at s[at] (a '$', or the '\' of "\(")? Fills m. */
 bool md_math_scan(const char *s, size_t n, size_t at, md_math_span *m);
 
+/* With markdown.math_escapes: markdown, `\\(…\\)` is inline math too (a
+ * site written for Goldmark or kramdown and MathJax, where Markdown turns
+ * it into `\(…\)`): is there a formula at s[at] (the first backslash)? The
+ * first `\\)` closes it (other backslash pairs skipped). */
+bool md_math_scan_escaped(const char *s, size_t n, size_t at, md_math_span *m);
+
+/* The TeX of s[0..n) with Markdown's backslash escapes undone (a backslash
+ * before ASCII punctuation goes: `D\_{KL}` → `D_{KL}`, `\\{` → `\{`), as
+ * Goldmark and kramdown do before MathJax sees it. Writes to out (n bytes
+ * at most, not terminated); returns the length. */
+size_t md_math_unescape(const char *s, size_t n, char *out);
+
+/* The offset in s[0..n) of byte `at` of md_math_unescape's result. */
+size_t md_math_unescaped_origin(const char *s, size_t n, size_t at);
+
+/* Where s[0..n) has `\_` right after a letter, digit, `}`, `)` or `'` and
+ * before a letter, digit, `{` or `\` — a subscript escaped for Markdown
+ * (`D\_{KL}`), which TeX reads as a printed underscore — outside a text
+ * argument (`\text{a\_b}` is fine): the backslash's offset, else -1. */
+long md_math_escaped_subscript(const char *s, size_t n);
+
+/* What KaTeX wants instead, for an error it gives on TeX that MathJax
+ * reads (`Q^\\vec{\\mu}`, `\\tau_\\max`, `\\text{a_b}`, `\\text{ & }`,
+ * `\\left\\\\{`): a sentence to add to the message, or NULL. error is
+ * KaTeX's message, tex[0..n) the formula. */
+const char *md_math_error_hint(const char *error, const char *tex, size_t n);
+
 /* Does a display block open on this line (s[0..n), from its first
  * non-space character, without the line ending)? Sets *closer to '$' or
  * ']' (the closer to look for), *opener_len to the opener's length (2),

@@ -100,6 +100,11 @@ typedef struct md_options {
     void *math_ctx;
     md_diagram_fn diagram; /* renders ```dot diagrams; NULL leaves them code */
     void *diagram_ctx;
+    bool math_escapes; /* markdown.math_escapes: markdown — the TeX of a formula
+                          is Markdown text first (a site written for Goldmark
+                          or kramdown and MathJax): its backslash escapes are
+                          undone (`D\_{KL}` is D_{KL}) and `\\(…\\)` is
+                          inline math */
     /* the names of the boxes a wide table or display formula scrolls in
      * (role="group" aria-label=…), in the site's language; NULL: "Table",
      * "Formula" */

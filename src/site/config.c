@@ -214,6 +214,8 @@ static const key_def markdown_keys[] = {
     { .name = "smart", .type = KEY_BOOL, .at = AT(markdown.smart), .want = "true or false" },
     { .name = "hard_breaks", .type = KEY_BOOL, .at = AT(markdown.hard_breaks), .want = "true or false" },
     { .name = "linenos", .type = KEY_BOOL, .at = AT(markdown.linenos), .want = "true or false" },
+    { .name = "math_escapes", .type = KEY_WORD, .at = AT(markdown.math_escapes), .words = { "tex", "markdown" },
+      .want = "'tex' or 'markdown'" },
     MD_EXTENSIONS(MD_SWITCH_ROW)
 };
 static const key_table markdown_table = { "markdown.", markdown_keys,

@@ -103,6 +103,40 @@ static const char *opens(const char *line)
     return got;
 }
 
+/* issue 32: TeX written for Markdown first (markdown.math_escapes) */
+static const char *unescaped(const char *s)
+{
+    size_t n = md_math_unescape(s, strlen(s), got);
+    got[n] = '\0';
+    return got;
+}
+
+TEST(markdown_escapes)
+{
+    md_math_span m;
+    const char *s = "\\\\(x\\_1 \\\\) rest";
+    OK(md_math_scan_escaped(s, strlen(s), 0, &m));
+    EQ_INT((long)m.tex, 3);
+    EQ_INT((long)m.tex_len, 5);
+    EQ_STR(s + m.end, " rest");
+    OK(!md_math_scan_escaped("\\\\(x\\)", 7, 0, &m)); /* `\)` only closes it */
+    OK(!md_math_scan_escaped("\\(x\\)", 5, 0, &m));
+    EQ_STR(unescaped("D\\_{KL} \\* \\left\\\\{ \\alpha"), "D_{KL} * \\left\\{ \\alpha");
+    EQ_INT((long)md_math_unescaped_origin("a\\_b", 4, 2), 3);
+    EQ_INT((long)md_math_unescaped_origin("a\\_b", 4, 0), 0);
+    /* `\_` as an escaped subscript, not in a text argument */
+    EQ_INT(md_math_escaped_subscript("D\\_{KL}", 7), 1);
+    EQ_INT(md_math_escaped_subscript("x\\_1", 4), 1);
+    EQ_INT(md_math_escaped_subscript("\\text{a\\_b}", 12), -1);
+    EQ_INT(md_math_escaped_subscript("\\mathrm{x\\_{y}}", 15), -1);
+    EQ_INT(md_math_escaped_subscript("a\\_", 3), -1);
+    EQ_INT(md_math_escaped_subscript("\\\\_x", 4), -1);
+    /* what KaTeX wants instead */
+    OK(md_math_error_hint("KaTeX parse error: Got function '\\vec' with no arguments as superscript", "", 0) != NULL);
+    OK(md_math_error_hint("KaTeX parse error: Undefined control sequence: \\nope", "\\nope", 5) == NULL);
+    OK(md_math_error_hint("KaTeX parse error: Expected 'EOF', got '_'", "a_b", 3) == NULL);
+}
+
 TEST(block_lines)
 {
     EQ_STR(opens("$$"), "$open2");
@@ -454,5 +488,6 @@ int main(void)
     RUN(katex);
     RUN(katex_budgets);
     RUN(punctuation_stays_with_its_formula);
+    RUN(markdown_escapes);
     return harness_done();
 }
