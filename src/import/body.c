@@ -12,6 +12,7 @@
 
 #include "embed/embed.h"
 #include "import/internal.h"
+#include "md/mathscan.h"
 #include "render/build.h"
 #include "site/site.h"
 
@@ -866,7 +867,14 @@ static void convert_hugo(imp *m, import_page *p, buf *out)
             while (z > a && isspace((unsigned char)s[z - 1]))
                 z--;
             buf_puts(out, display ? "\\[" : "\\(");
-            buf_put(out, s + a, z - a);
+            /* a shortcode's TeX was no Markdown: where the site's is
+             * (math_escapes), a backslash before punctuation is doubled so
+             * that undoing the escapes gives it back */
+            for (size_t k = a; k < z; k++) {
+                if (m->math_escapes && s[k] == '\\' && k + 1 < z && ispunct((unsigned char)s[k + 1]))
+                    buf_putc(out, '\\');
+                buf_putc(out, s[k]);
+            }
             buf_puts(out, display ? "\\]" : "\\)");
             m->nmath++;
             i = (size_t)(ce - s);
@@ -1388,6 +1396,84 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
     }
 }
 
+/* ---- formulas --------------------------------------------------------- */
+
+/* The TeX of every formula (sheaf's delimiters, md/mathscan.h; code left
+ * alone) through import_tex_fix: what MathJax read and KaTeX would not. */
+static void fix_formulas(imp *m, import_page *p, const char *s, size_t n, buf *out)
+{
+    size_t flen = 0;
+    char fch = 0, closer = 0; /* closer: in a display block, its closer */
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t next = e + (e < n), k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t' || s[k] == '>'))
+            k++;
+        char ch = 0;
+        size_t f = closer ? 0 : fence_at(s, n, i, &ch);
+        bool was_code = flen != 0;
+        fence_toggle(f, ch, &flen, &fch);
+        if (f || was_code) {
+            buf_put(out, s + i, next - i);
+            i = next;
+            continue;
+        }
+        size_t olen, tail;
+        bool closed;
+        char c;
+        if (closer) {
+            import_tex_fix(m, p, s + i, e - i, m->math_escapes, out);
+            if (md_math_block_closes(s + k, e - k, closer, &tail))
+                closer = 0;
+        } else if (md_math_block_open(s + k, e - k, &c, &olen, &closed)) {
+            import_tex_fix(m, p, s + i, e - i, m->math_escapes, out);
+            closer = closed ? 0 : c;
+        } else {
+            /* inline formulas: in the paragraph, up to a blank line */
+            const char *para = memmem(s + i, n - i, "\n\n", 2);
+            size_t pn = para ? (size_t)(para - s) : n;
+            size_t j = i;
+            while (j < e) {
+                if (s[j] == '`') {
+                    size_t z = code_span_end(s, e, j);
+                    buf_put(out, s + j, z - j);
+                    j = z;
+                    continue;
+                }
+                md_math_span sp;
+                bool esc = j > 0 && s[j - 1] == '\\';
+                bool found = false;
+                if (s[j] == '\\' && m->math_escapes && md_math_scan_escaped(s, pn, j, &sp))
+                    found = true;
+                else if (!esc && (s[j] == '$' || (s[j] == '\\' && j + 1 < e && s[j + 1] == '(')))
+                    found = md_math_scan(s, pn, j, &sp);
+                if (!found) {
+                    buf_putc(out, s[j++]);
+                    continue;
+                }
+                buf_put(out, s + j, sp.tex - j);
+                import_tex_fix(m, p, s + sp.tex, sp.tex_len, m->math_escapes, out);
+                buf_put(out, s + sp.tex + sp.tex_len, sp.end - sp.tex - sp.tex_len);
+                j = sp.end;
+                if (j > e) {
+                    /* the formula ran over lines: go on from its end */
+                    e = j;
+                    while (e < n && s[e] != '\n')
+                        e++;
+                    next = e + (e < n);
+                }
+            }
+            buf_put(out, s + e, next - e);
+            i = next;
+            continue;
+        }
+        buf_put(out, s + e, next - e);
+        i = next;
+    }
+}
+
 void import_convert_body(imp *m, import_page *p, bool jekyll)
 {
     buf mid = BUF_INIT;
@@ -1401,10 +1487,20 @@ void import_convert_body(imp *m, import_page *p, bool jekyll)
         kramdown_notes(m, p);
         buf linked = BUF_INIT;
         relink(m, p, mid.data, mid.len, &linked);
-        kramdown_convert(m, linked.data ? linked.data : "", linked.len, &p->body);
+        buf kd = BUF_INIT;
+        kramdown_convert(m, linked.data ? linked.data : "", linked.len, &kd);
         buf_release(&linked);
+        buf_release(&mid);
+        mid = kd;
     } else {
-        relink(m, p, mid.data, mid.len, &p->body);
+        buf linked = BUF_INIT;
+        relink(m, p, mid.data, mid.len, &linked);
+        buf_release(&mid);
+        mid = linked;
     }
+    if (m->math_on)
+        fix_formulas(m, p, mid.data, mid.len, &p->body);
+    else
+        buf_put(&p->body, mid.data, mid.len);
     buf_release(&mid);
 }

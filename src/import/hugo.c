@@ -495,6 +495,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
 {
     imp *m = h->m;
     buf *y = &m->site_yaml;
+    m->old_config = c; /* math.c reads its math settings */
     buf_printf(y, "# site.yaml: made by `sheaf import hugo` from %s\n", file);
     tpl_value v, params;
     if ((v = hg_get(h, c, "title")).kind == TPL_STRING)

@@ -1100,6 +1100,8 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- %zu formula%s of a `katex` or `math` shortcode made sheaf's math "
                    "(`\\(…\\)`, `\\[…\\]`: see docs/configuration.md, `math`)\n",
                    m->nmath, m->nmath == 1 ? "" : "s");
+    if (m->math_note)
+        buf_printf(r, "- %s\n", m->math_note);
     if (m->nraw)
         buf_printf(r, "- %zu `{%% raw %%}` tag%s removed\n", m->nraw, m->nraw == 1 ? "" : "s");
     if (m->ncomments)
@@ -1131,6 +1133,12 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- every list (the home page, each section's, each term's) also answers at %.*s1%s with a "
                       "redirect (`first_page_alias:` in site.yaml), as the old site's paginated lists did\n",
                    (int)(num - pp), pp, num + 4);
+    }
+    if (m->nrewrites) {
+        /* TeX that MathJax read and KaTeX would not (import/math.c) */
+        buf_printf(r, "\n## Formulas rewritten for KaTeX (%zu)\n\n", m->nrewrites);
+        for (size_t i = 0; i < m->nrewrites; i++)
+            buf_printf(r, "- `%s`: `%s` → `%s`\n", m->rewrites[i].src_rel, m->rewrites[i].from, m->rewrites[i].to);
     }
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     m->nnote_slots = 0; /* its indexes are the old order's: made again if a note comes */
@@ -1191,6 +1199,8 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
         ok = o->kind == IMPORT_JEKYLL ? import_jekyll_collect(&m) : import_hugo_collect(&m);
     if (ok)
         drop_clashing_aliases(&m);
+    if (ok)
+        import_math_settings(&m);
     if (ok && diag_error_count(d) == before && make_dest(&m)) {
         if (m.feed_copy) {
             buf_puts(&m.site_yaml, "# every feed also where the old site had it\nfeed_copies: [");

@@ -62,6 +62,12 @@ typedef struct import_note {
     const char *todo;      /* what to do */
 } import_note;
 
+/* TeX rewritten so that KaTeX reads it as MathJax did, for the report. */
+typedef struct import_rewrite {
+    const char *src_rel;
+    const char *from, *to;
+} import_rewrite;
+
 typedef struct imp {
     const import_options *o;
     const char *src_real;  /* SRC resolved: nothing outside it is read (fs_within) */
@@ -92,6 +98,14 @@ typedef struct imp {
     size_t nunpublished, ndrafts;
     /* the old URLs of pages: served by the page itself, by a redirect, not at all */
     size_t nkept, nredirected, nlost;
+    /* math (math.c): the old config (set by each importer's settings),
+     * whether the old site rendered formulas, whether its TeX was Markdown
+     * first, a line for the report; the TeX rewritten for KaTeX */
+    const tpl_map *old_config;
+    bool math_on, math_escapes;
+    const char *math_note;
+    import_rewrite *rewrites;
+    size_t nrewrites, caprewrites;
     /* where each line of one page's body starts (body.c, place): notes ask
      * for their line and column by offset */
     const char *lines_of;  /* the body_src they are of, or NULL */
@@ -198,6 +212,19 @@ void import_convert_body(imp *m, import_page *p, bool jekyll);
 import_page *import_page_by_url(imp *m, const char *url, size_t n);
 /* A relative path from page `from` to DEST file dest_rel. */
 const char *import_relative(imp *m, const import_page *from, const char *dest_rel);
+
+/* ---- math.c ------------------------------------------------------------ */
+
+/* After the pages are collected: whether the old site rendered math (else
+ * markdown.math: false in site.yaml), and whether its TeX was Markdown
+ * first (Hugo's Goldmark: markdown.math_escapes: markdown). */
+void import_math_settings(imp *m);
+/* Writes tex[0..n) (a formula of page p) to out with what KaTeX reads
+ * differently from MathJax rewritten, each rewrite listed; escapes: the
+ * TeX is Markdown first (only rewrites that add no backslash then).
+ * Returns how many. */
+size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out);
+void import_rewrite_add(imp *m, const char *src_rel, const char *from, const char *to);
 
 /* ---- the two importers ------------------------------------------------- */
 

@@ -886,6 +886,7 @@ static void settings(jk *j, const tpl_map *c)
 {
     imp *m = j->m;
     buf *y = &m->site_yaml;
+    m->old_config = c; /* math.c reads its math settings */
     buf_puts(y, "# site.yaml: made by `sheaf import jekyll` from _config.yml\n");
     tpl_value v;
     if ((v = import_get(c, "title")).kind == TPL_STRING)

@@ -1,0 +1,310 @@
+/* import/math.c: the old site's math, as sheaf's. Whether the old site
+ * rendered formulas at all (a MathJax or KaTeX script in its layouts or
+ * includes, a math key in its config or in a page's front matter): when it
+ * did not, sheaf's math is switched off (markdown.math: false), so that
+ * `$HOME … $PATH` stays text as it was. A Hugo site's TeX was Markdown
+ * first (Goldmark, then MathJax in the browser): markdown.math_escapes:
+ * markdown. And the TeX MathJax reads but KaTeX does not, rewritten where
+ * its meaning is plain (`Q^\vec{\mu}` → `Q^{\vec{\mu}}`, `\tau_\max` →
+ * `\tau_{\max}`, `\text{a_b}` → `\text{a\_b}`), each rewrite listed in the
+ * report. */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "import/internal.h"
+#include "md/mathscan.h"
+#include "util/fs.h"
+#include "util/vec.h"
+
+/* ---- did the old site render math? ------------------------------------ */
+
+/* A key that switches math on in a theme: math, mathjax, katex, use_math,
+ * enableMath, math.enable … (any case), with a value that is on. */
+static bool math_key(const char *k)
+{
+    char low[64];
+    size_t n = strlen(k);
+    if (n >= sizeof low)
+        return false;
+    for (size_t i = 0; i <= n; i++)
+        low[i] = (char)tolower((unsigned char)k[i]);
+    return strstr(low, "math") || strstr(low, "katex");
+}
+
+static bool value_on(tpl_value v)
+{
+    if (v.kind == TPL_MAP) {
+        /* math: {enable: true}, katex: {…} (a table of settings: on unless it says enable: false) */
+        tpl_value e = import_get(v.u.map, "enable");
+        return e.kind == TPL_UNDEFINED || tpl_value_truthy(e);
+    }
+    if (v.kind == TPL_STRING)
+        return *v.u.s && strcasecmp(v.u.s, "false") && strcasecmp(v.u.s, "none") && strcasecmp(v.u.s, "no");
+    return tpl_value_truthy(v);
+}
+
+/* Whether map c (a config or its params) switches math on. */
+static bool config_math(const tpl_map *c, int depth)
+{
+    if (!c || depth > 2)
+        return false;
+    for (size_t i = 0; i < c->len; i++) {
+        if (c->entries[i].key.kind != TPL_STRING)
+            continue;
+        const char *k = c->entries[i].key.u.s;
+        tpl_value v = c->entries[i].value;
+        /* kramdown's math_engine is set by default: it says nothing of a script */
+        if (!strcasecmp(k, "kramdown") || !strcasecmp(k, "markup"))
+            continue;
+        if (math_key(k) && value_on(v))
+            return true;
+        if (v.kind == TPL_MAP && (!strcasecmp(k, "params") || depth == 0) && config_math(v.u.map, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+typedef struct scan {
+    imp *m;
+    const char *dir; /* the folder walked (rel is relative to it) */
+    bool found;
+} scan;
+
+/* A layout or include that loads MathJax or KaTeX (a script, a link to its
+ * CSS, its configuration). */
+static void scan_file(void *ctx, const char *rel)
+{
+    scan *s = ctx;
+    if (s->found)
+        return;
+    buf b = BUF_INIT;
+    const char *path = import_src_path(s->m, arena_printf(s->m->a, "%s/%s", s->dir, rel));
+    if (fs_read_file_within(s->m->src_real, path, FS_READ_MAX, &b))
+        s->found = strcasestr(b.data, "mathjax") || strcasestr(b.data, "katex");
+    buf_release(&b);
+}
+
+static bool folder_math(imp *m, const char *dir)
+{
+    scan s = { m, dir, false };
+    struct stat st;
+    if (!stat(import_src_path(m, dir), &st) && S_ISDIR(st.st_mode))
+        import_walk(m, dir, false, scan_file, &s);
+    return s.found;
+}
+
+/* Whether the old site rendered formulas; *where says what showed it. */
+static bool site_math(imp *m, const char **where)
+{
+    static const char *const jekyll_dirs[] = { "_layouts", "_includes", NULL };
+    static const char *const hugo_dirs[] = { "layouts", "themes", NULL };
+    bool jekyll = m->o->kind == IMPORT_JEKYLL;
+    for (const char *const *d = jekyll ? jekyll_dirs : hugo_dirs; *d; d++)
+        if (folder_math(m, *d)) {
+            *where = arena_printf(m->a, "a MathJax or KaTeX script in %s/", *d);
+            return true;
+        }
+    if (config_math(m->old_config, 0)) {
+        *where = "a math setting in the site's config";
+        return true;
+    }
+    for (size_t i = 0; i < m->npages; i++) {
+        const import_page *p = m->pages[i];
+        /* hugo-book's {{< katex >}}: the shortcode loads KaTeX */
+        static const char *const calls[] = { "{{< katex", "{{% katex", "{{< math", "{{% math", NULL };
+        for (const char *const *c = calls; *c && !jekyll; c++)
+            if (p->body_src && memmem(p->body_src, p->body_len, *c, strlen(*c))) {
+                *where = arena_printf(m->a, "a `%s >}}` shortcode in %s", *c + 4, p->src_rel);
+                return true;
+            }
+    }
+    for (size_t i = 0; i < m->npages; i++)
+        for (size_t k = 0; k < m->pages[i]->nkv; k++)
+            if (math_key(m->pages[i]->kv[k].key) && value_on(m->pages[i]->kv[k].value)) {
+                *where = arena_printf(m->a, "`%s:` in %s", m->pages[i]->kv[k].key, m->pages[i]->src_rel);
+                return true;
+            }
+    return false;
+}
+
+/* Whether Hugo's Goldmark passes math through untouched (its passthrough
+ * extension, Hugo 0.122+): then its TeX is no Markdown. */
+static bool goldmark_passthrough(const tpl_map *c)
+{
+    static const char *const path[] = { "markup", "goldmark", "extensions", "passthrough" };
+    tpl_value v = tpl_undefined();
+    for (size_t i = 0; i < 4; i++) {
+        if (!c)
+            return false;
+        v = import_get(c, path[i]);
+        c = v.kind == TPL_MAP ? v.u.map : NULL;
+    }
+    return c && tpl_value_truthy(import_get(c, "enable"));
+}
+
+/* Adds "  line" under markdown: in site.yaml (the block made when there is
+ * none). */
+static void markdown_key(imp *m, const char *line)
+{
+    buf *y = &m->site_yaml;
+    const char *at = NULL;
+    if (y->len >= 10 && !strncmp(y->data, "markdown:\n", 10))
+        at = y->data;
+    else if ((at = strstr(y->data, "\nmarkdown:\n")))
+        at++;
+    if (!at) {
+        buf_printf(y, "markdown:\n  %s\n", line);
+        return;
+    }
+    size_t off = (size_t)(at - y->data) + 10;
+    buf rest = BUF_INIT;
+    buf_put(&rest, y->data + off, y->len - off);
+    buf_truncate(y, off);
+    buf_printf(y, "  %s\n", line);
+    buf_put(y, rest.data, rest.len);
+    buf_release(&rest);
+}
+
+void import_math_settings(imp *m)
+{
+    const char *where = NULL;
+    m->math_on = site_math(m, &where);
+    if (!m->math_on) {
+        markdown_key(m, "math: false              # the old site loaded no MathJax or KaTeX: `$` is text");
+        m->math_note = "math switched off (`markdown.math: false`): the old site loaded no MathJax or KaTeX, "
+                       "so its `$` and `\\(` were text";
+        return;
+    }
+    if (m->o->kind == IMPORT_HUGO && !goldmark_passthrough(m->old_config)) {
+        markdown_key(m, "math_escapes: markdown   # Goldmark read the TeX first: `\\_` is `_`");
+        m->math_escapes = true;
+        m->math_note = arena_printf(m->a, "math kept on (%s); its TeX was Markdown first (Goldmark, then "
+                                          "MathJax in the browser): `markdown.math_escapes: markdown`", where);
+    } else {
+        m->math_note = arena_printf(m->a, "math kept on (%s)", where);
+    }
+}
+
+/* ---- TeX that MathJax reads and KaTeX does not ------------------------ */
+
+void import_rewrite_add(imp *m, const char *src_rel, const char *from, const char *to)
+{
+    import_rewrite *r = VEC_ADD_IN(m->a, m->rewrites, m->nrewrites, m->caprewrites, 16);
+    r->src_rel = src_rel;
+    r->from = from;
+    r->to = to;
+}
+
+/* Commands of one argument that KaTeX takes after ^ or _ only in braces. */
+static const char *const arg_commands[] = { "vec", "hat", "bar", "tilde", "widehat", "widetilde", "dot", "ddot",
+                                            "overline", "underline", "mathbf", "mathrm", "mathcal", "mathbb",
+                                            "mathit", "mathsf", "mathtt", "mathfrak", "boldsymbol", "bm",
+                                            "text", "textrm", "textbf", "operatorname", "sqrt", NULL };
+/* Operator names KaTeX takes after ^ or _ only in braces. */
+static const char *const op_commands[] = { "max", "min", "sup", "inf", "lim", "liminf", "limsup", "log", "ln",
+                                           "exp", "det", "arg", "sin", "cos", "tan", "gcd", "Pr", "deg", "dim",
+                                           "ker", "hom", "argmax", "argmin", NULL };
+
+static bool listed(const char *const *names, const char *s, size_t n)
+{
+    for (const char *const *k = names; *k; k++)
+        if (strlen(*k) == n && !strncmp(*k, s, n))
+            return true;
+    return false;
+}
+
+/* The end of the balanced group opening at s[i] ('{'), past its '}'; 0
+ * when it never closes. */
+static size_t group_end(const char *s, size_t n, size_t i)
+{
+    int depth = 0;
+    for (size_t j = i; j < n; j++) {
+        if (s[j] == '\\')
+            j++;
+        else if (s[j] == '{')
+            depth++;
+        else if (s[j] == '}' && --depth == 0)
+            return j + 1;
+    }
+    return 0;
+}
+
+static const char *const text_commands[] = { "text", "textrm", "textbf", "textit", "mbox", NULL };
+
+size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out)
+{
+    size_t fixes = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = tex[i];
+        /* ^\vec{x} → ^{\vec{x}}; _\max → _{\max} */
+        if ((c == '^' || c == '_') && i + 1 < n && tex[i + 1] == '\\' && (i == 0 || tex[i - 1] != '\\')) {
+            size_t a = i + 2, z = a;
+            while (z < n && isalpha((unsigned char)tex[z]))
+                z++;
+            size_t end = 0;
+            if (z > a && listed(arg_commands, tex + a, z - a) && z < n && tex[z] == '{')
+                end = group_end(tex, n, z);
+            else if (z > a && listed(op_commands, tex + a, z - a))
+                end = z;
+            if (end) {
+                buf_putc(out, c);
+                buf_putc(out, '{');
+                buf_put(out, tex + i + 1, end - i - 1);
+                buf_putc(out, '}');
+                import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%c%.*s", c, (int)(end - i - 1), tex + i + 1),
+                                   arena_printf(m->a, "%c{%.*s}", c, (int)(end - i - 1), tex + i + 1));
+                fixes++;
+                i = end - 1;
+                continue;
+            }
+        }
+        /* \text{a_b & c} → \text{a\_b \& c}: not where the TeX is Markdown
+         * first (an added backslash would be undone) */
+        if (c == '\\' && !escapes) {
+            size_t a = i + 1, z = a;
+            while (z < n && isalpha((unsigned char)tex[z]))
+                z++;
+            size_t end = z < n && tex[z] == '{' && listed(text_commands, tex + a, z - a) ? group_end(tex, n, z) : 0;
+            if (end) {
+                buf fixed = BUF_INIT;
+                bool changed = false;
+                for (size_t k = i; k < end; k++) {
+                    if (tex[k] == '\\' && k + 1 < end) {
+                        buf_put(&fixed, tex + k, 2);
+                        k++;
+                        continue;
+                    }
+                    if (k > z && k + 1 < end && strchr("_&#", tex[k])) {
+                        buf_putc(&fixed, '\\');
+                        changed = true;
+                    }
+                    buf_putc(&fixed, tex[k]);
+                }
+                buf_put(out, fixed.data, fixed.len);
+                if (changed) {
+                    import_rewrite_add(m, p->src_rel, arena_strndup(m->a, tex + i, end - i),
+                                       arena_strndup(m->a, fixed.data, fixed.len));
+                    fixes++;
+                }
+                buf_release(&fixed);
+                i = end - 1;
+                continue;
+            }
+            /* a command: its name goes as it is */
+            if (z > a) {
+                buf_put(out, tex + i, z - i);
+                i = z - 1;
+                continue;
+            }
+        }
+        if (c == '\\' && i + 1 < n) {
+            buf_put(out, tex + i, 2);
+            i++;
+            continue;
+        }
+        buf_putc(out, c);
+    }
+    return fixes;
+}
