@@ -353,7 +353,25 @@ static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool out
         }
     }
     if (word_is(&t, 0, "highlight") && t.count >= 2) {
+        /* {% highlight ruby linenos hl_lines="2 3" %}: sheaf's fence options */
+        buf opts = BUF_INIT;
+        for (size_t k = 2; k < t.count; k++) {
+            if (word_is(&t, k, "linenos") || (t.n[k] > 8 && !strncmp(t.w[k], "linenos=", 8)))
+                buf_printf(&opts, "%slinenos=true", opts.len ? ", " : "");
+            else if (t.n[k] > 9 && !strncmp(t.w[k], "hl_lines=", 9)) {
+                const char *v = unquote(m, t.w[k] + 9, t.n[k] - 9, NULL);
+                buf_printf(&opts, "%shl_lines=[", opts.len ? ", " : "");
+                tag_args l;
+                split_args(v, strlen(v), &l);
+                for (size_t q = 0; q < l.count; q++)
+                    buf_printf(&opts, "%s\"%.*s\"", q ? ", " : "", (int)l.n[q], l.w[q]);
+                buf_putc(&opts, ']');
+            }
+        }
         buf_printf(out, "```%.*s", (int)t.n[1], t.w[1]);
+        if (opts.len)
+            buf_printf(out, " {%s}", opts.data);
+        buf_release(&opts);
         *fence_open = true;
         m->nhighlight++;
         return true;
@@ -366,7 +384,18 @@ static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool out
     if (word_is(&t, 0, "post_url") && t.count == 2) {
         const char *name = t.w[1];
         size_t nn = t.n[1];
+        /* "/2010/2010-07-21-name" (a folder of _posts, as Jekyll 4.3
+         * resolves it), "name.md" */
+        while (nn && *name == '/')
+            name++, nn--;
+        size_t ext = site_markdown_ext(arena_strndup(m->a, name, nn));
+        nn -= ext;
         import_page *to = import_jekyll_post_url(m, name, nn);
+        for (size_t q = nn; !to && q-- > 0;)
+            if (name[q] == '/') {
+                to = import_jekyll_post_url(m, name + q + 1, nn - q - 1);
+                break;
+            }
         if (to) {
             put_link(m, p, out, to, NULL);
             return true;
@@ -388,7 +417,7 @@ static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool out
             }
         return false;
     }
-    if (word_is(&t, 0, "include") && t.count >= 2) {
+    if ((word_is(&t, 0, "include") || word_is(&t, 0, "include_cached")) && t.count >= 2) {
         const char *name = t.w[1];
         size_t nn = t.n[1];
         /* figure.html, or "figure" as Minimal Mistakes names its includes */
@@ -423,11 +452,103 @@ static const char *liquid_todo(const char *inner, size_t n, bool output)
     return "a Liquid tag: sheaf does not run templates in pages; write out what it made";
 }
 
+static const char *box_for(const char *kind);
+static const char *box_title(imp *m, const char *kind, size_t n, const char *box);
+static void open_box(buf *out, const char *box, const char *title);
+
+/* The Liquid block tag {% endNAME %} after s[from]: where it starts, *end
+ * past it; NULL when there is none. */
+static const char *liquid_end(const char *s, size_t n, size_t from, const char *name, size_t nn,
+                              const char **end)
+{
+    for (size_t j = from; j + 1 < n; j++) {
+        if (s[j] != '{' || s[j + 1] != '%')
+            continue;
+        const char *c = memmem(s + j + 2, n - j - 2, "%}", 2);
+        if (!c)
+            return NULL;
+        tag_args t;
+        const char *in = s + j + 2;
+        size_t inn = (size_t)(c - in);
+        if (inn && *in == '-')
+            in++, inn--;
+        if (inn && in[inn - 1] == '-')
+            inn--;
+        split_args(in, inn, &t);
+        if (t.count == 1 && t.n[0] == nn + 3 && !strncmp(t.w[0], "end", 3) && !strncmp(t.w[0] + 3, name, nn)) {
+            *end = c + 2;
+            return s + j;
+        }
+    }
+    return NULL;
+}
+
+/* jekyll-figure: {% figure caption:"…" %}![alt](src){% endfigure %} →
+ * sheaf's figure, when its inside is one image; false otherwise. */
+static bool liquid_figure(imp *m, const tag_args *t, const char *in, size_t n, buf *out)
+{
+    while (n && isspace((unsigned char)*in))
+        in++, n--;
+    while (n && isspace((unsigned char)in[n - 1]))
+        n--;
+    if (n < 6 || in[0] != '!' || in[1] != '[' || in[n - 1] != ')')
+        return false;
+    const char *cb = memchr(in, ']', n);
+    if (!cb || cb[1] != '(' || memchr(in, '\n', n) || memchr(in, '"', (size_t)(cb - in)))
+        return false;
+    const char *src = cb + 2;
+    size_t sn = strcspn(src, " )");
+    const char *caption = NULL, *cls = NULL;
+    for (size_t k = 1; k < t->count; k++) {
+        if (t->n[k] > 8 && !strncmp(t->w[k], "caption:", 8))
+            caption = unquote(m, t->w[k] + 8, t->n[k] - 8, NULL);
+        else if (t->n[k] > 6 && !strncmp(t->w[k], "class:", 6))
+            cls = unquote(m, t->w[k] + 6, t->n[k] - 6, NULL);
+    }
+    if ((caption && strchr(caption, '"')) || (cls && strchr(cls, '"')) || memchr(src, '"', sn))
+        return false;
+    buf_printf(out, "{{< figure src=\"%.*s\"", (int)sn, src);
+    if (cb > in + 2)
+        buf_printf(out, " alt=\"%.*s\"", (int)(cb - in - 2), in + 2);
+    if (caption)
+        buf_printf(out, " caption=\"%s\"", caption);
+    if (cls)
+        buf_printf(out, " class=\"%s\"", cls);
+    buf_puts(out, " >}}");
+    return true;
+}
+
+/* A box plugin's tag ({% notice info %}, {% alert warning %}, {% callout
+ * tip %}, {% admonition note "Title" %}, …): sheaf's box and its title. */
+static const char *liquid_box(imp *m, const tag_args *t, const char **title)
+{
+    static const char *const names[] = { "notice", "alert", "callout", "admonition", "note", "tip",
+                                         "warning", "info", "danger", "important", "caution", NULL };
+    bool known = false;
+    for (const char *const *k = names; *k && !known; k++)
+        known = word_is(t, 0, *k);
+    if (!known || t->count > 3)
+        return NULL;
+    const char *kind = t->count >= 2 ? unquote(m, t->w[1], t->n[1], NULL)
+                                     : arena_strndup(m->a, t->w[0], t->n[0]);
+    if (strchr(kind, '=') || strchr(kind, ':'))
+        return NULL;
+    const char *box = box_for(kind);
+    *title = t->count == 3 ? unquote(m, t->w[2], t->n[2], NULL) : box_title(m, kind, strlen(kind), box);
+    return box;
+}
+
 static void convert_jekyll(imp *m, import_page *p, buf *out)
 {
     const char *s = p->body_src;
     size_t n = p->body_len, i = 0;
     bool raw = false, fence = false;
+    /* the boxes open: where each one's end tag starts, and its closing */
+    struct {
+        size_t at, after;
+        const char *box;
+    } boxes[16];
+    size_t nboxes = 0;
     while (i < n) {
         bool tag = i + 1 < n && s[i] == '{' && s[i + 1] == '%';
         bool val = i + 1 < n && s[i] == '{' && s[i + 1] == '{';
@@ -466,6 +587,30 @@ static void convert_jekyll(imp *m, import_page *p, buf *out)
         }
         if (raw) {
             buf_put(out, s + i, after - i);
+            i = after;
+            continue;
+        }
+        if (tag && nboxes && boxes[nboxes - 1].at == i) {
+            nboxes--;
+            buf_printf(out, "{{%% /%s %%}}", boxes[nboxes].box);
+            i = boxes[nboxes].after;
+            continue;
+        }
+        const char *pe = NULL, *pair = NULL;
+        if (tag && t.count && (word_is(&t, 0, "figure") || nboxes < 16))
+            pair = liquid_end(s, n, after, t.w[0], t.n[0], &pe);
+        if (pair && word_is(&t, 0, "figure") && liquid_figure(m, &t, s + after, (size_t)(pair - s) - after, out)) {
+            m->nshortcodes++;
+            i = (size_t)(pe - s);
+            continue;
+        }
+        const char *title = NULL, *box = pair && nboxes < 16 ? liquid_box(m, &t, &title) : NULL;
+        if (box && (!nboxes || boxes[nboxes - 1].at > (size_t)(pair - s))) {
+            open_box(out, box, title);
+            boxes[nboxes].at = (size_t)(pair - s);
+            boxes[nboxes].after = (size_t)(pe - s);
+            boxes[nboxes++].box = box;
+            m->nshortcodes++;
             i = after;
             continue;
         }
@@ -1248,6 +1393,8 @@ static size_t span_ial(const char *s, size_t j, size_t e)
 }
 
 
+static const char *ial_value(imp *m, const char *ial, size_t n, const char *key);
+
 static void kramdown_notes(imp *m, import_page *p)
 {
     const char *s = p->body_src;
@@ -1282,7 +1429,9 @@ static void kramdown_notes(imp *m, import_page *p)
                     continue;
                 }
                 size_t z = span_ial(s, j, e);
-                if (z) {
+                bool sized = z && s[j - 1] == ')' && memmem(s + k, j - k, "![", 2) &&
+                             (ial_value(m, s + j, z - j, "width") || ial_value(m, s + j, z - j, "height"));
+                if (z && !sized) {
                     note_at(m, p, j, s + j, z - j,
                             "removed: a kramdown attribute list (classes and attributes of the span before "
                             "it), which sheaf's Markdown has no syntax for");
@@ -1293,6 +1442,288 @@ static void kramdown_notes(imp *m, import_page *p)
         have_prev = true;
         prev = i;
         i = e + 1;
+    }
+}
+
+/* The value of key="v" (or key='v', key=v) in an attribute list, or NULL. */
+static const char *ial_value(imp *m, const char *ial, size_t n, const char *key)
+{
+    size_t kn = strlen(key);
+    for (size_t i = 0; i + kn < n; i++) {
+        if (strncmp(ial + i, key, kn) || ial[i + kn] != '=' || (i && !isspace((unsigned char)ial[i - 1]) && ial[i - 1] != ':'))
+            continue;
+        size_t a = i + kn + 1, z;
+        if (a < n && (ial[a] == '"' || ial[a] == '\'')) {
+            char q = ial[a++];
+            for (z = a; z < n && ial[z] != q; z++)
+                ;
+        } else {
+            for (z = a; z < n && !isspace((unsigned char)ial[z]) && ial[z] != '}'; z++)
+                ;
+        }
+        const char *v = arena_strndup(m->a, ial + a, z - a);
+        return strpbrk(v, "\"<>&") ? NULL : v;
+    }
+    return NULL;
+}
+
+/* An image just written to out (`![alt](src)`, ending the buffer) dressed
+ * with an attribute list giving its width or height (`{: width="60%"}`):
+ * written again as an <img> with them. false (nothing changed) otherwise. */
+static bool image_ial(imp *m, buf *out, const char *ial, size_t n)
+{
+    const char *w = ial_value(m, ial, n, "width"), *h = ial_value(m, ial, n, "height");
+    if (!w && !h)
+        return false;
+    if (!out->len || out->data[out->len - 1] != ')')
+        return false;
+    /* the image's start: the last "![" of the line */
+    size_t ls = out->len;
+    while (ls && out->data[ls - 1] != '\n')
+        ls--;
+    size_t at = SIZE_MAX;
+    for (size_t i = ls; i + 1 < out->len; i++)
+        if (out->data[i] == '!' && out->data[i + 1] == '[')
+            at = i;
+    if (at == SIZE_MAX)
+        return false;
+    const char *b = out->data + at + 2, *end = out->data + out->len - 1; /* at the ')' */
+    const char *cb = memchr(b, ']', (size_t)(end - b));
+    if (!cb || cb[1] != '(' || memchr(b, '[', (size_t)(cb - b)))
+        return false;
+    const char *src = cb + 2, *se = src;
+    while (se < end && !isspace((unsigned char)*se))
+        se++;
+    if (se == src || memchr(src, '"', (size_t)(se - src)) || memchr(b, '"', (size_t)(cb - b)) ||
+        memchr(b, '<', (size_t)(cb - b)))
+        return false;
+    const char *title = NULL;
+    size_t tn = 0;
+    if (se < end) {
+        const char *t = se;
+        while (t < end && isspace((unsigned char)*t))
+            t++;
+        if (t < end && (*t == '"' || *t == '\'') && end[-1] == *t && end - t >= 2) {
+            title = t + 1;
+            tn = (size_t)(end - t - 2);
+        } else if (t < end) {
+            return false;
+        }
+    }
+    buf img = BUF_INIT;
+    buf_printf(&img, "<img src=\"%.*s\" alt=\"%.*s\"", (int)(se - src), src, (int)(cb - b), b);
+    if (title && !memchr(title, '"', tn))
+        buf_printf(&img, " title=\"%.*s\"", (int)tn, title);
+    if (w)
+        buf_printf(&img, " width=\"%s\"", w);
+    if (h)
+        buf_printf(&img, " height=\"%s\"", h);
+    buf_puts(&img, ">");
+    buf_truncate(out, at);
+    buf_put(out, img.data, img.len);
+    buf_release(&img);
+    return true;
+}
+
+/* ---- kramdown blocks that CommonMark reads otherwise ---- */
+
+/* A line's indent in columns (tabs to the next multiple of 4) and where its
+ * text starts. */
+static size_t line_indent(const char *s, size_t i, size_t e, size_t *text)
+{
+    size_t col = 0, k = i;
+    for (; k < e && (s[k] == ' ' || s[k] == '\t'); k++)
+        col = s[k] == '\t' ? (col / 4 + 1) * 4 : col + 1;
+    *text = k;
+    return col;
+}
+
+static bool blank_line(const char *s, size_t i, size_t e)
+{
+    size_t t;
+    line_indent(s, i, e, &t);
+    return t >= e || (t + 1 == e && s[t] == '\r');
+}
+
+/* The cells of a table row s[a..z) (its outer pipes not counted). */
+static size_t row_cells(const char *s, size_t a, size_t z)
+{
+    while (z > a && isspace((unsigned char)s[z - 1]))
+        z--;
+    if (a < z && s[a] == '|')
+        a++;
+    if (z > a && s[z - 1] == '|' && s[z - 2] != '\\')
+        z--;
+    size_t cells = 1;
+    for (size_t i = a; i < z; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '`')
+            i = code_span_end(s, z, i) - 1;
+        else if (s[i] == '|')
+            cells++;
+    }
+    return cells;
+}
+
+/* Whether s[a..z) is a separator row: pipes, dashes, colons, '+' and
+ * spaces, with a dash ("|---|:-:|", kramdown's "|---+---"). */
+static bool separator_row(const char *s, size_t a, size_t z)
+{
+    bool dash = false;
+    for (size_t i = a; i < z; i++) {
+        if (s[i] == '-')
+            dash = true;
+        else if (!strchr("|:+ \t\r", s[i]))
+            return false;
+    }
+    return dash && s[a] == '|';
+}
+
+/* The lines of text s with what kramdown reads and CommonMark would not
+ * made CommonMark: a display `$$` block in a list item whose lines sit
+ * less indented than its opener (or on tabs) indented as its opener; a
+ * table without a separator row (given an empty header) or with one of
+ * fewer cells than its first row (completed), separators between body
+ * rows dropped; a line holding only `<br/>` before Markdown given a blank
+ * line (else it opens an HTML block that swallows the Markdown after it). */
+static void kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
+{
+    (void)m;
+    size_t flen = 0;
+    char fch = 0;
+    bool prev_blank = true;
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t next = e + (e < n), t;
+        size_t ind = line_indent(s, i, e, &t);
+        char ch = 0;
+        size_t f = fence_at(s, n, i, &ch);
+        bool code = flen || f;
+        fence_toggle(f, ch, &flen, &fch);
+        size_t te = e;
+        while (te > t && isspace((unsigned char)s[te - 1]))
+            te--;
+        if (!code && ind > 0 && te - t == 2 && s[t] == '$' && s[t + 1] == '$') {
+            /* an opener on a line of its own, indented: its block */
+            size_t j = next, close = SIZE_MAX;
+            bool shallow = memchr(s + i, '\t', t - i) != NULL;
+            while (j < n && close == SIZE_MAX) {
+                size_t je = j;
+                while (je < n && s[je] != '\n')
+                    je++;
+                size_t jt, jz = je;
+                size_t ji = line_indent(s, j, je, &jt);
+                while (jz > jt && isspace((unsigned char)s[jz - 1]))
+                    jz--;
+                if (jz > jt && (ji < ind || memchr(s + j, '\t', jt - j)))
+                    shallow = true;
+                if (jz - jt >= 2 && s[jz - 1] == '$' && s[jz - 2] == '$')
+                    close = je;
+                j = je + (je < n);
+            }
+            if (close != SIZE_MAX && shallow) {
+                for (size_t a = i; a < j;) {
+                    size_t b = a;
+                    while (b < n && s[b] != '\n')
+                        b++;
+                    size_t at;
+                    line_indent(s, a, b, &at);
+                    if (at < b) {
+                        for (size_t c = 0; c < ind; c++)
+                            buf_putc(out, ' ');
+                        buf_put(out, s + at, b - at);
+                    }
+                    buf_putc(out, '\n');
+                    a = b + 1;
+                }
+                if (j == n && (n == 0 || s[n - 1] != '\n'))
+                    buf_truncate(out, out->len - 1);
+                i = j;
+                prev_blank = false;
+                continue;
+            }
+        }
+        if (!code && ind < 4 && t < te && s[t] == '|') {
+            /* a table: its rows */
+            size_t rows_end = i, nrows = 0;
+            while (rows_end < n) {
+                size_t re = rows_end, rt;
+                while (re < n && s[re] != '\n')
+                    re++;
+                line_indent(s, rows_end, re, &rt);
+                if (rt >= re || s[rt] != '|')
+                    break;
+                nrows++;
+                rows_end = re + (re < n);
+            }
+            size_t cells = row_cells(s, t, te);
+            size_t second = next, se = second, st = second;
+            while (se < n && s[se] != '\n')
+                se++;
+            if (second < rows_end)
+                line_indent(s, second, se, &st);
+            bool sep2 = second < rows_end && separator_row(s, st, se);
+            bool sep1 = separator_row(s, t, te);
+            if (!sep1 && (nrows > 1 || cells > 1)) {
+                if (!prev_blank)
+                    buf_putc(out, '\n');
+                if (!sep2) {
+                    /* no header: an empty one */
+                    buf_puts(out, "|");
+                    for (size_t c = 0; c < cells; c++)
+                        buf_puts(out, "   |");
+                    buf_puts(out, "\n|");
+                    for (size_t c = 0; c < cells; c++)
+                        buf_puts(out, "---|");
+                    buf_putc(out, '\n');
+                }
+                buf_put(out, s + i, next - i);
+                if (sep2 && row_cells(s, st, se) < cells) {
+                    /* the separator row, with a cell for each column */
+                    size_t have = row_cells(s, st, se), z = se;
+                    while (z > st && isspace((unsigned char)s[z - 1]))
+                        z--;
+                    buf_put(out, s + second, z - second);
+                    if (s[z - 1] != '|')
+                        buf_putc(out, '|');
+                    for (size_t c = have; c < cells; c++)
+                        buf_puts(out, "---|");
+                    buf_putc(out, '\n');
+                } else if (sep2) {
+                    buf_put(out, s + second, se + (se < n) - second);
+                }
+                /* the body rows; kramdown's separators between them go */
+                for (size_t a = sep2 ? se + (se < n) : next; a < rows_end;) {
+                    size_t b = a, bt;
+                    while (b < n && s[b] != '\n')
+                        b++;
+                    line_indent(s, a, b, &bt);
+                    if (!separator_row(s, bt, b))
+                        buf_put(out, s + a, b + (b < n) - a);
+                    a = b + (b < n);
+                }
+                i = rows_end;
+                prev_blank = false;
+                continue;
+            }
+        }
+        buf_put(out, s + i, next - i);
+        if (!code && prev_blank && te > t && ind < 4 && next < n) {
+            /* <br/> alone before Markdown */
+            size_t ln = te - t;
+            bool br = (ln == 4 && !strncasecmp(s + t, "<br>", 4)) || (ln == 5 && !strncasecmp(s + t, "<br/>", 5)) ||
+                      (ln == 6 && !strncasecmp(s + t, "<br />", 6));
+            size_t ne = next;
+            while (ne < n && s[ne] != '\n')
+                ne++;
+            if (br && !blank_line(s, next, ne))
+                buf_putc(out, '\n');
+        }
+        prev_blank = !code && blank_line(s, i, e);
+        i = next;
     }
 }
 
@@ -1351,7 +1782,10 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
         } else if (!code) {
             /* kramdown's $$…$$ inside a line of text is inline math (on
              * a line of its own, display): sheaf's inline form is \(…\) */
-            bool display = e - k >= 2 && s[k] == '$' && s[k + 1] == '$';
+            size_t t = k;
+            while (t < e && (s[t] == ' ' || s[t] == '\t'))
+                t++;
+            bool display = e - t >= 2 && s[t] == '$' && s[t + 1] == '$';
             for (size_t j = i; j < e; j++) {
                 if (s[j] == '`' && j >= k) {
                     size_t z = code_span_end(s, e, j);
@@ -1360,18 +1794,29 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
                     continue;
                 }
                 if (!display && s[j] == '$' && j + 1 < e && s[j + 1] == '$' && (j == 0 || s[j - 1] != '\\')) {
-                    const char *z = j + 2 < e ? memmem(s + j + 2, e - j - 2, "$$", 2) : NULL;
+                    /* its closer may be on a later line of the paragraph */
+                    const char *blank = memmem(s + j, n - j, "\n\n", 2);
+                    size_t pe = blank ? (size_t)(blank - s) : n;
+                    const char *z = j + 2 < pe ? memmem(s + j + 2, pe - j - 2, "$$", 2) : NULL;
                     if (z && z > s + j + 2) {
                         buf_puts(out, "\\(");
                         buf_put(out, s + j + 2, (size_t)(z - s) - j - 2);
                         buf_puts(out, "\\)");
                         j = (size_t)(z - s) + 1;
                         m->nmath++;
+                        if (j >= e) { /* the rest of the closer's line is this line's */
+                            e = j + 1;
+                            while (e < n && s[e] != '\n')
+                                e++;
+                            next = e + (e < n);
+                        }
                         continue;
                     }
                 }
                 size_t z = j >= k ? span_ial(s, j, e) : 0;
-                if (z)
+                if (z && s[j - 1] == ')' && image_ial(m, out, s + j, z - j))
+                    j = z - 1;
+                else if (z)
                     j = z - 1;
                 else
                     buf_putc(out, s[j]);
@@ -1487,9 +1932,12 @@ void import_convert_body(imp *m, import_page *p, bool jekyll)
         kramdown_notes(m, p);
         buf linked = BUF_INIT;
         relink(m, p, mid.data, mid.len, &linked);
-        buf kd = BUF_INIT;
-        kramdown_convert(m, linked.data ? linked.data : "", linked.len, &kd);
+        buf blocks = BUF_INIT;
+        kramdown_blocks(m, linked.data, linked.len, &blocks);
         buf_release(&linked);
+        buf kd = BUF_INIT;
+        kramdown_convert(m, blocks.data, blocks.len, &kd);
+        buf_release(&blocks);
         buf_release(&mid);
         mid = kd;
     } else {
