@@ -9,12 +9,14 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
+#include <utf8proc.h>
 
 #include "embed/embed.h"
 #include "import/internal.h"
 #include "md/mathscan.h"
 #include "render/build.h"
 #include "site/site.h"
+#include "util/text.h"
 
 /* ---- places and paths ------------------------------------------------- */
 
@@ -1592,7 +1594,7 @@ static void kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
     (void)m;
     size_t flen = 0;
     char fch = 0;
-    bool prev_blank = true;
+    bool prev_blank = true, inline_open = false;
     for (size_t i = 0; i < n;) {
         size_t e = i;
         while (e < n && s[e] != '\n')
@@ -1606,7 +1608,27 @@ static void kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
         size_t te = e;
         while (te > t && isspace((unsigned char)s[te - 1]))
             te--;
-        if (!code && ind > 0 && te - t == 2 && s[t] == '$' && s[t + 1] == '$') {
+        bool alone = !code && te - t == 2 && s[t] == '$' && s[t + 1] == '$';
+        if (alone && inline_open) {
+            /* the closer of a $$ that opened inside a line above */
+            inline_open = false;
+            buf_put(out, s + i, next - i);
+            prev_blank = false;
+            i = next;
+            continue;
+        }
+        if (!code && blank_line(s, i, e))
+            inline_open = false;
+        else if (!code && !alone) {
+            /* a $$ left open at the end of the line: the next line alone
+             * with $$ closes it */
+            for (size_t q = t; q + 1 < te; q++)
+                if (s[q] == '\\')
+                    q++;
+                else if (s[q] == '$' && s[q + 1] == '$')
+                    inline_open = !inline_open, q++;
+        }
+        if (alone && ind > 0) {
             /* an opener on a line of its own, indented: its block */
             size_t j = next, close = SIZE_MAX;
             bool shallow = memchr(s + i, '\t', t - i) != NULL;
@@ -1641,6 +1663,12 @@ static void kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
                 }
                 if (j == n && (n == 0 || s[n - 1] != '\n'))
                     buf_truncate(out, out->len - 1);
+                i = j;
+                prev_blank = false;
+                continue;
+            }
+            if (close != SIZE_MAX) { /* as it is: its closer is no opener */
+                buf_put(out, s + i, j - i);
                 i = j;
                 prev_blank = false;
                 continue;
@@ -1728,10 +1756,41 @@ static void kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
 }
 
 /* The second pass: s (the converted text) into out. */
-static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
+/* The TeX of kramdown's span math, which MathJax showed inline: an
+ * environment KaTeX takes only in display math written as its inline
+ * form (align* → aligned), each listed. */
+static void span_tex(imp *m, const import_page *p, const char *tex, size_t n, buf *out)
+{
+    static const char *const envs[][2] = { { "align*", "aligned" }, { "align", "aligned" },
+                                           { "gather*", "gathered" }, { "gather", "gathered" },
+                                           { "eqnarray*", "aligned" }, { "eqnarray", "aligned" } };
+    for (size_t i = 0; i < n; i++) {
+        bool done = false;
+        for (size_t k = 0; k < sizeof envs / sizeof *envs && !done; k++)
+            for (int end = 0; end < 2 && !done; end++) {
+                const char *w = end ? "\\end{" : "\\begin{";
+                size_t wn = strlen(w), en = strlen(envs[k][0]);
+                if (i + wn + en + 1 <= n && !memcmp(tex + i, w, wn) && !memcmp(tex + i + wn, envs[k][0], en) &&
+                    tex[i + wn + en] == '}') {
+                    buf_printf(out, "%s%s}", w, envs[k][1]);
+                    if (!end)
+                        import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%s%s}", w, envs[k][0]),
+                                           arena_printf(m->a, "%s%s} (in inline math)", w, envs[k][1]));
+                    i += wn + en;
+                    done = true;
+                }
+            }
+        if (!done)
+            buf_putc(out, tex[i]);
+    }
+}
+
+static void kramdown_convert(imp *m, const import_page *p, const char *s, size_t n, buf *out)
 {
     /* out offsets of the line(s) above: a blockquote, a list item, a paragraph */
     size_t flen = 0, quote = SIZE_MAX, item = SIZE_MAX, para = SIZE_MAX;
+    /* in a display block; the line above is a paragraph's */
+    bool in_display = false, prev_para = false;
     char fch = 0;
     for (size_t i = 0; i < n;) {
         size_t e = i;
@@ -1781,11 +1840,23 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
             /* removed */
         } else if (!code) {
             /* kramdown's $$…$$ inside a line of text is inline math (on
-             * a line of its own, display): sheaf's inline form is \(…\) */
+             * a line of its own, display): sheaf's inline form is \(…\).
+             * A $$ opening a line right under a line of text is span math
+             * too (a math block starts a block, after a blank line). */
             size_t t = k;
             while (t < e && (s[t] == ' ' || s[t] == '\t'))
                 t++;
-            bool display = e - t >= 2 && s[t] == '$' && s[t + 1] == '$';
+            bool starts = e - t >= 2 && s[t] == '$' && s[t + 1] == '$';
+            bool opens = starts && !in_display && !prev_para;
+            bool display = in_display || opens;
+            size_t te = e;
+            while (te > t && isspace((unsigned char)s[te - 1]))
+                te--;
+            bool ends = te - t >= 2 && s[te - 1] == '$' && s[te - 2] == '$' && (te - t >= 4 || !opens);
+            if (in_display && ends)
+                in_display = false;
+            else if (opens && !ends)
+                in_display = true;
             for (size_t j = i; j < e; j++) {
                 if (s[j] == '`' && j >= k) {
                     size_t z = code_span_end(s, e, j);
@@ -1800,7 +1871,7 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
                     const char *z = j + 2 < pe ? memmem(s + j + 2, pe - j - 2, "$$", 2) : NULL;
                     if (z && z > s + j + 2) {
                         buf_puts(out, "\\(");
-                        buf_put(out, s + j + 2, (size_t)(z - s) - j - 2);
+                        span_tex(m, p, s + j + 2, (size_t)(z - s) - j - 2, out);
                         buf_puts(out, "\\)");
                         j = (size_t)(z - s) + 1;
                         m->nmath++;
@@ -1825,6 +1896,13 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
         } else {
             buf_put(out, s + i, next - i);
         }
+        {
+            size_t a = i;
+            while (a < e && isspace((unsigned char)s[a]))
+                a++;
+            prev_para = !code && a < e && s[a] != '#' && !in_display && t == IAL_NONE &&
+                        !(e - a >= 2 && s[a] == '$' && s[a + 1] == '$');
+        }
         /* what the next line may dress: the blockquote (from its first
          * line) or the list item just written */
         bool text = !code && t == IAL_NONE;
@@ -1839,6 +1917,164 @@ static void kramdown_convert(imp *m, const char *s, size_t n, buf *out)
             para = line_start;
         i = next;
     }
+}
+
+/* ---- kramdown's heading ids ------------------------------------------- */
+
+/* kramdown's automatic id of a heading's raw text (its converter's
+ * basic_generate_id: leading characters up to the first ASCII letter go,
+ * then all but ASCII letters, digits, spaces and '-', spaces become '-',
+ * lower case), or with `input: GFM` kramdown-parser-gfm's (lower case,
+ * all but word characters, '-', spaces and tabs go, spaces and tabs become
+ * '-'). Empty: "section". */
+static void kramdown_id(const char *t, size_t n, bool gfm, buf *out)
+{
+    size_t i = 0;
+    if (!gfm)
+        while (i < n && !isalpha((unsigned char)t[i]))
+            i++;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c == ' ' || (gfm && c == '\t')) {
+            buf_putc(out, '-');
+        } else if (isalnum(c) || c == '-' || (gfm && c == '_')) {
+            buf_putc(out, (char)tolower(c));
+        } else if (gfm && c >= 0x80) {
+            /* \p{Word}: letters, marks, numbers, connectors (not '–') */
+            utf8proc_int32_t cp;
+            utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)t + i, (utf8proc_ssize_t)(n - i), &cp);
+            if (len <= 0)
+                continue;
+            utf8proc_category_t cat = utf8proc_category(cp);
+            if ((cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_NO) || cat == UTF8PROC_CATEGORY_PC) {
+                utf8proc_uint8_t enc[4];
+                utf8proc_ssize_t el = utf8proc_encode_char(utf8proc_tolower(cp), enc);
+                buf_put(out, (const char *)enc, (size_t)el);
+            }
+            i += (size_t)len - 1;
+        }
+    }
+    if (!out->len)
+        buf_puts(out, "section");
+}
+
+/* Whether id (n bytes) is among the page's ids so far (words of used). */
+static size_t id_count(const buf *used, const char *id, size_t n)
+{
+    size_t c = 0;
+    for (size_t a = 0; a < used->len;) {
+        size_t z = a;
+        while (z < used->len && used->data[z] != '\n')
+            z++;
+        c += z - a == n && !memcmp(used->data + a, id, n);
+        a = z + 1;
+    }
+    return c;
+}
+
+/* Every ATX heading whose kramdown id differs from the one sheaf gives it
+ * written `## Title {#sheaf-id #kramdown-id}`: links written for the old
+ * id still land on it. */
+static void kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out)
+{
+    const tpl_map *c = m->old_config;
+    tpl_value k = c ? import_get(c, "kramdown") : tpl_undefined();
+    const tpl_map *km = k.kind == TPL_MAP ? k.u.map : NULL;
+    tpl_value auto_ids = km ? import_get(km, "auto_ids") : tpl_undefined();
+    const char *input = km ? import_get_str(km, "input") : NULL;
+    bool gfm = input && !strcasecmp(input, "GFM");
+    if (auto_ids.kind == TPL_BOOL && !auto_ids.u.b) {
+        buf_put(out, s, n);
+        return;
+    }
+    buf kids = BUF_INIT, sids = BUF_INIT, kid = BUF_INIT, sid = BUF_INIT, plain = BUF_INIT;
+    size_t flen = 0;
+    char fch = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t next = e + (e < n);
+        char ch = 0;
+        size_t f = fence_at(s, n, i, &ch);
+        bool code = flen || f;
+        fence_toggle(f, ch, &flen, &fch);
+        size_t h = indent_end(s, i, e), level = 0;
+        while (h + level < e && s[h + level] == '#')
+            level++;
+        size_t a = h + level, z = e;
+        if (code || !level || level > 6 || (a < e && s[a] != ' ' && s[a] != '\t')) {
+            buf_put(out, s + i, next - i);
+            i = next;
+            continue;
+        }
+        while (a < z && isspace((unsigned char)s[a]))
+            a++;
+        while (z > a && isspace((unsigned char)s[z - 1]))
+            z--;
+        size_t zz = z; /* closing #s (after a space) go */
+        while (zz > a && s[zz - 1] == '#')
+            zz--;
+        if (zz < z && (zz == a || s[zz - 1] == ' ' || s[zz - 1] == '\t'))
+            for (z = zz; z > a && isspace((unsigned char)s[z - 1]);)
+                z--;
+        if (z > a && s[z - 1] == '}' && memchr(s + a, '{', z - a)) {
+            buf_put(out, s + i, next - i); /* an id of its own */
+            i = next;
+            continue;
+        }
+        /* kramdown's id, made unique as kramdown does (x, x-1, …) */
+        buf_reset(&kid);
+        kramdown_id(s + a, z - a, gfm, &kid);
+        size_t seen = id_count(&kids, kid.data, kid.len);
+        buf_printf(&kids, "%s\n", kid.data);
+        if (seen)
+            buf_printf(&kid, "-%zu", seen);
+        /* sheaf's: the slug of the plain text (links' text, no markup) */
+        buf_reset(&plain);
+        for (size_t q = a; q < z; q++) {
+            if (s[q] == ']' && q + 1 < z && s[q + 1] == '(') {
+                const char *cp = memchr(s + q, ')', z - q);
+                if (cp) {
+                    q = (size_t)(cp - s);
+                    continue;
+                }
+            }
+            if (s[q] == '<') {
+                const char *gt = memchr(s + q, '>', z - q);
+                if (gt) {
+                    q = (size_t)(gt - s);
+                    continue;
+                }
+            }
+            buf_putc(&plain, s[q]);
+        }
+        buf_reset(&sid);
+        text_slugify(&sid, plain.data, plain.len);
+        if (!sid.len)
+            buf_puts(&sid, "section");
+        size_t sseen = id_count(&sids, sid.data, sid.len);
+        buf_printf(&sids, "%s\n", sid.data);
+        if (sseen)
+            buf_printf(&sid, "-%zu", sseen);
+        bool plain_id = true; /* both ids must be written as an attribute list takes them */
+        for (size_t q = 0; q < kid.len; q++)
+            plain_id &= kid.data[q] > ' ' && !strchr("{}#", kid.data[q]);
+        if (strcmp(kid.data, sid.data) && plain_id && !strpbrk(sid.data, "{}# ")) {
+            buf_put(out, s + i, z - i);
+            buf_printf(out, " {#%s #%s}", sid.data, kid.data);
+            buf_put(out, s + e, next - e);
+            m->nheading_ids++;
+        } else {
+            buf_put(out, s + i, next - i);
+        }
+        i = next;
+    }
+    buf_release(&kids);
+    buf_release(&sids);
+    buf_release(&kid);
+    buf_release(&sid);
+    buf_release(&plain);
 }
 
 /* ---- formulas --------------------------------------------------------- */
@@ -1936,8 +2172,12 @@ void import_convert_body(imp *m, import_page *p, bool jekyll)
         kramdown_blocks(m, linked.data, linked.len, &blocks);
         buf_release(&linked);
         buf kd = BUF_INIT;
-        kramdown_convert(m, blocks.data, blocks.len, &kd);
+        kramdown_convert(m, p, blocks.data, blocks.len, &kd);
         buf_release(&blocks);
+        buf_reset(&blocks);
+        kramdown_heading_ids(m, kd.data, kd.len, &blocks);
+        buf_release(&kd);
+        kd = blocks;
         buf_release(&mid);
         mid = kd;
     } else {

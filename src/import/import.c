@@ -1100,6 +1100,10 @@ static void write_report(imp *m, buf *r, long aliases)
         buf_printf(r, "- %zu formula%s of a `katex` or `math` shortcode made sheaf's math "
                    "(`\\(…\\)`, `\\[…\\]`: see docs/configuration.md, `math`)\n",
                    m->nmath, m->nmath == 1 ? "" : "s");
+    if (m->nheading_ids)
+        buf_printf(r, "- %zu heading%s keep%s kramdown's id as a second anchor (`{#sheaf-id #kramdown-id}`), "
+                   "so that links written for it still land\n",
+                   m->nheading_ids, m->nheading_ids == 1 ? "" : "s", m->nheading_ids == 1 ? "s" : "");
     if (m->math_note)
         buf_printf(r, "- %s\n", m->math_note);
     if (m->nraw)

@@ -98,6 +98,7 @@ typedef struct imp {
     size_t nunpublished, ndrafts;
     /* the old URLs of pages: served by the page itself, by a redirect, not at all */
     size_t nkept, nredirected, nlost;
+    size_t nheading_ids; /* headings given kramdown's id as a second anchor */
     /* math (math.c): the old config (set by each importer's settings),
      * whether the old site rendered formulas, whether its TeX was Markdown
      * first, a line for the report; the TeX rewritten for KaTeX */

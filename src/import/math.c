@@ -251,7 +251,7 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
             if (end) {
                 buf_putc(out, c);
                 buf_putc(out, '{');
-                buf_put(out, tex + i + 1, end - i - 1);
+                import_tex_fix(m, p, tex + i + 1, end - i - 1, escapes, out); /* \text{a_b} inside */
                 buf_putc(out, '}');
                 import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%c%.*s", c, (int)(end - i - 1), tex + i + 1),
                                    arena_printf(m->a, "%c{%.*s}", c, (int)(end - i - 1), tex + i + 1));

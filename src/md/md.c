@@ -465,12 +465,15 @@ static bool id_byte(unsigned char c)
 }
 
 /* The attribute list t[0..n) (braces included) of a heading: `{#id}`,
- * Pandoc's and Hugo's `{#id .class key=value}`. An id of id bytes, classes
+ * Pandoc's and Hugo's `{#id .class key=value}`. A second `#id` and any
+ * after it are extra anchors of the heading, space-separated in *extra:
+ * `{#moco-moco-v2 #moco--moco-v2}` keeps the id another generator gave it
+ * (kramdown's), for links written for that one. An id of id bytes, classes
  * of letters, digits, '-' and '_'; a key=value (bare, "quoted" or
  * 'quoted') is read and ignored (*ignored: the first key, for a warning).
  * False when t is no such list: it is text then. */
-static bool parse_attrs(const char *t, size_t n, md_walk *r, const char **id, buf *classes, const char **ignored,
-                        size_t *nignored)
+static bool parse_attrs(const char *t, size_t n, md_walk *r, const char **id, buf *classes, buf *extra,
+                        const char **ignored, size_t *nignored)
 {
     *id = NULL;
     *ignored = NULL;
@@ -485,9 +488,12 @@ static bool parse_attrs(const char *t, size_t n, md_walk *r, const char **id, bu
         if (t[i] == '#') {
             while (k < end && id_byte((unsigned char)t[k]))
                 k++;
-            if (k == i + 1 || *id)
+            if (k == i + 1)
                 return false;
-            *id = arena_strndup(r->a, t + i + 1, k - i - 1);
+            if (*id)
+                buf_printf(extra, "%s%.*s", extra->len ? " " : "", (int)(k - i - 1), t + i + 1);
+            else
+                *id = arena_strndup(r->a, t + i + 1, k - i - 1);
         } else if (t[i] == '.') {
             while (k < end && (isalnum((unsigned char)t[k]) || t[k] == '-' || t[k] == '_'))
                 k++;
@@ -530,7 +536,7 @@ static bool parse_attrs(const char *t, size_t n, md_walk *r, const char **id, bu
  * its classes in classes. The text may be split over several text nodes
  * (`{#my_id}`: '_' is a node of its own), so the trailing text nodes are
  * read together. False when the heading has none. */
-static bool take_attributes(md_walk *r, cmark_node *h, const char **id, buf *classes)
+static bool take_attributes(md_walk *r, cmark_node *h, const char **id, buf *classes, buf *extra)
 {
     *id = NULL;
     cmark_node *first = cmark_node_last_child(h);
@@ -556,15 +562,36 @@ static bool take_attributes(md_walk *r, cmark_node *h, const char **id, buf *cla
         return false;
     const char *ignored;
     size_t nignored = 0;
-    if (!parse_attrs(open, n - brace, r, id, classes, &ignored, &nignored))
+    /* with markdown.smart, cmark made `--` an en dash and `"` curly even
+     * inside the list: undone there (`{#moco--moco-v2}` is that id) */
+    buf un = BUF_INIT;
+    static const char *const smart[][2] = { { "\xE2\x80\x93", "--" }, { "\xE2\x80\x94", "---" },
+                                            { "\xE2\x80\x9C", "\"" }, { "\xE2\x80\x9D", "\"" },
+                                            { "\xE2\x80\x98", "'" },  { "\xE2\x80\x99", "'" } };
+    for (size_t q = brace; q < n; q++) {
+        size_t k = 0;
+        while (k < 6 && (n - q < 3 || memcmp(t->data + q, smart[k][0], 3)))
+            k++;
+        if (k < 6) {
+            buf_puts(&un, smart[k][1]);
+            q += 2;
+        } else {
+            buf_putc(&un, t->data[q]);
+        }
+    }
+    bool parsed = parse_attrs(un.data, un.len, r, id, classes, extra, &ignored, &nignored);
+    if (ignored) /* into the list as written (un goes) */
+        ignored = arena_strndup(r->a, ignored, nignored);
+    char *want = arena_strndup(r->a, un.data, un.len);
+    size_t wn = un.len;
+    buf_release(&un);
+    if (!parsed)
         return false;
     size_t keep = brace;
     while (keep > 0 && (t->data[keep - 1] == ' ' || t->data[keep - 1] == '\t'))
         keep--;
     /* where the list is, for messages: its last occurrence in the heading */
     int line = cmark_node_get_start_line(h), col = 1;
-    char *want = arena_strndup(r->a, open, n - brace);
-    size_t wn = n - brace;
     for (int ln = cmark_node_get_start_line(h); ln <= cmark_node_get_end_line(h); ln++) {
         const char *p, *q;
         size_t len;
@@ -595,15 +622,22 @@ static bool take_attributes(md_walk *r, cmark_node *h, const char **id, buf *cla
     buf_release(&lit);
     if (*id)
         md_claim_id(r, *id, strlen(*id), line, col, true);
+    for (size_t a = 0; a < extra->len;) {
+        size_t z = a;
+        while (z < extra->len && extra->data[z] != ' ')
+            z++;
+        md_claim_id(r, extra->data + a, z - a, line, col, true);
+        a = z + 1;
+    }
     return true;
 }
 
 static void enter_heading(md_walk *r, cmark_node *n)
 {
     const char *explicit_id = NULL;
-    buf classes = BUF_INIT;
+    buf classes = BUF_INIT, extra = BUF_INIT;
     if (md_ext_on(r, MD_EXT_HEADING_IDS) && !r->reference)
-        take_attributes(r, n, &explicit_id, &classes);
+        take_attributes(r, n, &explicit_id, &classes, &extra);
     md_heading *h = md_vec_push(&r->heads);
     h->level = cmark_node_get_heading_level(n);
     h->line = cmark_node_get_start_line(n) + r->line0;
@@ -629,8 +663,19 @@ static void enter_heading(md_walk *r, cmark_node *n)
         md_put_escaped_cstr(&r->html, classes.data);
     }
     buf_puts(&r->html, "\">");
+    /* its extra anchors: empty targets at its start */
+    for (size_t a = 0; a < extra.len;) {
+        size_t z = a;
+        while (z < extra.len && extra.data[z] != ' ')
+            z++;
+        buf_puts(&r->html, "<span id=\"");
+        md_put_escaped(&r->html, extra.data + a, z - a);
+        buf_puts(&r->html, "\"></span>");
+        a = z + 1;
+    }
     buf_release(&classes);
     md_xref_heading(r, &r->html, n, explicit_id, h->title, cmark_node_get_start_line(n));
+    buf_release(&extra);
 }
 
 static void exit_heading(md_walk *r, cmark_node *n)

@@ -748,6 +748,18 @@ TEST(explicit_heading_ids)
         EQ_INT(r.problems[1].line, 5);
     }
 
+    /* issue 32: a second #id is an extra anchor (another generator's id,
+     * kept for the links written for it), also with smart punctuation on
+     * (which made `--` an en dash inside the list) */
+    md_options so = { .unsafe = true, .smart = true };
+    md_render(str_from("## MoCo & MoCo-V2 {#moco-moco-v2 #moco--moco-v2}\n\n## Again {#moco--moco-v2}\n"), 1, &so,
+              NULL, a, &r);
+    OK(strstr(r.html, "<h2 id=\"moco-moco-v2\"><span id=\"moco--moco-v2\"></span>MoCo &amp; MoCo-V2") != NULL);
+    EQ_INT((long)r.nanchors, 2);
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1)
+        EQ_STR(r.problems[0].message, "id 'moco--moco-v2' is already used on this page (line 1)");
+
     /* switched off, `{#id}` is text */
     md_options o = { .unsafe = true, .off = md_extension_bit("heading_ids") };
     md_render(str_from("## Results {#results}\n"), 1, &o, NULL, a, &r);
