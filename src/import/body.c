@@ -2081,7 +2081,7 @@ static void kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out)
 
 /* The TeX of every formula (sheaf's delimiters, md/mathscan.h; code left
  * alone) through import_tex_fix: what MathJax read and KaTeX would not. */
-static void fix_formulas(imp *m, import_page *p, const char *s, size_t n, buf *out)
+static void fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool kramdown, buf *out)
 {
     size_t flen = 0;
     char fch = 0, closer = 0; /* closer: in a display block, its closer */
@@ -2125,18 +2125,38 @@ static void fix_formulas(imp *m, import_page *p, const char *s, size_t n, buf *o
                 }
                 md_math_span sp;
                 bool esc = j > 0 && s[j - 1] == '\\';
-                bool found = false;
-                if (s[j] == '\\' && m->math_escapes && md_math_scan_escaped(s, pn, j, &sp))
-                    found = true;
+                bool found = false, text = false;
+                if (s[j] == '\\' && (m->math_escapes || kramdown) && md_math_scan_escaped(s, pn, j, &sp))
+                    found = text = kramdown;
                 else if (!esc && (s[j] == '$' || (s[j] == '\\' && j + 1 < e && s[j + 1] == '(')))
                     found = md_math_scan(s, pn, j, &sp);
                 if (!found) {
                     buf_putc(out, s[j++]);
                     continue;
                 }
-                buf_put(out, s + j, sp.tex - j);
-                import_tex_fix(m, p, s + sp.tex, sp.tex_len, m->math_escapes, out);
-                buf_put(out, s + sp.tex + sp.tex_len, sp.end - sp.tex - sp.tex_len);
+                /* kramdown's $…$ and \\(…\\) were text, its escapes undone
+                 * before MathJax saw them (`$\Sigma^{\*}$`): so here */
+                text |= kramdown && s[j] == '$' && !sp.display;
+                const char *tex = s + sp.tex;
+                size_t tn = sp.tex_len;
+                if (text) {
+                    char *u = arena_alloc(m->a, tn + 1);
+                    tn = md_math_unescape(tex, tn, u);
+                    if (tn != sp.tex_len)
+                        import_rewrite_add(m, p->src_rel, arena_strndup(m->a, tex, sp.tex_len),
+                                           arena_strndup(m->a, u, tn));
+                    tex = u;
+                }
+                bool paren = text && s[j] == '\\';
+                if (paren)
+                    buf_puts(out, "\\(");
+                else
+                    buf_put(out, s + j, sp.tex - j);
+                import_tex_fix(m, p, tex, tn, m->math_escapes, out);
+                if (paren)
+                    buf_puts(out, "\\)");
+                else
+                    buf_put(out, s + sp.tex + sp.tex_len, sp.end - sp.tex - sp.tex_len);
                 j = sp.end;
                 if (j > e) {
                     /* the formula ran over lines: go on from its end */
@@ -2187,7 +2207,7 @@ void import_convert_body(imp *m, import_page *p, bool jekyll)
         mid = linked;
     }
     if (m->math_on)
-        fix_formulas(m, p, mid.data, mid.len, &p->body);
+        fix_formulas(m, p, mid.data, mid.len, jekyll, &p->body);
     else
         buf_put(&p->body, mid.data, mid.len);
     buf_release(&mid);

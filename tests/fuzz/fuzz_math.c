@@ -46,7 +46,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (m.tex <= at || m.tex + m.tex_len > m.end || m.end > n)
                     abort();
             }
+            if (md_math_scan_escaped(s, n, at, &m) && (m.tex <= at || m.tex + m.tex_len > m.end || m.end > n))
+                abort();
         }
+        /* markdown.math_escapes: undoing never grows the TeX, and every
+         * byte of the result maps back into it */
+        char *u = malloc(n + 1);
+        size_t un = md_math_unescape(s, n, u);
+        if (un > n)
+            abort();
+        for (size_t k = 0; k < un; k++) {
+            size_t o = md_math_unescaped_origin(s, n, k);
+            if (o >= n || s[o] != u[k])
+                abort();
+        }
+        free(u);
+        long sub = md_math_escaped_subscript(s, n);
+        if (sub >= 0 && ((size_t)sub + 1 >= n || s[sub] != '\\' || s[sub + 1] != '_'))
+            abort();
+        char *z = malloc(n + 1);
+        memcpy(z, s, n);
+        z[n] = 0;
+        (void)md_math_error_hint(z, s, n);
+        free(z);
         size_t start = 0;
         while (start <= n) {
             const char *nl = memchr(s + start, '\n', n - start);
@@ -67,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (mode & 2) {
         arena *a = arena_new();
-        md_options o = { .unsafe = true, .math = mode & 4 ? renderer : NULL };
+        md_options o = { .unsafe = true, .math = mode & 4 ? renderer : NULL, .math_escapes = (mode & 16) != 0 };
         md_result r;
         md_render(str_make(s, n), 1, &o, NULL, a, &r);
         size_t lines = 1;
