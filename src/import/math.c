@@ -197,15 +197,15 @@ void import_rewrite_add(imp *m, const char *src_rel, const char *from, const cha
     r->to = to;
 }
 
-/* Commands of one argument that KaTeX takes after ^ or _ only in braces. */
+/* Commands of one argument that KaTeX takes after ^ or _ only in braces
+ * (its error: "Got function '\\vec' with no arguments as superscript");
+ * font commands (\\mathbf, \\text, …) it takes bare. */
 static const char *const arg_commands[] = { "vec", "hat", "bar", "tilde", "widehat", "widetilde", "dot", "ddot",
-                                            "overline", "underline", "mathbf", "mathrm", "mathcal", "mathbb",
-                                            "mathit", "mathsf", "mathtt", "mathfrak", "boldsymbol", "bm",
-                                            "text", "textrm", "textbf", "operatorname", "sqrt", NULL };
-/* Operator names KaTeX takes after ^ or _ only in braces. */
-static const char *const op_commands[] = { "max", "min", "sup", "inf", "lim", "liminf", "limsup", "log", "ln",
-                                           "exp", "det", "arg", "sin", "cos", "tan", "gcd", "Pr", "deg", "dim",
-                                           "ker", "hom", "argmax", "argmin", NULL };
+                                            "overline", "underline", "boldsymbol", "bm", "operatorname", "sqrt",
+                                            NULL };
+/* Operators KaTeX takes after ^ or _ only in braces (\\log, \\exp, … it
+ * takes bare). */
+static const char *const op_commands[] = { "max", "min", "sup", "inf", "lim", "liminf", "limsup", NULL };
 
 static bool listed(const char *const *names, const char *s, size_t n)
 {
