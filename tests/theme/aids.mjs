@@ -1,0 +1,137 @@
+// Reading aids in a real browser (headless Chromium via playwright-core), on
+// sheaf's build of the example site:
+//  - a code block's copy button puts the code (no button label) on the
+//    clipboard and says so;
+//  - focusing a citation or a footnote mark shows the reference's or the
+//    note's text in a popover, described to screen readers; Escape closes it;
+//  - pages with no code, citation or footnote load no script but the theme's
+//    inline ones.
+// usage: node aids.mjs path/to/sheaf [SHOT_DIR]
+// Exits 77 (ctest's "skipped") when playwright-core or Chromium is missing.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const require = createRequire(path.join(root, 'tests/package.json'));
+const chromiumPath = '/usr/bin/chromium';
+let chromium;
+try {
+  ({ chromium } = require('playwright-core'));
+} catch {
+  console.log('aids.mjs: skipped: no playwright-core in tests/node_modules');
+  process.exit(77);
+}
+if (!fs.existsSync(chromiumPath)) { console.log(`aids.mjs: skipped: no ${chromiumPath}`); process.exit(77); }
+
+const sheaf = path.resolve(process.argv[2] || '');
+const shots = process.argv[3];
+const failures = [];
+function check(what, cond, detail = '') {
+  if (!cond) failures.push(what + (detail ? ': ' + detail : ''));
+  else console.log('ok ' + what);
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sheaf-aids-'));
+const out = path.join(tmp, 'out');
+const b = spawnSync(sheaf, ['build', '-s', root, '-o', out, '-q']);
+if (b.status !== 0) { console.log(String(b.stderr)); process.exit(1); }
+
+const server = http.createServer((req, res) => {
+  let p = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+  if (!p.startsWith(out)) { res.writeHead(403); res.end(); return; }
+  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
+  if (!fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
+  const type = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript',
+    '.json': 'application/json', '.woff2': 'font/woff2' }[path.extname(p)];
+  res.writeHead(200, { 'Content-Type': type || 'application/octet-stream' });
+  res.end(fs.readFileSync(p));
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+// (localhost is a secure context: the Clipboard API is there)
+const base = `http://localhost:${server.address().port}`;
+
+const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+const note = '/posts/in-network-aggregation/';
+for (const width of [1280, 375])
+  for (const scheme of ['light', 'dark']) {
+    const what = `${width} px ${scheme}`;
+    const ctx = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: scheme });
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const page = await ctx.newPage();
+    await page.goto(base + note);
+
+    // the copy button
+    const code = await page.evaluate(() => {
+      const c = document.querySelector('pre.hl code').cloneNode(true);
+      c.querySelectorAll('.ln').forEach((n) => n.remove());
+      return c.textContent;
+    });
+    const button = page.locator('pre.hl').first().locator('button.copy');
+    check(`${what}: a code block has a copy button`, await button.count() === 1);
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(100);
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    check(`${what}: the button copies the code`, copied === code && code.includes('def send_chunk'),
+      JSON.stringify(copied.slice(0, 80)));
+    check(`${what}: the button says it copied`, (await button.textContent()) === 'Copied');
+
+    // a citation's preview, by keyboard
+    const cite = page.locator('.citation a[href="#ref-sapio2021switchml"]').first();
+    await cite.focus();
+    const pop = page.locator('#preview');
+    check(`${what}: focusing a citation shows its reference`, await pop.isVisible() &&
+      (await pop.textContent()).includes('Scaling Distributed Machine Learning with In-Network Aggregation'),
+      await pop.textContent().catch(() => ''));
+    check(`${what}: the citation is described by the preview`, await cite.getAttribute('aria-describedby') === 'preview');
+    const inView = await page.evaluate(() => {
+      const r = document.getElementById('preview').getBoundingClientRect();
+      return r.left >= 0 && r.right <= document.documentElement.clientWidth + 0.5 && r.width > 0;
+    });
+    check(`${what}: the preview stays in the window`, inView);
+    check(`${what}: the preview has no id of the page`, await page.evaluate(() =>
+      document.querySelectorAll('#preview [id]').length === 0));
+    if (shots) {
+      fs.mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: path.join(shots, `aids-cite-${width}-${scheme}.png`) });
+    }
+    await page.keyboard.press('Escape');
+    check(`${what}: Escape closes the preview`, !(await pop.isVisible()));
+
+    // a footnote's preview, by hover
+    const fn = page.locator('.footnote-ref a').first();
+    await fn.hover();
+    const ftext = await pop.textContent();
+    check(`${what}: hovering a footnote mark shows the note`, await pop.isVisible() &&
+      ftext.includes('unmodified Tofino') && !ftext.includes('↩'), ftext);
+    if (shots) await page.screenshot({ path: path.join(shots, `aids-note-${width}-${scheme}.png`) });
+    await page.mouse.move(0, 0);
+    check(`${what}: leaving the mark closes the note`, !(await pop.isVisible()));
+    check(`${what}: the page is no wider than the window`,
+      await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
+    await ctx.close();
+  }
+
+// pages with nothing to aid load no script file
+const page = await browser.newPage();
+for (const [url, wants] of [[note, true], ['/', false], ['/about/', false], ['/tags/', false]]) {
+  const scripts = [];
+  page.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(r.url()); });
+  const res = await page.goto(base + url);
+  if (!res || res.status() !== 200) { check(`${url} is there`, false); continue; }
+  const aids = scripts.some((s) => s.endsWith('/aids.js'));
+  check(`${url} ${wants ? 'loads' : 'loads no'} aids.js`, aids === wants, scripts.join(' '));
+  page.removeAllListeners('request');
+}
+await browser.close();
+server.close();
+fs.rmSync(tmp, { recursive: true, force: true });
+for (const f of failures) console.log('FAIL ' + f);
+console.log(`aids: ${failures.length} failures`);
+process.exit(failures.length ? 1 : 0);
