@@ -5,7 +5,8 @@
 //  - focusing a citation or a footnote mark shows the reference's or the
 //    note's text in a popover, described to screen readers; Escape closes it;
 //  - pages with no code, citation or footnote load no script but the theme's
-//    inline ones.
+//    inline ones;
+//  - search shows the text around a match deep in a page, the match marked.
 // usage: node aids.mjs path/to/sheaf [SHOT_DIR]
 // Exits 77 (ctest's "skipped") when playwright-core or Chromium is missing.
 import { spawnSync } from 'node:child_process';
@@ -128,6 +129,21 @@ for (const [url, wants] of [[note, true], ['/', false], ['/about/', false], ['/t
   const aids = scripts.some((s) => s.endsWith('/aids.js'));
   check(`${url} ${wants ? 'loads' : 'loads no'} aids.js`, aids === wants, scripts.join(' '));
   page.removeAllListeners('request');
+}
+// search: a word deep in a page (not in the index's excerpt) is shown in
+// the result with the text around it, marked
+{
+  const index = JSON.parse(fs.readFileSync(path.join(out, 'search/index.json'), 'utf8'));
+  const doc = index.docs.find((d) => d[0] === note);
+  check('search: "CollNet" is not in the stored excerpt', doc && !doc[4].includes('CollNet'), doc && doc[4]);
+  await page.goto(base + '/search/?q=CollNet');
+  const ex = page.locator(`.search-results li:has(a[href="${note}"]) > p:last-child`);
+  await page.waitForFunction(() => document.querySelector('.search-results li > p:last-child mark'), null,
+    { timeout: 10000 }).catch(() => {});
+  const text = await ex.textContent().catch(() => '');
+  check('search: the snippet shows the text around a match deep in the page',
+    /NCCL uses it through its CollNet plugin/.test(text) && text.startsWith('…'), text);
+  check('search: the match is marked', await ex.locator('mark').first().textContent().catch(() => '') === 'CollNet');
 }
 await browser.close();
 server.close();

@@ -182,8 +182,49 @@
       var ex = document.createElement("p");
       highlight(ex, d[4] + (d[4].length >= 130 && !/[.!?。！？…]$/.test(d[4]) ? "…" : ""), ws);
       li.append(ex);
+      if (!ex.querySelector("mark") && list.children.length < 10) around(url, ex, ws);
       list.append(li);
     }
+  }
+
+  // The text of a page's content, read from the page itself when a result
+  // needs it (the index keeps only each page's start, to stay small):
+  // formulas as their TeX, no footnote marks, line numbers or self-links.
+  var texts = new Map();
+  function pageText(url) {
+    if (!texts.has(url)) texts.set(url, fetch(url).then(function (r) {
+      if (!r.ok) throw new Error(r.status);
+      return r.text();
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var c = doc.querySelector("main .content");
+      if (!c) return "";
+      c.querySelectorAll("math").forEach(function (m) {
+        var tex = m.querySelector('annotation[encoding="application/x-tex"]');
+        m.replaceWith(tex ? " " + tex.textContent + " " : m.textContent);
+      });
+      c.querySelectorAll(".footnote-ref, .ln, a.anchor, .footnote-backref, button").forEach(function (n) { n.remove(); });
+      return c.textContent.replace(/\s+/g, " ").trim();
+    }).catch(function () { return ""; }));
+    return texts.get(url);
+  }
+
+  // Shows in el the part of the page's text around the first match of a
+  // query word (about 160 characters, cut at spaces), the words marked.
+  function around(url, el, ws) {
+    pageText(url).then(function (text) {
+      var lower = text.toLowerCase(), at = -1;
+      for (var w of ws) {
+        var i = lower.indexOf(w);
+        if (i >= 0 && (at < 0 || i < at)) at = i;
+      }
+      if (at < 0 || !el.isConnected) return;
+      var from = Math.max(0, at - 60), to = Math.min(text.length, at + 100);
+      if (from > 0) { var sp = text.indexOf(" ", from); if (sp >= 0 && sp < at) from = sp + 1; }
+      if (to < text.length) { var sp2 = text.lastIndexOf(" ", to); if (sp2 > at) to = sp2; }
+      el.textContent = "";
+      highlight(el, (from > 0 ? "…" : "") + text.slice(from, to) + (to < text.length ? "…" : ""), ws);
+    });
   }
 
   var pending = "";
