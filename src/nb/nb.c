@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "nb/nb.h"
+#include "img/img.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -445,53 +446,6 @@ bool nb_base64_decode(const char *s, size_t n, buf *out, size_t *bad)
     return true;
 }
 
-static uint32_t be32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-
-bool nb_image_size(const unsigned char *p, size_t n, int *w, int *h)
-{
-    static const unsigned char png[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n' };
-    if (n >= 24 && !memcmp(p, png, 8) && !memcmp(p + 12, "IHDR", 4)) {
-        uint32_t W = be32(p + 16), H = be32(p + 20);
-        if (!W || !H || W > 1000000 || H > 1000000)
-            return false;
-        *w = (int)W;
-        *h = (int)H;
-        return true;
-    }
-    if (n >= 4 && p[0] == 0xFF && p[1] == 0xD8) {
-        size_t i = 2;
-        while (i + 4 <= n) {
-            if (p[i] != 0xFF)
-                return false;
-            unsigned char m = p[i + 1];
-            if (m == 0xFF) {
-                i++;
-                continue;
-            }
-            if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
-                i += 2;
-                continue;
-            }
-            size_t len = (size_t)p[i + 2] << 8 | p[i + 3];
-            /* SOF0..SOF15 but DHT (C4), JPG (C8) and DAC (CC) */
-            if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-                if (i + 9 > n)
-                    return false;
-                int H = p[i + 5] << 8 | p[i + 6], W = p[i + 7] << 8 | p[i + 8];
-                if (!W || !H)
-                    return false;
-                *w = W;
-                *h = H;
-                return true;
-            }
-            if (len < 2)
-                return false;
-            i += 2 + len;
-        }
-    }
-    return false;
-}
-
 static void esc(buf *b, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -758,8 +712,14 @@ static nb_file *add_file(conv *c, const cell *ce, const char *name, const char *
     f->data = d;
     f->len = c->tmp2.len;
     f->width = f->height = 0;
-    if (base64 && !nb_image_size(f->data, f->len, &f->width, &f->height))
+    img_info info;
+    const char *why;
+    if (base64 && img_read_header(f->data, f->len, name, &info, &why) == IMG_OK) {
+        f->width = (int)info.width;
+        f->height = (int)info.height;
+    } else if (base64) {
         cell_problem(c, DIAG_WARNING, at, "%s of cell %d: its data is not a %s image", mime, ce->no, mime);
+    }
     return f;
 }
 

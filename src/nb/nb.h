@@ -87,8 +87,5 @@ void nb_place_text(const nb_doc *doc, int line, int col, buf *out);
  * *bad its offset. */
 bool nb_base64_decode(const char *s, size_t n, buf *out, size_t *bad);
 
-/* Reads the width and height of a PNG or JPEG from its first bytes; false
- * when they are not one. */
-bool nb_image_size(const unsigned char *p, size_t n, int *w, int *h);
 
 #endif
