@@ -174,39 +174,6 @@ static duk_ret_t native_locale(duk_context *ctx)
     return 1;
 }
 
-static bool run(duk_context *ctx, const char *src, size_t len, const char *name, buf *error)
-{
-    duk_push_lstring(ctx, src, len);
-    duk_push_string(ctx, name);
-    if (duk_pcompile(ctx, 0) != 0 || duk_pcall(ctx, 0) != 0) {
-        buf_printf(error, "%s: %s", name, duk_safe_to_string(ctx, -1));
-        duk_pop(ctx);
-        return false;
-    }
-    duk_pop(ctx);
-    return true;
-}
-
-static bool run_bytecode(duk_context *ctx)
-{
-    if (!js_citeproc_bytecode_len)
-        return false;
-    duk_eval_string(ctx, "Duktape.version");
-    bool same = duk_get_number(ctx, -1) == (double)DUK_VERSION;
-    duk_pop(ctx);
-    if (!same)
-        return false;
-    void *p = duk_push_fixed_buffer(ctx, js_citeproc_bytecode_len);
-    memcpy(p, js_citeproc_bytecode, js_citeproc_bytecode_len);
-    duk_load_function(ctx);
-    if (duk_pcall(ctx, 0) != 0) {
-        duk_pop(ctx);
-        return false;
-    }
-    duk_pop(ctx);
-    return true;
-}
-
 js_csl *js_csl_new(js_csl_locale_fn locale, void *ud, buf *error)
 {
     js_heap *h;
@@ -228,9 +195,9 @@ js_csl *js_csl_new(js_csl_locale_fn locale, void *ud, buf *error)
     duk_pop(ctx);
     duk_push_c_function(ctx, native_locale, 1);
     duk_put_global_string(ctx, "sheaf_locale");
-    if (!run(ctx, prelude, sizeof prelude - 1, "prelude.js", error) ||
-        (!run_bytecode(ctx) &&
-         !run(ctx, (const char *)js_citeproc_source, js_citeproc_source_len, "citeproc.js", error)))
+    if (!js_run_source(ctx, prelude, sizeof prelude - 1, "prelude.js", error) ||
+        (!js_run_bytecode(ctx, js_citeproc_bytecode, js_citeproc_bytecode_len) &&
+         !js_run_source(ctx, (const char *)js_citeproc_source, js_citeproc_source_len, "citeproc.js", error)))
         goto fail;
     duk_push_string(ctx, wrapper);
     duk_push_string(ctx, "csl-wrapper.js");

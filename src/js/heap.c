@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "js/heap.h"
@@ -176,3 +177,36 @@ void js_heap_disarm(js_heap *h, bool *out_of_memory, bool *out_of_time)
 }
 
 size_t js_heap_used(const js_heap *h) { return h->used; }
+
+bool js_run_source(duk_context *ctx, const char *src, size_t len, const char *name, buf *error)
+{
+    duk_push_lstring(ctx, src, len);
+    duk_push_string(ctx, name);
+    if (duk_pcompile(ctx, 0) != 0 || duk_pcall(ctx, 0) != 0) {
+        buf_printf(error, "%s: %s", name, duk_safe_to_string(ctx, -1));
+        duk_pop(ctx);
+        return false;
+    }
+    duk_pop(ctx);
+    return true;
+}
+
+bool js_run_bytecode(duk_context *ctx, const unsigned char *bytecode, size_t len)
+{
+    if (!len)
+        return false;
+    duk_eval_string(ctx, "Duktape.version");
+    bool same = duk_get_number(ctx, -1) == (double)DUK_VERSION;
+    duk_pop(ctx);
+    if (!same)
+        return false;
+    void *p = duk_push_fixed_buffer(ctx, len);
+    memcpy(p, bytecode, len);
+    duk_load_function(ctx);
+    if (duk_pcall(ctx, 0) != 0) {
+        duk_pop(ctx);
+        return false;
+    }
+    duk_pop(ctx);
+    return true;
+}

@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/buf.h"
+
 typedef struct js_heap js_heap;
 
 /* A Duktape heap allocating through a new js_heap (returned in *h), with
@@ -45,5 +47,13 @@ void js_heap_arm(js_heap *h, size_t more, long cpu_ms, jmp_buf *escape);
 void js_heap_disarm(js_heap *h, bool *out_of_memory, bool *out_of_time);
 /* Bytes the heap holds now. */
 size_t js_heap_used(const js_heap *h);
+
+/* Runs source (named name) in ctx and pops its value; false with the
+ * error in error. */
+bool js_run_source(duk_context *ctx, const char *src, size_t len, const char *name, buf *error);
+/* Loads and runs compiled-in bytecode when the running Duktape is the
+ * version sheaf was compiled with; false (nothing done) otherwise or when
+ * there is none (len 0). */
+bool js_run_bytecode(duk_context *ctx, const unsigned char *bytecode, size_t len);
 
 #endif

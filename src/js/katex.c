@@ -98,43 +98,6 @@ const char *js_katex_version(void)
     return version;
 }
 
-/* Runs source (named name) and pops its value; false with the error in
- * error. */
-static bool run(duk_context *ctx, const char *src, size_t len, const char *name, buf *error)
-{
-    duk_push_lstring(ctx, src, len);
-    duk_push_string(ctx, name);
-    if (duk_pcompile(ctx, 0) != 0 || duk_pcall(ctx, 0) != 0) {
-        buf_printf(error, "%s: %s", name, duk_safe_to_string(ctx, -1));
-        duk_pop(ctx);
-        return false;
-    }
-    duk_pop(ctx);
-    return true;
-}
-
-/* Loads and runs the embedded bytecode when the running Duktape is the
- * version sheaf was compiled with; false (nothing done) otherwise. */
-static bool run_bytecode(duk_context *ctx)
-{
-    if (!js_katex_bytecode_len)
-        return false;
-    duk_eval_string(ctx, "Duktape.version");
-    bool same = duk_get_number(ctx, -1) == (double)DUK_VERSION;
-    duk_pop(ctx);
-    if (!same)
-        return false;
-    void *p = duk_push_fixed_buffer(ctx, js_katex_bytecode_len);
-    memcpy(p, js_katex_bytecode, js_katex_bytecode_len);
-    duk_load_function(ctx);
-    if (duk_pcall(ctx, 0) != 0) {
-        duk_pop(ctx);
-        return false;
-    }
-    duk_pop(ctx);
-    return true;
-}
-
 js_katex *js_katex_new(buf *error)
 {
     js_heap *h;
@@ -143,9 +106,9 @@ js_katex *js_katex_new(buf *error)
         buf_puts(error, "cannot create a JavaScript heap");
         return NULL;
     }
-    if (!run(ctx, polyfill, sizeof polyfill - 1, "polyfill.js", error) ||
-        (!run_bytecode(ctx) &&
-         !run(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error))) {
+    if (!js_run_source(ctx, polyfill, sizeof polyfill - 1, "polyfill.js", error) ||
+        (!js_run_bytecode(ctx, js_katex_bytecode, js_katex_bytecode_len) &&
+         !js_run_source(ctx, (const char *)js_katex_source, js_katex_source_len, "katex.min.js", error))) {
         js_heap_destroy(ctx, h);
         return NULL;
     }
