@@ -522,12 +522,61 @@ static bool liquid_figure(imp *m, const tag_args *t, const char *in, size_t n, b
 
 /* A box plugin's tag ({% notice info %}, {% alert warning %}, {% callout
  * tip %}, {% admonition note "Title" %}, …): sheaf's box and its title. */
+/* The box plugins' tags ({% notice %}…{% endnotice %} and the like). */
+static const char *const box_tags[] = { "notice", "alert", "callout", "admonition", "note", "tip",
+                                        "warning", "info", "danger", "important", "caution", NULL };
+
+/* Is t a block tag the import converts (a figure or a box), so that its
+ * end tag is worth looking for? */
+static bool liquid_block(const tag_args *t)
+{
+    if (word_is(t, 0, "figure"))
+        return true;
+    for (const char *const *k = box_tags; *k; k++)
+        if (word_is(t, 0, *k))
+            return true;
+    return false;
+}
+
+/* The last end-tag search for each name: the first {% endNAME %} at or
+ * after `from` is `pair` (NULL: none), so a later search from a place
+ * before `pair` has the same answer, and after a NULL one none has — a
+ * body of many unclosed block tags is read once, not once a tag. */
+typedef struct end_memo {
+    const char *name;
+    size_t nn, from;
+    const char *pair, *pe;
+} end_memo;
+
+static const char *liquid_end_memo(end_memo *memo, size_t nmemo, const char *s, size_t n, size_t from,
+                                   const char *name, size_t nn, const char **end)
+{
+    end_memo *slot = NULL;
+    for (size_t k = 0; k < nmemo && !slot; k++)
+        if (memo[k].name && memo[k].nn == nn && !strncmp(memo[k].name, name, nn))
+            slot = &memo[k];
+    if (slot && slot->from <= from && (!slot->pair || slot->pair >= s + from)) {
+        *end = slot->pe;
+        return slot->pair;
+    }
+    if (!slot) { /* a free slot, else the first (names are few) */
+        slot = &memo[0];
+        for (size_t k = 0; k < nmemo; k++)
+            if (!memo[k].name) {
+                slot = &memo[k];
+                break;
+            }
+    }
+    const char *pe = NULL, *pair = liquid_end(s, n, from, name, nn, &pe);
+    *slot = (end_memo){ name, nn, from, pair, pe };
+    *end = pe;
+    return pair;
+}
+
 static const char *liquid_box(imp *m, const tag_args *t, const char **title)
 {
-    static const char *const names[] = { "notice", "alert", "callout", "admonition", "note", "tip",
-                                         "warning", "info", "danger", "important", "caution", NULL };
     bool known = false;
-    for (const char *const *k = names; *k && !known; k++)
+    for (const char *const *k = box_tags; *k && !known; k++)
         known = word_is(t, 0, *k);
     if (!known || t->count > 3)
         return NULL;
@@ -551,6 +600,7 @@ static void convert_jekyll(imp *m, import_page *p, buf *out)
         const char *box;
     } boxes[16];
     size_t nboxes = 0;
+    end_memo memo[8] = { { 0 } };
     while (i < n) {
         bool tag = i + 1 < n && s[i] == '{' && s[i + 1] == '%';
         bool val = i + 1 < n && s[i] == '{' && s[i + 1] == '{';
@@ -599,8 +649,8 @@ static void convert_jekyll(imp *m, import_page *p, buf *out)
             continue;
         }
         const char *pe = NULL, *pair = NULL;
-        if (tag && t.count && (word_is(&t, 0, "figure") || nboxes < 16))
-            pair = liquid_end(s, n, after, t.w[0], t.n[0], &pe);
+        if (tag && t.count && liquid_block(&t) && (word_is(&t, 0, "figure") || nboxes < 16))
+            pair = liquid_end_memo(memo, sizeof memo / sizeof *memo, s, n, after, t.w[0], t.n[0], &pe);
         if (pair && word_is(&t, 0, "figure") && liquid_figure(m, &t, s + after, (size_t)(pair - s) - after, out)) {
             m->nshortcodes++;
             i = (size_t)(pe - s);

@@ -86,6 +86,15 @@ def liquid_per_post(sheaf, tmp, n):
     return [sheaf, "import", "jekyll", src, out, "-q"], out, 0, ""
 
 
+def liquid_blocks_per_post(sheaf, tmp, n):
+    # block tags the import converts (boxes), never closed: each one's end
+    # tag is looked for once, not through the rest of the post each time
+    src = site(tmp, {"_config.yml": "title: T\n",
+                     "_posts/2024-01-01-x.md": post("X", "text {% note %} more\n" * n)})
+    out = os.path.join(tmp, "out")
+    return [sheaf, "import", "jekyll", src, out, "-q"], out, 0, ""
+
+
 def plain_text(sheaf, tmp, n):
     # a page's plain text (util/html.h) over formulas and hidden elements
     # nested n deep: each end tag is searched for once, not once an element
@@ -102,6 +111,7 @@ CASES = {
     "shortcodes-per-page": (shortcodes_per_page, 10000),
     "unclosed-shortcodes": (unclosed_shortcodes, 20000),
     "liquid-per-post": (liquid_per_post, 20000),
+    "liquid-blocks-per-post": (liquid_blocks_per_post, 20000),
     "plain-text": (plain_text, 5000),
 }
 
