@@ -559,21 +559,18 @@ TEST(code_blocks)
     }
     /* issue 34: one identifier of 160 KB in a C block took 40 s (each search
      * rescanned it from each of its positions); past the block's budget it
-     * stays plain, with a warning, in well under a second */
+     * stays plain, with a warning */
     {
         buf big = BUF_INIT;
         buf_puts(&big, "text\n\n```c\n");
         for (int i = 0; i < 160 * 1024; i++)
             buf_putc(&big, 'a');
         buf_puts(&big, "\n```\n");
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        /* the budget counts regex work, not time (a timed check here would
+         * be a benchmark): that it stays linear is complexity/
+         * identifier-length's, that it is deterministic hl/budget-
+         * deterministic's */
         r = render(a, big.data, 1, NULL, NULL);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-        double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        /* the budget counts work, not time; this is a loose bound */
-        if (s > 2)
-            FAILF("a 160 KB block took %.2f s of CPU time", s);
         OK(strstr(r.html, "<code class=\"language-c hljs\">aaaa") != NULL);
         EQ_INT(r.nproblems, 1);
         if (r.nproblems == 1) {
@@ -592,13 +589,13 @@ TEST(code_blocks)
                 buf_putc(&big, 'a');
             buf_puts(&big, "\n```\n\n");
         }
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
         r = render(a, big.data, 1, NULL, NULL);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-        s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        if (s > 6)
-            FAILF("400 blocks of 4 KB took %.2f s of CPU time", s);
         OK(r.nproblems > 0);
+        /* the last block is plain: the page's budget was spent before it */
+        const char *last = strstr(r.html, "<pre");
+        for (const char *q = last; q; q = strstr(q + 1, "<pre"))
+            last = q;
+        OK(last && !strstr(last, "<span"));
         buf_release(&big);
     }
     /* line numbers and highlighted lines; a comment across lines is closed
