@@ -10,7 +10,7 @@
 #                            end-to-end runs — are left to the first pass), then
 #                            a short fuzz run: every libFuzzer target that has
 #                            a seed corpus (tests/fuzz/corpus/NAME/ for
-#                            fuzz_NAME) runs FUZZ_SECONDS (default 30) under
+#                            fuzz_NAME) runs FUZZ_SECONDS (default 15) under
 #                            ASan + UBSan on a copy of it; FUZZ_SECONDS=0
 #                            skips it.
 #
@@ -48,7 +48,7 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan -j "$jobs" --output-on-failure -LE no-asan || status=1
 
-fuzz_seconds=${FUZZ_SECONDS:-30}
+fuzz_seconds=${FUZZ_SECONDS:-15}
 if [ "$fuzz_seconds" -gt 0 ] &&
    ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
        clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then
