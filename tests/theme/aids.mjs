@@ -11,49 +11,26 @@
 // Exits 77 (ctest's "skipped") when playwright-core or Chromium is missing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { checks, chromiumOrSkip, chromiumPath, serveDir } from './browser.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const require = createRequire(path.join(root, 'tests/package.json'));
-const chromiumPath = '/usr/bin/chromium';
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch {
-  console.log('aids.mjs: skipped: no playwright-core in tests/node_modules');
-  process.exit(77);
-}
-if (!fs.existsSync(chromiumPath)) { console.log(`aids.mjs: skipped: no ${chromiumPath}`); process.exit(77); }
+const chromium = chromiumOrSkip('aids.mjs');
 
 const sheaf = path.resolve(process.argv[2] || '');
 const shots = process.argv[3];
-const failures = [];
-function check(what, cond, detail = '') {
-  if (!cond) failures.push(what + (detail ? ': ' + detail : ''));
-  else console.log('ok ' + what);
-}
+const { check, done } = checks();
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sheaf-aids-'));
 const out = path.join(tmp, 'out');
 const b = spawnSync(sheaf, ['build', '-s', root, '-o', out, '-q']);
 if (b.status !== 0) { console.log(String(b.stderr)); process.exit(1); }
 
-const server = http.createServer((req, res) => {
-  let p = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (!p.startsWith(out)) { res.writeHead(403); res.end(); return; }
-  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
-  if (!fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  const type = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript',
-    '.json': 'application/json', '.woff2': 'font/woff2' }[path.extname(p)];
-  res.writeHead(200, { 'Content-Type': type || 'application/octet-stream' });
-  res.end(fs.readFileSync(p));
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const server = await serveDir(out);
 // (localhost is a secure context: the Clipboard API is there)
 const base = `http://localhost:${server.address().port}`;
 
@@ -148,6 +125,4 @@ for (const [url, wants] of [[note, true], ['/', false], ['/about/', false], ['/t
 await browser.close();
 server.close();
 fs.rmSync(tmp, { recursive: true, force: true });
-for (const f of failures) console.log('FAIL ' + f);
-console.log(`aids: ${failures.length} failures`);
-process.exit(failures.length ? 1 : 0);
+done('aids');

@@ -10,32 +10,16 @@
 // Exits 77 (ctest's "skipped") when playwright-core or Chromium is missing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-const require = createRequire(path.join(root, 'tests/package.json'));
-const chromiumPath = '/usr/bin/chromium';
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch {
-  console.log('layout.mjs: skipped: no playwright-core in tests/node_modules');
-  process.exit(77);
-}
-if (!fs.existsSync(chromiumPath)) { console.log(`layout.mjs: skipped: no ${chromiumPath}`); process.exit(77); }
+import { checks, chromiumOrSkip, chromiumPath, serveDir } from './browser.mjs';
+
+const chromium = chromiumOrSkip('layout.mjs');
 
 const sheaf = path.resolve(process.argv[2] || '');
 const shots = process.argv[3];
-const failures = [];
-function check(what, cond, detail = '') {
-  if (!cond) failures.push(what + (detail ? ': ' + detail : ''));
-  else console.log('ok ' + what);
-}
+const { check, done } = checks();
 
 const line100 = 'def all_reduce(tensors, group=None, op="sum", async_op=False, timeout=None, bucket_cap_mb=25, cmp=0)';
 if (line100.length !== 100) throw new Error('the long line is not 100 characters');
@@ -69,16 +53,7 @@ fs.writeFileSync(path.join(site, 'content/posts/2024-04-02-plain.md'), body(fals
 const b = spawnSync(sheaf, ['build', '-s', site, '-o', out, '-q']);
 if (b.status !== 0) { console.log(String(b.stderr)); process.exit(1); }
 
-const server = http.createServer((req, res) => {
-  let p = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (!p.startsWith(out)) { res.writeHead(403); res.end(); return; }
-  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
-  if (!fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  const type = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.woff2': 'font/woff2' }[path.extname(p)];
-  res.writeHead(200, { 'Content-Type': type || 'application/octet-stream' });
-  res.end(fs.readFileSync(p));
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const server = await serveDir(out);
 const base = `http://127.0.0.1:${server.address().port}`;
 
 const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
@@ -124,6 +99,4 @@ for (const slug of ['toc', 'plain'])
 await browser.close();
 server.close();
 fs.rmSync(tmp, { recursive: true, force: true });
-for (const f of failures) console.log('FAIL ' + f);
-console.log(`layout: ${failures.length} failures`);
-process.exit(failures.length ? 1 : 0);
+done('layout');
