@@ -24,11 +24,11 @@
  * A group is kept in its node's string content as items separated by RS
  * (0x1e), each "flags US key US prefix US locator" (US = 0x1f; flags: 'b'
  * bracketed or 'n' narrative, then '-' when the author is suppressed). */
-#include <cmark-gfm/node.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md/cmark_private.h"
 #include "md/internal.h"
 #include "util/xalloc.h"
 
@@ -89,26 +89,34 @@ size_t md_cite_key_len(const char *s, size_t n, const char **key, size_t *key_le
 /* One field of an item: the text, its RS and US (the group's separators,
  * never text anyone means) written as spaces, so a field can never split
  * the group wrongly. */
-static void put_field(cmark_strbuf *b, const char *s, size_t n)
+static void put_field(buf *b, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        cmark_strbuf_putc(b, s[i] == 0x1e || s[i] == 0x1f ? ' ' : s[i]);
+        buf_putc(b, s[i] == 0x1e || s[i] == 0x1f ? ' ' : s[i]);
 }
 
-static void put_item(cmark_strbuf *b, char mode, bool suppress, const char *key, size_t klen,
+static void put_item(buf *b, char mode, bool suppress, const char *key, size_t klen,
                      const char *prefix, size_t plen, const char *loc, size_t llen)
 {
-    if (b->size)
-        cmark_strbuf_putc(b, 0x1e);
-    cmark_strbuf_putc(b, mode);
+    if (b->len)
+        buf_putc(b, 0x1e);
+    buf_putc(b, mode);
     if (suppress)
-        cmark_strbuf_putc(b, '-');
-    cmark_strbuf_putc(b, 0x1f);
+        buf_putc(b, '-');
+    buf_putc(b, 0x1f);
     put_field(b, key, klen);
-    cmark_strbuf_putc(b, 0x1f);
+    buf_putc(b, 0x1f);
     put_field(b, prefix, plen);
-    cmark_strbuf_putc(b, 0x1f);
+    buf_putc(b, 0x1f);
     put_field(b, loc, llen);
+}
+
+/* The node's items become `b` (which is emptied). Keys and text hold no
+ * NUL (cmark-gfm reads one as U+FFFD), so the content is a C string. */
+static void set_items(cmark_node *c, buf *b)
+{
+    cmark_node_set_string_content(c, b->len ? b->data : "");
+    buf_release(b);
 }
 
 static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cmark_node *parent,
@@ -121,9 +129,9 @@ static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cma
     unsigned char before = off > 0 ? cmark_inline_parser_peek_at(ip, off - 1) : ' ';
     if (word_byte(before) && before < 0x80)
         return NULL;
-    cmark_chunk *chunk = cmark_inline_parser_get_chunk(ip);
-    const char *s = (const char *)chunk->data + off + 1;
-    size_t n = (size_t)(chunk->len - off - 1);
+    size_t all;
+    const char *s = md_inline_text(ip, &all) + off + 1;
+    size_t n = all - (size_t)off - 1;
     const char *key;
     size_t klen;
     size_t len = md_cite_key_len(s, n, &key, &klen);
@@ -132,19 +140,20 @@ static cmark_node *match(cmark_syntax_extension *self, cmark_parser *parser, cma
      * references ("见@fig-a"), never into a citation's e-mail-like key */
     if (!len || (self == xref_ext && !label) || (before >= 0x80 && !label))
         return NULL;
-    cmark_node *node = cmark_node_new_with_mem_and_ext(CITE, cmark_node_mem(parent), self);
-    node->start_line = cmark_inline_parser_get_line(ip);
-    node->start_column = cmark_inline_parser_get_column(ip);
-    cmark_strbuf_init(cmark_node_mem(parent), &node->content, 0);
-    put_item(&node->content, 'n', false, key, klen, "", 0, "", 0);
+    cmark_node *node = cmark_node_new_with_mem_and_ext(CITE, md_node_mem(parent), self);
+    int line = cmark_inline_parser_get_line(ip), col = cmark_inline_parser_get_column(ip);
+    md_node_set_pos(node, line, col, line, col);
+    buf items = BUF_INIT;
+    put_item(&items, 'n', false, key, klen, "", 0, "", 0);
+    set_items(node, &items);
     cmark_inline_parser_set_offset(ip, off + 1 + (int)len);
     return node;
 }
 
 /* ---- grouping ---- */
 
-static bool is_text(cmark_node *n) { return n && n->type == CMARK_NODE_TEXT; }
-static bool is_cite(cmark_node *n) { return n && n->type == CITE; }
+static bool is_text(cmark_node *n) { return n && cmark_node_get_type(n) == CMARK_NODE_TEXT; }
+static bool is_cite(cmark_node *n) { return n && cmark_node_get_type(n) == CITE; }
 
 static const char *lit(cmark_node *n, size_t *len)
 {
@@ -173,7 +182,7 @@ static void trim(const char **s, size_t *n)
 /* The key of a one-item (fresh) CITE node. */
 static const char *node_key(cmark_node *n, size_t *klen)
 {
-    const char *c = (const char *)n->content.ptr;
+    const char *c = cmark_node_get_string_content(n);
     const char *k = strchr(c, 0x1f) + 1;
     const char *e = strchr(k, 0x1f);
     *klen = (size_t)(e - k);
@@ -183,7 +192,7 @@ static const char *node_key(cmark_node *n, size_t *klen)
 /* Tries to make a bracketed group starting at CITE node c. */
 static bool group(cmark_node *c)
 {
-    cmark_node *before = c->prev;
+    cmark_node *before = cmark_node_previous(c);
     if (!is_text(before))
         return false;
     size_t blen;
@@ -218,7 +227,7 @@ static bool group(cmark_node *c)
         it->plen = plen - it->suppress;
         it->loc = "";
         it->llen = 0;
-        cmark_node *after = cur->next;
+        cmark_node *after = cmark_node_next(cur);
         if (!is_text(after)) {
             if (is_cite(after)) /* "@a@b": not a group */
                 return false;
@@ -241,11 +250,10 @@ static bool group(cmark_node *c)
         /* ';': the rest of this text is the next item's prefix */
         prefix = a + k + 1;
         plen = alen - k - 1;
-        cur = after->next;
+        cur = cmark_node_next(after);
     }
     /* One node for the group: the first; the rest of the group goes. */
-    cmark_strbuf content;
-    cmark_strbuf_init(cmark_node_mem(c), &content, 0);
+    buf content = BUF_INIT;
     for (size_t i = 0; i < ni; i++) {
         size_t klen;
         const char *key = node_key(items[i].node, &klen);
@@ -265,9 +273,9 @@ static bool group(cmark_node *c)
     size_t rest_len;
     const char *rest = lit(close, &rest_len);
     size_t tail_len = rest_len - close_at - 1;
-    for (cmark_node *x = c->next; x != close;) {
-        cmark_node *nx = x->next;
-        if (x->type == CITE)
+    for (cmark_node *x = cmark_node_next(c); x != close;) {
+        cmark_node *nx = cmark_node_next(x);
+        if (cmark_node_get_type(x) == CITE)
             cmark_node_unlink(x); /* freed by postprocess, which still lists it */
         else
             cmark_node_free(x);
@@ -281,15 +289,14 @@ static bool group(cmark_node *c)
         set_lit(before, b, open - 1);
     else
         cmark_node_free(before);
-    cmark_strbuf_free(&c->content);
-    c->content = content;
+    set_items(c, &content);
     return true;
 }
 
 /* A narrative citation's ` [locator]` right after it. */
 static void narrative_locator(cmark_node *c)
 {
-    cmark_node *after = c->next;
+    cmark_node *after = cmark_node_next(c);
     if (!is_text(after))
         return;
     size_t alen;
@@ -306,11 +313,9 @@ static void narrative_locator(cmark_node *c)
     const char *l = a + 2;
     size_t ll = k - 2;
     trim(&l, &ll);
-    cmark_strbuf content;
-    cmark_strbuf_init(cmark_node_mem(c), &content, 0);
+    buf content = BUF_INIT;
     put_item(&content, 'n', false, key, klen, "", 0, l, ll);
-    cmark_strbuf_free(&c->content);
-    c->content = content;
+    set_items(c, &content);
     if (k + 1 < alen)
         set_lit(after, a + k + 1, alen - k - 1);
     else
@@ -319,8 +324,8 @@ static void narrative_locator(cmark_node *c)
 
 static bool in_link(cmark_node *n)
 {
-    for (cmark_node *p = n->parent; p; p = p->parent)
-        if (p->type == CMARK_NODE_LINK || p->type == CMARK_NODE_IMAGE)
+    for (cmark_node *p = cmark_node_parent(n); p; p = cmark_node_parent(p))
+        if (cmark_node_get_type(p) == CMARK_NODE_LINK || cmark_node_get_type(p) == CMARK_NODE_IMAGE)
             return true;
     return false;
 }
@@ -330,13 +335,12 @@ static void undo(cmark_node *c)
 {
     size_t klen;
     const char *key = node_key(c, &klen);
-    cmark_strbuf t;
-    cmark_strbuf_init(cmark_node_mem(c), &t, 0);
-    cmark_strbuf_putc(&t, '@');
-    cmark_strbuf_put(&t, (const unsigned char *)key, (bufsize_t)klen);
-    cmark_node *text = cmark_node_new_with_mem(CMARK_NODE_TEXT, cmark_node_mem(c));
-    cmark_node_set_literal(text, (const char *)t.ptr);
-    cmark_strbuf_free(&t);
+    buf t = BUF_INIT;
+    buf_putc(&t, '@');
+    buf_put(&t, key, klen);
+    cmark_node *text = cmark_node_new_with_mem(CMARK_NODE_TEXT, md_node_mem(c));
+    cmark_node_set_literal(text, t.data);
+    buf_release(&t);
     cmark_node_replace(c, text);
     cmark_node_free(c);
 }
@@ -352,7 +356,7 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
     cmark_event_type ev;
     while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
         cmark_node *x = cmark_iter_get_node(it);
-        if (ev == CMARK_EVENT_ENTER && x->type == CITE) {
+        if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(x) == CITE) {
             if (n == cap)
                 v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
             v[n++] = x;
@@ -368,13 +372,13 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
             v[i] = NULL;
             continue;
         }
-        if (!c->parent) /* taken into an earlier group */
+        if (!cmark_node_parent(c)) /* taken into an earlier group */
             continue;
         if (!group(c))
             narrative_locator(c);
     }
     for (size_t i = 0; i < n; i++)
-        if (v[i] && !v[i]->parent)
+        if (v[i] && !cmark_node_parent(v[i]))
             cmark_node_free(v[i]);
     free(v);
     return root;
@@ -383,7 +387,7 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
 static const char *type_string(cmark_syntax_extension *self, cmark_node *n)
 {
     (void)self;
-    return n->type == CITE ? "citation" : "<unknown>";
+    return cmark_node_get_type(n) == CITE ? "citation" : "<unknown>";
 }
 
 static cmark_node *no_match(cmark_syntax_extension *self, cmark_parser *parser, cmark_node *parent,
@@ -428,7 +432,7 @@ static void attach(md_walk *w, cmark_parser *p)
     cmark_parser_attach_syntax_extension(p, md_walk_cites(w) ? ext : xref_ext);
 }
 
-static bool owns(cmark_node *n) { return CITE && n->type == CITE; }
+static bool owns(cmark_node *n) { return CITE && cmark_node_get_type(n) == CITE; }
 
 /* Unpacks the group and has md.c write it. */
 static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
@@ -437,8 +441,7 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
         return;
     md_cite items[64];
     size_t ni = 0;
-    size_t len = (size_t)n->content.size;
-    char *copy = xstrndup((const char *)n->content.ptr, len);
+    char *copy = xstrdup(cmark_node_get_string_content(n));
     char *s = copy;
     while (s && *s && ni < sizeof items / sizeof *items) {
         char *end = strchr(s, 0x1e);
@@ -456,8 +459,8 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
         c->key = k;
         c->prefix = p;
         c->locator = l;
-        c->line = n->start_line;
-        c->col = n->start_column;
+        c->line = cmark_node_get_start_line(n);
+        c->col = cmark_node_get_start_column(n);
         s = end ? end + 1 : NULL;
     }
     md_cite_write(w, out, n, items, ni);

@@ -20,26 +20,14 @@
  *
  * Every id written here is claimed for the page (the label as written, not
  * URL-escaped, is what a `#fn-…` link names after decoding). */
-#include <cmark-gfm/node.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "md/cmark_private.h"
 #include "md/internal.h"
 
 
 const md_ext md_ext_footnotes = { .options = CMARK_OPT_FOOTNOTES };
-
-const char *md_footnote_label(cmark_node *n, size_t *len)
-{
-    if (n->type == CMARK_NODE_FOOTNOTE_REFERENCE)
-        n = n->parent_footnote_def;
-    if (!n || !n->as.literal.data) {
-        *len = 0;
-        return "";
-    }
-    *len = (size_t)n->as.literal.len;
-    return (const char *)n->as.literal.data;
-}
 
 /* Claims "PREFIX" LABEL ["-" K] as an id of the page. */
 static void claim(md_walk *w, const char *prefix, const char *label, size_t n, int k, int line)
@@ -56,26 +44,28 @@ static void claim(md_walk *w, const char *prefix, const char *label, size_t n, i
 void md_footnote_ref(md_walk *w, buf *out, cmark_node *n)
 {
     size_t len;
-    const char *label = md_footnote_label(n, &len);
+    const char *label = md_node_footnote_label(n, &len);
     size_t start = out->len;
     buf_puts(out, "<sup class=\"footnote-ref\"><a href=\"#fn-");
     md_put_href(out, label, len);
     buf_puts(out, "\" id=\"fnref-");
     md_put_href(out, label, len);
-    if (n->footnote.ref_ix > 1)
-        buf_printf(out, "-%d", n->footnote.ref_ix);
+    int ix = md_node_footnote_ref_ix(n);
+    if (ix > 1)
+        buf_printf(out, "-%d", ix);
     buf_puts(out, "\" data-footnote-ref>");
-    md_put_href(out, (const char *)n->as.literal.data, (size_t)n->as.literal.len);
+    const char *written = cmark_node_get_literal(n); /* its note's number */
+    md_put_href(out, written, written ? strlen(written) : 0);
     buf_puts(out, "</a></sup>");
     if (out == md_html(w))
         md_page_only(w, start);
-    claim(w, "fnref-", label, len, n->footnote.ref_ix, cmark_node_get_start_line(n));
+    claim(w, "fnref-", label, len, ix, cmark_node_get_start_line(n));
 }
 
 void md_footnote_def(md_walk *w, md_footnotes *f, buf *out, cmark_node *n, bool entering)
 {
     size_t len;
-    const char *label = md_footnote_label(n, &len);
+    const char *label = md_node_footnote_label(n, &len);
     if (entering) {
         if (f->entered == 0)
             buf_puts(out, "<section class=\"footnotes\" data-footnotes>\n<ol>\n");
@@ -97,14 +87,14 @@ bool md_footnote_backrefs(md_footnotes *f, buf *out, cmark_node *def)
         return false;
     f->written = f->entered;
     size_t len;
-    const char *label = md_footnote_label(def, &len);
+    const char *label = md_node_footnote_label(def, &len);
     static const char attrs[] = "\" class=\"footnote-backref\" data-footnote-backref "
                                 "aria-label=\"Back to content\">↩";
     buf_puts(out, "<a href=\"#fnref-");
     md_put_href(out, label, len);
     buf_puts(out, attrs);
     buf_puts(out, "</a>");
-    for (int i = 2; i <= def->footnote.def_count; i++) {
+    for (int i = 2, n = md_node_footnote_def_count(def); i <= n; i++) {
         buf_puts(out, " <a href=\"#fnref-");
         md_put_href(out, label, len);
         buf_printf(out, "-%d", i);

@@ -145,8 +145,6 @@ void md_footnote_def(md_walk *w, md_footnotes *f, buf *out, cmark_node *n, bool 
 /* The back-references of definition `def` at the end of its last
  * paragraph (written once); false when already written. */
 bool md_footnote_backrefs(md_footnotes *f, buf *out, cmark_node *def);
-/* The label of a definition, and of the definition a reference points to. */
-const char *md_footnote_label(cmark_node *n, size_t *len);
 
 /* ---- ids (md.c) ---- */
 

@@ -32,17 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md/cmark_private.h"
 #include "md/internal.h"
 #include "md/mathscan.h"
 #include "util/xalloc.h"
-
-/* The first fields of cmark-gfm's cmark_chunk (chunk.h), which its
- * public headers declare but do not define: the bytes of the text being
- * parsed inline and their length. Stable since cmark 0.1. */
-typedef struct chunk_head {
-    unsigned char *data;
-    int32_t len;
-} chunk_head;
 
 typedef struct math_data {
     char *tex;          /* inline: the TeX; block: the TeX on the opening line */
@@ -80,9 +73,8 @@ static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *pars
     md_walk *w = parsing;
     if (!w || (c != '$' && c != '('))
         return NULL;
-    const chunk_head *ch = (const chunk_head *)cmark_inline_parser_get_chunk(inl);
-    const char *s = (const char *)ch->data;
-    size_t n = ch->len > 0 ? (size_t)ch->len : 0;
+    size_t n;
+    const char *s = md_inline_text(inl, &n);
     size_t at = (size_t)cmark_inline_parser_get_offset(inl);
     if (at >= n)
         return NULL;

@@ -26,20 +26,14 @@
  * its ids are ids of the page. A syntax error, a closing tag with nothing
  * to close, an unknown shortcode or a failing template is an error at the
  * tag's line and column. */
-#include <cmark-gfm/node.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md/cmark_private.h"
 #include "md/internal.h"
 #include "md/scparse.h"
 #include "util/xalloc.h"
-
-/* The first fields of cmark-gfm's cmark_chunk (see md/math.c). */
-typedef struct chunk_head {
-    unsigned char *data;
-    int32_t len;
-} chunk_head;
 
 typedef struct sc_data {
     char mark;
@@ -185,9 +179,8 @@ static cmark_node *match_inline(cmark_syntax_extension *self, cmark_parser *pars
     md_walk *w = parsing;
     if (!w || c != '{' || seen.over)
         return NULL;
-    const chunk_head *ch = (const chunk_head *)cmark_inline_parser_get_chunk(inl);
-    const char *s = (const char *)ch->data;
-    size_t n = ch->len > 0 ? (size_t)ch->len : 0;
+    size_t n;
+    const char *s = md_inline_text(inl, &n);
     size_t at = (size_t)cmark_inline_parser_get_offset(inl);
     md_sc_tag t;
     const char *err = NULL;
@@ -331,12 +324,10 @@ static cmark_node *postprocess(cmark_syntax_extension *self, cmark_parser *parse
             /* a tag over several lines, alone: a block */
             cmark_node *para = cmark_node_parent(n);
             cmark_node *b = new_node(w, CMARK_NODE_CUSTOM_BLOCK, d);
-            b->start_line = para->start_line;
-            b->start_column = para->start_column;
-            b->end_line = para->end_line;
-            b->end_column = para->end_column;
+            md_node_set_pos(b, cmark_node_get_start_line(para), cmark_node_get_start_column(para),
+                            cmark_node_get_end_line(para), cmark_node_get_end_column(para));
             d->block = true;
-            d->end_line = para->end_line;
+            d->end_line = cmark_node_get_end_line(para);
             cmark_node_replace(para, b);
             cmark_node_free(para);
             nodes[i] = n = b;

@@ -8,11 +8,10 @@
  * focused, so the keyboard can scroll it too (the default theme styles it;
  * md_options.reference leaves the box out). Words are counted per cell. */
 #include <cmark-gfm-core-extensions.h>
-#include <cmark-gfm/node.h>
-#include <cmark-gfm/syntax_extension.h>
 #include <pthread.h>
 #include <string.h>
 
+#include "md/cmark_private.h"
 #include "md/internal.h"
 
 /* cmark-gfm's table cells accept only the inline types it knows (text,
@@ -26,7 +25,7 @@ static cmark_can_contain_func table_can_contain;
 static int cell_can_contain(cmark_syntax_extension *ext, cmark_node *node,
                             cmark_node_type child)
 {
-    if (CMARK_NODE_TYPE_INLINE_P(child) && !strcmp(cmark_node_get_type_string(node), "table_cell"))
+    if ((child & CMARK_NODE_TYPE_MASK) == CMARK_NODE_TYPE_INLINE && !strcmp(cmark_node_get_type_string(node), "table_cell"))
         return 1;
     return table_can_contain(ext, node, child);
 }
@@ -37,7 +36,7 @@ static pthread_once_t widened = PTHREAD_ONCE_INIT;
 static void widen_cells(void)
 {
     table = cmark_find_syntax_extension("table");
-    table_can_contain = table->can_contain_func;
+    table_can_contain = md_ext_can_contain(table);
     cmark_syntax_extension_set_can_contain_func(table, cell_can_contain);
 }
 
