@@ -23,13 +23,19 @@
  *
  * A group is kept in its node's string content as items separated by RS
  * (0x1e), each "flags US key US prefix US locator" (US = 0x1f; flags: 'b'
- * bracketed or 'n' narrative, then '-' when the author is suppressed). */
+ * bracketed or 'n' narrative, then '-' when the author is suppressed).
+ *
+ * Writing a group is the caller's (md_hooks.cite, the site's styles); this
+ * file finds each key's place in the file, records the group, gives
+ * summaries its form without links, and at the end of the page finds each
+ * citation's sentence (md_cite.context) in the page's HTML. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "md/cmark_private.h"
 #include "md/internal.h"
+#include "util/html.h"
 #include "util/xalloc.h"
 
 static cmark_syntax_extension *ext, *xref_ext; /* every key; label keys only */
@@ -466,5 +472,201 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     md_cite_write(w, out, n, items, ni);
     free(copy);
 }
+
+/* ---- writing a group, and its sentence ---- */
+
+/* The HTML without its <a …> and </a> tags. */
+static void strip_links(const char *s, size_t n, buf *out)
+{
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '<' && ((i + 2 < n && s[i + 1] == 'a' && (s[i + 2] == ' ' || s[i + 2] == '>'))
+                            || (i + 3 < n && !memcmp(s + i, "</a>", 4)))) {
+            const char *e = memchr(s + i, '>', n - i);
+            if (!e)
+                break;
+            i = (size_t)(e - s) + 1;
+        } else {
+            buf_putc(out, s[i++]);
+        }
+    }
+}
+
+void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k)
+{
+    /* keys with a label's prefix are cross-references (md/xref.c) */
+    size_t nx = 0;
+    for (size_t i = 0; i < k; i++)
+        nx += md_label_kind_of(items[i].key, strlen(items[i].key)) >= 0;
+    /* cmark gives the '@''s line within the paragraph's text; find it in
+     * the file */
+    cmark_node *leaf = md_leaf_of(n);
+    int line = items[0].line, col = items[0].col;
+    buf want = BUF_INIT;
+    md_citing *citing = md_walk_citing(w);
+    arena *a = md_walk_arena(w);
+    int group = citing->groups++;
+    int first_line = 0, first_col = 0;
+    for (size_t i = 0; i < k; i++) {
+        /* each key's '@', the next after the one before */
+        buf_reset(&want);
+        buf_printf(&want, "@%s", items[i].key);
+        int l = cmark_node_get_start_line(leaf), c = cmark_node_get_start_column(leaf);
+        if (md_find_in_leaf(md_walk_source(w), leaf, line, col, want.data, want.len, &l, &c)) {
+            line = l;
+            col = c;
+        }
+        if (i == 0) {
+            first_line = line;
+            first_col = col;
+        }
+        items[i].key = arena_strdup(a, items[i].key);
+        items[i].prefix = arena_strdup(a, items[i].prefix);
+        items[i].locator = arena_strdup(a, items[i].locator);
+        items[i].group = group;
+        items[i].line = md_file_line(w, line);
+        items[i].col = col;
+        items[i].context = "";
+        col++; /* the next key comes after this one */
+    }
+    buf_release(&want);
+    if (nx == k) {
+        md_xref_write(w, out, items, k);
+        return;
+    }
+    if (nx || !md_walk_cites(w)) {
+        md_problem_at(w, true, first_line, first_col,
+                      "this citation mixes cross-references (@fig-…, @tbl-…, @eq-…, @sec-…) with "
+                      "citations: write them in brackets of their own");
+        return;
+    }
+    size_t start = out->len;
+    md_call_cite(w, items, k, out);
+    for (size_t i = 0; i < k; i++)
+        *(md_cite *)md_vec_push(&citing->items) = items[i];
+    if (out != md_html(w))
+        return;
+    md_cite_span *sp = md_vec_push(&citing->spans);
+    sp->start = start;
+    sp->end = out->len;
+    sp->group = group;
+    buf plain = BUF_INIT;
+    strip_links(out->data + start, out->len - start, &plain);
+    md_summary_writes(w, start, arena_strndup(a, plain.data ? plain.data : "", plain.len), plain.len);
+    buf_release(&plain);
+}
+
+static bool block_open(const char *p)
+{
+    if (*p != '<')
+        return false;
+    static const char *const tags[] = { "<p>", "<li>", "<td", "<th", "<h1", "<h2", "<h3",
+                                        "<h4", "<h5", "<h6", "<blockquote>" };
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (!strncmp(p, tags[i], strlen(tags[i])))
+            return true;
+    return false;
+}
+
+static bool block_close(const char *p)
+{
+    if (*p != '<')
+        return false;
+    static const char *const tags[] = { "</p>", "</li>", "</td>", "</th>", "</h", "<ul>", "<ol>",
+                                        "</blockquote>" };
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (!strncmp(p, tags[i], strlen(tags[i])))
+            return true;
+    return false;
+}
+
+/* Does a sentence end at t[i] (the byte after its punctuation)? */
+static size_t sentence_end(const char *t, size_t n, size_t i)
+{
+    if ((t[i] == '.' || t[i] == '?' || t[i] == '!') && (i + 1 == n || t[i + 1] == ' '))
+        return i + 1;
+    static const char *const cjk[] = { "。", "？", "！" };
+    for (size_t k = 0; k < 3; k++)
+        if (i + 3 <= n && !memcmp(t + i, cjk[k], 3))
+            return i + 3;
+    return 0;
+}
+
+/* Each citation's sentence: from the page's HTML, within its block. */
+void md_citing_contexts(md_citing *r, arena *a, const buf *html)
+{
+    const md_cite_span *sp = r->spans.v;
+    md_cite *c = r->items.v;
+    size_t ci = 0;
+    const char *h = html->data;
+    buf t = BUF_INIT;
+    for (size_t g = 0; g < r->spans.n; g++) {
+        size_t from = sp[g].start, to = sp[g].end;
+        while (from > 0 && !block_open(h + from))
+            from--;
+        while (to < html->len && !block_close(h + to))
+            to++;
+        buf_reset(&t);
+        size_t marks[2] = { sp[g].start - from, sp[g].end - from }, at_m[2];
+        html_plain_text_marked(&t, h + from, to - from, false, marks, at_m, 2);
+        size_t at = at_m[0], at_end = at_m[1];
+        size_t s = 0, e = t.len;
+        for (size_t i = 0; i < at; i++) {
+            size_t x = sentence_end(t.data, t.len, i);
+            if (x)
+                s = x;
+        }
+        for (size_t i = at_end; i < t.len; i++) {
+            size_t x = sentence_end(t.data, t.len, i);
+            if (x) {
+                e = x;
+                break;
+            }
+        }
+        while (s < e && t.data[s] == ' ')
+            s++;
+        while (e > s && t.data[e - 1] == ' ')
+            e--;
+        if (e - s > 400) { /* a runaway "sentence": keep the part around it */
+            size_t a0 = at > 200 ? at - 200 : s;
+            s = a0 > s ? a0 : s;
+            if (e - s > 400)
+                e = s + 400;
+            while (s < e && ((unsigned char)t.data[s] & 0xC0) == 0x80)
+                s++;
+            while (e > s && e < t.len && ((unsigned char)t.data[e] & 0xC0) == 0x80)
+                e--;
+        }
+        const char *ctx = arena_strndup(a, t.data ? t.data + s : "", e - s);
+        while (ci < r->items.n && c[ci].group < sp[g].group)
+            ci++;
+        for (; ci < r->items.n && c[ci].group == sp[g].group; ci++)
+            c[ci].context = ctx;
+    }
+    buf_release(&t);
+}
+
+void md_citing_shift(md_citing *c, size_t from, size_t by)
+{
+    md_cite_span *cs = c->spans.v;
+    for (size_t i = 0; i < c->spans.n; i++)
+        if (cs[i].start >= from) {
+            cs[i].start += by;
+            cs[i].end += by;
+        }
+}
+
+bool md_citing_after(const md_citing *c, size_t from)
+{
+    const md_cite_span *cs = c->spans.v;
+    return c->spans.n && cs[c->spans.n - 1].start >= from;
+}
+
+void md_citing_drop_after(md_citing *c, size_t from)
+{
+    while (md_citing_after(c, from))
+        c->spans.n--;
+}
+
+void md_citing_free(md_citing *c) { free(c->spans.v); }
 
 const md_ext md_ext_citations = { .attach_walk = attach, .owns = owns, .render = render };

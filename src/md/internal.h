@@ -159,6 +159,9 @@ void md_problem_at(md_walk *w, bool error, int line, int col, const char *fmt, .
 /* The bytes of the page's HTML from `start` to its current end are left
  * out of summaries (footnote references: their targets are not there). */
 void md_page_only(md_walk *w, size_t start);
+/* The HTML from `start` to the end, which summaries write as `repl`
+ * instead (NULL: nothing). */
+void md_summary_writes(md_walk *w, size_t start, const char *repl, size_t repl_len);
 /* The HTML written so far (the main output buffer). */
 buf *md_html(md_walk *w);
 /* A scratch buffer, free between nodes. */
@@ -217,12 +220,37 @@ void md_lint_text(md_walk *w, cmark_node *n);
  * known position: line `line`, column `col` of its first byte. */
 void md_lint_literal(md_walk *w, const char *s, int line, int col);
 
-/* ---- citations (cite.c writes the syntax, md.c the rest) ---- */
+/* ---- citations (md/cite.c: the syntax, the writer, the sentences) ---- */
 
+/* Where a citation group's HTML is, for its sentence. */
+typedef struct md_cite_span {
+    size_t start, end;
+    int group;
+} md_cite_span;
+
+/* A page's citations, kept by the walk until it ends. */
+typedef struct md_citing {
+    md_vec items; /* md_cite: every citation, in document order */
+    md_vec spans; /* md_cite_span */
+    int groups;   /* groups written so far */
+} md_citing;
+#define MD_CITING_INIT { .items = { .size = sizeof(md_cite) }, .spans = { .size = sizeof(md_cite_span) } }
+
+md_citing *md_walk_citing(md_walk *w);
+/* Calls the caller's citation hook (false: the page has none). */
+bool md_call_cite(md_walk *w, const md_cite *items, size_t n, buf *out);
 /* Writes a citation group through the caller's hook, records it (with its
  * position and, at the end, its sentence) and makes its summary form (the
  * same without links). */
 void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t n_items);
+/* The walk moved the page's HTML from `from` on by `by` bytes; whether a
+ * group's HTML is at or after `from`; forgetting those. */
+void md_citing_shift(md_citing *c, size_t from, size_t by);
+bool md_citing_after(const md_citing *c, size_t from);
+void md_citing_drop_after(md_citing *c, size_t from);
+/* Each citation's sentence (md_cite.context), from the page's HTML. */
+void md_citing_contexts(md_citing *c, arena *a, const buf *html);
+void md_citing_free(md_citing *c);
 /* The length of a citation key after an '@' (0: none); see cite.c. */
 size_t md_cite_key_len(const char *s, size_t n, const char **key, size_t *key_len);
 

@@ -182,12 +182,6 @@ typedef struct cut {
     size_t repl_len;
 } cut;
 
-/* Where a citation group's HTML is, for its sentence. */
-typedef struct cite_span {
-    size_t start, end;
-    int group;
-} cite_span;
-
 struct md_walk {
     arena *a;
     bool unsafe, hard_breaks, reference, linenos;
@@ -201,8 +195,8 @@ struct md_walk {
     md_vec eqlabels;     /* md_eqlabel: the page's equation labels (md/math.c) */
     cmark_node *deflist; /* the definition-list paragraph being written */
     bool in_dd;          /* in it, a definition (else a term) is open */
-    md_vec heads, holes, cuts, links, problems, anchors, cites, cite_spans;
-    int ngroups;
+    md_vec heads, holes, cuts, links, problems, anchors;
+    md_citing citing;    /* the page's citations (md/cite.c) */
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
     md_img_attrs img;  /* what the resolver gave that image */
@@ -243,11 +237,25 @@ void md_hole(md_walk *w, int kind, size_t index)
 struct hl_page *md_walk_hl(md_walk *w) { return &w->hl; }
 void md_take_next_text(md_walk *w, size_t n) { w->text_taken = n; }
 
-void md_page_only(md_walk *w, size_t start)
+void md_page_only(md_walk *w, size_t start) { md_summary_writes(w, start, NULL, 0); }
+
+void md_summary_writes(md_walk *w, size_t start, const char *repl, size_t repl_len)
 {
     cut *c = md_vec_push(&w->cuts);
     c->start = start;
     c->end = w->html.len;
+    c->repl = repl;
+    c->repl_len = repl_len;
+}
+
+md_citing *md_walk_citing(md_walk *w) { return &w->citing; }
+
+bool md_call_cite(md_walk *w, const md_cite *items, size_t n, buf *out)
+{
+    if (!w->cite)
+        return false;
+    w->cite(w->ctx, items, n, out);
+    return true;
 }
 
 void md_problem_at(md_walk *w, bool error, int line, int col, const char *fmt, ...)
@@ -770,175 +778,6 @@ static void assemble(md_walk *r, size_t start, size_t end, bool summary, buf *ou
         buf_put(out, r->html.data + at, end - at);
 }
 
-/* ---- citations ---- */
-
-/* The HTML without its <a …> and </a> tags. */
-static void strip_links(const char *s, size_t n, buf *out)
-{
-    for (size_t i = 0; i < n;) {
-        if (s[i] == '<' && ((i + 2 < n && s[i + 1] == 'a' && (s[i + 2] == ' ' || s[i + 2] == '>'))
-                            || (i + 3 < n && !memcmp(s + i, "</a>", 4)))) {
-            const char *e = memchr(s + i, '>', n - i);
-            if (!e)
-                break;
-            i = (size_t)(e - s) + 1;
-        } else {
-            buf_putc(out, s[i++]);
-        }
-    }
-}
-
-void md_cite_write(md_walk *w, buf *out, cmark_node *n, md_cite *items, size_t k)
-{
-    /* keys with a label's prefix are cross-references (md/xref.c) */
-    size_t nx = 0;
-    for (size_t i = 0; i < k; i++)
-        nx += md_label_kind_of(items[i].key, strlen(items[i].key)) >= 0;
-    /* cmark gives the '@''s line within the paragraph's text; find it in
-     * the file */
-    cmark_node *leaf = md_leaf_of(n);
-    int line = items[0].line, col = items[0].col;
-    buf want = BUF_INIT;
-    int group = w->ngroups++;
-    for (size_t i = 0; i < k; i++) {
-        /* each key's '@', the next after the one before */
-        buf_reset(&want);
-        buf_printf(&want, "@%s", items[i].key);
-        int l = cmark_node_get_start_line(leaf), c = cmark_node_get_start_column(leaf);
-        if (md_find_in_leaf(&w->src, leaf, line, col, want.data, want.len, &l, &c)) {
-            line = l;
-            col = c;
-        }
-        items[i].key = arena_strdup(w->a, items[i].key);
-        items[i].prefix = arena_strdup(w->a, items[i].prefix);
-        items[i].locator = arena_strdup(w->a, items[i].locator);
-        items[i].group = group;
-        items[i].line = line + w->line0;
-        items[i].col = col;
-        items[i].context = "";
-        col++; /* the next key comes after this one */
-    }
-    buf_release(&want);
-    if (nx == k) {
-        md_xref_write(w, out, items, k);
-        return;
-    }
-    if (nx || !w->cite) {
-        md_problem_at(w, true, items[0].line - w->line0, items[0].col,
-                      "this citation mixes cross-references (@fig-…, @tbl-…, @eq-…, @sec-…) with "
-                      "citations: write them in brackets of their own");
-        return;
-    }
-    size_t start = out->len;
-    w->cite(w->ctx, items, k, out);
-    for (size_t i = 0; i < k; i++)
-        *(md_cite *)md_vec_push(&w->cites) = items[i];
-    if (out != &w->html)
-        return;
-    cite_span *sp = md_vec_push(&w->cite_spans);
-    sp->start = start;
-    sp->end = out->len;
-    sp->group = group;
-    buf plain = BUF_INIT;
-    strip_links(out->data + start, out->len - start, &plain);
-    cut *c = md_vec_push(&w->cuts);
-    c->start = start;
-    c->end = out->len;
-    c->repl = arena_strndup(w->a, plain.data ? plain.data : "", plain.len);
-    c->repl_len = plain.len;
-    buf_release(&plain);
-}
-
-static bool block_open(const char *p)
-{
-    if (*p != '<')
-        return false;
-    static const char *const tags[] = { "<p>", "<li>", "<td", "<th", "<h1", "<h2", "<h3",
-                                        "<h4", "<h5", "<h6", "<blockquote>" };
-    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
-        if (!strncmp(p, tags[i], strlen(tags[i])))
-            return true;
-    return false;
-}
-
-static bool block_close(const char *p)
-{
-    if (*p != '<')
-        return false;
-    static const char *const tags[] = { "</p>", "</li>", "</td>", "</th>", "</h", "<ul>", "<ol>",
-                                        "</blockquote>" };
-    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
-        if (!strncmp(p, tags[i], strlen(tags[i])))
-            return true;
-    return false;
-}
-
-/* Does a sentence end at t[i] (the byte after its punctuation)? */
-static size_t sentence_end(const char *t, size_t n, size_t i)
-{
-    if ((t[i] == '.' || t[i] == '?' || t[i] == '!') && (i + 1 == n || t[i + 1] == ' '))
-        return i + 1;
-    static const char *const cjk[] = { "。", "？", "！" };
-    for (size_t k = 0; k < 3; k++)
-        if (i + 3 <= n && !memcmp(t + i, cjk[k], 3))
-            return i + 3;
-    return 0;
-}
-
-/* Each citation's sentence: from the page's HTML, within its block. */
-static void cite_contexts(md_walk *r)
-{
-    const cite_span *sp = r->cite_spans.v;
-    md_cite *c = r->cites.v;
-    size_t ci = 0;
-    const char *h = r->html.data;
-    buf t = BUF_INIT;
-    for (size_t g = 0; g < r->cite_spans.n; g++) {
-        size_t from = sp[g].start, to = sp[g].end;
-        while (from > 0 && !block_open(h + from))
-            from--;
-        while (to < r->html.len && !block_close(h + to))
-            to++;
-        buf_reset(&t);
-        size_t marks[2] = { sp[g].start - from, sp[g].end - from }, at_m[2];
-        html_plain_text_marked(&t, h + from, to - from, false, marks, at_m, 2);
-        size_t at = at_m[0], at_end = at_m[1];
-        size_t s = 0, e = t.len;
-        for (size_t i = 0; i < at; i++) {
-            size_t x = sentence_end(t.data, t.len, i);
-            if (x)
-                s = x;
-        }
-        for (size_t i = at_end; i < t.len; i++) {
-            size_t x = sentence_end(t.data, t.len, i);
-            if (x) {
-                e = x;
-                break;
-            }
-        }
-        while (s < e && t.data[s] == ' ')
-            s++;
-        while (e > s && t.data[e - 1] == ' ')
-            e--;
-        if (e - s > 400) { /* a runaway "sentence": keep the part around it */
-            size_t a0 = at > 200 ? at - 200 : s;
-            s = a0 > s ? a0 : s;
-            if (e - s > 400)
-                e = s + 400;
-            while (s < e && ((unsigned char)t.data[s] & 0xC0) == 0x80)
-                s++;
-            while (e > s && e < t.len && ((unsigned char)t.data[e] & 0xC0) == 0x80)
-                e--;
-        }
-        const char *ctx = arena_strndup(r->a, t.data ? t.data + s : "", e - s);
-        while (ci < r->cites.n && c[ci].group < sp[g].group)
-            ci++;
-        for (; ci < r->cites.n && c[ci].group == sp[g].group; ci++)
-            c[ci].context = ctx;
-    }
-    buf_release(&t);
-}
-
 /* ---- entering a node ---- */
 
 const char *md_resolve_link(md_walk *w, const char *dest, const char *text, int line, int col,
@@ -1044,12 +883,7 @@ static void shift_offsets(md_walk *w, size_t from, size_t by)
             c[i].start += by;
             c[i].end += by;
         }
-    cite_span *cs = w->cite_spans.v;
-    for (size_t i = 0; i < w->cite_spans.n; i++)
-        if (cs[i].start >= from) {
-            cs[i].start += by;
-            cs[i].end += by;
-        }
+    md_citing_shift(&w->citing, from, by);
 }
 
 /* Are there offsets into the HTML at or after `from`? */
@@ -1057,9 +891,8 @@ static bool has_offsets(md_walk *w, size_t from)
 {
     id_hole *h = w->holes.v;
     cut *c = w->cuts.v;
-    cite_span *cs = w->cite_spans.v;
     return (w->holes.n && h[w->holes.n - 1].at >= from) || (w->cuts.n && c[w->cuts.n - 1].start >= from)
-           || (w->cite_spans.n && cs[w->cite_spans.n - 1].start >= from);
+           || md_citing_after(&w->citing, from);
 }
 
 bool md_put_shortcode(md_walk *w, const char *html, const char *inner, size_t inner_len, size_t start,
@@ -1074,8 +907,7 @@ bool md_put_shortcode(md_walk *w, const char *html, const char *inner, size_t in
                 w->holes.n--;
             while (w->cuts.n && ((cut *)w->cuts.v)[w->cuts.n - 1].start >= start)
                 w->cuts.n--;
-            while (w->cite_spans.n && ((cite_span *)w->cite_spans.v)[w->cite_spans.n - 1].start >= start)
-                w->cite_spans.n--;
+            md_citing_drop_after(&w->citing, start);
         }
         md_raw_html_at(w, &w->html, html, len, line, col);
         return !lost;
@@ -1420,8 +1252,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .links = { .size = sizeof(md_link) },
         .problems = { .size = sizeof(md_problem) },
         .anchors = { .size = sizeof(const char *) },
-        .cites = { .size = sizeof(md_cite) },
-        .cite_spans = { .size = sizeof(cite_span) },
+        .citing = MD_CITING_INIT,
         .sc_names = { .size = sizeof(const char *) },
         .eqlabels = { .size = sizeof(md_eqlabel) },
     };
@@ -1489,7 +1320,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     free(r.eqlabels.v);
     if (r.notes.entered)
         buf_puts(&r.html, "</ol>\n</section>\n");
-    cite_contexts(&r);
+    md_citing_contexts(&r.citing, a, &r.html);
 
     /* the automatic heading ids, now that every other id is known */
     md_heading *heads = r.heads.v;
@@ -1510,8 +1341,8 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     out->anchors = md_vec_to_arena(&r.anchors, a);
     out->nlinks = r.links.n;
     out->links = md_vec_to_arena(&r.links, a);
-    out->ncites = r.cites.n;
-    out->cites = md_vec_to_arena(&r.cites, a);
+    out->ncites = r.citing.items.n;
+    out->cites = md_vec_to_arena(&r.citing.items, a);
     md_xref_result(&r, out);
     /* in document order: a {{% %}} pair reports at its opening tag after
      * what its inner text reported (insertion sort: stable, nearly sorted) */
@@ -1551,7 +1382,7 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
 
     free(r.holes.v);
     free(r.cuts.v);
-    free(r.cite_spans.v);
+    md_citing_free(&r.citing);
     buf_release(&r.html);
     buf_release(&r.tmp);
     buf_release(&summary.tail);
