@@ -66,6 +66,8 @@ struct buf;
  * (no /tmp in a container), SITE/.sheaf-NAME-XXXXXX. The caller removes it.
  * False, with an error in d, when neither can be made (scratch.c). */
 bool cli_scratch_dir(const char *name, const char *site, struct buf *out, diag_list *d);
+/* The site.yaml `sheaf new site` writes (cmd_new.c). */
+const char *cli_new_site_yaml(void);
 /* `sheaf --help`. */
 void cli_print_main_usage(FILE *f);
 /* The command (or help, version) a mistyped one is closest to, or NULL

@@ -108,9 +108,9 @@ static const char site_yaml[] =
     "# How many related posts (sharing the most terms) page.related lists.\n"
     "# related: 5\n"
     "\n"
-    "# Markdown options.\n"
+    "# Markdown options, with their defaults.\n"
     "# markdown:\n"
-    "#   unsafe: false       # pass raw HTML written in Markdown through\n"
+    "#   unsafe: true        # raw HTML in Markdown is kept (false: omitted)\n"
     "#   smart: false        # curly quotes, en and em dashes, ellipses\n"
     "#   hard_breaks: false  # a line break inside a paragraph becomes <br>\n"
     "#   highlight: true     # colour fenced code (```python) at build time\n"
@@ -127,6 +127,8 @@ static const char site_yaml[] =
     "# Anything under params is free for templates: {{ site.params.github }}.\n"
     "# params:\n"
     "#   github: your-name\n";
+
+const char *cli_new_site_yaml(void) { return site_yaml; }
 
 static const char about_md[] =
     "---\n"

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "diag/diag.h"
 #include "site/keys.h"
 #include "site/site.h"
@@ -336,12 +337,72 @@ TEST(docs_list_every_key)
     buf_release(&known);
 }
 
+/* The site.yaml `sheaf new site` writes names only keys site.yaml takes,
+ * and its markdown block, which says it shows the defaults, shows them: the
+ * key table (config_keys) is what the scaffold's text follows. */
+TEST(scaffold_agrees_with_the_key_table)
+{
+    const char *text = strstr(cli_new_site_yaml(), "\n\n"); /* after the opening prose */
+    OK(text != NULL);
+    buf all = BUF_INIT, md = BUF_INIT;
+    bool in_md = false;
+    int lines = 0;
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        bool nested = n > 4 && !strncmp(l, "#   ", 4);
+        const char *k = l + (nested ? 4 : 2);
+        size_t kl = 0;
+        while (k + kl < l + n && (k[kl] == '_' || k[kl] == '.' || (k[kl] >= 'a' && k[kl] <= 'z')))
+            kl++;
+        if (n > 2 && l[0] == '#' && l[1] == ' ' && (nested || k[0] != ' ') && kl && k[kl] == ':') {
+            const char *v = k + kl + 1, *end = l + n, *hash = strstr(v, "  #");
+            if (hash && hash < end)
+                end = hash;
+            while (end > v && end[-1] == ' ')
+                end--;
+            buf_printf(&all, "%s%.*s\n", nested ? "  " : "", (int)(end - k), k);
+            if (!nested)
+                in_md = kl == 8 && !strncmp(k, "markdown", 8);
+            else if (in_md)
+                buf_printf(&md, "  %.*s\n", (int)(end - k), k);
+            lines++;
+        } else if (!strncmp(l, "title:", 6)) {
+            buf_printf(&all, "%.*s\n", (int)n, l);
+        }
+        l = nl ? nl + 1 : l + n;
+    }
+    OK(lines > 20 && md.len > 0);
+    arena *a = arena_new();
+    diag_list *d = diag_list_new();
+    site_config c, defaults, shown;
+    OK(load(all.data, NULL, a, &c, d));
+    for (size_t i = 0; i < diag_count(d); i++)
+        FAILF("the scaffold's keys, uncommented: %s", diag_get(d, i)->message);
+    OK(load(NULL, NULL, a, &defaults, d));
+    buf yaml = BUF_INIT;
+    buf_printf(&yaml, "markdown:\n%s", md.data);
+    OK(load(yaml.data, NULL, a, &shown, d));
+    EQ_INT(diag_count(d), 0);
+    EQ_INT(shown.markdown.unsafe, defaults.markdown.unsafe);
+    EQ_INT(shown.markdown.smart, defaults.markdown.smart);
+    EQ_INT(shown.markdown.hard_breaks, defaults.markdown.hard_breaks);
+    EQ_INT(shown.markdown.linenos, defaults.markdown.linenos);
+    EQ_INT(shown.markdown.off, defaults.markdown.off);
+    buf_release(&yaml);
+    buf_release(&all);
+    buf_release(&md);
+    diag_list_free(d);
+    arena_free(a);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/sheaf-test-config-XXXXXX");
     if (!mkdtemp(dir))
         return 1;
     RUN(defaults_without_site_yaml);
+    RUN(scaffold_agrees_with_the_key_table);
     RUN(every_key);
     RUN(base_url_forms_and_override);
     RUN(errors_carry_positions);
