@@ -24,16 +24,10 @@ const bib_entry *bib_find(const bib *b, const char *key)
 
 const char *bib_suggest(const bib *b, const char *key)
 {
-    const char *best = NULL;
-    size_t bd = (size_t)-1;
-    for (size_t i = 0; i < b->n; i++) {
-        size_t d = text_edit_distance(key, b->entries[i].key);
-        if (d < bd) {
-            bd = d;
-            best = b->entries[i].key;
-        }
-    }
-    return best && text_close_enough(key, bd) ? best : NULL;
+    text_near near = TEXT_NEAR(key);
+    for (size_t i = 0; i < b->n; i++)
+        text_near_try(&near, b->entries[i].key);
+    return text_near_best(&near);
 }
 
 const char *bib_field_get(const bib_entry *e, const char *name)

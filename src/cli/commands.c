@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/text.h"
 
 #define HELP_FLAG { 'h', "help", NULL, "show this help", CLI_VALUE_NONE }
 #define SITE_FLAG { 's', "site", "DIR", "the site folder (default: .)", CLI_VALUE_DIR }
@@ -306,45 +307,14 @@ void cli_print_main_usage(FILE *f)
 
 /* Edits (insert, delete, change, swap two neighbours) from a to b, up to
  * 9: a name is mistyped by one or two. */
-static int distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 30 || m > 30)
-        return 9;
-    int d[32][32];
-    for (size_t i = 0; i <= n; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[n][m] > 9 ? 9 : d[n][m];
-}
-
 /* The closest of names[] to `typed`, when it is near enough to be a typo
- * (2 edits, 1 for names of up to 4 characters), else NULL. */
+ * (text_close_enough), else NULL. */
 static const char *closest(const char *typed, const char *const *names, size_t n)
 {
-    const char *best = NULL;
-    int bd = 9;
-    for (size_t i = 0; i < n; i++) {
-        int k = distance(typed, names[i]);
-        if (k < bd) {
-            bd = k;
-            best = names[i];
-        }
-    }
-    size_t len = strlen(typed);
-    return best && bd <= (len <= 4 ? 1 : 2) ? best : NULL;
+    text_near near = TEXT_NEAR(typed);
+    for (size_t i = 0; i < n; i++)
+        text_near_try(&near, names[i]);
+    return text_near_best(&near);
 }
 
 const char *cli_did_you_mean_command(const char *typed)

@@ -814,17 +814,10 @@ static void put_run(md_walk *w, buf *out, const md_label *const *ls, size_t n, b
 
 static const char *closest(md_xrefs *x, const char *key)
 {
-    const char *best = NULL;
-    size_t bd = SIZE_MAX;
-    for (size_t i = 0; i < x->labels.n; i++) {
-        const char *id = ((const md_label *)x->labels.v)[i].id;
-        size_t d = text_edit_distance(key, id);
-        if (d < bd) {
-            bd = d;
-            best = id;
-        }
-    }
-    return best && text_close_enough(key, bd) ? best : NULL;
+    text_near near = TEXT_NEAR(key);
+    for (size_t i = 0; i < x->labels.n; i++)
+        text_near_try(&near, ((const md_label *)x->labels.v)[i].id);
+    return text_near_best(&near);
 }
 
 /* The text of reference r, with links or (plain) without. */

@@ -167,19 +167,16 @@ static const char *check_args(const char *decl, const md_shortcode *sc, arena *a
                 if (*p)
                     p++;
             }
-        const char *near = NULL;
-        size_t best = (size_t)-1;
+        text_near nearest = TEXT_NEAR(name);
         for (size_t i = 0; i < n && !found && sc->args[g].key; i++)
             for (const char *p = items[i]; *p;) {
                 size_t k = strcspn(p, "|!");
-                char *cand = arena_strndup(a, p, k);
-                size_t dd = text_edit_distance(name, cand);
-                if (dd < best && text_close_enough(name, dd))
-                    best = dd, near = cand;
+                text_near_try(&nearest, arena_strndup(a, p, k));
                 p += k;
                 if (*p)
                     p++;
             }
+        const char *near = text_near_best(&nearest);
         if (!found && near)
             err = arena_printf(a, "shortcode '%s' has no argument '%s'; did you mean '%s'?", sc->name,
                                name, near);

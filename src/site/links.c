@@ -606,16 +606,10 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 
 static const char *suggest_id(const page *t, const char *anchor)
 {
-    const char *best = NULL;
-    size_t bd = (size_t)-1;
-    for (size_t i = 0; i < t->md.nanchors; i++) {
-        size_t dd = text_edit_distance(anchor, t->md.anchors[i]);
-        if (dd < bd) {
-            bd = dd;
-            best = t->md.anchors[i];
-        }
-    }
-    return best && text_close_enough(anchor, bd) ? best : NULL;
+    text_near near = TEXT_NEAR(anchor);
+    for (size_t i = 0; i < t->md.nanchors; i++)
+        text_near_try(&near, t->md.anchors[i]);
+    return text_near_best(&near);
 }
 
 /* The closest page or file path, relative to the linking page's folder. */
@@ -649,25 +643,14 @@ static bool looks_like_host(const char *dest)
 static const char *suggest_file(const site *s, const page *p, const char *missing)
 {
     const char *want = strncmp(missing, "content/", 8) ? missing : missing + 8;
-    const char *best = NULL;
-    size_t bd = (size_t)-1;
-    for (size_t i = 0; i < s->npages; i++) {
-        size_t dd = text_edit_distance(want, s->pages[i].rel);
-        if (dd < bd) {
-            bd = dd;
-            best = s->pages[i].rel;
-        }
-    }
-    for (size_t i = 0; i < s->nfiles; i++) {
-        if (!s->files[i].content_rel)
-            continue;
-        size_t dd = text_edit_distance(want, s->files[i].content_rel);
-        if (dd < bd) {
-            bd = dd;
-            best = s->files[i].content_rel;
-        }
-    }
-    if (!best || !text_close_enough(want, bd))
+    text_near near = TEXT_NEAR(want);
+    for (size_t i = 0; i < s->npages; i++)
+        text_near_try(&near, s->pages[i].rel);
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (s->files[i].content_rel)
+            text_near_try(&near, s->files[i].content_rel);
+    const char *best = text_near_best(&near);
+    if (!best)
         return NULL;
     /* say it relative to the page's folder when it is in the same one */
     size_t dl = strlen(p->dir);

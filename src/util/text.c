@@ -395,30 +395,52 @@ size_t text_edit_distance(const char *a, const char *b)
     size_t la = strlen(a), lb = strlen(b);
     if (la > 200 || lb > 200)
         return (size_t)-1;
-    size_t *row = xcalloc(lb + 1, sizeof *row);
+    /* three rows: i-2 (for a transposition), i-1, i */
+    size_t *rows = xcalloc(3 * (lb + 1), sizeof *rows);
+    size_t *two = rows, *one = rows + lb + 1, *cur = rows + 2 * (lb + 1);
     for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
+        one[j] = j;
     for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
+        cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (a[i - 1] != b[j - 1]);
-            size_t del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            prev = cur;
+            size_t best = one[j - 1] + (a[i - 1] != b[j - 1]);
+            if (one[j] + 1 < best)
+                best = one[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && two[j - 2] + 1 < best)
+                best = two[j - 2] + 1;
+            cur[j] = best;
         }
+        size_t *t = two;
+        two = one;
+        one = cur;
+        cur = t;
     }
-    size_t r = row[lb];
-    free(row);
+    size_t r = one[lb];
+    free(rows);
     return r;
 }
 
 bool text_close_enough(const char *want, size_t dist)
 {
     size_t n = strlen(want);
-    size_t lim = n / 3 > 2 ? n / 3 : 2;
+    size_t lim = n <= 4 ? 1 : n / 3 > 2 ? n / 3 : 2;
     return dist <= lim;
+}
+
+void text_near_try(text_near *n, const char *candidate)
+{
+    size_t d = text_edit_distance(n->typed, candidate);
+    if (d < n->dist) {
+        n->dist = d;
+        n->best = candidate;
+    }
+}
+
+const char *text_near_best(const text_near *n)
+{
+    return n->best && text_close_enough(n->typed, n->dist) ? n->best : NULL;
 }
 
 size_t text_leading_emoji(const char *s, size_t n)

@@ -79,11 +79,24 @@ size_t text_format_bad(const char *s, size_t n, text_format f);
  * subpart (the WHATWG decoder's rule, as an HTML5 browser reads it). */
 void text_format_fix(buf *out, const char *s, size_t n, text_format f);
 
-/* Levenshtein distance between two strings (bytes); (size_t)-1 when either
- * is longer than 200 bytes. For "did you mean" suggestions. */
+/* Edit distance between two strings (bytes): insertions, deletions,
+ * substitutions and swaps of two neighbours ("biuld") count one each;
+ * (size_t)-1 when either is longer than 200 bytes. */
 size_t text_edit_distance(const char *a, const char *b);
 /* Is a candidate at distance `dist` from `want` close enough to suggest?
- * (a third of want's length, at least 2) */
+ * (a third of want's length, at least 2; 1 for names of up to 4 bytes) */
 bool text_close_enough(const char *want, size_t dist);
+
+/* "Did you mean": every candidate goes through text_near_try; then
+ * text_near_best is the nearest when it is close enough, else NULL.
+ * (Ties: the first tried.) */
+typedef struct text_near {
+    const char *typed;
+    const char *best;
+    size_t dist;
+} text_near;
+#define TEXT_NEAR(typed) ((text_near){ (typed), NULL, (size_t)-1 })
+void text_near_try(text_near *n, const char *candidate);
+const char *text_near_best(const text_near *n);
 
 #endif

@@ -293,8 +293,43 @@ TEST(search_keys)
     words_set_free(w);
 }
 
+/* One "did you mean" for every name sheaf suggests (commands, flags,
+ * keys, labels, anchors, paths). */
+TEST(did_you_mean)
+{
+    EQ_INT((int)text_edit_distance("build", "build"), 0);
+    EQ_INT((int)text_edit_distance("biuld", "build"), 1); /* a swap is one edit */
+    EQ_INT((int)text_edit_distance("", "abc"), 3);
+    EQ_INT((int)text_edit_distance("kitten", "sitting"), 3);
+    EQ_INT((int)text_edit_distance("ca", "abc"), 3); /* no swap of a swapped pair */
+    char big[202];
+    memset(big, 'a', 201);
+    big[201] = 0;
+    OK(text_edit_distance(big, "a") == (size_t)-1);
+    static const char *const commands[] = { "build", "serve", "new", "check", "deploy" };
+    text_near n = TEXT_NEAR("biuld");
+    for (size_t i = 0; i < 5; i++)
+        text_near_try(&n, commands[i]);
+    EQ_STR(text_near_best(&n), "build");
+    n = TEXT_NEAR("nwe"); /* short: one edit at most */
+    for (size_t i = 0; i < 5; i++)
+        text_near_try(&n, commands[i]);
+    EQ_STR(text_near_best(&n), "new");
+    n = TEXT_NEAR("fix");
+    for (size_t i = 0; i < 5; i++)
+        text_near_try(&n, commands[i]);
+    OK(text_near_best(&n) == NULL);
+    n = TEXT_NEAR("vaswani2017attentin"); /* longer: a third of its length */
+    text_near_try(&n, "vaswani2017attention");
+    text_near_try(&n, "vaswani2017");
+    EQ_STR(text_near_best(&n), "vaswani2017attention");
+    n = TEXT_NEAR("x");
+    OK(text_near_best(&n) == NULL); /* nothing tried */
+}
+
 int main(void)
 {
+    RUN(did_you_mean);
     RUN(slug_ascii);
     RUN(slug_appends);
     RUN(hugo_path);
