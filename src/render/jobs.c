@@ -338,6 +338,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
                                 pp->path);
         tpl_map_set_str(a, vars, "paper", tpl_map_value(pp->value));
         tpl_map_set_str(a, vars, "cited_by", site_paper_cited_by(s, pp, a));
+        tpl_map_set_str(a, vars, "bibtex", tpl_str(site_paper_bibtex(pp->e, a)));
         tpl_map_set_str(a, vars, "page", tpl_map_value(pg));
         tname = "paper.html";
         out_rel = arena_printf(a, "%sindex.html", pp->path);

@@ -556,6 +556,7 @@ void site_citation_values(site *s, tpl_map *site_map)
         tpl_map *m = entry_value(s, e, pi >= 0 ? s->papers[pi].path : NULL);
         tpl_map_set_str(a, m, "cited_by_count",
                         tpl_int(pi >= 0 ? (int64_t)s->papers[pi].npages : 0));
+        site_paper_entry_values(s, pi, e, m); /* papers.c */
         tpl_map_seal(a, m);
         s->entry_values[i] = m;
         if (pi >= 0)

@@ -756,6 +756,7 @@ void site_build_model(site *s)
 
     tpl_map *sm = tpl_map_new(a, 20);
     site_citation_values(s, sm); /* before the pages: their bibliographies */
+    site_papers_values(s, sm);
     /* every page's value, in parallel: posts, pages, the _index.md of the
      * home page and of sections */
     value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0,

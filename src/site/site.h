@@ -637,6 +637,19 @@ void site_citation_values(site *s, tpl_map *site_map);
  * made in a (any thread) when its page is rendered: the references to the
  * citing pages read their current titles (site_page_ref). */
 tpl_value site_paper_cited_by(const site *s, const paper_info *pp, arena *a);
+/* papers.c: an entry's `pdf` and `citing_tags` (the tags of the pages
+ * citing it, {name, slug}, each once, by name), set in m before it is
+ * sealed; pi is the work's index in s->papers, or -1 when nothing cites
+ * it. Values in the site arena. */
+void site_paper_entry_values(site *s, long pi, const bib_entry *e, tpl_map *m);
+/* papers.c: site.papers_by_year ([{year, papers}], newest year first, no
+ * year last; site.papers' order within a year) and site.paper_tags (every
+ * tag of a citing page: {name, slug, count}, count the works its pages
+ * cite), read from site.papers. Part of site_build_model. */
+void site_papers_values(site *s, tpl_map *site_map);
+/* papers.c: the entry as BibTeX, its fields' TeX as read (macros
+ * expanded, a crossref's fields written in), in a. */
+const char *site_paper_bibtex(const bib_entry *e, arena *a);
 /* A page's `citations` (keys, in order) and `bibliography` (entries),
  * made in a (any thread: reads the site only). */
 void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m);
