@@ -37,6 +37,29 @@ add_test(NAME theme/search-10k
 set_tests_properties(theme/search theme/search-10k PROPERTIES TIMEOUT 900 LABELS no-asan SKIP_RETURN_CODE 77)
 sheaf_label_slow(theme/search-10k)
 
+# Screenshots kept as artifacts (issue 33): an English post with math, code
+# and citations, the post with Chinese notes, the home page and /papers/, at
+# 375 and 1280 px, light and dark, whole pages, into the build folder's
+# page-shots/ — to look at; the test checks each is drawn, no wider than
+# the window, dark when dark. Skipped (exit 77) without playwright-core,
+# Node.js or Chromium.
+add_test(NAME theme/shots
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core" node
+                 node ${CMAKE_CURRENT_SOURCE_DIR}/theme/shots.mjs $<TARGET_FILE:sheaf> ${CMAKE_BINARY_DIR}/page-shots)
+set_tests_properties(theme/shots PROPERTIES TIMEOUT 300 LABELS no-asan SKIP_RETURN_CODE 77)
+
+# Lighthouse as a phone sees it (issue 33): the home page, a post with
+# math, code and citations, and /papers/, served gzipped: performance ≥ 95
+# (median of 3), accessibility 100, CLS 0, at most 80,000 bytes each. The
+# reports go to the build folder's lighthouse/. Slow (nine runs), and a
+# loaded machine slows Lighthouse's simulated CPU: run it on an idle one.
+# Skipped (exit 77) without lighthouse, Node.js or Chromium.
+add_test(NAME theme/lighthouse
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "lighthouse" node
+                 node ${CMAKE_CURRENT_SOURCE_DIR}/theme/lighthouse.mjs $<TARGET_FILE:sheaf> ${CMAKE_BINARY_DIR}/lighthouse)
+set_tests_properties(theme/lighthouse PROPERTIES TIMEOUT 600 LABELS no-asan SKIP_RETURN_CODE 77)
+sheaf_label_slow(theme/lighthouse)
+
 # Formulas as TeX draws them: about forty formulas built by sheaf, drawn by
 # Chromium and Firefox ESR at 375 and 1280 px, light and dark, against
 # KaTeX's own HTML rendering: the letters' code points, table columns

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -44,7 +45,9 @@ export function checks() {
 }
 
 // Serves the folder out on a free port of 127.0.0.1; resolves to the server.
-export async function serveDir(out) {
+// gzip: compress what the client accepts compressed, as hosts do (what a
+// visitor downloads: Lighthouse's page weight).
+export async function serveDir(out, { gzip = false } = {}) {
   const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript',
     '.json': 'application/json', '.woff2': 'font/woff2', '.svg': 'image/svg+xml' };
   const server = http.createServer((req, res) => {
@@ -52,8 +55,14 @@ export async function serveDir(out) {
     if (!p.startsWith(out)) { res.writeHead(403); res.end(); return; }
     if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
     if (!fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-    res.writeHead(200, { 'Content-Type': types[path.extname(p)] || 'application/octet-stream' });
-    res.end(fs.readFileSync(p));
+    const head = { 'Content-Type': types[path.extname(p)] || 'application/octet-stream' };
+    let body = fs.readFileSync(p);
+    if (gzip && /\bgzip\b/.test(req.headers['accept-encoding'] || '') && !/\.(woff2|png|webp|jpe?g)$/.test(p)) {
+      body = zlib.gzipSync(body, { level: 9 });
+      head['Content-Encoding'] = 'gzip';
+    }
+    res.writeHead(200, head);
+    res.end(body);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return server;
