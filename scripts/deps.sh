@@ -43,12 +43,13 @@ if [ -n "$missing" ]; then
 fi
 
 if [ "${1:-build}" = test ]; then
-    # The browser driver, the HTML checker and the accessibility checker,
-    # pinned in tests/package-lock.json.
+    # The browser driver, the HTML checker, the accessibility checker and
+    # Lighthouse, pinned in tests/package-lock.json.
     here=$(cd "$(dirname "$0")/.." && pwd)
     if [ ! -f "$here/tests/node_modules/vnu-jar/build/dist/vnu.jar" ] ||
        [ ! -d "$here/tests/node_modules/playwright-core" ] ||
-       [ ! -f "$here/tests/node_modules/axe-core/axe.min.js" ]; then
+       [ ! -f "$here/tests/node_modules/axe-core/axe.min.js" ] ||
+       [ ! -d "$here/tests/node_modules/lighthouse" ]; then
         echo "deps.sh: installing the test suite's npm packages into tests/node_modules"
         npm ci --prefix "$here/tests" --no-audit --no-fund --ignore-scripts
     fi
