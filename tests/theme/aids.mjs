@@ -6,7 +6,9 @@
 //    note's text in a popover, described to screen readers; Escape closes it;
 //  - pages with no code, citation or footnote load no script but the theme's
 //    inline ones;
-//  - search shows the text around a match deep in a page, the match marked.
+//  - search shows the text around a match deep in a page, the match marked;
+//  - /papers/ filters its works by the citing notes' tags (everything
+//    shows without JavaScript).
 // usage: node aids.mjs path/to/sheaf [SHOT_DIR]
 // Exits 77 (ctest's "skipped") when playwright-core or Chromium is missing.
 import { spawnSync } from 'node:child_process';
@@ -121,6 +123,31 @@ for (const [url, wants] of [[note, true], ['/', false], ['/about/', false], ['/t
   check('search: the snippet shows the text around a match deep in the page',
     /NCCL uses it through its CollNet plugin/.test(text) && text.startsWith('…'), text);
   check('search: the match is marked', await ex.locator('mark').first().textContent().catch(() => '') === 'CollNet');
+}
+// /papers/: the filter by the citing notes' tags shows the works cited
+// in notes of that tag and hides the years left empty; without
+// JavaScript there is no filter and every work shows
+{
+  await page.goto(base + '/papers/');
+  const filter = page.locator('#paper-tag');
+  check('papers: the filter shows', await filter.isVisible());
+  const all = await page.locator('.papers li').count();
+  await filter.selectOption('networking');
+  const shown = await page.locator('.papers li:visible').count();
+  const tagged = await page.locator('.papers li[data-tags~="networking"]').count();
+  check('papers: a tag shows the works its notes cite, only those', shown === tagged && shown > 0 && shown < all,
+    `${shown} shown, ${tagged} tagged, ${all} in all`);
+  const emptyYears = await page.evaluate(() => [...document.querySelectorAll('.papers-year')]
+    .filter((y) => !y.querySelector('li:not([hidden])')).every((y) => y.hidden));
+  check('papers: a year with none of them is hidden', emptyYears);
+  await filter.selectOption('');
+  check('papers: "any tag" shows every work again', await page.locator('.papers li:visible').count() === all);
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const plain = await ctx.newPage();
+  await plain.goto(base + '/papers/');
+  check('papers without JavaScript: no filter, every work',
+    !(await plain.locator('#paper-tag').isVisible()) && await plain.locator('.papers li:visible').count() === all);
+  await ctx.close();
 }
 await browser.close();
 server.close();
