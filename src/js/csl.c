@@ -75,6 +75,8 @@ static const char wrapper[] =
     "    var e = engines[key];\n"
     "    if (!e) {\n"
     "      e = new CSL.Engine(sys, itemLayouts(q.style, langs), q.lang);\n"
+    /* a DOI or URL as a link, as Pandoc writes it */
+    "      e.opt.development_extensions.wrap_url_and_doi = true;\n"
     "      if (missing.length) throw new Error(\"no locale '\" + missing[0] + \"' for this style\");\n"
     "      engines[key] = e;\n"
     "    }\n"
@@ -111,6 +113,7 @@ static char version[96];
 static void make_version(void)
 {
     uint64_t h = hash_bytes(js_citeproc_source, js_citeproc_source_len);
+    h = hash_add(h, wrapper, sizeof wrapper - 1); /* what it is asked and answers */
     /* CSL.PROCESSOR_VERSION = "1.4.63" names the module 2.4.63 */
     const char *s = (const char *)js_citeproc_source;
     const char *k = memmem(s, js_citeproc_source_len, "PROCESSOR_VERSION: \"", 20);

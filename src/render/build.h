@@ -61,6 +61,9 @@ typedef struct build_stats {
     size_t engines;  /* KaTeX engines started */
     size_t diagrams, diagrams_rendered; /* ```dot diagrams met; laid out by Graphviz, not from the cache */
     double ms_engines; /* starting them */
+    size_t citation_docs, citation_docs_rendered; /* CSL: pages and references formatted;
+                                                   * by citeproc-js, not from the cache */
+    size_t citation_engines; /* citeproc-js engines started */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;
 

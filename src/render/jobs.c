@@ -537,6 +537,10 @@ void render_job(void *vctx, size_t i, int worker)
 void render_references(render_ctx *c, int jobs, diag_list *d)
 {
     site *s = c->s;
+    if (s->csl) { /* a CSL style writes them (site/cite_csl.c) */
+        site_csl_references(s, jobs, d);
+        return;
+    }
     size_t n = s->bib ? s->bib->n : 0;
     const char *tname = s->cfg.citations_numeric ? REFERENCE_NUMERIC : REFERENCE;
     if (!n || !tpl_loader_exists(c->l, tname))

@@ -114,7 +114,8 @@ bool site_load_site_bibliography(site *s, diag_list *d)
 
 bool site_load_bibliography(site *s, diag_list *d)
 {
-    bool ok = site_load_site_bibliography(s, d);
+    bool ok = site_csl_setup(s, d);
+    ok &= site_load_site_bibliography(s, d);
     for (size_t i = 0; i < s->npages; i++) {
         page *p = &s->pages[i];
         if (p->failed || !p->nbibs)
@@ -159,6 +160,8 @@ static const bib_entry *lookup(const site *s, const page *p, const char *key)
     const bib_entry *e = s->bib ? bib_find(s->bib, key) : NULL;
     return e && visible(s, p, e) ? e : NULL;
 }
+
+const bib_entry *site_cite_entry(const site *s, const page *p, const char *key) { return lookup(s, p, key); }
 
 /* ---- how a work is named in the text ---- */
 
@@ -228,12 +231,17 @@ static long number_of(site_cite_state *st, const char *key)
 void site_cite_state_free(site_cite_state *st)
 {
     strmap_free(st->num);
+    site_csl_doc_free(st->doc);
     memset(st, 0, sizeof *st);
 }
 
 void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
                     buf *out)
 {
+    if (s->csl) {
+        site_csl_cite_html(s, p, st, c, n, out);
+        return;
+    }
     bool numeric = s->cfg.citations_numeric;
     buf_puts(out, "<span class=\"citation\" data-cites=\"");
     for (size_t i = 0; i < n; i++) {
@@ -546,8 +554,8 @@ static int cmp_ranked(const void *x, const void *y)
 void site_citation_values(site *s, tpl_map *site_map)
 {
     arena *a = s->a;
-    tpl_map_set_str(a, site_map, "citation_style",
-                    tpl_str(s->cfg.citations_numeric ? "numeric" : "author-year"));
+    tpl_map_set_str(a, site_map, "citation_style", tpl_str(s->cfg.citation_style));
+    tpl_map_set_str(a, site_map, "citation_csl", tpl_bool(s->csl != NULL));
     size_t n = s->bib ? s->bib->n : 0;
     s->entry_values = arena_calloc(a, (n + 1) * sizeof *s->entry_values);
     for (size_t i = 0; i < n; i++) {
@@ -618,8 +626,34 @@ void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m)
     }
     strmap_free(seen);
     keys->len = nk;
+    if (s->csl && nr) {
+        /* the page's document's order and text (numbers, 2017a/b) */
+        if (p->csl_bib.kind != TPL_LIST) { /* written from the session's page cache */
+            site_cite_state st = { 0 };
+            site_csl_finish(s, (page *)p, str_make(NULL, 0), &st, &p->md, a, NULL);
+            site_cite_state_free(&st);
+        }
+        const tpl_list *b = p->csl_bib.kind == TPL_LIST ? p->csl_bib.u.list : NULL;
+        nr = 0;
+        for (size_t i = 0; b && i < b->len; i++) {
+            const tpl_list *kv = b->items[i].u.list;
+            const bib_entry *e = lookup(s, p, kv->items[0].u.s);
+            if (!e)
+                continue;
+            const tpl_map *m = s->entry_values[e - s->bib->entries];
+            tpl_map *copy = tpl_map_new(a, m->len + 1);
+            for (size_t k = 0; k < m->len; k++)
+                tpl_map_set(a, copy, m->entries[k].key, m->entries[k].value);
+            buf h = BUF_INIT;
+            site_csl_entry_html(kv->items[1].u.s, kv->items[1].len, true, &h);
+            tpl_map_set_str(a, copy, "reference", tpl_safe_strn(arena_strndup(a, h.data, h.len), h.len));
+            buf_release(&h);
+            tpl_map_seal(a, copy);
+            refs[nr++] = copy;
+        }
+    }
     /* numeric: in order of first citation (the numbers); else by names */
-    if (!s->cfg.citations_numeric)
+    else if (!s->cfg.citations_numeric)
         vec_sort(refs, nr, sizeof *refs, cmp_entries);
     tpl_list *bib = tpl_list_new(a, nr);
     for (size_t i = 0; i < nr; i++)

@@ -323,8 +323,9 @@ static const key_def config_keys[] = {
     { .name = "first_page_alias", .type = KEY_BOOL, .at = AT(first_page_alias), .want = "true or false" },
     { .name = "paginate_path", .type = KEY_STRING, .at = AT(paginate_path),
       .want = "a string (like page/:num/)", .str_default = "page/:num/" },
-    { .name = "citation_style", .type = KEY_WORD, .at = AT(citations_numeric),
-      .words = { "author-year", "numeric" }, .want = "'author-year' or 'numeric'" },
+    { .name = "citation_style", .type = KEY_STRING, .at = AT(citation_style),
+      .want = "a string: 'author-year', 'numeric', a bundled CSL style's name (apa, ieee, …) or a .csl file",
+      .str_default = "author-year" },
 };
 static const key_table config_table = { "", config_keys, sizeof config_keys / sizeof *config_keys, true,
                                         "(ignored; put your own values under 'params:')", true, false };
@@ -529,6 +530,7 @@ bool site_config_load(const char *site_dir, const char *base_url_override, arena
     ok &= check_taxonomies(c, shown, d);
     ok &= check_feed_copies(c, shown, d);
     ok &= check_paginate_path(c, shown, a, d);
+    c->citations_numeric = !strcmp(c->citation_style, "numeric");
     if (c->images_quality > 100) {
         int line, col;
         site_config_key_place(c, "images", &line, &col);

@@ -113,6 +113,23 @@ static void cite_hook(void *vctx, const md_cite *c, size_t n, buf *out)
     site_cite_html(rc->s, rc->p, &rc->cites, c, n, out);
 }
 
+/* md_render, with a CSL style twice when the cache does not hold the
+ * page's citations by its text (site_csl_begin): once to collect them,
+ * once to write them formatted. */
+static void cite_render(resolve_ctx *rc, page *p, str body, int line, const md_options *mo,
+                        const md_hooks *hooks, arena *a, diag_list *d)
+{
+    bool csl = hooks->cite && rc->s->csl;
+    if (csl)
+        site_csl_begin((site *)rc->s, p, body, a, &rc->cites);
+    md_render(body, line, mo, hooks, a, &p->md);
+    if (csl && site_csl_finish((site *)rc->s, p, body, &rc->cites, &p->md, a, d)) {
+        rc->n = 0; /* the links again */
+        rc->images = 0;
+        md_render(body, line, mo, hooks, a, &p->md);
+    }
+}
+
 static const char *shortcode_hook(void *vctx, const md_shortcode *sc, arena *a, const char **error)
 {
     resolve_ctx *rc = vctx;
@@ -448,7 +465,7 @@ static void md_job(void *vctx, size_t i, int worker)
             mo.trusted = p->nb->trusted;
             mo.ntrusted = p->nb->nlines;
         }
-        md_render(p->body, p->body_line, &mo, &hooks, a, &p->md);
+        cite_render(&rc, p, p->body, p->body_line, &mo, &hooks, a, c->d);
         image_key(&rc);
         site_cite_state_free(&rc.cites);
         p->links = rc.v;
@@ -591,7 +608,7 @@ void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
     md_hooks hooks = { .link = resolve_hook, .cite = site_page_cites(s, p) ? cite_hook : NULL,
                        .shortcode = shortcode_hook, .ctx = &rc };
     md_options o = page_options(s, p);
-    md_render(body, body_line, &o, &hooks, a, &p->md);
+    cite_render(&rc, p, body, body_line, &o, &hooks, a, NULL);
     image_key(&rc);
     site_cite_state_free(&rc.cites);
     p->links = rc.v;

@@ -1572,6 +1572,7 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
 
 void site_free(site *s)
 {
+    site_csl_free(s);
     for (size_t i = 0; i < s->npapers; i++) {
         free(s->papers[i].pages);
         free(s->papers[i].contexts);

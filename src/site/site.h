@@ -113,7 +113,8 @@ typedef struct site_config {
     bool follow_symlinks;  /* walk linked folders; skip links out of the site with a warning */
     const char **bibliography; /* .bib files, relative to the site */
     size_t nbibliography;
-    bool citations_numeric;    /* citation_style: numeric (else author-year) */
+    const char *citation_style; /* as written: author-year, numeric, a CSL style's name or .csl file */
+    bool citations_numeric;    /* citation_style: numeric (else author-year, or CSL: site_csl) */
     const char *favicon;       /* as written; site_favicon decides */
     bool search;               /* write the search page and its index */
     bool first_page_alias;     /* every list also at <list>/page/1/, a redirect (Hugo's) */
@@ -330,6 +331,7 @@ typedef struct page {
     size_t nrelated;
     tpl_map *value;       /* the `page` map templates see */
     page_cache_entry *cache; /* in a build session: what the last run kept, else NULL */
+    tpl_value csl_bib;       /* CSL: [[key, html], …], the page's bibliography (cite_csl.c) */
 } page;
 
 /* A file copied to the output: from content/, static/ or a theme. */
@@ -457,6 +459,7 @@ typedef struct site {
     size_t npapers;
     struct strmap *paper_index; /* key → papers index */
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
+    struct site_csl *csl; /* the CSL style of `citation_style:`, or NULL: a built-in one */
     struct site_images *images; /* the sizes of the files read so far (images.c) */
     site_variant *variants; /* the image variants to write (site_image_variants) */
     size_t nvariants;
@@ -618,15 +621,58 @@ bool site_load_site_bibliography(site *s, diag_list *d);
 bool site_load_data(site *s, diag_list *d);
 /* Does page p read citations (a bibliography of the site's or its own)? */
 bool site_page_cites(const site *s, const page *p);
-/* What one page's citations have numbered so far (numeric style). */
+/* What one page's citations have numbered so far (numeric style); with a
+ * CSL style, the page's document (cite_csl.c). */
 typedef struct site_cite_state {
     struct strmap *num;   /* key → number */
     long n;
+    struct site_csl_doc *doc; /* CSL: the clusters to write, or NULL (collecting them) */
 } site_cite_state;
 /* The md cite hook's work: a group's HTML for page p. */
 void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
                     buf *out);
 void site_cite_state_free(site_cite_state *st);
+/* The entry page p may cite as key, or NULL. */
+const bib_entry *site_cite_entry(const site *s, const page *p, const char *key);
+
+/* ---- citations in a CSL style (cite_csl.c) ----
+ *
+ * With `citation_style:` naming a bundled CSL style or a .csl file, each
+ * page's citations are one citeproc-js document (src/js/csl.h), its
+ * clusters and bibliography kept in the build cache. The Markdown hook
+ * cannot wait for the page's last citation, so a page is written with
+ * what the cache holds for its text (one pass, no engine) or else twice:
+ * once to collect its citations, once to write their formatted text. */
+
+/* Reads `citation_style:`: a built-in style leaves s->csl NULL; a bundled
+ * style or a .csl file (relative to the site) is read into s->csl. An
+ * unknown name or an unreadable file is an error at site.yaml's key. */
+bool site_csl_setup(site *s, diag_list *d);
+/* Frees s->csl and its engines. */
+void site_csl_free(site *s);
+/* Before the Markdown of a page that cites (body: its text): looks for
+ * its document in the cache by its text and sets st->doc on a hit. */
+void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state *st);
+/* After it: true when the page must be written again, st now holding its
+ * clusters (formatted from md's citations, through the cache or an
+ * engine); false when what was written stands. Keeps the page's
+ * bibliography in p->csl_bib. A failure of the engine is an error in d
+ * (none when d is NULL); body.ptr NULL: the page's text is not at hand,
+ * nothing is kept by it. */
+bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_result *md, arena *a,
+                     diag_list *d);
+/* The hook's work with a CSL style (site_cite_html calls it). */
+void site_csl_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
+                        buf *out);
+void site_csl_doc_free(struct site_csl_doc *doc);
+/* The inside of citeproc-js's <div class="csl-entry">…</div> appended to
+ * out; without a numeric style's number (its csl-left-margin) unless
+ * keep: the entry alone, as a paper's page shows it. */
+void site_csl_entry_html(const char *h, size_t n, bool keep, buf *out);
+/* entry.reference of every entry, in the CSL style (render_references). */
+void site_csl_references(site *s, int jobs, diag_list *d);
+/* Counters for --stats: pages formatted, by an engine, engines started. */
+void site_csl_counts(const site *s, size_t *docs, size_t *rendered, size_t *engines);
 /* After the Markdown: unknown keys are errors at their citation; the
  * cited works and who cites them (s->papers). */
 void site_check_citations(site *s, diag_list *d);
