@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench/cite.sh — what citations cost: the same corpus built with and
-# without them (issue 14's target: within 1.2×).
+# without them (issue 14's target: within 1.2×), and with a CSL style
+# (issue 29's: a warm build within 1.3× of the built-in author-year one).
 #
 #   bench/cite.sh [POSTS]          default 10000; RUNS=5 SHEAF=build-rel/sheaf
+#                                  STYLE=ieee (a bundled CSL style; none: skip)
 #
 # Generates the native corpus (bench/gen_corpus.py), copies it, and in the
 # copy adds refs.bib with 2,000 entries (authors with accents, arXiv and DOI
@@ -40,9 +42,24 @@ for name in sorted(os.listdir(posts)):
     with open(p, "a", encoding="utf-8") as f:
         f.write("\nAs shown before [@ref%d], and again [see @ref%d, p. 4]; @ref%d agrees.\n" % (a, b, c))
 PY
+STYLE=${STYLE:-ieee}
+if [ "$STYLE" != none ]; then
+    cp -r "$WORK/cited" "$WORK/csl"
+    echo "citation_style: $STYLE" >>"$WORK/csl/site.yaml"
+fi
 flush_corpus
-hyperfine --warmup 1 --runs "$RUNS" \
-    --prepare "rm -rf $OUT/plain $OUT/cited" \
-    -n "$N posts" "$SHEAF build -s $WORK/plain -o $OUT/plain" \
+if [ "$STYLE" != none ]; then
+    # cold: an empty .sheaf-cache, every page and entry through citeproc-js
+    echo "cold build, $STYLE (CSL), empty cache:"
+    /usr/bin/time -f "  %e s wall, %U s user, %M KB max RSS" \
+        "$SHEAF" build --stats -s "$WORK/csl" -o "$OUT/csl" | tail -n 1
+fi
+set -- -n "$N posts" "$SHEAF build -s $WORK/plain -o $OUT/plain" \
     -n "$N posts, 3 citations each of 2,000 entries" "$SHEAF build -s $WORK/cited -o $OUT/cited"
+if [ "$STYLE" != none ]; then
+    # warm: the cache the cold build left (hyperfine's warmup keeps it so)
+    set -- "$@" -n "$N posts, the same in $STYLE (CSL), warm cache" "$SHEAF build -s $WORK/csl -o $OUT/csl"
+fi
+hyperfine --warmup 1 --runs "$RUNS" \
+    --prepare "rm -rf $OUT/plain $OUT/cited $OUT/csl" "$@"
 rm -rf "$WORK" "$OUT"

@@ -188,8 +188,9 @@ void cli_print_stats(const build_stats *st)
                st->formulas, st->formulas_rendered, st->formulas - st->formulas_rendered, st->engines,
                st->ms_engines);
     if (st->citation_docs || st->citation_engines)
-        printf("  citations: %zu pages formatted, %zu documents by citeproc-js; %zu engines started\n",
-               st->citation_docs, st->citation_docs_rendered, st->citation_engines);
+        printf("  citations: %zu pages formatted (%zu written twice), %zu documents by citeproc-js; %zu "
+               "engines started\n",
+               st->citation_docs, st->citation_docs_twice, st->citation_docs_rendered, st->citation_engines);
     if (st->diagrams)
         printf("  diagrams: %zu, %zu laid out by Graphviz (%zu from the cache)\n", st->diagrams,
                st->diagrams_rendered, st->diagrams - st->diagrams_rendered);

@@ -50,9 +50,14 @@ static const char wrapper[] =
     "  function itemLayouts(style, langs) {\n"
     "    if (!langs.length) return style;\n"
     "    style = style.replace(/<!--[\\s\\S]*?-->/g, '');\n"
+    /* a citation of numbers has no terms to change, and citeproc-js
+     * drops the delimiter between numbers of two layouts ("[12]") */
+    "    var cit = /<citation\\b[\\s\\S]*?<\\/citation>/.exec(style);\n"
+    "    var numbers = cit && /citation-number/.test(cit[0]);\n"
     "    return style.replace(/<layout\\b([^>]*?)(\\/>|>[\\s\\S]*?<\\/layout>)/g,\n"
-    "      function (all, attrs, rest) {\n"
+    "      function (all, attrs, rest, at) {\n"
     "        if (/\\blocale\\s*=/.test(attrs)) return all;\n"
+    "        if (numbers && at > cit.index && at < cit.index + cit[0].length) return all;\n"
     "        var out = '';\n"
     "        for (var i = 0; i < langs.length; i++)\n"
     "          out += '<layout locale=\"' + langs[i] + '\"' + attrs + rest;\n"
@@ -63,10 +68,16 @@ static const char wrapper[] =
     "    var q = JSON.parse(text), i, j;\n"
     "    missing = [];\n"
     "    items = {};\n"
-    "    var langs = [], base = primary(q.lang);\n"
+    /* the document's language: the style's default-locale wins over the
+     * one asked for, as citeproc-js does without forceLang */
+    "    var dl = /<style\\b[^>]*?\\bdefault-locale\\s*=\\s*\"([^\"]*)\"/.exec(q.style);\n"
+    "    var langs = [], base = primary(dl ? dl[1] : q.lang);\n"
     "    for (i = 0; i < q.items.length; i++) {\n"
     "      var it = q.items[i];\n"
     "      items[it.id] = it;\n"
+    /* in a Chinese, Japanese or Korean document an entry of no stated
+     * language (bib/csl.c found no CJK in it) is taken as English */
+    "      if (q.item_layouts && !it.language && /^(zh|ja|ko)$/.test(base)) it.language = 'en';\n"
     "      var p = primary(it.language);\n"
     "      if (q.item_layouts && p && p !== base && langs.indexOf(p) < 0) langs.push(p);\n"
     "    }\n"

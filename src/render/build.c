@@ -380,7 +380,8 @@ done:
     local.scheduled = ks->nscheduled;
     local.expired = ks->nexpired;
     local.next_change = ks->next_change;
-    site_csl_counts(ks, &local.citation_docs, &local.citation_docs_rendered, &local.citation_engines);
+    site_csl_counts(ks, &local.citation_docs, &local.citation_docs_twice, &local.citation_docs_rendered,
+                    &local.citation_engines);
     local.ms_total = render_now_ms() - t0;
     if (st)
         *st = local;

@@ -63,6 +63,7 @@ typedef struct build_stats {
     double ms_engines; /* starting them */
     size_t citation_docs, citation_docs_rendered; /* CSL: pages and references formatted;
                                                    * by citeproc-js, not from the cache */
+    size_t citation_docs_twice; /* CSL: pages written twice (not found by their text) */
     size_t citation_engines; /* citeproc-js engines started */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;

@@ -57,7 +57,7 @@ struct site_csl {
     pthread_mutex_t mu;
     js_csl **idle;     /* engines not in use */
     size_t nidle, cap;
-    atomic_size_t docs, rendered, engines;
+    atomic_size_t docs, twice, rendered, engines;
     atomic_int reported; /* one error of the style a build */
 };
 
@@ -167,10 +167,11 @@ void site_csl_free(site *s)
     s->csl = NULL;
 }
 
-void site_csl_counts(const site *s, size_t *docs, size_t *rendered, size_t *engines)
+void site_csl_counts(const site *s, size_t *docs, size_t *twice, size_t *rendered, size_t *engines)
 {
     site_csl *c = s->csl;
     *docs = c ? atomic_load(&c->docs) : 0;
+    *twice = c ? atomic_load(&c->twice) : 0;
     *rendered = c ? atomic_load(&c->rendered) : 0;
     *engines = c ? atomic_load(&c->engines) : 0;
 }
@@ -604,6 +605,7 @@ bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_r
                      "citations (an entry the style prints nothing of, or a fault of the style)",
                      c->name);
     atomic_fetch_add(&c->docs, 1);
+    atomic_fetch_add(&c->twice, 1);
     p->csl_bib = nd.bib;
     free(st->doc);
     st->doc = xmalloc(sizeof nd);

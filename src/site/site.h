@@ -671,8 +671,10 @@ void site_csl_doc_free(struct site_csl_doc *doc);
 void site_csl_entry_html(const char *h, size_t n, bool keep, buf *out);
 /* entry.reference of every entry, in the CSL style (render_references). */
 void site_csl_references(site *s, int jobs, diag_list *d);
-/* Counters for --stats: pages formatted, by an engine, engines started. */
-void site_csl_counts(const site *s, size_t *docs, size_t *rendered, size_t *engines);
+/* Counters for --stats: pages formatted, of them written twice (not by
+ * their text from the cache), documents citeproc-js formatted (pages and
+ * references), engines started. */
+void site_csl_counts(const site *s, size_t *docs, size_t *twice, size_t *rendered, size_t *engines);
 /* After the Markdown: unknown keys are errors at their citation; the
  * cited works and who cites them (s->papers). */
 void site_check_citations(site *s, diag_list *d);
