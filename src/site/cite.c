@@ -628,12 +628,14 @@ void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m)
     keys->len = nk;
     if (s->csl && nr) {
         /* the page's document's order and text (numbers, 2017a/b) */
-        if (p->csl_bib.kind != TPL_LIST) { /* written from the session's page cache */
+        tpl_value pb = p->csl_bib;
+        if (pb.kind != TPL_LIST) { /* its Markdown came from the session's page cache */
             site_cite_state st = { 0 };
             site_csl_finish(s, (page *)p, str_make(NULL, 0), &st, &p->md, a, NULL);
+            pb = st.csl_bib;
             site_cite_state_free(&st);
         }
-        const tpl_list *b = p->csl_bib.kind == TPL_LIST ? p->csl_bib.u.list : NULL;
+        const tpl_list *b = pb.kind == TPL_LIST ? pb.u.list : NULL;
         nr = 0;
         for (size_t i = 0; b && i < b->len; i++) {
             const tpl_list *kv = b->items[i].u.list;

@@ -487,11 +487,16 @@ static void page_key(const site *s, const page *p, str body, const char *lang, b
                 len++;
             memcpy(name, q, len);
         }
+        /* the run, then without each trailing punctuation mark */
         for (; len; len--) {
             name[len] = 0;
             const bib_entry *e = site_cite_entry(s, p, name);
             if (e)
                 seen[e - s->bib->entries] = 1;
+            unsigned char last = (unsigned char)name[len - 1];
+            if (last >= 0x80 || (last >= '0' && last <= '9') || ((last | 0x20) >= 'a' && (last | 0x20) <= 'z') ||
+                last == '_')
+                break;
         }
     }
     buf_putc(key, '\n');
@@ -544,10 +549,12 @@ bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_r
     site_csl_doc *doc = st->doc;
     if (doc && !doc->bad && doc->group == doc->sigs->len) {
         atomic_fetch_add(&c->docs, 1);
-        p->csl_bib = doc->bib;
+        st->csl_bib = p->csl_bib = doc->bib;
         return false;
     }
-    p->csl_bib = tpl_none();
+    st->csl_bib = tpl_none();
+    if (body.ptr)
+        p->csl_bib = tpl_none();
     if (!md->ncites)
         return false;
     const char *lang = doc_lang(s, p);
@@ -606,7 +613,9 @@ bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_r
                      c->name);
     atomic_fetch_add(&c->docs, 1);
     atomic_fetch_add(&c->twice, 1);
-    p->csl_bib = nd.bib;
+    st->csl_bib = nd.bib;
+    if (body.ptr)
+        p->csl_bib = nd.bib;
     free(st->doc);
     st->doc = xmalloc(sizeof nd);
     *st->doc = nd;

@@ -627,6 +627,7 @@ typedef struct site_cite_state {
     struct strmap *num;   /* key → number */
     long n;
     struct site_csl_doc *doc; /* CSL: the clusters to write, or NULL (collecting them) */
+    tpl_value csl_bib;        /* CSL: the page's bibliography site_csl_finish made */
 } site_cite_state;
 /* The md cite hook's work: a group's HTML for page p. */
 void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
@@ -656,9 +657,10 @@ void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state 
 /* After it: true when the page must be written again, st now holding its
  * clusters (formatted from md's citations, through the cache or an
  * engine); false when what was written stands. Keeps the page's
- * bibliography in p->csl_bib. A failure of the engine is an error in d
- * (none when d is NULL); body.ptr NULL: the page's text is not at hand,
- * nothing is kept by it. */
+ * bibliography in st->csl_bib and p->csl_bib. A failure of the engine is
+ * an error in d (none when d is NULL); body.ptr NULL: the page's text is
+ * not at hand (its Markdown came from a session's page cache), nothing is
+ * kept by it and p is not written to. */
 bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_result *md, arena *a,
                      diag_list *d);
 /* The hook's work with a CSL style (site_cite_html calls it). */
