@@ -84,17 +84,12 @@ static bool is_file(const char *name)
 /* The closest of the built-in and bundled names, or NULL. */
 static const char *closest(const char *name)
 {
-    const char *best = NULL;
-    size_t bd = (size_t)-1;
-    static const char *const own[] = { "author-year", "numeric" };
-    for (size_t i = 0; i < 2 + js_csl_nstyles; i++) {
-        const char *c = i < 2 ? own[i] : js_csl_styles[i - 2].name;
-        size_t dist = text_edit_distance(name, c);
-        if (dist < bd)
-            bd = dist, best = c;
-    }
-    size_t n = strlen(name);
-    return bd <= (n < 6 ? 2 : n / 3) ? best : NULL;
+    text_near n = TEXT_NEAR(name);
+    text_near_try(&n, "author-year");
+    text_near_try(&n, "numeric");
+    for (size_t i = 0; i < js_csl_nstyles; i++)
+        text_near_try(&n, js_csl_styles[i].name);
+    return text_near_best(&n);
 }
 
 bool site_csl_setup(site *s, diag_list *d)
