@@ -100,6 +100,17 @@ bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl
 /* A whole JSON file of any value (an object, a list, a string, …), as
  * fm_parse_json_pos reads front matter: a data file. */
 bool fm_parse_json_value(str json, const char *path, arena *a, tpl_value *out, diag_list *d);
+/* fm_parse_json_value with the places of what is in it, for a file whose
+ * items are checked one by one (a CSL-JSON bibliography, bib/csljson.h):
+ * every key as fm_parse_json_pos records it, and where each list item
+ * starts (its first character). Both arrays are in a. */
+typedef struct fm_item_pos {
+    const tpl_list *list;
+    size_t index;
+    int line, col;
+} fm_item_pos;
+bool fm_parse_json_value_pos(str json, const char *path, arena *a, tpl_value *out, fm_key_pos **pos,
+                             size_t *npos, fm_item_pos **items, size_t *nitems, diag_list *d);
 /* The record of `key` in mapping m, or NULL. */
 const fm_key_pos *fm_key_find(const fm_key_pos *pos, size_t npos, const tpl_map *m,
                               const char *key);

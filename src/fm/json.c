@@ -36,6 +36,10 @@ typedef struct parser {
     int at_line, at_col;
     fm_key_pos *pos;         /* key records (xmalloc'd while parsing) */
     size_t npos, cappos;
+    bool whole_file;         /* a data file, not front matter (for messages) */
+    bool want_items;         /* record where each list item starts */
+    fm_item_pos *items;      /* (xmalloc'd while parsing) */
+    size_t nitems, capitems;
 } parser;
 
 /* 1-based line and column of q, counting characters. Positions are asked
@@ -92,7 +96,7 @@ static const char *shown(parser *ps, const char *q)
 {
     static _Thread_local char b[32];
     if (q >= ps->end)
-        return "the end of the front matter";
+        return ps->whole_file ? "the end of the file" : "the end of the front matter";
     unsigned char ch = (unsigned char)*q;
     if (ch < 0x20 || ch == 0x7f)
         snprintf(b, sizeof b, "the control character 0x%02X", ch);
@@ -279,6 +283,7 @@ static bool parse_literal(parser *ps, const char *word, tpl_value v, tpl_value *
 static bool parse_array(parser *ps, tpl_value *out)
 {
     ps->p++; /* [ */
+    size_t first_item = ps->nitems;
     tpl_value *items = NULL;
     size_t n = 0, cap = 0;
     bool ok = true;
@@ -288,8 +293,16 @@ static bool parse_array(parser *ps, tpl_value *out)
     } else {
         for (;;) {
             tpl_value v;
+            skip_ws(ps);
+            const char *iq = ps->p;
             if (!(ok = parse_value(ps, &v)))
                 break;
+            if (ps->want_items) {
+                fm_item_pos *ip = VEC_ADD(ps->items, ps->nitems, ps->capitems, 16);
+                ip->list = NULL; /* not made yet: set below */
+                ip->index = n;
+                where(ps, iq, &ip->line, &ip->col);
+            }
             VEC_PUSH(items, n, cap, 8, v);
             skip_ws(ps);
             if (ps->p < ps->end && *ps->p == ',') {
@@ -313,6 +326,11 @@ static bool parse_array(parser *ps, tpl_value *out)
     if (n)
         memcpy(l->items, items, n * sizeof *items);
     free(items);
+    /* this list's item records are the NULL ones after first_item (nested
+     * lists have set theirs already) */
+    for (size_t i = first_item; i < ps->nitems; i++)
+        if (!ps->items[i].list)
+            ps->items[i].list = l;
     *out = tpl_list_value(l);
     return ok;
 }
@@ -406,7 +424,8 @@ static bool parse_value(parser *ps, tpl_value *out)
     skip_ws(ps);
     const char *q = ps->p;
     if (q >= ps->end)
-        return fail(ps, q, "expected a value, found the end of the front matter");
+        return fail(ps, q, "expected a value, found the end of the %s",
+                    ps->whole_file ? "file" : "front matter");
     switch (*q) {
     case '{':
     case '[': {
@@ -446,7 +465,8 @@ static bool parse_value(parser *ps, tpl_value *out)
 }
 
 static bool parse_json(str json, int first_line, const char *path, arena *a, tpl_value *out,
-                       fm_key_pos **pos, size_t *npos, bool any_root, diag_list *d)
+                       fm_key_pos **pos, size_t *npos, fm_item_pos **items, size_t *nitems,
+                       bool any_root, diag_list *d)
 {
     parser ps;
     memset(&ps, 0, sizeof ps);
@@ -460,6 +480,8 @@ static bool parse_json(str json, int first_line, const char *path, arena *a, tpl
     ps.at = ps.s;
     ps.at_line = ps.line0 + 1;
     ps.at_col = 1;
+    ps.want_items = items != NULL;
+    ps.whole_file = any_root;
     tpl_value root = tpl_none();
     size_t bad = text_utf8_check(ps.s, json.len);
     if (bad != (size_t)-1) {
@@ -486,16 +508,29 @@ static bool parse_json(str json, int first_line, const char *path, arena *a, tpl
         *npos = ps.npos;
     }
     free(ps.pos);
+    if (items) {
+        *items = ps.nitems ? arena_alloc(a, ps.nitems * sizeof **items) : NULL;
+        if (ps.nitems)
+            memcpy(*items, ps.items, ps.nitems * sizeof **items);
+        *nitems = ps.nitems;
+    }
+    free(ps.items);
     return !ps.failed;
 }
 
 bool fm_parse_json_pos(str json, int first_line, const char *path, arena *a, tpl_value *out,
                        fm_key_pos **pos, size_t *npos, diag_list *d)
 {
-    return parse_json(json, first_line, path, a, out, pos, npos, false, d);
+    return parse_json(json, first_line, path, a, out, pos, npos, NULL, NULL, false, d);
 }
 
 bool fm_parse_json_value(str json, const char *path, arena *a, tpl_value *out, diag_list *d)
 {
-    return parse_json(json, 1, path, a, out, NULL, NULL, true, d);
+    return parse_json(json, 1, path, a, out, NULL, NULL, NULL, NULL, true, d);
+}
+
+bool fm_parse_json_value_pos(str json, const char *path, arena *a, tpl_value *out, fm_key_pos **pos,
+                             size_t *npos, fm_item_pos **items, size_t *nitems, diag_list *d)
+{
+    return parse_json(json, 1, path, a, out, pos, npos, items, nitems, true, d);
 }
