@@ -62,6 +62,9 @@ typedef struct bib_entry {
     size_t nfields;
     bib_name *authors, *editors;
     size_t nauthors, neditors;
+    const char *csl;        /* from a CSL-JSON file (bib/csljson.h): the item
+                               as written, one JSON object whose "id" is key;
+                               NULL for a .bib entry */
 } bib_entry;
 
 typedef struct bib {

@@ -441,6 +441,10 @@ static void var(buf *out, const char *name, const char *value)
 
 void bib_csl_json(const bib_entry *e, const char *doc_lang, buf *out)
 {
+    if (e->csl) { /* read from CSL-JSON: as written */
+        buf_puts(out, e->csl);
+        return;
+    }
     const char *type = "", *genre = NULL;
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (!strcmp(e->type, types[i].bib)) {

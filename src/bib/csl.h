@@ -19,7 +19,8 @@
 /* Appends e as one CSL-JSON object ({"id": key, "type": …, …}) to out.
  * doc_lang is the document's language ("en-US", the style's locale): the
  * titles of an English entry — by its own language, else by doc_lang —
- * are put in sentence case, as CSL styles expect (csl.c says how). */
+ * are put in sentence case, as CSL styles expect (csl.c says how). An
+ * entry read from a CSL-JSON file is written as it was read (e->csl). */
 void bib_csl_json(const bib_entry *e, const char *doc_lang, buf *out);
 
 /* The BCP 47 tag of e's language: langid / language mapped (a tag kept

@@ -15,11 +15,13 @@
  * reads in a bibliography is the templates' business (the entry model is
  * in docs/variables.md). Each citation links to `#ref-<key>`, the id the
  * page's bibliography gives the entry (Pandoc's convention). */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "bib/csljson.h"
 #include "site/site.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -32,6 +34,72 @@
 static void name_entries(site *s);
 
 /* ---- loading ---- */
+
+/* A CSL-JSON bibliography (bib/csljson.h): fm/json.c reads the JSON with
+ * the places of its keys and items, which the checks of bib/ ask for. */
+typedef struct json_places {
+    const fm_key_pos *pos;
+    size_t npos;
+    const fm_item_pos *items;
+    size_t nitems;
+} json_places;
+
+static bool json_key_at(void *ctx, const tpl_map *m, const char *key, int *line, int *col)
+{
+    const json_places *jp = ctx;
+    const fm_key_pos *kp = fm_key_find(jp->pos, jp->npos, m, key);
+    if (kp) {
+        *line = kp->vline;
+        *col = kp->vcol;
+    }
+    return kp != NULL;
+}
+
+static bool json_item_at(void *ctx, const tpl_list *l, size_t i, int *line, int *col)
+{
+    const json_places *jp = ctx;
+    for (size_t k = 0; k < jp->nitems; k++)
+        if (jp->items[k].list == l && jp->items[k].index == i) {
+            *line = jp->items[k].line;
+            *col = jp->items[k].col;
+            return true;
+        }
+    return false;
+}
+
+bool site_bib_load_csljson(bib *b, const char *text, size_t len, const char *path, arena *a, diag_list *d)
+{
+    tpl_value root;
+    json_places jp = { 0 };
+    fm_key_pos *pos;
+    fm_item_pos *items;
+    if (!fm_parse_json_value_pos(str_make(text, len), path, a, &root, &pos, &jp.npos, &items, &jp.nitems, d))
+        return false;
+    jp.pos = pos;
+    jp.items = items;
+    bib_json_places at = { json_key_at, json_item_at, &jp };
+    return bib_load_csljson(b, root, path, &at, a, d);
+}
+
+static bool load_csljson(bib *b, const char *file, const char *path, const char *where, int line, int col,
+                         arena *a, diag_list *d)
+{
+    buf text = BUF_INIT;
+    if (!fs_read_file(file, &text)) {
+        diag_error(d, where, line, col, "cannot read bibliography '%s': %s", path, fs_strerror(errno));
+        buf_release(&text);
+        return false;
+    }
+    bool ok = site_bib_load_csljson(b, text.data, text.len, path, a, d);
+    buf_release(&text);
+    return ok;
+}
+
+static bool is_json(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 5 && !strcasecmp(path + n - 5, ".json");
+}
 
 /* Loads path (relative to the site) once: s->bib_seen maps what is loaded. */
 static bool load_one(site *s, const char *path, const char *where, int line, int col, diag_list *d)
@@ -49,7 +117,8 @@ static bool load_one(site *s, const char *path, const char *where, int line, int
         diag_error(d, where, line, col, "cannot read bibliography '%s': %s", path, fs_strerror(FS_EOUTSIDE));
         ok = false;
     } else {
-        ok = bib_load(s->bib, file, path, where, line, col, s->a, d);
+        ok = is_json(path) ? load_csljson(s->bib, file, path, where, line, col, s->a, d)
+                           : bib_load(s->bib, file, path, where, line, col, s->a, d);
     }
     free(root);
     free(file);

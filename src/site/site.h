@@ -616,6 +616,11 @@ bool site_load_bibliography(site *s, diag_list *d);
  * file was parsed in a forked child, which was cheaper in a small process;
  * bib/ now reads in-process, so the order no longer matters for speed.) */
 bool site_load_site_bibliography(site *s, diag_list *d);
+/* A CSL-JSON bibliography's text (a `.json` in `bibliography:`) → entries
+ * of b, as bib_load reads a .bib: the JSON read by fm/json.c, the items
+ * checked and mapped by bib/csljson.c (errors at path:line:col into d;
+ * false on any). Everything it adds is in a. */
+bool site_bib_load_csljson(bib *b, const char *text, size_t len, const char *path, arena *a, diag_list *d);
 /* Reads every .yaml, .yml and .json file below data/ into s->data (site.data; an empty map
  * without any). Errors at each file's line:col; false after one. */
 bool site_load_data(site *s, diag_list *d);
