@@ -390,22 +390,144 @@ static bool english(const bib_entry *e, const char *doc_lang)
     return !strncasecmp(l, "en", 2) && (!l[2] || l[2] == '-' || l[2] == '_');
 }
 
-/* The field name's text, in sentence case when e is English; NULL when
- * absent. The result is in out (reset first) or the field's own text. */
+/* ---- math in titles ----
+ *
+ * `$O(1/k^2)$` in a title is TeX math. As Pandoc writes it (texmath's
+ * HTML): each letter in italics, ^ and _ as superscript and subscript,
+ * the common Greek letters and operators as their characters, spaces
+ * dropped — in CSL's rich text (<i>, <sup>, <sub>, which citeproc-js reads
+ * in a field), inside <span class="nocase"> so that a style's title case
+ * leaves it alone ("Rate O(1/k²)", never "O(1/K^2)"). */
+
+static const struct {
+    const char *cmd, *text;
+} math_cmds[] = {
+    { "alpha", "\u03b1" }, { "beta", "\u03b2" },  { "gamma", "\u03b3" },  { "delta", "\u03b4" },
+    { "epsilon", "\u03f5" }, { "varepsilon", "\u03b5" }, { "eta", "\u03b7" }, { "theta", "\u03b8" },
+    { "lambda", "\u03bb" }, { "mu", "\u03bc" }, { "pi", "\u03c0" }, { "rho", "\u03c1" },
+    { "sigma", "\u03c3" }, { "tau", "\u03c4" }, { "phi", "\u03d5" }, { "omega", "\u03c9" },
+    { "Delta", "\u0394" }, { "Omega", "\u03a9" }, { "Theta", "\u0398" }, { "Sigma", "\u03a3" },
+    { "cdot", "\u22c5" }, { "times", "\u00d7" }, { "le", "\u2264" }, { "leq", "\u2264" },
+    { "ge", "\u2265" }, { "geq", "\u2265" }, { "infty", "\u221e" }, { "ell", "\u2113" },
+    { "log", "log" }, { "exp", "exp" }, { "min", "min" }, { "max", "max" }, { "sqrt", "\u221a" },
+};
+
+/* Renders the math s[0..n) into out; returns how much of s it read: all
+ * of it, or (for a ^/_ argument, one=true) one item. */
+static size_t math(const char *s, size_t n, bool one, buf *out)
+{
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if (c == '{') {
+            int depth = 1;
+            size_t j = i + 1;
+            while (j < n && depth)
+                depth += s[j] == '{' ? 1 : s[j] == '}' ? -1 : 0, j++;
+            math(s + i + 1, (j - i - 1) - (depth == 0), false, out);
+            i = j;
+        } else if (c == '^' || c == '_') {
+            buf_puts(out, c == '^' ? "<sup>" : "<sub>");
+            i++;
+            while (i < n && s[i] == ' ')
+                i++;
+            i += math(s + i, n - i, true, out);
+            buf_puts(out, c == '^' ? "</sup>" : "</sub>");
+        } else if (c == '\\') {
+            size_t j = i + 1;
+            while (j < n && ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z')))
+                j++;
+            if (j == i + 1 && j < n)
+                j++; /* \{, \, */
+            const char *text = NULL;
+            for (size_t k = 0; k < sizeof math_cmds / sizeof *math_cmds && !text; k++)
+                if (strlen(math_cmds[k].cmd) == j - i - 1 && !memcmp(math_cmds[k].cmd, s + i + 1, j - i - 1))
+                    text = math_cmds[k].text;
+            if (text)
+                buf_puts(out, text);
+            else if (j == i + 2 && strchr("{}%$&#_", s[i + 1]))
+                buf_putc(out, s[i + 1]);
+            i = j;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            buf_printf(out, "<i>%c</i>", c);
+            i++;
+        } else {
+            if (c != ' ')
+                buf_putc(out, c);
+            i++;
+        }
+        if (one)
+            return i;
+    }
+    return i;
+}
+
+/* tex with its $…$ math rendered (as above) and the rest turned into text. */
+static void tex_with_math(const char *tex, size_t n, buf *out)
+{
+    arena *a = arena_new();
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && !(tex[j] == '$' && (j == 0 || tex[j - 1] != '\\')))
+            j++;
+        /* the text between math, with the blanks at its ends that
+         * bib_tex_to_text trims ("Rate {$O(1)$}": "Rate ") */
+        const char *t = bib_tex_to_text(a, tex + i, j - i);
+        size_t b = i, e = j;
+        while (b < e && (tex[b] == '{' || tex[b] == '}'))
+            b++;
+        while (e > b && (tex[e - 1] == '{' || tex[e - 1] == '}'))
+            e--;
+        if (i > 0 && b < e && (tex[b] == ' ' || tex[b] == '~') && *t != ' ')
+            buf_putc(out, ' ');
+        buf_puts(out, t);
+        if (j < n && e > b && (tex[e - 1] == ' ' || tex[e - 1] == '~') && (!*t || t[strlen(t) - 1] != ' '))
+            buf_putc(out, ' ');
+        if (j >= n)
+            break;
+        size_t k = j + 1;
+        while (k < n && !(tex[k] == '$' && tex[k - 1] != '\\'))
+            k++;
+        if (k >= n) { /* a lone $: text */
+            buf_puts(out, bib_tex_to_text(a, tex + j, n - j));
+            break;
+        }
+        buf_puts(out, "<span class=\"nocase\">");
+        math(tex + j + 1, k - j - 1, false, out);
+        buf_puts(out, "</span>");
+        i = k + 1;
+    }
+    arena_free(a);
+}
+
+static bool has_math(const char *raw)
+{
+    for (const char *p = raw; (p = strchr(p, '$')); p++)
+        if (p == raw || p[-1] != '\\')
+            return strchr(p + 1, '$') != NULL;
+    return false;
+}
+
+/* The field name's text, in sentence case when e is English, its math
+ * rendered; NULL when absent. The result is in out (reset first) or the
+ * field's own text. */
 static const char *title_field(const bib_entry *e, const char *doc_lang, const char *name, buf *out)
 {
     for (size_t i = 0; i < e->nfields; i++) {
         const bib_field *f = &e->fields[i];
         if (strcmp(f->name, name) || !*f->text)
             continue;
-        if (!f->raw || !english(e, doc_lang))
+        bool eng = english(e, doc_lang), m = f->raw && has_math(f->raw);
+        if (!f->raw || (!eng && !m))
             return f->text;
         buf tex = BUF_INIT;
-        sentence_case_tex(f->raw, &tex);
-        arena *a = arena_new();
+        if (eng)
+            sentence_case_tex(f->raw, &tex);
+        else
+            buf_puts(&tex, f->raw);
         buf_reset(out);
-        buf_puts(out, bib_tex_to_text(a, tex.data, tex.len));
-        arena_free(a);
+        tex_with_math(tex.data, tex.len, out);
         buf_release(&tex);
         return out->data;
     }
