@@ -1,7 +1,7 @@
 /* watch: inotify over a site's sources for `sheaf serve`.
  *
  * The site folder itself is watched without recursion, for site.yaml, the
- * .bib files beside it, and for the four source folders appearing or going away; each source folder
+ * .bib and .json bibliographies beside it, and for the four source folders appearing or going away; each source folder
  * is watched recursively. inotify gives one watch per folder, so every new
  * folder gets its own as it is created or moved in, and the files already
  * in it by then count as changed (a `cp -r` or `mv` lands before the watch
@@ -305,8 +305,9 @@ static void take(watch *w, const struct inotify_event *ev, pathset *set, bool *f
     if (top) {
         size_t nl = strlen(ev->name);
         if (!(ev->mask & IN_ISDIR) && (!strcmp(ev->name, "site.yaml") ||
-                                       (nl > 4 && !strcmp(ev->name + nl - 4, ".bib")))) {
-            /* site.yaml, or a bibliography beside it */
+                                       (nl > 4 && !strcmp(ev->name + nl - 4, ".bib")) ||
+                                       (nl > 5 && !strcmp(ev->name + nl - 5, ".json")))) {
+            /* site.yaml, or a bibliography beside it (BibTeX or CSL-JSON) */
             pathset_add(set, rel, st);
         } else if (is_source_dir(ev->name) && (ev->mask & IN_ISDIR)) {
             if (ev->mask & (IN_CREATE | IN_MOVED_TO))

@@ -697,6 +697,25 @@ def reload_checks(sheaf, site, port, srv, env):
     check(".bib edit: the paper's page follows", served("/papers/lian2017/", b"Second Title", 10))
     check(".bib edit: the citing post's bibliography follows",
           served("/posts/cites/", b"Second Title", 10))
+
+    # And a CSL-JSON bibliography beside it (a Zotero export).
+    js = os.path.join(site, "refs.json")
+    item = '[{"id": "zot2020", "type": "book", "title": "%s", "issued": {"date-parts": [[2020]]}}]\n'
+    write(js, item % "Zotero First")
+    write(os.path.join(site, "content/posts/2024-01-04-zot.md"), "---\ntitle: Zot\n---\nSee [@zot2020].\n")
+    write(os.path.join(site, "site.yaml"),
+          "title: Renamed fixture\nbase_url: https://example.org/\nbibliography: [refs.bib, refs.json]\n")
+    check(".json: the paper's page is made", served("/papers/zot2020/", b"Zotero First"))
+    while ev.wait(0.5):
+        pass
+    n4 = len(srv.lines)
+    write(js, item % "Zotero Second")
+    e = ev.wait()
+    expect(".json edit: event", e and e[0], "reload")
+    check(".json edit: one rebuild line naming it",
+          srv.wait_line(r"^Rebuilt in \d+ ms: refs\.json$", 5, n4) is not None,
+          "\n".join(srv.lines[n4:]))
+    check(".json edit: the citing post's bibliography follows", served("/posts/zot/", b"Zotero Second", 10))
     ev.close()
 
 
