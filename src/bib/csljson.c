@@ -129,7 +129,34 @@ static const char *text_of(item *it, tpl_value v)
     return NULL;
 }
 
-static void add_field(item *it, const char *name, const char *text)
+/* text as BibTeX would hold it (bib_field.raw: what /papers/' BibTeX
+ * shows): TeX's special characters escaped. */
+static void tex_escape(buf *out, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (strchr("{}%&#$_", *p))
+            buf_printf(out, "\\%c", *p);
+        else if (*p == '\\')
+            buf_puts(out, "\\textbackslash{}");
+        else if (*p == '~')
+            buf_puts(out, "\\textasciitilde{}");
+        else if (*p == '^')
+            buf_puts(out, "\\textasciicircum{}");
+        else
+            buf_putc(out, *p);
+    }
+}
+
+static const char *tex_of(arena *a, const char *text)
+{
+    buf b = BUF_INIT;
+    tex_escape(&b, text);
+    const char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
+static void add_field_raw(item *it, const char *name, const char *text, const char *raw)
 {
     if (!text || !*text)
         return;
@@ -139,7 +166,54 @@ static void add_field(item *it, const char *name, const char *text)
     bib_field *f = VEC_ADD(it->fields, it->nfields, it->capfields, 16);
     f->name = name;
     f->text = text;
-    f->raw = text;
+    f->raw = raw;
+}
+
+static void add_field(item *it, const char *name, const char *text)
+{
+    if (text && *text)
+        add_field_raw(it, name, text, tex_of(it->a, text));
+}
+
+/* A name list as a .bib writes it ("Family, Given and {Literal}"): the
+ * author and editor fields, beside the split names. */
+static void add_names_field(item *it, const char *name, const bib_name *v, size_t n)
+{
+    if (!n)
+        return;
+    buf text = BUF_INIT, raw = BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            buf_puts(&text, " and ");
+            buf_puts(&raw, " and ");
+        }
+        if (!*v[i].given && !*v[i].von && !*v[i].jr) { /* one family name: braced as one */
+            buf_puts(&text, v[i].family);
+            buf_putc(&raw, '{');
+            tex_escape(&raw, v[i].family);
+            buf_putc(&raw, '}');
+            continue;
+        }
+        const char *parts[] = { v[i].von, v[i].family, v[i].jr, v[i].given };
+        bool any = false;
+        for (int k = 0; k < 4; k++) {
+            if (!*parts[k])
+                continue;
+            const char *sep = !any ? "" : k == 1 ? " " : ", ";
+            any = true;
+            buf_puts(&text, sep);
+            buf_puts(&raw, sep);
+            buf_puts(&text, parts[k]);
+            if (k == 1)
+                buf_putc(&raw, '{'); /* "van Beethoven" stays one family */
+            tex_escape(&raw, parts[k]);
+            if (k == 1)
+                buf_putc(&raw, '}');
+        }
+    }
+    add_field_raw(it, name, arena_strndup(it->a, text.data, text.len), arena_strndup(it->a, raw.data, raw.len));
+    buf_release(&text);
+    buf_release(&raw);
 }
 
 /* A string variable: its text, or NULL (absent: quietly; wrong kind: an
@@ -352,9 +426,11 @@ static void item_fields(item *it, bib_entry *e, const char *csl_type)
         if (!strcmp(name_vars[i], "author")) {
             e->authors = v;
             e->nauthors = n;
+            add_names_field(it, "author", v, n);
         } else if (!strcmp(name_vars[i], "editor")) {
             e->editors = v;
             e->neditors = n;
+            add_names_field(it, "editor", v, n);
         }
     }
 }

@@ -19,7 +19,9 @@
  *   author, editor   → authors, editors (bib_name: family, given,
  *                    dropping- or non-dropping-particle as von, suffix as
  *                    jr; a "literal" name is one family name, as a braced
- *                    corporate author is in a .bib)
+ *                    corporate author is in a .bib), and the author and
+ *                    editor fields as a .bib writes them ("Family, Given
+ *                    and {Literal}")
  *   issued           → year (and month, as the .bib month macros write it);
  *                    accessed → urldate ("YYYY-MM-DD")
  *   container-title  → journal (articles) or booktitle (the rest)
@@ -29,6 +31,9 @@
  *                    page → pages, DOI → doi, URL → url, ISBN, ISSN,
  *                    collection-title → series, chapter-number → chapter,
  *                    genre → type, language → langid
+ *
+ * Each field's raw is its text as BibTeX holds it (TeX's special
+ * characters escaped), which /papers/ shows as the entry's BibTeX.
  *
  * Every item is also kept whole as CSL-JSON in bib_entry.csl (its "id" as
  * the entry's key, a string): bib_csl_json (bib/csl.h) writes that instead

@@ -82,11 +82,12 @@ TEST(mapping)
         "  \"issued\": {\"literal\": \"in press\"}, \"accessed\": {\"raw\": \"2021\"}},\n"
         " {\"id\": \"phd\", \"type\": \"thesis\", \"publisher\": \"ETH\", \"issued\": {\"date-parts\": [[2019, 13]]}},\n"
         " {\"id\": \"rep\", \"type\": \"report\", \"publisher\": \"WHO\", \"number\": \"TR-1\"},\n"
-        " {\"id\": \"x\", \"type\": \"interview\", \"title\": \"\", \"note\": null}\n"
+        " {\"id\": \"x\", \"type\": \"interview\", \"title\": \"\", \"note\": null},\n"
+        " {\"id\": \"tex\", \"type\": \"book\", \"title\": \"50% {of} a_b & #1 $2 ~x^2 \\\\ end\"}\n"
         "]\n";
     OK(load(&b, text, &msgs, a));
     EQ_STR(msgs, "");
-    EQ_INT((long)b.n, 6);
+    EQ_INT((long)b.n, 7);
     const bib_entry *e = bib_find(&b, "lian2017");
     OK(e != NULL);
     EQ_STR(e->type, "inproceedings");
@@ -95,7 +96,12 @@ TEST(mapping)
     EQ_STR(fields_of(e, a),
            "title=Can Decentralized Algorithms;address=Long Beach;pages=5330-5340;doi=10.5555/1;"
            "url=https://x.org/;booktitle=NeurIPS;publisher=Curran;year=2017;month=December;"
-           "urldate=2024-03-18");
+           "urldate=2024-03-18;author=Lian, Xiangru and van Beethoven, Ludwig and King, Jr., Martin Luther and "
+           "World Health Organization");
+    /* raw: the field as BibTeX holds it, for /papers/' BibTeX */
+    EQ_STR(e->fields[e->nfields - 1].raw,
+           "{Lian}, Xiangru and van {Beethoven}, Ludwig and {King}, Jr., Martin Luther and "
+           "{World Health Organization}");
     EQ_STR(names_of(e->authors, e->nauthors, a),
            "[Xiangru||Lian||Xiangru Lian][Ludwig|van|Beethoven||Ludwig van Beethoven]"
            "[Martin Luther||King|Jr.|Martin Luther King, Jr.]"
@@ -110,7 +116,8 @@ TEST(mapping)
     e = bib_find(&b, "42"); /* a number id is the key "42" */
     OK(e != NULL);
     EQ_STR(e->type, "article");
-    EQ_STR(fields_of(e, a), "volume=7;langid=zh-CN;journal=Nature;number=2;year=2020;month=May");
+    EQ_STR(fields_of(e, a), "volume=7;langid=zh-CN;journal=Nature;number=2;year=2020;month=May;"
+                            "editor=de la Poussin, Charles");
     EQ_STR(names_of(e->editors, e->neditors, a), "[Charles|de la|Poussin||Charles de la Poussin]");
     EQ_STR(bib_csl_language(e), "zh-CN");
     bib_csl_json(e, "en-US", &out);
@@ -133,6 +140,11 @@ TEST(mapping)
     e = bib_find(&b, "x");
     EQ_STR(e->type, "misc");
     EQ_STR(fields_of(e, a), "");
+    e = bib_find(&b, "tex");
+    EQ_STR(e->fields[0].text, "50% {of} a_b & #1 $2 ~x^2 \\ end");
+    EQ_STR(e->fields[0].raw,
+           "50\\% \\{of\\} a\\_b \\& \\#1 \\$2 \\textasciitilde{}x\\textasciicircum{}2 "
+           "\\textbackslash{} end");
     bib_free(&b);
     arena_free(a);
 }
