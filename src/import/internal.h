@@ -1,7 +1,10 @@
-/* import's own model, shared by import.c (the run: destination, writing,
- * aliases, report), yaml_out.c (front matter out), body.c (the text of
- * pages), jekyll.c and hugo.c (what each generator's site holds, and the
- * URLs it gave). */
+/* import's own model and the functions its files share. The run
+ * (import.c: destination, writing, old URLs and aliases, report) lets
+ * jekyll.c and hugo.c (what each generator's site holds, and the URLs it
+ * gave) fill the model (model.c), reading the source through source.c,
+ * front_matter.c and comments.c; then converts each page's text (body.c,
+ * through liquid.c, shortcodes.c, relink.c, kramdown.c and math.c, with
+ * lookup.c and tags.c) and writes front matter as YAML (yaml_out.c). */
 #ifndef SHEAF_IMPORT_INTERNAL_H
 #define SHEAF_IMPORT_INTERNAL_H
 
@@ -113,20 +116,7 @@ typedef struct imp {
     lines body_lines;      /* their line index (util/lines.h) */
 } imp;
 
-/* ---- import.c -------------------------------------------------------- */
-
-/* fs_walk for the source: calls fn for every regular file below
- * SRC/dir_rel (rel relative to it), in byte order, and applies the build's
- * symbolic-link rule to the source tree: a link to a file inside SRC is
- * read like the file, a link that leads outside SRC (or to a folder, or to
- * something that is not a file) is never followed — it is left out and
- * listed in the report. A link to nowhere is passed on (its reader says
- * so). False (errno set) when a folder cannot be read. */
-bool import_walk(imp *m, const char *dir_rel, bool skip_hidden, void (*fn)(void *ctx, const char *rel),
-                 void *ctx);
-/* Whether SRC/rel, after every link and '..', lies inside SRC; else an
- * error at rel (what: "contentDir '../x'", or NULL for the file itself). */
-bool import_src_inside(imp *m, const char *rel, const char *what);
+/* ---- model.c: what the import collects ---------------------------------- */
 
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
@@ -148,6 +138,29 @@ void import_note_dir(imp *m, const char *dir, const char *todo);
 void import_kv_set(imp *m, import_page *p, const char *key, tpl_value v);
 tpl_value import_kv_get(const import_page *p, const char *key);
 void import_alias_add(imp *m, import_page *p, const char *url);
+/* The old site's pagination folder `old` as written in `file` ("/page:num"
+ * of Jekyll's, or Hugo's "p" made "p/:num/" by the caller), as sheaf's
+ * paginate_path: leading '/' dropped, a trailing one added; set in m
+ * (nothing when it is sheaf's default), or listed when sheaf cannot place
+ * its pages there (site_paginate_path_problem). */
+void import_paginate_path(imp *m, const char *file, const char *old, const char *pattern);
+
+/* ---- source.c: reading the old site ------------------------------------- */
+
+/* fs_walk for the source: calls fn for every regular file below
+ * SRC/dir_rel (rel relative to it), in byte order, and applies the build's
+ * symbolic-link rule to the source tree: a link to a file inside SRC is
+ * read like the file, a link that leads outside SRC (or to a folder, or to
+ * something that is not a file) is never followed — it is left out and
+ * listed in the report. A link to nowhere is passed on (its reader says
+ * so). False (errno set) when a folder cannot be read. */
+bool import_walk(imp *m, const char *dir_rel, bool skip_hidden, void (*fn)(void *ctx, const char *rel),
+                 void *ctx);
+/* Whether SRC/rel, after every link and '..', lies inside SRC; else an
+ * error at rel (what: "contentDir '../x'", or NULL for the file itself). */
+bool import_src_inside(imp *m, const char *rel, const char *what);
+/* fs_strerror, in the import's words for FS_EOUTSIDE. */
+const char *import_src_strerror(int e);
 /* SRC/rel, in m's arena. */
 const char *import_src_path(imp *m, const char *rel);
 /* Reads SRC/rel and splits off its front matter; the map (any format) in
@@ -159,16 +172,13 @@ bool import_read_page(imp *m, const char *rel, fm_split *sp, tpl_value *fm, fm_k
 bool import_read_config(imp *m, const char *rel, tpl_value *out);
 /* The value of key in map m whatever its case (Hugo's keys), or undefined. */
 tpl_value import_get(const tpl_map *m, const char *key);
-/* The old site's pagination folder `old` as written in `file` ("/page:num"
- * of Jekyll's, or Hugo's "p" made "p/:num/" by the caller), as sheaf's
- * paginate_path: leading '/' dropped, a trailing one added; set in m
- * (nothing when it is sheaf's default), or listed when sheaf cannot place
- * its pages there (site_paginate_path_problem). */
-void import_paginate_path(imp *m, const char *file, const char *old, const char *pattern);
 const char *import_get_str(const tpl_map *m, const char *key);
 /* The line:col of key in p's source front matter (1:1 when unknown). */
 void import_key_place(const fm_key_pos *pos, size_t npos, const tpl_map *m, const char *key, int *line,
                    int *col);
+
+/* ---- front_matter.c ----------------------------------------------------- */
+
 /* A value's words: a list of strings as is, a string split at blanks
  * (split) or as one, in m's arena. */
 size_t import_names(imp *m, tpl_value v, bool split, const char ***out);
@@ -184,6 +194,9 @@ size_t import_jekyll_terms(imp *m, const tpl_map *fm, const char *singular, cons
  * Keys with no equivalent are dropped and noted; others are kept as written. */
 void import_map_front_matter(imp *m, import_page *p, const tpl_map *fm, const fm_key_pos *pos, size_t npos,
                           bool jekyll);
+
+/* ---- comments.c: comment widgets ---------------------------------------- */
+
 /* When the old site's config c names a comment widget (Disqus, utterances,
  * giscus, Valine, Waline, Gitalk, Twikoo; at the top, under `params` or
  * `services`, or a `comments:` setting), site.yaml gets `anchors_warn:`
@@ -193,26 +206,81 @@ void import_comment_anchors(imp *m, const tpl_map *c);
 /* The same when a template below SRC/dir_rel (layouts/, _includes/)
  * loads a comment widget's script (giscus.app, utteranc.es, disqus.com …). */
 void import_comment_anchors_in(imp *m, const char *dir_rel);
-/* Appends a key: value line of site.yaml (value quoted when a string). */
-void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v);
 
 /* ---- yaml_out.c ------------------------------------------------------- */
 
 /* Appends v as YAML (a scalar or a flow collection) on one line. */
 void import_yaml_value(buf *b, tpl_value v);
 void import_yaml_string(buf *b, const char *s, size_t n);
+/* Appends a key: value line of site.yaml (value quoted when a string). */
+void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v);
 
-/* ---- body.c ------------------------------------------------------------ */
+/* ---- body.c: a page's text, pass by pass -------------------------------- */
 
 /* Rewrites p's body (body_src → body): Liquid (Jekyll) or shortcodes
- * (Hugo) as the brief says, root-relative links to other pages as
- * relative .md links; notes what stays. */
+ * (Hugo), links to other pages as relative .md links, kramdown's syntax
+ * (Jekyll), formulas; notes what stays. */
 void import_convert_body(imp *m, import_page *p, bool jekyll);
+/* Notes the construct at byte off of p's body (what: wn bytes of it). */
+void import_note_at(imp *m, const import_page *p, size_t off, const char *what, size_t wn, const char *todo);
+/* Past a line's indent of up to three spaces. */
+size_t import_indent_end(const char *s, size_t i, size_t e);
+/* Whether i starts a fenced code block line: its fence's length (0: not
+ * one), its char in *ch. */
+size_t import_fence_at(const char *s, size_t n, size_t i, char *ch);
+/* A fence line (f chars ch) opens a code block, or closes the open one
+ * (*flen chars *fch; 0 when none is open): whether it did. */
+bool import_fence_toggle(size_t f, char ch, size_t *flen, char *fch);
+/* Past the code span opening at s[i], or past its opening run when it is
+ * not closed. */
+size_t import_code_span_end(const char *s, size_t n, size_t i);
+
+/* ---- lookup.c ----------------------------------------------------------- */
+
 /* The page whose old URL is url ("/a/b/", with or without the base path,
  * the old host, index.html), or NULL. */
 import_page *import_page_by_url(imp *m, const char *url, size_t n);
-/* A relative path from page `from` to DEST file dest_rel. */
+import_page *import_page_by_src(imp *m, const char *src_rel, size_t n);
+/* A relative path from page `from` to DEST file dest_rel (m's arena). */
 const char *import_relative(imp *m, const import_page *from, const char *dest_rel);
+
+/* ---- tags.c: what Liquid and shortcodes share --------------------------- */
+
+/* The words of a tag's inside: name, then arguments (quoted or bare). */
+typedef struct import_tag_args {
+    const char *w[16];
+    size_t n[16];
+    size_t count;
+} import_tag_args;
+
+void import_tag_split(const char *s, size_t n, import_tag_args *t);
+bool import_tag_word_is(const import_tag_args *t, size_t i, const char *s);
+/* A quoted argument's text ("x" or 'x'), or a bare word (m's arena). */
+const char *import_unquote(imp *m, const char *s, size_t n, bool *quoted);
+/* key="value": the key's value from word `from` on, or NULL. */
+const char *import_tag_arg(imp *m, const import_tag_args *t, size_t from, const char *key, bool *literal);
+/* Writes the link from p to page `to` (and its anchor) to out. */
+void import_put_link(imp *m, import_page *p, buf *out, import_page *to, const char *anchor);
+/* sheaf's box (note, tip, warning) for a kind of callout. */
+const char *import_box_for(const char *kind);
+/* The title a box of another kind than sheaf's gets ("Danger"), or NULL. */
+const char *import_box_title(imp *m, const char *kind, size_t n, const char *box);
+void import_box_open(buf *out, const char *box, const char *title);
+/* A theme's callout shortcode or tag as sheaf's box, or NULL. */
+const char *import_callout(imp *m, const import_tag_args *t, const char *name, size_t nn, const char **title);
+
+/* ---- liquid.c, shortcodes.c, relink.c, kramdown.c: the passes ------------ */
+
+void import_liquid_convert(imp *m, import_page *p, buf *out);
+void import_shortcodes_convert(imp *m, import_page *p, buf *out);
+void import_relink(imp *m, import_page *p, const char *s, size_t n, buf *out);
+/* kramdown: notes its attribute lists at their source lines; then edits
+ * the converted text: blocks CommonMark reads otherwise, the rest, and its
+ * heading ids kept as second anchors. */
+void import_kramdown_notes(imp *m, import_page *p);
+void import_kramdown_blocks(imp *m, const char *s, size_t n, buf *out);
+void import_kramdown_convert(imp *m, const import_page *p, const char *s, size_t n, buf *out);
+void import_kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out);
 
 /* ---- math.c ------------------------------------------------------------ */
 
@@ -226,6 +294,9 @@ void import_math_settings(imp *m);
  * Returns how many. */
 size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out);
 void import_rewrite_add(imp *m, const char *src_rel, const char *from, const char *to);
+/* The TeX of every formula of text s (sheaf's delimiters; code left alone)
+ * through import_tex_fix; kramdown: $…$ and \\(…\\) were text first. */
+void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool kramdown, buf *out);
 
 /* ---- the two importers ------------------------------------------------- */
 
@@ -238,8 +309,5 @@ bool import_hugo_collect(imp *m);
 import_page *import_hugo_ref(imp *m, const import_page *p, const char *path, size_t n);
 /* Jekyll's post_url / link targets. */
 import_page *import_jekyll_post_url(imp *m, const char *name, size_t n);
-import_page *import_page_by_src(imp *m, const char *src_rel, size_t n);
-/* A static or content file by its old URL, for root-relative links, or NULL. */
-import_file *import_file_by_url(imp *m, const char *url, size_t n);
 
 #endif

@@ -308,3 +308,101 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
     }
     return fixes;
 }
+
+/* ---- formulas in a page's body ------------------------------------------ */
+
+/* The TeX of every formula (sheaf's delimiters, md/mathscan.h; code left
+ * alone) through import_tex_fix: what MathJax read and KaTeX would not. */
+void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool kramdown, buf *out)
+{
+    size_t flen = 0;
+    char fch = 0, closer = 0; /* closer: in a display block, its closer */
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && s[e] != '\n')
+            e++;
+        size_t next = e + (e < n), k = i;
+        while (k < e && (s[k] == ' ' || s[k] == '\t' || s[k] == '>'))
+            k++;
+        char ch = 0;
+        size_t f = closer ? 0 : import_fence_at(s, n, i, &ch);
+        bool was_code = flen != 0;
+        import_fence_toggle(f, ch, &flen, &fch);
+        if (f || was_code) {
+            buf_put(out, s + i, next - i);
+            i = next;
+            continue;
+        }
+        size_t olen, tail;
+        bool closed;
+        char c;
+        if (closer) {
+            import_tex_fix(m, p, s + i, e - i, m->math_escapes, out);
+            if (md_math_block_closes(s + k, e - k, closer, &tail))
+                closer = 0;
+        } else if (md_math_block_open(s + k, e - k, &c, &olen, &closed)) {
+            import_tex_fix(m, p, s + i, e - i, m->math_escapes, out);
+            closer = closed ? 0 : c;
+        } else {
+            /* inline formulas: in the paragraph, up to a blank line */
+            const char *para = memmem(s + i, n - i, "\n\n", 2);
+            size_t pn = para ? (size_t)(para - s) : n;
+            size_t j = i;
+            while (j < e) {
+                if (s[j] == '`') {
+                    size_t z = import_code_span_end(s, e, j);
+                    buf_put(out, s + j, z - j);
+                    j = z;
+                    continue;
+                }
+                md_math_span sp;
+                bool esc = j > 0 && s[j - 1] == '\\';
+                bool found = false, text = false;
+                if (s[j] == '\\' && (m->math_escapes || kramdown) && md_math_scan_escaped(s, pn, j, &sp))
+                    found = text = kramdown;
+                else if (!esc && (s[j] == '$' || (s[j] == '\\' && j + 1 < e && s[j + 1] == '(')))
+                    found = md_math_scan(s, pn, j, &sp);
+                if (!found) {
+                    buf_putc(out, s[j++]);
+                    continue;
+                }
+                /* kramdown's $…$ and \\(…\\) were text, its escapes undone
+                 * before MathJax saw them (`$\Sigma^{\*}$`): so here */
+                text |= kramdown && s[j] == '$' && !sp.display;
+                const char *tex = s + sp.tex;
+                size_t tn = sp.tex_len;
+                if (text) {
+                    char *u = arena_alloc(m->a, tn + 1);
+                    tn = md_math_unescape(tex, tn, u);
+                    if (tn != sp.tex_len)
+                        import_rewrite_add(m, p->src_rel, arena_strndup(m->a, tex, sp.tex_len),
+                                           arena_strndup(m->a, u, tn));
+                    tex = u;
+                }
+                bool paren = text && s[j] == '\\';
+                if (paren)
+                    buf_puts(out, "\\(");
+                else
+                    buf_put(out, s + j, sp.tex - j);
+                import_tex_fix(m, p, tex, tn, m->math_escapes, out);
+                if (paren)
+                    buf_puts(out, "\\)");
+                else
+                    buf_put(out, s + sp.tex + sp.tex_len, sp.end - sp.tex - sp.tex_len);
+                j = sp.end;
+                if (j > e) {
+                    /* the formula ran over lines: go on from its end */
+                    e = j;
+                    while (e < n && s[e] != '\n')
+                        e++;
+                    next = e + (e < n);
+                }
+            }
+            buf_put(out, s + e, next - e);
+            i = next;
+            continue;
+        }
+        buf_put(out, s + e, next - e);
+        i = next;
+    }
+}

@@ -83,3 +83,11 @@ void import_yaml_value(buf *b, tpl_value v)
     default: buf_puts(b, "null"); break;
     }
 }
+
+void import_yaml_kv(buf *b, int indent, const char *key, tpl_value v)
+{
+    buf_printf(b, "%*s%s: ", indent, "", key);
+    import_yaml_value(b, v);
+    buf_putc(b, '\n');
+}
+

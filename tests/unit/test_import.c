@@ -1,4 +1,4 @@
-/* Unit tests for import's body converter (src/import/body.c): each Liquid
+/* Unit tests for import's body converter (src/import/body.c and its passes): each Liquid
  * tag or shortcode it rewrites, on one page among three others, and what
  * it leaves as written. The fixtures in tests/import cover whole sites. */
 #include "harness.h"
