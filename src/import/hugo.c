@@ -63,6 +63,7 @@ static void urlize(buf *b, const char *s, size_t n, bool lower)
 typedef struct hg_vars {
     const sheaf_date *date;
     const char *section, *sections, *title, *slug, *filename;
+    bool keep_case; /* disablePathToLower: urlize keeps the title's case */
 } hg_vars;
 
 /* A token of Hugo's permalink patterns (import_expand_pattern). */
@@ -80,12 +81,12 @@ static bool hg_token(void *ctx, const char *w, size_t k, buf *b)
     } else if (IS("sections")) {
         buf_puts(b, v->sections);
     } else if (IS("title")) {
-        urlize(b, v->title, strlen(v->title), true);
+        urlize(b, v->title, strlen(v->title), !v->keep_case);
     } else if (IS("slug")) {
         if (v->slug)
             buf_puts(b, v->slug);
         else
-            urlize(b, v->title, strlen(v->title), true);
+            urlize(b, v->title, strlen(v->title), !v->keep_case);
     } else if (IS("filename") || IS("contentbasename")) {
         buf_puts(b, v->filename);
     } else if (IS("slugorfilename")) {
@@ -98,15 +99,17 @@ static bool hg_token(void *ctx, const char *w, size_t k, buf *b)
 }
 
 /* A section's pattern as sheaf writes it, or NULL when sheaf has no
- * placeholder for one of its parts (:monthname, :weekday …): :year,
- * :month and :day are sheaf's; :slug, :title, :filename and
+ * placeholder for one of its parts: :year, :month, :day, :weekday and
+ * :yearday are sheaf's, :monthname and :weekdayname too (lower-cased, as
+ * Hugo's URLs are), or, where Hugo kept the case (keep_case:
+ * disablePathToLower), sheaf's :long_month and :long_day; :slug, :title, :filename and
  * :slugorfilename are the page's slug (the page gets `slug:` where Hugo's
  * differed from sheaf's, else the comparison of the URLs redirects it);
  * :sections is :section for the pages directly in the section (deeper
  * ones are redirected). In m's arena. */
-static const char *sheaf_pattern(imp *m, const char *pat)
+static const char *sheaf_pattern(imp *m, const char *pat, bool keep_case)
 {
-    static const char *const same[] = { "year", "month", "day", NULL };
+    static const char *const same[] = { "year", "month", "day", "weekday", "yearday", NULL };
     static const char *const slug[] = { "slug", "title", "filename", "slugorfilename", "contentbasename", NULL };
     buf b = BUF_INIT;
     bool ok = true;
@@ -128,6 +131,10 @@ static const char *sheaf_pattern(imp *m, const char *pat)
         for (size_t i = 0; slug[i] && !to; i++)
             if (strlen(slug[i]) == k && !strncmp(q + 1, slug[i], k))
                 to = "slug";
+        if (!to && k == 9 && !strncmp(q + 1, "monthname", 9))
+            to = keep_case ? "long_month" : "monthname";
+        if (!to && k == 11 && !strncmp(q + 1, "weekdayname", 11))
+            to = keep_case ? "long_day" : "weekdayname";
         if (!to && ((k == 7 && !strncmp(q + 1, "section", 7)) || (k == 8 && !strncmp(q + 1, "sections", 8))))
             to = "section";
         if (to)
@@ -259,16 +266,16 @@ static void hg_page(hg *h, const char *rel, const char *in)
                                       : arena_strndup(m->a, base, stem);
         const char *parent = bundle ? arena_strndup(m->a, dir, (size_t)(filename - dir)) : dir;
         const char *pattern = section[0] ? import_get_str(h->permalinks, section) : NULL;
-        hg_vars v = { dated ? &d : NULL, section, dir, title ? title : filename, slug, filename };
+        hg_vars v = { dated ? &d : NULL, section, dir, title ? title : filename, slug, filename, h->keep_case };
         if (pattern) {
             p->old_url = expand(h, pattern, &v);
             /* Hugo's :slug is the urlized title when there is no slug:
              * written as the slug, sheaf's URL is the same (no redirect,
              * and the bundle's files stay beside the page) */
             if (!slug && title && (strstr(pattern, ":slug") || strstr(pattern, ":title")) &&
-                sheaf_pattern(m, pattern)) {
+                sheaf_pattern(m, pattern, h->keep_case)) {
                 buf b = BUF_INIT;
-                urlize(&b, title, strlen(title), true);
+                urlize(&b, title, strlen(title), !h->keep_case);
                 bool plain = b.len && b.data[0] != '.';
                 for (size_t i = 0; i < b.len && plain; i++)
                     plain = isalnum((unsigned char)b.data[i]) || (unsigned char)b.data[i] >= 0x80 ||
@@ -569,7 +576,7 @@ static void settings(hg *h, const char *file, const tpl_map *c)
         tpl_value k = h->permalinks->entries[i].key, pv = h->permalinks->entries[i].value;
         if (k.kind != TPL_STRING || pv.kind != TPL_STRING)
             continue;
-        const char *sp = sheaf_pattern(m, pv.u.s);
+        const char *sp = sheaf_pattern(m, pv.u.s, h->keep_case);
         if (!sp)
             continue;
         if (!opened)

@@ -88,31 +88,30 @@ typedef struct jk_vars {
     const char *title, *slug, *categories, *path, *basename, *collection, *name;
 } jk_vars;
 
+/* The date placeholders of Jekyll's permalink patterns, as date_format
+ * formats: the same names and formats as sheaf's (site_permalink_date),
+ * which has Hugo's too, that Jekyll leaves as written. */
+static const char *jk_date(const char *w, size_t k)
+{
+    static const char *const names[] = { "year", "month", "i_month", "day", "i_day", "short_year",
+                                         "hour", "minute", "second", "y_day", "week", "w_year",
+                                         "w_day", "short_month", "long_month", "short_day", "long_day",
+                                         NULL };
+    for (size_t i = 0; names[i]; i++)
+        if (strlen(names[i]) == k && !strncmp(w, names[i], k))
+            return site_permalink_date(w, k);
+    return NULL;
+}
+
 /* A token of Jekyll's permalink patterns (import_expand_pattern). */
 static bool jk_token(void *ctx, const char *w, size_t k, buf *b)
 {
     const jk_vars *v = ctx;
 #define IS(s) (k == strlen(s) && !strncmp(w, s, k))
     const sheaf_date *d = v->date;
-    const char *fmt = NULL;
-    if (IS("year")) fmt = "%Y";
-    else if (IS("month")) fmt = "%m";
-    else if (IS("i_month")) fmt = "%-m";
-    else if (IS("day")) fmt = "%d";
-    else if (IS("i_day")) fmt = "%-d";
-    else if (IS("short_year")) fmt = "%y";
-    else if (IS("hour")) fmt = "%H";
-    else if (IS("minute")) fmt = "%M";
-    else if (IS("second")) fmt = "%S";
-    else if (IS("y_day")) fmt = "%j";
-    else if (IS("short_month")) fmt = "%b";
-    else if (IS("long_month")) fmt = "%B";
-    else if (IS("short_day")) fmt = "%a";
-    else if (IS("long_day")) fmt = "%A";
+    const char *fmt = jk_date(w, k);
     if (fmt && d)
         date_format(b, d, fmt);
-    else if (IS("week") && d)
-        date_format(b, d, "%V");
     else if (IS("title") && v->title)
         buf_puts(b, v->title);
     else if (IS("slug") && v->slug)
@@ -142,7 +141,7 @@ static const char *expand(imp *m, const char *pat, const jk_vars *v)
 }
 
 /* The site's post pattern as sheaf writes it, or NULL when sheaf has no
- * placeholder for one of its parts (:week, :short_day, :name …): :title
+ * placeholder for one of its parts (:name …): :title
  * is sheaf's :slug, :output_ext ".html" (a pattern naming a file), the
  * date placeholders are sheaf's own (site_permalink_date). A "/:categories"
  * part is left out (*cats set); in a collection's, :collection is its
@@ -163,7 +162,7 @@ static const char *sheaf_pattern(imp *m, const char *pat, const char *collection
         while (isalnum((unsigned char)*e) || *e == '_')
             e++;
         size_t k = (size_t)(e - q - 1);
-        if (site_permalink_date(q + 1, k) || (k == 4 && !strncmp(q + 1, "slug", 4))) {
+        if (jk_date(q + 1, k) || (k == 4 && !strncmp(q + 1, "slug", 4))) {
             buf_put(&b, q, (size_t)(e - q));
         } else if ((k == 5 && !strncmp(q + 1, "title", 5)) ||
                    (collection && ((k == 4 && !strncmp(q + 1, "path", 4)) || (k == 4 && !strncmp(q + 1, "name", 4))))) {

@@ -63,7 +63,8 @@ static void read_permalinks(key_reader *r, const key_table *t, const key_def *k,
         if (bad) {
             diag_error(r->d, r->path, pl, pc,
                        "'permalinks.%s': unknown placeholder '%s' (known: :year :month :day :slug :section "
-                       ":i_month :i_day :short_year :hour :minute :second :y_day)",
+                       ":i_month :i_day :short_year :hour :minute :second :y_day :week :w_year :w_day "
+                       ":short_month :long_month :short_day :long_day :monthname :weekday :weekdayname :yearday)",
                        pk.u.s, bad);
             r->ok = false;
             continue;

@@ -1084,18 +1084,49 @@ const char *site_section_name_problem(const char *name)
     return NULL;
 }
 
+/* The date placeholders: Jekyll's names, so that its patterns carry over
+ * as written, then Hugo's for what Jekyll has no name for. `lower`: Hugo's
+ * names of months and days, which its URLs show lower-cased. */
+static const struct permalink_date {
+    const char *name, *fmt;
+    bool lower;
+} permalink_dates[] = {
+    { "year", "%Y", false },        { "month", "%m", false },      { "i_month", "%-m", false },
+    { "day", "%d", false },         { "i_day", "%-d", false },     { "short_year", "%y", false },
+    { "hour", "%H", false },        { "minute", "%M", false },     { "second", "%S", false },
+    { "y_day", "%j", false },       { "week", "%V", false },       { "w_year", "%G", false },
+    { "w_day", "%u", false },       { "short_month", "%b", false }, { "long_month", "%B", false },
+    { "short_day", "%a", false },   { "long_day", "%A", false },   { "monthname", "%B", true },
+    { "weekday", "%w", false },     { "weekdayname", "%A", true }, { "yearday", "%-j", false },
+};
+
+static const struct permalink_date *permalink_date(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof permalink_dates / sizeof *permalink_dates; i++)
+        if (strlen(permalink_dates[i].name) == n && !strncmp(name, permalink_dates[i].name, n))
+            return &permalink_dates[i];
+    return NULL;
+}
+
 const char *site_permalink_date(const char *name, size_t n)
 {
-    /* Jekyll's names, so that its patterns carry over as written */
-    static const char *const dates[][2] = {
-        { "year", "%Y" },       { "month", "%m" },  { "i_month", "%-m" }, { "day", "%d" },
-        { "i_day", "%-d" },     { "short_year", "%y" }, { "hour", "%H" }, { "minute", "%M" },
-        { "second", "%S" },     { "y_day", "%j" },
-    };
-    for (size_t i = 0; i < sizeof dates / sizeof *dates; i++)
-        if (strlen(dates[i][0]) == n && !strncmp(name, dates[i][0], n))
-            return dates[i][1];
-    return NULL;
+    const struct permalink_date *d = permalink_date(name, n);
+    return d ? d->fmt : NULL;
+}
+
+/* Writes the date placeholder name (n bytes) of date d to o; false when
+ * it is not one. */
+static bool permalink_date_put(buf *o, const sheaf_date *d, const char *name, size_t n)
+{
+    const struct permalink_date *pd = permalink_date(name, n);
+    if (!pd)
+        return false;
+    size_t from = o->len;
+    date_format(o, d, pd->fmt);
+    if (pd->lower)
+        for (size_t i = from; i < o->len; i++)
+            o->data[i] = (char)tolower((unsigned char)o->data[i]);
+    return true;
 }
 
 /* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ (any
@@ -1162,9 +1193,8 @@ static const char *page_path(site *s, page *p)
                 while (*e && (isalnum((unsigned char)*e) || *e == '_'))
                     e++;
                 size_t kl = (size_t)(e - q - 1);
-                const char *fmt = site_permalink_date(q + 1, kl);
-                if (fmt)
-                    date_format(&o, &p->date, fmt);
+                if (permalink_date_put(&o, &p->date, q + 1, kl))
+                    ;
                 else if (kl == 4 && !strncmp(q + 1, "slug", 4))
                     buf_put(&o, slug.data, slug.len);
                 else if (kl == 7 && !strncmp(q + 1, "section", 7))

@@ -71,8 +71,11 @@ typedef struct permalink_rule {
 
 /* The date a permalink placeholder names, as a date_format format: "%Y"
  * for "year", "%-m" for "i_month" … (Jekyll's names: year, month,
- * i_month, day, i_day, short_year, hour, minute, second, y_day); NULL
- * for any other name (slug, section, or unknown). n: the name's length. */
+ * i_month, day, i_day, short_year, hour, minute, second, y_day, week,
+ * w_year, w_day, short_month, long_month, short_day, long_day; Hugo's:
+ * monthname and weekdayname, lower-cased in the URL, weekday, yearday);
+ * NULL for any other name (slug, section, or unknown). n: the name's
+ * length. */
 const char *site_permalink_date(const char *name, size_t n);
 /* Whether one part of a URL path (between '/') is one sheaf writes as it
  * is, in `url:` and in a kept `slug:`: not empty, '.' or '..', and no

@@ -9,7 +9,7 @@ A fixture is tests/import/<name>/ holding:
   expected/     the sheaf site the import must write, byte for byte
                 (import-report.md included; it is also what stdout shows)
   urls.txt      every URL the old generator's build served, one a line
-                ('#' starts a comment); each must answer in the sheaf build
+                ('#' starts a comment; %20 for a space, as in a link); each must answer in the sheaf build
                 (a page, a file, or a redirect to a page of the build)
   kept.txt      URLs of urls.txt the sheaf build must serve as the old
                 site did: a page or file there, not a redirect
@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -156,7 +157,7 @@ def main():
         base_path = bm.group(1) if bm else '/'
         missing = []
         for line in open(os.path.join(fx, 'urls.txt')):
-            url = line.split('#', 1)[0].strip()
+            url = urllib.parse.unquote(line.split('#', 1)[0].strip())
             if not url:
                 continue
             p = os.path.join(pub, url.lstrip('/'))
@@ -185,7 +186,7 @@ def main():
         kpath = os.path.join(fx, 'kept.txt')
         redirected = []
         for line in open(kpath) if os.path.exists(kpath) else []:
-            url = line.split('#', 1)[0].strip()
+            url = urllib.parse.unquote(line.split('#', 1)[0].strip())
             if not url:
                 continue
             p = os.path.join(pub, url.lstrip('/'))
