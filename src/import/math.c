@@ -311,8 +311,26 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
 
 /* ---- formulas in a page's body ------------------------------------------ */
 
+/* MathJax's display math written for Markdown first, `\\[ … \\]` (the
+ * Markdown made it `\[ … \]`): where its closer starts, the formula's
+ * TeX from at + 3; 0 when s[at] opens none. */
+static size_t escaped_display_close(const char *s, size_t n, size_t at)
+{
+    if (at + 3 >= n || strncmp(s + at, "\\\\[", 3))
+        return 0;
+    for (size_t i = at + 3; i + 2 < n; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == '\\' && s[i + 2] == ']')
+            return i;
+        i++; /* a pair: `\\` or `\_` */
+    }
+    return 0;
+}
+
 /* The TeX of every formula (sheaf's delimiters, md/mathscan.h; code left
- * alone) through import_tex_fix: what MathJax read and KaTeX would not. */
+ * alone) through import_tex_fix: what MathJax read and KaTeX would not; kramdown's
+ * `\\[…\\]` (display math sheaf has no delimiter for) as `$$…$$`. */
 void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool kramdown, buf *out)
 {
     size_t flen = 0;
@@ -353,6 +371,26 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     size_t z = import_code_span_end(s, e, j);
                     buf_put(out, s + j, z - j);
                     j = z;
+                    continue;
+                }
+                size_t close = kramdown && (j == 0 || s[j - 1] != '\\')
+                                   ? escaped_display_close(s, pn, j)
+                                   : 0;
+                if (close) {
+                    /* unescaped as kramdown did */
+                    char *tex = arena_alloc(m->a, close - j - 3 + 1);
+                    size_t tn = md_math_unescape(s + j + 3, close - j - 3, tex);
+                    buf_puts(out, "$$");
+                    import_tex_fix(m, p, tex, tn, m->math_escapes, out);
+                    buf_puts(out, "$$");
+                    import_rewrite_add(m, p->src_rel, "\\\\[ … \\\\]", "$$ … $$");
+                    j = close + 3;
+                    if (j > e) {
+                        e = j;
+                        while (e < n && s[e] != '\n')
+                            e++;
+                        next = e + (e < n);
+                    }
                     continue;
                 }
                 md_math_span sp;
