@@ -70,6 +70,43 @@ static ial_kind block_ial(const char *s, size_t k, size_t e, const char **kind, 
 
 /* Whether line s[k..e) (indent off) is a paragraph's: text that opens no
  * other block. */
+/* An attribute list that is only an id, "{: #custom-id }": the id at *id
+ * (*nid bytes); false for any other. */
+static bool ial_only_id(const char *s, size_t k, size_t e, const char **id, size_t *nid)
+{
+    while (e > k && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r'))
+        e--;
+    size_t a = k + 2, z = e - 1; /* inside "{:" … "}" (block_ial said so) */
+    while (a < z && s[a] == ' ')
+        a++;
+    while (z > a && s[z - 1] == ' ')
+        z--;
+    if (z - a < 2 || s[a] != '#')
+        return false;
+    for (size_t q = a + 1; q < z; q++)
+        if (!isalnum((unsigned char)s[q]) && !strchr("-_:.", s[q]))
+            return false;
+    *id = s + a + 1;
+    *nid = z - a - 1;
+    return true;
+}
+
+/* Whether s[a..z) is an ATX heading with no attribute list of its own
+ * (`## Title`, not `## Title {#x}`): kramdown gives it the id of an
+ * attribute list on the line below. */
+static bool plain_heading(const char *s, size_t a, size_t z)
+{
+    a = import_indent_end(s, a, z);
+    size_t level = 0;
+    while (a + level < z && s[a + level] == '#')
+        level++;
+    if (!level || level > 6 || a + level >= z || (s[a + level] != ' ' && s[a + level] != '\t'))
+        return false;
+    while (z > a && isspace((unsigned char)s[z - 1]))
+        z--;
+    return s[z - 1] != '}';
+}
+
 static bool para_line(const char *s, size_t k, size_t e)
 {
     while (e > k && (s[e - 1] == ' ' || s[e - 1] == '\r'))
@@ -125,6 +162,9 @@ void import_kramdown_notes(imp *m, import_page *p)
             import_note_at(m, p, k, s + k, e - k,
                     "removed (with the list item above it): sheaf's theme shows a table of contents on a page "
                     "with three headings or more");
+        } else if (t == IAL_ATTRS && have_prev && plain_heading(s, prev, i ? i - 1 : 0) &&
+                   ial_only_id(s, k, e, &kind, &nkind)) {
+            /* `{: #id}` under a heading: its id (import_kramdown_convert) */
         } else if (t == IAL_ATTRS ||
                    (t == IAL_PROMPT && !(have_prev && (quote_line(s, import_indent_end(s, prev, i), i) ||
                                                        para_line(s, import_indent_end(s, prev, i), i - 1))))) {
@@ -289,12 +329,26 @@ static bool separator_row(const char *s, size_t a, size_t z)
     return dash && s[a] == '|';
 }
 
-/* The lines of text s with what kramdown reads and CommonMark would not
- * made CommonMark: a display `$$` block in a list item whose lines sit
- * less indented than its opener (or on tabs) indented as its opener; a
- * table without a separator row (given an empty header) or with one of
- * fewer cells than its first row (completed), separators between body
- * rows dropped; a line holding only `<br/>` before Markdown given a blank
+/* kramdown's footer separator, `|====|`: the rows below it are the table's
+ * footer (sheaf's tables have none: they stay rows of the body). */
+static bool footer_row(const char *s, size_t a, size_t z)
+{
+    bool eq = false;
+    for (size_t i = a; i < z; i++) {
+        if (s[i] == '=')
+            eq = true;
+        else if (!strchr("|:+ \t\r", s[i]))
+            return false;
+    }
+    return eq && s[a] == '|';
+}
+
+/* The lines of text s with what kramdown reads and CommonMark would not made
+ * CommonMark: a display `$$` block in a list item whose lines sit less
+ * indented than its opener (or on tabs) indented as its opener; a table
+ * without a separator row (given an empty header) or with one of fewer cells
+ * than its first row (completed), separators between body rows and above the
+ * footer dropped; a line holding only `<br/>` before Markdown given a blank
  * line (else it opens an HTML block that swallows the Markdown after it). */
 void import_kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
 {
@@ -430,13 +484,14 @@ void import_kramdown_blocks(imp *m, const char *s, size_t n, buf *out)
                 } else if (sep2) {
                     buf_put(out, s + second, se + (se < n) - second);
                 }
-                /* the body rows; kramdown's separators between them go */
+                /* the body rows; kramdown's separators between them, and
+                 * the one above its footer, go */
                 for (size_t a = sep2 ? se + (se < n) : next; a < rows_end;) {
                     size_t b = a, bt;
                     while (b < n && s[b] != '\n')
                         b++;
                     line_indent(s, a, b, &bt);
-                    if (!separator_row(s, bt, b))
+                    if (!separator_row(s, bt, b) && !footer_row(s, bt, b))
                         buf_put(out, s + a, b + (b < n) - a);
                     a = b + (b < n);
                 }
@@ -492,6 +547,15 @@ static void span_tex(imp *m, const import_page *p, const char *tex, size_t n, bu
     }
 }
 
+/* Where the last line of out (ending in '\n') starts. */
+static size_t heading_start(const buf *out)
+{
+    size_t a = out->len - 1;
+    while (a && out->data[a - 1] != '\n')
+        a--;
+    return a;
+}
+
 void import_kramdown_convert(imp *m, const import_page *p, const char *s, size_t n, buf *out)
 {
     /* out offsets of the line(s) above: a blockquote, a list item, a paragraph */
@@ -543,6 +607,12 @@ void import_kramdown_convert(imp *m, const import_page *p, const char *s, size_t
         } else if (t == IAL_TOC) {
             if (item != SIZE_MAX)
                 buf_truncate(out, item);
+        } else if (t == IAL_ATTRS && out->len && out->data[out->len - 1] == '\n' &&
+                   ial_only_id(s, k, e, &kind, &nkind) &&
+                   plain_heading(out->data, heading_start(out), out->len - 1)) {
+            /* `## Title` then `{: #id}`: `## Title {#id}`, the id kramdown gave it */
+            buf_truncate(out, out->len - 1);
+            buf_printf(out, " {#%.*s}\n", (int)nkind, kind);
         } else if (t == IAL_ATTRS || t == IAL_PROMPT) {
             /* removed */
         } else if (!code) {
