@@ -576,6 +576,10 @@ typedef struct conv {
     size_t nlater, caplater;
     const char *language;
     int exec_count;
+    /* the types of outputs sheaf does not show that were warned about (once
+     * each in a notebook; at most NB_WARN_TYPES of them) */
+    char *warned[16];
+    size_t nwarned;
 } conv;
 
 /* Appends s (whole lines) to part p: a source's lines are (cell, line,
@@ -687,22 +691,54 @@ static const char *file_ext(const char *mime)
     return NULL;
 }
 
-/* Decodes the base64 value at r->p into a file of the page. Returns its
- * entry, or NULL (a problem reported at the cell, or the JSON failed). */
-static nb_file *add_file(conv *c, const cell *ce, const char *name, const char *mime, bool base64)
+/* Whether s starts (after white space and a byte-order mark) with '<', as
+ * SVG text does: base64 never holds a '<', so the two cannot be confused. */
+static bool svg_text(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
+        i = 3;
+    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+        i++;
+    return i < n && s[i] == '<';
+}
+
+/* Decodes the value at r->p into a file of the page: base64, or for
+ * image/svg+xml the SVG text that nbformat stores (an attachment, and a
+ * few writers' outputs, store base64 of it instead: told apart by
+ * svg_text). Returns its entry, or NULL (a problem reported at the cell,
+ * or the JSON failed). */
+static nb_file *add_file(conv *c, const cell *ce, const char *name, const char *mime)
 {
     rd *r = &c->r;
+    bool svg = !strcmp(mime, "image/svg+xml");
     buf_reset(&c->tmp);
     int at = body_line(c);
     if (!text(r, &c->tmp))
         return NULL;
     buf_reset(&c->tmp2);
     size_t bad = 0;
-    if (!base64) {
+    if (svg && svg_text(c->tmp.data, c->tmp.len)) {
         buf_put(&c->tmp2, c->tmp.data, c->tmp.len);
     } else if (!nb_base64_decode(c->tmp.data, c->tmp.len, &c->tmp2, &bad)) {
-        cell_problem(c, DIAG_ERROR, at, "%s of cell %d is not base64: '%c' at offset %zu of its data", mime, ce->no,
-                     c->tmp.data[bad], bad);
+        if (svg)
+            cell_problem(c, DIAG_ERROR, at,
+                         "%s of cell %d is neither SVG text nor base64 of SVG ('%c' at offset %zu is not base64)",
+                         mime, ce->no, c->tmp.data[bad], bad);
+        else
+            cell_problem(c, DIAG_ERROR, at, "%s of cell %d is not base64: '%c' at offset %zu of its data", mime,
+                         ce->no, c->tmp.data[bad], bad);
+        return NULL;
+    } else if (svg && !svg_text(c->tmp2.data, c->tmp2.len)) {
+        char shown[24];
+        size_t k = 0;
+        for (; k < c->tmp2.len && k < sizeof shown - 1; k++) {
+            unsigned char ch = (unsigned char)c->tmp2.data[k];
+            shown[k] = ch >= 0x20 && ch < 0x7f && ch != '\'' ? (char)ch : '?';
+        }
+        shown[k] = 0;
+        cell_problem(c, DIAG_ERROR, at, "%s of cell %d is neither SVG text nor base64 of SVG (it decodes to '%s%s')",
+                     mime, ce->no, shown, k < c->tmp2.len ? "…" : "");
         return NULL;
     }
     nb_file *f = VEC_ADD(c->files, c->nfiles, c->capfiles, 8);
@@ -714,10 +750,10 @@ static nb_file *add_file(conv *c, const cell *ce, const char *name, const char *
     f->width = f->height = 0;
     img_info info;
     const char *why;
-    if (base64 && img_read_header(f->data, f->len, name, &info, &why) == IMG_OK) {
+    if (!svg && img_read_header(f->data, f->len, name, &info, &why) == IMG_OK) {
         f->width = (int)info.width;
         f->height = (int)info.height;
-    } else if (base64) {
+    } else if (!svg) {
         cell_problem(c, DIAG_WARNING, at, "%s of cell %d: its data is not a %s image", mime, ce->no, mime);
     }
     return f;
@@ -777,6 +813,109 @@ static void markdown_box(conv *c, const cell *ce, const char *cls, const char *m
     emit_s(&c->body, "</div>", ce->no, true);
 }
 
+/* Lays out the JSON value s (valid: skip() read it) as JupyterLab's
+ * viewer and Python's json.dumps(indent=2) do: one member or element a
+ * line, two spaces a level, an empty object or array as {} or [];
+ * strings, numbers and literals as written. It stops once out holds max
+ * bytes; *left is then how much of s was not laid out. One pass, no
+ * recursion (the depth is bounded by skip's MAX_DEPTH). */
+static void json_pretty(const char *s, size_t n, buf *out, size_t max, size_t *left)
+{
+    size_t depth = 0, i = 0;
+    bool opened = false; /* just after '{' or '[': an empty one closes on its line */
+    *left = 0;
+    while (i < n) {
+        if (out->len >= max) {
+            *left = n - i;
+            size_t keep = out->len;
+            while (keep && (out->data[keep - 1] == ' ' || out->data[keep - 1] == '\n'))
+                keep--;
+            buf_truncate(out, keep);
+            return;
+        }
+        char ch = s[i];
+        if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
+            i++;
+            continue;
+        }
+        bool closing = ch == '}' || ch == ']';
+        if (closing)
+            depth--;
+        if (opened != closing) { /* a first member, or the close of a full one */
+            buf_putc(out, '\n');
+            for (size_t k = 0; k < depth; k++)
+                buf_puts(out, "  ");
+        }
+        opened = false;
+        if (ch == '{' || ch == '[') {
+            buf_putc(out, ch);
+            depth++;
+            opened = true;
+            i++;
+        } else if (closing) {
+            buf_putc(out, ch);
+            i++;
+        } else if (ch == ',') {
+            buf_putc(out, ',');
+            buf_putc(out, '\n');
+            for (size_t k = 0; k < depth; k++)
+                buf_puts(out, "  ");
+            i++;
+        } else if (ch == ':') {
+            buf_puts(out, ": ");
+            i++;
+        } else {
+            size_t j = i + 1;
+            if (ch == '"') {
+                while (j < n && s[j] != '"')
+                    j += s[j] == '\\' ? 2 : 1;
+                j = j < n ? j + 1 : n;
+            } else {
+                while (j < n && !strchr(",:]} \n\r\t", s[j]))
+                    j++;
+            }
+            if (out->len + (j - i) > max) { /* a string of megabytes: cut it */
+                size_t k = i + (max > out->len ? max - out->len : 0);
+                while (k > i && ((unsigned char)s[k] & 0xC0) == 0x80)
+                    k--;
+                buf_put(out, s + i, k - i);
+                *left = n - k;
+                return;
+            }
+            buf_put(out, s + i, j - i);
+            i = j;
+        }
+    }
+}
+
+static size_t longest_run(const char *s, size_t n, char ch);
+
+/* application/json: laid out by json_pretty, cut at NB_TEXT_MAX, in a
+ * json code block (so highlighted as any) in an output box. */
+static void json_box(conv *c, const cell *ce, const char *s, size_t n)
+{
+    buf *b = &c->tmp2;
+    buf_reset(b);
+    size_t left;
+    json_pretty(s, n, b, NB_TEXT_MAX, &left);
+    size_t ticks = longest_run(b->data, b->len, '`') + 1;
+    char fence[64];
+    size_t fl = ticks < 3 ? 3 : ticks < sizeof fence - 8 ? ticks : sizeof fence - 8;
+    memset(fence, '`', fl);
+    fence[fl] = 0;
+    if (left)
+        buf_printf(b, "\n… (%zu more bytes of JSON not shown)", left);
+    emit_s(&c->body, "<div class=\"nb-output nb-json\" data-mime-type=\"application/json\">", ce->no, true);
+    emit_s(&c->body, "", ce->no, false);
+    char open[80];
+    snprintf(open, sizeof open, "%sjson", fence);
+    emit_s(&c->body, open, ce->no, false);
+    emit(&c->body, b->data, b->len, ce->no, 0, false);
+    emit_s(&c->body, fence, ce->no, false);
+    emit_s(&c->body, "", ce->no, false);
+    emit_s(&c->body, "</div>", ce->no, true);
+}
+
 enum { M_HTML, M_MARKDOWN, M_SVG, M_LATEX, M_PNG, M_JPEG, M_PLAIN, M_JSON, M_N };
 static const char *const mimes[M_N] = { "text/html", "text/markdown", "image/svg+xml", "text/latex",
                                         "image/png", "image/jpeg", "text/plain", "application/json" };
@@ -787,7 +926,9 @@ static bool bundle(conv *c, cell *ce, int nout)
 {
     rd *r = &c->r;
     const char *at[M_N] = { 0 };
-    char unknown[128] = "";
+    /* the types it has that sheaf does not show (the first few) */
+    char unknown[4][128];
+    size_t nunknown = 0;
     if (!obj_begin(r))
         return false;
     bool first = true;
@@ -799,8 +940,8 @@ static bool bundle(conv *c, cell *ce, int nout)
             ;
         if (m < M_N)
             at[m] = r->p;
-        else if (!*unknown)
-            snprintf(unknown, sizeof unknown, "%s", c->key.data);
+        else if (nunknown < sizeof unknown / sizeof *unknown)
+            snprintf(unknown[nunknown++], sizeof *unknown, "%s", c->key.data);
         if (!skip(r))
             return false;
     }
@@ -812,11 +953,24 @@ static bool bundle(conv *c, cell *ce, int nout)
         if (at[m] && (m != M_HTML || c->opt->unsafe))
             chosen = m;
     if (chosen < 0) {
-        if (*unknown || at[M_HTML])
+        if (nunknown || at[M_HTML])
             cell_problem(c, DIAG_WARNING, body_line(c),
                          "cell %d: output %d has no representation sheaf shows (%s): it is left out", ce->no,
-                         nout, *unknown ? unknown : "text/html, and markdown.unsafe is false");
+                         nout, nunknown ? unknown[0] : "text/html, and markdown.unsafe is false");
         return true;
+    }
+    /* what is left out beside what is shown: said once a type, so that a
+     * notebook of a hundred Plotly figures gives one line, not a hundred */
+    for (size_t u = 0; u < nunknown; u++) {
+        size_t w = 0;
+        while (w < c->nwarned && strcmp(c->warned[w], unknown[u]))
+            w++;
+        if (w < c->nwarned || c->nwarned == sizeof c->warned / sizeof *c->warned)
+            continue;
+        c->warned[c->nwarned++] = xstrdup(unknown[u]);
+        cell_problem(c, DIAG_WARNING, body_line(c),
+                     "cell %d: output %d has %s, which sheaf does not show: it shows %s instead (said once for "
+                     "each type in a notebook)", ce->no, nout, unknown[u], mimes[chosen]);
     }
     r->p = at[chosen];
     char name[64];
@@ -825,7 +979,7 @@ static bool bundle(conv *c, cell *ce, int nout)
     case M_JPEG:
     case M_SVG: {
         snprintf(name, sizeof name, "cell%d-%d.%s", ce->no, nout, file_ext(mimes[chosen]));
-        nb_file *f = add_file(c, ce, name, mimes[chosen], chosen != M_SVG);
+        nb_file *f = add_file(c, ce, name, mimes[chosen]);
         if (f)
             img_tag(c, ce, f, mimes[chosen]);
         break;
@@ -868,11 +1022,10 @@ static bool bundle(conv *c, cell *ce, int nout)
                      c->tmp2.len);
         break;
     case M_JSON: {
-        /* the JSON as written, re-indented by its brackets */
         const char *s = r->p;
         if (!skip(r))
             return false;
-        pre(c, ce, "nb-json", mimes[chosen], s, (size_t)(r->p - s), false);
+        json_box(c, ce, s, (size_t)(r->p - s));
         break;
     }
     default:
@@ -1050,7 +1203,7 @@ static bool attachments(conv *c, cell *ce)
             buf fb = BUF_INIT;
             buf_printf(&fb, "cell%d-", ce->no);
             safe_name(&fb, nm.data, nm.len);
-            nb_file *got = add_file(c, ce, fb.data, mime, strcmp(mime, "image/svg+xml") != 0);
+            nb_file *got = add_file(c, ce, fb.data, mime);
             buf_release(&fb);
             if (!got && r->failed)
                 break;
@@ -1444,6 +1597,8 @@ bool nb_convert(str json, const char *path, const nb_options *opt, arena *a, nb_
     }
     for (size_t i = 0; i < c.nlater; i++)
         free(c.later[i].msg);
+    for (size_t i = 0; i < c.nwarned; i++)
+        free(c.warned[i]);
     free(c.later);
     free(c.files);
     part_free(&c.head);

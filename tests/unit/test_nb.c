@@ -187,6 +187,104 @@ TEST(ansi_and_limits)
     arena_free(a);
 }
 
+/* image/svg+xml is text in nbformat, but attachments (and some writers'
+ * outputs) hold it as base64: each is written as the SVG it is */
+#define SVG_TEXT "<svg xmlns=\\\"http://www.w3.org/2000/svg\\\" width=\\\"4\\\" height=\\\"3\\\"></svg>"
+/* base64 of <svg xmlns="http://www.w3.org/2000/svg" width="4" height="3"></svg> */
+#define SVG_B64 "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSI0IiBoZWlnaHQ9IjMiPjwvc3ZnPg=="
+TEST(svg_text_and_base64)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    static const char want[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"3\"></svg>";
+    char *t = conv(NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"![x](attachment:d.svg)\","
+                      " \"attachments\": {\"d.svg\": {\"image/svg+xml\": \"" SVG_B64 "\"}}},"
+                      "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": [\"" SVG_TEXT "\"], \"text/plain\": \"<Figure>\"}},"
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": [\"" SVG_B64 "\\n\"], \"text/plain\": \"<Figure>\"}},"
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": \"\\n  <?xml version=\\\"1.0\\\"?>" SVG_TEXT "\"}}]}",
+                      ""),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "\n![x](n.ipynb/cell1-d.svg)\n"));
+    EQ_INT((long)doc.nfiles, 4L);
+    for (size_t i = 0; i < doc.nfiles && i < 3; i++) {
+        OK(doc.files[i].len == strlen(want) && !memcmp(doc.files[i].data, want, strlen(want)));
+    }
+    if (doc.nfiles == 4)
+        OK(doc.files[3].len > 20 && !memcmp(doc.files[3].data, "\n  <?xml", 8));
+    free(t);
+    /* neither SVG text nor base64 of SVG: an error at the cell */
+    t = conv(NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
+                "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": \"aGVsbG8=\"}},"
+                "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": \"svg!\"}}]}",
+                ""),
+             true, &doc, a, &e);
+    EQ_STR(e.data, "n.ipynb:10: error: image/svg+xml of cell 1 is neither SVG text nor base64 of SVG (it decodes to 'hello')\n"
+                   "n.ipynb:10: error: image/svg+xml of cell 1 is neither SVG text nor base64 of SVG ('!' at offset 3 is not base64)\n");
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
+/* a type sheaf does not show, beside one it does: said once a notebook */
+TEST(unknown_types_warned_once)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    char *t = conv(NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"w\", \"outputs\": ["
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"application/vnd.plotly.v1+json\": {\"a\": 1}, \"text/plain\": \"fig\"}},"
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"text/plain\": \"fig\", \"application/vnd.plotly.v1+json\": {}, \"text/x-other\": \"o\"}}]},"
+                      "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 2, \"source\": \"w\", \"outputs\": ["
+                      "{\"output_type\": \"execute_result\", \"execution_count\": 2, \"metadata\": {}, \"data\": {\"application/vnd.plotly.v1+json\": [], \"text/plain\": \"fig\"}}]}",
+                      ""),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "n.ipynb:11: warning: cell 1: output 1 has application/vnd.plotly.v1+json, which sheaf does not show: "
+                   "it shows text/plain instead (said once for each type in a notebook)\n"
+                   "n.ipynb:12: warning: cell 1: output 2 has text/x-other, which sheaf does not show: "
+                   "it shows text/plain instead (said once for each type in a notebook)\n");
+    OK(t && strstr(t, "<pre tabindex=\"0\">fig</pre>"));
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
+/* application/json, shown only when nothing else is: indented as
+ * JupyterLab's viewer and Python's json.dumps(indent=2) lay it out, and
+ * highlighted as a json block */
+TEST(json_pretty)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    char *t = conv(NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"j\", \"outputs\": ["
+                      "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"application/json\": "
+                      "{\"a\":[1,2.5e3,{}],\"b\" : {\"c\":null,\"d\":[]},\"s\":\"x\\\"`y\\u00e9\"}}}]}",
+                      ""),
+                   true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "<div class=\"nb-output nb-json\" data-mime-type=\"application/json\">\n\n"
+                      "```json\n{\n  \"a\": [\n    1,\n    2.5e3,\n    {}\n  ],\n  \"b\": {\n    \"c\": null,\n"
+                      "    \"d\": []\n  },\n  \"s\": \"x\\\"`y\\u00e9\"\n}\n```\n\n</div>\n"));
+    free(t);
+    /* a huge one is cut, as text is */
+    buf big = BUF_INIT;
+    buf_puts(&big, "{\"cells\": [{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"j\", \"outputs\": ["
+                   "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"application/json\": [");
+    for (int i = 0; i < 200000; i++)
+        buf_puts(&big, i ? ",12345" : "12345");
+    buf_puts(&big, "]}}]}], \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5}");
+    t = conv(big.data, true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && doc.len < NB_TEXT_MAX + 4096 && strstr(t, "  12345,\n  12345,\n… (") && strstr(t, " more bytes of JSON not shown)\n"));
+    free(t);
+    buf_release(&big);
+    buf_release(&e);
+    arena_free(a);
+}
+
 int main(void)
 {
     RUN(markdown_and_code);
@@ -194,5 +292,8 @@ int main(void)
     RUN(images_and_attachments);
     RUN(errors);
     RUN(ansi_and_limits);
+    RUN(svg_text_and_base64);
+    RUN(unknown_types_warned_once);
+    RUN(json_pretty);
     return harness_done();
 }
