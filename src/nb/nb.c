@@ -18,13 +18,16 @@
  * text/markdown, image/svg+xml, text/latex, image/png, image/jpeg,
  * text/plain, then application/json (which nbconvert never shows; every
  * kernel gives text/plain beside it, so it is seen only without one). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nb/nb.h"
 #include "img/img.h"
+#include "util/hash.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -405,45 +408,307 @@ static bool opt_string(rd *r, buf *out)
 
 /* ---- helpers ---------------------------------------------------------- */
 
+/* Base64, a character at a time (RFC 4648, either alphabet, white space
+ * ignored, padding optional): 1 when c completed a byte (*out), 0 when
+ * not (or c was skipped), -1 when c is not base64 there. */
+typedef struct b64 {
+    uint32_t acc;
+    int bits;
+    bool pad;
+} b64;
+
+static int b64_char(b64 *st, unsigned c, unsigned char *out)
+{
+    int v;
+    if (c >= 'A' && c <= 'Z')
+        v = (int)c - 'A';
+    else if (c >= 'a' && c <= 'z')
+        v = (int)c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+        v = (int)c - '0' + 52;
+    else if (c == '+' || c == '-')
+        v = 62;
+    else if (c == '/' || c == '_')
+        v = 63;
+    else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        return 0;
+    else if (c == '=') {
+        st->pad = true;
+        return 0;
+    } else {
+        return -1;
+    }
+    if (st->pad) /* data after padding */
+        return -1;
+    st->acc = st->acc << 6 | (uint32_t)v;
+    st->bits += 6;
+    if (st->bits < 8)
+        return 0;
+    st->bits -= 8;
+    *out = (unsigned char)(st->acc >> st->bits & 0xFF);
+    return 1;
+}
+
 bool nb_base64_decode(const char *s, size_t n, buf *out, size_t *bad)
 {
-    uint32_t acc = 0;
-    int bits = 0;
-    bool pad = false;
+    b64 st = { 0, 0, false };
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        int v;
-        if (c >= 'A' && c <= 'Z')
-            v = c - 'A';
-        else if (c >= 'a' && c <= 'z')
-            v = c - 'a' + 26;
-        else if (c >= '0' && c <= '9')
-            v = c - '0' + 52;
-        else if (c == '+' || c == '-')
-            v = 62;
-        else if (c == '/' || c == '_')
-            v = 63;
-        else if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            continue;
-        else if (c == '=') {
-            pad = true;
-            continue;
-        } else {
+        unsigned char byte;
+        int k = b64_char(&st, (unsigned char)s[i], &byte);
+        if (k < 0) {
             *bad = i;
             return false;
         }
-        if (pad) { /* data after padding */
-            *bad = i;
-            return false;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            buf_putc(out, (int)(acc >> bits & 0xFF));
-        }
+        if (k)
+            buf_putc(out, byte);
     }
     return true;
+}
+
+/* A file's JSON value (a string, or an array of strings, already checked
+ * by skip) decoded a piece at a time: its text as bytes (SVG), or the
+ * bytes its base64 text stands for. The same code reads it from the
+ * notebook in memory (nb_convert: its length, hash and header) and from
+ * the file (nb_file_decode_fd, when it is written). */
+typedef struct dec {
+    bool base64;
+    unsigned char js; /* 0: between strings, 1: in one, 2: after '\\', 3-6: in \uXXXX */
+    uint32_t u, hi;   /* the \u's value; a high surrogate waiting for its low one */
+    b64 b;
+    size_t raw, text; /* bytes of the value read; characters of its text */
+    int bad;          /* -1; the character that is not base64 ('?': not ASCII); -2: not a string */
+    size_t bad_at;    /* bad >= 0: its offset in the text; -2: in the value */
+} dec;
+
+static int hexval(unsigned char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+}
+
+/* A character of the text (cp: a code point of a \u escape, else a
+ * byte): as it is, or through base64. */
+static bool dec_char(dec *d, uint32_t t, bool cp, buf *out)
+{
+    if (!d->base64) {
+        if (cp)
+            put_utf8(out, t);
+        else
+            buf_putc(out, (int)t);
+        d->text++;
+        return true;
+    }
+    unsigned char byte;
+    int k = t < 0x80 ? b64_char(&d->b, t, &byte) : -1;
+    if (k < 0) {
+        d->bad = t >= 0x20 && t < 0x7f ? (int)t : '?';
+        d->bad_at = d->text;
+        return false;
+    }
+    if (k)
+        buf_putc(out, byte);
+    d->text++;
+    return true;
+}
+
+/* A lone high surrogate becomes U+FFFD, as string() makes it. */
+static bool dec_lone(dec *d, buf *out)
+{
+    if (!d->hi)
+        return true;
+    d->hi = 0;
+    return dec_char(d, 0xFFFD, true, out);
+}
+
+/* The value of a base64 digit (either alphabet); -1 for anything else
+ * (white space and '=' included: b64_char has those). */
+static const signed char b64_digit[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, 62, -1, 63,
+    52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1,
+    -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, 63,
+    -1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+    41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+
+/* Feeds n more bytes of the value; the bytes they make go to out. False
+ * at the first character that is not base64, or not in a string. */
+static bool dec_feed(dec *d, const char *s, size_t n, buf *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        uint32_t t;
+        switch (d->js) {
+        case 0:
+            if (ch == '"')
+                d->js = 1;
+            else if (!(ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '[' || ch == ',' || ch == ']')) {
+                d->bad = -2;
+                d->bad_at = d->raw + i;
+                return false;
+            }
+            continue;
+        case 1:
+            if (d->base64 && !d->b.pad && b64_digit[ch] >= 0) {
+                /* the run of digits, as most of the text is: in a loop of
+                 * its own, straight into out */
+                buf_grow(out, (n - i) / 4 * 3 + 3);
+                unsigned char *o = (unsigned char *)out->data + out->len;
+                uint32_t acc = d->b.acc;
+                int bits = d->b.bits;
+                size_t j = i;
+                for (int v; j < n && (v = b64_digit[(unsigned char)s[j]]) >= 0; j++) {
+                    acc = acc << 6 | (uint32_t)v;
+                    bits += 6;
+                    if (bits >= 8) {
+                        bits -= 8;
+                        *o++ = (unsigned char)(acc >> bits);
+                    }
+                }
+                d->b.acc = acc;
+                d->b.bits = bits;
+                out->len = (size_t)((char *)o - out->data); /* as fs_read_head fills a buf */
+                out->data[out->len] = 0;
+                d->text += j - i;
+                i = j - 1;
+                continue;
+            }
+            if (ch == '"' || ch == '\\') {
+                d->js = ch == '"' ? 0 : 2;
+                if (ch == '"' && !dec_lone(d, out))
+                    return false;
+                continue;
+            }
+            t = ch;
+            break;
+        case 2:
+            if (ch == 'u') {
+                d->js = 3;
+                d->u = 0;
+                continue;
+            }
+            d->js = 1;
+            t = ch == 'n' ? '\n' : ch == 'r' ? '\r' : ch == 't' ? '\t' : ch == 'b' ? '\b' : ch == 'f' ? '\f' : ch;
+            break;
+        default:
+            d->u = d->u << 4 | (uint32_t)hexval(ch);
+            if (++d->js < 7)
+                continue;
+            d->js = 1;
+            t = d->u;
+            if (d->hi && t >= 0xDC00 && t < 0xE000) { /* a pair */
+                t = 0x10000 + ((d->hi - 0xD800) << 10) + (t - 0xDC00);
+                d->hi = 0;
+            } else {
+                if (!dec_lone(d, out))
+                    return false;
+                if (t >= 0xD800 && t < 0xDC00) {
+                    d->hi = t;
+                    continue;
+                }
+                if (t >= 0xDC00 && t < 0xE000)
+                    t = 0xFFFD;
+            }
+            if (!dec_char(d, t, true, out))
+                return false;
+            continue;
+        }
+        if (!dec_lone(d, out) || !dec_char(d, t, false, out))
+            return false;
+        if (!d->base64) { /* a run of plain bytes at once */
+            size_t j = i + 1;
+            while (j < n && s[j] != '"' && s[j] != '\\')
+                j++;
+            buf_put(out, s + i + 1, j - i - 1);
+            d->text += j - i - 1;
+            i = j - 1;
+        }
+    }
+    d->raw += n;
+    return true;
+}
+
+/* Decodes file f's value, got a piece at a time from `get` (a pointer to
+ * NB_PIECE bytes or fewer at offset off, scratch its room; NULL: cannot
+ * read), each piece of bytes to put. */
+static int decode_file(const nb_file *f, const char *(*get)(void *g, size_t off, size_t n, char *scratch), void *g,
+                       nb_put_fn put, void *ctx)
+{
+    dec d = { .base64 = f->base64, .bad = -1 };
+    buf out = BUF_INIT;
+    char *scratch = xmalloc(NB_PIECE);
+    size_t len = 0;
+    uint64_t h = HASH_SEED;
+    int st = NB_DECODED;
+    for (size_t at = 0; at < f->vlen && st == NB_DECODED;) {
+        size_t n = f->vlen - at < NB_PIECE ? f->vlen - at : NB_PIECE;
+        const char *p = get(g, f->off + at, n, scratch);
+        if (!p) {
+            st = NB_UNREADABLE;
+            break;
+        }
+        buf_reset(&out);
+        if (!dec_feed(&d, p, n, &out)) {
+            st = NB_CHANGED;
+            break;
+        }
+        len += out.len;
+        h = hash_add(h, out.data, out.len);
+        if (len > f->len)
+            st = NB_CHANGED;
+        else if (out.len && !put(ctx, out.data, out.len))
+            st = NB_STOPPED;
+        at += n;
+    }
+    if (st == NB_DECODED && (len != f->len || h != f->hash || d.js))
+        st = NB_CHANGED;
+    buf_release(&out);
+    free(scratch);
+    return st;
+}
+
+static const char *get_mem(void *g, size_t off, size_t n, char *scratch)
+{
+    (void)scratch;
+    const str *json = g;
+    return off + n <= json->len ? json->ptr + off : NULL;
+}
+
+int nb_file_decode(str json, const nb_file *f, nb_put_fn put, void *ctx)
+{
+    return decode_file(f, get_mem, &json, put, ctx);
+}
+
+static const char *get_fd(void *g, size_t off, size_t n, char *scratch)
+{
+    int fd = *(int *)g;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, scratch + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (!k)
+                errno = EIO; /* shorter than when it was read */
+            return NULL;
+        }
+        got += (size_t)k;
+    }
+    return scratch;
+}
+
+int nb_file_decode_fd(int fd, const nb_file *f, nb_put_fn put, void *ctx)
+{
+    return decode_file(f, get_fd, &fd, put, ctx);
 }
 
 static void esc(buf *b, const char *s, size_t n)
@@ -703,60 +968,106 @@ static bool svg_text(const char *s, size_t n)
     return i < n && s[i] == '<';
 }
 
-/* Decodes the value at r->p into a file of the page: base64, or for
- * image/svg+xml the SVG text that nbformat stores (an attachment, and a
- * few writers' outputs, store base64 of it instead: told apart by
- * svg_text). Returns its entry, or NULL (a problem reported at the cell,
- * or the JSON failed). */
+/* The head of a file kept while it is read for its length and hash: what
+ * its format and size are read from (and a JPEG whose frame header is
+ * further, up to NB_HEAD_MAX). */
+#define NB_HEAD (64 * 1024)
+#define NB_HEAD_MAX (16 * 1024 * 1024)
+
+/* Reads file f's value (v, f->vlen bytes) through dec_feed a piece at a
+ * time: its length and hash into f, its first `head` bytes into c->tmp2;
+ * nothing else is kept. False at a character that is not base64 (*d
+ * says which) or not in a string. */
+static bool scan_file(conv *c, const char *v, nb_file *f, size_t head, dec *d)
+{
+    *d = (dec){ .base64 = f->base64, .bad = -1 };
+    buf_reset(&c->tmp2);
+    f->len = 0;
+    f->hash = HASH_SEED;
+    for (size_t at = 0; at < f->vlen; at += NB_PIECE) {
+        size_t n = f->vlen - at < NB_PIECE ? f->vlen - at : NB_PIECE;
+        buf_reset(&c->tmp);
+        if (!dec_feed(d, v + at, n, &c->tmp))
+            return false;
+        f->len += c->tmp.len;
+        f->hash = hash_add(f->hash, c->tmp.data, c->tmp.len);
+        if (c->tmp2.len < head)
+            buf_put(&c->tmp2, c->tmp.data, c->tmp.len < head - c->tmp2.len ? c->tmp.len : head - c->tmp2.len);
+    }
+    return true;
+}
+
+/* The value at r->p as a file of the page: base64, or for image/svg+xml
+ * the SVG text that nbformat stores (an attachment, and a few writers'
+ * outputs, store base64 of it instead: told apart by svg_text). Its bytes
+ * are not kept: they are decoded again when the file is written
+ * (nb_file_decode_fd). Returns its entry, or NULL (a problem reported at
+ * the cell, or the JSON failed). */
 static nb_file *add_file(conv *c, const cell *ce, const char *name, const char *mime)
 {
     rd *r = &c->r;
     bool svg = !strcmp(mime, "image/svg+xml");
-    buf_reset(&c->tmp);
     int at = body_line(c);
-    if (!text(r, &c->tmp))
+    int first = peek(r);
+    if (first != '"' && first != '[')
+        return unexpected(r, "a string or an array of strings") ? NULL : NULL;
+    const char *v = r->p;
+    if (!skip(r))
         return NULL;
-    buf_reset(&c->tmp2);
-    size_t bad = 0;
-    if (svg && svg_text(c->tmp.data, c->tmp.len)) {
-        buf_put(&c->tmp2, c->tmp.data, c->tmp.len);
-    } else if (!nb_base64_decode(c->tmp.data, c->tmp.len, &c->tmp2, &bad)) {
+    nb_file f = { .off = (size_t)(v - r->s), .vlen = (size_t)(r->p - v), .base64 = !svg };
+    dec d;
+    bool ok = scan_file(c, v, &f, NB_HEAD, &d);
+    if (ok && svg && !svg_text(c->tmp2.data, c->tmp2.len)) { /* not SVG text: base64 of it? */
+        f.base64 = true;
+        ok = scan_file(c, v, &f, NB_HEAD, &d);
+        if (ok && !svg_text(c->tmp2.data, c->tmp2.len)) {
+            char shown[24];
+            size_t k = 0;
+            for (; k < c->tmp2.len && k < sizeof shown - 1; k++) {
+                unsigned char ch = (unsigned char)c->tmp2.data[k];
+                shown[k] = ch >= 0x20 && ch < 0x7f && ch != '\'' ? (char)ch : '?';
+            }
+            shown[k] = 0;
+            cell_problem(c, DIAG_ERROR, at,
+                         "%s of cell %d is neither SVG text nor base64 of SVG (it decodes to '%s%s')", mime, ce->no,
+                         shown, k < c->tmp2.len ? "…" : "");
+            return NULL;
+        }
+    }
+    if (!ok && d.bad == -2) {
+        r->p = v + d.bad_at;
+        return unexpected(r, "a string") ? NULL : NULL;
+    }
+    if (!ok) {
         if (svg)
             cell_problem(c, DIAG_ERROR, at,
                          "%s of cell %d is neither SVG text nor base64 of SVG ('%c' at offset %zu is not base64)",
-                         mime, ce->no, c->tmp.data[bad], bad);
+                         mime, ce->no, d.bad, d.bad_at);
         else
             cell_problem(c, DIAG_ERROR, at, "%s of cell %d is not base64: '%c' at offset %zu of its data", mime,
-                         ce->no, c->tmp.data[bad], bad);
+                         ce->no, d.bad, d.bad_at);
         return NULL;
-    } else if (svg && !svg_text(c->tmp2.data, c->tmp2.len)) {
-        char shown[24];
-        size_t k = 0;
-        for (; k < c->tmp2.len && k < sizeof shown - 1; k++) {
-            unsigned char ch = (unsigned char)c->tmp2.data[k];
-            shown[k] = ch >= 0x20 && ch < 0x7f && ch != '\'' ? (char)ch : '?';
+    }
+    if (!svg) {
+        img_info info;
+        const char *why;
+        img_status st = img_read_header((const unsigned char *)c->tmp2.data, c->tmp2.len, name, &info, &why);
+        if (st == IMG_SHORT && f.len > c->tmp2.len) { /* a JPEG's frame header further on */
+            scan_file(c, v, &f, NB_HEAD_MAX, &d);
+            st = img_read_header((const unsigned char *)c->tmp2.data, c->tmp2.len, name, &info, &why);
         }
-        shown[k] = 0;
-        cell_problem(c, DIAG_ERROR, at, "%s of cell %d is neither SVG text nor base64 of SVG (it decodes to '%s%s')",
-                     mime, ce->no, shown, k < c->tmp2.len ? "…" : "");
-        return NULL;
+        if (st == IMG_OK) {
+            f.info = info;
+            f.width = (int)info.width;
+            f.height = (int)info.height;
+        } else {
+            cell_problem(c, DIAG_WARNING, at, "%s of cell %d: its data is not a %s image", mime, ce->no, mime);
+        }
     }
-    nb_file *f = VEC_ADD(c->files, c->nfiles, c->capfiles, 8);
-    f->name = arena_strdup(c->a, name);
-    unsigned char *d = arena_alloc(c->a, c->tmp2.len + 1);
-    memcpy(d, c->tmp2.data, c->tmp2.len);
-    f->data = d;
-    f->len = c->tmp2.len;
-    f->width = f->height = 0;
-    img_info info;
-    const char *why;
-    if (!svg && img_read_header(f->data, f->len, name, &info, &why) == IMG_OK) {
-        f->width = (int)info.width;
-        f->height = (int)info.height;
-    } else if (!svg) {
-        cell_problem(c, DIAG_WARNING, at, "%s of cell %d: its data is not a %s image", mime, ce->no, mime);
-    }
-    return f;
+    f.name = arena_strdup(c->a, name);
+    nb_file *e = VEC_ADD(c->files, c->nfiles, c->capfiles, 8);
+    *e = f;
+    return e;
 }
 
 static void img_tag(conv *c, const cell *ce, const nb_file *f, const char *mime)

@@ -8,12 +8,12 @@
  * one line each. The rest of the pipeline reads that text as it reads a
  * `.md` file; `trusted` says which of its lines sheaf wrote itself, so
  * they are kept whatever `markdown.unsafe` says. Images of the outputs and
- * the cells' attachments are decoded from base64 once, into the caller's
- * arena, and written beside the page by whoever places files.
+ * the cells' attachments are files beside the page (nb_file): read once
+ * for their length, hash and size, decoded when they are written.
  *
  * The JSON is read in one pass with no recursion (nb.c): a base64 image is
- * decoded straight from the file's text; nothing but the page text and the
- * decoded bytes is kept. JSON syntax errors are reported at the file's
+ * decoded straight from the file's text, a piece at a time; nothing but
+ * the page text is kept. JSON syntax errors are reported at the file's
  * line:col. Every generated line knows its cell and the cell's line
  * (`nb_place`), so a later message about the page can say
  * `cell 7 (line 3:5)`. */
@@ -22,8 +22,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag/diag.h"
+#include "img/img.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/str.h"
@@ -38,13 +40,40 @@ typedef struct nb_place {
     int cell, line;
 } nb_place;
 
-/* A file the page needs beside it: an output's image or an attachment. */
+/* A file the page needs beside it: an output's image or an attachment.
+ * Its bytes are not kept: nb_convert reads them once for their length,
+ * hash and size, and they are decoded again, a piece at a time, when the
+ * file is written (nb_file_decode_fd), so a notebook of 200 MB of images
+ * never has them in memory. */
 typedef struct nb_file {
     const char *name;          /* "cell7-1.png", "cell3-att-diagram.png" */
-    const unsigned char *data; /* decoded bytes, in the arena */
-    size_t len;
+    size_t off, vlen;          /* the JSON value holding it: its offset and
+                                  length in the notebook's bytes */
+    bool base64;               /* its text is base64 of the bytes (else the
+                                  bytes are its text: SVG) */
+    size_t len;                /* its bytes */
+    uint64_t hash;             /* their hash_bytes (util/hash.h) */
     int width, height;         /* of a PNG or JPEG (0 when not known) */
+    img_info info;             /* its header, when width and height are known */
 } nb_file;
+
+/* The most bytes of the notebook read at once to decode a file, and of the
+ * file given to put at once. */
+#define NB_PIECE (64 * 1024)
+
+typedef bool (*nb_put_fn)(void *ctx, const void *piece, size_t n);
+enum {
+    NB_DECODED,   /* every piece given to put */
+    NB_STOPPED,   /* put returned false */
+    NB_UNREADABLE, /* a read failed (errno) */
+    NB_CHANGED,   /* the notebook does not hold what nb_convert read there */
+};
+/* Decodes file f of the notebook whose bytes are `json` (as nb_convert
+ * was given them), piece by piece to put. Returns an NB_ value above. */
+int nb_file_decode(str json, const nb_file *f, nb_put_fn put, void *ctx);
+/* The same from the notebook's file open at fd, read with pread NB_PIECE
+ * bytes at a time. */
+int nb_file_decode_fd(int fd, const nb_file *f, nb_put_fn put, void *ctx);
 
 typedef struct nb_options {
     bool unsafe;         /* text/html outputs may be shown (markdown.unsafe) */

@@ -3,9 +3,12 @@
  * finished, immutable model, each worker with its own scratch arena and
  * diagnostics list, merged in job order after. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "img/img.h"
 #include "render/internal.h"
@@ -25,6 +28,53 @@ static tpl_map *list_page(render_ctx *c, arena *a, const char *kind, const char 
     tpl_map_set_str(a, m, "url", tpl_str(site_url_in(c->s, a, path)));
     tpl_map_set_str(a, m, "permalink", tpl_str(site_permalink_in(c->s, a, path)));
     return m;
+}
+
+/* A notebook's image (site_file.nbf): decoded from the notebook's file
+ * when it is written, a piece at a time (nb_file_decode_fd), never from a
+ * copy held since the notebook was read. The notebook must still hold the
+ * bytes nb_convert saw; if it was saved again meanwhile, the build says
+ * so, and the next one (serve's, on that save) writes the new image. */
+typedef struct nb_source {
+    const site_file *f;
+    const char *path; /* the notebook, from the working directory */
+} nb_source;
+
+static bool nb_fill(void *ctx, output_put_fn put, void *pc, diag_list *d)
+{
+    const nb_source *ns = ctx;
+    int fd = open(ns->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    int r = NB_UNREADABLE;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+        errno = FS_ENOTREG;
+    else if (fd >= 0)
+        r = nb_file_decode_fd(fd, ns->f->nbf, put, pc);
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (r == NB_UNREADABLE)
+        diag_error(d, ns->f->src, 0, 0, "cannot read it again to write %s: %s", ns->f->nbf->name, fs_strerror(e));
+    else if (r == NB_CHANGED)
+        diag_error(d, ns->f->src, 0, 0,
+                   "changed while the site was built: %s is not what the notebook held when it was read "
+                   "(build again)", ns->f->nbf->name);
+    return r == NB_DECODED;
+}
+
+static bool put_buf(void *pc, const void *p, size_t n)
+{
+    buf_put(pc, p, n);
+    return true;
+}
+
+/* The whole of a notebook's image in out (libvips and the in-memory sink
+ * take it whole). */
+static bool nb_bytes(const site_file *f, const char *path, buf *out, diag_list *d)
+{
+    nb_source ns = { f, path };
+    buf_reset(out);
+    return nb_fill(&ns, put_buf, out, d);
 }
 
 /* The maps a job's template reads (a page's, the posts of a list) were
@@ -420,12 +470,15 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         char hex[65];
         buf src = BUF_INIT, webp = BUF_INIT;
         bool hashed = true;
-        if (f->data)
+        if (f->nbf) { /* libvips reads the whole image: decoded here, once */
+            hashed = nb_bytes(f, path, &src, d);
+            if (hashed)
+                img_data_hash((const unsigned char *)src.data, src.len, hex);
+        } else if (f->data) {
             img_data_hash(f->data, f->len, hex);
-        else
-            hashed = img_file_hash(s->cache, path, hex, &src);
-        if (!hashed)
+        } else if (!(hashed = img_file_hash(s->cache, path, hex, &src))) {
             diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+        }
         for (size_t k = (size_t)j->a; hashed && k < s->nvariants && s->variants[k].file == v0->file; k++) {
             const site_variant *v = &s->variants[k];
             if (!writable(v->path, d))
@@ -434,7 +487,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             char *why = NULL;
             int q = (int)s->cfg.images_quality;
             bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
-            if (!ok && !f->data && !src.len && !fs_read_file(path, &src)) {
+            if (!ok && !f->data && !f->nbf && !src.len && !fs_read_file(path, &src)) {
                 diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
                 break;
             }
@@ -464,7 +517,13 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             return;
         char *src = f->data ? NULL : fs_join(s->dir, f->src);
         buf bytes = BUF_INIT;
-        if (!c->sink)
+        if (f->nbf && !c->sink) {
+            nb_source ns = { f, src };
+            output_stream(c->out, f->path, f->len, f->nbf->hash, nb_fill, &ns, d);
+        } else if (f->nbf) {
+            if (nb_bytes(f, src, &bytes, d))
+                c->sink(c->sink_ctx, f->path, bytes.data, bytes.len);
+        } else if (!c->sink)
             output_copy(c->out, f->path, src, f->data, f->len, d);
         else if (f->data)
             c->sink(c->sink_ctx, f->path, f->data, f->len);

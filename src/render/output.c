@@ -473,6 +473,124 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
     return ok;
 }
 
+/* output_stream's two ends of fill: a file written, or an old file read
+ * and compared. */
+typedef struct piece_fd {
+    int fd;
+    bool failed; /* a write failed (errno says why), or the bytes differ */
+    size_t seen;
+} piece_fd;
+
+static bool put_fd(void *pc, const void *p, size_t n)
+{
+    piece_fd *w = pc;
+    const char *q = p;
+    while (n) {
+        ssize_t k = write(w->fd, q, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            w->failed = true;
+            return false;
+        }
+        q += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool cmp_fd(void *pc, const void *p, size_t n)
+{
+    piece_fd *w = pc;
+    char b[16384];
+    const char *q = p;
+    while (n && !w->failed) {
+        size_t want = n < sizeof b ? n : sizeof b;
+        ssize_t k = read(w->fd, b, want);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0 || memcmp(b, q, (size_t)k))
+            w->failed = true;
+        else {
+            q += k;
+            n -= (size_t)k;
+            w->seen += (size_t)k;
+        }
+    }
+    return !w->failed;
+}
+
+/* Whether the old file holds exactly the len bytes fill makes. */
+static bool same_stream(const char *old, size_t len, output_fill_fn fill, void *ctx)
+{
+    int fd = open(old, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    piece_fd w = { fd, false, 0 };
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+    if (same) {
+        diag_list *quiet = diag_list_new(); /* the write says it, if it fails too */
+        same = fill(ctx, cmp_fd, &w, quiet) && !w.failed && w.seen == len;
+        diag_list_free(quiet);
+    }
+    close(fd);
+    return same;
+}
+
+bool output_stream(output *o, const char *rel, size_t len, uint64_t hash, output_fill_fn fill, void *ctx,
+                   diag_list *d)
+{
+    if (!o->write) {
+        record(o, rel, false, 0, len);
+        return true;
+    }
+    if (atomic_load(&o->disk_failed))
+        return false;
+    char *dst = fs_join(o->tmp, rel);
+    char *old = fs_join(o->target, rel);
+    uint64_t h = o->mem ? hash : 0;
+    bool same, ok = true;
+    if (o->fresh || !is_ours(o, rel)) {
+        same = false;
+    } else if (o->known) {
+        long i = strmap_get(o->mem->idx, rel);
+        same = i >= 0 && o->mem->lens[i] == len && o->mem->hashes[i] == hash;
+    } else {
+        same = same_stream(old, len, fill, ctx);
+    }
+    if (same && keep_old(old, dst)) {
+        atomic_fetch_add(&o->unchanged, 1);
+        record(o, rel, false, h, len);
+    } else {
+        piece_fd w = { -1, false, 0 };
+        ok = ensure_parent(dst) && (w.fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0;
+        if (!ok) {
+            report_write(o, "write", rel, dst, d);
+        } else {
+            bool made = fill(ctx, put_fd, &w, d);
+            int e = errno;
+            bool closed = close(w.fd) == 0;
+            if (w.failed || !closed) {
+                errno = w.failed ? e : errno;
+                report_write(o, "write", rel, dst, d);
+                ok = false;
+            } else if (!made) {
+                ok = false; /* fill said why */
+            }
+            if (ok) {
+                atomic_fetch_add(&o->written, 1);
+                record(o, rel, true, h, len);
+            } else {
+                unlink(dst);
+            }
+        }
+    }
+    free(dst);
+    free(old);
+    return ok;
+}
+
 static bool same_file_content(const char *a, const char *b)
 {
     struct stat sa, sb;

@@ -101,6 +101,16 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
 /* Copies a file from src (or `data` when not NULL). */
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,
                  diag_list *d);
+/* A file made a piece at a time: fill calls put(pc, piece, n) for each
+ * piece in order (put returns false: stop) and returns whether it made
+ * them all; a reason it could not (its source unreadable) it reports to d. */
+typedef bool (*output_put_fn)(void *pc, const void *piece, size_t n);
+typedef bool (*output_fill_fn)(void *ctx, output_put_fn put, void *pc, diag_list *d);
+/* Writes one file of `len` bytes (hash: their hash_bytes) that fill makes,
+ * never holding more than a piece of it: compared with the old file (by
+ * the session's memory, or piece by piece) as output_put compares. */
+bool output_stream(output *o, const char *rel, size_t len, uint64_t hash, output_fill_fn fill, void *ctx,
+                   diag_list *d);
 /* Commits the staged tree (ok) or throws it away (!ok). */
 bool output_end(output *o, bool ok, diag_list *d);
 void output_free(output *o);

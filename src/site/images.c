@@ -81,10 +81,18 @@ static img_status file_header(site *s, int i, img_info *info, const char **why)
         const site_file *f = &s->files[i];
         img_status st;
         buf w = BUF_INIT;
-        if (f->data) {
+        if (f->nbf) {
+            /* a notebook's output or attachment, sized when it was read
+             * (nb_convert); never the author's error */
+            st = IMG_UNKNOWN;
+            if (f->nbf->width && f->nbf->height) {
+                m->info[i] = f->nbf->info;
+                st = IMG_OK;
+            }
+        } else if (f->data) {
             const char *sw = NULL;
-            /* bytes sheaf made (a notebook's outputs and attachments, the
-             * theme's): sized when they can be, never the author's error */
+            /* bytes sheaf made (the theme's): sized when they can be,
+             * never the author's error */
             st = img_read_header(f->data, f->len, f->path, &m->info[i], &sw);
             if (st == IMG_SHORT || st == IMG_BAD)
                 st = IMG_UNKNOWN;
@@ -242,7 +250,7 @@ void site_images_env(const site *s, uint64_t *h)
         bool image = false;
         for (size_t k = 0; dot && k < sizeof exts / sizeof *exts && !image; k++)
             image = !strcasecmp(dot, exts[k]);
-        if (!image || f->data)
+        if (!image || f->data || f->nbf)
             continue;
         char *path = fs_join(s->dir, f->src);
         struct stat st;

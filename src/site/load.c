@@ -932,7 +932,7 @@ static void add_notebook_files(site *s)
             site_file *f = &s->files[s->nfiles++];
             memset(f, 0, sizeof *f);
             f->src = p->src;
-            f->data = nf->data;
+            f->nbf = nf;
             f->len = nf->len;
             f->content_rel = arena_printf(s->a, "%s/%s", p->rel, nf->name);
             f->path = f->content_rel; /* until site_assign_paths */

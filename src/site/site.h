@@ -343,6 +343,8 @@ typedef struct site_file {
     const char *path;     /* output path */
     const unsigned char *data; /* embedded bytes, or NULL to copy src */
     size_t len;
+    const nb_file *nbf;   /* a notebook's image (data NULL): decoded from
+                             src, the notebook, when written; len its bytes */
     const char *content_rel; /* for content files: path relative to content/ */
     int nb_page;          /* a notebook's image: its page's index + 1 (its
                              path is the page's + nb_name); else 0 */

@@ -1,6 +1,8 @@
 /* fuzz_nb: libFuzzer target over the notebook reader (nb_convert): any
  * bytes as an .ipynb, with and without markdown.unsafe (the first byte's
- * low bit), then where every generated line came from.
+ * low bit), then where every generated line came from, and every file's
+ * bytes decoded again as a build writes them: they must be what
+ * nb_convert measured (its length and hash), from the same bytes.
  *
  * Seed corpus: tests/fuzz/corpus/nb/ (the notebooks of tests/nb/notebooks,
  * each with a byte in front; see tests/fuzz/CMakeLists.txt). */
@@ -13,6 +15,15 @@
 #include "nb/nb.h"
 #include "util/arena.h"
 #include "util/buf.h"
+
+static bool count(void *ctx, const void *p, size_t n)
+{
+    (void)p;
+    if (n > NB_PIECE)
+        abort();
+    *(size_t *)ctx += n;
+    return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,9 +44,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i <= doc.nlines + 1; i++)
             nb_place_text(&doc, (int)i, 1, &b);
         buf_release(&b);
-        for (size_t i = 0; i < doc.nfiles; i++)
+        for (size_t i = 0; i < doc.nfiles; i++) {
             if (!doc.files[i].name[0] || strchr(doc.files[i].name, '/'))
                 abort();
+            size_t n = 0;
+            if (nb_file_decode(str_make((const char *)data + 1, size - 1), &doc.files[i], count, &n) !=
+                    NB_DECODED ||
+                n != doc.files[i].len)
+                abort();
+        }
         free(doc.text);
     }
     arena_free(a);

@@ -2,6 +2,7 @@
  * each line came from, the files it decodes, and its errors word for word. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "nb/nb.h"
@@ -18,6 +19,22 @@ static char *conv(const char *json, bool unsafe, nb_doc *doc, arena *a, buf *err
     }
     diag_list_free(d);
     return ok ? doc->text : NULL;
+}
+
+static bool put_piece(void *ctx, const void *p, size_t n)
+{
+    buf *b = ctx;
+    if (n > NB_PIECE)
+        return false;
+    buf_put(b, p, n);
+    return true;
+}
+
+/* file f's bytes, as a build writes them */
+static const char *file_bytes(const char *json, const nb_file *f, buf *out)
+{
+    buf_reset(out);
+    return nb_file_decode(str_make(json, strlen(json)), f, put_piece, out) == NB_DECODED ? out->data : "(not decoded)";
 }
 
 #define NB(cells, meta) "{\"cells\": [" cells "], \"metadata\": {" meta "}, \"nbformat\": 4, \"nbformat_minor\": 5}"
@@ -100,12 +117,12 @@ TEST(images_and_attachments)
     arena *a = arena_new();
     buf e = BUF_INIT;
     nb_doc doc;
-    char *t = conv(NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"![x](attachment:a+b.png)\","
+    const char *j0 = NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"![x](attachment:a+b.png)\","
                       " \"attachments\": {\"a+b.png\": {\"image/png\": \"" PNG_B64 "\"}}},"
                       "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
                       "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/png\": [\"" PNG_B64 "\\n\"], \"text/plain\": \"<Figure>\"}}]}",
-                      ""),
-                   true, &doc, a, &e);
+                      "");
+    char *t = conv(j0, true, &doc, a, &e);
     EQ_STR(e.data, "");
     OK(t && strstr(t, "\n![x](n.ipynb/cell1-a-b.png)\n"));
     OK(t && strstr(t, "<img src=\"n.ipynb/cell2-1.png\" alt=\"output of cell 2\" width=\"1\" height=\"2\">"));
@@ -114,7 +131,9 @@ TEST(images_and_attachments)
         EQ_STR(doc.files[0].name, "cell1-a-b.png");
         EQ_INT((long)doc.files[1].width, 1L);
         EQ_INT((long)doc.files[1].height, 2L);
-        OK(doc.files[1].len > 8 && !memcmp(doc.files[1].data, "\x89PNG", 4));
+        buf got = BUF_INIT;
+        OK(!memcmp(file_bytes(j0, &doc.files[1], &got), "\x89PNG", 4) && got.len == 72);
+        buf_release(&got);
     }
     free(t);
     /* bad base64: an error at the cell, the rest still read */
@@ -198,22 +217,23 @@ TEST(svg_text_and_base64)
     buf e = BUF_INIT;
     nb_doc doc;
     static const char want[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"3\"></svg>";
-    char *t = conv(NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"![x](attachment:d.svg)\","
+    const char *j0 = NB("{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"![x](attachment:d.svg)\","
                       " \"attachments\": {\"d.svg\": {\"image/svg+xml\": \"" SVG_B64 "\"}}},"
                       "{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
                       "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": [\"" SVG_TEXT "\"], \"text/plain\": \"<Figure>\"}},"
                       "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": [\"" SVG_B64 "\\n\"], \"text/plain\": \"<Figure>\"}},"
                       "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": \"\\n  <?xml version=\\\"1.0\\\"?>" SVG_TEXT "\"}}]}",
-                      ""),
-                   true, &doc, a, &e);
+                      "");
+    char *t = conv(j0, true, &doc, a, &e);
+    buf got = BUF_INIT;
     EQ_STR(e.data, "");
     OK(t && strstr(t, "\n![x](n.ipynb/cell1-d.svg)\n"));
     EQ_INT((long)doc.nfiles, 4L);
-    for (size_t i = 0; i < doc.nfiles && i < 3; i++) {
-        OK(doc.files[i].len == strlen(want) && !memcmp(doc.files[i].data, want, strlen(want)));
-    }
+    for (size_t i = 0; i < doc.nfiles && i < 3; i++)
+        EQ_STR(file_bytes(j0, &doc.files[i], &got), want);
     if (doc.nfiles == 4)
-        OK(doc.files[3].len > 20 && !memcmp(doc.files[3].data, "\n  <?xml", 8));
+        OK(!strncmp(file_bytes(j0, &doc.files[3], &got), "\n  <?xml", 8));
+    buf_release(&got);
     free(t);
     /* neither SVG text nor base64 of SVG: an error at the cell */
     t = conv(NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
@@ -285,6 +305,127 @@ TEST(json_pretty)
     arena_free(a);
 }
 
+/* A notebook of 3 MB of image: a PNG header, then bytes up to 3 MB,
+ * base64 in lines of 76 as some writers wrap it ("\n" inside the string),
+ * and a '/' escaped as "\/" as others write it. */
+static char *big_image_notebook(buf *want)
+{
+    static const unsigned char png[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                         0, 0, 0x02, 0x80, 0, 0, 0x01, 0xe0, 8, 6, 0, 0, 0 };
+    buf_reset(want);
+    buf_put(want, png, sizeof png);
+    uint32_t x = 12345;
+    while (want->len < 3u * 1024 * 1024) {
+        x = x * 1103515245u + 12345u;
+        buf_putc(want, (int)(x >> 16 & 0xFF));
+    }
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    buf j = BUF_INIT;
+    buf_puts(&j, "{\"cells\": [{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"p\", \"outputs\": ["
+                 "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"text/plain\": \"<Figure>\", \"image/png\": [\"");
+    const unsigned char *d = (const unsigned char *)want->data;
+    size_t col = 0;
+    for (size_t i = 0; i < want->len; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < want->len ? (uint32_t)d[i + 1] << 8 : 0) |
+                     (i + 2 < want->len ? d[i + 2] : 0);
+        for (int k = 0; k < 4; k++) {
+            char ch = k >= 2 && i + (size_t)k - 1 >= want->len ? '=' : abc[v >> (18 - 6 * k) & 63];
+            buf_puts(&j, ch == '/' ? "\\/" : (char[]){ ch, 0 });
+        }
+        if ((col += 4) == 76) {
+            buf_puts(&j, "\\n\", \"");
+            col = 0;
+        }
+    }
+    buf_puts(&j, "\"]}}]}], \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5}");
+    return buf_detach(&j, NULL);
+}
+
+/* the image's bytes are not held: the arena keeps a few names and places,
+ * not the 3 MB the file will hold */
+TEST(files_not_held)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT, want = BUF_INIT;
+    nb_doc doc;
+    char *j = big_image_notebook(&want);
+    size_t before = arena_used(a);
+    char *t = conv(j, true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "<img src=\"n.ipynb/cell1-1.png\" alt=\"output of cell 1\" width=\"640\" height=\"480\">"));
+    EQ_INT((long)doc.nfiles, 1L);
+    OK(arena_used(a) - before < 256 * 1024);
+    free(t);
+    free(j);
+    buf_release(&want);
+    buf_release(&e);
+    arena_free(a);
+}
+
+static bool put_stop(void *ctx, const void *p, size_t n)
+{
+    (void)p;
+    (void)n;
+    return --*(int *)ctx > 0;
+}
+
+/* the bytes are decoded when written, a piece at a time, from memory or
+ * the file, and only if the notebook still holds what was read */
+TEST(files_decoded_in_pieces)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT, want = BUF_INIT, got = BUF_INIT;
+    nb_doc doc;
+    char *j = big_image_notebook(&want);
+    char *t = conv(j, true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    EQ_INT((long)doc.nfiles, 1L);
+    if (doc.nfiles == 1) {
+        const nb_file *f = &doc.files[0];
+        EQ_INT((long)f->len, (long)want.len);
+        EQ_INT(nb_file_decode(str_make(j, strlen(j)), f, put_piece, &got), NB_DECODED);
+        OK(got.len == want.len && !memcmp(got.data, want.data, want.len));
+        /* from the file, as a build writes it */
+        char path[] = "/tmp/test_nb_XXXXXX";
+        int fd = mkstemp(path);
+        OK(fd >= 0 && write(fd, j, strlen(j)) == (ssize_t)strlen(j));
+        buf_reset(&got);
+        EQ_INT(nb_file_decode_fd(fd, f, put_piece, &got), NB_DECODED);
+        OK(got.len == want.len && !memcmp(got.data, want.data, want.len));
+        /* put may stop it */
+        int pieces = 3;
+        EQ_INT(nb_file_decode_fd(fd, f, put_stop, &pieces), NB_STOPPED);
+        /* the notebook changed since it was read: a byte, or its length */
+        char *mid = j + f->off + f->vlen / 2;
+        while (*mid == '\\' || *mid == '"' || *mid == 'n' || *mid == ',' || *mid == ' ')
+            mid++;
+        *mid = *mid == 'A' ? 'B' : 'A';
+        buf_reset(&got);
+        EQ_INT(nb_file_decode(str_make(j, strlen(j)), f, put_piece, &got), NB_CHANGED);
+        OK(ftruncate(fd, (off_t)(f->off + f->vlen / 2)) == 0);
+        EQ_INT(nb_file_decode_fd(fd, f, put_piece, &got), NB_UNREADABLE);
+        close(fd);
+        unlink(path);
+    }
+    /* an SVG's text, with its escapes and a pair of surrogates, as string() reads it */
+    free(t);
+    free(j);
+    j = NB("{\"cell_type\": \"code\", \"metadata\": {}, \"execution_count\": 1, \"source\": \"\", \"outputs\": ["
+           "{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/svg+xml\": [\"<svg>\\u00e9\\ud83d\\ude00\\ud800x\", \"\\\"\\/\\n</svg>\"]}}]}",
+           "");
+    t = conv(j, true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    buf_reset(&got);
+    if (doc.nfiles == 1)
+        EQ_INT(nb_file_decode(str_make(j, strlen(j)), &doc.files[0], put_piece, &got), NB_DECODED);
+    EQ_STR(got.data, "<svg>\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdx\"/\n</svg>");
+    free(t);
+    buf_release(&got);
+    buf_release(&want);
+    buf_release(&e);
+    arena_free(a);
+}
+
 int main(void)
 {
     RUN(markdown_and_code);
@@ -295,5 +436,7 @@ int main(void)
     RUN(svg_text_and_base64);
     RUN(unknown_types_warned_once);
     RUN(json_pretty);
+    RUN(files_not_held);
+    RUN(files_decoded_in_pieces);
     return harness_done();
 }
