@@ -110,6 +110,7 @@ typedef struct shared {
     pcre2_match_context *mc; /* its offset limit bounds where a match may start */
     uint32_t md_pairs;
     int depth; /* of sub-language calls */
+    size_t from; /* where the current search began (guard_callout) */
     /* the block's budget, in units of work (see search) */
     unsigned long long work, budget;
     bool over; /* the budget ran out: give up at every level */
@@ -244,6 +245,19 @@ static size_t boundary(const char *s, size_t len, size_t i)
     return i;
 }
 
+/* Callout 1, the end of a terminators regex's start guard (tools/hl/
+ * dump.js, "start guards"): the guard lets an alternative start at a
+ * position inside a run of its first character only near where the search
+ * began — further on a match from there would also match a few positions
+ * earlier, so it is never the leftmost one. 0: go on, 1: fail here. */
+enum { HL_GUARD_REACH = 4 }; /* dump.js's GUARD_REACH */
+
+static int guard_callout(pcre2_callout_block *cb, void *data)
+{
+    const shared *sh = data;
+    return cb->callout_number == 1 && cb->current_position >= sh->from + HL_GUARD_REACH;
+}
+
 /* 1: match, 0: none, -1: PCRE2 gave up or the budget is spent */
 static int search(shared *sh, const pcre2_code *re, uint32_t groups, const char *s, size_t len,
                   size_t off, uint32_t opts)
@@ -254,7 +268,9 @@ static int search(shared *sh, const pcre2_code *re, uint32_t groups, const char 
         if (!(sh->mc = pcre2_match_context_create(NULL)))
             return -1;
         pcre2_set_match_limit(sh->mc, HL_MATCH_LIMIT);
+        pcre2_set_callout(sh->mc, guard_callout, sh);
     }
+    sh->from = off;
     size_t chunk = HL_CHUNK0;
     for (;;) {
         size_t limit = opts & PCRE2_ANCHORED ? off : off + chunk - 1;

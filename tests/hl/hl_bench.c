@@ -1,6 +1,6 @@
 /* hl_bench: work per byte of the highlighter on long tokens, for every
  * language fences may name (issue 34: one identifier of 160 KB in a ```c
- * block took 40 s, since a search for C++'s function head rescans the
+ * block took 40 s, since a search for C++'s function head rescanned the
  * identifier from each of its positions).
  *
  *   hl_bench [N]        N bytes a block (default 8192)
@@ -9,19 +9,43 @@
  * and the other shapes below, repeated to N and to 2N bytes) it reads the
  * work hl_highlight counted (hl_page.work: units of regex work, hl.h — no
  * clock, so the figures are the same on any machine and the test cannot
- * flake) and fails when doubling the block more than triples the work
- * past the budget's fixed part (work a + b·n may grow from w to 2w + a;
- * quadratic growth quadruples it), unless the bigger block ran out of its
- * budget and was left plain, which is the fallback doing its job. It also
- * fails when the same block counts different work twice. It prints the
- * cases that went over budget and the costliest case, with its work and
- * CPU time per byte (for information only). */
+ * flake) and fails unless highlighting is linear: the block of 2N bytes
+ * must be highlighted (not left plain for want of budget) with at most
+ * 2.2 times the work of the block of N bytes, plus a little for the fixed
+ * part (SLACK). Quadratic growth quadruples it. It also fails when the
+ * same block counts different work twice. The cases in not_linear_yet
+ * below are still quadratic inside one PCRE2 search (their grammars'
+ * start guards do not cover them, tools/hl/dump.js): they may run out of
+ * the budget and stay plain, which is the budget doing its job, and are
+ * listed so that no other case can become quadratic unseen. It prints the costliest case,
+ * with its work and CPU time per byte (for information only). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "hl/hl.h"
+
+/* the fixed part of a block's work that doubling it need not double */
+enum { SLACK = 1024 };
+
+/* language and shape of the cases still quadratic (docs/internals.md,
+ * "Budgets", Highlighting) */
+static const char *const not_linear_yet[][2] = {
+    { "perl", "a" }, { "perl", "A" }, { "perl", "_" }, { "perl", "a1" },
+    { "nginx", "a" }, { "nginx", "A" }, { "nginx", "_" }, { "nginx", "a1" },
+    { "groovy", "a" }, { "groovy", "A" }, { "groovy", "_" }, { "groovy", "a1" }, { "groovy", "$a" },
+    { "yaml", "a " }, { "javascript", "(" }, { "typescript", "(" },
+};
+
+static bool excused(const char *lang, const char *shape)
+{
+    for (size_t i = 0; i < sizeof not_linear_yet / sizeof *not_linear_yet; i++)
+        if (!strcmp(not_linear_yet[i][0], lang) && !strcmp(not_linear_yet[i][1], shape))
+            return true;
+    return false;
+}
 
 static const char *const shapes[] = {
     "a", "A", "_", "a1", "1", " ", "a ", "a.", "a-", "a:", "::", "$a", "a(", "(", "<", "=",
@@ -85,19 +109,26 @@ int main(int argc, char **argv)
                 worst_lang = name;
                 worst_shape = shapes[sh];
             }
-            if (s2 == HL_OVER_BUDGET)
-                printf("%-12s [%s]x%zu: %llu units (%.0f a byte, %.1f ms), over budget: plain\n",
-                       name, shapes[sh], 2 * n / strlen(shapes[sh]), w2, per_byte, t2 * 1e3);
+            bool ex = excused(name, shapes[sh]);
+            if (ex) {
+                if (s2 == HL_OVER_BUDGET)
+                    printf("%-12s [%s]x%zu: not linear yet, over budget: plain\n", name, shapes[sh],
+                           2 * n / strlen(shapes[sh]));
+            } else if (s2 == HL_OVER_BUDGET) {
+                fprintf(stderr, "FAIL %-12s [%s]x%zu: %llu units (%.0f a byte, %.1f ms), over budget: plain\n",
+                        name, shapes[sh], 2 * n / strlen(shapes[sh]), w2, per_byte, t2 * 1e3);
+                failures++;
+            }
             if (w3 != w2 || s3 != s2) {
                 fprintf(stderr, "FAIL %s [%s]: the same block counted %llu and %llu units\n", name,
                         shapes[sh], w2, w3);
                 failures++;
             }
-            if (s2 != HL_OVER_BUDGET && w2 > 3 * w1 + HL_BUDGET_BASE) {
+            if (!ex && s2 != HL_OVER_BUDGET && (double)w2 > 2.2 * (double)w1 + SLACK) {
                 fprintf(stderr,
                         "FAIL %s [%s]: %zu bytes %llu units, twice as many %llu units "
-                        "(more than 3x + %llu)\n",
-                        name, shapes[sh], strlen(small), w1, w2, HL_BUDGET_BASE);
+                        "(more than 2.2x + %d)\n",
+                        name, shapes[sh], strlen(small), w1, w2, SLACK);
                 failures++;
             }
         }

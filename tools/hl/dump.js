@@ -26,7 +26,7 @@ function groupCount(src) {
 
 /* regexps.join('|'), each alternative in a group of its own, backreferences
  * renumbered: what highlight.js 9.18's joinRe does, written again here. */
-function joinAlternatives(list) {
+function joinAlternatives(list, marks) {
     var tokenRe = /\[(?:[^\\\]]|\\.)*\]|\(\??|\\([1-9][0-9]*)|\\./;
     var groups = 0;
     var out = '';
@@ -37,6 +37,8 @@ function joinAlternatives(list) {
         if (i > 0)
             out += '|';
         out += '(';
+        if (marks && marks[i])
+            out += '\uE000' + i + '\uE001';
         for (;;) {
             var m = tokenRe.exec(rest);
             if (!m) {
@@ -203,6 +205,215 @@ function utf8Less(a, b) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/* ---- start guards: linear searches (issue 34) ------------------------------
+ *
+ * A terminators regex such as C++'s function head, ([a-zA-Z_]\w*…)+…\(,
+ * tried from each position inside a long identifier, reads to the
+ * identifier's end from each and fails there: one search over n bytes of
+ * identifier costs n²/2. Yet a match that starts at position k inside the
+ * run, where the alternative is "C X* …" with C ⊆ X and s[k-1] in C, would
+ * also match from k-1 (C takes s[k-1], X* takes s[k] on), so the leftmost
+ * match never starts at such a k — unless k is where the search began.
+ * The same holds where a C stands a few positions back with only X since
+ * ("a1a1…": C then X then C). Such an alternative gets a guard in front,
+ * (?:(?<!C|CX|CXX|CXXX)|(?!C)|(?=U)…|(?C1)): it fails at once where it
+ * cannot be the leftmost match, so a run is read from its first positions
+ * only. Callout 1 lets the guard pass within GUARD_REACH of where the
+ * search began (hl.c's guard_callout), where the C it saw may lie before
+ * that start: a search tries its start positions over several pcre2_match
+ * calls, so \G could not say it. U are the alternative's other
+ * starting branches that are literal text (C++'s decltype(auto)), which the
+ * argument does not cover: where one of them matches, the guard lets the
+ * alternative be tried. Only sequences the argument is proved for get a
+ * guard: C ⊆ X is checked on every UTF-16 code unit with the language's
+ * case flag, by JavaScript itself; anything the parser below does not know
+ * leaves the alternative as it was. The output is unchanged: a guard only
+ * removes start positions that cannot hold the leftmost match. */
+
+/* How far back a guard looks for C: positions closer than this to where
+ * the search began pass (hl.c's HL_GUARD_REACH, the same number). */
+var GUARD_REACH = 4;
+
+/* A JS regex source split at its top-level '|'. */
+function splitBranches(src) {
+    var out = [], depth = 0, last = 0;
+    for (var i = 0; i < src.length; i++) {
+        var c = src.charAt(i);
+        if (c === '\\') {
+            i++;
+        } else if (c === '[') {
+            i++;
+            while (i < src.length && src.charAt(i) !== ']') {
+                if (src.charAt(i) === '\\')
+                    i++;
+                i++;
+            }
+        } else if (c === '(') {
+            depth++;
+        } else if (c === ')') {
+            depth--;
+        } else if (c === '|' && !depth) {
+            out.push(src.substring(last, i));
+            last = i + 1;
+        }
+    }
+    out.push(src.substring(last));
+    return out;
+}
+
+/* A branch (no top-level '|') as its elements: {kind: 'atom' (one
+ * character: a literal, an escape, a class, '.'), 'group' (with its
+ * branches), or 'other'; src; q: its quantifier}. null when not understood. */
+function parseSeq(src) {
+    var els = [], i = 0, n = src.length;
+    while (i < n) {
+        var c = src.charAt(i), start = i, el;
+        if (c === '\\') {
+            var d = src.charAt(i + 1);
+            i += d === 'u' ? 6 : d === 'x' ? 4 : d === 'c' ? 3 : 2;
+            if (/[1-9]/.test(d) || d === 'b' || d === 'B')
+                el = {kind: 'other'};
+            else
+                el = {kind: 'atom', src: src.substring(start, i)};
+        } else if (c === '[') {
+            i++;
+            while (i < n && src.charAt(i) !== ']') {
+                if (src.charAt(i) === '\\')
+                    i++;
+                i++;
+            }
+            if (i >= n)
+                return null;
+            i++;
+            el = {kind: 'atom', src: src.substring(start, i)};
+        } else if (c === '(') {
+            var depth = 0, j = i;
+            for (; j < n; j++) {
+                var e = src.charAt(j);
+                if (e === '\\') {
+                    j++;
+                } else if (e === '[') {
+                    j++;
+                    while (j < n && src.charAt(j) !== ']') {
+                        if (src.charAt(j) === '\\')
+                            j++;
+                        j++;
+                    }
+                } else if (e === '(') {
+                    depth++;
+                } else if (e === ')' && !--depth) {
+                    break;
+                }
+            }
+            if (j >= n)
+                return null;
+            var inner = src.substring(i + 1, j);
+            if (inner.charAt(0) === '?' && inner.charAt(1) !== ':')
+                el = {kind: 'other'}; /* a lookahead */
+            else
+                el = {kind: 'group', branches: splitBranches(inner.charAt(0) === '?' ? inner.substring(2) : inner)};
+            i = j + 1;
+        } else if ('*+?{}|)]'.indexOf(c) >= 0) {
+            return null;
+        } else {
+            i++;
+            el = c === '^' || c === '$' ? {kind: 'other'}
+               : {kind: 'atom', src: c === '.' ? '.' : /[\/\\]/.test(c) ? '\\' + c : c};
+        }
+        var m = /^(?:[*+?]|\{[0-9]+(?:,[0-9]*)?\})\??/.exec(src.substring(i));
+        el.q = m ? m[0] : '';
+        i += el.q.length;
+        els.push(el);
+    }
+    return els;
+}
+
+var subsetMemo = {};
+/* Whether every UTF-16 code unit atom a matches, atom b matches too. */
+function subset(a, b, ci) {
+    var key = (ci ? 'i' : '') + a + '\u0000' + b;
+    if (subsetMemo[key] === undefined) {
+        var ra = new RegExp('^(?:' + a + ')$', ci ? 'i' : ''), rb = new RegExp('^(?:' + b + ')$', ci ? 'i' : '');
+        var ok = true;
+        for (var u = 0; u < 0x10000 && ok; u++) {
+            var ch = String.fromCharCode(u);
+            if (ra.test(ch) && !rb.test(ch))
+                ok = false;
+        }
+        subsetMemo[key] = ok;
+    }
+    return subsetMemo[key];
+}
+
+function isLiteral(src) {
+    return /^(?:[^\\()[\]{}|*+?.^$]|\\[^0-9bBdDwWsSuxc])+$/.test(src);
+}
+
+/* What guards a sequence (a branch from its start on): {c: the atom C,
+ * u: literal branches left unguarded}, or null. */
+function startGuard(els, ci) {
+    if (!els || !els.length)
+        return null;
+    var t0 = els[0];
+    var q0 = t0.q.length > 1 && t0.q.charAt(t0.q.length - 1) === '?' ? t0.q.substring(0, t0.q.length - 1) : t0.q;
+    if (t0.kind === 'group') {
+        var optional = q0 === '?' || q0 === '*' || /^\{0/.test(q0);
+        var c = null, u = [], x;
+        for (var k = 0; k < t0.branches.length; k++) {
+            var b = t0.branches[k];
+            var g = startGuard(parseSeq(b), ci);
+            if (g && (c === null || c === g.c) && !(optional && g.u.length)) {
+                x = c === null || x === g.x ? g.x : null;
+                c = g.c;
+                u = u.concat(g.u);
+            } else if (!optional && isLiteral(b)) {
+                u.push(b);
+            } else {
+                return null;
+            }
+        }
+        if (c === null)
+            return null;
+        if (optional) { /* the sequence may also start after it */
+            var r = startGuard(els.slice(1), ci);
+            if (!r || r.c !== c || r.u.length)
+                return null;
+            x = x === r.x ? x : null;
+        }
+        return {c: c, x: x, u: u};
+    }
+    if (t0.kind !== 'atom')
+        return null;
+    if (q0 === '+' || q0 === '*')
+        return {c: t0.src, x: t0.src, u: []};
+    if (q0 === '' && els.length > 1 && els[1].kind === 'atom' && /^[*+]/.test(els[1].q) &&
+        subset(t0.src, els[1].src, ci))
+        return {c: t0.src, x: els[1].src, u: []};
+    return null;
+}
+
+/* The guard of one alternative, in PCRE2 syntax, or ''. */
+function guardOf(src, ci) {
+    var branches = splitBranches(src);
+    if (branches.length !== 1)
+        return '';
+    var g = startGuard(parseSeq(src), ci);
+    if (!g)
+        return '';
+    /* C, or C then up to GUARD_REACH - 1 of X, just before */
+    var behind = [], c = toPcre(g.c), x = g.x ? toPcre(g.x) : null;
+    for (var d = 0; d < (x ? GUARD_REACH : 1); d++) {
+        var alt = c;
+        for (var k2 = 0; k2 < d; k2++)
+            alt += x;
+        behind.push(alt);
+    }
+    var out = '(?:(?<!' + behind.join('|') + ')|(?!' + c + ')';
+    for (var k = 0; k < g.u.length; k++)
+        out += '|(?=' + toPcre(g.u[k]) + ')';
+    return out + '|(?C1))';
+}
+
 function hlDump(names) {
     hljs.configure({hideUpgradeWarningAcceptNoSupportOrSecurityUpdates: true});
     var all = hljs.listLanguages();
@@ -273,8 +484,8 @@ function hlDump(names) {
         };
         idOf(L.lang);
         var failed = null;
-        var pat = function (src, what) {
-            var p = toPcre(src);
+        var pat = function (src, what, already) {
+            var p = already ? src : toPcre(src);
             if (!hlPcreOk(p)) {
                 if (!failed) failed = what + ' /' + src + '/ (as PCRE2: ' + p + ')';
             }
@@ -303,7 +514,16 @@ function hlDump(names) {
                 list.push(m.illegal);
                 at += groupCount(reStr(m.illegal)) + 1;
             }
-            var term = list.length ? pat(joinAlternatives(list), 'terminators') : null;
+            var guards = [];
+            for (var k = 0; k < list.length; k++)
+                guards.push(guardOf(reStr(list[k]), ci));
+            var term = null;
+            if (list.length) {
+                term = toPcre(joinAlternatives(list, guards)).replace(/\uE000([0-9]+)\uE001/g, function (all, k) {
+                    return guards[Number(k)];
+                });
+                pat(term, 'terminators', true);
+            }
             if (rules.length)
                 body.push('static const int ' + pre + 'r[] = {' + rules.join(',') + '};');
             var kw = 'NULL', nkw = 0;
