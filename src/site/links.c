@@ -564,12 +564,20 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         for (size_t f = 0; f < nfeeds; f++)
             strmap_put(outputs, feeds[f], 0);
     }
+    /* each term's outputs once: made for each post that names it, their
+     * paths were 0.5 KB a post left in the site arena */
+    strmap *seen[SITE_MAX_TAXONOMIES] = { NULL };
+    for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
+        seen[t] = strmap_new(64);
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
         if (!p->is_post || p->excluded || p->failed)
             continue; /* only posts make term pages */
         for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
             for (size_t k = 0; k < p->nterms[t]; k++) {
+                if (strmap_get(seen[t], p->terms[t][k]) >= 0)
+                    continue; /* met in an earlier post */
+                strmap_put(seen[t], p->terms[t][k], 0);
                 const char *slug = site_tag_slug(&s->cfg, s->a, p->terms[t][k]);
                 strmap_put(outputs, arena_printf(s->a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
                 first = site_first_page_alias(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug));
@@ -585,6 +593,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
                     strmap_put(outputs, feeds[f], 0);
             }
     }
+    for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
+        strmap_free(seen[t]);
     /* each page's words, in its own language (made here: not thread-safe) */
     for (size_t i = 0; i < s->npages; i++)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
