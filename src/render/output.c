@@ -383,15 +383,31 @@ static bool ensure_parent(const char *path)
     return ok;
 }
 
-/* Is the old file at `old` byte-identical to data? */
+/* Is the old file at `old` byte-identical to data? Read a block at a
+ * time: a large output (the search index, an archive) read whole was a
+ * second copy of it in memory. */
 static bool same_as(const char *old, const void *data, size_t len)
 {
-    struct stat st;
-    if (stat(old, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+    int fd = open(old, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return false;
-    buf b = BUF_INIT;
-    bool same = fs_read_file(old, &b) && b.len == len && memcmp(b.data, data, len) == 0;
-    buf_release(&b);
+    struct stat st;
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+    char block[16384];
+    const char *p = data;
+    size_t at = 0;
+    while (same) {
+        ssize_t k = read(fd, block, sizeof block);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            same = k == 0 && at == len;
+            break;
+        }
+        same = (size_t)k <= len - at && memcmp(block, p + at, (size_t)k) == 0;
+        at += (size_t)k;
+    }
+    close(fd);
     return same;
 }
 
