@@ -632,7 +632,9 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
 {
     const char *anchor_name = (const char *)ev->data.mapping_start.anchor;
     uint64_t first_node = c->nodes;
-    tpl_map *m = tpl_map_new(c->a, 0);
+    /* room for one entry: a larger mapping gets its room below, once its
+     * keys are counted (front matter is kept for the whole build) */
+    tpl_map *m = tpl_map_new(c->a, 1);
     size_t ai = anchor_name ? anchor_add(c, anchor_name, tpl_map_value(m), false) : 0;
     yaml_event_delete(ev);
 
@@ -697,13 +699,14 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
      * PyYAML's silent "the last one wins" hides a typo'd second `title:`.
      * Keys compare as the map compares them (1, 1.0 and true are one key);
      * `<<` merges may be overridden, that is what they are for. */
-    tpl_map *seen = n > 1 ? tpl_map_new(c->a, n) : NULL;
+    arena *scratch = n > 1 ? arena_new() : NULL; /* not c->a: only for this check */
+    tpl_map *seen = n > 1 ? tpl_map_new(scratch, n) : NULL;
     for (size_t i = 0; seen && i < n; i++) {
         if (pairs[i].merge)
             continue;
         tpl_value first = tpl_map_get_value(seen, pairs[i].k);
         if (first.kind == TPL_UNDEFINED) {
-            tpl_map_set(c->a, seen, pairs[i].k, tpl_int((int64_t)i));
+            tpl_map_set(scratch, seen, pairs[i].k, tpl_int((int64_t)i));
             continue;
         }
         const pair *f = &pairs[first.u.i];
@@ -720,6 +723,7 @@ static bool compose_mapping(composer *c, yaml_event_t *ev, tpl_value *out)
                      mark_line(c, f->km), mark_col(f->km));
         buf_release(&b);
     }
+    arena_free(scratch);
 
     /* As PyYAML's flatten_mapping: merged entries first (of a list of maps,
      * the earlier map wins), then the mapping's own keys, later ones winning. */

@@ -637,7 +637,7 @@ static void parse_page(site *s, page *p, arena *a, diag_list *d)
     p->body_line = sp.body_line;
     fm_key_pos *pos = NULL;
     size_t npos = 0;
-    tpl_value fm = tpl_map_value(tpl_map_new(a, 0));
+    tpl_value fm = tpl_undefined(); /* fm_parse_head always sets it */
     if (!fm_parse_head(&sp, p->src, a, &fm, &pos, &npos, d)) {
         p->failed = true;
         return;
