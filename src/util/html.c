@@ -69,28 +69,55 @@ static bool name_is(const char *s, size_t n, const char *name)
     return true;
 }
 
-static bool name_in(const char *s, size_t n, const char *const *names)
-{
-    for (size_t i = 0; names[i]; i++)
-        if (name_is(s, n, names[i]))
-            return true;
-    return false;
-}
+/* What the plain text does with an element, by its name: a block (a
+ * break around it), a void element (no content), an element skipped
+ * whole. One lookup a tag, in a table sorted by name. */
+enum { TAG_BLOCK = 1, TAG_VOID = 2, TAG_SKIP = 4 };
+static const struct tag_kind {
+    const char *name;
+    unsigned char kind;
+} tag_kinds[] = {
+    { "address", TAG_BLOCK }, { "annotation", TAG_SKIP }, { "annotation-xml", TAG_SKIP },
+    { "area", TAG_VOID }, { "article", TAG_BLOCK }, { "aside", TAG_BLOCK }, { "base", TAG_VOID },
+    { "blockquote", TAG_BLOCK }, { "br", TAG_BLOCK | TAG_VOID }, { "button", TAG_SKIP },
+    { "caption", TAG_BLOCK }, { "col", TAG_VOID }, { "dd", TAG_BLOCK }, { "details", TAG_BLOCK },
+    { "dialog", TAG_BLOCK }, { "div", TAG_BLOCK }, { "dl", TAG_BLOCK }, { "dt", TAG_BLOCK },
+    { "embed", TAG_VOID }, { "fieldset", TAG_BLOCK }, { "figcaption", TAG_BLOCK },
+    { "figure", TAG_BLOCK }, { "footer", TAG_BLOCK }, { "form", TAG_BLOCK }, { "h1", TAG_BLOCK },
+    { "h2", TAG_BLOCK }, { "h3", TAG_BLOCK }, { "h4", TAG_BLOCK }, { "h5", TAG_BLOCK },
+    { "h6", TAG_BLOCK }, { "header", TAG_BLOCK }, { "hr", TAG_BLOCK | TAG_VOID },
+    { "img", TAG_VOID }, { "input", TAG_VOID }, { "li", TAG_BLOCK }, { "link", TAG_VOID },
+    { "main", TAG_BLOCK }, { "meta", TAG_VOID }, { "nav", TAG_BLOCK }, { "ol", TAG_BLOCK },
+    { "p", TAG_BLOCK }, { "param", TAG_VOID }, { "pre", TAG_BLOCK }, { "script", TAG_SKIP },
+    { "section", TAG_BLOCK }, { "select", TAG_SKIP }, { "source", TAG_VOID },
+    { "style", TAG_SKIP }, { "summary", TAG_BLOCK }, { "svg", TAG_SKIP }, { "table", TAG_BLOCK },
+    { "tbody", TAG_BLOCK }, { "td", TAG_BLOCK }, { "template", TAG_SKIP },
+    { "textarea", TAG_SKIP }, { "tfoot", TAG_BLOCK }, { "th", TAG_BLOCK }, { "thead", TAG_BLOCK },
+    { "tr", TAG_BLOCK }, { "track", TAG_VOID }, { "ul", TAG_BLOCK }, { "wbr", TAG_VOID },
+};
 
-static const char *const block_names[] = {
-    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog",
-    "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
-    "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
-    "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", NULL,
-};
-static const char *const skip_names[] = {
-    "annotation", "annotation-xml", "button", "script", "select", "style", "svg",
-    "template", "textarea", NULL,
-};
-static const char *const void_names[] = {
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-    "source", "track", "wbr", NULL,
-};
+/* The TAG_ bits of the element named s[0..n) (any case); 0 for others. */
+static unsigned tag_kind(const char *s, size_t n)
+{
+    char low[16];
+    if (!n || n >= sizeof low)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    low[n] = 0;
+    size_t lo = 0, hi = sizeof tag_kinds / sizeof *tag_kinds;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(low, tag_kinds[mid].name);
+        if (!c)
+            return tag_kinds[mid].kind;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
 
 /* The value of attribute `name` in a tag's attribute text a[0..n), or
  * NULL; *len its length. Reads name=value, name="value", name='value'. */
@@ -191,18 +218,29 @@ static void plain_break(plain *p, int kind)
         p->pending = kind;
 }
 
+static bool plain_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+/* Text: each run of blanks is one pending space; the bytes between are
+ * copied a run at a time. */
 static void plain_put(plain *p, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+    for (size_t i = 0; i < n;) {
+        if (plain_space(s[i])) {
             plain_break(p, 1);
+            i++;
             continue;
         }
+        size_t j = i + 1;
+        while (j < n && !plain_space(s[j]))
+            j++;
         if (p->pending && p->out->len > p->start)
             buf_putc(p->out, p->pending == 2 ? '\n' : ' ');
         p->pending = 0;
-        buf_putc(p->out, c);
+        buf_put(p->out, s + i, j - i);
+        i = j;
     }
 }
 
@@ -398,7 +436,8 @@ void html_plain_text_marked(buf *out, const char *h, size_t n, bool lines, const
         size_t after = e < n ? e + 1 : n;
         const char *name = h + ns;
         size_t nl = ne - ns;
-        bool block = name_in(name, nl, block_names);
+        unsigned kind = tag_kind(name, nl);
+        bool block = kind & TAG_BLOCK;
         if (block)
             plain_break(&p, 2);
         i = after;
@@ -415,8 +454,7 @@ void html_plain_text_marked(buf *out, const char *h, size_t n, bool lines, const
             continue;
         }
         bool self_closing = e < n && e > ne && h[e - 1] == '/';
-        if (!self_closing && !name_in(name, nl, void_names) &&
-            (name_in(name, nl, skip_names) || hidden(h + ne, e - ne))) {
+        if (!self_closing && !(kind & TAG_VOID) && ((kind & TAG_SKIP) || hidden(h + ne, e - ne))) {
             i = skip_element(h, after, n, name, nl);
             if (block)
                 plain_break(&p, 2);
