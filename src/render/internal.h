@@ -75,8 +75,10 @@ typedef struct render_ctx {
 #define RENDER_TRIM_EVERY 64
 
 /* Writes the search index of s's published pages (search/index.json) to
- * out (search.c). */
-void render_search_index(const site *s, buf *out);
+ * out (search.c). With flush, out is handed to flush(ctx, out) whenever
+ * it holds 64 KB or more, at the end of a document, and at the end (flush
+ * empties it): the index is then never whole in memory. */
+void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx);
 
 /* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
 void render_job(void *vctx, size_t i, int worker);

@@ -218,6 +218,28 @@ static void emit(render_ctx *c, const char *rel, const void *data, size_t len, d
     buf_release(&fixed);
 }
 
+/* The search index on its way to the output folder in pieces, each made
+ * fit for its format as emit makes a whole output (the pieces end between
+ * whole JSON values, so no character is cut). */
+typedef struct index_stream {
+    output_stream st;
+    text_format f;
+} index_stream;
+
+static void index_flush(void *ctx, buf *b)
+{
+    index_stream *is = ctx;
+    if (text_format_bad(b->data, b->len, is->f) != b->len) {
+        buf fixed = BUF_INIT;
+        text_format_fix(&fixed, b->data, b->len, is->f);
+        output_stream_write(&is->st, fixed.data, fixed.len);
+        buf_release(&fixed);
+    } else {
+        output_stream_write(&is->st, b->data, b->len);
+    }
+    buf_reset(b);
+}
+
 /* A redirect page at rel to the absolute url: an alias, a list's page/1/. */
 static void redirect(render_ctx *c, const char *rel, const char *url, diag_list *d)
 {
@@ -399,8 +421,19 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         const site_generated *g = &site_generated_outputs[j->a];
         if (j->a == SITE_GEN_SEARCH_INDEX) { /* not a template: search.c */
             buf b = BUF_INIT;
-            render_search_index(s, &b);
-            emit(c, g->output, b.data, b.len, d);
+            if (!c->sink && !c->out->mem) {
+                /* a one-shot build: written as it is made (at 100,000
+                 * posts the index is 115 MB) */
+                if (!writable(g->output, d))
+                    return;
+                index_stream is = { .f = text_format_of(g->output) };
+                output_stream_open(c->out, g->output, &is.st);
+                render_search_index(s, &b, index_flush, &is);
+                output_stream_close(c->out, &is.st, d);
+            } else {
+                render_search_index(s, &b, NULL, NULL);
+                emit(c, g->output, b.data, b.len, d);
+            }
             buf_release(&b);
             return;
         }
@@ -519,7 +552,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         buf bytes = BUF_INIT;
         if (f->nbf && !c->sink) {
             nb_source ns = { f, src };
-            output_stream(c->out, f->path, f->len, f->nbf->hash, nb_fill, &ns, d);
+            output_fill(c->out, f->path, f->len, f->nbf->hash, nb_fill, &ns, d);
         } else if (f->nbf) {
             if (nb_bytes(f, src, &bytes, d))
                 c->sink(c->sink_ctx, f->path, bytes.data, bytes.len);

@@ -489,7 +489,7 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
     return ok;
 }
 
-/* output_stream's two ends of fill: a file written, or an old file read
+/* output_fill's two ends of fill: a file written, or an old file read
  * and compared. */
 typedef struct piece_fd {
     int fd;
@@ -554,8 +554,8 @@ static bool same_stream(const char *old, size_t len, output_fill_fn fill, void *
     return same;
 }
 
-bool output_stream(output *o, const char *rel, size_t len, uint64_t hash, output_fill_fn fill, void *ctx,
-                   diag_list *d)
+bool output_fill(output *o, const char *rel, size_t len, uint64_t hash, output_fill_fn fill, void *ctx,
+                 diag_list *d)
 {
     if (!o->write) {
         record(o, rel, false, 0, len);
@@ -604,6 +604,113 @@ bool output_stream(output *o, const char *rel, size_t len, uint64_t hash, output
     }
     free(dst);
     free(old);
+    return ok;
+}
+
+void output_stream_open(output *o, const char *rel, output_stream *st)
+{
+    st->rel = xstrdup(rel);
+    st->dst = fs_join(o->tmp, rel);
+    st->fd = -1;
+    st->len = 0;
+    st->error = 0;
+    if (!o->write || atomic_load(&o->disk_failed))
+        return;
+    if (!ensure_parent(st->dst) ||
+        (st->fd = open(st->dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+        st->error = errno ? errno : EIO;
+}
+
+void output_stream_write(output_stream *st, const void *data, size_t n)
+{
+    st->len += n;
+    const char *p = data;
+    while (st->fd >= 0 && n) {
+        ssize_t k = write(st->fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            st->error = errno;
+            close(st->fd);
+            st->fd = -1;
+            break;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+/* Are the files at a and b byte-identical? Read a block at a time. */
+static bool same_files(const char *a, const char *b)
+{
+    int fa = open(a, O_RDONLY | O_CLOEXEC), fb = fa < 0 ? -1 : open(b, O_RDONLY | O_CLOEXEC);
+    struct stat sa, sb;
+    bool same = fa >= 0 && fb >= 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
+                S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_size == sb.st_size;
+    static const size_t block = 16384;
+    char *x = same ? xmalloc(2 * block) : NULL, *y = x + (x ? block : 0);
+    while (same) {
+        ssize_t k = read(fa, x, block);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            same = k == 0;
+            break;
+        }
+        size_t got = 0;
+        while (got < (size_t)k) {
+            ssize_t m = read(fb, y + got, (size_t)k - got);
+            if (m < 0 && errno == EINTR)
+                continue;
+            if (m <= 0)
+                break;
+            got += (size_t)m;
+        }
+        same = got == (size_t)k && memcmp(x, y, got) == 0;
+    }
+    free(x);
+    if (fa >= 0)
+        close(fa);
+    if (fb >= 0)
+        close(fb);
+    return same;
+}
+
+bool output_stream_close(output *o, output_stream *st, diag_list *d)
+{
+    bool ok = true;
+    if (!o->write) {
+        record(o, st->rel, false, 0, st->len);
+    } else if (st->fd < 0 || close(st->fd) != 0 || st->error) {
+        if (!st->error)
+            st->error = errno ? errno : EIO;
+        if (!atomic_load(&o->disk_failed)) {
+            errno = st->error;
+            report_write(o, "write", st->rel, st->dst, d);
+        }
+        ok = false;
+    } else {
+        char *old = fs_join(o->target, st->rel);
+        bool same = !o->fresh && is_ours(o, st->rel) && same_files(old, st->dst);
+        if (same && unlink(st->dst) == 0 && keep_old(old, st->dst)) {
+            atomic_fetch_add(&o->unchanged, 1);
+            record(o, st->rel, false, 0, st->len);
+        } else if (same) { /* the old file could not take its place: write it again */
+            ok = fs_copy_file(old, st->dst);
+            if (ok) {
+                atomic_fetch_add(&o->written, 1);
+                record(o, st->rel, true, 0, st->len);
+            } else {
+                report_write(o, "write", st->rel, st->dst, d);
+            }
+        } else {
+            atomic_fetch_add(&o->written, 1);
+            record(o, st->rel, true, 0, st->len);
+        }
+        free(old);
+    }
+    free(st->rel);
+    free(st->dst);
     return ok;
 }
 

@@ -98,6 +98,21 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
                   diag_list *d);
 /* Writes one file (rel: "posts/a/index.html"). */
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d);
+/* A large output written in pieces (the search index), so its bytes are
+ * never all in memory: output_stream_open starts rel in the staging
+ * folder, output_stream_write appends to it, output_stream_close compares
+ * the whole with the old file as output_put does (keeping the old one when
+ * they are equal) and records it. Only where no session memory needs the
+ * bytes' hash (o->mem NULL); a failed write is reported once, by close. */
+typedef struct output_stream {
+    char *rel, *dst;
+    int fd;       /* -1: nothing is written (`write` off, or it failed) */
+    size_t len;
+    int error;    /* errno of the first failed write, or 0 */
+} output_stream;
+void output_stream_open(output *o, const char *rel, output_stream *st);
+void output_stream_write(output_stream *st, const void *data, size_t n);
+bool output_stream_close(output *o, output_stream *st, diag_list *d);
 /* Copies a file from src (or `data` when not NULL). */
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,
                  diag_list *d);
@@ -109,8 +124,8 @@ typedef bool (*output_fill_fn)(void *ctx, output_put_fn put, void *pc, diag_list
 /* Writes one file of `len` bytes (hash: their hash_bytes) that fill makes,
  * never holding more than a piece of it: compared with the old file (by
  * the session's memory, or piece by piece) as output_put compares. */
-bool output_stream(output *o, const char *rel, size_t len, uint64_t hash, output_fill_fn fill, void *ctx,
-                   diag_list *d);
+bool output_fill(output *o, const char *rel, size_t len, uint64_t hash, output_fill_fn fill, void *ctx,
+                 diag_list *d);
 /* Commits the staged tree (ok) or throws it away (!ok). */
 bool output_end(output *o, bool ok, diag_list *d);
 void output_free(output *o);

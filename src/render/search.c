@@ -216,10 +216,11 @@ static void excerpt(buf *b, const char *text, size_t n)
     buf_release(&e);
 }
 
-/* Appends p's document to the list in docs, which starts at docs0. */
-static void add_doc(indexer *x, const page *p, buf *docs, size_t docs0)
+/* Appends p's document to the list in docs (after a comma unless it is
+ * the first). */
+static void add_doc(indexer *x, const page *p, buf *docs, bool first)
 {
-    if (docs->len > docs0)
+    if (!first)
         buf_putc(docs, ',');
     buf_putc(docs, '[');
     tpl_map_touch_all(p->value); /* a build session re-makes the index when the page changes */
@@ -277,18 +278,23 @@ static void add_doc(indexer *x, const page *p, buf *docs, size_t docs0)
     x->doc++;
 }
 
-void render_search_index(const site *s, buf *out)
+/* How much of the index out holds before it goes to flush (when there
+ * is one). */
+#define FLUSH_AT 65536
+
+void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx)
 {
     indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT };
     grow(&x);
     /* the documents straight into out; the keys of the ones read leave
      * memory now and then when they are in the spill file (site.h) */
     buf_puts(out, "{\"version\":1,\"docs\":[");
-    size_t docs0 = out->len;
     for (size_t k = 0; k < s->nposts + s->nplain; k++) {
-        add_doc(&x, &s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]], out, docs0);
+        add_doc(&x, &s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]], out, k == 0);
         if (k % 256 == 255)
             site_spill_trim(s);
+        if (flush && out->len >= FLUSH_AT)
+            flush(ctx, out);
     }
     buf_putc(out, ']');
     vec_sort(x.terms, x.nterms, sizeof *x.terms, cmp_terms);
@@ -327,8 +333,12 @@ void render_search_index(const site *s, buf *out)
         flush_posting(t);
         buf_put(out, t->out.data, t->out.len);
         buf_release(&t->out);
+        if (flush && out->len >= FLUSH_AT)
+            flush(ctx, out);
     }
     buf_puts(out, "\"}\n");
+    if (flush)
+        flush(ctx, out);
     buf_release(&keys);
     free(x.terms);
     free(x.slots);
