@@ -610,12 +610,13 @@ bool output_fill(output *o, const char *rel, size_t len, uint64_t hash, output_f
 void output_stream_open(output *o, const char *rel, output_stream *st)
 {
     st->rel = xstrdup(rel);
-    st->dst = fs_join(o->tmp, rel);
+    st->dst = NULL;
     st->fd = -1;
     st->len = 0;
     st->error = 0;
     if (!o->write || atomic_load(&o->disk_failed))
-        return;
+        return; /* `sheaf check` has no staging folder */
+    st->dst = fs_join(o->tmp, rel);
     if (!ensure_parent(st->dst) ||
         (st->fd = open(st->dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         st->error = errno ? errno : EIO;
