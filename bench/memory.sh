@@ -5,6 +5,7 @@
 #
 #   bench/memory.sh [POSTS…]        default 10000; e.g. bench/memory.sh 10000 100000
 #   SHEAF=build-rel/sheaf REF=/path/to/other/sheaf bench/memory.sh 10000
+#   EDIT=0 REF=… bench/memory.sh 100000   the clean builds only (no edit)
 #
 # For each size: generates the corpus with bench/gen_corpus.py (once; kept
 # in WORK between runs), builds it clean under GNU time (peak RSS, CPU,
@@ -61,8 +62,11 @@ for n in "$@"; do
         same "$out" "$WORK/ref-$n" "clean build = REF's clean build"
         rm -rf "$WORK/ref-$n"
     fi
-    # one edit: a line added to the body of the newest post (the last file)
-    post=$(ls "$c/content/posts" | sort | tail -1)
+    [ "${EDIT:-1}" = 0 ] && { rm -rf "$out"; continue; }
+    # one edit: a line added to the body of the newest published post (the
+    # last file without `draft: true`: an edited draft changes no output)
+    post=$(cd "$c/content/posts" && ls | sort -r | while read -r f; do
+        grep -q '^draft: true' "$f" || { echo "$f"; break; }; done)
     cp "$c/content/posts/$post" "$WORK/saved.md"
     printf '\nOne more line, written after the first build.\n' >> "$c/content/posts/$post"
     timed "one-edit build" "$WORK/t" "$SHEAF" build -q -s "$c" -o "$out"
