@@ -426,6 +426,13 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
     return hit;
 }
 
+void cache_touch(cache *c, const char *kind, const void *key, size_t klen)
+{
+    if (!c || !kind_ok(kind) || atomic_load(&c->refused))
+        return;
+    mark_used(c, key_name(kind, key, klen).h1);
+}
+
 /* fail, called with mu held */
 static void fail_locked(cache *c, const char *what, const char *path, int err)
 {

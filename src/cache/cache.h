@@ -54,6 +54,11 @@ void cache_read_only(cache *c);
  * kind is a short name of letters, digits, '-' and '_' ("math", "code").
  * c may be NULL (always a miss). */
 bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *out);
+/* Counts (kind, key) as used by this process, as cache_get would, without
+ * reading it: for a caller that knows its result is already in place
+ * (an image variant kept in the output folder), so that a trim does not
+ * take the entry as unused and remove it first. c may be NULL. */
+void cache_touch(cache *c, const char *kind, const void *key, size_t klen);
 /* Stores (kind, key) → value. A failure is remembered (cache_problem) and
  * stops later writes; it is never an error. c may be NULL. */
 void cache_put(cache *c, const char *kind, const void *key, size_t klen, const void *value,

@@ -88,10 +88,16 @@ const char *img_vips_problem(void);
 void img_data_hash(const unsigned char *data, size_t len, char hex[65]);
 
 /* The same of the file at path, remembered in the cache under the file's
- * (path, size, modification time, device and inode): a build that finds
- * it there does not read the file. When it reads it, its bytes are left
+ * (path, size, modification and change times to the nanosecond, device
+ * and inode): a build that finds it there does not read the file. When it reads it, its bytes are left
  * in `bytes` (for a variant to be made). False: it cannot be read. */
 bool img_file_hash(struct cache *c, const char *path, char hex[65], buf *bytes);
+
+/* Appends to key the build cache's key of the WebP variant (kind "img")
+ * of the image whose hash is hex, at `width` and `quality`: everything its
+ * bytes depend on, libvips's version included. False (nothing appended)
+ * without libvips. */
+bool img_variant_key(buf *key, const char *hex, unsigned width, int quality);
 
 /* Appends the cached WebP variant of the image whose hash is hex, at
  * `width` and `quality`, to out; false when the cache lacks it (or libvips,

@@ -168,9 +168,17 @@ bool img_file_hash(struct cache *c, const char *path, char hex[65], buf *bytes)
     if (stat(path, &st) || !S_ISREG(st.st_mode))
         return false;
     buf key = BUF_INIT, v = BUF_INIT;
-    buf_printf(&key, "source 1\npath %s\nsize %lld\nmtime %lld.%09ld\ninode %llu:%llu", path,
+    /* git's rule for its index: a file whose size, modification and
+     * change times (to the nanosecond), device and inode are those of the
+     * record has the recorded bytes. Writing a file changes its change
+     * time, even when a tool then sets the modification time back (cp -p,
+     * touch -r), so only a rewrite within the same tick of the kernel's
+     * clock (a few milliseconds) that also restores the modification time
+     * goes unseen. */
+    buf_printf(&key, "source 2\npath %s\nsize %lld\nmtime %lld.%09ld\nctime %lld.%09ld\ninode %llu:%llu", path,
                (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-               (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+               (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (unsigned long long)st.st_dev,
+               (unsigned long long)st.st_ino);
     bool ok = cache_get(c, "img-src", key.data, key.len, &v) && v.len == 64 && strspn(v.data, "0123456789abcdef") == 64;
     if (ok) {
         memcpy(hex, v.data, 65);
@@ -189,6 +197,14 @@ static void variant_key(buf *key, const char *hex, unsigned width, int quality)
 {
     buf_printf(key, "variant 1\nformat webp\nwidth %u\nquality %d\nlibvips %s\nsource %s", width, quality,
                img_vips_version(), hex);
+}
+
+bool img_variant_key(buf *key, const char *hex, unsigned width, int quality)
+{
+    if (!img_vips_available())
+        return false;
+    variant_key(key, hex, width, quality);
+    return true;
 }
 
 /* A cached value is a WebP whose header says `width` wide. */

@@ -263,6 +263,62 @@ static void redirect(render_ctx *c, const char *rel, const char *url, diag_list 
  * hands it to the sink); a file job copies its file instead, and a
  * reference job keeps its result in the entry (render_references).
  * Problems go to the worker's list d. */
+/* ---- image variants already in the output folder ----
+ * A warm build found each variant in the cache, read it (and checked its
+ * MAC, a SHA-256 over it), then read the old output's copy to compare: all
+ * of the variants' bytes read twice a build, for nothing. So each variant
+ * written leaves a record, kind "img-out": (its cache key, the output
+ * folder, its path) → who the output file is (output_file_id: device,
+ * inode, size, modification time to the nanosecond). A later build that
+ * finds that very file there keeps it unread. Anything else — another
+ * file, the folder made afresh, no record — falls back to the cache. */
+static void kept_key(buf *k, const render_ctx *c, const buf *vkey, const char *rel)
+{
+    buf_printf(k, "img-out 1\n%s\noutput %s\npath %s", vkey->data, c->out->target, rel);
+}
+
+/* The record of rel's variant whose cache key is vkey, if the old output
+ * still holds it: kept (true, *len its size). */
+static bool variant_kept(render_ctx *c, const buf *vkey, const char *rel, size_t *len)
+{
+    buf k = BUF_INIT, v = BUF_INIT;
+    kept_key(&k, c, vkey, rel);
+    output_file_id id;
+    unsigned long long dev, ino, size, hash;
+    long long ms, mns;
+    int end = 0;
+    bool ok = cache_get(c->s->cache, "img-out", k.data, k.len, &v)
+              && sscanf(v.data, "%llu %llu %llu %lld %lld %llx%n", &dev, &ino, &size, &ms, &mns, &hash, &end) == 6
+              && (size_t)end == v.len;
+    if (ok) {
+        id = (output_file_id){ dev, ino, size, ms, mns, hash };
+        ok = output_keep(c->out, rel, &id);
+    }
+    if (ok) {
+        *len = (size_t)size;
+        cache_touch(c->s->cache, "img", vkey->data, vkey->len); /* in use: trims keep it */
+    }
+    buf_release(&k);
+    buf_release(&v);
+    return ok;
+}
+
+/* Writes the variant's bytes and records who the file is. */
+static void variant_put(render_ctx *c, const buf *vkey, const char *rel, const buf *webp, diag_list *d)
+{
+    output_file_id id;
+    if (!output_put_id(c->out, rel, webp->data, webp->len, d, &id) || !vkey->len)
+        return;
+    buf k = BUF_INIT, v = BUF_INIT;
+    kept_key(&k, c, vkey, rel);
+    buf_printf(&v, "%llu %llu %llu %lld %lld %llx", (unsigned long long)id.dev, (unsigned long long)id.ino,
+               (unsigned long long)id.size, (long long)id.mtime_s, (long long)id.mtime_ns,
+               (unsigned long long)id.hash);
+    cache_put(c->s->cache, "img-out", k.data, k.len, v.data, v.len);
+    buf_release(&k);
+    buf_release(&v);
+}
+
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;
@@ -501,7 +557,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         const site_file *f = &s->files[v0->file];
         char *path = f->data ? NULL : fs_join(s->dir, f->src);
         char hex[65];
-        buf src = BUF_INIT, webp = BUF_INIT;
+        buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT;
         bool hashed = true;
         if (f->nbf) { /* libvips reads the whole image: decoded here, once */
             hashed = nb_bytes(f, path, &src, d);
@@ -519,6 +575,12 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             buf_reset(&webp);
             char *why = NULL;
             int q = (int)s->cfg.images_quality;
+            buf_reset(&vkey);
+            size_t kept_len;
+            if (!c->sink && img_variant_key(&vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, &kept_len)) {
+                atomic_fetch_add(&s->variant_bytes, kept_len + 1024);
+                continue;
+            }
             bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
             if (!ok && !f->data && !f->nbf && !src.len && !fs_read_file(path, &src)) {
                 diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
@@ -537,11 +599,12 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             if (c->sink)
                 c->sink(c->sink_ctx, v->path, webp.data, webp.len);
             else
-                output_put(c->out, v->path, webp.data, webp.len, d);
+                variant_put(c, &vkey, v->path, &webp, d);
         }
         free(path);
         buf_release(&src);
         buf_release(&webp);
+        buf_release(&vkey);
         return;
     }
     case J_FILE: {

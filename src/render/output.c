@@ -607,6 +607,52 @@ bool output_fill(output *o, const char *rel, size_t len, uint64_t hash, output_f
     return ok;
 }
 
+static void file_id(const struct stat *st, uint64_t hash, output_file_id *id)
+{
+    *id = (output_file_id){ (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+                            (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec, hash };
+}
+
+bool output_put_id(output *o, const char *rel, const void *data, size_t len, diag_list *d,
+                   output_file_id *id)
+{
+    memset(id, 0, sizeof *id);
+    if (!o->write || !output_put(o, rel, data, len, d))
+        return false;
+    char *dst = fs_join(o->tmp, rel);
+    struct stat st;
+    bool ok = lstat(dst, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok)
+        file_id(&st, hash_bytes(data, len), id);
+    free(dst);
+    return ok;
+}
+
+bool output_keep(output *o, const char *rel, const output_file_id *id)
+{
+    if (!o->write || o->fresh || atomic_load(&o->disk_failed) || !is_ours(o, rel))
+        return false;
+    char *old = fs_join(o->target, rel);
+    struct stat st;
+    output_file_id now;
+    bool ok = lstat(old, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok) {
+        file_id(&st, id->hash, &now);
+        ok = !memcmp(&now, id, sizeof now);
+    }
+    if (ok) {
+        char *dst = fs_join(o->tmp, rel);
+        ok = keep_old(old, dst);
+        free(dst);
+    }
+    if (ok) {
+        atomic_fetch_add(&o->unchanged, 1);
+        record(o, rel, false, id->hash, (size_t)id->size);
+    }
+    free(old);
+    return ok;
+}
+
 void output_stream_open(output *o, const char *rel, output_stream *st)
 {
     st->rel = xstrdup(rel);

@@ -113,6 +113,26 @@ typedef struct output_stream {
 void output_stream_open(output *o, const char *rel, output_stream *st);
 void output_stream_write(output_stream *st, const void *data, size_t n);
 bool output_stream_close(output *o, output_stream *st, diag_list *d);
+/* Who a file of the output is on disk: enough for a later build to tell,
+ * without reading it, that the file it finds at the same path is still
+ * the one this build put there. Not the change time: carrying a file into
+ * the next tree by hard link changes it. */
+typedef struct output_file_id {
+    uint64_t dev, ino, size;
+    int64_t mtime_s, mtime_ns;
+    uint64_t hash; /* of its bytes, as a session's memory keeps them */
+} output_file_id;
+/* output_put, then *id is the file now staged for rel (written, or kept
+ * from the old tree). False with *id zeroed when nothing was staged (an
+ * error, or `sheaf check`, which writes nothing). */
+bool output_put_id(output *o, const char *rel, const void *data, size_t len, diag_list *d,
+                   output_file_id *id);
+/* Keeps the old tree's file for rel, unread, when it is sheaf's and still
+ * the file *id names (device, inode, size and modification time to the
+ * nanosecond): the caller knows that file holds the bytes it would write.
+ * False (nothing done) otherwise, and always in `sheaf check` and on a
+ * fresh output folder: then the caller writes the bytes with output_put. */
+bool output_keep(output *o, const char *rel, const output_file_id *id);
 /* Copies a file from src (or `data` when not NULL). */
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,
                  diag_list *d);

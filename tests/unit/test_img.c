@@ -2,14 +2,19 @@
  * every truncation of each header, corrupt headers and absurd sizes; and
  * the variant maker (src/img/variant.c): its width, the pixel limit checked
  * before decoding, and the cache. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache/cache.h"
 #include "harness.h"
 #include "img/img.h"
+#include "render/build.h"
+#include "util/fs.h"
 #if SHEAF_HAVE_VIPS
 #include <vips/vips.h>
 #endif
@@ -335,6 +340,212 @@ TEST(variants)
 #endif
 }
 
+static bool write_file(const char *path, const void *data, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    bool ok = fp && fwrite(data, 1, len, fp) == len;
+    if (fp)
+        ok = fclose(fp) == 0 && ok;
+    return ok;
+}
+
+/* A file rewritten in place with bytes of the same size, its modification
+ * time then set back to the nanosecond (cp -p, touch -r do so): the change
+ * time still tells, and the remembered hash is not used. */
+TEST(file_hash_rule)
+{
+    char dir[] = "/tmp/sheaf-imghash-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    cache *c = cache_open(dir, 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.png", dir);
+    OK(write_file(path, "first version of the bytes", 26));
+    char h1[65], h2[65], want[65];
+    buf bytes = BUF_INIT;
+    OK(img_file_hash(c, path, h1, &bytes));
+    img_data_hash((const unsigned char *)"first version of the bytes", 26, want);
+    EQ_STR(h1, want);
+    struct stat st;
+    OK(stat(path, &st) == 0);
+    usleep(20000); /* past a tick of the kernel's coarse clock */
+    int fd = open(path, O_WRONLY);
+    OK(fd >= 0 && pwrite(fd, "other", 5, 0) == 5);
+    struct timespec times[2] = { st.st_atim, st.st_mtim };
+    OK(futimens(fd, times) == 0);
+    close(fd);
+    struct stat st2;
+    OK(stat(path, &st2) == 0);
+    OK(st2.st_size == st.st_size && st2.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+       st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec && st2.st_ino == st.st_ino);
+    buf_reset(&bytes);
+    OK(img_file_hash(c, path, h2, &bytes));
+    img_data_hash((const unsigned char *)"other version of the bytes", 26, want);
+    EQ_STR(h2, want);
+    EQ_INT(bytes.len, 26); /* read again */
+    buf_release(&bytes);
+    cache_free(c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    OK(system(cmd) == 0);
+}
+
+#if SHEAF_HAVE_VIPS
+/* Overwrites every entry of one kind of the cache with bytes no read
+ * accepts; returns how many. */
+static int spoil_kind(const char *cachedir, const char *kind)
+{
+    char top[400];
+    snprintf(top, sizeof top, "%s/v1/%s", cachedir, kind);
+    int n = 0;
+    DIR *d = opendir(top);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char shard[700];
+        snprintf(shard, sizeof shard, "%s/%s", top, e->d_name);
+        DIR *sd = opendir(shard);
+        struct dirent *f;
+        while (sd && (f = readdir(sd)) != NULL) {
+            if (f->d_name[0] == '.')
+                continue;
+            char file[1000];
+            snprintf(file, sizeof file, "%s/%s", shard, f->d_name);
+            n += write_file(file, "spoilt", 6);
+        }
+        if (sd)
+            closedir(sd);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static bool spoilt(const char *path)
+{
+    buf b = BUF_INIT;
+    bool yes = fs_read_file(path, &b) && b.len == 6 && !memcmp(b.data, "spoilt", 6);
+    buf_release(&b);
+    return yes;
+}
+
+static int first_entry(const char *cachedir, const char *kind, char *out, size_t room)
+{
+    char top[400];
+    snprintf(top, sizeof top, "%s/v1/%s", cachedir, kind);
+    DIR *d = opendir(top);
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char shard[700];
+        snprintf(shard, sizeof shard, "%s/%s", top, e->d_name);
+        DIR *sd = opendir(shard);
+        struct dirent *f;
+        while (sd && !found && (f = readdir(sd)) != NULL)
+            if (f->d_name[0] != '.')
+                found = snprintf(out, room, "%s/%s", shard, f->d_name) > 0;
+        if (sd)
+            closedir(sd);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static bool build(const char *dir, build_stats *st)
+{
+    char site[200], out[200];
+    snprintf(site, sizeof site, "%s/site", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    build_options o = { .site_dir = site, .out_dir = out, .write = true, .jobs = 2 };
+    diag_list *d = diag_list_new();
+    bool ok = build_site(&o, d, st);
+    diag_list_free(d);
+    return ok;
+}
+
+static bool webp_of_width(const char *path, unsigned width)
+{
+    buf b = BUF_INIT;
+    img_info i;
+    const char *why;
+    bool ok = fs_read_file(path, &b)
+              && img_read_header((const unsigned char *)b.data, b.len, path, &i, &why) == IMG_OK
+              && i.format == IMG_WEBP && i.width == width;
+    buf_release(&b);
+    return ok;
+}
+#endif
+
+/* A warm build keeps the variants already in the output folder without
+ * reading them back from the cache; one replaced there, or a photo
+ * changed, is made again. */
+TEST(warm_build)
+{
+#if SHEAF_HAVE_VIPS
+    VipsImage *im = NULL;
+    OK(!vips_gaussnoise(&im, 1000, 500, NULL));
+    void *data = NULL;
+    size_t len = 0;
+    OK(!vips_jpegsave_buffer(im, &data, &len, "Q", 80, NULL));
+    g_object_unref(im);
+    char dir[] = "/tmp/sheaf-imgwarm-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    char path[300], cmd[400], webp[300], cachedir[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/site/content/posts/a", dir);
+    OK(system(cmd) == 0);
+    snprintf(path, sizeof path, "%s/site/site.yaml", dir);
+    OK(write_file(path, "title: T\nbase_url: https://example.org/\n", 40));
+    snprintf(path, sizeof path, "%s/site/content/posts/a/index.md", dir);
+    const char *md = "---\ntitle: A\ndate: 2024-01-01\n---\n![a photo](photo.jpg)\n";
+    OK(write_file(path, md, strlen(md)));
+    snprintf(path, sizeof path, "%s/site/content/posts/a/photo.jpg", dir);
+    OK(write_file(path, data, len));
+    snprintf(webp, sizeof webp, "%s/out/posts/a/photo.480w.webp", dir);
+    snprintf(cachedir, sizeof cachedir, "%s/site/.sheaf-cache", dir);
+    build_stats st;
+    OK(build(dir, &st));
+    OK(webp_of_width(webp, 480));
+    struct stat w1, w2;
+    OK(stat(webp, &w1) == 0);
+    /* warm: the cache's variants spoilt, so a build that read one would
+     * make it again and store it whole */
+    OK(spoil_kind(cachedir, "img") == 2); /* 480 and 960 */
+    char entry[1000];
+    OK(first_entry(cachedir, "img", entry, sizeof entry));
+    OK(build(dir, &st));
+    OK(spoilt(entry));
+    OK(stat(webp, &w2) == 0);
+    OK(w1.st_ino == w2.st_ino); /* the same file, carried */
+    EQ_INT(st.written, 0);
+    /* a variant replaced in the output folder (its own bytes, a new
+     * inode): made again, from libvips since the cache is spoilt */
+    unlink(webp);
+    OK(write_file(webp, "not a webp", 10));
+    OK(build(dir, &st));
+    OK(webp_of_width(webp, 480));
+    /* the photo changed (other noise, the same name): new variants */
+    buf before = BUF_INIT, after = BUF_INIT;
+    OK(fs_read_file(webp, &before));
+    g_free(data);
+    OK(!vips_gaussnoise(&im, 1000, 500, "mean", 60.0, NULL));
+    OK(!vips_jpegsave_buffer(im, &data, &len, "Q", 80, NULL));
+    g_object_unref(im);
+    OK(write_file(path, data, len));
+    OK(build(dir, &st));
+    OK(fs_read_file(webp, &after));
+    OK(webp_of_width(webp, 480));
+    OK(before.len != after.len || memcmp(before.data, after.data, before.len));
+    buf_release(&before);
+    buf_release(&after);
+    g_free(data);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    OK(system(cmd) == 0);
+#endif
+}
+
 int main(void)
 {
     RUN(png_size);
@@ -345,5 +556,7 @@ int main(void)
     RUN(svg_size);
     RUN(names_and_unknowns);
     RUN(variants);
+    RUN(file_hash_rule);
+    RUN(warm_build);
     return harness_done();
 }
