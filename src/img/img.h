@@ -35,7 +35,11 @@ typedef enum img_format {
 
 typedef struct img_info {
     img_format format;
-    unsigned width, height; /* CSS pixels for SVG (rounded), else pixels */
+    unsigned width, height; /* as shown: CSS pixels for SVG (rounded), else
+                             * pixels, turned by a JPEG's orientation */
+    unsigned orientation;   /* a JPEG's EXIF Orientation, 1..8, or 0 (none);
+                             * 5..8 turn it a quarter: width and height are
+                             * the stored ones swapped */
     bool animated;          /* an animated GIF or WebP: no variants */
 } img_info;
 

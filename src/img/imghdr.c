@@ -3,7 +3,9 @@
  * that is not bounded by len, and allocates nothing (the fuzz target
  * fuzz_imghdr runs it on arbitrary bytes). Formats:
  *   PNG   the IHDR chunk right after the signature;
- *   JPEG  the segments up to the first SOFn frame header;
+ *   JPEG  the segments up to the first SOFn frame header, and the EXIF
+ *         Orientation in an APP1 segment before it (a photo taken with
+ *         the camera turned: width and height as it is shown);
  *   GIF   the logical screen descriptor (and whether a second image
  *         follows: animated);
  *   WebP  the RIFF chunk VP8 (lossy), VP8L (lossless) or VP8X (extended:
@@ -55,9 +57,46 @@ static img_status png(const unsigned char *d, size_t n, img_info *o, const char 
     return IMG_OK;
 }
 
+/* The Orientation (TIFF tag 0x0112) in IFD0 of an APP1 segment's body
+ * p[0..n) when it is EXIF ("Exif\0\0", then a TIFF header, either byte
+ * order): 1..8, or 0 when there is none or it is no valid one (a reader
+ * that shows the image, libvips's or a browser's, ignores it then too). */
+static unsigned exif_orientation(const unsigned char *p, size_t n)
+{
+    if (n < 6 + 8 || memcmp(p, "Exif\0\0", 6))
+        return 0;
+    p += 6, n -= 6;
+    bool le;
+    if (!memcmp(p, "II*\0", 4))
+        le = true;
+    else if (!memcmp(p, "MM\0*", 4))
+        le = false;
+    else
+        return 0;
+#define RD16(q) (le ? le16(q) : be16(q))
+#define RD32(q) (le ? le32(q) : be32(q))
+    uint32_t ifd = RD32(p + 4);
+    if (ifd > n || n - ifd < 2)
+        return 0;
+    unsigned count = RD16(p + ifd);
+    for (unsigned k = 0; k < count; k++) {
+        size_t e = ifd + 2 + 12 * (size_t)k;
+        if (e > n || n - e < 12)
+            return 0;
+        if (RD16(p + e) != 0x0112)
+            continue;
+        unsigned v = RD16(p + e + 8);
+        return RD16(p + e + 2) == 3 && RD32(p + e + 4) == 1 && v >= 1 && v <= 8 ? v : 0;
+    }
+    return 0;
+#undef RD16
+#undef RD32
+}
+
 static img_status jpeg(const unsigned char *d, size_t n, img_info *o, const char **why)
 {
     size_t i = 2;
+    unsigned orientation = 0;
     for (;;) {
         if (i >= n)
             FAIL(IMG_SHORT, "truncated JPEG (the file ends before its frame header)");
@@ -87,12 +126,16 @@ static img_status jpeg(const unsigned char *d, size_t n, img_info *o, const char
             if (!w || !h)
                 FAIL(IMG_BAD, "corrupt JPEG (a width or height of 0 in the frame header)");
             o->format = IMG_JPEG;
-            o->width = w;
-            o->height = h;
+            o->orientation = orientation;
+            bool turned = orientation >= 5; /* 5..8: a quarter turn, mirrored or not */
+            o->width = turned ? h : w;
+            o->height = turned ? w : h;
             return IMG_OK;
         }
         if (len > n - i)
             FAIL(IMG_SHORT, "truncated JPEG (the file ends inside a segment)");
+        if (m == 0xE1 && !orientation) /* APP1: EXIF (or XMP, which says 0) */
+            orientation = exif_orientation(d + i + 2, len - 2);
         i += len;
     }
 }

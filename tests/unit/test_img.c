@@ -54,6 +54,31 @@ static size_t jpeg(unsigned char *b, unsigned w, unsigned h, size_t exif)
     return n + 9;
 }
 
+/* A JPEG header whose APP1 is EXIF: a TIFF header in either byte order
+ * and IFD0 with two entries, ImageWidth (a LONG, which a reader must step
+ * over) and Orientation (`type` 3, SHORT, for a valid one). */
+static size_t jpeg_oriented(unsigned char *b, unsigned w, unsigned h, unsigned orientation, bool le,
+                            unsigned type)
+{
+    unsigned char t[6 + 8 + 2 + 24 + 4];
+    size_t k = 0;
+    memcpy(t, "Exif\0\0", 6), k = 6;
+#define P16(v) (le ? (t[k] = (unsigned char)(v), t[k + 1] = (unsigned char)((v) >> 8))                      \
+                   : (t[k] = (unsigned char)((v) >> 8), t[k + 1] = (unsigned char)(v)), k += 2)
+#define P32(v) (le ? (P16((v) & 0xFFFF), P16((v) >> 16)) : (P16((v) >> 16), P16((v) & 0xFFFF)))
+    memcpy(t + k, le ? "II*\0" : "MM\0*", 4), k += 4;
+    P32(8u);         /* IFD0 right after the header */
+    P16(2u);         /* two entries */
+    P16(0x0100u), P16(4u), P32(1u), P32(w);               /* ImageWidth, LONG */
+    P16(0x0112u), P16(type), P32(1u), P16(orientation), P16(0u); /* Orientation */
+    P32(0u);         /* no next IFD */
+#undef P16
+#undef P32
+    size_t n = jpeg(b, w, h, k);
+    memcpy(b + 6, t, k);
+    return n;
+}
+
 static img_status rd(const unsigned char *b, size_t n, const char *name, img_info *i)
 {
     const char *why;
@@ -136,6 +161,46 @@ TEST(jpeg_size)
     b[2] = 0xFF, b[3] = 0xDA; /* scan data before any frame header */
     EQ_INT(img_read_header(b, n, "a.jpg", &i, &w), IMG_BAD);
     EQ_STR(w, "corrupt JPEG (no frame header before the image data)");
+}
+
+/* A photo taken with the camera turned: EXIF's Orientation 5..8 swaps
+ * width and height (the size it is shown at), 1..4 do not, in either
+ * byte order; one that is not a SHORT from 1 to 8 is none. */
+TEST(jpeg_orientation)
+{
+    unsigned char b[256];
+    img_info i;
+    for (int le = 0; le < 2; le++)
+        for (unsigned o = 1; o <= 8; o++) {
+            size_t n = jpeg_oriented(b, 640, 480, o, le, 3);
+            EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+            EQ_INT(i.orientation, o);
+            EQ_INT(i.width, o >= 5 ? 480 : 640);
+            EQ_INT(i.height, o >= 5 ? 640 : 480);
+            every_prefix(b, n, "a.jpg");
+        }
+    size_t n = jpeg_oriented(b, 640, 480, 9, true, 3);
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.orientation, 0);
+    EQ_INT(i.width, 640);
+    n = jpeg_oriented(b, 640, 480, 6, false, 4); /* a LONG: not an Orientation */
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.orientation, 0);
+    EQ_INT(i.width, 640);
+    /* IFD0 said to lie past the segment: ignored, not read */
+    n = jpeg_oriented(b, 640, 480, 6, true, 3);
+    b[6 + 6 + 4] = 0xF0;
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.orientation, 0);
+    /* an entry count past the segment's end: ignored */
+    n = jpeg_oriented(b, 640, 480, 6, true, 3);
+    b[6 + 6 + 8] = 0xFF, b[6 + 6 + 9] = 0x7F;
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.width, 480); /* Orientation is still the second entry */
+    b[6 + 6 + 10 + 12] = 0x13; /* and now it is not: the walk stops at the end */
+    EQ_INT(rd(b, n, "a.jpg", &i), IMG_OK);
+    EQ_INT(i.orientation, 0);
+    EQ_INT(i.width, 640);
 }
 
 TEST(gif_size)
@@ -337,6 +402,50 @@ TEST(variants)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     OK(system(cmd) == 0);
+#endif
+}
+
+/* Real JPEGs from libvips with an EXIF Orientation: the header gives the
+ * size as shown, and the variant is turned upright at that width (libvips
+ * applies the orientation; shrink-on-load is chosen from the width as
+ * shown, so a tall photo still decodes wide enough). */
+TEST(orientation_variants)
+{
+#if SHEAF_HAVE_VIPS
+    static const struct { int w, h, orientation; unsigned vw, want_w, want_h; } cases[] = {
+        { 600, 400, 6, 200, 400, 600 },   /* 90° clockwise: 400 × 600 shown */
+        { 2000, 1000, 8, 200, 1000, 2000 }, /* 270°, decoded at a quarter */
+        { 600, 400, 5, 300, 400, 600 },   /* mirrored and turned */
+        { 600, 400, 3, 300, 600, 400 },   /* 180°: no swap */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        VipsImage *im = NULL;
+        OK(!vips_gaussnoise(&im, cases[k].w, cases[k].h, NULL));
+        vips_image_set_int(im, "orientation", cases[k].orientation);
+        void *data = NULL;
+        size_t len = 0;
+        OK(!vips_jpegsave_buffer(im, &data, &len, "Q", 70, NULL));
+        g_object_unref(im);
+        img_info i;
+        const char *why;
+        EQ_INT(img_read_header(data, len, "a.jpg", &i, &why), IMG_OK);
+        EQ_INT(i.orientation, cases[k].orientation);
+        EQ_INT(i.width, cases[k].want_w);
+        EQ_INT(i.height, cases[k].want_h);
+        char hex[65];
+        img_data_hash(data, len, hex);
+        buf out = BUF_INIT;
+        char *err = NULL;
+        OK(img_make_variant(NULL, hex, data, len, cases[k].vw, 80, 100000000, &out, &err));
+        OK(!err);
+        free(err);
+        img_info v;
+        EQ_INT(img_read_header((unsigned char *)out.data, out.len, "v.webp", &v, &why), IMG_OK);
+        EQ_INT(v.width, cases[k].vw);
+        EQ_INT(v.height, cases[k].vw * cases[k].want_h / cases[k].want_w);
+        buf_release(&out);
+        g_free(data);
+    }
 #endif
 }
 
@@ -550,12 +659,14 @@ int main(void)
 {
     RUN(png_size);
     RUN(jpeg_size);
+    RUN(jpeg_orientation);
     RUN(gif_size);
     RUN(webp_size);
     RUN(avif_size);
     RUN(svg_size);
     RUN(names_and_unknowns);
     RUN(variants);
+    RUN(orientation_variants);
     RUN(file_hash_rule);
     RUN(warm_build);
     return harness_done();
