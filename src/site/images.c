@@ -136,11 +136,19 @@ static void put_srcset_url(buf *b, const char *base, const char *path)
     }
 }
 
-/* Whether file i gets variants, and so a srcset. */
+/* Whether an image of this size would have variants if libvips is there. */
+static bool would_have_variants(const site *s, const img_info *info)
+{
+    return s->cfg.images_process && img_resizable(info) && s->cfg.nimages_widths
+           && info->width > (unsigned)s->cfg.images_widths[0];
+}
+
+/* Whether file i gets variants, and so a srcset. libvips is asked last:
+ * the question loads it (a hundred libraries), which a site without such
+ * an image must not pay for. */
 static bool wants_variants(const site *s, const img_info *info)
 {
-    return s->cfg.images_process && img_vips_available() && img_resizable(info) && s->cfg.nimages_widths
-           && info->width > (unsigned)s->cfg.images_widths[0];
+    return would_have_variants(s, info) && img_vips_available();
 }
 
 void site_image_attrs(site *s, arena *a, int file, bool first, md_img_attrs *out, const char **error)
@@ -192,30 +200,21 @@ void site_image_variants(site *s, diag_list *d)
     s->nvariants = 0;
     if (!s->images || !s->cfg.images_process)
         return;
-    /* no page shows a file of the site: no variants, and no libvips
-     * loaded to find that out (its dlopen was 2.6% of the instructions of
-     * a 2,000-post build, and its libraries' pages were memory) */
+    /* libvips only when an image would have variants (asking loads it) */
     bool any = false;
     for (size_t i = 0; i < s->npages && !any; i++)
-        for (size_t k = 0; k < s->pages[i].nlinks && !any; k++)
-            any = s->pages[i].links[k].image >= 0;
+        for (size_t k = 0; k < s->pages[i].nlinks && !any; k++) {
+            int fi = s->pages[i].links[k].image;
+            img_info info;
+            const char *why;
+            any = fi >= 0 && s->images->state[fi] == 1 + IMG_OK && file_header(s, fi, &info, &why) == IMG_OK
+                  && would_have_variants(s, &info);
+        }
     if (!any)
         return;
     if (!img_vips_available()) {
-        /* said only when an image would have had variants */
-        for (size_t i = 0; i < s->npages; i++)
-            for (size_t k = 0; k < s->pages[i].nlinks; k++) {
-                int fi = s->pages[i].links[k].image;
-                img_info info;
-                const char *why;
-                if (fi >= 0 && s->images->state[fi] == 1 + IMG_OK && file_header(s, fi, &info, &why) == IMG_OK
-                    && img_resizable(&info) && s->cfg.nimages_widths
-                    && info.width > (unsigned)s->cfg.images_widths[0]) {
-                    diag_warning(d, "site.yaml", 0, 0, "images: no WebP variants (%s); the images keep their "
-                                 "sizes (images: {process: false} says this is meant)", img_vips_problem());
-                    return;
-                }
-            }
+        diag_warning(d, "site.yaml", 0, 0, "images: no WebP variants (%s); the images keep their "
+                     "sizes (images: {process: false} says this is meant)", img_vips_problem());
         return;
     }
     size_t cap = 0;
@@ -252,13 +251,17 @@ void site_image_variants(site *s, diag_list *d)
 
 void site_images_env(const site *s, uint64_t *h)
 {
-    static const char *const exts[] = { ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg" };
+    static const char *const exts[] = { ".png", ".jpg", ".jpeg", ".webp", ".gif", ".avif", ".svg" };
+    bool raster = false; /* one that could have variants: whether libvips is there counts */
     for (size_t i = 0; i < s->nfiles; i++) {
         const site_file *f = &s->files[i];
         const char *dot = strrchr(f->path, '.');
-        bool image = false;
-        for (size_t k = 0; dot && k < sizeof exts / sizeof *exts && !image; k++)
-            image = !strcasecmp(dot, exts[k]);
+        size_t kind = sizeof exts / sizeof *exts; /* which of exts, or this */
+        for (size_t k = 0; dot && k < sizeof exts / sizeof *exts && kind == sizeof exts / sizeof *exts; k++)
+            if (!strcasecmp(dot, exts[k]))
+                kind = k;
+        bool image = kind < sizeof exts / sizeof *exts;
+        raster |= kind < 4; /* .png … .webp */
         if (!image || f->data || f->nbf)
             continue;
         char *path = fs_join(s->dir, f->src);
@@ -269,6 +272,8 @@ void site_images_env(const site *s, uint64_t *h)
         }
         free(path);
     }
+    if (raster && s->cfg.images_process)
+        *h = hash_add(*h, img_vips_available() ? "vips" : "none", 4);
 }
 
 bool site_page_image(site *s, const page *p, const char **url, unsigned *w, unsigned *h)

@@ -523,8 +523,8 @@ static uint64_t link_env(const site *s)
     }
     /* what an <img> is given: images: and each image file's size and time */
     char img[96];
-    snprintf(img, sizeof img, "%d:%ld:%ld:%s", s->cfg.images_process, s->cfg.images_quality,
-             s->cfg.images_max_pixels, img_vips_available() ? "vips" : "-");
+    snprintf(img, sizeof img, "%d:%ld:%ld", s->cfg.images_process, s->cfg.images_quality,
+             s->cfg.images_max_pixels); /* and libvips: site_images_env */
     env_add(&h, img);
     env_add(&h, s->cfg.images_sizes);
     for (size_t i = 0; i < s->cfg.nimages_widths; i++)
