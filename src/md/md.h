@@ -243,6 +243,12 @@ typedef void (*md_cite_fn)(void *ctx, const md_cite *cites, size_t n, buf *out);
 /* Text or an attribute value as HTML: & < > " escaped (what md writes). */
 void md_escape_html(buf *out, const char *s, size_t n);
 
+/* A label's words: fmt ("Figure {n}", "图{n}") with `{n}` replaced by
+ * inner (appended after a space when fmt has none), the space right before
+ * or after `{n}` written as U+00A0 so a line never breaks between the word
+ * and the number. fmt's text HTML-escaped when `escape`; inner as given. */
+void md_label_form(buf *out, const char *fmt, const char *inner, size_t inner_len, bool escape);
+
 /* A shortcode met in the page (md/shortcode.c): `{{< name args >}}`,
  * with its inner text when it is paired. */
 typedef struct md_shortcode_arg {

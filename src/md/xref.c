@@ -154,6 +154,40 @@ const char *md_label_add(md_walk *w, const char *id, int line, int col, const ch
     return label_add(w, id, line, col, number, text, true);
 }
 
+
+/* The space that joins a label's word to its number: U+00A0, so that a
+ * line never ends between "Figure" and "2" (nor "Fig." and "2"). Not an
+ * entity: the text also goes into feeds, where XML knows no &nbsp;. */
+#define NBSP "\xC2\xA0"
+
+void md_label_form(buf *out, const char *fmt, const char *inner, size_t inner_len, bool escape)
+{
+    const char *at = strstr(fmt, "{n}");
+    size_t pre = at ? (size_t)(at - fmt) : strlen(fmt);
+    bool sp_before = !at || (pre && fmt[pre - 1] == ' '), sp_after = at && at[3] == ' ';
+    size_t keep = at ? pre - (pre && fmt[pre - 1] == ' ') : pre;
+    if (escape)
+        md_put_escaped(out, fmt, keep);
+    else
+        buf_put(out, fmt, keep);
+    if (sp_before)
+        buf_puts(out, NBSP);
+    buf_put(out, inner, inner_len);
+    if (!at)
+        return;
+    if (sp_after)
+        buf_puts(out, NBSP);
+    if (escape)
+        md_put_escaped_cstr(out, at + 3 + sp_after);
+    else
+        buf_puts(out, at + 3 + sp_after);
+}
+
+static void put_form(buf *out, const char *fmt, const char *inner, size_t inner_len)
+{
+    md_label_form(out, fmt, inner, inner_len, true);
+}
+
 const char *md_xref_label_words(md_walk *w, const char *id, int line, int col, const char **words,
                                 const char **sep)
 {
@@ -168,28 +202,12 @@ const char *md_xref_label_words(md_walk *w, const char *id, int line, int col, c
                       id, o->line, o->col);
         return NULL;
     }
-    const char *fmt = WORD(w, one[MD_LABEL_FIG]);
-    const char *at = strstr(fmt, "{n}");
-    *words = at ? arena_printf(md_walk_arena(w), "%.*s%s%s", (int)(at - fmt), fmt, num, at + 3)
-                : arena_printf(md_walk_arena(w), "%s %s", fmt, num);
+    buf b = BUF_INIT;
+    md_label_form(&b, WORD(w, one[MD_LABEL_FIG]), num, strlen(num), false);
+    *words = arena_strndup(md_walk_arena(w), b.data, b.len);
+    buf_release(&b);
     *sep = WORD(w, caption_sep);
     return num;
-}
-
-/* fmt with `{n}` replaced by inner (appended after a space when fmt has
- * none); fmt's own text escaped. */
-static void put_form(buf *out, const char *fmt, const char *inner, size_t inner_len)
-{
-    const char *at = strstr(fmt, "{n}");
-    if (!at) {
-        md_put_escaped_cstr(out, fmt);
-        buf_putc(out, ' ');
-        buf_put(out, inner, inner_len);
-        return;
-    }
-    md_put_escaped(out, fmt, (size_t)(at - fmt));
-    buf_put(out, inner, inner_len);
-    md_put_escaped_cstr(out, at + 3);
 }
 
 void md_label_caption(md_walk *w, buf *out, md_label_kind kind, const char *number)
@@ -622,8 +640,14 @@ bool md_xref_block(md_walk *w, buf *out, cmark_node *n, bool entering)
             buf_puts(out, "\n<figcaption>");
             if (m->number)
                 md_label_caption(w, out, MD_LABEL_FIG, m->number);
+            cmark_node *img = cmark_node_first_child(n);
             if (m->caption) {
                 md_put_escaped_cstr(out, m->caption);
+            } else if (out == md_html(w) && img && cmark_node_get_type(img) == CMARK_NODE_IMAGE) {
+                /* the alt text's Markdown, as HTML: emphasis, code, math,
+                 * links and citations, through the page's own renderer
+                 * (and its rules for raw HTML) */
+                md_write_inlines(w, img);
             } else {
                 buf *b = md_tmp(w);
                 buf_reset(b);

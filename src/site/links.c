@@ -931,23 +931,6 @@ void site_check_links(site *s, diag_list *d)
     free(last);
 }
 
-/* fmt (a theme string) with `{key}` replaced by the HTML `html`, the
- * rest escaped. */
-static void put_format(buf *out, const char *fmt, const char *key, const char *html, size_t n)
-{
-    const char *at = strstr(fmt, key);
-    if (!at) {
-        md_escape_html(out, fmt, strlen(fmt));
-        buf_putc(out, ' ');
-        buf_put(out, html, n);
-        return;
-    }
-    md_escape_html(out, fmt, (size_t)(at - fmt));
-    buf_put(out, html, n);
-    fmt = at + strlen(key);
-    md_escape_html(out, fmt, strlen(fmt));
-}
-
 /* The words of a link to label `l` of page t: "Figure 2 in <em>T</em>". */
 static void put_label_ref(const md_words *w, const page *t, const md_label *l, buf *out)
 {
@@ -958,7 +941,7 @@ static void put_label_ref(const md_words *w, const page *t, const md_label *l, b
         buf num = BUF_INIT;
         md_escape_html(&num, l->number, strlen(l->number));
         const char *f = w ? w->one[l->kind] : NULL;
-        put_format(&ref, f ? f : "{n}", "{n}", num.data, num.len);
+        md_label_form(&ref, f ? f : "{n}", num.data, num.len, true);
         buf_release(&num);
     }
     buf_puts(&title, "<em>");
@@ -992,9 +975,11 @@ const char *site_label_words(const site *s, const page *p, const md_label *l)
     if (l->kind == MD_LABEL_SEC && !*l->number)
         return l->text;
     const char *f = w && w->one[l->kind] ? w->one[l->kind] : "{n}";
-    const char *at = strstr(f, "{n}");
-    return at ? arena_printf(s->a, "%.*s%s%s", (int)(at - f), f, l->number, at + 3)
-              : arena_printf(s->a, "%s %s", f, l->number);
+    buf b = BUF_INIT;
+    md_label_form(&b, f, l->number, strlen(l->number), false);
+    const char *words = arena_strndup(s->a, b.data, b.len);
+    buf_release(&b);
+    return words;
 }
 
 const md_label *site_page_label(const page *t, const char *id)

@@ -222,7 +222,7 @@ TEST(cached)
                               "tabindex=\"0\" role=\"group\" aria-label=\"Diagram\"><svg aria-label="
                               "\"Architecture &amp; more\" width=\"";
     OK(strstr(h, fig) != NULL);
-    OK(strstr(h, "</svg></div><figcaption><span class=\"caption-number\">Figure 1</span>: "
+    OK(strstr(h, "</svg></div><figcaption><span class=\"caption-number\">Figure\u00a01</span>: "
                  "Architecture &amp; more</figcaption></figure>\n") != NULL);
     OK(strstr(h, "<div class=\"diagram\"><div class=\"diagram-scroll\" tabindex=\"0\" role=\"group\" "
                  "aria-label=\"Diagram\"><svg aria-label=\"Diagram\" width=\"") != NULL);

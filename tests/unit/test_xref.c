@@ -51,6 +51,19 @@ static const char *problems(arena *a, const md_result *r)
     return s;
 }
 
+/* A figure's alt text is its caption as Markdown: emphasis, code and links
+ * render in <figcaption> (the alt attribute keeps the plain text), with
+ * "Figure 1" joined by a no-break space. */
+TEST(caption_markdown)
+{
+    arena *a = arena_new();
+    md_result r = render(a, "![The *big* `sys` and [docs](https://example.org/)](arch.png){#fig-arch}\n");
+    OK(has(r.html, "alt=\"The big sys and docs\""));
+    OK(has(r.html, "<figcaption><span class=\"caption-number\">Figure\u00a01</span>: The <em>big</em> "
+                   "<code>sys</code> and <a href=\"https://example.org/\">docs</a></figcaption>"));
+    arena_free(a);
+}
+
 TEST(figures)
 {
     arena *a = arena_new();
@@ -60,9 +73,9 @@ TEST(figures)
                             "![Wide](d.png) {#fig-d width=50%}\n\n"
                             "![Text](e.png) and words {#fig-e}\n");
     OK(has(r.html, "<figure id=\"fig-arch\" class=\"figure\">\n<img src=\"arch.png\" alt=\"The system\" />\n"
-                   "<figcaption><span class=\"caption-number\">Figure 1</span>: The system</figcaption>\n"
+                   "<figcaption><span class=\"caption-number\">Figure\u00a01</span>: The system</figcaption>\n"
                    "</figure>\n"));
-    OK(has(r.html, "<figcaption><span class=\"caption-number\">Figure 2</span>: Its *own* caption</figcaption>"));
+    OK(has(r.html, "<figcaption><span class=\"caption-number\">Figure\u00a02</span>: Its *own* caption</figcaption>"));
     OK(has(r.html, "<p><img src=\"c.png\" alt=\"Plain\" /></p>"));
     OK(has(r.html, "<figure id=\"fig-d\" class=\"figure\">"));
     /* words beside the image: a paragraph, the braces as text */
@@ -93,26 +106,26 @@ TEST(references)
                             "![A](a.png){#fig-a}\n\n![B](b.png){#fig-b}\n\n![C](c.png){#fig-c}\n\n"
                             "| x |\n|---|\n| 1 |\n\n: Results *per run* {#tbl-t}\n\n## Method {#sec-m}\n");
     EQ_STR(problems(a, &r), "");
-    OK(has(r.html, "See <a class=\"xref\" href=\"#fig-a\">Figure 1</a>, "
-                   "Figures <a class=\"xref\" href=\"#fig-a\">1</a> and <a class=\"xref\" href=\"#fig-b\">2</a>, "
-                   "Figures <a class=\"xref\" href=\"#fig-a\">1</a>, <a class=\"xref\" href=\"#fig-b\">2</a> and "
+    OK(has(r.html, "See <a class=\"xref\" href=\"#fig-a\">Figure\u00a01</a>, "
+                   "Figures\u00a0<a class=\"xref\" href=\"#fig-a\">1</a> and <a class=\"xref\" href=\"#fig-b\">2</a>, "
+                   "Figures\u00a0<a class=\"xref\" href=\"#fig-a\">1</a>, <a class=\"xref\" href=\"#fig-b\">2</a> and "
                    "<a class=\"xref\" href=\"#fig-c\">3</a> and <a class=\"xref\" href=\"#fig-c\">3</a>."));
-    OK(has(r.html, "Also <a class=\"xref\" href=\"#fig-a\">Figure 1</a> and <a class=\"xref\" href=\"#tbl-t\">Table 1</a>, "
-                   "<a class=\"xref\" href=\"#tbl-t\">Table 1</a> and <a class=\"xref\" href=\"#sec-m\">Method</a>."));
+    OK(has(r.html, "Also <a class=\"xref\" href=\"#fig-a\">Figure\u00a01</a> and <a class=\"xref\" href=\"#tbl-t\">Table\u00a01</a>, "
+                   "<a class=\"xref\" href=\"#tbl-t\">Table\u00a01</a> and <a class=\"xref\" href=\"#sec-m\">Method</a>."));
     /* the caption after the table goes inside it, with its markup */
-    OK(has(r.html, "<table id=\"tbl-t\">\n<caption><span class=\"caption-number\">Table 1</span>: "
+    OK(has(r.html, "<table id=\"tbl-t\">\n<caption><span class=\"caption-number\">Table\u00a01</span>: "
                    "Results <em>per run</em></caption>\n<thead>"));
     OK(!strstr(r.html, "<p>: Results"));
     /* the summary (the first paragraph) has the words, not the links */
-    OK(has(r.summary_html, "<p>See Figure 1, Figures 1 and 2, Figures 1, 2 and 3 and 3."));
+    OK(has(r.summary_html, "<p>See Figure\u00a01, Figures\u00a01 and 2, Figures\u00a01, 2 and 3 and 3."));
     /* caption before the table, `Table:` form */
     r = render(a, "Table: First {#tbl-a}\n\n| x |\n|---|\n| 1 |\n\n@tbl-a\n");
-    OK(has(r.html, "<table id=\"tbl-a\">\n<caption><span class=\"caption-number\">Table 1</span>: First</caption>"));
-    OK(has(r.html, "<p><a class=\"xref\" href=\"#tbl-a\">Table 1</a></p>"));
+    OK(has(r.html, "<table id=\"tbl-a\">\n<caption><span class=\"caption-number\">Table\u00a01</span>: First</caption>"));
+    OK(has(r.html, "<p><a class=\"xref\" href=\"#tbl-a\">Table\u00a01</a></p>"));
     /* a reference inside a citation-like bracket with a bibliography hook
      * still is one; and right after CJK text */
     r = render(a, "见@fig-x。\n\n![x](x.png){#fig-x}\n");
-    OK(has(r.html, "见<a class=\"xref\" href=\"#fig-x\">Figure 1</a>。"));
+    OK(has(r.html, "见<a class=\"xref\" href=\"#fig-x\">Figure\u00a01</a>。"));
     /* an e-mail address stays one */
     r = render(a, "me@fig-x.org\n");
     OK(!strstr(r.html, "xref"));
@@ -127,7 +140,7 @@ TEST(equations)
                             "$$\ny = 2\n$$ {#eq-b}\n\n"
                             "$$ z $$ {#eq-c}\n");
     EQ_STR(problems(a, &r), "");
-    OK(has(r.html, "<a class=\"xref\" href=\"#eq-b\">Equation 2</a> and Equations "
+    OK(has(r.html, "<a class=\"xref\" href=\"#eq-b\">Equation\u00a02</a> and Equations\u00a0"
                    "<a class=\"xref\" href=\"#eq-a\">1</a> and <a class=\"xref\" href=\"#eq-b\">2</a> and "
                    "<a class=\"eqref\" href=\"#eq-a\">(1)</a>."));
     OK(has(r.html, "id=\"eq-b\" tabindex=\"0\" role=\"group\" aria-label=\"Formula (2)\"><math>D</math>"
@@ -156,21 +169,21 @@ TEST(words)
     md_options o = { .unsafe = true, .math = fake_math, .words = &zh, .numbered_sections = true };
     md_result r = render_o(a, src, &o);
     EQ_STR(problems(a, &r), "");
-    OK(has(r.html, "<a class=\"xref\" href=\"#fig-a\">图 1</a>, 图 <a class=\"xref\" href=\"#fig-a\">1</a> 和 "
-                   "<a class=\"xref\" href=\"#fig-b\">2</a>, 图 <a class=\"xref\" href=\"#fig-a\">1</a>、"
+    OK(has(r.html, "<a class=\"xref\" href=\"#fig-a\">图\u00a01</a>, 图\u00a0<a class=\"xref\" href=\"#fig-a\">1</a> 和 "
+                   "<a class=\"xref\" href=\"#fig-b\">2</a>, 图\u00a0<a class=\"xref\" href=\"#fig-a\">1</a>、"
                    "<a class=\"xref\" href=\"#fig-b\">2</a> 和 <a class=\"xref\" href=\"#fig-c\">3</a>, "
-                   "<a class=\"xref\" href=\"#tbl-t\">表 1</a>, <a class=\"xref\" href=\"#eq-e\">式 1</a>, "
-                   "<a class=\"xref\" href=\"#sec-s\">第 1 节</a>."));
-    OK(has(r.html, "<span class=\"caption-number\">图 1</span>：A</figcaption>"));
-    OK(has(r.html, "<span class=\"caption-number\">表 1</span>：T</caption>"));
+                   "<a class=\"xref\" href=\"#tbl-t\">表\u00a01</a>, <a class=\"xref\" href=\"#eq-e\">式\u00a01</a>, "
+                   "<a class=\"xref\" href=\"#sec-s\">第\u00a01\u00a0节</a>."));
+    OK(has(r.html, "<span class=\"caption-number\">图\u00a01</span>：A</figcaption>"));
+    OK(has(r.html, "<span class=\"caption-number\">表\u00a01</span>：T</caption>"));
     OK(has(r.html, "<p class=\"callout-title\">注意</p>"));
     md_words ja = { .one = { "図 {n}", "表 {n}", "式 {n}", "第 {n} 節" },
                     .many = { "図 {n}", "表 {n}", "式 {n}", "第 {n} 節" },
                     .list_sep = "、", .list_and = " と ", .caption_sep = "：" };
     o.words = &ja;
     r = render_o(a, src, &o);
-    OK(has(r.html, "<a class=\"xref\" href=\"#fig-a\">図 1</a>, 図 <a class=\"xref\" href=\"#fig-a\">1</a> と "));
-    OK(has(r.html, "<a class=\"xref\" href=\"#sec-s\">第 1 節</a>"));
+    OK(has(r.html, "<a class=\"xref\" href=\"#fig-a\">図\u00a01</a>, 図\u00a0<a class=\"xref\" href=\"#fig-a\">1</a> と "));
+    OK(has(r.html, "<a class=\"xref\" href=\"#sec-s\">第\u00a01\u00a0節</a>"));
     /* a missing word falls back to English */
     OK(has(r.html, "<p class=\"callout-title\">Note</p>"));
     arena_free(a);
@@ -186,7 +199,7 @@ TEST(unknown_and_duplicate)
            "3:31: @tbl-nothing: no label 'tbl-nothing' on this page\n"
            "7:13: duplicate label 'fig-arch': line 5, column 12 has it already (a label names one thing)\n"
            "11:6: id 'sec-a' is already used on this page (line 9)\n");
-    OK(has(r.html, "See ?? and <a class=\"xref\" href=\"#fig-arch\">Figure 1</a> and ??."));
+    OK(has(r.html, "See ?? and <a class=\"xref\" href=\"#fig-arch\">Figure\u00a01</a> and ??."));
     /* a link with no text to no label: the link check says so, once */
     r = render(a, "See [](#fig-nope).\n");
     EQ_STR(problems(a, &r), "");
@@ -195,7 +208,7 @@ TEST(unknown_and_duplicate)
     md_result c;
     md_render(str_from("[@fig-a; @smith]\n\n![A](a.png){#fig-a}\n"), 1, NULL, NULL, a, &c);
     EQ_STR(problems(a, &c), "");
-    OK(has(c.html, "[<a class=\"xref\" href=\"#fig-a\">Figure 1</a>; @smith]"));
+    OK(has(c.html, "[<a class=\"xref\" href=\"#fig-a\">Figure\u00a01</a>; @smith]"));
     arena_free(a);
 }
 
@@ -212,7 +225,7 @@ TEST(with_bibliography)
     md_hooks h = { .cite = fake_cite };
     md_result r;
     md_render(str_from("[@smith] @fig-a [@fig-a; @smith]\n\n![A](a.png){#fig-a}\n"), 1, NULL, &h, a, &r);
-    OK(has(r.html, "{smith} <a class=\"xref\" href=\"#fig-a\">Figure 1</a> "));
+    OK(has(r.html, "{smith} <a class=\"xref\" href=\"#fig-a\">Figure\u00a01</a> "));
     EQ_STR(problems(a, &r), "1:18: this citation mixes cross-references (@fig-…, @tbl-…, @eq-…, @sec-…) with "
                             "citations: write them in brackets of their own\n");
     EQ_INT(r.ncites, 1);
@@ -226,7 +239,7 @@ TEST(links_to_labels)
                             "![A](a.png){#fig-a}\n");
     EQ_STR(problems(a, &r), "");
     /* this page's: its words, inside the link */
-    OK(has(r.html, "<a href=\"#fig-a\">Figure 1</a>"));
+    OK(has(r.html, "<a href=\"#fig-a\">Figure\u00a01</a>"));
     /* another page's: a place for the site to fill */
     EQ_INT(r.nxlinks, 1);
     if (r.nxlinks == 1) {
@@ -252,7 +265,7 @@ TEST(numbered_sections)
     md_options o = { .unsafe = true, .numbered_sections = true };
     md_result r = render_o(a, src, &o);
     EQ_STR(problems(a, &r), "");
-    OK(has(r.html, "<a class=\"xref\" href=\"#sec-b\">Section 2</a> and <a class=\"xref\" href=\"#sec-c\">Section 2.1</a>"));
+    OK(has(r.html, "<a class=\"xref\" href=\"#sec-b\">Section\u00a02</a> and <a class=\"xref\" href=\"#sec-c\">Section\u00a02.1</a>"));
     OK(has(r.html, "<h2 id=\"a\"><span class=\"section-number\">1</span> A "));
     OK(has(r.html, "<h4 id=\"d\"><span class=\"section-number\">2.1.1</span> D "));
     OK(has(r.html, "<h2 id=\"e\"><span class=\"section-number\">3</span> E "));
@@ -308,6 +321,7 @@ TEST(alerts)
 int main(void)
 {
     RUN(figures);
+    RUN(caption_markdown);
     RUN(references);
     RUN(equations);
     RUN(words);
