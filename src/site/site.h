@@ -30,6 +30,7 @@ typedef struct site site;
 typedef struct site_source_cache site_source_cache; /* see site_source_read */
 typedef struct site_page_cache site_page_cache;     /* see site_page_cache_new */
 typedef struct page_cache_entry page_cache_entry;
+typedef struct site_md_disk site_md_disk;         /* site/mdcache.h */
 
 /* ---- formulas (math.c) ---------------------------------------------------- */
 
@@ -465,6 +466,7 @@ typedef struct site {
     struct strmap *paper_index; /* key → papers index */
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
     struct site_csl *csl; /* the CSL style of `citation_style:`, or NULL: a built-in one */
+    site_md_disk *md_disk; /* the pages' Markdown in it (a one-shot build), or NULL */
     struct site_images *images; /* the sizes of the files read so far (images.c) */
     site_variant *variants; /* the image variants to write (site_image_variants) */
     size_t nvariants;
