@@ -60,7 +60,7 @@ struct cache {
     char *problem;        /* first write problem */
     atomic_bool broken;   /* stop writing */
     atomic_bool read_only;
-    atomic_size_t hits, misses, writes, written_bytes, tmp_seq;
+    atomic_size_t hits, misses, writes, written_bytes, tmp_seq, damaged;
     size_t trimmed_at;    /* written_bytes at the last trim */
     bool trimmed;
     uint64_t *used;       /* set of the first halves of names read or written */
@@ -192,6 +192,7 @@ cache_stats cache_get_stats(cache *c)
         s.hits = atomic_load(&c->hits);
         s.misses = atomic_load(&c->misses);
         s.writes = atomic_load(&c->writes);
+        s.damaged = atomic_load(&c->damaged);
     }
     return s;
 }
@@ -404,7 +405,8 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
     bool hit = false;
     struct stat st;
     /* a link (to /dev/zero, to a file elsewhere) is no entry */
-    if (keyed && lstat(path.data, &st) == 0 && S_ISREG(st.st_mode) &&
+    bool there = keyed && lstat(path.data, &st) == 0;
+    if (there && S_ISREG(st.st_mode) &&
         fs_read_file_max(path.data, CACHE_ENTRY_MAX, &data) && data.len >= HEADER &&
         !memcmp(data.data, MAGIC, 4)) {
         const unsigned char *p = (const unsigned char *)data.data;
@@ -421,6 +423,8 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
     buf_release(&path);
     buf_release(&data);
     atomic_fetch_add(hit ? &c->hits : &c->misses, 1);
+    if (there && !hit) /* cut short, edited, another key's (a hash collision), not a file */
+        atomic_fetch_add(&c->damaged, 1);
     if (hit)
         mark_used(c, n.h1);
     return hit;

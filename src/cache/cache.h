@@ -85,6 +85,7 @@ size_t cache_trim_now(cache *c);
 
 typedef struct cache_stats {
     size_t hits, misses, writes;
+    size_t damaged; /* misses where an entry was there but did not check (cut short, edited) */
 } cache_stats;
 /* Counts since cache_open. */
 cache_stats cache_get_stats(cache *c);

@@ -11,6 +11,7 @@
 
 #include "js/katex.h"
 #include "render/internal.h"
+#include "site/mdcache.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -60,6 +61,13 @@ static void finish_cache(build_session *bs, diag_list *d)
         return;
     if (bs->o.write)
         cache_trim(bs->cache);
+    cache_stats cs = cache_get_stats(bs->cache);
+    if (cs.damaged > bs->damaged_seen) /* a miss each: made again, and replaced */
+        diag_warning(d, CACHE_DIR, 0, 0,
+                     "%zu %s could not be read back (cut short or changed since written): "
+                     "ignored and made again",
+                     cs.damaged - bs->damaged_seen, cs.damaged - bs->damaged_seen == 1 ? "entry" : "entries");
+    bs->damaged_seen = cs.damaged;
     const char *p = cache_problem(bs->cache);
     if (p && !bs->cache_warned) {
         bs->cache_warned = true;
@@ -208,6 +216,9 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
     site_assign_paths(&s, d);
     if (!bs->pages && !bs->kept && !bs->sink && o->write)
         spill_bodies(&s, bs->out_dir);
+    /* a one-shot build takes each unchanged page's Markdown from the cache */
+    if (!bs->pages && !bs->kept && s.cache)
+        s.md_disk = site_md_disk_open(&s, o->write, d);
     local.ms_load = render_now_ms() - t;
     t = render_now_ms();
     stage(o, "markdown");
@@ -371,6 +382,9 @@ drop_templates:
     free(tdir);
     free(thdir);
 done:
+    local.markdown_cached = site_md_disk_hits(s.md_disk);
+    site_md_disk_close(s.md_disk, d);
+    s.md_disk = NULL;
     finish_cache(bs, d);
     const site *ks = s.a ? &s : &bs->last->s; /* kept for the next run? */
     site_notebook_places(ks, d, diags_before);
@@ -396,6 +410,9 @@ bool build_site(const build_options *o, diag_list *d, build_stats *st)
     render_math_stats(s, true, NULL);
     bool ok = render_run(s, d, st);
     render_math_stats(s, false, st);
+    /* SHEAF_CHECK_INCREMENTAL=1: what the cache gave is a clean build's */
+    if (ok && s->check && s->cache && o->write)
+        render_check_incremental(s, true);
     build_session_free(s);
     return ok;
 }

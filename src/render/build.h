@@ -57,6 +57,7 @@ typedef struct build_stats {
     size_t written, unchanged, removed, copied;
     size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
     size_t markdown; /* pages whose Markdown was written this run (not kept from the last) */
+    size_t markdown_cached; /* pages whose Markdown came from the build cache (.sheaf-cache/) */
     size_t formulas, formulas_rendered; /* met; rendered by KaTeX, not from the cache */
     size_t engines;  /* KaTeX engines started */
     size_t diagrams, diagrams_rendered; /* ```dot diagrams met; laid out by Graphviz, not from the cache */

@@ -132,6 +132,7 @@ struct build_session {
     size_t stats0[5];           /* render_math_stats: the counts at a run's start */
     double ms0;
     bool cache_warned;          /* its problem was reported once */
+    size_t damaged_seen;        /* damaged entries reported so far */
     size_t *deferred;           /* jobs of the last fast rebuild left for build_session_finish */
     size_t ndeferred;
     void (*commit_lock)(void *ctx, bool take); /* around build_session_finish's commit */
@@ -143,6 +144,14 @@ struct build_session {
 };
 
 void render_last_run_free(last_run *r);
+/* SHEAF_CHECK_INCREMENTAL=1 (bs->check), after a fast rebuild or a build
+ * that took pages from the build cache: runs a full build of the same
+ * options in memory (its outputs collected, nothing written; with no_cache
+ * not reading the build cache either) and compares every output with what
+ * is in the output folder — missing, different or extra files; any
+ * difference is printed with its first differing line and the process
+ * aborts (session.c). */
+void render_check_incremental(build_session *bs, bool no_cache);
 /* A full run of the pipeline, with the session's caches (none for a
  * one-shot build_site); a session's run is kept in bs->last when it was
  * good and quiet. */

@@ -457,15 +457,12 @@ static void first_difference(buf *out, const char *rel, const buf *was, const bu
     show_line(out, "+", want->data, want->len, i);
 }
 
-/* SHEAF_CHECK_INCREMENTAL=1, after a fast rebuild: runs a full build of
- * the same options in memory (its outputs collected, nothing written) and
- * compares every output with what the fast rebuild left in the output
- * folder — missing, different or extra files; any difference is printed
- * with its first differing line and the process aborts. */
-static void check_incremental(build_session *bs)
+void render_check_incremental(build_session *bs, bool no_cache)
 {
     build_options o = bs->o;
     o.write = false;
+    o.no_cache = o.no_cache || no_cache;
+    o.progress = NULL;
     build_session *full = build_session_new(&o);
     collected c = { .index = strmap_new(1024) };
     pthread_mutex_init(&c.mu, NULL);
@@ -578,7 +575,7 @@ static bool session_run(build_session *s, const char *const *changed, size_t nch
     s->ndeferred = 0;
     if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st)) {
         if (s->check && !s->ndeferred)
-            check_incremental(s);
+            render_check_incremental(s, false);
         return true;
     }
     return render_run(s, d, st);
@@ -600,6 +597,6 @@ bool build_session_finish(build_session *s, diag_list *d)
     s->deferred = NULL;
     s->ndeferred = 0;
     if (ok && s->check)
-        check_incremental(s);
+        render_check_incremental(s, false);
     return ok;
 }

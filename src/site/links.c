@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "img/img.h"
+#include "site/mdcache.h"
 #include "site/pagecache.h"
 #include "site/site.h"
 #include "util/hash.h"
@@ -141,9 +142,8 @@ static const char *shortcode_hook(void *vctx, const md_shortcode *sc, arena *a, 
     return h->render(h->ctx, rc->p, sc, a, error);
 }
 
-/* The link environment of a page whose Markdown used shortcodes: also
- * what each of them reads (their templates, the site's values). */
-static uint64_t shortcode_env(const site *s, uint64_t env, const md_result *md)
+/* see mdcache.h */
+uint64_t site_shortcode_env(const site *s, uint64_t env, const md_result *md)
 {
     if (!md->nshortcodes || !s->shortcodes)
         return env;
@@ -432,6 +432,31 @@ static md_options page_options(const site *s, const page *p)
     return o;
 }
 
+/* A formula or diagram hook that counts its calls, for the page's entry
+ * in the build cache (a page taken from there counts them as met). */
+typedef struct counted {
+    md_math_fn math; /* one of the two */
+    md_diagram_fn diagram;
+    void *ctx;
+    size_t n;
+} counted;
+
+static const char *count_math(void *ctx, const md_formula *f, arena *a, const char **error,
+                              long *error_at)
+{
+    counted *c = ctx;
+    c->n++;
+    return c->math(c->ctx, f, a, error, error_at);
+}
+
+static const char *count_diagram(void *ctx, const md_diagram *d, arena *a, const char **error,
+                                 int *error_line)
+{
+    counted *c = ctx;
+    c->n++;
+    return c->diagram(c->ctx, d, a, error, error_line);
+}
+
 typedef struct md_job_ctx {
     site *s;
     diag_list *d;
@@ -452,8 +477,19 @@ static void md_job(void *vctx, size_t i, int worker)
     }
     page_cache_entry *e = p->cache;
     /* a kept rendering that used shortcodes is exact while they read the same */
-    uint64_t env = e && e->has_md ? shortcode_env(c->s, c->env, &e->md) : c->env;
-    if (!page_cache_take_md(e, env, p)) {
+    uint64_t env = e && e->has_md ? site_shortcode_env(c->s, c->env, &e->md) : c->env;
+    buf key = BUF_INIT; /* the page's entry in the build cache (one-shot builds) */
+    size_t formulas = 0, diagrams = 0;
+    bool disk = !(e && e->parsed) && c->s->md_disk;
+    if (disk && site_md_disk_take(c->s->md_disk, c->s, p, c->s->wa[worker], &key, &formulas, &diagrams)) {
+        /* as the formulas and diagrams were met, each from the cache */
+        if (formulas)
+            atomic_fetch_add(&((site_math *)c->s->cfg.markdown.math_ctx)->formulas, formulas);
+        if (diagrams)
+            atomic_fetch_add(&((site_diagram *)c->s->cfg.markdown.diagram_ctx)->diagrams, diagrams);
+        p->search_keys = NULL;
+        drop_text(c->s, p, c->words[worker], c->s->wa[worker], c->s->cfg.search);
+    } else if (!page_cache_take_md(e, env, p)) {
         /* in a session, render into the entry's arena so the result can stay */
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
         resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
@@ -465,17 +501,25 @@ static void md_job(void *vctx, size_t i, int worker)
             mo.trusted = p->nb->trusted;
             mo.ntrusted = p->nb->nlines;
         }
+        counted cm = { mo.math, NULL, mo.math_ctx, 0 }, cd = { NULL, mo.diagram, mo.diagram_ctx, 0 };
+        if (disk && mo.math) /* the entry says how many it met */
+            mo.math = count_math, mo.math_ctx = &cm;
+        if (disk && mo.diagram)
+            mo.diagram = count_diagram, mo.diagram_ctx = &cd;
         cite_render(&rc, p, p->body, p->body_line, &mo, &hooks, a, c->d);
         image_key(&rc);
         site_cite_state_free(&rc.cites);
         p->links = rc.v;
         p->nlinks = rc.n;
         p->search_keys = NULL;
+        if (disk)
+            site_md_disk_keep(c->s->md_disk, c->s, p, &key, cm.n, cd.n);
         if (e && e->parsed)
-            page_cache_keep_md(e, shortcode_env(c->s, c->env, &p->md), p);
+            page_cache_keep_md(e, site_shortcode_env(c->s, c->env, &p->md), p);
         else
             drop_text(c->s, p, c->words[worker], a, c->s->cfg.search);
     }
+    buf_release(&key);
     if (!p->search_keys && !p->spill_keys && c->s->cfg.search) {
         search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);
         if (e && e->has_md)
@@ -598,7 +642,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* each page's words, in its own language (made here: not thread-safe) */
     for (size_t i = 0; i < s->npages; i++)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
-    md_job_ctx c = { s, d, outputs, s->page_cache ? link_env(s) : 0, NULL };
+    md_job_ctx c = { s, d, outputs, s->page_cache || s->md_disk ? link_env(s) : 0, NULL };
+    site_md_disk_begin(s->md_disk, s, c.env);
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);
     for (int w = 0; w < nw && s->cfg.search; w++)

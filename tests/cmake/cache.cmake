@@ -8,3 +8,9 @@ set_tests_properties(cache/kill PROPERTIES TIMEOUT 300)
 add_test(NAME cache/poison
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/poison.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/poison PROPERTIES TIMEOUT 300)
+# Builds that take pages' Markdown from the cache equal clean builds through
+# a sequence of edits (issue 31), and a damaged, copied or foreign cache is
+# said and not trusted.
+add_test(NAME cache/sequence
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/sequence.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cache/sequence PROPERTIES TIMEOUT 600)

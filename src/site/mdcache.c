@@ -1,0 +1,608 @@
+/* mdcache: each page's Markdown — its HTML, summary, headings, anchors,
+ * links as written and as resolved, citations, labels, shortcodes, word
+ * counts and plain text — in the build cache (src/cache, kind "page"), so
+ * that the next `sheaf build` renders again only the pages whose inputs
+ * changed. Everything after the Markdown stage (links, model, templates,
+ * output) runs as in any build, on what the entries give back.
+ *
+ * An entry's key holds everything its value depends on, so a changed input
+ * is a miss, never a stale page:
+ *   - this sheaf binary (its ELF build id, else a hash of the executable)
+ *     and the cache's generation (below);
+ *   - the site's configuration file's bytes, and the theme's words the
+ *     Markdown writes (captions, alerts, the page's language);
+ *   - the link environment (pagecache.c's rule, links.c: every page's
+ *     source and output path and state, every file, every image's size and
+ *     time, the tags, the base path);
+ *   - for a page that cites, every bibliography entry's fields;
+ *   - the page's source path and its bytes, front matter included.
+ * A page that used shortcodes is also checked against what those read
+ * (their templates, the site's values: the session's rule), stored in the
+ * value. A page whose Markdown reported a problem is never kept, so its
+ * diagnostics come back on every build.
+ *
+ * The manifest (kind "manifest", key "pages") names the sheaf binary, the
+ * site folder and a random generation that every key holds, and whether a
+ * build is writing: "open" from the Markdown stage of a writing build until
+ * it ends. A manifest of another binary or site folder, or one left open
+ * (a build killed, or one running beside this one) is said in a warning
+ * and replaced by a new generation: none of its entries is used again
+ * (cache_trim removes them in time). The manifest only adds caution: each
+ * entry is written whole (temporary file, rename) and checked (HMAC) on
+ * its own, and its key holds all of its inputs. */
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/cache.h"
+#include "site/mdcache.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+#define MANIFEST_HEAD "sheaf pages 1\n"
+#define VALUE_MAGIC "SHM1"
+
+struct site_md_disk {
+    cache *c;
+    bool write;
+    char *binary; /* hex */
+    char *site;   /* the site folder, resolved */
+    uint64_t generation;
+    uint64_t global; /* site_md_disk_begin: configuration, words, bibliography */
+    uint64_t bib;
+    uint64_t env;
+    atomic_size_t damaged, hits, stored;
+};
+
+/* ---- which sheaf wrote it -------------------------------------------- */
+
+static int note_cb(struct dl_phdr_info *info, size_t size, void *vout)
+{
+    (void)size;
+    buf *out = vout;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        size_t n = ph->p_memsz, at = 0;
+        while (at + sizeof(ElfW(Nhdr)) <= n) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(p + at);
+            size_t name = (nh->n_namesz + 3) & ~(size_t)3, desc = (nh->n_descsz + 3) & ~(size_t)3;
+            const unsigned char *d = p + at + sizeof *nh + name;
+            if (at + sizeof *nh + name + nh->n_descsz > n)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                !memcmp(p + at + sizeof *nh, "GNU", 4)) {
+                buf_puts(out, "id:");
+                for (size_t k = 0; k < nh->n_descsz; k++)
+                    buf_printf(out, "%02x", d[k]);
+                return 1;
+            }
+            at += sizeof *nh + name + desc;
+        }
+    }
+    return 1; /* the first object is the program: only its id counts */
+}
+
+/* The running binary's identity: its build id, else a hash of its bytes. */
+static char *binary_id(void)
+{
+    buf b = BUF_INIT;
+    dl_iterate_phdr(note_cb, &b);
+    if (!b.len) {
+        buf exe = BUF_INIT;
+        if (fs_read_file_max("/proc/self/exe", (size_t)1 << 30, &exe))
+            buf_printf(&b, "exe:%016llx:%zu", (unsigned long long)hash_bytes(exe.data, exe.len), exe.len);
+        else
+            buf_puts(&b, "unknown");
+        buf_release(&exe);
+    }
+    return buf_detach(&b, NULL);
+}
+
+static uint64_t new_generation(void)
+{
+    uint64_t g = 0;
+    if (getrandom(&g, sizeof g, 0) != (ssize_t)sizeof g)
+        g = (uint64_t)time(NULL) * 6364136223846793005ull ^ (uint64_t)getpid();
+    return g;
+}
+
+static void put_manifest(site_md_disk *m, const char *state)
+{
+    buf v = BUF_INIT;
+    buf_printf(&v, MANIFEST_HEAD "%s\n%s\n%016llx\n%s\n", m->binary, m->site,
+               (unsigned long long)m->generation, state);
+    cache_put(m->c, "manifest", "pages", 5, v.data, v.len);
+    buf_release(&v);
+}
+
+/* The manifest's lines (binary, site, generation, state) into f[4]. */
+static bool read_manifest(cache *c, buf *v, char *f[4])
+{
+    if (!cache_get(c, "manifest", "pages", 5, v))
+        return false;
+    size_t h = strlen(MANIFEST_HEAD);
+    if (v->len < h || memcmp(v->data, MANIFEST_HEAD, h) != 0)
+        return false;
+    char *p = v->data + h;
+    for (int i = 0; i < 4; i++) {
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            return false;
+        *nl = 0;
+        f[i] = p;
+        p = nl + 1;
+    }
+    return *p == 0;
+}
+
+site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
+{
+    if (!s->cache)
+        return NULL;
+    site_md_disk *m = xcalloc(1, sizeof *m);
+    m->c = s->cache;
+    m->write = write;
+    m->binary = binary_id();
+    m->site = fs_resolve(s->dir);
+    buf v = BUF_INIT;
+    char *f[4];
+    const char *why = NULL;
+    bool good = false;
+    if (read_manifest(m->c, &v, f)) {
+        char *end;
+        unsigned long long g = strtoull(f[2], &end, 16);
+        if (strcmp(f[0], m->binary))
+            why = "it was written by another version of sheaf";
+        else if (strcmp(f[1], m->site))
+            why = arena_printf(s->a, "it was made for the site in %s, not this one", f[1]);
+        else if (strcmp(f[3], "done"))
+            why = "the build that last wrote it did not finish (it was killed, or is still running)";
+        else if (*end == 0 && end != f[2]) {
+            m->generation = g;
+            good = true;
+        }
+    }
+    buf_release(&v);
+    if (why)
+        diag_warning(d, CACHE_DIR, 0, 0,
+                     "%s: none of the pages it holds is used; they are rendered again", why);
+    if (!good && !write) {
+        site_md_disk_close(m, NULL);
+        return NULL;
+    }
+    if (!good)
+        m->generation = new_generation();
+    if (write)
+        put_manifest(m, "open");
+    return m;
+}
+
+void site_md_disk_close(site_md_disk *m, diag_list *d)
+{
+    if (!m)
+        return;
+    if (m->write && d)
+        put_manifest(m, "done");
+    size_t bad = atomic_load(&m->damaged);
+    if (bad && d)
+        diag_warning(d, CACHE_DIR, 0, 0,
+                     "%zu page %s in the build cache could not be read back and %s rendered again",
+                     bad, bad == 1 ? "entry" : "entries", bad == 1 ? "was" : "were");
+    free(m->binary);
+    free(m->site);
+    free(m);
+}
+
+size_t site_md_disk_hits(const site_md_disk *m)
+{
+    return m ? atomic_load(&((site_md_disk *)m)->hits) : 0;
+}
+
+/* ---- what an entry depends on ---------------------------------------- */
+
+static uint64_t add_str(uint64_t h, const char *s)
+{
+    s = s ? s : "\x01";
+    return hash_add(hash_add(h, s, strlen(s)), "\xff", 1);
+}
+
+static uint64_t words_hash(uint64_t h, const md_words *w)
+{
+    if (!w)
+        return add_str(h, NULL);
+    for (size_t i = 0; i < MD_LABEL_KINDS; i++)
+        h = add_str(add_str(h, w->one[i]), w->many[i]);
+    h = add_str(add_str(add_str(h, w->list_sep), w->list_and), w->caption_sep);
+    for (size_t i = 0; i < 5; i++)
+        h = add_str(h, w->alert[i]);
+    return add_str(h, w->in);
+}
+
+void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env)
+{
+    if (!m)
+        return;
+    m->env = env;
+    uint64_t h = HASH_SEED;
+    char *path = fs_join(s->dir, "site.yaml");
+    buf cfg = BUF_INIT;
+    if (fs_read_file_max(path, FS_READ_MAX, &cfg))
+        h = hash_add(h, cfg.data, cfg.len);
+    else
+        h = add_str(h, "(no site.yaml)");
+    buf_release(&cfg);
+    free(path);
+    const md_options *o = &s->cfg.markdown;
+    h = add_str(add_str(add_str(h, o->label_table), o->label_math), o->label_diagram);
+    h = words_hash(h, o->words);
+    m->global = h;
+    uint64_t b = HASH_SEED;
+    for (size_t i = 0; s->bib && i < s->bib->n; i++) {
+        const bib_entry *e = &s->bib->entries[i];
+        b = add_str(add_str(add_str(b, e->key), e->type), e->src);
+        for (size_t k = 0; k < e->nfields; k++)
+            b = add_str(add_str(add_str(b, e->fields[k].name), e->fields[k].text), e->fields[k].raw);
+        b = add_str(b, "\x02");
+    }
+    m->bib = b;
+}
+
+static void make_key(const site_md_disk *m, const site *s, const page *p, buf *key)
+{
+    buf_reset(key);
+    uint64_t words = words_hash(HASH_SEED, p->words);
+    uint64_t bib = site_page_cites(s, p) ? m->bib : 0;
+    buf_printf(key, "sheaf-md 1\n%s\n%016llx %016llx %016llx %016llx %016llx\n%s", m->binary,
+               (unsigned long long)m->generation, (unsigned long long)m->global,
+               (unsigned long long)m->env, (unsigned long long)words, (unsigned long long)bib,
+               p->src);
+    buf_putc(key, 0);
+    buf_put(key, p->text, p->text_len);
+}
+
+/* ---- the value ------------------------------------------------------- */
+
+static void w_u64(buf *b, uint64_t v)
+{
+    unsigned char x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, (const char *)x, 8);
+}
+
+/* A string, or NULL: its length + 1 (0 for NULL), then its bytes. */
+static void w_strn(buf *b, const char *s, size_t n)
+{
+    w_u64(b, s ? (uint64_t)n + 1 : 0);
+    if (s)
+        buf_put(b, s, n);
+}
+
+static void w_str(buf *b, const char *s) { w_strn(b, s, s ? strlen(s) : 0); }
+
+typedef struct reader {
+    const unsigned char *p;
+    size_t n, at;
+    bool bad;
+    arena *a;
+} reader;
+
+static uint64_t r_u64(reader *r)
+{
+    if (r->bad || r->n - r->at < 8) {
+        r->bad = true;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
+    r->at += 8;
+    return v;
+}
+
+static int r_int(reader *r) { return (int)(int64_t)r_u64(r); }
+
+/* A count of items of at least `each` bytes that the rest can hold. */
+static size_t r_count(reader *r, size_t each)
+{
+    uint64_t v = r_u64(r);
+    if (r->bad || v > (r->n - r->at) / each) {
+        r->bad = true;
+        return 0;
+    }
+    return (size_t)v;
+}
+
+static const char *r_strn(reader *r, size_t *len)
+{
+    uint64_t v = r_u64(r);
+    *len = 0;
+    if (r->bad || !v)
+        return NULL;
+    if (v - 1 > r->n - r->at) {
+        r->bad = true;
+        return NULL;
+    }
+    *len = (size_t)(v - 1);
+    const char *s = arena_strndup(r->a, (const char *)r->p + r->at, *len);
+    r->at += *len;
+    return s;
+}
+
+static const char *r_str(reader *r)
+{
+    size_t n;
+    return r_strn(r, &n);
+}
+
+static const char *r_str_nn(reader *r) /* a string that is never NULL */
+{
+    const char *s = r_str(r);
+    return s ? s : "";
+}
+
+static void *r_array(reader *r, size_t n, size_t size)
+{
+    return n ? arena_calloc(r->a, n * size) : NULL;
+}
+
+static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, size_t diagrams)
+{
+    const md_result *md = &p->md;
+    buf_puts(b, VALUE_MAGIC);
+    w_u64(b, formulas);
+    w_u64(b, diagrams);
+    w_u64(b, sc);
+    w_u64(b, md->has_more);
+    w_u64(b, md->word_count);
+    w_u64(b, md->cjk_count);
+    w_u64(b, md->nheadings);
+    for (size_t i = 0; i < md->nheadings; i++) {
+        const md_heading *h = &md->headings[i];
+        w_u64(b, (uint64_t)h->level);
+        w_str(b, h->id);
+        w_str(b, h->title);
+        w_str(b, h->html);
+        w_u64(b, (uint64_t)h->line);
+    }
+    w_u64(b, md->nanchors);
+    for (size_t i = 0; i < md->nanchors; i++)
+        w_str(b, md->anchors[i]);
+    w_u64(b, md->nlinks);
+    for (size_t i = 0; i < md->nlinks; i++) {
+        const md_link *l = &md->links[i];
+        w_str(b, l->dest);
+        w_str(b, l->text);
+        w_u64(b, (uint64_t)l->line);
+        w_u64(b, (uint64_t)l->col);
+        w_u64(b, l->image | (uint64_t)l->img_tag << 1 | (uint64_t)(l->img != NULL) << 2);
+        if (l->img) {
+            w_u64(b, l->img->width);
+            w_u64(b, l->img->height);
+            w_u64(b, l->img->lazy);
+            w_str(b, l->img->srcset);
+            w_str(b, l->img->sizes);
+        }
+    }
+    w_u64(b, md->ncites);
+    for (size_t i = 0; i < md->ncites; i++) {
+        const md_cite *c = &md->cites[i];
+        w_str(b, c->key);
+        w_str(b, c->prefix);
+        w_str(b, c->locator);
+        w_u64(b, c->suppress_author | (uint64_t)c->narrative << 1);
+        w_u64(b, (uint64_t)c->group);
+        w_u64(b, (uint64_t)c->line);
+        w_u64(b, (uint64_t)c->col);
+        w_str(b, c->context);
+    }
+    w_u64(b, md->nshortcodes);
+    for (size_t i = 0; i < md->nshortcodes; i++)
+        w_str(b, md->shortcodes[i]);
+    w_u64(b, md->nlabels);
+    for (size_t i = 0; i < md->nlabels; i++) {
+        const md_label *l = &md->labels[i];
+        w_str(b, l->id);
+        w_u64(b, (uint64_t)l->kind);
+        w_str(b, l->number);
+        w_str(b, l->text);
+        w_u64(b, (uint64_t)l->line);
+        w_u64(b, (uint64_t)l->col);
+    }
+    w_u64(b, md->nxlinks);
+    for (size_t i = 0; i < md->nxlinks; i++) {
+        w_u64(b, md->xlinks[i].link);
+        w_u64(b, md->xlinks[i].at);
+        w_u64(b, md->xlinks[i].summary_at);
+    }
+    w_u64(b, p->nlinks);
+    for (size_t i = 0; i < p->nlinks; i++) {
+        const link_rec *l = &p->links[i];
+        w_u64(b, (uint64_t)l->kind);
+        w_str(b, l->dest);
+        w_str(b, l->text);
+        w_str(b, l->anchor);
+        w_str(b, l->missing_path);
+        w_u64(b, (uint64_t)(int64_t)l->target);
+        w_u64(b, (uint64_t)l->line);
+        w_u64(b, (uint64_t)l->col);
+        w_u64(b, (uint64_t)(int64_t)l->image);
+        w_str(b, l->image_error);
+        w_str(b, l->url);
+        w_u64(b, l->img_tag | (uint64_t)l->image_key << 1);
+    }
+    /* last, in md_render's order of allocation (links.c gives them back) */
+    w_strn(b, md->summary_html, md->summary_len);
+    w_strn(b, md->html, md->html_len);
+    w_strn(b, md->text, md->text_len);
+}
+
+/* Reads a value into p; false when it is not one (then p is untouched). */
+static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *formulas,
+                       size_t *diagrams)
+{
+    if (r->n < 4 || memcmp(r->p, VALUE_MAGIC, 4) != 0)
+        return false;
+    r->at = 4;
+    md_result md;
+    memset(&md, 0, sizeof md);
+    *formulas = (size_t)r_u64(r);
+    *diagrams = (size_t)r_u64(r);
+    *sc = r_u64(r);
+    md.has_more = r_u64(r) != 0;
+    md.word_count = (size_t)r_u64(r);
+    md.cjk_count = (size_t)r_u64(r);
+    md.nheadings = r_count(r, 48);
+    md.headings = r_array(r, md.nheadings, sizeof *md.headings);
+    for (size_t i = 0; i < md.nheadings && !r->bad; i++) {
+        md_heading *h = &md.headings[i];
+        h->level = r_int(r);
+        h->id = r_str_nn(r);
+        h->title = r_str_nn(r);
+        h->html = r_str_nn(r);
+        h->line = r_int(r);
+    }
+    md.nanchors = r_count(r, 8);
+    md.anchors = r_array(r, md.nanchors, sizeof *md.anchors);
+    for (size_t i = 0; i < md.nanchors && !r->bad; i++)
+        md.anchors[i] = r_str_nn(r);
+    md.nlinks = r_count(r, 40);
+    md.links = r_array(r, md.nlinks, sizeof *md.links);
+    for (size_t i = 0; i < md.nlinks && !r->bad; i++) {
+        md_link *l = &md.links[i];
+        l->dest = r_str_nn(r);
+        l->text = r_str_nn(r);
+        l->line = r_int(r);
+        l->col = r_int(r);
+        uint64_t bits = r_u64(r);
+        l->image = bits & 1;
+        l->img_tag = (bits >> 1) & 1;
+        if (bits & 4) {
+            l->img = arena_calloc(r->a, sizeof *l->img);
+            l->img->width = (unsigned)r_u64(r);
+            l->img->height = (unsigned)r_u64(r);
+            l->img->lazy = r_u64(r) != 0;
+            l->img->srcset = r_str(r);
+            l->img->sizes = r_str(r);
+        }
+    }
+    md.ncites = r_count(r, 64);
+    md.cites = r_array(r, md.ncites, sizeof *md.cites);
+    for (size_t i = 0; i < md.ncites && !r->bad; i++) {
+        md_cite *c = &md.cites[i];
+        c->key = r_str_nn(r);
+        c->prefix = r_str_nn(r);
+        c->locator = r_str_nn(r);
+        uint64_t bits = r_u64(r);
+        c->suppress_author = bits & 1;
+        c->narrative = (bits >> 1) & 1;
+        c->group = r_int(r);
+        c->line = r_int(r);
+        c->col = r_int(r);
+        c->context = r_str_nn(r);
+    }
+    md.nshortcodes = r_count(r, 8);
+    md.shortcodes = r_array(r, md.nshortcodes, sizeof *md.shortcodes);
+    for (size_t i = 0; i < md.nshortcodes && !r->bad; i++)
+        md.shortcodes[i] = r_str_nn(r);
+    md.nlabels = r_count(r, 48);
+    md.labels = r_array(r, md.nlabels, sizeof *md.labels);
+    for (size_t i = 0; i < md.nlabels && !r->bad; i++) {
+        md_label *l = &md.labels[i];
+        l->id = r_str_nn(r);
+        uint64_t k = r_u64(r);
+        l->kind = k < MD_LABEL_KINDS ? (md_label_kind)k : (r->bad = true, (md_label_kind)0);
+        l->number = r_str_nn(r);
+        l->text = r_str_nn(r);
+        l->line = r_int(r);
+        l->col = r_int(r);
+    }
+    md.nxlinks = r_count(r, 24);
+    md.xlinks = r_array(r, md.nxlinks, sizeof *md.xlinks);
+    for (size_t i = 0; i < md.nxlinks && !r->bad; i++) {
+        md.xlinks[i].link = (size_t)r_u64(r);
+        md.xlinks[i].at = (size_t)r_u64(r);
+        md.xlinks[i].summary_at = (size_t)r_u64(r);
+        if (md.xlinks[i].link >= md.nlinks)
+            r->bad = true;
+    }
+    size_t nrec = r_count(r, 96);
+    link_rec *recs = r_array(r, nrec, sizeof *recs);
+    for (size_t i = 0; i < nrec && !r->bad; i++) {
+        link_rec *l = &recs[i];
+        uint64_t k = r_u64(r);
+        if (k > LINK_MISSING)
+            r->bad = true;
+        l->kind = (link_kind)k;
+        l->dest = r_str(r);
+        l->text = r_str(r);
+        l->anchor = r_str(r);
+        l->missing_path = r_str(r);
+        l->target = r_int(r);
+        l->line = r_int(r);
+        l->col = r_int(r);
+        l->image = r_int(r);
+        l->image_error = r_str(r);
+        l->url = r_str(r);
+        uint64_t bits = r_u64(r);
+        l->img_tag = bits & 1;
+        l->image_key = (bits >> 1) & 1;
+        if (l->target >= (int)s->npages || l->image >= (int)s->nfiles)
+            r->bad = true;
+    }
+    md.summary_html = r_strn(r, &md.summary_len);
+    md.html = r_strn(r, &md.html_len);
+    md.text = r_strn(r, &md.text_len);
+    if (r->bad || r->at != r->n)
+        return false;
+    p->md = md;
+    p->links = recs;
+    p->nlinks = nrec;
+    return true;
+}
+
+bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *key,
+                       size_t *formulas, size_t *diagrams)
+{
+    if (!m || !p->text)
+        return false;
+    make_key(m, s, p, key);
+    buf v = BUF_INIT;
+    bool hit = false;
+    if (cache_get(m->c, "page", key->data, key->len, &v)) {
+        reader r = { (const unsigned char *)v.data, v.len, 0, false, a };
+        page q = *p;
+        uint64_t sc;
+        if (!read_value(&r, s, &q, &sc, formulas, diagrams))
+            atomic_fetch_add(&m->damaged, 1);
+        else if (site_shortcode_env(s, 0, &q.md) == sc) {
+            *p = q;
+            hit = true;
+            atomic_fetch_add(&m->hits, 1);
+        }
+    }
+    buf_release(&v);
+    return hit;
+}
+
+void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf *key,
+                       size_t formulas, size_t diagrams)
+{
+    if (!m || !m->write || !key->len || p->md.nproblems || p->failed)
+        return;
+    buf v = BUF_INIT;
+    write_value(&v, p, site_shortcode_env(s, 0, &p->md), formulas, diagrams);
+    if (v.len + key->len < CACHE_ENTRY_MAX)
+        cache_put(m->c, "page", key->data, key->len, v.data, v.len);
+    atomic_fetch_add(&m->stored, 1);
+    buf_release(&v);
+}

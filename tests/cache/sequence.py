@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+"""Builds that take pages from the build cache are clean builds (issue 31).
+
+A small site — posts linking to each other's headings, citations of a
+.bib, a shortcode reading a data file, a template of the site's own — is
+built once, then edited in turn: a post's body, a post added, one
+deleted, one renamed, a template, a data file, a .bib entry, site.yaml
+keys. After each edit `sheaf build` runs with the cache (and
+SHEAF_CHECK_INCREMENTAL=1, which builds from scratch beside it and aborts
+on any difference) and its output is compared byte for byte with a build
+with --no-cache into a folder of its own. The stats say how many pages
+the cache gave: all of them when nothing changed, all but one after one
+body edit, none after a site.yaml edit.
+
+Then the cache is damaged in the ways a disk, a copy or a crash damage
+it — an entry cut short, a manifest of another sheaf, of another site, of
+a build that was killed — and each build warns once, uses none of what it
+cannot trust, and writes what a clean build writes.
+
+usage: sequence.py path/to/sheaf
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SHEAF = os.path.abspath(sys.argv[1])
+TMP = tempfile.mkdtemp(prefix="sheaf-cache-seq-")
+SITE = os.path.join(TMP, "site")
+ENV = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=TMP)
+step_no = 0
+
+
+def fail(msg):
+    print("FAIL cache/sequence: " + msg)
+    sys.exit(1)
+
+
+def write(rel, text):
+    path = os.path.join(SITE, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def tree(root):
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            full = os.path.join(dirpath, f)
+            rel = os.path.relpath(full, root)
+            if rel.startswith(".sheaf-manifest"):
+                continue
+            with open(full, "rb") as fh:
+                out[rel] = fh.read()
+    return out
+
+
+def cached_pages(stdout):
+    m = re.search(r"^  markdown: (\d+) pages written, (\d+) from the build cache$", stdout, re.M)
+    return int(m.group(2)) if m else 0
+
+
+def build(what, want_cached=None, want_warning=None):
+    """Builds with the cache and without; both must agree."""
+    global step_no
+    step_no += 1
+    r = subprocess.run([SHEAF, "build", "--stats", "-s", SITE], capture_output=True, text=True, env=ENV)
+    if r.returncode != 0:
+        fail("%s: the cached build failed (%d):\n%s%s" % (what, r.returncode, r.stdout, r.stderr))
+    if want_warning is None and r.stderr:
+        fail("%s: unexpected diagnostics:\n%s" % (what, r.stderr))
+    if want_warning is not None:
+        lines = r.stderr.strip().splitlines()
+        if len(lines) != 1 or not re.search(want_warning, lines[0]):
+            fail("%s: wanted one warning matching %r, got:\n%s" % (what, want_warning, r.stderr))
+    got = cached_pages(r.stdout)
+    if want_cached is not None and got != want_cached:
+        fail("%s: %d pages from the cache, wanted %d\n%s" % (what, got, want_cached, r.stdout))
+    ref = os.path.join(TMP, "ref%d" % step_no)
+    c = subprocess.run([SHEAF, "build", "-q", "--no-cache", "-s", SITE, "-o", ref],
+                       capture_output=True, text=True, env=ENV)
+    if c.returncode != 0:
+        fail("%s: the clean build failed: %s" % (what, c.stderr))
+    a, b = tree(os.path.join(SITE, "public")), tree(ref)
+    if a != b:
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
+    shutil.rmtree(ref)
+    return got
+
+
+POST = """---
+title: {title}
+date: 2024-0{m}-01
+tags: [{tag}]
+---
+Intro of {title}. {extra}
+
+## First part
+
+Text with a formula $x^{m}$ and a citation [@lian2017].
+
+## Second part
+
+See [the other post](2024-0{other}-01-p{other}.md#second-part).
+"""
+
+
+def post(m, other, title=None, tag="a", extra=""):
+    write("content/posts/2024-0%d-01-p%d.md" % (m, m),
+          POST.format(title=title or "Post %d" % m, m=m, other=other, tag=tag, extra=extra))
+
+
+def main():
+    write("site.yaml", "title: Seq\nbase_url: https://example.org/\nbibliography: refs.bib\nsearch: true\n")
+    write("refs.bib", "@article{lian2017, author = {Lian, Xiangru and Zhang, Ce}, title = {Can "
+          "decentralized algorithms outperform centralized ones}, year = {2017}}\n"
+          "@article{wang2023, author = {Wang, Lin}, title = {A survey}, year = {2023}}\n")
+    write("data/info.yaml", "motto: first motto\n")
+    write("templates/shortcodes/motto.html", "<em>{{ site.data.info.motto }}</em>")
+    for m in range(1, 6):
+        post(m, m % 5 + 1)
+    write("content/about.md", "---\ntitle: About\n---\nThe motto: {{< motto >}}. See "
+          "[post one](posts/2024-01-01-p1.md#first-part).\n")
+    n = 6
+
+    build("cold", 0)
+    build("nothing changed", n)
+    post(2, 3, extra="An edited body.")
+    build("one body edited", n - 1)
+    post(3, 4, title="A new title")
+    build("a title edited")
+    post(6, 1, tag="b")
+    n += 1
+    build("a post added")
+    os.remove(os.path.join(SITE, "content/posts/2024-04-01-p4.md"))
+    post(3, 5, title="A new title")  # it linked to the deleted one
+    n -= 1
+    build("a post deleted")
+    os.rename(os.path.join(SITE, "content/posts/2024-05-01-p5.md"),
+              os.path.join(SITE, "content/posts/2024-05-01-p5-renamed.md"))
+    post(3, 1, title="A new title")
+    post(2, 1, extra="An edited body.")
+    build("a post renamed")
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "themes",
+                           "default", "templates", "post.html")) as f:
+        theme_post = f.read()
+    write("templates/post.html", theme_post + "\n<!-- the site's own -->\n")
+    build("a template added", n)  # every page rendered again, no Markdown
+    write("templates/post.html", theme_post + "\n<!-- edited -->\n")
+    build("a template edited", n)
+    write("templates/shortcodes/motto.html", "<strong>{{ site.data.info.motto }}</strong>")
+    build("a shortcode's template edited", n - 1)
+    write("data/info.yaml", "motto: second motto\n")
+    build("a data file edited", n - 1)
+    write("refs.bib", "@article{lian2017, author = {Lian, Xiangru and Zhang, Ce and Hsieh, Cho-Jui}, "
+          "title = {Can decentralized algorithms outperform centralized ones}, year = {2017}}\n"
+          "@article{wang2023, author = {Wang, Lin}, title = {A survey}, year = {2023}}\n")
+    build("a .bib entry edited", 0)  # every page may cite (site.yaml names the .bib)
+    write("site.yaml", "title: Seq edited\nbase_url: https://example.org/\nbibliography: refs.bib\n"
+          "search: true\n")
+    build("a site.yaml key edited", 0)
+    write("site.yaml", "title: Seq edited\nbase_url: https://example.org/sub/\nbibliography: refs.bib\n"
+          "search: true\nmarkdown:\n  smart: false\n")
+    build("site.yaml keys added", 0)
+    build("nothing changed again", n)
+
+    # ---- a damaged cache: a warning, nothing of it trusted, a clean build's output
+    cache = os.path.join(SITE, ".sheaf-cache", "v1")
+    pages = [f for f in glob.glob(os.path.join(cache, "page", "*", "*"))]
+    if not pages:
+        fail("no page entries in the cache")
+    for f in pages:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        with open(f, "wb") as fh:
+            fh.write(data[: len(data) // 2])
+    build("every page entry cut short", 0,
+          r"^\.sheaf-cache: warning: %d entries could not be read back \(cut short or changed since "
+          r"written\): ignored and made again$" % n)  # the ones this build looked up
+    build("after the damaged entries were made again", n)
+
+    # a copy of the site elsewhere: the cache names the site's folder
+    other = os.path.join(TMP, "other")
+    shutil.copytree(SITE, other, symlinks=True)
+    shutil.rmtree(os.path.join(other, "public"))
+    r = subprocess.run([SHEAF, "build", "-q", "-s", other], capture_output=True, text=True, env=ENV)
+    if r.returncode != 0 or not re.search(
+            r"^\.sheaf-cache: warning: it was made for the site in .*/site, not this one: none of "
+            r"the pages it holds is used; they are rendered again$", r.stderr.strip()):
+        fail("a cache copied from another site: %d\n%s" % (r.returncode, r.stderr))
+    if tree(os.path.join(other, "public")) != tree(os.path.join(SITE, "public")):
+        fail("the copied site's build differs")
+
+    # another version of sheaf: a copy of the binary with another build id
+    # is another sheaf to the cache
+    other_sheaf = os.path.join(TMP, "sheaf-other")
+    shutil.copy(SHEAF, other_sheaf)
+    ids = re.findall(r"Build ID: ([0-9a-f]+)",
+                     subprocess.run(["readelf", "-n", SHEAF], capture_output=True, text=True).stdout)
+    if not ids:
+        fail("no build id in the binary (readelf -n)")
+    with open(other_sheaf, "r+b") as fh:
+        data = fh.read()
+        at = data.find(bytes.fromhex(ids[0]))
+        fh.seek(at)
+        fh.write(bytes(b ^ 0xFF for b in data[at:at + 4]))
+    os.chmod(other_sheaf, 0o755)
+    r = subprocess.run([other_sheaf, "build", "-q", "-s", SITE], capture_output=True, text=True, env=ENV)
+    if r.returncode != 0 or not re.search(
+            r"^\.sheaf-cache: warning: it was written by another version of sheaf: none of the pages "
+            r"it holds is used; they are rendered again$", r.stderr.strip()):
+        fail("a cache of another sheaf: %d\n%s" % (r.returncode, r.stderr))
+    build("back with this sheaf", 0,
+          r"^\.sheaf-cache: warning: it was written by another version of sheaf")
+    build("and again", n)
+    print("ok: %d cached builds equal clean ones; damaged, copied and foreign caches refused" % step_no)
+
+
+try:
+    main()
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)
