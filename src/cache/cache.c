@@ -66,6 +66,7 @@ struct cache {
     uint64_t *used;       /* set of the first halves of names read or written */
     size_t used_n, used_cap;
     atomic_bool refused;  /* a symbolic link in the cache's folders: not used */
+    atomic_bool made_secret; /* this process made the secret (new, or replacing one not sheaf's) */
     bool have_secret;     /* under mu: */
     unsigned char secret[SECRET_LEN];
 };
@@ -303,6 +304,7 @@ static bool get_secret(cache *c, bool create)
         if (written && (theirs ? rename(tmp.data, path.data) == 0 : link(tmp.data, path.data) == 0)) {
             memcpy(c->secret, r, SECRET_LEN);
             c->have_secret = ok = true;
+            atomic_store(&c->made_secret, true); /* the entries made before miss: not damage */
         } else if (written && errno == EEXIST) {
             ok = read_secret(c, path.data); /* another build made it first */
         }
@@ -423,7 +425,8 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
     buf_release(&path);
     buf_release(&data);
     atomic_fetch_add(hit ? &c->hits : &c->misses, 1);
-    if (there && !hit) /* cut short, edited, another key's (a hash collision), not a file */
+    /* cut short, edited, another key's (a hash collision), not a file */
+    if (there && !hit && !atomic_load(&c->made_secret))
         atomic_fetch_add(&c->damaged, 1);
     if (hit)
         mark_used(c, n.h1);

@@ -14,3 +14,8 @@ set_tests_properties(cache/poison PROPERTIES TIMEOUT 300)
 add_test(NAME cache/sequence
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/sequence.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/sequence PROPERTIES TIMEOUT 600)
+# A build killed while it writes page entries: the next build says so and
+# uses none of them (issue 31).
+add_test(NAME cache/kill-pages
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/kill_pages.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cache/kill-pages PROPERTIES TIMEOUT 600)
