@@ -326,8 +326,9 @@ bool render_run(build_session *bs, diag_list *d, build_stats *st)
         stage(o, "rendering");
     }
     site_parallel(nj, jobs, render_job, &c);
-    if (s.nvariants) /* the cache keeps this build's variants beyond its limit */
-        cache_keep_extra(s.cache, atomic_load(&s.variant_bytes));
+    /* the cache keeps this build's variants and pages beyond its limit */
+    if (s.nvariants || s.md_disk)
+        cache_keep_extra(s.cache, atomic_load(&s.variant_bytes) + site_md_disk_bytes(s.md_disk));
     stage(o, "writing");
     render_merge_diags(d, c.diags, jv, nj);
     render_workers_free(&c, jobs);

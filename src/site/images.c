@@ -249,7 +249,7 @@ void site_image_variants(site *s, diag_list *d)
     free(seen);
 }
 
-void site_images_env(const site *s, uint64_t *h)
+void site_images_env(const site *s, bool contents, uint64_t *h)
 {
     static const char *const exts[] = { ".png", ".jpg", ".jpeg", ".webp", ".gif", ".avif", ".svg" };
     bool raster = false; /* one that could have variants: whether libvips is there counts */
@@ -266,10 +266,15 @@ void site_images_env(const site *s, uint64_t *h)
             continue;
         char *path = fs_join(s->dir, f->src);
         struct stat st;
-        if (!stat(path, &st)) {
+        buf bytes = BUF_INIT;
+        if (contents && fs_read_file_max(path, FS_READ_MAX, &bytes)) {
+            int64_t size = (int64_t)bytes.len;
+            *h = hash_add(hash_add(*h, &size, sizeof size), bytes.data, bytes.len);
+        } else if (!stat(path, &st)) {
             int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
             *h = hash_add(*h, v, sizeof v);
         }
+        buf_release(&bytes);
         free(path);
     }
     if (raster && s->cfg.images_process)

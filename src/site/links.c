@@ -542,7 +542,7 @@ static void env_add(uint64_t *h, const char *s)
     *h = hash_add(hash_add(*h, s, strlen(s)), "\xff", 1);
 }
 
-static uint64_t link_env(const site *s)
+static uint64_t link_env(const site *s, bool contents)
 {
     uint64_t h = HASH_SEED;
     env_add(&h, s->cfg.base_path);
@@ -573,7 +573,7 @@ static uint64_t link_env(const site *s)
     env_add(&h, s->cfg.images_sizes);
     for (size_t i = 0; i < s->cfg.nimages_widths; i++)
         h = hash_add(h, &s->cfg.images_widths[i], sizeof s->cfg.images_widths[i]);
-    site_images_env(s, &h);
+    site_images_env(s, contents, &h);
     return h;
 }
 
@@ -642,7 +642,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* each page's words, in its own language (made here: not thread-safe) */
     for (size_t i = 0; i < s->npages; i++)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
-    md_job_ctx c = { s, d, outputs, s->page_cache || s->md_disk ? link_env(s) : 0, NULL };
+    /* the build cache's entries outlive the process: images by their bytes */
+    uint64_t env = s->page_cache ? link_env(s, false) : s->md_disk ? link_env(s, true) : 0;
+    md_job_ctx c = { s, d, outputs, env, NULL };
     site_md_disk_begin(s->md_disk, s, c.env);
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);

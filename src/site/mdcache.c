@@ -23,14 +23,15 @@
  *
  * The manifest (kind "manifest", key "pages") names the sheaf binary, the
  * site folder and a random generation that every key holds, and whether a
- * build is writing: "open" from the Markdown stage of a writing build until
- * it ends. A manifest of another binary or site folder, or one left open
+ * build is writing: "open" from a build's first entry written until it
+ * ends (a build that writes none leaves the manifest alone). A manifest of another binary or site folder, or one left open
  * (a build killed, or one running beside this one) is said in a warning
  * and replaced by a new generation: none of its entries is used again
  * (cache_trim removes them in time). The manifest only adds caution: each
  * entry is written whole (temporary file, rename) and checked (HMAC) on
  * its own, and its key holds all of its inputs. */
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,9 @@ struct site_md_disk {
     uint64_t bib;
     uint64_t env;
     atomic_size_t damaged, hits, stored;
+    atomic_size_t bytes; /* of the entries this build read or wrote (keys and values) */
+    pthread_mutex_t mu;
+    bool opened;         /* under mu: the manifest says "open" (before the first entry is written) */
 };
 
 /* ---- which sheaf wrote it -------------------------------------------- */
@@ -151,6 +155,7 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
     site_md_disk *m = xcalloc(1, sizeof *m);
     m->c = s->cache;
     m->write = write;
+    pthread_mutex_init(&m->mu, NULL);
     m->binary = binary_id();
     m->site = fs_resolve(s->dir);
     buf v = BUF_INIT;
@@ -181,8 +186,6 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
     }
     if (!good)
         m->generation = new_generation();
-    if (write)
-        put_manifest(m, "open");
     return m;
 }
 
@@ -190,13 +193,14 @@ void site_md_disk_close(site_md_disk *m, diag_list *d)
 {
     if (!m)
         return;
-    if (m->write && d)
+    if (m->opened && d)
         put_manifest(m, "done");
     size_t bad = atomic_load(&m->damaged);
     if (bad && d)
         diag_warning(d, CACHE_DIR, 0, 0,
                      "%zu page %s in the build cache could not be read back and %s rendered again",
                      bad, bad == 1 ? "entry" : "entries", bad == 1 ? "was" : "were");
+    pthread_mutex_destroy(&m->mu);
     free(m->binary);
     free(m->site);
     free(m);
@@ -205,6 +209,11 @@ void site_md_disk_close(site_md_disk *m, diag_list *d)
 size_t site_md_disk_hits(const site_md_disk *m)
 {
     return m ? atomic_load(&((site_md_disk *)m)->hits) : 0;
+}
+
+size_t site_md_disk_bytes(const site_md_disk *m)
+{
+    return m ? atomic_load(&((site_md_disk *)m)->bytes) : 0;
 }
 
 /* ---- what an entry depends on ---------------------------------------- */
@@ -588,6 +597,7 @@ bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *k
             *p = q;
             hit = true;
             atomic_fetch_add(&m->hits, 1);
+            atomic_fetch_add(&m->bytes, key->len + v.len);
         }
     }
     buf_release(&v);
@@ -601,8 +611,18 @@ void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf 
         return;
     buf v = BUF_INIT;
     write_value(&v, p, site_shortcode_env(s, 0, &p->md), formulas, diagrams);
-    if (v.len + key->len < CACHE_ENTRY_MAX)
+    if (v.len + key->len < CACHE_ENTRY_MAX) {
+        /* the manifest says "open" before the first entry is written (a
+         * build that writes none — every page from the cache — leaves it
+         * as it was) */
+        pthread_mutex_lock(&m->mu);
+        if (!m->opened)
+            put_manifest(m, "open");
+        m->opened = true;
+        pthread_mutex_unlock(&m->mu);
         cache_put(m->c, "page", key->data, key->len, v.data, v.len);
-    atomic_fetch_add(&m->stored, 1);
+        atomic_fetch_add(&m->stored, 1);
+        atomic_fetch_add(&m->bytes, key->len + v.len);
+    }
     buf_release(&v);
 }

@@ -16,7 +16,8 @@
  * build: reads the cache's manifest and reports into d, as a warning,
  * why the entries it holds are not used — written by another sheaf, for
  * another site, or by a build that did not finish (killed). With write,
- * marks the manifest open until site_md_disk_close. Returns NULL when the
+ * entries are stored, and the manifest is marked open from the first one
+ * until site_md_disk_close. Returns NULL when the
  * entries cannot be used at all (a read-only cache that is not right);
  * owned by the caller, freed by site_md_disk_close. */
 site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d);
@@ -27,6 +28,10 @@ void site_md_disk_close(site_md_disk *m, diag_list *d);
 
 /* Pages taken from the cache so far (0 for NULL). */
 size_t site_md_disk_hits(const site_md_disk *m);
+/* The bytes of the entries this build read or wrote: the cache keeps them
+ * beyond its limit (cache_keep_extra), so a large site's pages do not push
+ * out each other. */
+size_t site_md_disk_bytes(const site_md_disk *m);
 
 /* Called by site_render_markdown, once, before its workers: what every
  * page's entry depends on besides its own text (env: the link

@@ -509,9 +509,11 @@ void site_image_variants(site *s, diag_list *d);
 int site_file_at(const site *s, const char *path);
 /* The output path of file's variant at width w, in a. */
 const char *site_variant_path(arena *a, const char *file_path, unsigned w);
-/* Adds to a build session's link environment what an <img> is given from
- * the files: each image file's size and modification time. */
-void site_images_env(const site *s, uint64_t *h);
+/* Adds to a link environment what an <img> is given from the files: each
+ * image file's size and modification time (a build session's), or with
+ * contents its size and bytes (the build cache's, which outlives the
+ * process: a fresh checkout gives every file a new time). */
+void site_images_env(const site *s, bool contents, uint64_t *h);
 /* The page's social image (og:image): front matter's `image:`, else its
  * first <img> of a site file or an http(s) URL: its URL (root-relative or
  * absolute, as written to the page) and, for a raster file of the site,

@@ -26,6 +26,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import struct
+import zlib
 
 SHEAF = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix="sheaf-cache-seq-")
@@ -93,6 +95,19 @@ def build(what, want_cached=None, want_warning=None):
     return got
 
 
+def png(rel, w, h):
+    """A w×h grey PNG at rel."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + b"\x80" * w for _ in range(h))
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    path = os.path.join(SITE, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 POST = """---
 title: {title}
 date: 2024-0{m}-01
@@ -125,7 +140,8 @@ def main():
     for m in range(1, 6):
         post(m, m % 5 + 1)
     write("content/about.md", "---\ntitle: About\n---\nThe motto: {{< motto >}}. See "
-          "[post one](posts/2024-01-01-p1.md#first-part).\n")
+          "[post one](posts/2024-01-01-p1.md#first-part).\n\n![a square](img/sq.png)\n")
+    png("content/img/sq.png", 4, 4)
     n = 6
 
     build("cold", 0)
@@ -168,6 +184,12 @@ def main():
           "search: true\nmarkdown:\n  smart: false\n")
     build("site.yaml keys added", 0)
     build("nothing changed again", n)
+    png("content/img/sq.png", 6, 3)  # the same file, other sizes: its width and height change
+    build("an image replaced", 0)
+    for dirpath, _dirs, files in os.walk(SITE):  # a fresh checkout: every file a new time
+        for f in files:
+            os.utime(os.path.join(dirpath, f), (1e9, 1e9))
+    build("every file touched", n)
 
     # ---- a damaged cache: a warning, nothing of it trusted, a clean build's output
     cache = os.path.join(SITE, ".sheaf-cache", "v1")

@@ -19,3 +19,4 @@ set_tests_properties(cache/sequence PROPERTIES TIMEOUT 600)
 add_test(NAME cache/kill-pages
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/kill_pages.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/kill-pages PROPERTIES TIMEOUT 600)
+set_tests_properties(cache/sequence cache/kill-pages PROPERTIES ENVIRONMENT SHEAF_CHECK_INCREMENTAL=1)
