@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <nettle/hmac.h>
+#include <nettle/sha2.h>
 #include <nettle/memops.h>
 
 #include "cache/cache.h"
@@ -184,6 +185,14 @@ const char *cache_problem(cache *c)
     const char *p = c->problem;
     pthread_mutex_unlock(&c->mu);
     return p;
+}
+
+void cache_digest(const void *p, size_t n, unsigned char out[CACHE_DIGEST_LEN])
+{
+    struct sha256_ctx h;
+    sha256_init(&h);
+    sha256_update(&h, n, p);
+    sha256_digest(&h, CACHE_DIGEST_LEN, out);
 }
 
 cache_stats cache_get_stats(cache *c)

@@ -83,6 +83,12 @@ void cache_keep_extra(cache *c, size_t bytes);
 /* The same, whatever was written (for tests and `--stats`). */
 size_t cache_trim_now(cache *c);
 
+/* The SHA-256 of n bytes at p into out: for a caller that names a long
+ * input in a key by its digest (a page's text), so that keys stay short
+ * and a collision is out of reach. */
+#define CACHE_DIGEST_LEN 32
+void cache_digest(const void *p, size_t n, unsigned char out[CACHE_DIGEST_LEN]);
+
 typedef struct cache_stats {
     size_t hits, misses, writes;
     size_t damaged; /* misses where an entry was there but did not check (cut short, edited) */

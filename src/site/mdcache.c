@@ -15,7 +15,8 @@
  *     source and output path and state, every file, every image's size and
  *     time, the tags, the base path);
  *   - for a page that cites, every bibliography entry's fields;
- *   - the page's source path and its bytes, front matter included.
+ *   - the page's source path and its bytes (their SHA-256), front matter
+ *     included.
  * A page that used shortcodes is also checked against what those read
  * (their templates, the site's values: the session's rule), stored in the
  * value. A page whose Markdown reported a problem is never kept, so its
@@ -274,8 +275,11 @@ static void make_key(const site_md_disk *m, const site *s, const page *p, buf *k
                (unsigned long long)m->generation, (unsigned long long)m->global,
                (unsigned long long)m->env, (unsigned long long)words, (unsigned long long)bib,
                p->src);
+    unsigned char text[CACHE_DIGEST_LEN]; /* the page's bytes, by their SHA-256 */
+    cache_digest(p->text, p->text_len, text);
     buf_putc(key, 0);
-    buf_put(key, p->text, p->text_len);
+    for (size_t i = 0; i < sizeof text; i++)
+        buf_printf(key, "%02x", text[i]);
 }
 
 /* ---- the value ------------------------------------------------------- */
