@@ -7,7 +7,7 @@
 #   RUNS=3 SHEAF=build-rel/sheaf bench/rebuild.sh 10000
 #
 # For each size: generates the corpus with bench/gen_corpus.py (once), then
-# times, under GNU time (wall, CPU, peak RSS):
+# times, under GNU time (wall, user and sys CPU, peak RSS):
 #   clean, --no-cache          the reference: nothing read from the cache
 #   first build, empty cache   a clean build that also writes the cache
 #   nothing changed            every page's Markdown from the cache
@@ -32,15 +32,15 @@ mkdir -p "$WORK"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 status=0
 
-timed() { # label command… : prints wall, CPU, peak RSS; the wall time (s) in $wall
+timed() { # label command… : prints wall, user, sys, peak RSS; the wall time (s) in $wall
     label=$1; shift
     /usr/bin/time -f '%M %e %U %S' -o "$WORK/t" "$@" >"$WORK/stats" 2>"$WORK/err" || {
         echo "FAILED: $label" >&2; cat "$WORK/err" >&2; exit 1; }
     set -- $(cat "$WORK/t")
     wall=$2
     cached=$(sed -n 's/^  markdown: \([0-9]*\) pages written, \([0-9]*\) from the build cache$/\2/p' "$WORK/stats")
-    printf '%-30s wall %7.3f s  CPU %6.2f s  peak RSS %5d MB  pages from the cache %s\n' "$label" \
-        "$2" "$(echo "$3 + $4" | bc)" $(($1 / 1024)) "${cached:-0}"
+    printf '%-30s wall %7.3f s  user %6.2f s  sys %6.2f s  peak RSS %5d MB  pages from the cache %s\n' \
+        "$label" "$2" "$3" "$4" $(($1 / 1024)) "${cached:-0}"
     [ ! -s "$WORK/err" ] || { echo "  said:"; sed 's/^/    /' "$WORK/err"; }
 }
 

@@ -421,13 +421,14 @@ static void collect(void *ctx, const char *rel, const void *data, size_t len)
 typedef struct stale_ctx {
     const collected *full;
     buf *report;
+    const char *what; /* "fast rebuild", "cached build" */
 } stale_ctx;
 
 static void find_extra(void *vctx, const char *rel)
 {
     stale_ctx *c = vctx;
     if (strcmp(rel, OUTPUT_MANIFEST) != 0 && strmap_get(c->full->index, rel) < 0)
-        buf_printf(c->report, "%s: written by the fast rebuild, not by a full build\n", rel);
+        buf_printf(c->report, "%s: written by the %s, not by a full build\n", rel, c->what);
 }
 
 /* The line of `s` that starts at or before offset i, at most 200 bytes. */
@@ -443,7 +444,8 @@ static void show_line(buf *out, const char *sign, const char *s, size_t n, size_
 
 /* Appends where `was` (the output folder's bytes) and `want` (the full
  * build's) first differ. */
-static void first_difference(buf *out, const char *rel, const buf *was, const buf *want)
+static void first_difference(buf *out, const char *what, const char *rel, const buf *was,
+                             const buf *want)
 {
     size_t i = 0;
     while (i < was->len && i < want->len && was->data[i] == want->data[i])
@@ -451,8 +453,8 @@ static void first_difference(buf *out, const char *rel, const buf *was, const bu
     size_t line = 1;
     for (size_t k = 0; k < i; k++)
         line += want->data[k] == '\n';
-    buf_printf(out, "%s: differs from a full build at line %zu (- fast rebuild, + full build):\n", rel,
-               line);
+    buf_printf(out, "%s: differs from a full build at line %zu (- %s, + full build):\n", rel, line,
+               what);
     show_line(out, "-", was->data, was->len, i);
     show_line(out, "+", want->data, want->len, i);
 }
@@ -462,6 +464,7 @@ void render_check_incremental(build_session *bs, bool no_cache)
     build_options o = bs->o;
     o.write = false;
     o.no_cache = o.no_cache || no_cache;
+    const char *what = no_cache ? "cached build" : "fast rebuild";
     o.progress = NULL;
     build_session *full = build_session_new(&o);
     collected c = { .index = strmap_new(1024) };
@@ -484,18 +487,17 @@ void render_check_incremental(build_session *bs, bool no_cache)
         char *path = fs_join(bs->out_dir, e->path);
         buf_reset(&was);
         if (!fs_read_file(path, &was))
-            buf_printf(&report, "%s: made by a full build, missing after the fast rebuild\n", e->path);
+            buf_printf(&report, "%s: made by a full build, missing after the %s\n", e->path, what);
         else if (was.len != e->bytes.len || memcmp(was.data, e->bytes.data, was.len) != 0)
-            first_difference(&report, e->path, &was, &e->bytes);
+            first_difference(&report, what, e->path, &was, &e->bytes);
         free(path);
     }
     buf_release(&was);
-    stale_ctx sc = { &c, &report };
+    stale_ctx sc = { &c, &report, what };
     fs_walk(bs->out_dir, false, find_extra, &sc);
     if (report.len) {
-        fprintf(stderr, "sheaf: SHEAF_CHECK_INCREMENTAL: the fast rebuild's output is not a full "
-                        "build's:\n%s",
-                report.data);
+        fprintf(stderr, "sheaf: SHEAF_CHECK_INCREMENTAL: the %s's output is not a full build's:\n%s",
+                what, report.data);
         abort();
     }
     buf_release(&report);
