@@ -148,6 +148,8 @@ bool site_csl_setup(site *s, diag_list *d)
     return true;
 }
 
+const char *site_csl_style_hash(const site *s) { return s->csl ? s->csl->hash : ""; }
+
 void site_csl_free(site *s)
 {
     site_csl *c = s->csl;

@@ -9,12 +9,14 @@
  * is a miss, never a stale page:
  *   - this sheaf binary (its ELF build id, else a hash of the executable)
  *     and the cache's generation (below);
- *   - the site's configuration file's bytes, and the theme's words the
- *     Markdown writes (captions, alerts, the page's language);
+ *   - the site's configuration file's bytes, the text of the CSL style it
+ *     names (a .csl file of the site is edited without site.yaml), and the
+ *     theme's words the Markdown writes (captions, alerts, the language);
  *   - the link environment (pagecache.c's rule, links.c: every page's
  *     source and output path and state, every file, every image's size and
  *     time, the tags, the base path);
- *   - for a page that cites, every bibliography entry's fields;
+ *   - for a page that cites, every bibliography entry's fields (and a
+ *     CSL-JSON item whole);
  *   - the page's source path and its bytes (their SHA-256), front matter
  *     included.
  * A page that used shortcodes is also checked against what those read
@@ -254,6 +256,7 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env)
     const md_options *o = &s->cfg.markdown;
     h = add_str(add_str(add_str(h, o->label_table), o->label_math), o->label_diagram);
     h = words_hash(h, o->words);
+    h = add_str(h, site_csl_style_hash(s)); /* a .csl file edited: its text */
     m->global = h;
     uint64_t b = HASH_SEED;
     for (size_t i = 0; s->bib && i < s->bib->n; i++) {
@@ -261,6 +264,8 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env)
         b = add_str(add_str(add_str(b, e->key), e->type), e->src);
         for (size_t k = 0; k < e->nfields; k++)
             b = add_str(add_str(add_str(b, e->fields[k].name), e->fields[k].text), e->fields[k].raw);
+        if (e->csl) /* a CSL-JSON item, whole */
+            b = add_str(b, e->csl);
         b = add_str(b, "\x02");
     }
     m->bib = b;

@@ -665,6 +665,9 @@ const bib_entry *site_cite_entry(const site *s, const page *p, const char *key);
 bool site_csl_setup(site *s, diag_list *d);
 /* Frees s->csl and its engines. */
 void site_csl_free(site *s);
+/* The hash (hex) of the CSL style's text, or "" for a built-in style:
+ * what a page's cached Markdown depends on besides site.yaml's line. */
+const char *site_csl_style_hash(const site *s);
 /* Before the Markdown of a page that cites (body: its text): looks for
  * its document in the cache by its text and sets st->doc on a hit. */
 void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state *st);

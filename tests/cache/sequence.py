@@ -31,6 +31,8 @@ import zlib
 
 SHEAF = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix="sheaf-cache-seq-")
+# a real style to copy into the site (Debian's citation-style-language-styles)
+CSL_IEEE = "/usr/share/citation-style-language/styles/ieee.csl"
 SITE = os.path.join(TMP, "site")
 ENV = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=TMP)
 step_no = 0
@@ -183,6 +185,17 @@ def main():
     write("site.yaml", "title: Seq edited\nbase_url: https://example.org/sub/\nbibliography: refs.bib\n"
           "search: true\nmarkdown:\n  smart: false\n")
     build("site.yaml keys added", 0)
+    # a CSL style of the site's own: editing the .csl file (site.yaml
+    # unchanged) must redo the pages that cite
+    with open(CSL_IEEE) as fh:
+        style = fh.read()
+    write("styles/venue.csl", style)
+    write("site.yaml", "title: Seq edited\nbase_url: https://example.org/sub/\nbibliography: refs.bib\n"
+          "search: true\nmarkdown:\n  smart: false\ncitation_style: styles/venue.csl\n")
+    build("a .csl style named", 0)
+    write("styles/venue.csl", style.replace('<group prefix="[" suffix="]" delimiter=", ">',
+                                            '<group prefix="(" suffix=")" delimiter=", ">', 1))
+    build("the .csl style edited", 0)
     build("nothing changed again", n)
     png("content/img/sq.png", 6, 3)  # the same file, other sizes: its width and height change
     build("an image replaced", 0)
