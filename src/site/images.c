@@ -207,7 +207,9 @@ void site_image_variants(site *s, diag_list *d)
             int fi = s->pages[i].links[k].image;
             img_info info;
             const char *why;
-            any = fi >= 0 && s->images->state[fi] == 1 + IMG_OK && file_header(s, fi, &info, &why) == IMG_OK
+            /* the header read here when the page's Markdown came from the
+             * build cache and nothing read it yet */
+            any = fi >= 0 && !s->pages[i].links[k].image_error && file_header(s, fi, &info, &why) == IMG_OK
                   && would_have_variants(s, &info);
         }
     if (!any)
@@ -277,7 +279,12 @@ void site_images_env(const site *s, bool contents, uint64_t *h)
         buf_release(&bytes);
         free(path);
     }
-    if (raster && s->cfg.images_process)
+    /* A session asks libvips once and keeps it loaded. A one-shot build's
+     * key (contents) does not: asking loads a hundred libraries a site
+     * that makes no variant must not pay for. So a libvips installed or
+     * removed between two builds whose images did not change is not seen
+     * by the build cache (docs/internals.md); --no-cache is. */
+    if (!contents && raster && s->cfg.images_process)
         *h = hash_add(*h, img_vips_available() ? "vips" : "none", 4);
 }
 
