@@ -90,7 +90,8 @@ set_tests_properties(theme/layout PROPERTIES TIMEOUT 120 LABELS no-asan SKIP_RET
 # Reading aids (issue 33): on the example site a code block's copy button
 # copies the code, focusing a citation or hovering a footnote mark shows the
 # reference or the note in a popover that Escape closes, at 375 and 1280 px,
-# light and dark; pages with no code or notes load no script file.
+# light and dark; a page loads copy.js only where it has code and preview.js
+# only where it has citations or footnotes, no script file elsewhere.
 # Screenshots in the build folder (aids-shots). Skipped (exit 77) without
 # playwright-core, Node.js or Chromium.
 add_test(NAME theme/aids

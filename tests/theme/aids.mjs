@@ -4,8 +4,9 @@
 //    clipboard and says so;
 //  - focusing a citation or a footnote mark shows the reference's or the
 //    note's text in a popover, described to screen readers; Escape closes it;
-//  - pages with no code, citation or footnote load no script but the theme's
-//    inline ones;
+//  - each page loads only the aids it uses: copy.js where there is code,
+//    preview.js where there are citations or footnotes, none elsewhere
+//    (a small second site has a page with code and nothing to preview);
 //  - search shows the text around a match deep in a page, the match marked;
 //  - /papers/ filters its works by the citing notes' tags (everything
 //    shows without JavaScript).
@@ -15,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 import { checks, chromiumOrSkip, chromiumPath, serveDir } from './browser.mjs';
@@ -98,16 +100,40 @@ for (const width of [1280, 375])
     await ctx.close();
   }
 
-// pages with nothing to aid load no script file
+// each page loads only the aids it uses
+const small = path.join(tmp, 'small');
+fs.mkdirSync(path.join(small, 'content/posts'), { recursive: true });
+fs.writeFileSync(path.join(small, 'site.yaml'), 'title: "Small"\nbase_url: https://example.org\n');
+fs.writeFileSync(path.join(small, 'content/posts/2024-01-01-code.md'),
+  '---\ntitle: "Code only"\n---\nSome code:\n\n```c\nint main(void) { return 0; }\n```\n');
+const smallOut = path.join(tmp, 'small-out');
+const sb = spawnSync(sheaf, ['build', '-s', small, '-o', smallOut, '-q']);
+if (sb.status !== 0) { console.log(String(sb.stderr)); process.exit(1); }
+const smallServer = await serveDir(smallOut);
+const smallBase = `http://localhost:${smallServer.address().port}`;
 const page = await browser.newPage();
-for (const [url, wants] of [[note, true], ['/', false], ['/about/', false], ['/tags/', false]]) {
+for (const [where, url, wants] of [[base, note, ['copy.js', 'preview.js']],
+  [base, '/posts/distributed-training-research/', ['preview.js']],
+  [smallBase, '/posts/code/', ['copy.js']],
+  [base, '/', []], [base, '/about/', []], [base, '/tags/', []]]) {
   const scripts = [];
   page.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(r.url()); });
-  const res = await page.goto(base + url);
-  if (!res || res.status() !== 200) { check(`${url} is there`, false); continue; }
-  const aids = scripts.some((s) => s.endsWith('/aids.js'));
-  check(`${url} ${wants ? 'loads' : 'loads no'} aids.js`, aids === wants, scripts.join(' '));
+  const res = await page.goto(where + url);
   page.removeAllListeners('request');
+  if (!res || res.status() !== 200) { check(`${url} is there`, false); continue; }
+  const names = scripts.map((s) => s.slice(s.lastIndexOf('/') + 1)).sort();
+  check(`${url} loads ${wants.join(' and ') || 'no script file'}`,
+    JSON.stringify(names) === JSON.stringify(wants), scripts.join(' '));
+  if (where === smallBase) {
+    check(`${url}: the code block has a copy button`, await page.locator('pre.hl button.copy').count() === 1);
+    check(`${url}: no preview popover`, await page.locator('#preview').count() === 0);
+  }
+}
+smallServer.close();
+// each aid is a few hundred bytes to a kilobyte, gzipped
+for (const [f, max] of [['copy.js', 400], ['preview.js', 700]]) {
+  const n = zlib.gzipSync(fs.readFileSync(path.join(out, f)), { level: 9 }).length;
+  check(`${f} is ${n} bytes gzipped, at most ${max}`, n <= max);
 }
 // search: a word deep in a page (not in the index's excerpt) is shown in
 // the result with the text around it, marked
