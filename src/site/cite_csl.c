@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "bib/csl.h"
+#include "bib/cslstyle.h"
 #include "cache/cache.h"
 #include "js/csl.h"
 #include "site/site.h"
@@ -110,12 +111,14 @@ bool site_csl_setup(site *s, diag_list *d)
         const char *why = ok ? NULL : fs_strerror(errno);
         free(root);
         free(path);
-        if (ok && !strstr(text.data, "<style")) {
-            ok = false;
-            why = "it is not a CSL style (no <style> element)";
-        }
-        if (!ok) {
+        if (!ok)
             diag_error(d, "site.yaml", line, col, "cannot read citation style '%s': %s", name, why);
+        /* citeproc-js reads a broken style without saying where: the
+         * checker names the line and column (and a missing part) first */
+        bib_csl_style style;
+        if (ok && !bib_csl_style_check(text.data, text.len, name, s->a, &style, d))
+            ok = false;
+        if (!ok) {
             buf_release(&text);
             free(c);
             return false;
