@@ -612,7 +612,8 @@ bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_r
                      "citations (an entry the style prints nothing of, or a fault of the style)",
                      c->name);
     atomic_fetch_add(&c->docs, 1);
-    atomic_fetch_add(&c->twice, 1);
+    if (body.ptr) /* the page's Markdown is written again below */
+        atomic_fetch_add(&c->twice, 1);
     st->csl_bib = nd.bib;
     if (body.ptr)
         p->csl_bib = nd.bib;
