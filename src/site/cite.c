@@ -280,6 +280,17 @@ static void name_entries(site *s)
 
 static void esc(buf *out, const char *s) { md_escape_html(out, s, strlen(s)); }
 
+void site_cite_open(buf *out, const md_cite *c, size_t n)
+{
+    buf_puts(out, "<span class=\"citation\" data-cites=\"");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_putc(out, ' ');
+        esc(out, c[i].key);
+    }
+    buf_puts(out, "\">");
+}
+
 static void open_link(buf *out, const char *key)
 {
     buf_puts(out, "<a href=\"#ref-");
@@ -312,13 +323,7 @@ void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_
         return;
     }
     bool numeric = s->cfg.citations_numeric;
-    buf_puts(out, "<span class=\"citation\" data-cites=\"");
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf_putc(out, ' ');
-        esc(out, c[i].key);
-    }
-    buf_puts(out, "\">");
+    site_cite_open(out, c, n);
     if (!c[0].narrative)
         buf_putc(out, numeric ? '[' : '(');
     for (size_t i = 0; i < n; i++) {

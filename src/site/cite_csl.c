@@ -403,13 +403,7 @@ static void esc(buf *out, const char *s) { md_escape_html(out, s, strlen(s)); }
 void site_csl_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
                         buf *out)
 {
-    buf_puts(out, "<span class=\"citation\" data-cites=\"");
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf_putc(out, ' ');
-        esc(out, c[i].key);
-    }
-    buf_puts(out, "\">");
+    site_cite_open(out, c, n);
     site_csl_doc *doc = st->doc;
     buf sig = BUF_INIT;
     size_t k = group_clusters(s, p, c, n, &sig);

@@ -681,6 +681,9 @@ void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state 
 bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_result *md, arena *a,
                      diag_list *d);
 /* The hook's work with a CSL style (site_cite_html calls it). */
+/* `<span class="citation" data-cites="KEY …">`: how every style's
+ * citation group opens (site/cite.c). */
+void site_cite_open(buf *out, const md_cite *c, size_t n);
 void site_csl_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
                         buf *out);
 void site_csl_doc_free(struct site_csl_doc *doc);
