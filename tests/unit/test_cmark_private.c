@@ -119,6 +119,7 @@ TEST(inline_text_of_a_paragraph)
     cmark_parser_feed(p, text, strlen(text));
     cmark_node_free(cmark_parser_finish(p));
     cmark_parser_free(p);
+    cmark_syntax_extension_free(cmark_get_default_mem_allocator(), ext); /* a parser does not own it */
     EQ_STR(seen, "ab *c* 5% d\ne");
     EQ_INT(seen_at, 8);
 }
