@@ -20,6 +20,7 @@
 
 #include "serve/watch.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -46,25 +47,7 @@ struct watch {
     size_t ndirs, cap;
 };
 
-bool watch_ignored(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || name[0] == '.')
-        return true; /* hidden, and .#lock files, .swp */
-    if (name[n - 1] == '~')
-        return true;
-    if (name[0] == '#' && n > 1 && name[n - 1] == '#')
-        return true;
-    if (!strcmp(name, "4913"))
-        return true; /* vim's probe for a writable folder */
-    static const char *const ext[] = { ".swp", ".swx", ".swpx", ".swo" };
-    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-        size_t e = strlen(ext[i]);
-        if (n > e && !strcmp(name + n - e, ext[i]))
-            return true;
-    }
-    return false;
-}
+bool watch_ignored(const char *name) { return fs_left_out(name); }
 
 static wdir *find_wd(watch *w, int wd)
 {

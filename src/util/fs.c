@@ -440,9 +440,29 @@ static int cmp_names(const void *x, const void *y)
 /* fs_visit's recursion: visits the folder root/rel (rel "" for root
  * itself) in name order — files as FS_FILE, symbolic links as FS_LINK
  * (never followed), subfolders by recursing — and reports what cannot be
- * read as FS_UNREADABLE with its errno. Hidden names (a leading '.') are
- * left out when skip_hidden. Returns false when anything was unreadable;
+ * read as FS_UNREADABLE with its errno. Hidden names and editors'
+ * droppings (fs_left_out) are left out when skip_hidden. Returns false when anything was unreadable;
  * the rest is still visited. */
+bool fs_left_out(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || name[0] == '.')
+        return true; /* hidden, and .#lock files, .swp */
+    if (name[n - 1] == '~')
+        return true;
+    if (name[0] == '#' && n > 1 && name[n - 1] == '#')
+        return true;
+    if (!strcmp(name, "4913"))
+        return true; /* vim's probe for a writable folder */
+    static const char *const ext[] = { ".swp", ".swx", ".swpx", ".swo" };
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && !strcmp(name + n - e, ext[i]))
+            return true;
+    }
+    return false;
+}
+
 static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_fn fn, void *ctx)
 {
     char *dir = rel[0] ? fs_join(root, rel) : xstrdup(root);
@@ -461,7 +481,7 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_f
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (skip_hidden && e->d_name[0] == '.')
+        if (skip_hidden && fs_left_out(e->d_name))
             continue;
         VEC_PUSH(names, n, cap, 32, xstrdup(e->d_name));
     }

@@ -87,6 +87,11 @@ typedef void (*fs_visit_fn)(void *ctx, const char *rel, fs_kind kind, int err);
  * kinds of file (fifos, sockets, devices) are left out. Returns false (errno
  * set) when root or any folder below it cannot be read. */
 bool fs_visit(const char *root, bool skip_hidden, fs_visit_fn fn, void *ctx);
+/* A name a build and the preview server both leave out: hidden (a leading
+ * '.', which also covers ".#a.md" locks and ".a.md.swp"), or an editor's
+ * dropping ("a.md~", "#a.md#", "a.swx", "a.swpx", vim's probe "4913") —
+ * so a full build and a rebuild on save see the same files. */
+bool fs_left_out(const char *name);
 
 /* An absolute, normalised form of path ("." and ".." resolved, symbolic
  * links too as far as the path exists): its longest existing prefix through

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util/buf.h"
 #include "util/fs.h"
 
 static char *tmpdir(void)
@@ -92,8 +93,44 @@ TEST(refuses_a_file_over_the_bound_without_reading_it)
     free(d);
 }
 
+static void count_visit(void *ctx, const char *rel, fs_kind kind, int err)
+{
+    (void)err;
+    if (kind == FS_FILE)
+        buf_printf(ctx, "%s\n", rel);
+}
+
+/* A walk that leaves hidden names out leaves editors' droppings out too,
+ * the preview server's rule (a full build and a rebuild on save must see
+ * the same files). */
+TEST(droppings_left_out)
+{
+    char dir[] = "/tmp/sheaf-test-fs-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    static const char *const names[] = { "a.md", "a.md~", "#a.md#", ".#a.md", ".a.md.swp", "x.swx",
+                                         "x.swpx", "4913", "b.swo", "c.md" };
+    char path[256];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        int fd = open(path, O_WRONLY | O_CREAT, 0644);
+        OK(fd >= 0);
+        close(fd);
+    }
+    buf seen = BUF_INIT;
+    OK(fs_visit(dir, true, count_visit, &seen));
+    EQ_STR(seen.data, "a.md\nc.md\n");
+    OK(fs_left_out("a.md~") && fs_left_out("4913") && !fs_left_out("4913.md") && !fs_left_out("a#b"));
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    buf_release(&seen);
+}
+
 int main(void)
 {
+    RUN(droppings_left_out);
     RUN(reads_a_regular_file);
     RUN(refuses_devices_and_fifos);
     RUN(refuses_a_file_over_the_bound_without_reading_it);
