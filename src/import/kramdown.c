@@ -315,33 +315,25 @@ static size_t row_cells(const char *s, size_t a, size_t z)
     return cells;
 }
 
-/* Whether s[a..z) is a separator row: pipes, dashes, colons, '+' and
- * spaces, with a dash ("|---|:-:|", kramdown's "|---+---"). */
-static bool separator_row(const char *s, size_t a, size_t z)
+/* Whether s[a..z) is a rule row of `mark`: pipes, colons, '+' and spaces
+ * with at least one `mark`, starting with a pipe. '-': a separator row
+ * ("|---|:-:|", kramdown's "|---+---"); '=': kramdown's footer separator
+ * `|====|`, below which the rows are the table's footer (sheaf's tables
+ * have none: they stay rows of the body). */
+static bool rule_row(const char *s, size_t a, size_t z, char mark)
 {
-    bool dash = false;
+    bool seen = false;
     for (size_t i = a; i < z; i++) {
-        if (s[i] == '-')
-            dash = true;
+        if (s[i] == mark)
+            seen = true;
         else if (!strchr("|:+ \t\r", s[i]))
             return false;
     }
-    return dash && s[a] == '|';
+    return seen && s[a] == '|';
 }
 
-/* kramdown's footer separator, `|====|`: the rows below it are the table's
- * footer (sheaf's tables have none: they stay rows of the body). */
-static bool footer_row(const char *s, size_t a, size_t z)
-{
-    bool eq = false;
-    for (size_t i = a; i < z; i++) {
-        if (s[i] == '=')
-            eq = true;
-        else if (!strchr("|:+ \t\r", s[i]))
-            return false;
-    }
-    return eq && s[a] == '|';
-}
+static bool separator_row(const char *s, size_t a, size_t z) { return rule_row(s, a, z, '-'); }
+static bool footer_row(const char *s, size_t a, size_t z) { return rule_row(s, a, z, '='); }
 
 /* The lines of text s with what kramdown reads and CommonMark would not made
  * CommonMark: a display `$$` block in a list item whose lines sit less
