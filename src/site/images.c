@@ -269,9 +269,11 @@ void site_images_env(const site *s, bool contents, uint64_t *h)
         char *path = fs_join(s->dir, f->src);
         struct stat st;
         buf bytes = BUF_INIT;
-        if (contents && fs_read_file_max(path, FS_READ_MAX, &bytes)) {
-            int64_t size = (int64_t)bytes.len;
-            *h = hash_add(hash_add(*h, &size, sizeof size), bytes.data, bytes.len);
+        char hex[65];
+        /* its bytes' SHA-256, from the variants' stat record (img-src) when
+         * the file is unchanged: not every image read whole every build */
+        if (contents && img_file_hash(s->cache, path, hex, &bytes)) {
+            *h = hash_add(*h, hex, 64);
         } else if (!stat(path, &st)) {
             int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
             *h = hash_add(*h, v, sizeof v);
