@@ -470,7 +470,7 @@ static bool create_post(const char *site, const char *section, const char *title
     free(content);
     if (!is_site)
         return false;
-    /* the build's rules for a section (site/load.c): its name, and its
+    /* the build's rules for a section (site/sections.c): its name, and its
      * folder in the output not one sheaf fills itself */
     const char *bad = site_section_name_problem(section);
     if (!bad && bad_text(section, &why))

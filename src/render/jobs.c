@@ -180,7 +180,7 @@ static tpl_value feed(render_ctx *c, arena *a, const char *title, const char *ba
 }
 
 /* The last guard before a write: every output path was checked when it
- * was claimed (site/load.c), so this fails only if a producer skipped that
+ * was claimed (site/paths.c), so this fails only if a producer skipped that
  * check; even then nothing is written outside the output folder. */
 static bool writable(const char *rel, diag_list *d)
 {

@@ -1,6 +1,6 @@
 /* generated: the outputs sheaf makes itself, besides one per page, alias
  * and file — the one table of them that the renderer (render/jobs.c), the
- * output-path check (load.c) and the link checker (links.c) all read — and
+ * output-path check (paths.c) and the link checker (links.c) all read — and
  * the rule for the paginated lists (the home page, sections). Tag pages
  * follow site_tag_slug (model.c). */
 #include <string.h>

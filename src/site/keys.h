@@ -8,7 +8,7 @@
  * (site_keys_same), so a key added to a table is read, reset, kept by a build
  * session and checked for by a fast rebuild without another list to edit.
  *
- * Used by config.c (site.yaml) and load.c (front matter) only. A synonym
+ * Used by config.c (site.yaml) and front_matter.c (front matter) only. A synonym
  * (Hugo's `lastmod` for `updated`) is one more row with another name and the
  * same field; a key another generator acts on and sheaf has no equivalent
  * for is a KEY_NO_EQUIVALENT row (a warning); a new kind of value is one

@@ -778,7 +778,7 @@ bool site_assign_paths(site *s, diag_list *d);
 /* The output path of an alias (`aliases:` in front matter), allocated in a
  * when it is not `al` itself: "/old/" → "old/index.html". */
 const char *site_alias_output(arena *a, const char *al);
-/* What a page's front matter sets, by the table of its keys (load.c): the
+/* What a page's front matter sets, by the table of its keys (front_matter.c): the
  * fields of every key (or of those a build session updates in place, like
  * the title), the front-matter map and its positions. */
 /* For a front-matter key Jekyll or Hugo act on and sheaf has no

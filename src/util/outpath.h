@@ -2,7 +2,7 @@
  *
  * Every output — a page, an alias, a page placed by a permalink pattern, a
  * tag page, a copied static or bundle file — is a file path relative to the
- * output root, and each is checked here before it is claimed (site/load.c)
+ * output root, and each is checked here before it is claimed (site/paths.c)
  * and again before its bytes are written (render/jobs.c), so no value from
  * front matter, site.yaml or a file name can make sheaf write anywhere else.
  * docs/configuration.md ("Output paths") says the same for users. */
