@@ -131,7 +131,7 @@ static void stage(const build_options *o, const char *name)
         atomic_store(&o->progress->stage, name);
 }
 
-/* A one-shot build keeps its pages' bodies in a file (site.h, "bodies on
+/* A one-shot build keeps its pages' bodies in a file (site/spill.h, "bodies on
  * disk") beside the output, on the disk the output goes to, else in the
  * site's folder; in memory when neither can hold one. */
 static void spill_bodies(site *s, const char *out_dir)

@@ -287,7 +287,7 @@ void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *
     indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT };
     grow(&x);
     /* the documents straight into out; the keys of the ones read leave
-     * memory now and then when they are in the spill file (site.h) */
+     * memory now and then when they are in the spill file (site/spill.h) */
     buf_puts(out, "{\"version\":1,\"docs\":[");
     for (size_t k = 0; k < s->nposts + s->nplain; k++) {
         add_doc(&x, &s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]], out, k == 0);

@@ -22,7 +22,10 @@
 #include <strings.h>
 
 #include "bib/csljson.h"
-#include "site/site.h"
+#include "site/cite.h"
+#include "site/load.h"
+#include "site/model.h"
+#include "site/paths.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/strmap.h"

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "md/extensions.h"
+#include "site/config.h"
 #include "site/keys.h"
-#include "site/site.h"
+#include "site/load.h"
+#include "site/paths.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/outpath.h"

@@ -10,10 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "site/site.h"
+#include "site/load.h"
+#include "site/sources.h"
 #include "util/fs.h"
-#include "util/xalloc.h"
 #include "util/vec.h"
+#include "util/xalloc.h"
 
 typedef struct data_file {
     char *rel;       /* below data/: "a/b.yaml" */

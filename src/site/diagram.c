@@ -9,7 +9,7 @@
 
 #include "cache/cache.h"
 #include "diagram/dot.h"
-#include "site/site.h"
+#include "site/media.h"
 
 const char *site_diagram_render(void *ctx, const md_diagram *d, arena *a, const char **error,
                                 int *error_line)

@@ -4,7 +4,7 @@
  * with, else the title's first letter. */
 #include <string.h>
 
-#include "site/site.h"
+#include "site/generated.h"
 #include "util/text.h"
 
 static bool has_file(const site *s, const char *path)

@@ -10,8 +10,10 @@
 #include <strings.h>
 
 #include "site/keys.h"
+#include "site/load.h"
 #include "site/load_private.h"
-#include "site/site.h"
+#include "site/paths.h"
+#include "site/sources.h"
 #include "util/fs.h"
 #include "util/text.h"
 #include "util/url.h"

@@ -5,7 +5,7 @@
  * follow site_tag_slug (model.c). */
 #include <string.h>
 
-#include "site/site.h"
+#include "site/generated.h"
 
 const site_generated site_generated_outputs[] = {
     /* the home page; its pages 2, 3, … are page/N/ (site_index_path,

@@ -2,7 +2,7 @@
  * written, before the site model exists — the page's front-matter fields
  * and the site's configuration. Built on the page's rendering thread, in
  * that thread's arena (never the site's, which is not thread-safe). */
-#include "site/site.h"
+#include "site/model.h"
 
 static tpl_value str_v(const char *s) { return tpl_str(s ? s : ""); }
 

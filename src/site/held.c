@@ -2,8 +2,8 @@
  * expired pages — by the build's clock, and when that changes next. */
 #include <stdint.h>
 
+#include "site/load.h"
 #include "site/load_private.h"
-#include "site/site.h"
 
 site_held site_page_held(const site *s, const page *p)
 {

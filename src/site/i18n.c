@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "embed/embed.h"
-#include "site/site.h"
+#include "site/i18n.h"
 #include "util/fs.h"
 
 /* Adds the keys of one YAML file's text to m (later wins). */

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "img/img.h"
-#include "site/site.h"
+#include "site/media.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/strmap.h"

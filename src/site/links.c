@@ -13,9 +13,9 @@
 #include <strings.h>
 
 #include "img/img.h"
+#include "site/links.h"
 #include "site/mdcache.h"
 #include "site/pagecache.h"
-#include "site/site.h"
 #include "util/hash.h"
 #include "util/strmap.h"
 #include "util/text.h"

@@ -11,9 +11,14 @@
 #include <string.h>
 
 #include "embed/embed.h"
+#include "site/cite.h"
+#include "site/load.h"
 #include "site/load_private.h"
+#include "site/media.h"
 #include "site/pagecache.h"
-#include "site/site.h"
+#include "site/pool.h"
+#include "site/sources.h"
+#include "site/spill.h"
 #include "util/fs.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "diag/diag.h"
-#include "site/site.h"
+#include "site/model.h"
 #include "util/arena.h"
 #include "util/buf.h"
 

@@ -12,7 +12,7 @@
 #include "cache/cache.h"
 #include "js/katex.h"
 #include "md/mathml.h"
-#include "site/site.h"
+#include "site/media.h"
 
 /* MathML's presentation elements KaTeX writes (its MathNode types), sorted;
  * not <mglyph> (src) or <annotation-xml> (may hold HTML). */

@@ -7,7 +7,13 @@
 #include <strings.h>
 #include <time.h>
 
-#include "site/site.h"
+#include "site/cite.h"
+#include "site/generated.h"
+#include "site/i18n.h"
+#include "site/media.h"
+#include "site/model.h"
+#include "site/paths.h"
+#include "site/pool.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "site/site.h"
+#include "site/cite.h"
 #include "util/buf.h"
 #include "util/strmap.h"
 #include "util/url.h"

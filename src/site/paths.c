@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "site/generated.h"
+#include "site/load.h"
 #include "site/load_private.h"
-#include "site/site.h"
+#include "site/paths.h"
 #include "util/outpath.h"
 #include "util/strmap.h"
 #include "util/text.h"

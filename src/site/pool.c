@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "site/site.h"
+#include "site/pool.h"
 #include "util/xalloc.h"
 
 int site_jobs(int jobs)

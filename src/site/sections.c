@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "site/load.h"
 #include "site/load_private.h"
-#include "site/site.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "site/site.h"
+#include "site/sources.h"
 #include "util/fs.h"
 #include "util/strmap.h"
 #include "util/vec.h"

@@ -1,5 +1,5 @@
 /* spill: the pages' rendered bodies in a file instead of in memory, for a
- * one-shot build (site.h, "bodies on disk", says why and when).
+ * one-shot build (site/spill.h, "bodies on disk", says why and when).
  *
  * The Markdown workers append bodies with pwrite at places they reserve
  * with one atomic add, so no lock is taken; each body is written with its
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "site/site.h"
+#include "site/spill.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

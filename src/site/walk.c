@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "site/load.h"
 #include "site/load_private.h"
-#include "site/site.h"
 #include "util/fs.h"
 #include "util/outpath.h"
 #include "util/vec.h"

@@ -1,0 +1,47 @@
+/* links: the Markdown stage (links.c) — every page's Markdown with the
+ * cross-post link resolver, a build session's re-render of one page, the
+ * search keys and excerpt, and the link checks. */
+#ifndef SHEAF_SITE_LINKS_H
+#define SHEAF_SITE_LINKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag/diag.h"
+#include "site/model.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/words.h"
+
+/* Markdown for every published page, with the cross-post link resolver. */
+void site_render_markdown(site *s, int jobs, diag_list *d);
+/* In a build session: is `text` (the new bytes of p's file) an edit of its
+ * body only — the same bytes as when p was parsed, up to where the body
+ * starts? Then everything that comes from the front matter is unchanged;
+ * *body and *body_line locate the new body in text. */
+bool site_page_body_edit(const page *p, const char *text, size_t len, str *body, int *body_line);
+
+/* Renders one page's Markdown again (a build session, after an edit of
+ * its body): p->md and p->links, allocated in a. Needs a site whose
+ * Markdown was rendered (site_render_markdown). */
+void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
+/* Appends the search keys of p's rendered Markdown — its text, its
+ * headings' titles ranked higher — to out, packed (util/words.h): what
+ * page.search_keys holds. w: an empty set to use (left empty). */
+void site_page_search_keys(const page *p, words_set *w, buf *out);
+/* Appends to out the excerpt the search index shows with a page: the first
+ * SITE_EXCERPT_MAX characters of text (or n bytes, if fewer), cut at a
+ * word's end, whitespace runs as one space, no space before punctuation.
+ * Plain text (the index escapes it). */
+#define SITE_EXCERPT_MAX 140
+void site_search_excerpt(const char *text, size_t n, buf *out);
+/* `sheaf check`, after rendering: each root-relative link ("/posts/a/",
+ * "/files/x.pdf#p2") must name an output of the build (`produced`: output
+ * paths → anything), and its #anchor, when it names a page, one of that
+ * page's ids. Warnings, whatever `links:` says: such a path may be served
+ * beside the site by something else. */
+void site_check_root_links(const site *s, const struct strmap *produced, diag_list *d);
+/* Checks every link (files, anchors, drafts) and fills backlinks. */
+void site_check_links(site *s, diag_list *d);
+
+#endif
