@@ -10,7 +10,8 @@
 #                            end-to-end runs — are left to the first pass), then
 #                            a short fuzz run: every libFuzzer target that has
 #                            a seed corpus (tests/fuzz/corpus/NAME/ for
-#                            fuzz_NAME) runs FUZZ_SECONDS (default 15) under
+#                            fuzz_NAME) runs FUZZ_SECONDS (default 15), as many at
+#                            a time as there are cores, under
 #                            ASan + UBSan on a copy of it; FUZZ_SECONDS=0
 #                            skips it.
 #
@@ -54,24 +55,52 @@ if [ "$fuzz_seconds" -gt 0 ] &&
        clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then
     echo "== fuzz targets skipped: clang with libFuzzer is not installed (scripts/deps.sh test)"
 elif [ "$fuzz_seconds" -gt 0 ]; then
-    echo "== fuzz targets with a corpus, ${fuzz_seconds} s each (ASan + UBSan)"
+    echo "== fuzz targets with a corpus, ${fuzz_seconds} s each, $jobs at a time (ASan + UBSan)"
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DSHEAF_FUZZ=ON -DSHEAF_SANITIZE=ON -DBUILD_TESTING=OFF >/dev/null
+    names=""
     for corpus in tests/fuzz/corpus/*/; do
         name=$(basename "$corpus")
-        [ -f "tests/fuzz/fuzz_$name.c" ] || continue
-        cmake --build build-fuzz -j "$jobs" --target "fuzz_$name" >/dev/null || { status=1; continue; }
+        [ -f "tests/fuzz/fuzz_$name.c" ] && names="$names $name"
+    done
+    # every target at once (a make per target would race on what they share)
+    cmake --build build-fuzz -j "$jobs" >/dev/null || status=1
+    results=$(mktemp -d)
+    # fuzz NAME: one target on a copy of its corpus; its line (and, when it
+    # failed, the end of its log) goes to $results/NAME
+    fuzz() {
         work=$(mktemp -d)
-        cp -r "$corpus". "$work/"
+        cp -r "tests/fuzz/corpus/$1/". "$work/"
         # -max_total_time is checked between inputs: a run stuck in one
         # input (a hang is a finding too) is stopped 60 s later, and fails.
-        if timeout -k 10 $((fuzz_seconds + 60)) ./build-fuzz/tests/fuzz/"fuzz_$name" \
+        if [ -x "./build-fuzz/tests/fuzz/fuzz_$1" ] &&
+           timeout -k 10 $((fuzz_seconds + 60)) ./build-fuzz/tests/fuzz/"fuzz_$1" \
                -max_total_time="$fuzz_seconds" -artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
-            echo "fuzz_$name: $(grep -o 'Done [0-9]* runs' "$work.log" || echo ok), no crash"
+            echo "fuzz_$1: $(grep -o 'Done [0-9]* runs' "$work.log" || echo ok), no crash" >"$results/$1"
         else
-            echo "fuzz_$name: FAILED"; tail -40 "$work.log"; status=1
+            { echo "fuzz_$1: FAILED"; tail -40 "$work.log" 2>/dev/null; } >"$results/$1"
         fi
         rm -rf "$work" "$work.log"
+    }
+    # as many at a time as there are cores, each batch awaited in turn
+    set -- $names
+    while [ $# -gt 0 ]; do
+        n=0
+        while [ $# -gt 0 ] && [ $n -lt "$jobs" ]; do
+            fuzz "$1" &
+            shift
+            n=$((n + 1))
+        done
+        wait
     done
+    for name in $names; do
+        if [ -f "$results/$name" ]; then
+            cat "$results/$name"
+            grep -q "^fuzz_$name: FAILED" "$results/$name" && status=1
+        else
+            echo "fuzz_$name: FAILED (it did not run)"; status=1
+        fi
+    done
+    rm -rf "$results"
 fi
 
 exit $status
