@@ -669,4 +669,5 @@ void md_citing_drop_after(md_citing *c, size_t from)
 
 void md_citing_free(md_citing *c) { free(c->spans.v); }
 
-const md_ext md_ext_citations = { .attach_walk = attach, .owns = owns, .render = render };
+/* `@` is text in cmark-gfm: off with md_options.reference. */
+const md_ext md_ext_citations = { .reference_off = true, .attach_walk = attach, .owns = owns, .render = render };

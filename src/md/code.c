@@ -21,8 +21,8 @@
  * are closed at its end and opened again on the next line, so each line is
  * well-formed HTML on its own.
  *
- * The extension descriptor gives the `markdown.highlight` switch; it needs
- * no parser hooks. */
+ * This is the `highlight` extension: the last renderer of the code-block
+ * chain (md/extensions.h), which takes every block the others left. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +31,6 @@
 #include "hl/hl.h"
 #include "md/internal.h"
 #include "util/xalloc.h"
-
-const md_ext md_ext_highlight = { 0 };
 
 typedef struct code_opts {
     int linenos;      /* -1: the site's default */
@@ -351,9 +349,8 @@ static void write_lines(buf *b, const char *html, size_t n, const code_opts *o, 
     }
 }
 
-void md_code_block(md_walk *w, cmark_node *n)
+static bool highlight(md_walk *w, buf *b, cmark_node *n)
 {
-    buf *b = md_html(w);
     const char *info = cmark_node_get_fence_info(n);
     const char *code = cmark_node_get_literal(n);
     if (!code)
@@ -363,22 +360,6 @@ void md_code_block(md_walk *w, cmark_node *n)
         while (info[k] && !is_space(info[k]) && info[k] != '{')
             k++;
     md_cr(b);
-    bool reference = md_reference(w);
-    if (reference || !md_ext_on(w, MD_EXT_HIGHLIGHT)) { /* as cmark-gfm writes it */
-        buf_puts(b, reference ? "<pre>" : "<pre tabindex=\"0\">");
-        if (!info || !*info) {
-            buf_puts(b, "<code>");
-        } else {
-            while (info[k] && !is_space(info[k]))
-                k++;
-            buf_puts(b, "<code class=\"language-");
-            md_put_escaped(b, info, k);
-            buf_puts(b, "\">");
-        }
-        md_put_escaped_cstr(b, code);
-        buf_puts(b, "</code></pre>\n");
-        return;
-    }
     int line = cmark_node_get_start_line(n), col = cmark_node_get_start_column(n);
     code_opts o = { .linenos = -1, .start = 1 };
     const char *brace = info ? strchr(info + k, '{') : NULL;
@@ -447,4 +428,7 @@ void md_code_block(md_walk *w, cmark_node *n)
     }
     buf_puts(b, "</code></pre>\n");
     free(o.hl);
+    return true;
 }
+
+const md_ext md_ext_highlight = { .reference_off = true, .code_block = highlight };

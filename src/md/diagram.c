@@ -140,10 +140,9 @@ static const char *figure_label(md_walk *w, const diagram_opts *o, int line, int
 
 /* A diagram that does not render (the error is reported): its source as
  * plain code. */
-static bool plain(md_walk *w, cmark_node *n)
+static bool plain(buf *b, cmark_node *n)
 {
     const char *code = cmark_node_get_literal(n);
-    buf *b = md_html(w);
     md_cr(b);
     buf_puts(b, "<pre tabindex=\"0\"><code class=\"language-dot\">");
     md_put_escaped_cstr(b, code ? code : "");
@@ -151,7 +150,11 @@ static bool plain(md_walk *w, cmark_node *n)
     return true;
 }
 
-bool md_diagram_code_block(md_walk *w, cmark_node *n)
+/* Writes a fenced code block whose info string is `dot` or `graphviz` as
+ * an inline SVG diagram (md_options.diagram), a <figure> when its options
+ * give an id or a caption; false (nothing written) for any other block, or
+ * when there is no diagram hook. */
+static bool diagram(md_walk *w, buf *b, cmark_node *n)
 {
     const md_options *mo = md_walk_options(w);
     const char *info = cmark_node_get_fence_info(n);
@@ -170,16 +173,16 @@ bool md_diagram_code_block(md_walk *w, cmark_node *n)
             md_problem_at(w, true, line, col, "diagram: the info string holds '%s': write options in braces, "
                                               "like ```dot {#fig-x caption=\"…\" engine=neato}",
                           info + k);
-            return plain(w, n);
+            return plain(b, n);
         }
     if (brace && !parse_opts(w, brace, line, col, &o))
-        return plain(w, n);
+        return plain(b, n);
     arena *a = md_walk_arena(w);
     if (o.engine && !engine_known(o.engine, o.engine_len)) {
         md_problem_at(w, true, line, col, "diagram option engine=%.*s: want dot, neato, fdp, sfdp, circo, twopi, "
                                           "osage or patchwork",
                       (int)o.engine_len, o.engine);
-        return plain(w, n);
+        return plain(b, n);
     }
     const char *code = cmark_node_get_literal(n);
     if (!code)
@@ -194,11 +197,10 @@ bool md_diagram_code_block(md_walk *w, cmark_node *n)
                           error ? error : "cannot be rendered", at, md_file_line(w, line + at));
         else
             md_problem_at(w, true, line, col, "dot: %s", error ? error : "cannot be rendered");
-        return plain(w, n);
+        return plain(b, n);
     }
     bool figure = o.id || o.caption;
     const char *number = o.id ? figure_label(w, &o, line, col) : NULL;
-    buf *b = md_html(w);
     md_cr(b);
     if (figure) {
         buf_puts(b, "<figure");
@@ -233,3 +235,6 @@ bool md_diagram_code_block(md_walk *w, cmark_node *n)
     buf_puts(b, figure ? "</figure>\n" : "</div>\n");
     return true;
 }
+
+/* No switch of its own: on when the caller gives a diagram hook. */
+const md_ext md_ext_diagrams = { .reference_off = true, .code_block = diagram };

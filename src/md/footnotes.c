@@ -27,7 +27,11 @@
 #include "md/internal.h"
 
 
-const md_ext md_ext_footnotes = { .options = CMARK_OPT_FOOTNOTES };
+/* The page's state. */
+typedef struct notes {
+    int entered;  /* definitions entered so far */
+    int written;  /* the last definition whose back-references are written */
+} notes;
 
 /* Claims "PREFIX" LABEL ["-" K] as an id of the page. */
 static void claim(md_walk *w, const char *prefix, const char *label, size_t n, int k, int line)
@@ -41,7 +45,8 @@ static void claim(md_walk *w, const char *prefix, const char *label, size_t n, i
     buf_release(&id);
 }
 
-void md_footnote_ref(md_walk *w, buf *out, cmark_node *n)
+/* A reference: `<sup class="footnote-ref"><a href="#fn-…" id="fnref-…">N</a></sup>`. */
+static void write_ref(md_walk *w, buf *out, cmark_node *n)
 {
     size_t len;
     const char *label = md_node_footnote_label(n, &len);
@@ -62,26 +67,24 @@ void md_footnote_ref(md_walk *w, buf *out, cmark_node *n)
     claim(w, "fnref-", label, len, ix, cmark_node_get_start_line(n));
 }
 
-void md_footnote_def(md_walk *w, md_footnotes *f, buf *out, cmark_node *n, bool entering)
+/* A definition's opening; on entering the first, the footnotes section
+ * opens. */
+static void open_def(md_walk *w, notes *f, buf *out, cmark_node *n)
 {
     size_t len;
     const char *label = md_node_footnote_label(n, &len);
-    if (entering) {
-        if (f->entered == 0)
-            buf_puts(out, "<section class=\"footnotes\" data-footnotes>\n<ol>\n");
-        f->entered++;
-        buf_puts(out, "<li id=\"fn-");
-        md_put_href(out, label, len);
-        buf_puts(out, "\">\n");
-        claim(w, "fn-", label, len, 0, cmark_node_get_start_line(n));
-    } else {
-        if (md_footnote_backrefs(f, out, n))
-            buf_putc(out, '\n');
-        buf_puts(out, "</li>\n");
-    }
+    if (f->entered == 0)
+        buf_puts(out, "<section class=\"footnotes\" data-footnotes>\n<ol>\n");
+    f->entered++;
+    buf_puts(out, "<li id=\"fn-");
+    md_put_href(out, label, len);
+    buf_puts(out, "\">\n");
+    claim(w, "fn-", label, len, 0, cmark_node_get_start_line(n));
 }
 
-bool md_footnote_backrefs(md_footnotes *f, buf *out, cmark_node *def)
+/* The back-references of definition `def` at the end of its last
+ * paragraph (written once); false when already written. */
+static bool backrefs(notes *f, buf *out, cmark_node *def)
 {
     if (f->written >= f->entered)
         return false;
@@ -103,3 +106,58 @@ bool md_footnote_backrefs(md_footnotes *f, buf *out, cmark_node *def)
     }
     return true;
 }
+
+static bool enter(md_walk *w, buf *out, cmark_node *n)
+{
+    if (cmark_node_get_type(n) == CMARK_NODE_FOOTNOTE_REFERENCE)
+        write_ref(w, out, n);
+    else if (cmark_node_get_type(n) == CMARK_NODE_FOOTNOTE_DEFINITION)
+        open_def(w, md_ext_state(w, MD_EXT_FOOTNOTES), out, n);
+    else
+        return false;
+    return true;
+}
+
+/* The back-references go at the end of a definition's last paragraph, or
+ * after its last block when that is no paragraph. */
+static void leave(md_walk *w, buf *out, cmark_node *n)
+{
+    notes *f = md_ext_state(w, MD_EXT_FOOTNOTES);
+    if (cmark_node_get_type(n) == CMARK_NODE_FOOTNOTE_DEFINITION) {
+        if (backrefs(f, out, n))
+            buf_putc(out, '\n');
+        return;
+    }
+    cmark_node *parent = cmark_node_parent(n);
+    if (!md_in_tight_list(n) && cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION
+        && !cmark_node_next(n)) {
+        buf_putc(out, ' ');
+        backrefs(f, out, parent);
+    }
+}
+
+static bool exit_def(md_walk *w, buf *out, cmark_node *n)
+{
+    (void)w;
+    if (cmark_node_get_type(n) != CMARK_NODE_FOOTNOTE_DEFINITION)
+        return false;
+    buf_puts(out, "</li>\n");
+    return true;
+}
+
+static void finish(md_walk *w, buf *out)
+{
+    if (((notes *)md_ext_state(w, MD_EXT_FOOTNOTES))->entered)
+        buf_puts(out, "</ol>\n</section>\n");
+}
+
+const md_ext md_ext_footnotes = {
+    .options = CMARK_OPT_FOOTNOTES,
+    .state_size = sizeof(notes),
+    .nodes = MD_NODE(CMARK_NODE_FOOTNOTE_REFERENCE) | MD_NODE(CMARK_NODE_FOOTNOTE_DEFINITION)
+             | MD_NODE(CMARK_NODE_PARAGRAPH),
+    .enter = enter,
+    .leave = leave,
+    .exit = exit_def,
+    .finish = finish,
+};

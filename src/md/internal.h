@@ -18,15 +18,36 @@ typedef struct md_walk md_walk;
 
 /* ---- extensions ---------------------------------------------------------
  *
- * A descriptor: every hook may be NULL. An extension that only switches
- * something in md.c (heading ids, heading anchors) has none. */
+ * A descriptor: what an extension brings to the parser and to the walk.
+ * Every hook may be NULL, but each extension has at least one (a switch
+ * with nothing to do is no extension). The walk asks the extensions that
+ * are on in registry order (md/extensions.h), and names none of them. */
 typedef struct md_ext {
     /* CMARK_OPT_* bits the parser needs (footnotes are an option of
      * cmark-gfm's core). */
     int options;
+    /* Off when md_options.reference asks for exactly what cmark-gfm
+     * writes: cmark-gfm has no such thing. */
+    bool reference_off;
+    /* Bytes of state the extension keeps for one page: zeroed before the
+     * page is parsed, freed after it; md_ext_state gives it. */
+    size_t state_size;
+
+    /* ---- parsing ---- */
+
     /* Readies a new parser: attaches the cmark-gfm syntax extension(s) it
      * needs (cmark_find_syntax_extension, or one made here). */
     void (*attach)(cmark_parser *p);
+    /* Like attach, for an extension that needs the page's walk while
+     * parsing (its arena, its allocator), on the thread that parses. These
+     * run before every `attach`, so their block starts are tried first. */
+    void (*attach_walk)(md_walk *w, cmark_parser *p);
+    /* After the parse, before the walk: a pass over the whole tree (it may
+     * change it). */
+    void (*prepare)(md_walk *w, cmark_node *doc);
+
+    /* ---- nodes of its own ---- */
+
     /* Whether `render` writes this node (a node of the extension's own
      * types, or one it has marked, like a task list item). */
     bool (*owns)(cmark_node *n);
@@ -35,41 +56,102 @@ typedef struct md_ext {
      * the node: it is also used to close the elements still open at a
      * `<!--more-->` inside the node. */
     void (*render)(md_walk *w, buf *out, cmark_node *n, bool entering);
-    /* Like attach, for an extension that needs the page's walk while
-     * parsing (its arena, its allocator), on the thread that parses. These
-     * run before every `attach`, so their block starts are tried first. */
-    void (*attach_walk)(md_walk *w, cmark_parser *p);
+
+    /* ---- core nodes (the walk writes them unless a hook does) ---- */
+
+    /* The core node types the three hooks below are asked about:
+     * MD_NODE(CMARK_NODE_…) bits. */
+    unsigned nodes;
+    /* Entering such a node, before the walk writes it: writes it (its
+     * opening, for a container) to `out` and returns true, then neither
+     * later extensions nor the walk do; or returns false (having perhaps
+     * noted something, like a heading's attributes, md_heading_attrs). */
+    bool (*enter)(md_walk *w, buf *out, cmark_node *n);
+    /* Leaving such a node, before its end is written: what goes before
+     * the end tag (a heading's self-link, a footnote's back-references). */
+    void (*leave)(md_walk *w, buf *out, cmark_node *n);
+    /* Writes the end of such a node in place of the walk (true), or false.
+     * Markup only, no state changed: it also closes the elements still
+     * open at a `<!--more-->`. */
+    bool (*exit)(md_walk *w, buf *out, cmark_node *n);
+    /* Writes a text node's literal `lit` (what is left of it to write) in
+     * place of the walk's escaping: true when it did. */
+    bool (*text)(md_walk *w, buf *out, cmark_node *n, const char *lit);
+
+    /* ---- code blocks ---- */
+
+    /* Writes code block n (fenced or indented) to `out`, or returns false
+     * (nothing written) when it is not one of the extension's. A code
+     * block is offered to these in the order of the code-block chain
+     * (MD_CODE_BLOCK_CHAIN); the first that writes it wins; a block none
+     * takes is written as cmark-gfm writes it. */
+    bool (*code_block)(md_walk *w, buf *out, cmark_node *n);
+
+    /* ---- the page ---- */
+
+    /* After the walk, before the page's HTML is put together: what closes
+     * the page (the footnotes' section). */
+    void (*finish)(md_walk *w, buf *out);
 } md_ext;
 
+/* A core node type's bit in md_ext.nodes: blocks in the low half, inlines
+ * in the high; 0 for the node types of syntax extensions, which `owns`
+ * and `render` are for. */
+#define MD_NODE_VALUE(t) ((unsigned)(t) & CMARK_NODE_VALUE_MASK)
+#define MD_NODE(t)                                                                                   \
+    (MD_NODE_VALUE(t) < 16 ? 1u << (MD_NODE_VALUE(t) + (((unsigned)(t) & CMARK_NODE_TYPE_MASK)     \
+                                                        == CMARK_NODE_TYPE_INLINE ? 16 : 0))      \
+                           : 0u)
+
 enum {
-#define MD_EXT_ENUM(id, name, desc) MD_EXT_##id,
+#define MD_EXT_ENUM(id, ...) MD_EXT_##id,
     MD_EXTENSIONS(MD_EXT_ENUM)
+    MD_EXT_COUNT, /* the extensions with a switch */
+    MD_EXT_SWITCHLESS = MD_EXT_COUNT - 1,
+    MD_EXTENSIONS_ALWAYS(MD_EXT_ENUM)
 #undef MD_EXT_ENUM
-    MD_EXT_COUNT
+    MD_EXT_ALL
 };
 
 #define MD_EXT_DECL(id, name, desc) extern const md_ext desc;
 MD_EXTENSIONS(MD_EXT_DECL)
 #undef MD_EXT_DECL
+#define MD_EXT_DECL(id, desc) extern const md_ext desc;
+MD_EXTENSIONS_ALWAYS(MD_EXT_DECL)
+#undef MD_EXT_DECL
+
+/* The extensions a walk asks, and in which order. */
+typedef struct md_registry {
+    const md_ext *const *ext; /* ext[i]: extension i (MD_EXT_… for the built-in ones) */
+    size_t n;                 /* at most 32 */
+    size_t nswitches;         /* ext[i] for i < nswitches is on unless bit i of
+                                 md_options.off; the others are always on */
+    const int *chain;         /* the code-block chain: indices into ext */
+    size_t nchain;
+} md_registry;
+
+/* sheaf's extensions: MD_EXTENSIONS, MD_EXTENSIONS_ALWAYS and
+ * MD_CODE_BLOCK_CHAIN (md/extensions.h). */
+extern const md_registry md_registry_builtin;
+
+/* md_render with the extensions of `reg` (md_render uses the built-in
+ * registry; a test may bring its own). */
+void md_render_with(const md_registry *reg, str body, int first_line, const md_options *opt,
+                    const md_hooks *hooks, arena *a, md_result *out);
+
+/* Extension `id`'s state for this page (md_ext.state_size bytes), or NULL
+ * when it keeps none or is off. */
+void *md_ext_state(md_walk *w, int id);
 
 /* Is extension `id` (MD_EXT_…) on for this walk? */
 bool md_ext_on(const md_walk *w, int id);
+/* Is paragraph p in a tight list (written without <p>)? */
+bool md_in_tight_list(cmark_node *p);
 /* Plain text of an inline subtree: text and code spans, breaks as spaces,
  * raw HTML left out; an image contributes its alt text. */
 void md_plain_text(cmark_node *n, buf *b);
 /* Writing exactly what cmark-gfm writes (md_options.reference)? */
 bool md_reference(const md_walk *w);
-
-/* ---- definition lists (deflists.c) ---- */
-
-/* Is paragraph p a definition list (a term, then `: definition` lines)? */
-bool md_deflist_para(cmark_node *p);
-/* Does it open its <dl> (no such paragraph before it), close it (none after)? */
-bool md_deflist_opens(cmark_node *p);
-bool md_deflist_closes(cmark_node *p);
-/* The bytes of the `: ` that open a definition at text node n (first on a
- * line of such a paragraph), else 0. */
-size_t md_deflist_marker(cmark_node *text);
 
 /* ---- HTML, as cmark's houdini writes it (escape.c) ---- */
 
@@ -130,22 +212,6 @@ bool md_find_in_leaf(md_source *s, cmark_node *leaf, int hint_line, int hint_col
 /* The block (paragraph, heading, table cell) an inline node sits in. */
 cmark_node *md_leaf_of(cmark_node *n);
 
-/* ---- footnotes (footnotes.c): cmark-gfm renders them itself, in its
- * core, so md.c calls these for the two footnote node types ---- */
-
-typedef struct md_footnotes {
-    int entered;  /* definitions entered so far */
-    int written;  /* the last definition whose back-references are written */
-} md_footnotes;
-
-/* A reference: `<sup class="footnote-ref"><a href="#fn-…" id="fnref-…">N</a></sup>`. */
-void md_footnote_ref(md_walk *w, buf *out, cmark_node *n);
-/* A definition; on entering the first, the footnotes section opens. */
-void md_footnote_def(md_walk *w, md_footnotes *f, buf *out, cmark_node *n, bool entering);
-/* The back-references of definition `def` at the end of its last
- * paragraph (written once); false when already written. */
-bool md_footnote_backrefs(md_footnotes *f, buf *out, cmark_node *def);
-
 /* ---- ids (md.c) ---- */
 
 /* Claims an id written into the page other than an automatic heading id
@@ -162,19 +228,25 @@ void md_page_only(md_walk *w, size_t start);
 /* The HTML from `start` to the end, which summaries write as `repl`
  * instead (NULL: nothing). */
 void md_summary_writes(md_walk *w, size_t start, const char *repl, size_t repl_len);
+/* Headings. The attributes of the heading being entered, which an
+ * extension's enter hook may set before the walk writes the heading: its
+ * id (arena; NULL: an automatic one), classes and extra anchors (each
+ * space-separated). The walk clears them once written. */
+typedef struct md_heading_attrs {
+    const char *id;
+    buf classes, extra;
+} md_heading_attrs;
+md_heading_attrs *md_walk_heading_attrs(md_walk *w);
+/* Writes the id of the heading last entered: as is, or, for an automatic
+ * one, a hole filled once every id of the page is known. */
+void md_put_heading_id(md_walk *w, buf *out);
+
 /* The HTML written so far (the main output buffer). */
 buf *md_html(md_walk *w);
 /* A scratch buffer, free between nodes. */
 buf *md_tmp(md_walk *w);
 /* The site-wide default for line numbers in code blocks. */
 bool md_linenos(const md_walk *w);
-
-/* ---- code blocks (code.c) ---- */
-
-/* Writes a code block: highlighted when its fence names a language hl/
- * knows and markdown.highlight is on, with line numbers and highlighted
- * lines when asked. */
-void md_code_block(md_walk *w, cmark_node *n);
 
 /* ---- raw HTML (rawhtml.c) ---- */
 
@@ -273,24 +345,12 @@ arena *md_walk_arena(md_walk *w);
 cmark_mem *md_walk_mem(md_walk *w);
 /* The options md_render was given. */
 const md_options *md_walk_options(md_walk *w);
-/* The first n bytes of the next text node are already written (the
- * punctuation that md/math.c keeps with an inline formula). */
+/* The first n bytes of the next text node are not to be written by the
+ * walk: already written (the punctuation that md/math.c keeps with an
+ * inline formula), or markup (a definition list's `: `). */
 void md_take_next_text(md_walk *w, size_t n);
 
-/* ---- diagrams (diagram.c) ---- */
-
-/* Writes a fenced code block whose info string is `dot` or `graphviz` as
- * an inline SVG diagram (md_options.diagram), a <figure> when its options
- * give an id or a caption; false (nothing written) for any other block, or
- * when there is no diagram hook. */
-bool md_diagram_code_block(md_walk *w, cmark_node *n);
-
 /* ---- math (math.c) ---- */
-
-/* Writes a fenced code block whose info string is `math`, or a display
- * block of the math extension, as display math; false (nothing written)
- * for any other code block. */
-bool md_math_code_block(md_walk *w, buf *out, cmark_node *n);
 
 /* Equation references: every `\label{key}` of the page's display formulas,
  * numbered in the page's order (labels, an md_vec of md_eqlabel). A
@@ -304,12 +364,6 @@ typedef struct md_eqlabel {
 md_vec *md_walk_eqlabels(md_walk *w);
 /* What the page's code blocks used of their highlighting budget (hl/hl.h). */
 struct hl_page *md_walk_hl(md_walk *w);
-/* The walk's first step: numbers the labels, and joins the text nodes
- * after one holding `ref{` (a key with '_' or '*' is split over several). */
-void md_math_number_labels(md_walk *w, cmark_node *doc);
-/* Writes a text node's literal, its references to the page's labels as
- * links. */
-void md_math_text_refs(md_walk *w, buf *out, const char *lit);
 
 /* ---- labels, cross-references and alerts (xref.c) ---- */
 

@@ -319,8 +319,13 @@ static void block_text(const math_data *d, const char *lit, buf *tex)
     }
 }
 
-void md_math_number_labels(md_walk *w, cmark_node *doc)
+/* Before the walk: numbers the labels, and joins the text nodes after one
+ * holding `ref{` (a key with '_' or '*' is split over several). */
+static void number_labels(md_walk *w, cmark_node *doc)
 {
+    str body = md_walk_source(w)->text;
+    if (!memmem(body.ptr, body.len, "\\label{", 7) && !memmem(body.ptr, body.len, "{#eq-", 5))
+        return;
     cmark_iter *it = cmark_iter_new(doc);
     cmark_event_type ev;
     size_t count = 0;
@@ -378,8 +383,13 @@ void md_math_number_labels(md_walk *w, cmark_node *doc)
     cmark_iter_free(it);
 }
 
-void md_math_text_refs(md_walk *w, buf *out, const char *lit)
+/* Writes a text node's literal, its references to the page's labels as
+ * links; false (nothing written) when it holds none. */
+static bool text_refs(md_walk *w, buf *out, cmark_node *node, const char *lit)
 {
+    (void)node;
+    if (!md_walk_eqlabels(w)->n || !strstr(lit, "ref{"))
+        return false;
     size_t n = strlen(lit), from = 0;
     for (size_t i = 0; i < n; i++) {
         size_t klen, end, num;
@@ -399,6 +409,7 @@ void md_math_text_refs(md_walk *w, buf *out, const char *lit)
         i = end - 1;
     }
     md_put_escaped(out, lit + from, n - from);
+    return true;
 }
 
 /* The TeX without its labels (display; the formula's number at *number)
@@ -595,7 +606,10 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     }
 }
 
-bool md_math_code_block(md_walk *w, buf *out, cmark_node *n)
+/* Writes a fenced code block whose info string is `math`, or a display
+ * block of the math extension, as display math; false (nothing written)
+ * for any other code block. */
+static bool code_block(md_walk *w, buf *out, cmark_node *n)
 {
     math_data *d = cmark_node_get_syntax_extension(n) == math_ext && math_ext
                        ? cmark_node_get_user_data(n)
@@ -661,4 +675,12 @@ bool md_math_code_block(md_walk *w, buf *out, cmark_node *n)
     return true;
 }
 
-const md_ext md_ext_math = { .attach_walk = attach_walk, .owns = owns, .render = render };
+const md_ext md_ext_math = {
+    .reference_off = true,
+    .attach_walk = attach_walk,
+    .prepare = number_labels,
+    .owns = owns,
+    .render = render,
+    .text = text_refs,
+    .code_block = code_block,
+};

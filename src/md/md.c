@@ -7,14 +7,12 @@
  * `<!-- raw HTML omitted -->` when raw HTML is not allowed; tests/md checks
  * this against cmark-gfm's own renderer on its spec files). What differs
  * (none of it with md_options.reference):
- *  - headings carry an id: `<h2 id="llm-training">`, the `{#id}` written at
- *    the end of the heading (which is then not printed), else the slug of
- *    its plain text (text_slugify), "section" when that is empty, made
- *    unique within the page by suffixes (x, x-1, x-2, …) and kept clear of
- *    every other id of the page (raw HTML's, footnotes', `{#id}`s, wherever
- *    they are: automatic ids are given once the walk has seen them all);
- *  - a heading ends with a self-link, ` <a class="anchor" href="#id" …>#</a>`,
- *    so readers can copy a link to the section;
+ *  - headings carry an id: `<h2 id="llm-training">`, the `{#id}` an
+ *    extension found (md/headings.c), else the slug of its plain text
+ *    (text_slugify), "section" when that is empty, made unique within the
+ *    page by suffixes (x, x-1, x-2, …) and kept clear of every other id of
+ *    the page (raw HTML's, footnotes', `{#id}`s, wherever they are:
+ *    automatic ids are given once the walk has seen them all);
  *  - a table sits in a box that scrolls (md/tables.c), and a code block
  *    (which scrolls too) can take the keyboard's focus; a task list's
  *    checkbox is labelled with its item's text (md/tasklists.c);
@@ -41,24 +39,21 @@
  *  - problems: duplicate ids, template syntax of other generators
  *    (md/lint.c).
  *
- * ADDING AN EXTENSION (citations, shortcodes, …; math is one): write md/NAME.c
- * defining `const md_ext md_ext_NAME` (md/internal.h says what each hook
- * does; md/strikethrough.c is the smallest complete one), and add one line
- * X(ID, switch, md_ext_NAME) to MD_EXTENSIONS in md/extensions.h. That line
- * gives it its site.yaml switch (`markdown: {switch: false}`, on by
- * default), its place in warnings and docs' lists, and gets it attached to
- * every parser and asked about every node md.c does not write itself
- * (nodes of its own types, or nodes it marked). A syntax of our own is a
- * cmark-gfm syntax extension (cmark-gfm-extension_api.h) made in `attach`.
- * Nothing else changes: the walk, positions, word counts, links inside the
- * new nodes' children and the summary all keep working.
+ * EXTENSIONS. This file names none: each brings its hooks in a descriptor
+ * (md_ext, md/internal.h) listed in md/extensions.h, and the walk asks the
+ * ones on, in that order: to attach to the parser, to prepare the tree, to
+ * write the nodes of their own types (owns/render), to write or decorate
+ * core nodes (enter/leave/exit, for the node types they name), a text
+ * node's literal (text), a code block (code_block, in the order of the
+ * code-block chain), and to close the page (finish). What the walk does
+ * not hand out — ids, links, positions, word counts, the summary — keeps
+ * working for every extension. docs/internals.md says how to add one.
  *
  * No global state besides cmark-gfm's registry of extensions (filled once):
  * pages render on several threads at once. Everything in the result lives
  * in the caller's arena; cmark-gfm's memory comes from a per-page arena of
  * its own (md/mem.c), dropped here. */
 #include <cmark-gfm-core-extensions.h>
-#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -75,21 +70,25 @@
 
 /* ---- the registry ---- */
 
-static const md_ext *const extensions[MD_EXT_COUNT] = {
+static const md_ext *const builtin[MD_EXT_ALL] = {
 #define MD_EXT_ENTRY(id, name, desc) [MD_EXT_##id] = &desc,
     MD_EXTENSIONS(MD_EXT_ENTRY)
 #undef MD_EXT_ENTRY
+#define MD_EXT_ENTRY(id, desc) [MD_EXT_##id] = &desc,
+    MD_EXTENSIONS_ALWAYS(MD_EXT_ENTRY)
+#undef MD_EXT_ENTRY
 };
+
+static const int builtin_chain[] = { MD_CODE_BLOCK_CHAIN };
+
+const md_registry md_registry_builtin = { builtin, MD_EXT_ALL, MD_EXT_COUNT, builtin_chain,
+                                          sizeof builtin_chain / sizeof *builtin_chain };
 
 static const char *const extension_names[MD_EXT_COUNT + 1] = {
 #define MD_EXT_NAME(id, name, desc) [MD_EXT_##id] = #name,
     MD_EXTENSIONS(MD_EXT_NAME)
 #undef MD_EXT_NAME
 };
-
-/* Switches with no code of their own file: md.c does what they switch. */
-const md_ext md_ext_heading_ids = { 0 };
-const md_ext md_ext_heading_anchors = { 0 };
 
 size_t md_extension_count(void) { return MD_EXT_COUNT; }
 
@@ -193,17 +192,25 @@ struct md_walk {
     void *ctx;
     buf html, tmp;
     md_vec eqlabels;     /* md_eqlabel: the page's equation labels (md/math.c) */
-    cmark_node *deflist; /* the definition-list paragraph being written */
-    bool in_dd;          /* in it, a definition (else a term) is open */
     md_vec heads, holes, cuts, links, problems, anchors;
     md_citing citing;    /* the page's citations (md/cite.c) */
     idset ids;
     cmark_node *plain; /* inside this image: only its alt text is written */
     md_img_attrs img;  /* what the resolver gave that image */
     md_link_cursor cursor;
-    md_footnotes notes;
-    const md_ext *owners[MD_EXT_COUNT]; /* the extensions on with a render hook */
+    md_heading_attrs head; /* the heading being entered (md_heading_attrs) */
+    /* the registry, and the extensions on, in its order */
+    const md_registry *reg;
+    const md_ext *ext[32];
+    size_t next;
+    const md_ext *owners[32]; /* those with a render hook */
     size_t nowners;
+    const md_ext *hooks[32];  /* those with hooks for core nodes */
+    size_t nhooks;
+    unsigned nodes;           /* the core node types they hook (MD_NODE) */
+    const md_ext *texts[32];  /* those with a text hook */
+    size_t ntexts;
+    void *state[32];   /* each extension's state for the page (md_ext_state) */
     const md_options *opt;
     cmark_mem *mem; /* cmark-gfm's allocator for this page */
     md_shortcode_fn shortcode;
@@ -211,11 +218,13 @@ struct md_walk {
     cmark_node *skip_to; /* inside a raw {{< >}} pair: nodes up to its closer are not written */
     md_vec sc_names;     /* the shortcodes used (const char *) */
     hl_page hl;          /* what the page's code blocks used of their budget */
-    size_t text_taken;   /* bytes the next text node's start was written already (md/math.c) */
+    size_t text_taken;   /* bytes of the next text node not to write (md_take_next_text) */
     md_xrefs *xrefs;     /* labels and references (md/xref.c) */
 };
 
 bool md_ext_on(const md_walk *w, int id) { return (w->on >> id) & 1; }
+void *md_ext_state(md_walk *w, int id) { return id >= 0 && id < 32 ? w->state[id] : NULL; }
+md_heading_attrs *md_walk_heading_attrs(md_walk *w) { return &w->head; }
 bool md_reference(const md_walk *w) { return w->reference; }
 buf *md_html(md_walk *w) { return &w->html; }
 buf *md_tmp(md_walk *w) { return &w->tmp; }
@@ -320,7 +329,7 @@ void md_plain_text(cmark_node *n, buf *b)
     }
 }
 
-static bool in_tight_list(cmark_node *para)
+bool md_in_tight_list(cmark_node *para)
 {
     cmark_node *gp = cmark_node_parent(cmark_node_parent(para));
     return gp && cmark_node_get_type(gp) == CMARK_NODE_LIST && cmark_node_get_list_tight(gp);
@@ -336,22 +345,79 @@ static void render_by_extension(md_walk *w, buf *b, cmark_node *n, bool entering
         }
 }
 
-/* The self-link closing a heading: hidden from screen readers and the tab
- * order, which reach sections through the heading itself and the table of
- * contents; a pointer shows it on hover. */
-static void put_anchor_open(buf *b)
+/* ---- the extensions' hooks for core nodes ---- */
+
+static bool offer_enter(md_walk *r, buf *b, cmark_node *n)
 {
-    buf_puts(b, " <a class=\"anchor\" href=\"#");
+    unsigned bit = MD_NODE(cmark_node_get_type(n));
+    if (!(r->nodes & bit))
+        return false;
+    for (size_t i = 0; i < r->nhooks; i++)
+        if ((r->hooks[i]->nodes & bit) && r->hooks[i]->enter && r->hooks[i]->enter(r, b, n))
+            return true;
+    return false;
 }
 
-static void put_anchor_close(buf *b)
+static void offer_leave(md_walk *r, buf *b, cmark_node *n)
 {
-    buf_puts(b, "\" aria-hidden=\"true\" tabindex=\"-1\">#</a>");
+    unsigned bit = MD_NODE(cmark_node_get_type(n));
+    if (!(r->nodes & bit))
+        return;
+    for (size_t i = 0; i < r->nhooks; i++)
+        if ((r->hooks[i]->nodes & bit) && r->hooks[i]->leave)
+            r->hooks[i]->leave(r, b, n);
 }
 
-static bool is_deflist(const md_walk *r, cmark_node *p)
+static bool offer_exit(md_walk *r, buf *b, cmark_node *n)
 {
-    return md_ext_on(r, MD_EXT_DEFINITION_LISTS) && !r->reference && md_deflist_para(p);
+    unsigned bit = MD_NODE(cmark_node_get_type(n));
+    if (!(r->nodes & bit))
+        return false;
+    for (size_t i = 0; i < r->nhooks; i++)
+        if ((r->hooks[i]->nodes & bit) && r->hooks[i]->exit && r->hooks[i]->exit(r, b, n))
+            return true;
+    return false;
+}
+
+static bool offer_text(md_walk *r, buf *b, cmark_node *n, const char *lit)
+{
+    for (size_t i = 0; i < r->ntexts; i++)
+        if (r->texts[i]->text(r, b, n, lit))
+            return true;
+    return false;
+}
+
+/* The code-block chain (md/extensions.h). */
+static bool offer_code_block(md_walk *r, buf *b, cmark_node *n)
+{
+    for (size_t i = 0; i < r->reg->nchain; i++) {
+        int id = r->reg->chain[i];
+        const md_ext *e = r->reg->ext[id];
+        if (md_ext_on(r, id) && e->code_block && e->code_block(r, b, n))
+            return true;
+    }
+    return false;
+}
+
+/* A code block as cmark-gfm writes it (one no extension took). */
+static void plain_code_block(md_walk *r, buf *b, cmark_node *n)
+{
+    const char *info = cmark_node_get_fence_info(n);
+    const char *code = cmark_node_get_literal(n);
+    md_cr(b);
+    buf_puts(b, r->reference ? "<pre>" : "<pre tabindex=\"0\">");
+    if (!info || !*info) {
+        buf_puts(b, "<code>");
+    } else {
+        size_t k = 0;
+        while (info[k] && !strchr(" \t\n\r\f\v", info[k]))
+            k++;
+        buf_puts(b, "<code class=\"language-");
+        md_put_escaped(b, info, k);
+        buf_puts(b, "\">");
+    }
+    md_put_escaped_cstr(b, code ? code : "");
+    buf_puts(b, "</code></pre>\n");
 }
 
 /* Writes what cmark-gfm writes when leaving n (markup only, no side
@@ -359,10 +425,13 @@ static bool is_deflist(const md_walk *r, cmark_node *p)
  * <!--more-->. */
 static void emit_exit(md_walk *r, buf *b, cmark_node *n)
 {
-    switch (cmark_node_get_type(n)) {
+    cmark_node_type t = cmark_node_get_type(n);
+    if ((t == CMARK_NODE_BLOCK_QUOTE || t == CMARK_NODE_PARAGRAPH) && md_xref_block(r, b, n, false))
+        return; /* an alert, a figure */
+    if (offer_exit(r, b, n))
+        return;
+    switch (t) {
     case CMARK_NODE_BLOCK_QUOTE:
-        if (md_xref_block(r, b, n, false)) /* an alert */
-            break;
         md_cr(b);
         buf_puts(b, "</blockquote>\n");
         break;
@@ -373,11 +442,7 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
         buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
         break;
     case CMARK_NODE_PARAGRAPH:
-        if (md_xref_block(r, b, n, false)) /* a figure */
-            break;
-        if (n == r->deflist) /* a definition list: it ends in a definition */
-            buf_puts(b, md_deflist_closes(n) ? "</dd>\n</dl>\n" : "</dd>\n");
-        else if (!in_tight_list(n))
+        if (!md_in_tight_list(n))
             buf_puts(b, "</p>\n");
         break;
     case CMARK_NODE_CUSTOM_BLOCK:
@@ -467,185 +532,13 @@ static const char *unique_id(md_walk *r, const char *title, size_t n)
     return id;
 }
 
-static bool id_byte(unsigned char c)
-{
-    return c > ' ' && c != '{' && c != '}' && c != '#';
-}
-
-/* The attribute list t[0..n) (braces included) of a heading: `{#id}`,
- * Pandoc's and Hugo's `{#id .class key=value}`. A second `#id` and any
- * after it are extra anchors of the heading, space-separated in *extra:
- * `{#moco-moco-v2 #moco--moco-v2}` keeps the id another generator gave it
- * (kramdown's), for links written for that one. An id of id bytes, classes
- * of letters, digits, '-' and '_'; a key=value (bare, "quoted" or
- * 'quoted') is read and ignored (*ignored: the first key, for a warning).
- * False when t is no such list: it is text then. */
-static bool parse_attrs(const char *t, size_t n, md_walk *r, const char **id, buf *classes, buf *extra,
-                        const char **ignored, size_t *nignored)
-{
-    *id = NULL;
-    *ignored = NULL;
-    size_t i = 1, end = n - 1;
-    bool any = false;
-    while (i < end) {
-        if (t[i] == ' ' || t[i] == '\t') {
-            i++;
-            continue;
-        }
-        size_t k = i + 1;
-        if (t[i] == '#') {
-            while (k < end && id_byte((unsigned char)t[k]))
-                k++;
-            if (k == i + 1)
-                return false;
-            if (*id)
-                buf_printf(extra, "%s%.*s", extra->len ? " " : "", (int)(k - i - 1), t + i + 1);
-            else
-                *id = arena_strndup(r->a, t + i + 1, k - i - 1);
-        } else if (t[i] == '.') {
-            while (k < end && (isalnum((unsigned char)t[k]) || t[k] == '-' || t[k] == '_'))
-                k++;
-            if (k == i + 1)
-                return false;
-            buf_printf(classes, "%s%.*s", classes->len ? " " : "", (int)(k - i - 1), t + i + 1);
-        } else if (isalpha((unsigned char)t[i]) || t[i] == '_') {
-            while (k < end && (isalnum((unsigned char)t[k]) || strchr("_-:.", t[k])))
-                k++;
-            if (k >= end || t[k] != '=')
-                return false;
-            size_t key = k - i;
-            k++;
-            if (k < end && (t[k] == '"' || t[k] == '\'')) {
-                const char *q = memchr(t + k + 1, t[k], end - k - 1);
-                if (!q)
-                    return false;
-                k = (size_t)(q - t) + 1;
-            } else {
-                while (k < end && t[k] != ' ' && t[k] != '\t' && t[k] != '"' && t[k] != '\'')
-                    k++;
-            }
-            if (!*ignored) {
-                *ignored = t + i;
-                *nignored = key;
-            }
-        } else {
-            return false;
-        }
-        if (k < end && t[k] != ' ' && t[k] != '\t')
-            return false;
-        any = true;
-        i = k;
-    }
-    return any;
-}
-
-/* `## Title {#id .class}`: takes the attribute list (and the spaces before
- * it) off the end of the heading's text; its id (arena, or NULL) at *id,
- * its classes in classes. The text may be split over several text nodes
- * (`{#my_id}`: '_' is a node of its own), so the trailing text nodes are
- * read together. False when the heading has none. */
-static bool take_attributes(md_walk *r, cmark_node *h, const char **id, buf *classes, buf *extra)
-{
-    *id = NULL;
-    cmark_node *first = cmark_node_last_child(h);
-    if (!first || cmark_node_get_type(first) != CMARK_NODE_TEXT)
-        return false;
-    while (cmark_node_previous(first) && cmark_node_get_type(cmark_node_previous(first)) == CMARK_NODE_TEXT)
-        first = cmark_node_previous(first);
-    buf *t = &r->tmp;
-    buf_reset(t);
-    for (cmark_node *c = first; c; c = cmark_node_next(c))
-        buf_puts(t, cmark_node_get_literal(c));
-    size_t n = t->len;
-    if (n < 3 || t->data[n - 1] != '}')
-        return false;
-    const char *open = NULL;
-    for (size_t k = n - 1; k-- > 0 && !open;)
-        if (t->data[k] == '{')
-            open = t->data + k;
-    if (!open)
-        return false;
-    size_t brace = (size_t)(open - t->data);
-    if (brace > 0 && t->data[brace - 1] != ' ' && t->data[brace - 1] != '\t')
-        return false;
-    const char *ignored;
-    size_t nignored = 0;
-    /* with markdown.smart, cmark made `--` an en dash and `"` curly even
-     * inside the list: undone there (`{#moco--moco-v2}` is that id) */
-    buf un = BUF_INIT;
-    static const char *const smart[][2] = { { "\xE2\x80\x93", "--" }, { "\xE2\x80\x94", "---" },
-                                            { "\xE2\x80\x9C", "\"" }, { "\xE2\x80\x9D", "\"" },
-                                            { "\xE2\x80\x98", "'" },  { "\xE2\x80\x99", "'" } };
-    for (size_t q = brace; q < n; q++) {
-        size_t k = 0;
-        while (k < 6 && (n - q < 3 || memcmp(t->data + q, smart[k][0], 3)))
-            k++;
-        if (k < 6) {
-            buf_puts(&un, smart[k][1]);
-            q += 2;
-        } else {
-            buf_putc(&un, t->data[q]);
-        }
-    }
-    bool parsed = parse_attrs(un.data, un.len, r, id, classes, extra, &ignored, &nignored);
-    if (ignored) /* into the list as written (un goes) */
-        ignored = arena_strndup(r->a, ignored, nignored);
-    char *want = arena_strndup(r->a, un.data, un.len);
-    size_t wn = un.len;
-    buf_release(&un);
-    if (!parsed)
-        return false;
-    size_t keep = brace;
-    while (keep > 0 && (t->data[keep - 1] == ' ' || t->data[keep - 1] == '\t'))
-        keep--;
-    /* where the list is, for messages: its last occurrence in the heading */
-    int line = cmark_node_get_start_line(h), col = 1;
-    for (int ln = cmark_node_get_start_line(h); ln <= cmark_node_get_end_line(h); ln++) {
-        const char *p, *q;
-        size_t len;
-        if (!md_source_line(&r->src, ln, &p, &len))
-            break;
-        for (q = p; (q = memmem(q, len - (size_t)(q - p), want, wn)) != NULL; q++) {
-            line = ln;
-            col = (int)(q - p) + 1;
-        }
-    }
-    if (ignored)
-        md_problem_at(r, false, line, col,
-                      "heading attribute '%.*s' is ignored: sheaf writes a heading's #id and .class only",
-                      (int)nignored, ignored);
-    /* cut the text nodes down to `keep` bytes in all */
-    size_t at = 0;
-    buf lit = BUF_INIT;
-    for (cmark_node *c = first; c; c = cmark_node_next(c)) {
-        const char *s = cmark_node_get_literal(c);
-        size_t len = strlen(s);
-        if (at + len > keep) {
-            buf_reset(&lit);
-            buf_put(&lit, s, at < keep ? keep - at : 0);
-            cmark_node_set_literal(c, lit.data);
-        }
-        at += len;
-    }
-    buf_release(&lit);
-    if (*id)
-        md_claim_id(r, *id, strlen(*id), line, col, true);
-    for (size_t a = 0; a < extra->len;) {
-        size_t z = a;
-        while (z < extra->len && extra->data[z] != ' ')
-            z++;
-        md_claim_id(r, extra->data + a, z - a, line, col, true);
-        a = z + 1;
-    }
-    return true;
-}
-
+/* Writes `<hN id="…" class="…">`, with the attributes an extension's
+ * enter hook set (md_heading_attrs); records the heading. */
 static void enter_heading(md_walk *r, cmark_node *n)
 {
-    const char *explicit_id = NULL;
-    buf classes = BUF_INIT, extra = BUF_INIT;
-    if (md_ext_on(r, MD_EXT_HEADING_IDS) && !r->reference)
-        take_attributes(r, n, &explicit_id, &classes, &extra);
+    const char *explicit_id = r->head.id;
+    buf *classes = &r->head.classes, *extra = &r->head.extra;
+    r->head.id = NULL;
     md_heading *h = md_vec_push(&r->heads);
     h->level = cmark_node_get_heading_level(n);
     h->line = cmark_node_get_start_line(n) + r->line0;
@@ -656,6 +549,8 @@ static void enter_heading(md_walk *r, cmark_node *n)
     md_cr(&r->html);
     if (r->reference) {
         buf_printf(&r->html, "<h%d>", h->level);
+        buf_reset(classes);
+        buf_reset(extra);
         return;
     }
     buf_printf(&r->html, "<h%d id=\"", h->level);
@@ -666,41 +561,36 @@ static void enter_heading(md_walk *r, cmark_node *n)
         hole->at = r->html.len;
         hole->head = r->heads.n - 1;
     }
-    if (classes.len) {
+    if (classes->len) {
         buf_puts(&r->html, "\" class=\"");
-        md_put_escaped_cstr(&r->html, classes.data);
+        md_put_escaped_cstr(&r->html, classes->data);
     }
     buf_puts(&r->html, "\">");
     /* its extra anchors: empty targets at its start */
-    for (size_t a = 0; a < extra.len;) {
+    for (size_t a = 0; a < extra->len;) {
         size_t z = a;
-        while (z < extra.len && extra.data[z] != ' ')
+        while (z < extra->len && extra->data[z] != ' ')
             z++;
         buf_puts(&r->html, "<span id=\"");
-        md_put_escaped(&r->html, extra.data + a, z - a);
+        md_put_escaped(&r->html, extra->data + a, z - a);
         buf_puts(&r->html, "\"></span>");
         a = z + 1;
     }
-    buf_release(&classes);
+    buf_reset(classes);
     md_xref_heading(r, &r->html, n, explicit_id, h->title, cmark_node_get_start_line(n));
-    buf_release(&extra);
+    buf_reset(extra);
 }
 
-static void exit_heading(md_walk *r, cmark_node *n)
+void md_put_heading_id(md_walk *r, buf *out)
 {
-    if (!r->reference && md_ext_on(r, MD_EXT_HEADING_ANCHORS)) {
-        const md_heading *h = (md_heading *)r->heads.v + r->heads.n - 1;
-        put_anchor_open(&r->html);
-        if (h->id) {
-            md_put_escaped_cstr(&r->html, h->id);
-        } else {
-            id_hole *hole = md_vec_push(&r->holes);
-            hole->at = r->html.len;
-            hole->head = r->heads.n - 1;
-        }
-        put_anchor_close(&r->html);
+    const md_heading *h = (md_heading *)r->heads.v + r->heads.n - 1;
+    if (h->id) {
+        md_put_escaped_cstr(out, h->id);
+    } else {
+        id_hole *hole = md_vec_push(&r->holes);
+        hole->at = out->len;
+        hole->head = r->heads.n - 1;
     }
-    emit_exit(r, &r->html, n);
 }
 
 /* ---- the summary ---- */
@@ -967,15 +857,19 @@ static void enter_html(md_walk *r, cmark_node *n)
 }
 
 /* Writes the opening HTML of a core node (or the whole of a leaf), as
- * cmark-gfm's renderer does; headings also get their id and self-link,
- * links and images go through the resolver, raw HTML through rawhtml.c. */
+ * cmark-gfm's renderer does, unless an extension's hook does; headings
+ * also get their id, links and images go through the resolver, raw HTML
+ * through rawhtml.c. */
 static void enter(md_walk *r, cmark_node *n)
 {
     buf *b = &r->html;
-    switch (cmark_node_get_type(n)) {
+    cmark_node_type t = cmark_node_get_type(n);
+    if ((t == CMARK_NODE_BLOCK_QUOTE || t == CMARK_NODE_PARAGRAPH) && md_xref_block(r, b, n, true))
+        return; /* an alert, a figure */
+    if (offer_enter(r, b, n))
+        return;
+    switch (t) {
     case CMARK_NODE_BLOCK_QUOTE:
-        if (md_xref_block(r, b, n, true)) /* an alert */
-            break;
         md_cr(b);
         buf_puts(b, "<blockquote>\n");
         break;
@@ -1000,9 +894,8 @@ static void enter(md_walk *r, cmark_node *n)
         enter_heading(r, n);
         break;
     case CMARK_NODE_CODE_BLOCK:
-        if ((!md_ext_on(r, MD_EXT_MATH) || !md_math_code_block(r, b, n)) &&
-            (md_reference(r) || !md_diagram_code_block(r, n)))
-            md_code_block(r, n);
+        if (!offer_code_block(r, b, n))
+            plain_code_block(r, b, n);
         break;
     case CMARK_NODE_HTML_BLOCK:
         md_cr(b);
@@ -1023,29 +916,18 @@ static void enter(md_walk *r, cmark_node *n)
         buf_puts(b, "<hr />\n");
         break;
     case CMARK_NODE_PARAGRAPH:
-        if (md_xref_block(r, b, n, true)) /* a figure */
-            break;
-        if (is_deflist(r, n)) {
-            r->deflist = n;
-            r->in_dd = false;
-            md_cr(b);
-            buf_puts(b, md_deflist_opens(n) ? "<dl>\n<dt>" : "<dt>");
-        } else if (!in_tight_list(n)) {
+        if (!md_in_tight_list(n)) {
             md_cr(b);
             buf_puts(b, "<p>");
         }
         break;
     case CMARK_NODE_TEXT: {
         const char *lit = cmark_node_get_literal(n);
-        if (r->deflist && cmark_node_parent(n) == r->deflist)
-            lit += md_deflist_marker(n); /* ": " */
-        if (r->text_taken) { /* written with the formula before it */
+        if (r->text_taken) { /* written before, or markup */
             lit += strnlen(lit, r->text_taken);
             r->text_taken = 0;
         }
-        if (r->eqlabels.n && strstr(lit, "ref{"))
-            md_math_text_refs(r, b, lit);
-        else
+        if (!offer_text(r, b, n, lit))
             md_put_escaped_cstr(b, lit);
         if (strchr(lit, '{'))
             md_lint_text(r, n);
@@ -1053,16 +935,7 @@ static void enter(md_walk *r, cmark_node *n)
     }
     case CMARK_NODE_LINEBREAK:
     case CMARK_NODE_SOFTBREAK:
-        if (r->deflist && cmark_node_parent(n) == r->deflist &&
-            (md_deflist_marker(cmark_node_next(n)) || !r->in_dd)) {
-            /* a definition opens, or a term follows a term */
-            bool dd = md_deflist_marker(cmark_node_next(n)) > 0;
-            buf_puts(b, r->in_dd ? "</dd>\n" : "</dt>\n");
-            buf_puts(b, dd ? "<dd>" : "<dt>");
-            r->in_dd = dd;
-            break;
-        }
-        if (cmark_node_get_type(n) == CMARK_NODE_LINEBREAK) {
+        if (t == CMARK_NODE_LINEBREAK) {
             buf_puts(b, "<br />\n");
             break;
         }
@@ -1097,12 +970,6 @@ static void enter(md_walk *r, cmark_node *n)
     case CMARK_NODE_IMAGE:
         enter_link(r, n, true);
         break;
-    case CMARK_NODE_FOOTNOTE_REFERENCE:
-        md_footnote_ref(r, b, n);
-        break;
-    case CMARK_NODE_FOOTNOTE_DEFINITION:
-        md_footnote_def(r, &r->notes, b, n, true);
-        break;
     case CMARK_NODE_DOCUMENT:
         break;
     default:
@@ -1111,30 +978,11 @@ static void enter(md_walk *r, cmark_node *n)
     }
 }
 
+/* Leaving a node: what extensions put before its end, then the end. */
 static void leave(md_walk *r, cmark_node *n)
 {
-    switch (cmark_node_get_type(n)) {
-    case CMARK_NODE_HEADING:
-        exit_heading(r, n);
-        break;
-    case CMARK_NODE_PARAGRAPH: {
-        cmark_node *parent = cmark_node_parent(n);
-        if (!in_tight_list(n) && cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION
-            && !cmark_node_next(n)) {
-            buf_putc(&r->html, ' ');
-            md_footnote_backrefs(&r->notes, &r->html, parent);
-        }
-        emit_exit(r, &r->html, n);
-        r->deflist = NULL;
-        break;
-    }
-    case CMARK_NODE_FOOTNOTE_DEFINITION:
-        md_footnote_def(r, &r->notes, &r->html, n, false);
-        break;
-    default:
-        emit_exit(r, &r->html, n);
-        break;
-    }
+    offer_leave(r, &r->html, n);
+    emit_exit(r, &r->html, n);
 }
 
 /* Inside an image's alt text cmark writes only the escaped text. */
@@ -1190,11 +1038,8 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
         opts |= CMARK_OPT_SMART;
     if (opt->hard_breaks)
         opts |= CMARK_OPT_HARDBREAKS;
-    if (r->reference) /* `@` is text in cmark-gfm */
-        r->on &= ~(1u << MD_EXT_CITATIONS);
-    for (int i = 0; i < MD_EXT_COUNT; i++)
-        if (md_ext_on(r, i))
-            opts |= extensions[i]->options;
+    for (size_t i = 0; i < r->next; i++)
+        opts |= r->ext[i]->options;
     r->mem = md_mem_begin();
     cmark_parser *parser = cmark_parser_new_with_mem(opts, r->mem);
     /* attach_walk first: cmark-gfm stops asking about a line at the first
@@ -1202,17 +1047,12 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
      * after a paragraph's first (handing the paragraph back when it is no
      * table), so a block that may interrupt a paragraph (display math)
      * must be asked before it */
-    for (int i = 0; i < MD_EXT_COUNT; i++)
-        if (md_ext_on(r, i) && extensions[i]->attach_walk)
-            extensions[i]->attach_walk(r, parser);
-    for (int i = 0; i < MD_EXT_COUNT; i++) {
-        if (!md_ext_on(r, i))
-            continue;
-        if (extensions[i]->attach)
-            extensions[i]->attach(parser);
-        if (extensions[i]->render)
-            r->owners[r->nowners++] = extensions[i];
-    }
+    for (size_t i = 0; i < r->next; i++)
+        if (r->ext[i]->attach_walk)
+            r->ext[i]->attach_walk(r, parser);
+    for (size_t i = 0; i < r->next; i++)
+        if (r->ext[i]->attach)
+            r->ext[i]->attach(parser);
     if (body.len)
         cmark_parser_feed(parser, body.ptr, body.len);
     cmark_node *doc = cmark_parser_finish(parser);
@@ -1220,8 +1060,39 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
     return doc;
 }
 
+/* Which extensions of the registry are on for this page (bit i: ext[i]),
+ * in registry order, with their state. */
+static void choose_extensions(md_walk *r, const md_registry *reg, const md_options *opt)
+{
+    r->reg = reg;
+    r->on = 0;
+    for (size_t i = 0; i < reg->n && i < 32; i++) {
+        const md_ext *e = reg->ext[i];
+        if ((i < reg->nswitches && ((opt->off >> i) & 1)) || (opt->reference && e->reference_off))
+            continue;
+        r->on |= 1u << i;
+        r->ext[r->next++] = e;
+        if (e->render)
+            r->owners[r->nowners++] = e;
+        if (e->enter || e->leave || e->exit) {
+            r->hooks[r->nhooks++] = e;
+            r->nodes |= e->nodes;
+        }
+        if (e->text)
+            r->texts[r->ntexts++] = e;
+        if (e->state_size)
+            r->state[i] = xcalloc(1, e->state_size);
+    }
+}
+
 void md_render(str body, int first_line, const md_options *opt, const md_hooks *hooks, arena *a,
                md_result *out)
+{
+    md_render_with(&md_registry_builtin, body, first_line, opt, hooks, a, out);
+}
+
+void md_render_with(const md_registry *reg, str body, int first_line, const md_options *opt,
+                    const md_hooks *hooks, arena *a, md_result *out)
 {
     memset(out, 0, sizeof *out);
     md_options none = { 0 };
@@ -1236,7 +1107,6 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .hard_breaks = opt->hard_breaks,
         .reference = opt->reference,
         .linenos = opt->linenos,
-        .on = ~opt->off & ((1u << MD_EXT_COUNT) - 1) & ~(opt->reference ? 1u << MD_EXT_MATH : 0),
         .opt = opt,
         .line0 = first_line - 1,
         .src = { .text = body },
@@ -1255,12 +1125,15 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
         .citing = MD_CITING_INIT,
         .sc_names = { .size = sizeof(const char *) },
         .eqlabels = { .size = sizeof(md_eqlabel) },
+        .head = { .classes = BUF_INIT, .extra = BUF_INIT },
     };
+    choose_extensions(&r, reg, opt);
     cmark_node *doc = parse(body, opt, &r);
     if (!r.reference)
         md_xref_prepare(&r, doc);
-    if (md_ext_on(&r, MD_EXT_MATH) && !r.reference && (memmem(body.ptr, body.len, "\\label{", 7) || memmem(body.ptr, body.len, "{#eq-", 5)))
-        md_math_number_labels(&r, doc);
+    for (size_t i = 0; i < r.next; i++)
+        if (r.ext[i]->prepare)
+            r.ext[i]->prepare(&r, doc);
     summary_spec summary = { .tail = BUF_INIT };
     size_t head_start = 0, para_start = 0; /* where the current heading's content / top paragraph began */
 
@@ -1318,8 +1191,9 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     md_xref_finish(&r);
     md_mem_end(doc);
     free(r.eqlabels.v);
-    if (r.notes.entered)
-        buf_puts(&r.html, "</ol>\n</section>\n");
+    for (size_t i = 0; i < r.next; i++)
+        if (r.ext[i]->finish)
+            r.ext[i]->finish(&r, &r.html);
     md_citing_contexts(&r.citing, a, &r.html);
 
     /* the automatic heading ids, now that every other id is known */
@@ -1388,4 +1262,8 @@ void md_render(str body, int first_line, const md_options *opt, const md_hooks *
     buf_release(&summary.tail);
     free(r.src.line_start);
     free(r.ids.slot);
+    buf_release(&r.head.classes);
+    buf_release(&r.head.extra);
+    for (size_t i = 0; i < 32; i++)
+        free(r.state[i]);
 }
