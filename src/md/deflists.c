@@ -65,10 +65,11 @@ static bool is_deflist(cmark_node *p)
 
 static bool enter(md_walk *w, buf *out, cmark_node *n)
 {
-    deflist_state *st = md_ext_state(w, MD_EXT_DEFINITION_LISTS);
+    deflist_state *st;
     if (cmark_node_get_type(n) == CMARK_NODE_PARAGRAPH) {
         if (!is_deflist(n))
             return false;
+        st = md_ext_state(w, MD_EXT_DEFINITION_LISTS);
         st->para = n;
         st->in_dd = false;
         md_cr(out);
@@ -77,6 +78,7 @@ static bool enter(md_walk *w, buf *out, cmark_node *n)
         return true;
     }
     /* a break: a definition opens, or a term follows a term */
+    st = md_ext_state(w, MD_EXT_DEFINITION_LISTS);
     if (!st->para || cmark_node_parent(n) != st->para)
         return false;
     size_t colon = line_marker(cmark_node_next(n));

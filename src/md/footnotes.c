@@ -122,17 +122,16 @@ static bool enter(md_walk *w, buf *out, cmark_node *n)
  * after its last block when that is no paragraph. */
 static void leave(md_walk *w, buf *out, cmark_node *n)
 {
-    notes *f = md_ext_state(w, MD_EXT_FOOTNOTES);
     if (cmark_node_get_type(n) == CMARK_NODE_FOOTNOTE_DEFINITION) {
-        if (backrefs(f, out, n))
+        if (backrefs(md_ext_state(w, MD_EXT_FOOTNOTES), out, n))
             buf_putc(out, '\n');
         return;
     }
     cmark_node *parent = cmark_node_parent(n);
-    if (!md_in_tight_list(n) && cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION
-        && !cmark_node_next(n)) {
+    if (!cmark_node_next(n) && cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION
+        && !md_in_tight_list(n)) {
         buf_putc(out, ' ');
-        backrefs(f, out, parent);
+        backrefs(md_ext_state(w, MD_EXT_FOOTNOTES), out, parent);
     }
 }
 

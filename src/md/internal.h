@@ -146,7 +146,11 @@ void *md_ext_state(md_walk *w, int id);
 /* Is extension `id` (MD_EXT_…) on for this walk? */
 bool md_ext_on(const md_walk *w, int id);
 /* Is paragraph p in a tight list (written without <p>)? */
-bool md_in_tight_list(cmark_node *p);
+static inline bool md_in_tight_list(cmark_node *p)
+{
+    cmark_node *gp = cmark_node_parent(cmark_node_parent(p));
+    return gp && cmark_node_get_type(gp) == CMARK_NODE_LIST && cmark_node_get_list_tight(gp);
+}
 /* Plain text of an inline subtree: text and code spans, breaks as spaces,
  * raw HTML left out; an image contributes its alt text. */
 void md_plain_text(cmark_node *n, buf *b);

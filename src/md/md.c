@@ -329,12 +329,6 @@ void md_plain_text(cmark_node *n, buf *b)
     }
 }
 
-bool md_in_tight_list(cmark_node *para)
-{
-    cmark_node *gp = cmark_node_parent(cmark_node_parent(para));
-    return gp && cmark_node_get_type(gp) == CMARK_NODE_LIST && cmark_node_get_list_tight(gp);
-}
-
 /* Has the extension that owns n, if one does, write it. */
 static void render_by_extension(md_walk *w, buf *b, cmark_node *n, bool entering)
 {
@@ -347,9 +341,9 @@ static void render_by_extension(md_walk *w, buf *b, cmark_node *n, bool entering
 
 /* ---- the extensions' hooks for core nodes ---- */
 
-static bool offer_enter(md_walk *r, buf *b, cmark_node *n)
+static inline bool offer_enter(md_walk *r, buf *b, cmark_node *n, cmark_node_type t)
 {
-    unsigned bit = MD_NODE(cmark_node_get_type(n));
+    unsigned bit = MD_NODE(t);
     if (!(r->nodes & bit))
         return false;
     for (size_t i = 0; i < r->nhooks; i++)
@@ -358,9 +352,9 @@ static bool offer_enter(md_walk *r, buf *b, cmark_node *n)
     return false;
 }
 
-static void offer_leave(md_walk *r, buf *b, cmark_node *n)
+static inline void offer_leave(md_walk *r, buf *b, cmark_node *n, cmark_node_type t)
 {
-    unsigned bit = MD_NODE(cmark_node_get_type(n));
+    unsigned bit = MD_NODE(t);
     if (!(r->nodes & bit))
         return;
     for (size_t i = 0; i < r->nhooks; i++)
@@ -368,9 +362,9 @@ static void offer_leave(md_walk *r, buf *b, cmark_node *n)
             r->hooks[i]->leave(r, b, n);
 }
 
-static bool offer_exit(md_walk *r, buf *b, cmark_node *n)
+static inline bool offer_exit(md_walk *r, buf *b, cmark_node *n, cmark_node_type t)
 {
-    unsigned bit = MD_NODE(cmark_node_get_type(n));
+    unsigned bit = MD_NODE(t);
     if (!(r->nodes & bit))
         return false;
     for (size_t i = 0; i < r->nhooks; i++)
@@ -379,7 +373,7 @@ static bool offer_exit(md_walk *r, buf *b, cmark_node *n)
     return false;
 }
 
-static bool offer_text(md_walk *r, buf *b, cmark_node *n, const char *lit)
+static inline bool offer_text(md_walk *r, buf *b, cmark_node *n, const char *lit)
 {
     for (size_t i = 0; i < r->ntexts; i++)
         if (r->texts[i]->text(r, b, n, lit))
@@ -428,7 +422,7 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
     cmark_node_type t = cmark_node_get_type(n);
     if ((t == CMARK_NODE_BLOCK_QUOTE || t == CMARK_NODE_PARAGRAPH) && md_xref_block(r, b, n, false))
         return; /* an alert, a figure */
-    if (offer_exit(r, b, n))
+    if (offer_exit(r, b, n, t))
         return;
     switch (t) {
     case CMARK_NODE_BLOCK_QUOTE:
@@ -866,7 +860,7 @@ static void enter(md_walk *r, cmark_node *n)
     cmark_node_type t = cmark_node_get_type(n);
     if ((t == CMARK_NODE_BLOCK_QUOTE || t == CMARK_NODE_PARAGRAPH) && md_xref_block(r, b, n, true))
         return; /* an alert, a figure */
-    if (offer_enter(r, b, n))
+    if (offer_enter(r, b, n, t))
         return;
     switch (t) {
     case CMARK_NODE_BLOCK_QUOTE:
@@ -981,7 +975,7 @@ static void enter(md_walk *r, cmark_node *n)
 /* Leaving a node: what extensions put before its end, then the end. */
 static void leave(md_walk *r, cmark_node *n)
 {
-    offer_leave(r, &r->html, n);
+    offer_leave(r, &r->html, n, cmark_node_get_type(n));
     emit_exit(r, &r->html, n);
 }
 
