@@ -102,7 +102,7 @@ const site_shortcodes *render_shortcodes_hooks(const render_shortcodes *r);
 void render_shortcodes_move(render_shortcodes *r, const site *s);
 void render_shortcodes_free(render_shortcodes *r);
 
-/* ---- the build session (session.c) and its full run (build.c) ---------- */
+/* ---- the pipeline (build.c) and the build session (session.c) ---------- */
 
 /* What a build session keeps of its last good run, for rebuilding only
  * what an edit of a page's body touches: the site model, the loaded
@@ -118,14 +118,15 @@ typedef struct last_run {
     size_t garbage;    /* bytes fast rebuilds added to it since (see session.c) */
 } last_run;
 
-struct build_session {
-    build_options o;
+/* What outlives one run of the pipeline: the options and the caches — a
+ * build session's, or none for a one-shot build (build.c). */
+typedef struct build_env {
+    build_options o;            /* site_dir, out_dir, base_url: the fields below */
     char *site_dir, *out_dir, *base_url;
-    site_source_cache *sources; /* NULL for a one-shot build */
+    site_source_cache *sources; /* a session's (session.c makes them); NULL for a one-shot build */
     site_page_cache *pages;     /* likewise */
     output_memory *outputs;     /* what the last run committed; likewise */
-    last_run *last;             /* the last run, when it was good and said nothing */
-    bool check;                 /* SHEAF_CHECK_INCREMENTAL=1: see session.c */
+    bool check;                 /* SHEAF_CHECK_INCREMENTAL=1 */
     cache *cache;               /* .sheaf-cache/, or NULL with --no-cache */
     site_math math;             /* formulas: the cache and KaTeX engines */
     site_diagram diagram;       /* ```dot diagrams: the cache */
@@ -133,31 +134,53 @@ struct build_session {
     double ms0;
     bool cache_warned;          /* its problem was reported once */
     size_t damaged_seen;        /* damaged entries reported so far */
-    size_t *deferred;           /* jobs of the last fast rebuild left for build_session_finish */
-    size_t ndeferred;
-    void (*commit_lock)(void *ctx, bool take); /* around build_session_finish's commit */
-    void *commit_lock_ctx;
     bool strings_warned;        /* "no theme strings for language" was said once */
     render_sink sink;           /* a run for the check: its outputs go here */
     void *sink_ctx;
     build_kept *kept;           /* build_site_kept: the caller's, or NULL */
-};
+} build_env;
 
+/* Copies the options, opens the build cache (unless no_cache) and reads
+ * SHEAF_CHECK_INCREMENTAL; build_env_release frees what it holds. */
+void build_env_init(build_env *e, const build_options *o);
+void build_env_release(build_env *e);
+
+/* One full run of the pipeline with e's caches. With keep, a good and
+ * quiet run that wrote its output is kept in *keep (else *keep is NULL);
+ * free it with render_last_run_free. */
+bool render_run(build_env *e, last_run **keep, diag_list *d, build_stats *st);
 void render_last_run_free(last_run *r);
-/* SHEAF_CHECK_INCREMENTAL=1 (bs->check), after a fast rebuild or a build
+/* Notes the formula counts at a run's start (begin), or puts what the run
+ * added into st. */
+void render_math_stats(build_env *e, bool begin, build_stats *st);
+/* SHEAF_CHECK_INCREMENTAL=1 (e->check), after a fast rebuild or a build
  * that took pages from the build cache: runs a full build of the same
  * options in memory (its outputs collected, nothing written; with no_cache
  * not reading the build cache either) and compares every output with what
  * is in the output folder — missing, different or extra files; any
  * difference is printed with its first differing line and the process
- * aborts (session.c). */
-void render_check_incremental(build_session *bs, bool no_cache);
-/* A full run of the pipeline, with the session's caches (none for a
- * one-shot build_site); a session's run is kept in bs->last when it was
- * good and quiet. */
-bool render_run(build_session *bs, diag_list *d, build_stats *st);
-/* Notes the formula counts at a run's start (begin), or puts what the run
- * added into st. */
-void render_math_stats(build_session *s, bool begin, build_stats *st);
+ * aborts. */
+void render_check_incremental(const build_env *e, bool no_cache);
+
+/* ---- the check's collector and comparison (check.c) -------------------- */
+
+typedef struct check_outputs check_outputs;
+check_outputs *check_outputs_new(void);
+void check_outputs_free(check_outputs *c);
+/* A render_sink (ctx: a check_outputs): keeps a copy of each output. */
+void check_collect(void *ctx, const char *rel, const void *data, size_t len);
+/* Compares the collected outputs (and the diagnostics d of the run that
+ * made them) with out_dir; on any difference prints what differs, naming
+ * the other build `what`, and aborts. */
+void check_compare(const check_outputs *c, const diag_list *d, const char *out_dir, const char *what);
+
+struct build_session {
+    build_env env;
+    last_run *last;             /* the last run, when it was good and said nothing */
+    size_t *deferred;           /* jobs of the last fast rebuild left for build_session_finish */
+    size_t ndeferred;
+    void (*commit_lock)(void *ctx, bool take); /* around build_session_finish's commit */
+    void *commit_lock_ctx;
+};
 
 #endif

@@ -4,57 +4,20 @@
  * was, a rebuild on the last run's model that renders only the outputs
  * that read a changed value. */
 #include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "js/katex.h"
 #include "render/internal.h"
 #include "util/fs.h"
-#include "util/strmap.h"
 #include "util/vec.h"
 #include "util/text.h"
-#include "util/vec.h"
 #include "util/xalloc.h"
-
-void render_last_run_free(last_run *r)
-{
-    if (!r)
-        return;
-    for (size_t i = 0; i < r->c.njobs; i++)
-        tpl_deps_release(&r->c.deps[i]);
-    free(r->c.deps);
-    free(r->c.jobs);
-    render_shortcodes_free(r->sc);
-    tpl_loader_free(r->l);
-    free(r->tdir);
-    free(r->thdir);
-    site_free(&r->s);
-    free(r);
-}
 
 build_session *build_session_new(const build_options *o)
 {
     build_session *s = xcalloc(1, sizeof *s);
-    s->o = *o;
-    s->site_dir = xstrdup(o->site_dir ? o->site_dir : ".");
-    s->out_dir = o->out_dir ? xstrdup(o->out_dir) : fs_join(s->site_dir, "public");
-    s->base_url = o->base_url ? xstrdup(o->base_url) : NULL;
-    s->o.site_dir = s->site_dir;
-    s->o.out_dir = s->out_dir;
-    s->o.base_url = s->base_url;
-    if (!o->no_cache) {
-        s->cache = cache_open(s->site_dir, 0);
-        if (!o->write)
-            cache_read_only(s->cache);
-    }
-    s->math.cache = s->cache;
-    s->math.engines = js_pool_new();
-    s->diagram.cache = s->cache;
-    const char *check = getenv("SHEAF_CHECK_INCREMENTAL");
-    s->check = check && !strcmp(check, "1");
+    build_env_init(&s->env, o);
     return s;
 }
 
@@ -62,14 +25,7 @@ void build_session_free(build_session *s)
 {
     if (!s)
         return;
-    free(s->site_dir);
-    free(s->out_dir);
-    free(s->base_url);
-    site_source_cache_free(s->sources);
-    site_page_cache_free(s->pages);
-    js_pool_free(s->math.engines);
-    cache_free(s->cache);
-    output_memory_free(s->outputs);
+    build_env_release(&s->env);
     render_last_run_free(s->last);
     free(s->deferred);
     free(s);
@@ -199,9 +155,9 @@ static bool render_picked(build_session *bs, size_t *pick, size_t n, bool lock, 
                           size_t *written, size_t *unchanged)
 {
     last_run *L = bs->last;
-    int jobs = site_jobs(bs->o.jobs);
+    int jobs = site_jobs(bs->env.o.jobs);
     output out;
-    if (!output_begin(&out, bs->out_dir, true, bs->o.force, bs->outputs, d) || !out.known) {
+    if (!output_begin(&out, bs->env.out_dir, true, bs->env.o.force, bs->env.outputs, d) || !out.known) {
         output_end(&out, false, d);
         output_free(&out);
         render_last_run_free(L);
@@ -271,7 +227,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
         if (in_content && pi < 0 && file < 0) {
             /* not part of the site, and gone (an editor's temporary file,
              * `sed -i`'s): nothing to do */
-            char *gone = fs_join(bs->site_dir, rel);
+            char *gone = fs_join(bs->env.site_dir, rel);
             bool exists = access(gone, F_OK) == 0 || errno != ENOENT;
             free(gone);
             if (!exists)
@@ -283,8 +239,8 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
          * feed and posts: a full run */
         ok = ok && !p->failed && !p->excluded && !p->is_index && p->path && p->value;
         buf text = BUF_INIT;
-        char *path = ok ? fs_join(bs->site_dir, rel) : NULL;
-        char *root = ok ? fs_resolve(bs->site_dir) : NULL; /* the containment rule, as a full run */
+        char *path = ok ? fs_join(bs->env.site_dir, rel) : NULL;
+        char *root = ok ? fs_resolve(bs->env.site_dir) : NULL; /* the containment rule, as a full run */
         ok = ok && fs_read_file_within(root, path, FS_READ_MAX, &text) &&
              text_utf8_check(text.data, text.len) == (size_t)-1;
         free(root);
@@ -342,7 +298,7 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     for (size_t j = 0; ok && j < L->nrender; j++) {
         if (!picked[j])
             continue;
-        if (bs->o.defer_index && deferrable(&L->c.jobs[j]))
+        if (bs->env.o.defer_index && deferrable(&L->c.jobs[j]))
             VEC_PUSH(bs->deferred, bs->ndeferred, cap_deferred, 1, j);
         else
             pick[npick++] = j;
@@ -386,169 +342,34 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
     return true;
 }
 
-/* ---- SHEAF_CHECK_INCREMENTAL=1 ---------------------------------------------
- * A fast rebuild renders only what it decided a change touched, on a model
- * it updated in place. With this set, every fast rebuild is followed by a
- * full build of the same site in memory (a fresh session, every file read
- * and parsed again), and every output is compared with the output folder:
- * any difference — bytes, a missing or a stale file, a diagnostic the fast
- * rebuild did not give — is a bug in the fast path, reported on stderr with
- * the first differing lines, and sheaf aborts, as a failed assertion does.
- * The serve tests run with it. */
-
-typedef struct collected {
-    pthread_mutex_t mu;
-    strmap *index; /* path → its entry */
-    struct output_copy {
-        char *path;
-        buf bytes;
-    } *v;
-    size_t n, cap;
-} collected;
-
-static void collect(void *ctx, const char *rel, const void *data, size_t len)
+/* A full run of the pipeline with the session's caches; a good and quiet
+ * one is kept for fast rebuilds. */
+static bool full_run(build_session *s, diag_list *d, build_stats *st)
 {
-    collected *c = ctx;
-    pthread_mutex_lock(&c->mu);
-    struct output_copy *e = VEC_ADD(c->v, c->n, c->cap, 256);
-    e->path = xstrdup(rel);
-    e->bytes = (buf)BUF_INIT;
-    buf_put(&e->bytes, data, len);
-    strmap_put(c->index, e->path, (long)c->n - 1);
-    pthread_mutex_unlock(&c->mu);
-}
-
-typedef struct stale_ctx {
-    const collected *full;
-    buf *report;
-    const char *what; /* "fast rebuild", "cached build" */
-} stale_ctx;
-
-static void find_extra(void *vctx, const char *rel)
-{
-    stale_ctx *c = vctx;
-    if (strcmp(rel, OUTPUT_MANIFEST) != 0 && strmap_get(c->full->index, rel) < 0)
-        buf_printf(c->report, "%s: written by the %s, not by a full build\n", rel, c->what);
-}
-
-/* The line of `s` that starts at or before offset i, at most 200 bytes. */
-static void show_line(buf *out, const char *sign, const char *s, size_t n, size_t i)
-{
-    size_t a = i, e = i;
-    while (a > 0 && s[a - 1] != '\n')
-        a--;
-    while (e < n && s[e] != '\n' && e - a < 200)
-        e++;
-    buf_printf(out, "%s %.*s\n", sign, (int)(e - a), s + a);
-}
-
-/* Appends where `was` (the output folder's bytes) and `want` (the full
- * build's) first differ. */
-static void first_difference(buf *out, const char *what, const char *rel, const buf *was,
-                             const buf *want)
-{
-    size_t i = 0;
-    while (i < was->len && i < want->len && was->data[i] == want->data[i])
-        i++;
-    size_t line = 1;
-    for (size_t k = 0; k < i; k++)
-        line += want->data[k] == '\n';
-    buf_printf(out, "%s: differs from a full build at line %zu (- %s, + full build):\n", rel, line,
-               what);
-    show_line(out, "-", was->data, was->len, i);
-    show_line(out, "+", want->data, want->len, i);
-}
-
-void render_check_incremental(build_session *bs, bool no_cache)
-{
-    build_options o = bs->o;
-    o.write = false;
-    o.no_cache = o.no_cache || no_cache;
-    const char *what = no_cache ? "cached build" : "fast rebuild";
-    o.progress = NULL;
-    build_session *full = build_session_new(&o);
-    collected c = { .index = strmap_new(1024) };
-    pthread_mutex_init(&c.mu, NULL);
-    full->sink = collect;
-    full->sink_ctx = &c;
-    diag_list *d = diag_list_new();
-    render_run(full, d, NULL);
-    build_session_free(full);
-
-    buf report = BUF_INIT;
-    for (size_t i = 0; i < diag_count(d); i++) {
-        buf_puts(&report, "a full build says: ");
-        diag_format(diag_get(d, i), &report);
-        buf_putc(&report, '\n');
-    }
-    buf was = BUF_INIT;
-    for (size_t i = 0; i < c.n; i++) {
-        const struct output_copy *e = &c.v[i];
-        char *path = fs_join(bs->out_dir, e->path);
-        buf_reset(&was);
-        if (!fs_read_file(path, &was))
-            buf_printf(&report, "%s: made by a full build, missing after the %s\n", e->path, what);
-        else if (was.len != e->bytes.len || memcmp(was.data, e->bytes.data, was.len) != 0)
-            first_difference(&report, what, e->path, &was, &e->bytes);
-        free(path);
-    }
-    buf_release(&was);
-    stale_ctx sc = { &c, &report, what };
-    fs_walk(bs->out_dir, false, find_extra, &sc);
-    if (report.len) {
-        fprintf(stderr, "sheaf: SHEAF_CHECK_INCREMENTAL: the %s's output is not a full build's:\n%s",
-                what, report.data);
-        abort();
-    }
-    buf_release(&report);
-    diag_list_free(d);
-    for (size_t i = 0; i < c.n; i++) {
-        free(c.v[i].path);
-        buf_release(&c.v[i].bytes);
-    }
-    free(c.v);
-    strmap_free(c.index);
-    pthread_mutex_destroy(&c.mu);
+    render_last_run_free(s->last); /* this run replaces it, or leaves none */
+    s->last = NULL;
+    return render_run(&s->env, &s->last, d, st);
 }
 
 static bool session_run(build_session *s, const char *const *changed, size_t nchanged,
                         diag_list *d, build_stats *st);
 
-void render_math_stats(build_session *s, bool begin, build_stats *st)
-{
-    double ms;
-    size_t f = atomic_load(&s->math.formulas), r = atomic_load(&s->math.rendered);
-    size_t e = js_pool_started(s->math.engines, &ms);
-    size_t df = atomic_load(&s->diagram.diagrams), dr = atomic_load(&s->diagram.rendered);
-    if (begin) {
-        s->stats0[0] = f, s->stats0[1] = r, s->stats0[2] = e, s->ms0 = ms;
-        s->stats0[3] = df, s->stats0[4] = dr;
-    } else if (st) {
-        st->diagrams = df - s->stats0[3];
-        st->diagrams_rendered = dr - s->stats0[4];
-        st->formulas = f - s->stats0[0];
-        st->formulas_rendered = r - s->stats0[1];
-        st->engines = e - s->stats0[2];
-        st->ms_engines = ms - s->ms0;
-    }
-}
-
 bool build_session_rerun(build_session *s, diag_list *d, build_stats *st)
 {
-    if (!s->sources)
+    if (!s->env.sources)
         return build_session_run(s, NULL, 0, d, st);
-    render_math_stats(s, true, NULL);
-    bool ok = render_run(s, d, st);
-    render_math_stats(s, false, st);
+    render_math_stats(&s->env, true, NULL);
+    bool ok = full_run(s, d, st);
+    render_math_stats(&s->env, false, st);
     return ok;
 }
 
 bool build_session_run(build_session *s, const char *const *changed, size_t nchanged, diag_list *d,
                        build_stats *st)
 {
-    render_math_stats(s, true, NULL);
+    render_math_stats(&s->env, true, NULL);
     bool ok = session_run(s, changed, nchanged, d, st);
-    render_math_stats(s, false, st);
+    render_math_stats(&s->env, false, st);
     return ok;
 }
 
@@ -561,26 +382,27 @@ static bool session_run(build_session *s, const char *const *changed, size_t nch
      * that did not change, and each unchanged page's front matter and
      * Markdown (see site/pagecache.c for when those are still valid). A full
      * run (changed == NULL) forgets everything. */
-    if (!s->sources) {
-        s->sources = site_source_cache_new();
-        s->pages = site_page_cache_new();
-        s->outputs = output_memory_new();
+    build_env *e = &s->env;
+    if (!e->sources) {
+        e->sources = site_source_cache_new();
+        e->pages = site_page_cache_new();
+        e->outputs = output_memory_new();
     }
     if (!changed || !nchanged) {
-        site_source_cache_clear(s->sources);
-        site_page_cache_clear(s->pages);
+        site_source_cache_clear(e->sources);
+        site_page_cache_clear(e->pages);
     }
     for (size_t i = 0; changed && i < nchanged; i++)
-        site_source_cache_forget(s->sources, changed[i]);
+        site_source_cache_forget(e->sources, changed[i]);
     free(s->deferred); /* build_session_finish was not called: a full run writes it all */
     s->deferred = NULL;
     s->ndeferred = 0;
     if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st)) {
-        if (s->check && !s->ndeferred)
-            render_check_incremental(s, false);
+        if (e->check && !s->ndeferred)
+            render_check_incremental(e, false);
         return true;
     }
-    return render_run(s, d, st);
+    return full_run(s, d, st);
 }
 
 void build_session_set_commit_lock(build_session *s, void (*lock)(void *ctx, bool take), void *ctx)
@@ -598,7 +420,7 @@ bool build_session_finish(build_session *s, diag_list *d)
     free(s->deferred);
     s->deferred = NULL;
     s->ndeferred = 0;
-    if (ok && s->check)
-        render_check_incremental(s, false);
+    if (ok && s->env.check)
+        render_check_incremental(&s->env, false);
     return ok;
 }
