@@ -910,16 +910,29 @@ static bool carry_over(carry_ctx *c, const char *rel)
         return true;
     }
     char **names = NULL;
-    size_t n = 0, cap = 0;
+    bool *plain = NULL; /* names[i] is no folder, by its directory entry */
+    size_t n = 0, cap = 0, pcap = 0;
     struct dirent *e;
     while ((e = readdir(dp)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (rel[0] || strcmp(e->d_name, OUTPUT_MANIFEST)))
+            (rel[0] || strcmp(e->d_name, OUTPUT_MANIFEST))) {
+            size_t was = n;
             *VEC_ADD(names, n, cap, 16) = xstrdup(e->d_name);
+            VEC_PUSH(plain, was, pcap, 16, e->d_type != DT_UNKNOWN && e->d_type != DT_DIR);
+        }
     closedir(dp);
     bool ours = false;
     for (size_t i = 0; i < n && c->ok; i++) {
         char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);
+        if (plain[i] && manifest_has(&o->manifest, r)) {
+            /* one of sheaf's files (most of the folder): nothing to stat,
+             * the staging tree has this build's */
+            ours = true;
+            if (strmap_get(o->produced, r) < 0)
+                atomic_fetch_add(&o->removed, 1);
+            free(r);
+            continue;
+        }
         char *from = fs_join(o->target, r), *to = fs_join(o->tmp, r);
         struct stat st, ts;
         bool in_new = lstat(to, &ts) == 0;
@@ -968,6 +981,7 @@ static bool carry_over(carry_ctx *c, const char *rel)
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
+    free(plain);
     free(dir);
     return ours;
 }
