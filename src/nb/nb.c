@@ -42,7 +42,26 @@ typedef struct rd {
     bool failed;
     const char *at; /* where() counted up to here: at_line:at_col */
     int at_line, at_col;
+    /* nb_options.drop: what is behind `mark` was given back */
+    void (*drop)(void *ctx, size_t off, size_t n);
+    void *drop_ctx;
+    const char *mark;
 } rd;
+
+/* Gives back what the reader has gone past, every NB_DROP_EVERY bytes.
+ * After a jump back (to a place remembered for later) it starts again
+ * from there: a page read again is given back again. */
+static void behind(rd *r)
+{
+    if (!r->drop)
+        return;
+    if (r->p < r->mark) {
+        r->mark = r->p;
+    } else if ((size_t)(r->p - r->mark) >= NB_DROP_EVERY) {
+        r->drop(r->drop_ctx, (size_t)(r->mark - r->s), (size_t)(r->p - r->mark));
+        r->mark = r->p;
+    }
+}
 
 /* 1-based line and column of q, counting characters (as fm/json.c does). */
 static void where(rd *r, const char *q, int *line, int *col)
@@ -151,10 +170,17 @@ static bool string(rd *r, buf *out)
     r->p++;
     for (;;) {
         const char *run = r->p;
-        while (r->p < r->end && *r->p != '"' && *r->p != '\\' && (unsigned char)*r->p >= 0x20)
+        /* a piece at a time, so that a long string (an image's base64) is
+         * given back as it is read */
+        const char *lim = (size_t)(r->end - r->p) > NB_DROP_EVERY ? r->p + NB_DROP_EVERY : r->end;
+        while (r->p < lim && *r->p != '"' && *r->p != '\\' && (unsigned char)*r->p >= 0x20)
             r->p++;
         if (out)
             buf_put(out, run, (size_t)(r->p - run));
+        if (r->p == lim && lim < r->end) {
+            behind(r);
+            continue;
+        }
         if (r->p >= r->end)
             return fail(r, r->p, "JSON: a string is not closed before the end of the file");
         char c = *r->p;
@@ -263,6 +289,7 @@ static bool skip(rd *r)
     char stack[MAX_DEPTH];
     int depth = 0;
     for (;;) {
+        behind(r);
         int c = peek(r);
         /* a value */
         if (c == '{' || c == '[') {
@@ -991,6 +1018,8 @@ static bool scan_file(conv *c, const char *v, nb_file *f, size_t head, dec *d)
             return false;
         f->len += c->tmp.len;
         f->hash = hash_add(f->hash, c->tmp.data, c->tmp.len);
+        if (c->r.drop && n == NB_PIECE && (at + n) % NB_DROP_EVERY == 0)
+            c->r.drop(c->r.drop_ctx, (size_t)(v - c->r.s) + at + n - NB_DROP_EVERY, NB_DROP_EVERY);
         if (c->tmp2.len < head)
             buf_put(&c->tmp2, c->tmp.data, c->tmp.len < head - c->tmp2.len ? c->tmp.len : head - c->tmp2.len);
     }
@@ -1650,6 +1679,7 @@ static bool cells(conv *c)
         buf_reset(&ce.source);
         buf src = ce.source;
         ce = (cell){ .no = ++no, .exec = -1, .source = src };
+        behind(r);
         const char *start = r->p;
         if (!cell_obj(c, &ce))
             break;
@@ -1808,7 +1838,8 @@ bool nb_convert(str json, const char *path, const nb_options *opt, arena *a, nb_
     memset(out, 0, sizeof *out);
     conv c = { .a = a, .opt = opt };
     c.r = (rd){ .s = json.ptr, .p = json.ptr, .end = json.ptr + json.len, .path = path, .d = d,
-                .at = json.ptr, .at_line = 1, .at_col = 1 };
+                .at = json.ptr, .at_line = 1, .at_col = 1, .drop = opt->drop, .drop_ctx = opt->drop_ctx,
+                .mark = json.ptr };
     c.head.text = c.body.text = c.key = c.tmp = c.tmp2 = (buf)BUF_INIT;
     rd *r = &c.r;
     meta m = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, 0 };

@@ -79,7 +79,21 @@ typedef struct nb_options {
     bool unsafe;         /* text/html outputs may be shown (markdown.unsafe) */
     const char *files;   /* how the body names the folder of the files, a
                             path relative to the page's source ("a.ipynb") */
+    /* Bytes [off, off + n) of the notebook the reader is done with for now
+     * (it may read them again): a mapped file gives their pages back
+     * (fs_map_drop), so a walk over 200 MB keeps a few MiB. NULL: none. */
+    void (*drop)(void *ctx, size_t off, size_t n);
+    void *drop_ctx;
 } nb_options;
+
+/* The largest notebook sheaf reads: a notebook is mapped, not read into
+ * memory, and its images are decoded a piece at a time, so this bounds the
+ * time a build may spend on one file, not the memory it takes. */
+#define NB_MAX ((size_t)1 << 30)
+#define NB_MAX_TEXT "1 GiB"
+
+/* The reader gives back what it has read every NB_DROP_EVERY bytes. */
+#define NB_DROP_EVERY ((size_t)4 << 20)
 
 /* Output text longer than this (a stream, a traceback, text/plain) is cut,
  * with a line saying how much was left out: a loop printing for an hour

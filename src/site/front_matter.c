@@ -15,6 +15,7 @@
 #include "site/paths.h"
 #include "site/sources.h"
 #include "util/fs.h"
+#include "util/fsmap.h"
 #include "util/text.h"
 #include "util/url.h"
 
@@ -271,23 +272,108 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
     return true;
 }
 
-/* A notebook's text becomes the page source nb_convert makes of it (the
- * page owns it, as it owned the file's bytes); its line map and images
- * stay in the parse's arena. */
+/* Whether text is UTF-8; if not, an error at the first bad byte's line:col.
+ * Checked a piece at a time, each given back after it when m is the map
+ * holding text (a notebook's). */
+static bool utf8_checked(const char *text, size_t len, const char *src, const fs_map *m, diag_list *d)
+{
+    size_t bad = (size_t)-1;
+    for (size_t at = 0; at < len && bad == (size_t)-1;) {
+        size_t n = len - at > NB_DROP_EVERY ? NB_DROP_EVERY : len - at;
+        while (at + n < len && ((unsigned char)text[at + n] & 0xC0) == 0x80)
+            n++; /* a piece ends before a character, not inside one */
+        bad = text_utf8_check(text + at, n);
+        if (bad != (size_t)-1)
+            bad += at;
+        if (m)
+            fs_map_drop(m, at, n);
+        at += n;
+    }
+    if (bad == (size_t)-1)
+        return true;
+    int line = 1, col = 1;
+    for (size_t i = 0; i < bad; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    diag_error(d, src, line, col, "not valid UTF-8: byte 0x%02x at offset %zu (save the file as UTF-8)",
+               (unsigned char)text[bad], bad);
+    return false;
+}
+
+static void nb_drop(void *ctx, size_t off, size_t n)
+{
+    fs_map_drop(ctx, off, n);
+}
+
+/* A notebook becomes the page source nb_convert makes of it (the page owns
+ * it, as it owns a Markdown file's bytes); its line map and images stay in
+ * the parse's arena. The file is mapped, not read: up to NB_MAX, with
+ * what the reader has gone past given back (issue 30: a notebook of 200 MB
+ * of images costs a few MiB), and never kept by the source cache. */
 static bool notebook_text(site *s, page *p, arena *a, diag_list *d)
 {
+    fs_map m;
+    memset(&m, 0, sizeof m);
+    str json = str_make(p->text, p->text_len); /* given (site_reparse_page): not ours */
+    if (!p->text) {
+        char *full = fs_join(s->dir, p->src);
+        char *root = fs_resolve(s->dir); /* the containment rule, as for every source */
+        bool mapped = fs_map_within(root, full, NB_MAX, &m);
+        int e = errno;
+        free(root);
+        free(full);
+        if (!mapped) {
+            if (e == FS_ETOOBIG)
+                diag_error(d, p->src, 0, 0,
+                           "cannot read: larger than " NB_MAX_TEXT ", the most sheaf reads of one notebook");
+            else
+                diag_error(d, p->src, 0, 0, "cannot read: %s", fs_strerror(e));
+            return false;
+        }
+        fs_map_guard(&m);
+        json = str_make(m.data, m.len);
+    }
+    bool ok = utf8_checked(json.ptr, json.len, p->src, m.maplen ? &m : NULL, d);
     const char *base = strrchr(p->rel, '/');
-    nb_options o = { .unsafe = s->cfg.markdown.unsafe, .files = base ? base + 1 : p->rel };
+    nb_options o = { .unsafe = s->cfg.markdown.unsafe, .files = base ? base + 1 : p->rel,
+                     .drop = m.maplen ? nb_drop : NULL, .drop_ctx = &m };
     nb_doc *doc = arena_alloc(a, sizeof *doc);
-    size_t before = diag_error_count(d);
-    if (!nb_convert(str_make(p->text, p->text_len), p->src, &o, a, doc, d))
+    diag_list *mine = diag_list_new();
+    ok = ok && nb_convert(json, p->src, &o, a, doc, mine);
+    fs_map_unguard();
+    bool cut = m.cut;
+    fs_map_free(&m);
+    if (cut) {
+        /* what the reader saw was the file being written: its words would
+         * be about bytes that are not there */
+        diag_error(d, p->src, 0, 0, "changed while it was read: it was cut shorter (build again)");
+        if (ok)
+            free(doc->text);
+        diag_list_free(mine);
         return false;
-    free(p->text);
-    p->text = doc->text;
+    }
+    bool clean = diag_error_count(mine) == 0;
+    diag_move(d, mine);
+    diag_list_free(mine);
+    if (!ok)
+        return false;
+    /* (kept even when a cell had an error: its messages are placed by
+     * the page's line map) */
+    p->text = doc->text; /* the page's now (what it held was not ours) */
     p->text_len = doc->len;
-    doc->text = NULL; /* the page's now */
+    doc->text = NULL;
     p->nb = doc;
-    return diag_error_count(d) == before;
+    return clean;
+}
+
+bool load_is_notebook(const page *p)
+{
+    return site_page_ext(p->rel) == strlen(NB_EXT) && !site_markdown_ext(p->rel);
 }
 
 /* Reads a page (through the session's source cache), checks it is UTF-8,
@@ -297,28 +383,16 @@ static bool notebook_text(site *s, page *p, arena *a, diag_list *d)
  * thread (values in that worker's arena a). */
 void load_parse_page(site *s, page *p, arena *a, diag_list *d)
 {
-    if (!p->text && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
+    if (load_is_notebook(p)) {
+        if (!notebook_text(s, p, a, d)) {
+            p->failed = true;
+            return;
+        }
+    } else if (!p->text && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
         diag_error(d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return;
-    }
-    size_t bad = text_utf8_check(p->text, p->text_len);
-    if (bad != (size_t)-1) {
-        int line = 1, col = 1;
-        for (size_t i = 0; i < bad; i++) {
-            if (p->text[i] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        diag_error(d, p->src, line, col, "not valid UTF-8: byte 0x%02x at offset %zu (save the file as UTF-8)",
-                   (unsigned char)p->text[bad], bad);
-        p->failed = true;
-        return;
-    }
-    if (site_page_ext(p->rel) == strlen(NB_EXT) && !site_markdown_ext(p->rel) && !notebook_text(s, p, a, d)) {
+    } else if (!utf8_checked(p->text, p->text_len, p->src, NULL, d)) {
         p->failed = true;
         return;
     }
@@ -407,6 +481,8 @@ bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a,
     p->failed = p->excluded = false;
     size_t before = diag_count(d);
     load_parse_page(s, p, a, d);
+    if (p->text != text) /* a notebook's text, made of the given one */
+        free(p->text);
     p->text = NULL; /* not ours */
     p->text_len = 0;
     return !p->failed && diag_count(d) == before;

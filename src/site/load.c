@@ -60,13 +60,14 @@ static void parse_job(void *vctx, size_t i, int worker)
         load_parse_page(s, p, s->wa[worker], c->d);
         return;
     }
-    /* a build session: reuse the last parse when the bytes are the same */
-    if (!site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
+    /* a build session: reuse the last parse when the bytes are the same
+     * (a notebook's never are: the parse keeps the text made of it) */
+    if (!load_is_notebook(p) && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
         diag_error(c->d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return;
     }
-    if (page_cache_take_parse(e, p))
+    if (!load_is_notebook(p) && page_cache_take_parse(e, p))
         return;
     diag_list *mine = diag_list_new();
     load_parse_page(s, p, page_cache_fresh_arena(e), mine);

@@ -26,8 +26,11 @@ site_file *load_add_file(growing *g);
 /* walk.c: walks <site>/<prefix> into g; content: pages and content files,
  * else static files for the output root. */
 void load_walk_dir(site *s, growing *g, const char *prefix, bool content, diag_list *d);
-/* front_matter.c: fills p from its text (front matter, then body). */
+/* front_matter.c: fills p from its text (front matter, then body); a
+ * notebook's from its file, mapped (never through the source cache). */
 void load_parse_page(site *s, page *p, arena *a, diag_list *d);
+/* front_matter.c: whether p is a notebook (.ipynb). */
+bool load_is_notebook(const page *p);
 /* front_matter.c: a title made from a file or folder name, in a. */
 const char *load_title_from_stem(arena *a, const char *stem);
 /* held.c: sets every page's held state by the build's clock. */

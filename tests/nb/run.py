@@ -181,6 +181,18 @@ def main():
                 if got != theirs:
                     failures.append(f"{n}: differs from nbconvert:\n  sheaf     {got}\n  nbconvert {theirs}")
             print(f"{n}: {len(got)} cells, {len(p.images)} images, {p.tables} tables")
+        # the notebook budget (NB_MAX, 1 GiB): one byte more is refused
+        # before anything is mapped (a sparse file: no disk, no time)
+        big = os.path.join(posts, "2024-02-01-big.ipynb")
+        with open(big, "wb") as f:
+            f.truncate((1 << 30) + 1)
+        r = subprocess.run([sheaf, "build", "-q", "-s", site], capture_output=True, text=True,
+                           env=dict(os.environ, NO_COLOR="1"))
+        want = ("content/posts/2024-02-01-big.ipynb: error: cannot read: larger than 1 GiB, "
+                "the most sheaf reads of one notebook")
+        if r.returncode == 0 or want not in r.stderr:
+            failures.append(f"a notebook over 1 GiB: exit {r.returncode}, stderr {r.stderr!r}")
+        os.unlink(big)
     finally:
         shutil.rmtree(tmp)
     for f in failures:
