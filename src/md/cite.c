@@ -328,10 +328,13 @@ static void narrative_locator(cmark_node *c)
         cmark_node_free(after);
 }
 
+/* In a link's text. (An image's alt text keeps its citations: a figure's
+ * caption is written from it; its alt attribute takes their source form,
+ * md_cite_source.) */
 static bool in_link(cmark_node *n)
 {
     for (cmark_node *p = cmark_node_parent(n); p; p = cmark_node_parent(p))
-        if (cmark_node_get_type(p) == CMARK_NODE_LINK || cmark_node_get_type(p) == CMARK_NODE_IMAGE)
+        if (cmark_node_get_type(p) == CMARK_NODE_LINK)
             return true;
     return false;
 }
@@ -439,6 +442,42 @@ static void attach(md_walk *w, cmark_parser *p)
 }
 
 static bool owns(cmark_node *n) { return CITE && cmark_node_get_type(n) == CITE; }
+
+bool md_cite_is(cmark_node *n) { return owns(n); }
+
+void md_cite_source(cmark_node *n, buf *out)
+{
+    const char *s = cmark_node_get_string_content(n);
+    bool bracketed = s && s[0] == 'b';
+    if (bracketed)
+        buf_putc(out, '[');
+    for (int i = 0; s && *s; i++) {
+        const char *end = strchr(s, 0x1e);
+        size_t n_item = end ? (size_t)(end - s) : strlen(s);
+        const char *k = (const char *)memchr(s, 0x1f, n_item) + 1;
+        const char *p = memchr(k, 0x1f, (size_t)(s + n_item - k));
+        const char *l = memchr(p + 1, 0x1f, (size_t)(s + n_item - p - 1));
+        if (i)
+            buf_puts(out, "; ");
+        if (l > p + 1) {
+            buf_put(out, p + 1, (size_t)(l - p - 1));
+            buf_putc(out, ' ');
+        }
+        if (s[1] == '-')
+            buf_putc(out, '-');
+        buf_putc(out, '@');
+        buf_put(out, k, (size_t)(p - k));
+        if (s + n_item > l + 1) {
+            buf_puts(out, bracketed ? ", " : " [");
+            buf_put(out, l + 1, (size_t)(s + n_item - l - 1));
+            if (!bracketed)
+                buf_putc(out, ']');
+        }
+        s = end ? end + 1 : NULL;
+    }
+    if (bracketed)
+        buf_putc(out, ']');
+}
 
 /* Unpacks the group and has md.c write it. */
 static void render(md_walk *w, buf *out, cmark_node *n, bool entering)

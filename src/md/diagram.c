@@ -229,7 +229,7 @@ static bool diagram(md_walk *w, buf *b, cmark_node *n)
         if (number)
             md_label_caption(w, b, MD_LABEL_FIG, number);
         if (o.caption)
-            md_put_escaped(b, o.caption, o.caption_len);
+            md_write_markdown(w, arena_strndup(md_walk_arena(w), o.caption, o.caption_len), line, col);
         buf_puts(b, "</figcaption>");
     }
     buf_puts(b, figure ? "</figure>\n" : "</div>\n");

@@ -280,6 +280,9 @@ char *md_capture_end(md_walk *w, size_t start, size_t *len);
  * `start`) appears in it as is, it goes back in unread, with the heading
  * ids, footnotes and citations it holds; false when inner held such
  * things and the HTML does not show it as is. */
+/* Does anything (an id, a cut, a citation) point into the HTML at or after
+ * `from`? */
+bool md_has_offsets(md_walk *w, size_t from);
 bool md_put_shortcode(md_walk *w, const char *html, const char *inner, size_t inner_len, size_t start,
                       int line, int col);
 /* A line of cmark's numbering as a line of the file. */
@@ -327,6 +330,10 @@ void md_citing_drop_after(md_citing *c, size_t from);
 /* Each citation's sentence (md_cite.context), from the page's HTML. */
 void md_citing_contexts(md_citing *c, arena *a, const buf *html);
 void md_citing_free(md_citing *c);
+/* Whether n is a citation node, and its citations as they are written in
+ * the source ("[see @a, p. 4; @b]"): for an image's alt attribute. */
+bool md_cite_is(cmark_node *n);
+void md_cite_source(cmark_node *n, buf *out);
 /* The length of a citation key after an '@' (0: none); see cite.c. */
 size_t md_cite_key_len(const char *s, size_t n, const char **key, size_t *key_len);
 
@@ -438,5 +445,11 @@ bool md_walk_cites(const md_walk *w);
 /* Writes the inline content of paragraph p at the end of the page's
  * HTML, as the walk would (a table's caption). */
 void md_write_inlines(md_walk *w, cmark_node *p);
+/* Writes the Markdown s (a caption= of a figure, of a dot diagram, of the
+ * figure shortcode) into the page's HTML as inline content, through the
+ * page's own stage: emphasis, code, math, links (checked), citations and
+ * cross-references. Its problems are reported at line:col (cmark's
+ * lines). Anything but one paragraph is written as its text. */
+void md_write_markdown(md_walk *w, const char *s, int line, int col);
 
 #endif

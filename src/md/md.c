@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "hl/hl.h"
+#include "md/cmark_private.h"
 #include "md/internal.h"
 #include "util/html.h"
 #include "util/text.h"
@@ -771,7 +772,7 @@ static void shift_offsets(md_walk *w, size_t from, size_t by)
 }
 
 /* Are there offsets into the HTML at or after `from`? */
-static bool has_offsets(md_walk *w, size_t from)
+bool md_has_offsets(md_walk *w, size_t from)
 {
     id_hole *h = w->holes.v;
     cut *c = w->cuts.v;
@@ -785,7 +786,7 @@ bool md_put_shortcode(md_walk *w, const char *html, const char *inner, size_t in
     size_t len = strlen(html);
     const char *at = inner && inner_len ? memmem(html, len, inner, inner_len) : NULL;
     if (!at) {
-        bool lost = inner && has_offsets(w, start);
+        bool lost = inner && md_has_offsets(w, start);
         if (lost) { /* what pointed into the inner HTML is gone with it */
             while (w->holes.n && ((id_hole *)w->holes.v)[w->holes.n - 1].at >= start)
                 w->holes.n--;
@@ -993,6 +994,12 @@ static void enter_plain(md_walk *r, cmark_node *n)
         buf_putc(&r->html, ' ');
         break;
     default:
+        if (md_cite_is(n)) {
+            buf b = BUF_INIT;
+            md_cite_source(n, &b);
+            md_put_escaped(&r->html, b.data, b.len);
+            buf_release(&b);
+        }
         break;
     }
 }
@@ -1022,9 +1029,9 @@ void md_write_inlines(md_walk *r, cmark_node *p)
 
 bool md_walk_cites(const md_walk *w) { return w->cite != NULL; }
 
-static cmark_node *parse(str body, const md_options *opt, md_walk *r)
+/* A parser with the page's options and extensions, allocating from r->mem. */
+static cmark_parser *new_parser(const md_options *opt, md_walk *r)
 {
-    pthread_once(&registered, register_extensions);
     int opts = CMARK_OPT_SOURCEPOS;
     if (opt->unsafe)
         opts |= CMARK_OPT_UNSAFE;
@@ -1034,7 +1041,6 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
         opts |= CMARK_OPT_HARDBREAKS;
     for (size_t i = 0; i < r->next; i++)
         opts |= r->ext[i]->options;
-    r->mem = md_mem_begin();
     cmark_parser *parser = cmark_parser_new_with_mem(opts, r->mem);
     /* attach_walk first: cmark-gfm stops asking about a line at the first
      * extension that claims it, and the table extension claims every line
@@ -1047,11 +1053,42 @@ static cmark_node *parse(str body, const md_options *opt, md_walk *r)
     for (size_t i = 0; i < r->next; i++)
         if (r->ext[i]->attach)
             r->ext[i]->attach(parser);
+    return parser;
+}
+
+static cmark_node *parse(str body, const md_options *opt, md_walk *r)
+{
+    pthread_once(&registered, register_extensions);
+    r->mem = md_mem_begin();
+    cmark_parser *parser = new_parser(opt, r);
     if (body.len)
         cmark_parser_feed(parser, body.ptr, body.len);
     cmark_node *doc = cmark_parser_finish(parser);
     cmark_parser_free(parser);
     return doc;
+}
+
+void md_write_markdown(md_walk *w, const char *s, int line, int col)
+{
+    cmark_parser *parser = new_parser(w->opt, w);
+    cmark_parser_feed(parser, s, strlen(s));
+    cmark_node *doc = cmark_parser_finish(parser);
+    cmark_parser_free(parser);
+    cmark_node *para = cmark_node_first_child(doc);
+    if (para && !cmark_node_next(para) && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH) {
+        /* its places are the caption's own: its problems are at the place
+         * of what holds it */
+        cmark_iter *it = cmark_iter_new(doc);
+        cmark_event_type ev;
+        while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE)
+            if (ev == CMARK_EVENT_ENTER)
+                md_node_set_pos(cmark_iter_get_node(it), line, col, line, col);
+        cmark_iter_free(it);
+        md_write_inlines(w, para);
+    } else { /* blocks (a list, a heading) are no caption: the text */
+        md_put_escaped_cstr(&w->html, s);
+    }
+    cmark_node_free(doc);
 }
 
 /* Which extensions of the registry are on for this page (bit i: ext[i]),

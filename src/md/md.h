@@ -270,6 +270,9 @@ typedef struct md_shortcode {
     /* `figure` with id="fig-…": its label's words ("Figure 2") and what
      * goes between them and the caption (": "); NULL otherwise */
     const char *label, *label_sep;
+    /* `figure`'s caption="…" as the HTML of its Markdown (emphasis, math,
+     * citations), for the template to print as it is; NULL otherwise */
+    const char *caption_html;
 } md_shortcode;
 
 /* Renders a shortcode: returns its HTML (in `a`, or static), or NULL with

@@ -429,15 +429,40 @@ static void call(md_walk *w, buf *out, sc_data *d, const char *inner, size_t inn
         .line = d->line,
         .col = d->col,
     };
+    /* the figure's caption: its Markdown written where the shortcode goes,
+     * then taken out and handed to the template as its inner HTML is */
+    char *caption = NULL;
+    size_t caption_len = 0;
+    for (size_t k = 0; k < d->nargs && !paired && out == md_html(w) && !strcmp(d->name, "figure"); k++)
+        if (d->args[k].key && !strcmp(d->args[k].key, "caption")) {
+            if (d->block)
+                md_cr(out);
+            start = md_capture_begin(w);
+            md_write_markdown(w, d->args[k].value, d->line, d->col);
+            caption = md_capture_end(w, start, &caption_len);
+            sc.caption_html = caption;
+            break;
+        }
     const char *error;
     const char *html = md_call_shortcode(w, &sc, &error);
     if (!html) {
         md_problem_at(w, true, d->line, d->col, "%s", error);
+        free(caption);
         return;
     }
     if (d->block)
         md_cr(out);
-    if (!md_put_shortcode(w, html, captured ? inner : NULL, inner_len, start, d->line, d->col)
+    if (caption) {
+        /* a caption of plain words is written with the HTML around it (its
+         * text may stand in alt="…" too); one with citations or ids goes
+         * back where the template printed it */
+        bool marked = md_has_offsets(w, start);
+        if (!md_put_shortcode(w, html, marked ? caption : NULL, marked ? caption_len : 0, start, d->line, d->col))
+            md_problem_at(w, true, d->line, d->col,
+                          "the template of shortcode 'figure' does not print `args.caption` as it is, which "
+                          "holds citations or ids (print it with {{ args.caption }})");
+        free(caption);
+    } else if (!md_put_shortcode(w, html, captured ? inner : NULL, inner_len, start, d->line, d->col)
         && captured)
         md_problem_at(w, true, d->line, d->col,
                       "the template of shortcode '%s' does not print `inner` as it is, which holds "

@@ -641,7 +641,9 @@ bool md_xref_block(md_walk *w, buf *out, cmark_node *n, bool entering)
             if (m->number)
                 md_label_caption(w, out, MD_LABEL_FIG, m->number);
             cmark_node *img = cmark_node_first_child(n);
-            if (m->caption) {
+            if (m->caption && out == md_html(w)) {
+                md_write_markdown(w, m->caption, m->line, m->col); /* its Markdown, as the alt text's */
+            } else if (m->caption) {
                 md_put_escaped_cstr(out, m->caption);
             } else if (out == md_html(w) && img && cmark_node_get_type(img) == CMARK_NODE_IMAGE) {
                 /* the alt text's Markdown, as HTML: emphasis, code, math,

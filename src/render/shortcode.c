@@ -317,7 +317,9 @@ static const char *render(void *ctx, const page *p, const md_shortcode *sc, aren
     for (size_t i = 0; i < sc->nargs; i++) {
         const md_shortcode_arg *g = &sc->args[i];
         tpl_value key = g->key ? tpl_str(g->key) : tpl_int(pos++);
-        tpl_map_set(scratch, args, key, arg_value(scratch, g));
+        bool html = sc->caption_html && g->key && !strcmp(g->key, "caption"); /* markup already */
+        tpl_map_set(scratch, args, key,
+                    html ? tpl_safe_strn(sc->caption_html, strlen(sc->caption_html)) : arg_value(scratch, g));
     }
     tpl_map_seal(scratch, args);
     tpl_map *vars = tpl_map_new(scratch, 4);

@@ -75,7 +75,7 @@ TEST(figures)
     OK(has(r.html, "<figure id=\"fig-arch\" class=\"figure\">\n<img src=\"arch.png\" alt=\"The system\" />\n"
                    "<figcaption><span class=\"caption-number\">Figure\u00a01</span>: The system</figcaption>\n"
                    "</figure>\n"));
-    OK(has(r.html, "<figcaption><span class=\"caption-number\">Figure\u00a02</span>: Its *own* caption</figcaption>"));
+    OK(has(r.html, "<figcaption><span class=\"caption-number\">Figure\u00a02</span>: Its <em>own</em> caption</figcaption>"));
     OK(has(r.html, "<p><img src=\"c.png\" alt=\"Plain\" /></p>"));
     OK(has(r.html, "<figure id=\"fig-d\" class=\"figure\">"));
     /* words beside the image: a paragraph, the braces as text */
@@ -232,6 +232,40 @@ TEST(with_bibliography)
     arena_free(a);
 }
 
+/* Captions are the page's Markdown with its citations: the alt text's
+ * and caption="…" (emphasis, math, citations, cross-references). The alt
+ * attribute keeps the citation as written; an image that is no figure
+ * cites nothing. */
+TEST(caption_citations)
+{
+    arena *a = arena_new();
+    md_hooks h = { .cite = fake_cite };
+    md_options o = { .math = fake_math };
+    md_result r;
+    md_render(str_from("Text.\n\n![see [@knuth, p. 3] and *this*](a.png){#fig-a}\n\n"
+                       "![B](b.png){#fig-b caption=\"Own *caption*, $x$, @fig-a and [@lamport]\"}\n\n"
+                       "![not [@smith]](c.png)\n"),
+              1, &o, &h, a, &r);
+    OK(has(r.html, "<img src=\"a.png\" alt=\"see [@knuth, p. 3] and this\" />"));
+    OK(has(r.html, "Figure\u00a01</span>: see {knuth} and <em>this</em></figcaption>"));
+    OK(has(r.html, "Figure\u00a02</span>: Own <em>caption</em>, <span class=\"math-nowrap\"><math>I</math>,</span> <a class=\"xref\" "
+                   "href=\"#fig-a\">Figure\u00a01</a> and {lamport}</figcaption>"));
+    OK(has(r.html, "<p><img src=\"c.png\" alt=\"not [@smith]\" /></p>"));
+    EQ_INT(r.ncites, 2);
+    if (r.ncites == 2) {
+        EQ_STR(r.cites[0].key, "knuth");
+        EQ_STR(r.cites[0].locator, "p. 3");
+        EQ_INT(r.cites[0].line, 3);
+        EQ_STR(r.cites[1].key, "lamport");
+        EQ_INT(r.cites[1].line, 5); /* the line of the figure whose caption= holds it */
+    }
+    EQ_STR(problems(a, &r), "");
+    /* an unknown label in a caption= is reported at the figure's line */
+    md_render(str_from("Text.\n\n![B](b.png){#fig-b caption=\"See @fig-zz\"}\n"), 1, &o, &h, a, &r);
+    EQ_STR(problems(a, &r), "3:33: @fig-zz: no label 'fig-zz' on this page (did you mean 'fig-b'?)\n");
+    arena_free(a);
+}
+
 TEST(links_to_labels)
 {
     arena *a = arena_new();
@@ -322,6 +356,7 @@ int main(void)
 {
     RUN(figures);
     RUN(caption_markdown);
+    RUN(caption_citations);
     RUN(references);
     RUN(equations);
     RUN(words);
