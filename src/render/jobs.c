@@ -263,7 +263,7 @@ static void redirect(render_ctx *c, const char *rel, const char *url, diag_list 
  * hands it to the sink); a file job copies its file instead, and a
  * reference job keeps its result in the entry (render_references).
  * Problems go to the worker's list d. */
-/* ---- image variants already in the output folder ----
+/* ---- files already in the output folder ----
  * A warm build found each variant in the cache, read it (and checked its
  * MAC, a SHA-256 over it), then read the old output's copy to compare: all
  * of the variants' bytes read twice a build, for nothing. So each variant
@@ -271,35 +271,58 @@ static void redirect(render_ctx *c, const char *rel, const char *url, diag_list 
  * folder, its path) → who the output file is (output_file_id: device,
  * inode, size, modification time to the nanosecond). A later build that
  * finds that very file there keeps it unread. Anything else — another
- * file, the folder made afresh, no record — falls back to the cache. */
+ * file, the folder made afresh, no record — falls back to the cache.
+ * A copied file (a photo of a bundle, a file of static/) leaves the same
+ * record, kind "copy-out", keyed by who its source is (device, inode,
+ * size, modification and change times): an unchanged photo is neither read
+ * nor compared again. */
 static void kept_key(buf *k, const render_ctx *c, const buf *vkey, const char *rel)
 {
     buf_printf(k, "img-out 1\n%s\noutput %s\npath %s", vkey->data, c->out->target, rel);
 }
 
-/* The record of rel's variant whose cache key is vkey, if the old output
- * still holds it: kept (true, *len its size). */
-static bool variant_kept(render_ctx *c, const buf *vkey, const char *rel, size_t *len)
+/* The file the record (kind, k) names, if the old output still holds it
+ * at rel: kept (true, *len its size). */
+static bool record_kept(render_ctx *c, const char *kind, const buf *k, const char *rel, size_t *len)
 {
-    buf k = BUF_INIT, v = BUF_INIT;
-    kept_key(&k, c, vkey, rel);
+    buf v = BUF_INIT;
     output_file_id id;
     unsigned long long dev, ino, size, hash;
     long long ms, mns;
     int end = 0;
-    bool ok = cache_get(c->s->cache, "img-out", k.data, k.len, &v)
+    bool ok = cache_get(c->s->cache, kind, k->data, k->len, &v)
               && sscanf(v.data, "%llu %llu %llu %lld %lld %llx%n", &dev, &ino, &size, &ms, &mns, &hash, &end) == 6
               && (size_t)end == v.len;
     if (ok) {
         id = (output_file_id){ dev, ino, size, ms, mns, hash };
         ok = output_keep(c->out, rel, &id);
     }
-    if (ok) {
+    if (ok)
         *len = (size_t)size;
-        cache_touch(c->s->cache, "img", vkey->data, vkey->len); /* in use: trims keep it */
-    }
-    buf_release(&k);
     buf_release(&v);
+    return ok;
+}
+
+static void record_put(render_ctx *c, const char *kind, const buf *k, const output_file_id *id)
+{
+    buf v = BUF_INIT;
+    buf_printf(&v, "%llu %llu %llu %lld %lld %llx", (unsigned long long)id->dev, (unsigned long long)id->ino,
+               (unsigned long long)id->size, (long long)id->mtime_s, (long long)id->mtime_ns,
+               (unsigned long long)id->hash);
+    cache_put(c->s->cache, kind, k->data, k->len, v.data, v.len);
+    buf_release(&v);
+}
+
+/* The record of rel's variant whose cache key is vkey, if the old output
+ * still holds it: kept (true, *len its size). */
+static bool variant_kept(render_ctx *c, const buf *vkey, const char *rel, size_t *len)
+{
+    buf k = BUF_INIT;
+    kept_key(&k, c, vkey, rel);
+    bool ok = record_kept(c, "img-out", &k, rel, len);
+    if (ok)
+        cache_touch(c->s->cache, "img", vkey->data, vkey->len); /* in use: trims keep it */
+    buf_release(&k);
     return ok;
 }
 
@@ -309,14 +332,31 @@ static void variant_put(render_ctx *c, const buf *vkey, const char *rel, const b
     output_file_id id;
     if (!output_put_id(c->out, rel, webp->data, webp->len, d, &id) || !vkey->len)
         return;
-    buf k = BUF_INIT, v = BUF_INIT;
+    buf k = BUF_INIT;
     kept_key(&k, c, vkey, rel);
-    buf_printf(&v, "%llu %llu %llu %lld %lld %llx", (unsigned long long)id.dev, (unsigned long long)id.ino,
-               (unsigned long long)id.size, (long long)id.mtime_s, (long long)id.mtime_ns,
-               (unsigned long long)id.hash);
-    cache_put(c->s->cache, "img-out", k.data, k.len, v.data, v.len);
+    record_put(c, "img-out", &k, &id);
     buf_release(&k);
-    buf_release(&v);
+}
+
+/* Copies src to rel, unread when the record says the old output's rel is
+ * the copy of this very source file. */
+static void copy_kept(render_ctx *c, const char *rel, const char *src, diag_list *d)
+{
+    struct stat st;
+    if (!c->s->cache || stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+        output_copy(c->out, rel, src, NULL, 0, d);
+        return;
+    }
+    buf k = BUF_INIT;
+    buf_printf(&k, "copy-out 1\nsource %s %llu %llu %llu %lld.%09ld %lld.%09ld\noutput %s\npath %s", src,
+               (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+               (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+               c->out->target, rel);
+    size_t len;
+    output_file_id id;
+    if (!record_kept(c, "copy-out", &k, rel, &len) && output_copy_id(c->out, rel, src, d, &id))
+        record_put(c, "copy-out", &k, &id);
+    buf_release(&k);
 }
 
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
@@ -619,7 +659,9 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         } else if (f->nbf) {
             if (nb_bytes(f, src, &bytes, d))
                 c->sink(c->sink_ctx, f->path, bytes.data, bytes.len);
-        } else if (!c->sink)
+        } else if (!c->sink && !f->data)
+            copy_kept(c, f->path, src, d);
+        else if (!c->sink)
             output_copy(c->out, f->path, src, f->data, f->len, d);
         else if (f->data)
             c->sink(c->sink_ctx, f->path, f->data, f->len);

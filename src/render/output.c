@@ -647,7 +647,7 @@ bool output_keep(output *o, const char *rel, const output_file_id *id)
     }
     if (ok) {
         atomic_fetch_add(&o->unchanged, 1);
-        record(o, rel, false, id->hash, (size_t)id->size);
+        record(o, rel, false, id->hash, id->hash ? (size_t)id->size : SIZE_MAX); /* 0: a copy's */
     }
     free(old);
     return ok;
@@ -772,6 +772,20 @@ static bool same_file_content(const char *a, const char *b)
     buf_release(&x);
     buf_release(&y);
     return same;
+}
+
+bool output_copy_id(output *o, const char *rel, const char *src, diag_list *d, output_file_id *id)
+{
+    memset(id, 0, sizeof *id);
+    if (!o->write || !output_copy(o, rel, src, NULL, 0, d))
+        return false;
+    char *dst = fs_join(o->tmp, rel);
+    struct stat st;
+    bool ok = lstat(dst, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok)
+        file_id(&st, 0, id);
+    free(dst);
+    return ok;
 }
 
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,

@@ -136,6 +136,10 @@ bool output_keep(output *o, const char *rel, const output_file_id *id);
 /* Copies a file from src (or `data` when not NULL). */
 bool output_copy(output *o, const char *rel, const char *src, const void *data, size_t len,
                  diag_list *d);
+/* output_copy from src, then *id is the file now staged for rel, with
+ * hash 0 (its bytes are not known; output_keep then records them so). False
+ * with *id zeroed when nothing was staged. */
+bool output_copy_id(output *o, const char *rel, const char *src, diag_list *d, output_file_id *id);
 /* A file made a piece at a time: fill calls put(pc, piece, n) for each
  * piece in order (put returns false: stop) and returns whether it made
  * them all; a reason it could not (its source unreadable) it reports to d. */

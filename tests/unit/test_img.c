@@ -655,6 +655,55 @@ TEST(warm_build)
 #endif
 }
 
+/* A copied file (a bundle's photo, a file of static/) is kept unread by a
+ * warm build when the "copy-out" record says the output's file is the copy
+ * of this very source (device, inode, size, mtime and ctime), as variants
+ * are. Seen from outside: an output copy changed behind the build's back,
+ * its inode, size and mtime kept, stays as it is — nothing read it to
+ * compare — until the source itself changes. */
+TEST(warm_copy)
+{
+    char dir[] = "/tmp/sheaf-copywarm-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    char path[300], cmd[400], src[300], dst[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/site/content/posts %s/site/static", dir, dir);
+    OK(system(cmd) == 0);
+    snprintf(path, sizeof path, "%s/site/site.yaml", dir);
+    OK(write_file(path, "title: T\nbase_url: https://example.org/\n", 40));
+    snprintf(path, sizeof path, "%s/site/content/posts/2024-01-01-a.md", dir);
+    OK(write_file(path, "---\ntitle: A\n---\nText.\n", 23));
+    static char bytes[100000];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (char)('a' + i % 26);
+    snprintf(src, sizeof src, "%s/site/static/data.bin", dir);
+    OK(write_file(src, bytes, sizeof bytes));
+    snprintf(dst, sizeof dst, "%s/out/data.bin", dir);
+    build_stats st;
+    OK(build(dir, &st));
+    /* the output's copy altered in place, its mtime set back */
+    struct stat before, after;
+    OK(stat(dst, &before) == 0);
+    int fd = open(dst, O_WRONLY);
+    OK(fd >= 0 && pwrite(fd, "Z", 1, 500) == 1);
+    struct timespec ts[2] = { before.st_atim, before.st_mtim };
+    OK(futimens(fd, ts) == 0);
+    close(fd);
+    OK(build(dir, &st));
+    buf b = BUF_INIT;
+    OK(fs_read_file(dst, &b) && b.len == sizeof bytes && b.data[500] == 'Z'); /* kept, unread */
+    OK(stat(dst, &after) == 0);
+    OK(before.st_ino == after.st_ino);
+    /* the source changed (its mtime and ctime move): compared, copied */
+    bytes[7] = '!';
+    OK(write_file(src, bytes, sizeof bytes));
+    OK(build(dir, &st));
+    buf_reset(&b);
+    OK(fs_read_file(dst, &b) && b.len == sizeof bytes && !memcmp(b.data, bytes, sizeof bytes));
+    buf_release(&b);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(png_size);
@@ -669,5 +718,6 @@ int main(void)
     RUN(orientation_variants);
     RUN(file_hash_rule);
     RUN(warm_build);
+    RUN(warm_copy);
     return harness_done();
 }
