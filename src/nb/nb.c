@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "nb/nb.h"
@@ -1260,6 +1261,64 @@ enum { M_HTML, M_MARKDOWN, M_SVG, M_LATEX, M_PNG, M_JPEG, M_PLAIN, M_JSON, M_N }
 static const char *const mimes[M_N] = { "text/html", "text/markdown", "image/svg+xml", "text/latex",
                                         "image/png", "image/jpeg", "text/plain", "application/json" };
 
+/* pandas writes `<style scoped>` before its tables: `scoped` was dropped
+ * from HTML (no browser ever applied it; the rules hold for the whole
+ * page either way), and the Nu checker calls it an error. The attribute
+ * goes from each <style> start tag of h; nothing else changes. */
+static void drop_scoped(buf *h)
+{
+    buf out = BUF_INIT;
+    const char *s = h->data, *e = s + h->len;
+    bool changed = false;
+    while (s < e) {
+        const char *lt = memchr(s, '<', (size_t)(e - s));
+        if (!lt)
+            break;
+        const char *t = lt + 1;
+        if (e - t < 6 || strncasecmp(t, "style", 5) || !strchr(" \t\n\r/>", t[5])) {
+            buf_put(&out, s, (size_t)(t - s));
+            s = t;
+            continue;
+        }
+        const char *gt = memchr(t, '>', (size_t)(e - t));
+        const char *end = gt ? gt : e;
+        buf_put(&out, s, (size_t)(t + 5 - s));
+        for (const char *a = t + 5; a < end;) {
+            const char *w = a; /* white space, then a name */
+            while (w < end && strchr(" \t\n\r/", *w))
+                w++;
+            const char *n = w;
+            while (n < end && !strchr(" \t\n\r/=", *n))
+                n++;
+            const char *v = n; /* an optional value */
+            if (v < end && *v == '=') {
+                v++;
+                if (v < end && (*v == '"' || *v == '\'')) {
+                    const char *cl = memchr(v + 1, *v, (size_t)(end - v - 1));
+                    v = cl ? cl + 1 : end;
+                } else {
+                    while (v < end && !strchr(" \t\n\r", *v))
+                        v++;
+                }
+            }
+            if (n - w == 6 && !strncasecmp(w, "scoped", 6))
+                changed = true;
+            else
+                buf_put(&out, a, (size_t)(v - a));
+            if (v == a)
+                v++, buf_putc(&out, *a);
+            a = v;
+        }
+        s = end;
+    }
+    if (changed) {
+        buf_put(&out, s, (size_t)(e - s));
+        buf_reset(h);
+        buf_put(h, out.data, out.len);
+    }
+    buf_release(&out);
+}
+
 /* Shows the representation of a bundle (display_data, execute_result)
  * that comes first in nbconvert's order. */
 static bool bundle(conv *c, cell *ce, int nout)
@@ -1328,6 +1387,7 @@ static bool bundle(conv *c, cell *ce, int nout)
         buf_reset(&c->tmp2);
         if (!text(r, &c->tmp2))
             return false;
+        drop_scoped(&c->tmp2);
         /* raw HTML, as markdown.unsafe allows: its blank lines would end
          * the HTML block, so they go */
         buf *b = &c->tmp;

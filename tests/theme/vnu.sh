@@ -2,7 +2,11 @@
 # The Nu HTML Checker over what sheaf builds with the default theme: the
 # example site (site.yaml, content/) plus the theme's mock posts (a Chinese
 # post, code, tables, nested headings, enough posts to paginate), under a
-# sub-path base URL. Every HTML page and the stylesheet: 0 errors.
+# sub-path base URL, and beside it (under nb/) a site of the real public
+# notebooks of tests/nb/notebooks (plots, pandas tables as HTML, LaTeX,
+# tracebacks, widgets' fallbacks, attachments), their raw HTML let through
+# (markdown.unsafe) and no bibliography (some write `@eqn:x` as text).
+# Every HTML page and the stylesheet: 0 errors.
 #   tests/theme/vnu.sh SHEAF_BINARY
 set -eu
 sheaf=$1
@@ -14,8 +18,17 @@ trap 'rm -rf "$tmp"' EXIT
 cp -r "$root/site.yaml" "$root/refs.bib" "$root/content" "$tmp/"
 cp "$root"/tests/theme/mock/*.md "$root"/tests/theme/mock/*.ipynb "$tmp/content/posts/"
 "$sheaf" build -q -s "$tmp" -o "$tmp/out" --base-url https://example.github.io/notes/
+mkdir -p "$tmp/nb/content/posts"
+printf 'title: Notebooks\nbase_url: https://example.org/\nmarkdown:\n  unsafe: true\n' >"$tmp/nb/site.yaml"
+i=0
+for nb in "$root"/tests/nb/notebooks/*.ipynb; do
+    i=$((i + 1))
+    cp "$nb" "$tmp/nb/content/posts/2023-05-$(printf %02d $i)-$(basename "$nb")"
+done
+"$sheaf" build -q -s "$tmp/nb" -o "$tmp/out/nb" --base-url https://example.github.io/notes/nb/ 2>"$tmp/nb.err" ||
+    { cat "$tmp/nb.err" >&2; exit 1; }
 pages=$(find "$tmp/out" -name '*.html' | wc -l)
-[ "$pages" -ge 15 ] || { echo "vnu.sh: only $pages HTML pages built" >&2; exit 1; }
+[ "$pages" -ge 27 ] || { echo "vnu.sh: only $pages HTML pages built" >&2; exit 1; }
 # the feed: well-formed Atom with the elements RFC 4287 requires
 /usr/bin/python3 - "$tmp/out/atom.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -426,6 +426,30 @@ TEST(files_decoded_in_pieces)
     arena_free(a);
 }
 
+/* pandas's `<style scoped>`: the obsolete attribute goes (the Nu checker's
+ * error), in any case and with a value, from <style> tags only */
+TEST(style_scoped_dropped)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    const char *j = NB("{\"cell_type\": \"code\", \"execution_count\": 1, \"metadata\": {}, \"outputs\": ["
+                       "{\"output_type\": \"execute_result\", \"execution_count\": 1, \"metadata\": {},"
+                       " \"data\": {\"text/plain\": \"df\", \"text/html\": [\"<div>\\n\", \"<style scoped>\\n\","
+                       " \".dataframe td { x: 1 }\\n\", \"</style>\\n\", \"<STYLE media=print SCOPED=''>a{}</STYLE>\\n\","
+                       " \"<p data-scoped=1 class=scoped>scoped</p><stylex scoped></div>\"]}}],"
+                       " \"source\": \"df\"}", "");
+    char *t = conv(j, true, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "<div>\n<style>\n.dataframe td { x: 1 }\n</style>\n<STYLE media=print>a{}</STYLE>\n"
+                      "<p data-scoped=1 class=scoped>scoped</p><stylex scoped></div>\n"));
+    if (t && !strstr(t, "<style>\n.dataframe"))
+        fprintf(stderr, "%s\n", t);
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
 int main(void)
 {
     RUN(markdown_and_code);
@@ -438,5 +462,6 @@ int main(void)
     RUN(json_pretty);
     RUN(files_not_held);
     RUN(files_decoded_in_pieces);
+    RUN(style_scoped_dropped);
     return harness_done();
 }
