@@ -20,7 +20,7 @@ set_tests_properties(theme/vnu PROPERTIES TIMEOUT 120 LABELS no-asan SKIP_RETURN
 add_test(NAME theme/axe
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh "playwright-core axe-core" node
                  node ${CMAKE_CURRENT_SOURCE_DIR}/theme/axe.mjs $<TARGET_FILE:sheaf> ${CMAKE_BINARY_DIR}/theme-shots)
-set_tests_properties(theme/axe PROPERTIES TIMEOUT 300 LABELS no-asan SKIP_RETURN_CODE 77)
+set_tests_properties(theme/axe PROPERTIES TIMEOUT 900 LABELS no-asan SKIP_RETURN_CODE 77)
 sheaf_label_slow(theme/axe) # over a minute: every page kind, two themes, two widths
 
 # Search in a real browser: on the example site "梯度压缩" and "gradient"

@@ -1,6 +1,8 @@
 // The default theme in a real browser, for accessibility: sheaf builds the
 // example site plus the theme's mock posts (tables, footnotes, task lists,
-// code, Chinese text) under a sub-path; headless Chromium (Debian's, driven
+// code, Chinese text) under a sub-path, and beside it (under nb/) a site of
+// the real public notebooks of tests/nb/notebooks (plots, pandas tables,
+// LaTeX, tracebacks, widgets' fallbacks; raw HTML outputs let through); headless Chromium (Debian's, driven
 // by playwright-core) opens every kind of page light and dark, 375 and 1280
 // px wide, and axe-core must find no violation. At 375 px the page itself
 // must not scroll sideways: a wide Markdown table scrolls inside its own
@@ -84,6 +86,10 @@ const pages = [
   'papers/', 'papers/lin2018dgc/',       // the paper graph (citations)
   'search/?q=gradient', 'search/?q=%E6%A2%AF%E5%BA%A6%E5%8E%8B%E7%BC%A9', '404.html',
 ];
+// the real notebooks, as posts dated 2023-05-NN of the site under nb/
+// (checked at both widths, in both schemes)
+const notebooks = fs.readdirSync(path.join(root, 'tests/nb/notebooks')).filter((f) => f.endsWith('.ipynb')).sort();
+for (const f of notebooks) pages.push(`nb/posts/${f.slice(0, -'.ipynb'.length).toLowerCase().replace(/_/g, '-')}/`);
 const shots = process.argv[3] ? path.resolve(process.argv[3]) : null;
 function shotName(p) {
   const name = decodeURIComponent(p).replace(/[?=]/g, '-').replace(/\/$/, '').replace(/[\/]/g, '_');
@@ -101,6 +107,12 @@ async function main() {
     fs.cpSync(path.join(root, 'content'), path.join(site, 'content'), { recursive: true });
     for (const f of fs.readdirSync(path.join(here, 'mock')).filter((f) => /\.(md|ipynb)$/.test(f)))
       fs.copyFileSync(path.join(here, 'mock', f), path.join(site, 'content/posts', f));
+    const nbSite = path.join(tmp, 'site-nb');
+    fs.mkdirSync(path.join(nbSite, 'content/posts'), { recursive: true });
+    fs.writeFileSync(path.join(nbSite, 'site.yaml'),
+      'title: Notebooks\nbase_url: https://example.org/\nmarkdown:\n  unsafe: true\n');
+    notebooks.forEach((f, i) => fs.copyFileSync(path.join(root, 'tests/nb/notebooks', f),
+      path.join(nbSite, 'content/posts', `2023-05-${String(i + 1).padStart(2, '0')}-${f}`)));
     const out = path.join(tmp, 'out');
     server = await serve(out);
     const base = `http://127.0.0.1:${server.address().port}/notes/`;
@@ -108,6 +120,11 @@ async function main() {
       { encoding: 'utf8', timeout: 120000 });
     check('sheaf build', b.status === 0 && b.stderr === '', b.stderr);
     if (b.status !== 0) return;
+    // (the notebooks' warnings, about outputs sheaf does not show, are expected)
+    const nb = spawnSync(sheaf, ['build', '-q', '-s', nbSite, '-o', path.join(out, 'nb'), '--base-url', base + 'nb/'],
+      { encoding: 'utf8', timeout: 120000 });
+    check('sheaf build (notebooks)', nb.status === 0, nb.stderr);
+    if (nb.status !== 0) return;
 
     // the post page stays small and its link preview data is sound
     for (const p of ['posts/distributed-training-research/', 'posts/gradient-compression/',
