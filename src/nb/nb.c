@@ -1319,6 +1319,15 @@ static void drop_scoped(buf *h)
     buf_release(&out);
 }
 
+/* pandas heads its index column with an empty <th></th>: a header with no
+ * text (axe-core's empty-table-header). That corner heads nothing, so it
+ * becomes the empty data cell it is, <td></td>. */
+static void empty_th_to_td(buf *h)
+{
+    for (char *q = h->data; (q = strstr(q, "<th></th>")); q += 9)
+        memcpy(q, "<td></td>", 9);
+}
+
 /* Shows the representation of a bundle (display_data, execute_result)
  * that comes first in nbconvert's order. */
 static bool bundle(conv *c, cell *ce, int nout)
@@ -1388,6 +1397,7 @@ static bool bundle(conv *c, cell *ce, int nout)
         if (!text(r, &c->tmp2))
             return false;
         drop_scoped(&c->tmp2);
+        empty_th_to_td(&c->tmp2);
         /* raw HTML, as markdown.unsafe allows: its blank lines would end
          * the HTML block, so they go */
         buf *b = &c->tmp;
