@@ -454,6 +454,59 @@ TEST(style_scoped_dropped)
     arena_free(a);
 }
 
+/* What the reader gives back as it goes (nb_options.drop, a mapped
+ * file's pages): only ranges of the notebook, something on a big one, and
+ * the page the same as without it. */
+typedef struct drops {
+    size_t len, n, bytes;
+    bool bad;
+} drops;
+
+static void record_drop(void *ctx, size_t off, size_t n)
+{
+    drops *r = ctx;
+    r->n++;
+    r->bytes += n;
+    r->bad |= off > r->len || n > r->len - off;
+}
+
+TEST(gives_back_what_it_read)
+{
+    static const unsigned char png[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                         0, 0, 0, 4, 0, 0, 0, 3, 8, 2, 0, 0, 0 };
+    buf j = BUF_INIT;
+    buf_puts(&j, "{\"cells\": [{\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"# Big\"},"
+                 "{\"cell_type\": \"code\", \"execution_count\": 1, \"metadata\": {}, \"source\": \"plot()\","
+                 " \"outputs\": [{\"output_type\": \"display_data\", \"metadata\": {}, \"data\": {\"image/png\": \"");
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i + 2 < sizeof png; i += 3) {
+        unsigned v = (unsigned)png[i] << 16 | (unsigned)png[i + 1] << 8 | png[i + 2];
+        buf_putc(&j, b64[v >> 18 & 63]), buf_putc(&j, b64[v >> 12 & 63]);
+        buf_putc(&j, b64[v >> 6 & 63]), buf_putc(&j, b64[v & 63]);
+    }
+    for (size_t i = 0; i < (9u << 20) / 4; i++) /* 9 MiB more of base64 */
+        buf_puts(&j, "AAAA");
+    buf_puts(&j, "\", \"text/plain\": \"fig\"}}]}], \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5}");
+    arena *a = arena_new();
+    diag_list *d = diag_list_new();
+    nb_options plain = { .files = "n.ipynb" };
+    nb_doc one, two;
+    OK(nb_convert(str_make(j.data, j.len), "n.ipynb", &plain, a, &one, d));
+    drops r = { .len = j.len };
+    nb_options giving = { .files = "n.ipynb", .drop = record_drop, .drop_ctx = &r };
+    OK(nb_convert(str_make(j.data, j.len), "n.ipynb", &giving, a, &two, d));
+    EQ_INT((int)diag_count(d), 0);
+    OK(!r.bad);
+    OK(r.n >= 2 && r.bytes >= (8u << 20)); /* the skip, then the image's scan */
+    OK(one.len == two.len && !memcmp(one.text, two.text, one.len));
+    OK(one.nfiles == 1 && two.nfiles == 1 && one.files[0].hash == two.files[0].hash);
+    free(one.text);
+    free(two.text);
+    diag_list_free(d);
+    arena_free(a);
+    buf_release(&j);
+}
+
 int main(void)
 {
     RUN(markdown_and_code);
@@ -467,5 +520,6 @@ int main(void)
     RUN(files_not_held);
     RUN(files_decoded_in_pieces);
     RUN(style_scoped_dropped);
+    RUN(gives_back_what_it_read);
     return harness_done();
 }
