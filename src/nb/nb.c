@@ -1148,8 +1148,26 @@ static void markdown_box(conv *c, const cell *ce, const char *cls, const char *m
     snprintf(open, sizeof open, "<div class=\"nb-output %s\" data-mime-type=\"%s\">", cls, mime);
     emit_s(&c->body, open, ce->no, true);
     emit_s(&c->body, "", ce->no, false);
-    /* no blank line may end the box early: each one is a line of its own */
-    emit(&c->body, s, n, ce->no, 0, false);
+    /* sympy's text/latex is one formula, `$\displaystyle …$`: the whole
+     * output, so it is display math, in the page's scrolling box a
+     * keyboard reaches (an inline formula wider than a phone scrolls in a
+     * box of its own that it cannot) */
+    size_t a = 0, z = n;
+    while (a < z && (s[a] == ' ' || s[a] == '\n' || s[a] == '\r' || s[a] == '\t'))
+        a++;
+    while (z > a && (s[z - 1] == ' ' || s[z - 1] == '\n' || s[z - 1] == '\r' || s[z - 1] == '\t'))
+        z--;
+    if (!strcmp(mime, "text/latex") && z - a > 2 && s[a] == '$' && s[a + 1] != '$' && s[z - 1] == '$' &&
+        !memchr(s + a + 1, '$', z - a - 2) && !memchr(s + a, '\n', z - a)) {
+        buf b = BUF_INIT;
+        buf_puts(&b, "$$");
+        buf_put(&b, s + a + 1, z - a - 2);
+        buf_puts(&b, "$$");
+        emit(&c->body, b.data, b.len, ce->no, 0, false);
+        buf_release(&b);
+    } else { /* no blank line may end the box early: each one is a line of its own */
+        emit(&c->body, s, n, ce->no, 0, false);
+    }
     emit_s(&c->body, "", ce->no, false);
     emit_s(&c->body, "</div>", ce->no, true);
 }

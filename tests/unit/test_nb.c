@@ -507,6 +507,29 @@ TEST(gives_back_what_it_read)
     buf_release(&j);
 }
 
+/* sympy's text/latex output, one `$\\displaystyle …$` formula, is display
+ * math (a box the keyboard can scroll on a phone); other LaTeX stays */
+TEST(one_formula_is_display_math)
+{
+    arena *a = arena_new();
+    buf e = BUF_INIT;
+    nb_doc doc;
+    const char *j = NB("{\"cell_type\": \"code\", \"execution_count\": 1, \"metadata\": {}, \"outputs\": ["
+                       "{\"output_type\": \"execute_result\", \"execution_count\": 1, \"metadata\": {},"
+                       " \"data\": {\"text/plain\": \"x\", \"text/latex\": \"$\\\\displaystyle x^{2}$\"}},"
+                       "{\"output_type\": \"execute_result\", \"execution_count\": 1, \"metadata\": {},"
+                       " \"data\": {\"text/plain\": \"y\", \"text/latex\": \"$a$ and $b$\"}}],"
+                       " \"source\": \"x\"}", "");
+    char *t = conv(j, false, &doc, a, &e);
+    EQ_STR(e.data, "");
+    OK(t && strstr(t, "\n$$\\displaystyle x^{2}$$\n") && strstr(t, "\n$a$ and $b$\n"));
+    if (t && !strstr(t, "$$\\displaystyle"))
+        fprintf(stderr, "%s\n", t);
+    free(t);
+    buf_release(&e);
+    arena_free(a);
+}
+
 int main(void)
 {
     RUN(markdown_and_code);
@@ -521,5 +544,6 @@ int main(void)
     RUN(files_decoded_in_pieces);
     RUN(style_scoped_dropped);
     RUN(gives_back_what_it_read);
+    RUN(one_formula_is_display_math);
     return harness_done();
 }
