@@ -2,7 +2,10 @@
 // of the example site, as a phone sees it (Lighthouse's default: mobile
 // emulation, simulated slow 4G and a 4× slower CPU), served gzipped as hosts
 // serve it: the home page, a post with math, code and citations, and
-// /papers/. Each page is measured three times and the median performance
+// /papers/; and a figure-heavy note (tests/theme/figures: a photo with its
+// responsive variants, an image of static/, an SVG, a dot diagram, the
+// figure shortcode, labelled figures; the images are the images fixture's)
+// built under /fig/. Each page is measured three times and the median performance
 // score taken; the targets (issue 33):
 //   performance ≥ 95, accessibility 100, cumulative layout shift 0,
 //   total transfer ≤ 80 KB (80,000 bytes, the math font included).
@@ -43,6 +46,7 @@ const pages = [
   ['home', '/'],
   ['math, code and citations', '/posts/gradient-compression/'],
   ['papers', '/papers/'],
+  ['figures', '/fig/posts/figures/'],
 ];
 
 const sheaf = path.resolve(process.argv[2] || '');
@@ -53,6 +57,15 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sheaf-lh-'));
 const out = path.join(tmp, 'out');
 const b = spawnSync(sheaf, ['build', '-s', root, '-o', out, '-q']);
 if (b.status !== 0) { console.log(String(b.stderr)); process.exit(1); }
+const figSite = path.join(tmp, 'figures');
+fs.cpSync(path.join(here, 'figures'), figSite, { recursive: true });
+const images = path.join(root, 'tests/sites/images/site');
+for (const f of ['content/posts/bundle/photo.jpg', 'content/posts/cover.png'])
+  fs.copyFileSync(path.join(images, f), path.join(figSite, 'content/posts/2024-05-01-figures', path.basename(f)));
+fs.mkdirSync(path.join(figSite, 'static/img'), { recursive: true });
+fs.copyFileSync(path.join(images, 'static/img/wide.png'), path.join(figSite, 'static/img/wide.png'));
+const fb = spawnSync(sheaf, ['build', '-s', figSite, '-o', path.join(out, 'fig'), '-q', '--base-url', 'http://127.0.0.1/fig/']);
+if (fb.status !== 0 || String(fb.stderr)) { console.log(String(fb.stderr)); process.exit(1); }
 const server = await serveDir(out, { gzip: true });
 const base = `http://127.0.0.1:${server.address().port}`;
 
