@@ -777,7 +777,7 @@ static bool same_file_content(const char *a, const char *b)
 bool output_copy_id(output *o, const char *rel, const char *src, diag_list *d, output_file_id *id)
 {
     memset(id, 0, sizeof *id);
-    if (!o->write || !output_copy(o, rel, src, NULL, 0, d))
+    if (!output_copy(o, rel, src, NULL, 0, d) || !o->write) /* (check records it, writes nothing) */
         return false;
     char *dst = fs_join(o->tmp, rel);
     struct stat st;
