@@ -11,7 +11,7 @@ set_tests_properties(theme/mock PROPERTIES TIMEOUT 120 LABELS no-asan)
 add_test(NAME theme/vnu
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/needs.sh vnu-jar java
                  sh ${CMAKE_CURRENT_SOURCE_DIR}/theme/vnu.sh $<TARGET_FILE:sheaf>)
-set_tests_properties(theme/vnu PROPERTIES TIMEOUT 120 LABELS no-asan SKIP_RETURN_CODE 77)
+set_tests_properties(theme/vnu PROPERTIES TIMEOUT 600 LABELS no-asan SKIP_RETURN_CODE 77)
 
 # Accessibility in a real browser: axe-core over every kind of page of the
 # example site and the mock posts, light and dark, 375 and 1280 px wide; wide
