@@ -77,8 +77,12 @@ typedef struct render_ctx {
 /* Writes the search index of s's published pages (search/index.json) to
  * out (search.c). With flush, out is handed to flush(ctx, out) whenever
  * it holds 64 KB or more, at the end of a document, and at the end (flush
- * empties it): the index is then never whole in memory. */
-void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx);
+ * empties it): the index is then never whole in memory. Each file of the
+ * documents' texts (site_search_text_file) goes to put(put_ctx, rel,
+ * bytes, n) as soon as it is made (bytes valid during the call). */
+void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx,
+                         void (*put)(void *ctx, const char *rel, const char *data, size_t n),
+                         void *put_ctx);
 
 /* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
 void render_job(void *vctx, size_t i, int worker);

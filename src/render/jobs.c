@@ -240,6 +240,19 @@ static void index_flush(void *ctx, buf *b)
     buf_reset(b);
 }
 
+/* A file of the search index's texts (render_search_index's put): an
+ * output like any other. */
+typedef struct text_put {
+    render_ctx *c;
+    diag_list *d;
+} text_put;
+
+static void put_text_file(void *ctx, const char *rel, const char *data, size_t n)
+{
+    text_put *t = ctx;
+    emit(t->c, rel, data, n, t->d);
+}
+
 /* A redirect page at rel to the absolute url: an alias, a list's page/1/. */
 static void redirect(render_ctx *c, const char *rel, const char *url, diag_list *d)
 {
@@ -517,6 +530,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         const site_generated *g = &site_generated_outputs[j->a];
         if (j->a == SITE_GEN_SEARCH_INDEX) { /* not a template: search.c */
             buf b = BUF_INIT;
+            text_put tp = { c, d };
             if (!c->sink && !c->out->mem) {
                 /* a one-shot build: written as it is made (at 100,000
                  * posts the index is 115 MB) */
@@ -524,10 +538,10 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
                     return;
                 index_stream is = { .f = text_format_of(g->output) };
                 output_stream_open(c->out, g->output, &is.st);
-                render_search_index(s, &b, index_flush, &is);
+                render_search_index(s, &b, index_flush, &is, put_text_file, &tp);
                 output_stream_close(c->out, &is.st, d);
             } else {
-                render_search_index(s, &b, NULL, NULL);
+                render_search_index(s, &b, NULL, NULL, put_text_file, &tp);
                 emit(c, g->output, b.data, b.len, d);
             }
             buf_release(&b);

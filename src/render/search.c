@@ -10,7 +10,13 @@
  * sorted in JavaScript's string order (UTF-16 code units) and front-coded;
  * each key's documents are written as base-36 gaps, with '*' before a
  * document whose title holds the key, '^' when its headings or tags do. The format is
- * documented in docs/search.md. */
+ * documented in docs/search.md.
+ *
+ * Each document's text (site_search_text: formulas as their TeX,
+ * citations as shown, no footnote marks) goes to search/text/N.json, a
+ * few documents a file (site_search_text_file), for the snippets the
+ * search page cuts around a match: the index itself keeps only each
+ * document's first words. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,24 +284,58 @@ static void add_doc(indexer *x, const page *p, buf *docs, bool first)
     x->doc++;
 }
 
+/* Appends p's snippet text (site_search_text) to the text file being
+ * made, as a JSON string after a comma unless it is the first. */
+static void add_text(const page *p, buf *texts, buf *scratch, bool first)
+{
+    if (!first)
+        buf_putc(texts, ',');
+    if (p->search_text) { /* made with its Markdown */
+        json_str(texts, p->search_text, p->search_text_len);
+        return;
+    }
+    buf_reset(scratch);
+    site_search_text(p->md.text ? p->md.text : "", p->md.text_len, scratch);
+    json_str(texts, scratch->data, scratch->len);
+}
+
 /* How much of the index out holds before it goes to flush (when there
  * is one). */
 #define FLUSH_AT 65536
 
-void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx)
+void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx,
+                         void (*put)(void *ctx, const char *rel, const char *data, size_t n),
+                         void *put_ctx)
 {
     indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT };
     grow(&x);
-    /* the documents straight into out; the keys of the ones read leave
-     * memory now and then when they are in the spill file (site/spill.h) */
-    buf_puts(out, "{\"version\":1,\"docs\":[");
-    for (size_t k = 0; k < s->nposts + s->nplain; k++) {
-        add_doc(&x, &s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]], out, k == 0);
+    size_t ndocs = s->nposts + s->nplain, per = SITE_SEARCH_TEXTS_PER_FILE;
+    buf texts = BUF_INIT;
+    /* the documents straight into out, their texts into one small file
+     * after another; the keys and texts of the ones read leave memory now
+     * and then when they are in the spill file (site/spill.h) */
+    buf_puts(out, "{\"version\":1,\"texts_per_file\":");
+    buf_printf(out, "%zu", per);
+    buf_puts(out, ",\"docs\":[");
+    for (size_t k = 0; k < ndocs; k++) {
+        const page *p = &s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]];
+        add_doc(&x, p, out, k == 0);
+        if (k % per == 0)
+            buf_putc(&texts, '[');
+        add_text(p, &texts, &x.scratch, k % per == 0);
+        if (k % per == per - 1 || k + 1 == ndocs) {
+            buf_puts(&texts, "]\n");
+            const char *rel = site_search_text_file(x.a, k / per);
+            if (put)
+                put(put_ctx, rel, texts.data, texts.len);
+            buf_reset(&texts);
+        }
         if (k % 256 == 255)
             site_spill_trim(s);
         if (flush && out->len >= FLUSH_AT)
             flush(ctx, out);
     }
+    buf_release(&texts);
     buf_putc(out, ']');
     vec_sort(x.terms, x.nterms, sizeof *x.terms, cmp_terms);
 

@@ -41,6 +41,14 @@ bool site_generated_on(const site *s, size_t g)
     }
 }
 
+size_t site_search_text_files(const site *s)
+{
+    size_t docs = s->nposts + s->nplain;
+    return s->cfg.search ? (docs + SITE_SEARCH_TEXTS_PER_FILE - 1) / SITE_SEARCH_TEXTS_PER_FILE : 0;
+}
+
+const char *site_search_text_file(arena *a, size_t k) { return arena_printf(a, "search/text/%zu.json", k); }
+
 /* The folder of page k of a list at base: base, then site.yaml's
  * `paginate_path` with k for its :num (page/:num/ → base/page/k/). The
  * pattern was checked when read (site_paginate_path_problem). */

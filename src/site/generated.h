@@ -35,6 +35,16 @@ bool site_has_taxonomy(const site_config *c, const char *name);
  * (site_index_path, after `paginate_path`); each tag has
  * tags/<site_tag_slug>/. */
 extern const site_generated site_generated_outputs[SITE_NGENERATED];
+/* The text of the search index's documents (site_search_text), for the
+ * search page's snippets: SITE_SEARCH_TEXTS_PER_FILE documents a file,
+ * in the index's order — document d is item d % N of file d / N — so a
+ * result's snippet costs the visitor one small file, and an edit that
+ * moves no page changes only its own file. site_search_text_files says
+ * how many (0 without `search: true`), site_search_text_file the path of
+ * file k ("search/text/3.json", in a). */
+#define SITE_SEARCH_TEXTS_PER_FILE 4
+size_t site_search_text_files(const site *s);
+const char *site_search_text_file(arena *a, size_t k);
 /* How many pages the home page's list of posts takes (1 with no posts). */
 size_t site_index_pages(const site *s);
 /* The path of the home page's page n (1-based), in a: "" or "page/n/"

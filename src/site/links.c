@@ -330,6 +330,27 @@ void site_page_search_keys(const page *p, words_set *w, buf *out)
     words_set_take(w, out);
 }
 
+/* Whether the ASCII byte c takes no space before it: a formula or an
+ * image left out of the text leaves "vectors , one". */
+static bool joins_left(unsigned char c) { return c && strchr(",.;:!?)", c); }
+
+void site_search_text(const char *text, size_t n, buf *out)
+{
+    size_t start = out->len;
+    bool space = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+            space = true;
+            continue;
+        }
+        if (space && out->len > start && !joins_left(c))
+            buf_putc(out, ' ');
+        space = false;
+        buf_putc(out, (char)c);
+    }
+}
+
 void site_search_excerpt(const char *text, size_t n, buf *out)
 {
     buf e = BUF_INIT;
@@ -347,9 +368,7 @@ void site_search_excerpt(const char *text, size_t n, buf *out)
             }
             space = true;
         } else {
-            /* no space before punctuation: a formula or an image left out
-             * of the text leaves "vectors , one" */
-            if (k == 1 && c && strchr(",.;:!?)", c) && e.len && e.data[e.len - 1] == ' ')
+            if (k == 1 && joins_left(c) && e.len && e.data[e.len - 1] == ' ')
                 e.len--;
             buf_put(&e, text + i, k);
             space = false;
@@ -367,19 +386,21 @@ void site_search_excerpt(const char *text, size_t n, buf *out)
 }
 
 /* A one-shot build (no session keeps the page): what the search index
- * needs of p's plain text, its keys and its excerpt, made now, and the
- * text itself given back to the arena — it was md_render's last
- * allocation in a (≈ 8 KB a post of the benchmark corpus, 80 MB at 10,000
- * posts); then the body and the summary, the ones before it, go to the
- * spill file when the build has one. */
+ * needs of p's plain text, its keys, its excerpt and its snippets' text,
+ * made now, and the text itself given back to the arena — it was
+ * md_render's last allocation in a (≈ 8 KB a post of the benchmark corpus,
+ * 80 MB at 10,000 posts); then the body and the summary, the ones before
+ * it, go to the spill file when the build has one, and the snippets' text
+ * after them. */
 static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
 {
-    buf keys = BUF_INIT, exc = BUF_INIT;
+    buf keys = BUF_INIT, exc = BUF_INIT, text = BUF_INIT;
     if (search) {
         words_set *own = w ? NULL : words_set_new();
         site_page_search_keys(p, w ? w : own, &keys);
         words_set_free(own);
         site_search_excerpt(p->md.text ? p->md.text : "", p->md.text_len, &exc);
+        site_search_text(p->md.text ? p->md.text : "", p->md.text_len, &text);
     }
     if (p->md.text)
         arena_give_back(a, (void *)p->md.text, p->md.text_len + 1);
@@ -401,9 +422,13 @@ static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
         p->search_keys = p->spill_keys ? NULL : arena_strndup(a, keys.data, keys.len);
         p->search_excerpt = arena_strndup(a, exc.data, exc.len);
         p->search_excerpt_len = exc.len;
+        p->search_text_len = text.len;
+        p->spill_text = site_spill_put(s, text.data, text.len);
+        p->search_text = p->spill_text ? NULL : arena_strndup(a, text.data, text.len);
     }
     buf_release(&keys);
     buf_release(&exc);
+    buf_release(&text);
 }
 
 /* Makes p's search keys, in a: on the thread that rendered its Markdown,

@@ -35,6 +35,11 @@ void site_page_search_keys(const page *p, words_set *w, buf *out);
  * Plain text (the index escapes it). */
 #define SITE_EXCERPT_MAX 140
 void site_search_excerpt(const char *text, size_t n, buf *out);
+/* Appends to out the text search results cut their snippets from: the
+ * page's plain text (md.text: formulas as their TeX, citations as shown,
+ * no footnote marks) on one line — every run of white space one space,
+ * none at either end, no space before punctuation, as in the excerpt. */
+void site_search_text(const char *text, size_t n, buf *out);
 /* `sheaf check`, after rendering: each root-relative link ("/posts/a/",
  * "/files/x.pdf#p2") must name an output of the build (`produced`: output
  * paths → anything), and its #anchor, when it names a page, one of that

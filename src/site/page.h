@@ -114,9 +114,15 @@ typedef struct page {
      * NULL: made from md.text when the index is written */
     const char *search_excerpt;
     size_t search_excerpt_len;
-    /* the places of its body, summary and search keys in s->spill (+1;
-     * 0: in memory), set by the Markdown worker, read by site_spill_map */
-    size_t spill_body, spill_summary, spill_keys;
+    /* the text search results cut their snippets from (site_search_text),
+     * made with its Markdown by a one-shot build, which then drops md.text;
+     * NULL: made from md.text when the index is written */
+    const char *search_text;
+    size_t search_text_len;
+    /* the places of its body, summary, search keys and search text in
+     * s->spill (+1; 0: in memory), set by the Markdown worker, read by
+     * site_spill_map */
+    size_t spill_body, spill_summary, spill_keys, spill_text;
     link_rec *links;
     size_t nlinks;
     int *backlinks;       /* page indexes, newest first */

@@ -456,6 +456,11 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         strmap_put(gen, out, 0);
         add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
     }
+    for (size_t k = 0; k < site_search_text_files(s); k++) { /* the search page's texts */
+        const char *out = site_search_text_file(s->a, k);
+        strmap_put(gen, out, 0);
+        add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+    }
     for (size_t i = 0; i < s->nsections; i++) {
         const section_info *sec = &s->sections[i];
         claim_list(s, gen, &all, &nall, &capall, sec->path, sec->nposts);

@@ -104,7 +104,9 @@ bool site_spill_map(site *s, diag_list *d)
                     p->md.summary_html = "", p->md.summary_len = 0;
                 if (p->spill_keys)
                     p->search_keys = "", p->search_keys_len = 0;
-                p->spill_body = p->spill_summary = p->spill_keys = 0;
+                if (p->spill_text)
+                    p->search_text = "", p->search_text_len = 0;
+                p->spill_body = p->spill_summary = p->spill_keys = p->spill_text = 0;
             }
             return false;
         }
@@ -119,6 +121,8 @@ bool site_spill_map(site *s, diag_list *d)
             p->md.summary_html = sp->map + p->spill_summary - 1;
         if (p->spill_keys)
             p->search_keys = sp->map + p->spill_keys - 1;
+        if (p->spill_text)
+            p->search_text = sp->map + p->spill_text - 1;
     }
     return true;
 }

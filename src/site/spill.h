@@ -11,11 +11,12 @@
 /* ---- bodies on disk (spill.c) ---------------------------------------- *
  * A one-shot build that writes its output keeps the pages' rendered
  * bodies (md.html, ≈ 10 KB a post: a third of a build's memory), their
- * summaries and their search keys (≈ 2.4 KB, read once, by the search
- * index) in an unlinked file beside the output instead of in memory: each
- * Markdown worker appends its page's there and gives the arena the bytes
- * back; after the Markdown stage the file is mapped read-only and
- * md.html, md.summary_html and search_keys point into the map. The render
+ * summaries, their search keys (≈ 2.4 KB) and their search text (≈ 8 KB;
+ * both read once, by the search index) in an unlinked file beside the
+ * output instead of in memory: each Markdown worker appends its page's
+ * there and gives the arena the bytes back; after the Markdown stage the
+ * file is mapped read-only and md.html, md.summary_html, search_keys and
+ * search_text point into the map. The render
  * jobs call site_spill_trim now and then, so the pages already read leave
  * the process's memory (they stay in the kernel's page cache, which may
  * drop them: the file holds them). A build session (`sheaf serve`) keeps
@@ -25,11 +26,11 @@ typedef struct site_spill site_spill;
  * (and bodies stay in memory) when it cannot be made there. */
 bool site_spill_open(site *s, const char *dir);
 /* Appends n bytes (and a NUL) to the file; returns their place + 1 (for
- * page.spill_body, spill_summary, spill_keys), or 0 when there is no file or the
+ * page.spill_body, spill_summary, spill_keys, spill_text), or 0 when there is no file or the
  * write failed (the caller keeps the bytes). Thread-safe. */
 size_t site_spill_put(site *s, const char *data, size_t n);
 /* After the Markdown stage: maps the file and points every moved body,
- * summary and search keys into it. A failure to map is an error in d
+ * summary, search keys and search text into it. A failure to map is an error in d
  * (the build fails; the moved strings read as ""). */
 bool site_spill_map(site *s, diag_list *d);
 /* Drops the mapped pages from the process's resident memory (any thread,

@@ -11,7 +11,7 @@
   var list = document.querySelector(".search-results");
   var base = form.getAttribute("action");
   var strings = form.dataset;
-  var index = null, keys = null, post = null;
+  var index = null, keys = null, post = null, per = 1;
 
   // The index's rule for characters (util/text.c, text_next_char): letters
   // and digits make words, CJK characters stand alone, the rest separates.
@@ -46,6 +46,7 @@
       keys.push(prev);
     }
     post = data.postings.split(" ");
+    per = data.texts_per_file || 1;
   }
 
   // The first key ≥ s (binary search: keys are in JavaScript's order).
@@ -102,17 +103,35 @@
     return found.sort(function (a, b) { return total[b] - total[a] || a - b; });
   }
 
-  // Appends text to el with the parts matching a query word in <mark>.
-  function highlight(el, text, words) {
-    var lower = text.toLowerCase(), marks = [];
-    for (var w of words) {
-      for (var at = lower.indexOf(w); at >= 0 && w; at = lower.indexOf(w, at + w.length))
-        marks.push([at, at + w.length]);
+  // A matcher of the query's words, for marking them and finding the
+  // first: a word of a spaced script where a word starts (the index
+  // matches words by prefix), CJK text anywhere.
+  function matcher(q) {
+    var ws = q.toLowerCase().split(/[\s\p{P}\p{S}]+/u).filter(function (w) { return w; });
+    if (!ws.length) return null;
+    ws.sort(function (a, b) { return b.length - a.length; }); // "gradient" before "grad"
+    return new RegExp(ws.map(function (w) { return w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("|"), "giu");
+  }
+
+  // Each match of re in text, as [start, end), in order, not overlapping.
+  function matches(text, re) {
+    var out = [], m;
+    if (!re) return out;
+    re.lastIndex = 0;
+    while ((m = re.exec(text))) {
+      var prev = Array.from(text.slice(Math.max(0, m.index - 2), m.index)).pop() || "";
+      var first = String.fromCodePoint(m[0].codePointAt(0));
+      if (!prev || cjk.test(first) || cjk.test(prev) || !word.test(prev)) out.push([m.index, re.lastIndex]);
+      else re.lastIndex = m.index + 1;
     }
-    marks.sort(function (a, b) { return a[0] - b[0]; });
+    return out;
+  }
+
+  // Appends text to el with the parts matching the query in <mark>
+  // (text nodes only: nothing of the text is read as HTML).
+  function highlight(el, text, re) {
     var pos = 0;
-    for (var m of marks) {
-      if (m[0] < pos) { if (m[1] > pos) m[0] = pos; else continue; }
+    for (var m of matches(text, re)) {
       el.append(text.slice(pos, m[0]));
       var mark = document.createElement("mark");
       mark.textContent = text.slice(m[0], m[1]);
@@ -120,6 +139,34 @@
       pos = m[1];
     }
     el.append(text.slice(pos));
+  }
+
+  // The part of a page's text around the first match (about 160
+  // characters, cut at spaces when there are any, never inside a
+  // character), or null when nothing in it matches.
+  function snippet(text, re) {
+    var m = matches(text, re)[0];
+    if (!m) return null;
+    var from = Math.max(0, m[0] - 60), to = Math.min(text.length, m[1] + 100);
+    if (from > 0) { var sp = text.indexOf(" ", from); if (sp >= 0 && sp < m[0]) from = sp + 1; }
+    if (to < text.length) { var sp2 = text.lastIndexOf(" ", to); if (sp2 > m[1]) to = sp2; }
+    if (/[\udc00-\udfff]/.test(text[from] || "")) from++;
+    if (/[\ud800-\udbff]/.test(text[to - 1] || "")) to--;
+    return (from > 0 ? "…" : "") + text.slice(from, to) + (to < text.length ? "…" : "");
+  }
+
+  // The texts of documents d … d + texts_per_file - 1 (search/text/N.json,
+  // written by `sheaf build` with the index: formulas as their TeX,
+  // citations as shown, no footnote marks), fetched once when a result
+  // needs one; null when it cannot be had.
+  var files = new Map();
+  function texts(d) {
+    var k = Math.floor(d / per);
+    if (!files.has(k)) files.set(k, fetch(base + "text/" + k + ".json").then(function (r) {
+      if (!r.ok) throw new Error(r.status);
+      return r.json();
+    }).catch(function () { return null; }));
+    return files.get(k);
   }
 
   // A date in the page's language ("Mar 18, 2024", "2024年3月18日").
@@ -132,99 +179,66 @@
     }
   }
 
-  function words(q) {
-    return q.toLowerCase().split(/[\s\p{P}\p{S}]+/u).filter(function (w) { return w; });
-  }
-
+  // Shows the pages found for q: the first SNIPPETS with the text around
+  // the first match, once their texts are here (the list is drawn whole,
+  // so nothing moves after it shows), the others with their start.
+  var SNIPPETS = 10, shownFor = 0;
   function show(q) {
-    list.textContent = "";
-    if (!q.trim()) { status.textContent = ""; return; }
+    var ask = ++shownFor;
+    if (!q.trim()) { list.textContent = ""; status.textContent = ""; return; }
     var t0 = performance.now();
     var found = search(q);
-    var ms = performance.now() - t0;
-    form.dataset.ms = ms.toFixed(2);
-    var ws = words(q);
-    var n = found.length, shown = found.slice(0, 50);
-    status.textContent = n === 0 ? strings.none.replace("{q}", q)
-      : (n === 1 ? strings.one : strings.many).replace("{n}", n).replace("{q}", q);
-    for (var i of shown) {
-      var d = index.docs[i], li = document.createElement("li"), a = document.createElement("a");
-      var url = d[0];
-      var h = d[5].find(function (h) {
-        var t = h[1].toLowerCase();
-        return ws.some(function (w) { return t.includes(w); });
+    form.dataset.ms = (performance.now() - t0).toFixed(2);
+    var shown = found.slice(0, 50), re = matcher(q);
+    Promise.all(shown.slice(0, SNIPPETS).map(texts)).then(function (got) {
+      if (ask !== shownFor) return; // a later query is on its way
+      list.textContent = "";
+      var n = found.length;
+      status.textContent = n === 0 ? strings.none.replace("{q}", q)
+        : (n === 1 ? strings.one : strings.many).replace("{n}", n).replace("{q}", q);
+      shown.forEach(function (i, k) {
+        var file = got[k], text = file && file[i % per];
+        list.append(result(index.docs[i], re, typeof text === "string" ? snippet(text, re) : null));
       });
-      a.href = url;
-      highlight(a, d[1], ws);
-      var title = document.createElement("h2");
-      title.append(a);
-      li.append(title);
-      if (d[2] || d[3].length) {
-        var meta = document.createElement("p");
-        meta.className = "meta";
-        if (d[2]) {
-          var time = document.createElement("time");
-          time.dateTime = d[2];
-          time.textContent = dateText(d[2]);
-          meta.append(time);
-        }
-        if (d[3].length) meta.append((d[2] ? " · " : "") + d[3].join(", "));
-        li.append(meta);
-      }
-      if (h) {
-        var sec = document.createElement("p"), ha = document.createElement("a");
-        sec.className = "search-section";
-        ha.href = url + "#" + h[0];
-        highlight(ha, "§ " + h[1], ws);
-        sec.append(ha);
-        li.append(sec);
-      }
-      var ex = document.createElement("p");
-      highlight(ex, d[4] + (d[4].length >= 130 && !/[.!?。！？…]$/.test(d[4]) ? "…" : ""), ws);
-      li.append(ex);
-      if (!ex.querySelector("mark") && list.children.length < 10) around(url, ex, ws);
-      list.append(li);
-    }
-  }
-
-  // The text of a page's content, read from the page itself when a result
-  // needs it (the index keeps only each page's start, to stay small):
-  // formulas as their TeX, no footnote marks, line numbers or self-links.
-  var texts = new Map();
-  function pageText(url) {
-    if (!texts.has(url)) texts.set(url, fetch(url).then(function (r) {
-      if (!r.ok) throw new Error(r.status);
-      return r.text();
-    }).then(function (html) {
-      var doc = new DOMParser().parseFromString(html, "text/html");
-      var c = doc.querySelector("main .content");
-      if (!c) return "";
-      c.querySelectorAll("math").forEach(function (m) {
-        var tex = m.querySelector('annotation[encoding="application/x-tex"]');
-        m.replaceWith(tex ? " " + tex.textContent + " " : m.textContent);
-      });
-      c.querySelectorAll(".footnote-ref, .ln, a.anchor, .footnote-backref, button").forEach(function (n) { n.remove(); });
-      return c.textContent.replace(/\s+/g, " ").trim();
-    }).catch(function () { return ""; }));
-    return texts.get(url);
-  }
-
-  // Shows in el the part of the page's text around the first match of a
-  // query word (about 160 characters, cut at spaces), the words marked.
-  function around(url, el, ws) {
-    pageText(url).then(function (text) {
-      var lower = text.toLowerCase(), at = -1;
-      for (var w of ws) {
-        var i = lower.indexOf(w);
-        if (i >= 0 && (at < 0 || i < at)) at = i;
-      }
-      if (at < 0 || !el.isConnected) return;
-      var from = Math.max(0, at - 60), to = Math.min(text.length, at + 100);
-      if (from > 0) { var sp = text.indexOf(" ", from); if (sp >= 0 && sp < at) from = sp + 1; }
-      if (to < text.length) { var sp2 = text.lastIndexOf(" ", to); if (sp2 > at) to = sp2; }
-      el.textContent = "";
-      highlight(el, (from > 0 ? "…" : "") + text.slice(from, to) + (to < text.length ? "…" : ""), ws);
     });
+  }
+
+  // One result: the title, date and tags, the section whose heading
+  // matched, and the snippet (else the start of the page's text).
+  function result(d, re, cut) {
+    var li = document.createElement("li"), a = document.createElement("a");
+    var url = d[0];
+    var h = d[5].find(function (h) { return matches(h[1], re).length; });
+    a.href = url;
+    highlight(a, d[1], re);
+    var title = document.createElement("h2");
+    title.append(a);
+    li.append(title);
+    if (d[2] || d[3].length) {
+      var meta = document.createElement("p");
+      meta.className = "meta";
+      if (d[2]) {
+        var time = document.createElement("time");
+        time.dateTime = d[2];
+        time.textContent = dateText(d[2]);
+        meta.append(time);
+      }
+      if (d[3].length) meta.append((d[2] ? " · " : "") + d[3].join(", "));
+      li.append(meta);
+    }
+    if (h) {
+      var sec = document.createElement("p"), ha = document.createElement("a");
+      sec.className = "search-section";
+      ha.href = url + "#" + h[0];
+      highlight(ha, "§ " + h[1], re);
+      sec.append(ha);
+      li.append(sec);
+    }
+    var ex = document.createElement("p");
+    ex.className = "search-snippet";
+    highlight(ex, cut || d[4] + (d[4].length >= 130 && !/[.!?。！？…]$/.test(d[4]) ? "…" : ""), re);
+    li.append(ex);
+    return li;
   }
 
   var pending = "";
