@@ -152,7 +152,8 @@
     if (to < text.length) { var sp2 = text.lastIndexOf(" ", to); if (sp2 > m[1]) to = sp2; }
     if (/[\udc00-\udfff]/.test(text[from] || "")) from++;
     if (/[\ud800-\udbff]/.test(text[to - 1] || "")) to--;
-    return (from > 0 ? "…" : "") + text.slice(from, to) + (to < text.length ? "…" : "");
+    var cut = text.slice(from, to);
+    return (from > 0 ? "…" : "") + cut + (to < text.length && !/[.!?。！？…]$/.test(cut) ? "…" : "");
   }
 
   // The texts of documents d … d + texts_per_file - 1 (search/text/N.json,
