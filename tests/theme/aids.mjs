@@ -111,12 +111,14 @@ for (const width of [1280, 375])
       const a = document.activeElement.getBoundingClientRect();
       return `preview ${[r.left, r.top, r.right, r.bottom].map(Math.round)}, link ${[a.left, a.top, a.right, a.bottom].map(Math.round)}`;
     }));
-    // (placed by the style sheet: under its link, or above it near the
-    // window's bottom, never over it)
+    // (placed by the style sheet: just under its link, or just above it
+    // near the window's bottom, never over it, and across from it)
     const placed = await page.evaluate(() => {
       const p = document.getElementById('preview').getBoundingClientRect();
       const a = document.activeElement.getBoundingClientRect();
-      return p.top >= a.bottom - 0.5 || p.bottom <= a.top + 0.5;
+      const below = p.top >= a.bottom - 0.5 && p.top - a.bottom <= 12;
+      const above = p.bottom <= a.top + 0.5 && a.top - p.bottom <= 12;
+      return (below || above) && p.left <= a.right && p.right >= a.left;
     });
     check(`${what}: the preview is next to its link, not over it`, placed);
     check(`${what}: the preview has no id of the page`, await page.evaluate(() =>

@@ -2,7 +2,9 @@
 //  1. the example site plus the theme's mock posts: "梯度压缩" and
 //     "gradient" find the right posts, results are highlighted, the keyboard
 //     reaches them; the index is at most 30% of the text it indexes; only
-//     the search page loads search.js and the index;
+//     the search page loads search.js and the index; snippets come from
+//     search/text/N.json, around the first match, markup shown as text,
+//     formulas as their TeX once;
 //  2. 10,000 generated posts (English and Chinese): a query takes < 50 ms
 //     once the index is loaded (median of several queries).
 //
@@ -97,6 +99,12 @@ async function exampleSite(browser, tmp) {
   fs.cpSync(path.join(root, 'content'), path.join(site, 'content'), { recursive: true });
   for (const f of fs.readdirSync(path.join(here, 'mock')).filter((f) => f.endsWith('.md')))
     fs.copyFileSync(path.join(here, 'mock', f), path.join(site, 'content/posts', f));
+  // a note whose text holds markup as text, a formula and a footnote, far
+  // from its start: the snippet shows them as text, the formula's TeX once
+  fs.writeFileSync(path.join(site, 'content/posts/2024-05-01-markup.md'),
+    '---\ntitle: "Markup as text"\ndate: 2024-05-01\n---\n' + 'Filler words before the match. '.repeat(12) +
+    '\n\nThe zebrafish test writes `<img src=x onerror=alert(1)>` and $\\alpha + \\beta$ next to it[^n].\n\n' +
+    '[^n]: A note.\n');
   const out = path.join(tmp, 'out');
   const requests = [];
   const server = await serve(out, requests);
@@ -164,6 +172,35 @@ async function exampleSite(browser, tmp) {
     await query('分布式');
     const marks = await page.$$eval('.search-results mark', (m) => m.map((e) => e.textContent));
     check('"分布式" is highlighted', marks.includes('分布式'), marks.join(','));
+
+    // snippets: the text around the first match, from search/text/N.json
+    // (the page's plain text made by sheaf), never the result's own page
+    requests.length = 0;
+    await query('zebrafish');
+    const snip = page.locator('.search-results li:has(a[href="/notes/posts/markup/"]) .search-snippet');
+    const st = await snip.textContent().catch(() => '');
+    check('a snippet shows the text around a match far from the start',
+      st.startsWith('…') && st.includes('The zebrafish test writes') && !st.includes('Filler words before the match. Filler'), st);
+    check('the match is marked', (await snip.locator('mark').allTextContents()).join() === 'zebrafish');
+    check('markup in the text is shown as text', st.includes('<img src=x onerror=alert(1)>') &&
+      (await snip.locator('img').count()) === 0 && (await snip.locator('*').count()) === 1, st);
+    check('a formula is its TeX, once; no footnote mark',
+      st.includes('\\alpha + \\beta next to it.') && !st.includes('α'), st);
+    const fetched = requests.filter((r) => !/\.(css|woff2|svg)$/.test(r));
+    check('the search page fetches the texts of its results, not their pages',
+      fetched.some((r) => /^\/notes\/search\/text\/\d+\.json$/.test(r)) &&
+      !fetched.some((r) => r.startsWith('/notes/posts/')), fetched.join(' '));
+    const texts = fs.readdirSync(path.join(out, 'search/text'));
+    const idx = JSON.parse(fs.readFileSync(path.join(out, 'search/index.json'), 'utf8'));
+    check('the texts are in files of texts_per_file pages each',
+      idx.texts_per_file === 4 && texts.length === Math.ceil(idx.docs.length / 4) &&
+      texts.every((f) => JSON.parse(fs.readFileSync(path.join(out, 'search/text', f), 'utf8')).length <= 4),
+      `${texts.length} files for ${idx.docs.length} pages`);
+    // a result whose text does not hold the word as typed shows its start
+    await query('zebra');
+    const st2 = await snip.textContent().catch(() => '');
+    check('a prefix is marked where a word starts', st2.includes('The zebrafish test') &&
+      (await snip.locator('mark').allTextContents()).join() === 'zebra', st2);
     await ctx.close();
   } finally {
     server.close();
