@@ -185,16 +185,22 @@ static size_t utf16_len(const char *s, size_t n)
 static void json_str(buf *b, const char *s, size_t n)
 {
     buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    size_t i = 0;
+    while (i < n) { /* a run written as it is, then one escaped byte */
+        size_t j = i;
+        while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != '<')
+            j++;
+        buf_put(b, s + i, j - i);
+        if (j == n)
+            break;
+        unsigned char c = (unsigned char)s[j];
         if (c == '"' || c == '\\') {
             buf_putc(b, '\\');
             buf_putc(b, (char)c);
-        } else if (c < 0x20 || c == '<') {
-            buf_printf(b, "\\u%04x", c);
         } else {
-            buf_putc(b, (char)c);
+            buf_printf(b, "\\u%04x", c);
         }
+        i = j + 1;
     }
     buf_putc(b, '"');
 }

@@ -333,21 +333,25 @@ void site_page_search_keys(const page *p, words_set *w, buf *out)
 /* Whether the ASCII byte c takes no space before it: a formula or an
  * image left out of the text leaves "vectors , one". */
 static bool joins_left(unsigned char c) { return c && strchr(",.;:!?)", c); }
+static bool search_blank(unsigned char c) { return c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f'; }
 
 void site_search_text(const char *text, size_t n, buf *out)
 {
-    size_t start = out->len;
+    size_t start = out->len, i = 0;
     bool space = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f') {
-            space = true;
-            continue;
+    while (i < n) { /* a run of text, then one blank */
+        size_t j = i;
+        while (j < n && !search_blank((unsigned char)text[j]))
+            j++;
+        if (j > i) {
+            if (space && out->len > start && !joins_left((unsigned char)text[i]))
+                buf_putc(out, ' ');
+            buf_put(out, text + i, j - i);
+            space = false;
         }
-        if (space && out->len > start && !joins_left(c))
-            buf_putc(out, ' ');
-        space = false;
-        buf_putc(out, (char)c);
+        if (j < n)
+            space = true;
+        i = j + 1;
     }
 }
 
