@@ -1,5 +1,6 @@
 /* html.c: character references, as Python's html.unescape reads them. */
 #include "util/html.h"
+#include "util/scan.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -108,7 +109,10 @@ static unsigned tag_kind(const char *s, size_t n)
     size_t lo = 0, hi = sizeof tag_kinds / sizeof *tag_kinds;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(low, tag_kinds[mid].name);
+        const char *a = low, *b = tag_kinds[mid].name; /* strcmp, inline: */
+        while (*a && *a == *b)                           /* most differ at once */
+            a++, b++;
+        int c = (unsigned char)*a - (unsigned char)*b;
         if (!c)
             return tag_kinds[mid].kind;
         if (c < 0)
@@ -223,25 +227,52 @@ static bool plain_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* Text: each run of blanks is one pending space; the bytes between are
- * copied a run at a time. */
+/* Text: each run of blanks is one pending space, written (or a line
+ * break) only when text follows. A block of SCAN_STEP bytes that starts
+ * with a word and holds no two blanks in a row is copied as it is, its
+ * blanks as spaces: most running text; any other block a byte at a time.
+ * Never more than n + 1 bytes are written (a separator, then at most one
+ * byte a byte read), so room is made once. */
 static void plain_put(plain *p, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        if (plain_space(s[i])) {
-            plain_break(p, 1);
-            i++;
-            continue;
+    buf *o = p->out;
+    buf_grow(o, n + 1);
+    char *d = o->data + o->len, *start = o->data + p->start;
+    int pending = p->pending;
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= SCAN_STEP) {
+            unsigned blank = scan_blank_block(s + i);
+            if (!(blank & 1) && !(blank & (blank >> 1))) {
+                if (pending && d > start)
+                    *d++ = pending == 2 ? '\n' : ' ';
+                pending = 0;
+                scan_copy_blanks(d, s + i);
+                d += SCAN_STEP;
+                i += SCAN_STEP;
+                if (blank >> (SCAN_STEP - 1)) { /* it ends with a blank: pending */
+                    d--;
+                    pending = 1;
+                }
+                continue;
+            }
         }
-        size_t j = i + 1;
-        while (j < n && !plain_space(s[j]))
-            j++;
-        if (p->pending && p->out->len > p->start)
-            buf_putc(p->out, p->pending == 2 ? '\n' : ' ');
-        p->pending = 0;
-        buf_put(p->out, s + i, j - i);
-        i = j;
+        for (size_t end = n - i > SCAN_STEP ? i + SCAN_STEP : n; i < end; i++) {
+            char c = s[i];
+            if (plain_space(c)) {
+                if (!pending)
+                    pending = 1;
+                continue;
+            }
+            if (pending && d > start)
+                *d++ = pending == 2 ? '\n' : ' ';
+            pending = 0;
+            *d++ = c;
+        }
     }
+    o->len = (size_t)(d - o->data);
+    *d = '\0';
+    p->pending = pending;
 }
 
 /* Text with its character references decoded. */
@@ -443,7 +474,7 @@ void html_plain_text_marked(buf *out, const char *h, size_t n, bool lines, const
         i = after;
         if (closing)
             continue;
-        if (name_is(name, nl, "math")) {
+        if (nl == 4 && !strncasecmp(name, "math", 4)) {
             size_t close = find_close(h, after, n, "math", &math_close);
             if (close != no_tex_before && math_tex(&p, h, after, close)) {
                 i = close < n ? tag_end(h, close, n) : n;
@@ -454,7 +485,9 @@ void html_plain_text_marked(buf *out, const char *h, size_t n, bool lines, const
             continue;
         }
         bool self_closing = e < n && e > ne && h[e - 1] == '/';
-        if (!self_closing && !(kind & TAG_VOID) && ((kind & TAG_SKIP) || hidden(h + ne, e - ne))) {
+        /* (a tag without attributes, most of them, is not hidden) */
+        if (!self_closing && !(kind & TAG_VOID) &&
+            ((kind & TAG_SKIP) || (e > ne + 1 && hidden(h + ne, e - ne)))) {
             i = skip_element(h, after, n, name, nl);
             if (block)
                 plain_break(&p, 2);

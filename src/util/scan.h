@@ -105,6 +105,46 @@ static inline unsigned scan_html_block(const char *p)
 static inline void scan_copy_step(char *d, const char *s) { memcpy(d, s, 8); }
 #endif
 
+/* Plain text: the blank bytes (space, tab, line feed, carriage return,
+ * form feed) among the SCAN_STEP bytes at p, as a mask (bit k: p[k]). */
+#ifdef SCAN_SSE2
+static inline __m128i scan_blank_lanes(__m128i x)
+{
+    return _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+                     _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
+                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\f')))));
+}
+static inline unsigned scan_blank_block(const char *p)
+{
+    return sse_mask(scan_blank_lanes(_mm_loadu_si128((const __m128i *)p)));
+}
+/* The SCAN_STEP bytes at s to d, each blank byte as a space. */
+static inline void scan_copy_blanks(char *d, const char *s)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)s), b = scan_blank_lanes(x);
+    _mm_storeu_si128((__m128i *)d,
+                     _mm_or_si128(_mm_andnot_si128(b, x), _mm_and_si128(b, _mm_set1_epi8(' '))));
+}
+#else
+static inline uint64_t swar_blank(uint64_t x)
+{
+    return swar_eq(x, ' ') | swar_eq(x, '\n') | swar_eq(x, '\t') | swar_eq(x, '\r') |
+           swar_eq(x, '\f');
+}
+static inline unsigned scan_blank_block(const char *p) { return swar_bits(swar_blank(swar_load(p))); }
+static inline void scan_copy_blanks(char *d, const char *s)
+{
+    uint64_t x = swar_load(s), b = (swar_blank(x) >> 7) * 0xff;
+    x = (x & ~b) | (b & SWAR_ONES * ' ');
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    memcpy(d, &x, 8);
+}
+#endif
+
 /* HTML escaping: the first of & < > " ' in s[i..n), or n. */
 static inline size_t scan_html_special(const char *s, size_t i, size_t n)
 {
