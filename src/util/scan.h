@@ -221,6 +221,61 @@ static inline size_t scan_xml_suspect(const char *s, size_t i, size_t n)
     return i;
 }
 
+/* Output checks: the first byte in s[i..n) that is not printable ASCII,
+ * tab, line feed or carriage return — a C0 control, DEL, or any byte of a
+ * multi-byte character — or n. */
+static inline size_t scan_text_suspect(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
+        __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                                   _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7F)));
+        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')));
+        unsigned k = sse_mask(_mm_andnot_si128(ok, bad));
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        uint64_t ctl = ~swar_ge(x, 0x20) & ~x & SWAR_HIGH; /* 7-bit bytes below 0x20 */
+        ctl &= ~(swar_eq(x, '\t') | swar_eq(x, '\n') | swar_eq(x, '\r'));
+        uint64_t m = ctl | swar_high(x) | swar_eq(x, 0x7F);
+        if (m)
+            return i + swar_first(m);
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c >= 0x7F)
+            break;
+    }
+    return i;
+}
+
+/* The first byte >= 0x80 in s[i..n), or n. */
+static inline size_t scan_non_ascii(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        unsigned k = sse_mask(_mm_loadu_si128((const __m128i *)(s + i)));
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t m = swar_high(swar_load(s + i));
+        if (m)
+            return i + swar_first(m);
+    }
+    while (i < n && (unsigned char)s[i] < 0x80)
+        i++;
+    return i;
+}
+
 /* striptags: how far from i the text is plain — printable ASCII other than
  * '<', spaces one at a time (none first when after_space) — so it is
  * copied as it is. Stops at n or at the first byte that is not. */

@@ -378,7 +378,7 @@ size_t text_utf8_check(const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         if ((unsigned char)s[i] < 0x80) {
-            i++;
+            i = scan_non_ascii(s, i, n); /* ASCII, 16 bytes a step */
             continue;
         }
         int32_t cp;
@@ -567,23 +567,19 @@ size_t text_format_bad(const char *s, size_t n, text_format f)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
-    while (i < n) {
-        /* 8 bytes of printable ASCII at a time: most of any page */
-        while (n - i >= 8) {
-            uint64_t x = swar_load(s + i);
-            if (swar_high(x) || (~swar_ge(x, 0x20) & SWAR_HIGH) || swar_eq(x, 0x7F))
-                break;
-            i += 8;
-        }
+    for (;;) {
+        /* printable ASCII and line ends, 16 bytes a step: most of any page */
+        i = scan_text_suspect(s, i, n);
         if (i >= n)
-            break;
-        int32_t cp;
-        long k = utf8_at(u, n, i, &cp);
-        if (k < 0 || format_refuses(cp, f))
-            return i;
-        i += (size_t)k;
+            return n;
+        do { /* then a character at a time while they are not ASCII */
+            int32_t cp;
+            long k = utf8_at(u, n, i, &cp);
+            if (k < 0 || format_refuses(cp, f))
+                return i;
+            i += (size_t)k;
+        } while (i < n && u[i] >= 0x7F);
     }
-    return n;
 }
 
 void text_format_fix(buf *out, const char *s, size_t n, text_format f)
