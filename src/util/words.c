@@ -21,6 +21,7 @@ struct words_set {
     buf keys;
     slot *slots;
     size_t nslots, count;
+    uint32_t *used; /* the slots filled, count of them: emptied one by one */
 };
 
 words_set *words_set_new(void)
@@ -29,6 +30,7 @@ words_set *words_set_new(void)
     w->keys = (buf)BUF_INIT;
     w->nslots = 256;
     w->slots = xcalloc(w->nslots, sizeof *w->slots);
+    w->used = xmalloc((w->nslots / 2 + 1) * sizeof *w->used);
     return w;
 }
 
@@ -38,13 +40,15 @@ void words_set_free(words_set *w)
         return;
     buf_release(&w->keys);
     free(w->slots);
+    free(w->used);
     free(w);
 }
 
 static void grow(words_set *w)
 {
-    size_t n = w->nslots * 2;
+    size_t n = w->nslots * 2, k = 0;
     slot *v = xcalloc(n, sizeof *v);
+    w->used = xrealloc(w->used, (n / 2 + 1) * sizeof *w->used);
     for (size_t i = 0; i < w->nslots; i++) {
         slot e = w->slots[i];
         if (!e.at)
@@ -53,6 +57,7 @@ static void grow(words_set *w)
         while (v[j].at)
             j = (j + 1) & (n - 1);
         v[j] = e;
+        w->used[k++] = (uint32_t)j;
     }
     free(w->slots);
     w->slots = v;
@@ -76,8 +81,24 @@ static inline uint32_t key_hash(const char *k, size_t len)
     return (uint32_t)(h >> 32);
 }
 
+/* Whether a[0..len) and b[0..len) are the same, 8 bytes a step (both
+ * with KEY_ROOM readable bytes from every block's start; the bytes past
+ * len are masked off before they are looked at). */
+static inline bool same_key(const char *a, const char *b, size_t len)
+{
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t x = swar_load(a + i) ^ swar_load(b + i);
+        if (len - i < 8)
+            x &= ((uint64_t)1 << (8 * (len - i))) - 1;
+        if (x)
+            return false;
+    }
+    return true;
+}
+
 /* Adds key[0..len) (a buffer with KEY_ROOM readable bytes past each
- * 8-byte block) at place `where`. */
+ * 8-byte block) at place `where`. The packed keys keep KEY_ROOM bytes of
+ * room past their end, so that a stored key reads the same way. */
 static void add_key(words_set *w, const char *key, size_t len, int where)
 {
     uint32_t h = key_hash(key, len);
@@ -86,7 +107,7 @@ static void add_key(words_set *w, const char *key, size_t len, int where)
         if (w->slots[j].hash != h)
             continue;
         char *k = w->keys.data + w->slots[j].at - 1;
-        if ((unsigned char)k[0] == len && !memcmp(k + 2, key, len)) {
+        if ((unsigned char)k[0] == len && same_key(k + 2, key, len)) {
             if ((unsigned char)k[1] < where)
                 k[1] = (char)where;
             return;
@@ -94,6 +115,8 @@ static void add_key(words_set *w, const char *key, size_t len, int where)
     }
     w->slots[j].hash = h;
     w->slots[j].at = (uint32_t)w->keys.len + 1;
+    w->used[w->count] = (uint32_t)j;
+    buf_grow(&w->keys, 2 + len + KEY_ROOM);
     buf_putc(&w->keys, (char)len);
     buf_putc(&w->keys, (char)where);
     buf_put(&w->keys, key, len);
@@ -106,10 +129,11 @@ void words_set_take(words_set *w, buf *out)
 {
     buf_put(out, w->keys.data, w->keys.len);
     buf_reset(&w->keys);
-    if (w->count) {
-        memset(w->slots, 0, w->nslots * sizeof *w->slots);
-        w->count = 0;
-    }
+    /* the slots this document filled, not the whole table: one long page
+     * made it large for every page after it */
+    for (size_t i = 0; i < w->count; i++)
+        w->slots[w->used[i]].at = 0;
+    w->count = 0;
 }
 
 /* Writes cp (a valid code point) as UTF-8 at d, which has room for 4
