@@ -274,26 +274,28 @@ static const unsigned char ascii_class[128] = {
     0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
 };
 
-/* Words begun in 8 ASCII bytes, from their masks (bit k for byte k): sp
- * the spaces, al the letters and digits; *counted says the run going on
- * has been counted (and is updated). A word begins at a letter or digit
- * when the last space-or-alnum byte before it (punctuation joins a run) is
- * a space, or there is none in the block and the run was not counted. The
- * last such byte's kind is found for all positions at once: a prefix fill
- * over 9 bits, bit 0 standing for what came before the block. */
-static unsigned ascii_words8(unsigned sp, unsigned al, unsigned *counted)
+/* Words begun in a block of `bits` (8 or 16) ASCII bytes, from their
+ * masks (bit k for byte k): sp the spaces, al the letters and digits;
+ * *counted says the run going on has been counted (and is updated). A word
+ * begins at a letter or digit when the last space-or-alnum byte before it
+ * (punctuation joins a run) is a space, or there is none in the block and
+ * the run was not counted. The last such byte's kind is found for all
+ * positions at once: a prefix fill over bits + 1 bits, bit 0 standing for
+ * what came before the block. */
+static unsigned ascii_words(unsigned sp, unsigned al, unsigned *counted, unsigned bits)
 {
-    unsigned e = 1u | (sp | al) << 1; /* an event: a space or a letter/digit */
-    unsigned t = *counted | al << 1;  /* its kind: 1 letter/digit, 0 space */
-    for (unsigned k = 1; k < 16; k <<= 1) {
+    uint32_t e = 1u | (sp | al) << 1; /* an event: a space or a letter/digit */
+    uint32_t t = *counted | al << 1;  /* its kind: 1 letter/digit, 0 space */
+    for (unsigned k = 1; k <= bits; k <<= 1) {
         t |= (t << k) & ~e;
         e |= e << k;
     }
-    *counted = (t >> 8) & 1;
-    unsigned w = al & ~t & 0xffu; /* count its bits (no POPCNT in the baseline) */
-    w = w - ((w >> 1) & 0x55u);
-    w = (w & 0x33u) + ((w >> 2) & 0x33u);
-    return (w + (w >> 4)) & 0x0fu;
+    *counted = (t >> bits) & 1;
+    uint32_t w = al & ~t & ((1u << bits) - 1); /* count its bits (no POPCNT in the baseline) */
+    w = w - ((w >> 1) & 0x5555u);
+    w = (w & 0x3333u) + ((w >> 2) & 0x3333u);
+    w = (w + (w >> 4)) & 0x0f0fu;
+    return (w + (w >> 8)) & 0x1fu;
 }
 
 size_t text_word_count(const char *s, size_t n) { return text_word_count_cjk(s, n, NULL); }
@@ -309,16 +311,35 @@ size_t text_word_count_cjk(const char *s, size_t n, size_t *cjk)
             /* a stretch of ASCII without branches on the bytes: a word is
              * counted at the first letter or digit of each run */
             unsigned counted = in_run && run_counted, space = !in_run;
-            if (i + 8 <= n && !swar_high(swar_load(s + i))) {
-                /* 8 bytes a step while they are ASCII */
-                do {
-                    uint64_t x = swar_load(s + i);
-                    unsigned sp = swar_bits(swar_eq(x, ' ') | swar_range(x, 9, 13));
-                    unsigned al = swar_bits(swar_range(x, '0', '9') | swar_range(x | SWAR_ONES * 0x20, 'a', 'z'));
-                    words += ascii_words8(sp, al, &counted);
-                    space = (sp >> 7) & 1;
-                    i += 8;
-                } while (i + 8 <= n && !swar_high(swar_load(s + i)));
+            size_t from = i;
+#ifdef SCAN_SSE2
+            /* 16 bytes a step while they are ASCII */
+            for (; n - i >= 16; i += 16) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+                if (sse_mask(x))
+                    break;
+                __m128i low = _mm_or_si128(x, _mm_set1_epi8(0x20));
+                unsigned sp = sse_mask(_mm_or_si128(
+                    _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+                    _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(8)), _mm_cmplt_epi8(x, _mm_set1_epi8(14)))));
+                unsigned al = sse_mask(_mm_or_si128(
+                    _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))),
+                    _mm_and_si128(_mm_cmpgt_epi8(low, _mm_set1_epi8('a' - 1)),
+                                  _mm_cmplt_epi8(low, _mm_set1_epi8('z' + 1)))));
+                words += ascii_words(sp, al, &counted, 16);
+                space = (sp >> 15) & 1;
+            }
+#endif
+            /* 8 bytes a step while they are ASCII */
+            for (; i + 8 <= n && !swar_high(swar_load(s + i)); i += 8) {
+                uint64_t x = swar_load(s + i);
+                unsigned sp = swar_bits(swar_eq(x, ' ') | swar_range(x, 9, 13));
+                unsigned al = swar_bits(swar_range(x, '0', '9') | swar_range(x | SWAR_ONES * 0x20, 'a', 'z'));
+                words += ascii_words(sp, al, &counted, 8);
+                space = (sp >> 7) & 1;
+            }
+            if (i > from) {
                 if (i == n || (unsigned char)s[i] >= 0x80) {
                     in_run = !space;
                     run_counted = counted;
