@@ -127,6 +127,12 @@ TEST(sheaf_filters)
     R("{{ ('a\\'b>\\u0007c') | xml_escape }}", "a&apos;b&gt;c");
     R("{{ tags | limit(2) | join }}", "ba");
     R("{{ 'a<b & \"c\"' | xml_escape }}", "a&lt;b &amp; &quot;c&quot;");
+    /* specials at block edges (16 and 8 bytes), whole blocks without any,
+     * a special last, and a short rest after the last whole block */
+    R("{{ '0123456789abcde<0123456789abcdef0123456789abcdef&x<p class=\"a\">y</p>0123456&' | xml_escape }}",
+      "0123456789abcde&lt;0123456789abcdef0123456789abcdef&amp;x&lt;p class=&quot;a&quot;&gt;y&lt;/p&gt;"
+      "0123456&amp;");
+    R("{{ '' | xml_escape }}|{{ '>' | xml_escape }}|{{ 'abcdefghijklmnop' | xml_escape }}", "|&gt;|abcdefghijklmnop");
     R("{% for g in [{'y': 1, 'v': 'a'}, {'y': 2, 'v': 'b'}, {'y': 1, 'v': 'c'}] | group_by('y') %}"
       "{{ g.grouper }}:{{ g.list | map(attribute='v') | join }} {% endfor %}",
       "1:ac 2:b ");
