@@ -105,12 +105,30 @@ static const mode_rt *mode_get(int lang, int m)
 enum { ST_OK = 0, ST_ERROR = 1, ST_ILLEGAL = 2 };
 enum { T_NONE, T_BEGIN, T_END, T_ILLEGAL };
 
+/* What the last searches of one terminators regex over the run's code
+ * found (guard_callout): in each, no alternative matched at [from, at),
+ * and none numbered below `group` at `at` — group 0 with at past the
+ * code's end when nothing matched. A guard looks at most HL_MEMO_BACK
+ * positions back, and each search starts past the one before, so the last
+ * HL_MEMO_BACK searches are all it can need. */
+enum { HL_MEMOS = 8, HL_MEMO_BACK = 4 };
+
+typedef struct memo {
+    const pcre2_code *re; /* NULL: an empty slot */
+    struct {
+        size_t from, at;
+        uint32_t group;
+    } last[HL_MEMO_BACK];
+    unsigned n; /* searches recorded (the last HL_MEMO_BACK kept) */
+} memo;
+
 typedef struct shared {
     pcre2_match_data *md;
     pcre2_match_context *mc; /* its offset limit bounds where a match may start */
     uint32_t md_pairs;
     int depth; /* of sub-language calls */
     size_t from; /* where the current search began (guard_callout) */
+    const memo *known; /* what the current search's regex found before, or NULL */
     /* the block's budget, in units of work (see search) */
     unsigned long long work, budget;
     bool over; /* the budget ran out: give up at every level */
@@ -156,6 +174,8 @@ typedef struct run {
     cont *conts;
     size_t nconts;
     endre *ends;
+    memo memos[HL_MEMOS]; /* the last searches of terminators over code */
+    unsigned next_memo;
     int last_type;
     size_t last_index;
 } run;
@@ -245,17 +265,33 @@ static size_t boundary(const char *s, size_t len, size_t i)
     return i;
 }
 
-/* Callout 1, the end of a terminators regex's start guard (tools/hl/
- * dump.js, "start guards"): the guard lets an alternative start at a
- * position inside a run of its first character only near where the search
- * began — further on a match from there would also match a few positions
- * earlier, so it is never the leftmost one. 0: go on, 1: fail here. */
-enum { HL_GUARD_REACH = 4 }; /* dump.js's GUARD_REACH */
-
+/* The callouts of a terminators regex's start guards (tools/hl/dump.js,
+ * "start guards"): (?C"G B") stands where alternative G (its capture
+ * group) would start at position k = current_position, right after a run
+ * of B characters "C X…" such that a match of G from k would also be a
+ * match from q = k - B. It answers 0 ("so it is": the guard fails, G is
+ * not tried at k) when G is known to fail at q — q was tried by this
+ * search (q >= from: no alternative matched there), or by this regex's
+ * last search over the same code (its memo) — and 1 otherwise. */
 static int guard_callout(pcre2_callout_block *cb, void *data)
 {
     const shared *sh = data;
-    return cb->callout_number == 1 && cb->current_position >= sh->from + HL_GUARD_REACH;
+    if (!cb->callout_string)
+        return 1;
+    const char *t = (const char *)cb->callout_string;
+    char *e;
+    unsigned long g = strtoul(t, &e, 10), back = strtoul(e, NULL, 10);
+    size_t k = cb->current_position;
+    if (!back || back > k)
+        return 1;
+    size_t q = k - back;
+    if (q >= sh->from)
+        return 0;
+    const memo *mm = sh->known;
+    for (unsigned i = 0; mm && i < HL_MEMO_BACK && i < mm->n; i++)
+        if (q >= mm->last[i].from && (q < mm->last[i].at || (q == mm->last[i].at && g < mm->last[i].group)))
+            return 0;
+    return 1;
 }
 
 /* 1: match, 0: none, -1: PCRE2 gave up or the budget is spent */
@@ -679,9 +715,30 @@ static int next_match(run *r, size_t at, match *m)
     const mode_rt *rt = mode_get(r->lang, top);
     if (rt->broken)
         return -1;
+    /* this regex's memo over this run's code: what its last search found */
+    memo *mm = NULL;
+    for (unsigned i = 0; i < HL_MEMOS && !mm; i++)
+        if (r->memos[i].re == rt->term)
+            mm = &r->memos[i];
+    if (!mm) {
+        mm = &r->memos[r->next_memo++ % HL_MEMOS];
+        mm->re = rt->term;
+        mm->n = 0;
+    }
+    r->sh->known = mm;
     int rc = search(r->sh, rt->term, rt->groups, r->code, r->len, at, 0);
-    if (rc <= 0)
+    r->sh->known = NULL;
+    if (rc < 0) {
+        mm->n = 0; /* not searched to the end: nothing learnt */
         return rc;
+    }
+    unsigned slot = mm->n++ % HL_MEMO_BACK;
+    mm->last[slot].from = at;
+    if (rc == 0) {
+        mm->last[slot].at = r->len + 1;
+        mm->last[slot].group = 0;
+        return 0;
+    }
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->sh->md);
     m->index = ov[0];
     m->len = ov[1] - ov[0];
@@ -691,6 +748,8 @@ static int next_match(run *r, size_t at, match *m)
             int t = d->rules[2 * i + 1];
             m->type = t == HL_RULE_END ? T_END : t == HL_RULE_ILLEGAL ? T_ILLEGAL : T_BEGIN;
             m->rule = t;
+            mm->last[slot].at = ov[0];
+            mm->last[slot].group = (uint32_t)g;
             return 1;
         }
     }

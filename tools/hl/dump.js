@@ -211,27 +211,31 @@ function utf8Less(a, b) {
  * tried from each position inside a long identifier, reads to the
  * identifier's end from each and fails there: one search over n bytes of
  * identifier costs n²/2. Yet a match that starts at position k inside the
- * run, where the alternative is "C X* …" with C ⊆ X and s[k-1] in C, would
- * also match from k-1 (C takes s[k-1], X* takes s[k] on), so the leftmost
- * match never starts at such a k — unless k is where the search began.
- * The same holds where a C stands a few positions back with only X since
- * ("a1a1…": C then X then C). Such an alternative gets a guard in front,
- * (?:(?<!C|CX|CXX|CXXX)|(?!C)|(?=U)…|(?C1)): it fails at once where it
- * cannot be the leftmost match, so a run is read from its first positions
- * only. Callout 1 lets the guard pass within GUARD_REACH of where the
- * search began (hl.c's guard_callout), where the C it saw may lie before
- * that start: a search tries its start positions over several pcre2_match
- * calls, so \G could not say it. U are the alternative's other
- * starting branches that are literal text (C++'s decltype(auto)), which the
- * argument does not cover: where one of them matches, the guard lets the
- * alternative be tried. Only sequences the argument is proved for get a
- * guard: C ⊆ X is checked on every UTF-16 code unit with the language's
- * case flag, by JavaScript itself; anything the parser below does not know
- * leaves the alternative as it was. The output is unchanged: a guard only
- * removes start positions that cannot hold the leftmost match. */
+ * run, where the alternative is "C X* …" with C ⊆ X and a C stands B
+ * positions back with only X since (B ≤ GUARD_REACH), would also match
+ * from k - B (C takes that character, X* the rest). So where the
+ * alternative is known to fail at k - B, it fails at k. Such an
+ * alternative gets a guard in front,
+ * (?:(?!C)|(?=U)…|(?=C)(?!(?<=C)(?C"G 1")|(?<=CX)(?C"G 2")|…)): the
+ * callout "G B" (hl.c's guard_callout) answers whether alternative G (its
+ * capture group) is known to fail B positions back — tried by this search,
+ * or by one of this regex's last searches over the same code — and the
+ * guard then fails at once: a run is read from its first positions only,
+ * and a token is not rescanned by each search that starts inside or right
+ * after it (YAML's key, JavaScript's arrow head on "((((…"). U are the
+ * alternative's other starting branches that are literal text (C++'s
+ * decltype(auto)), which the argument does not cover: where one of them
+ * matches, the guard lets the alternative be tried. A group of branches
+ * with disjoint Cs gets one such part per C (the first character says
+ * which branch a match took). Only sequences the argument is proved for
+ * get a guard: C ⊆ X and disjointness are checked on every UTF-16 code
+ * unit with the language's case flag, by JavaScript itself; anything the
+ * parser below does not know leaves the alternative as it was. The output
+ * is unchanged: a guard only removes start positions that cannot hold a
+ * match. */
 
-/* How far back a guard looks for C: positions closer than this to where
- * the search began pass (hl.c's HL_GUARD_REACH, the same number). */
+/* How far back a guard looks for C (hl.c's HL_MEMO_BACK, the same
+ * number). */
 var GUARD_REACH = 4;
 
 /* A JS regex source split at its top-level '|'. */
@@ -313,7 +317,13 @@ function parseSeq(src) {
             else
                 el = {kind: 'group', branches: splitBranches(inner.charAt(0) === '?' ? inner.substring(2) : inner)};
             i = j + 1;
-        } else if ('*+?{}|)]'.indexOf(c) >= 0) {
+        } else if ('{}]'.indexOf(c) >= 0) {
+            /* not a quantifier here (that would have been read with the
+             * element before): a literal, as JavaScript reads it
+             * (nginx's \s+{) */
+            i++;
+            el = {kind: 'atom', src: '\\' + c};
+        } else if ('*+?|)'.indexOf(c) >= 0) {
             return null;
         } else {
             i++;
@@ -349,22 +359,71 @@ function isLiteral(src) {
     return /^(?:[^\\()[\]{}|*+?.^$]|\\[^0-9bBdDwWsSuxc])+$/.test(src);
 }
 
-/* What guards a sequence (a branch from its start on): {c: the atom C,
- * u: literal branches left unguarded}, or null. */
+var disjointMemo = {};
+/* Whether no UTF-16 code unit matches both atoms a and b. */
+function disjoint(a, b, ci) {
+    var key = (ci ? 'i' : '') + a + '\u0000' + b;
+    if (disjointMemo[key] === undefined) {
+        var ra = new RegExp('^(?:' + a + ')$', ci ? 'i' : ''), rb = new RegExp('^(?:' + b + ')$', ci ? 'i' : '');
+        var ok = true;
+        for (var u = 0; u < 0x10000 && ok; u++) {
+            var ch = String.fromCharCode(u);
+            if (ra.test(ch) && rb.test(ch))
+                ok = false;
+        }
+        disjointMemo[key] = ok;
+    }
+    return disjointMemo[key];
+}
+
+/* Starts {c, x} merged into list (one entry per C; an X that differs
+ * between two entries of one C becomes null: C alone is then looked for);
+ * null when two different Cs may match one character. */
+function mergeStarts(list, more, ci) {
+    var out = list.slice();
+    for (var i = 0; i < more.length; i++) {
+        var found = false;
+        for (var k = 0; k < out.length; k++) {
+            if (out[k].c === more[i].c) {
+                if (out[k].x !== more[i].x)
+                    out[k] = {c: out[k].c, x: null};
+                found = true;
+            } else if (!disjoint(out[k].c, more[i].c, ci)) {
+                return null;
+            }
+        }
+        if (!found)
+            out.push(more[i]);
+    }
+    return out;
+}
+
+/* What guards a sequence (a branch from its start on): {cs: its starts
+ * [{c: the atom C, x: the atom X or null}], pairwise disjoint, so that the
+ * character at a match's start says which one it began with; u: literal
+ * branches left unguarded}, or null. Elements quantified {0} match
+ * nothing (groovy's [^\?]{0}) and are skipped; an optional first atom
+ * disjoint from every C (perl's -?\w+) is too: where a C stands, it
+ * matched nothing. */
 function startGuard(els, ci) {
-    if (!els || !els.length)
+    if (!els)
+        return null;
+    while (els.length && /^\{0(?:,0)?\}\??$/.test(els[0].q))
+        els = els.slice(1);
+    if (!els.length)
         return null;
     var t0 = els[0];
     var q0 = t0.q.length > 1 && t0.q.charAt(t0.q.length - 1) === '?' ? t0.q.substring(0, t0.q.length - 1) : t0.q;
     if (t0.kind === 'group') {
         var optional = q0 === '?' || q0 === '*' || /^\{0/.test(q0);
-        var c = null, u = [], x;
+        var cs = [], u = [];
         for (var k = 0; k < t0.branches.length; k++) {
             var b = t0.branches[k];
             var g = startGuard(parseSeq(b), ci);
-            if (g && (c === null || c === g.c) && !(optional && g.u.length)) {
-                x = c === null || x === g.x ? g.x : null;
-                c = g.c;
+            if (g && !(optional && g.u.length)) {
+                cs = mergeStarts(cs, g.cs, ci);
+                if (!cs)
+                    return null;
                 u = u.concat(g.u);
             } else if (!optional && isLiteral(b)) {
                 u.push(b);
@@ -372,27 +431,43 @@ function startGuard(els, ci) {
                 return null;
             }
         }
-        if (c === null)
+        if (!cs.length)
             return null;
         if (optional) { /* the sequence may also start after it */
             var r = startGuard(els.slice(1), ci);
-            if (!r || r.c !== c || r.u.length)
+            if (!r || r.u.length)
                 return null;
-            x = x === r.x ? x : null;
+            cs = mergeStarts(cs, r.cs, ci);
+            if (!cs)
+                return null;
         }
-        return {c: c, x: x, u: u};
+        return {cs: cs, u: u};
     }
     if (t0.kind !== 'atom')
         return null;
+    if (q0 === '?' && els.length > 1) {
+        var rest = startGuard(els.slice(1), ci);
+        if (!rest || rest.u.length)
+            return null;
+        for (var j = 0; j < rest.cs.length; j++)
+            if (!disjoint(t0.src, rest.cs[j].c, ci))
+                return null;
+        return rest;
+    }
     if (q0 === '+' || q0 === '*')
-        return {c: t0.src, x: t0.src, u: []};
+        return {cs: [{c: t0.src, x: t0.src}], u: []};
     if (q0 === '' && els.length > 1 && els[1].kind === 'atom' && /^[*+]/.test(els[1].q) &&
         subset(t0.src, els[1].src, ci))
-        return {c: t0.src, x: els[1].src, u: []};
+        return {cs: [{c: t0.src, x: els[1].src}], u: []};
     return null;
 }
 
-/* The guard of one alternative, in PCRE2 syntax, or ''. */
+/* The guard of one alternative, in PCRE2 syntax, or ''. '\uE002' stands
+ * for the alternative's capture group, filled in by the caller. For each
+ * start C (X its run): the guard fails where C stands and, B positions
+ * back, "C X…" (B - 1 of X) begins at a position where the alternative is
+ * known to fail (hl.c's guard_callout decides, from the search) — a match
+ * from here would be one from there. */
 function guardOf(src, ci) {
     var branches = splitBranches(src);
     if (branches.length !== 1)
@@ -400,18 +475,23 @@ function guardOf(src, ci) {
     var g = startGuard(parseSeq(src), ci);
     if (!g)
         return '';
-    /* C, or C then up to GUARD_REACH - 1 of X, just before */
-    var behind = [], c = toPcre(g.c), x = g.x ? toPcre(g.x) : null;
-    for (var d = 0; d < (x ? GUARD_REACH : 1); d++) {
-        var alt = c;
-        for (var k2 = 0; k2 < d; k2++)
-            alt += x;
-        behind.push(alt);
+    var all = [], each = [];
+    for (var i = 0; i < g.cs.length; i++) {
+        var c = toPcre(g.cs[i].c), x = g.cs[i].x ? toPcre(g.cs[i].x) : null;
+        all.push(c);
+        var behind = [];
+        for (var d = 0; d < (x ? GUARD_REACH : 1); d++) {
+            var run = c;
+            for (var k2 = 0; k2 < d; k2++)
+                run += x;
+            behind.push('(?<=' + run + ')(?C"\uE002 ' + (d + 1) + '")');
+        }
+        each.push('(?=' + c + ')(?!' + behind.join('|') + ')');
     }
-    var out = '(?:(?<!' + behind.join('|') + ')|(?!' + c + ')';
+    var out = '(?:(?!' + all.join('|') + ')';
     for (var k = 0; k < g.u.length; k++)
         out += '|(?=' + toPcre(g.u[k]) + ')';
-    return out + '|(?C1))';
+    return out + '|' + each.join('|') + ')';
 }
 
 function hlDump(names) {
@@ -516,7 +596,7 @@ function hlDump(names) {
             }
             var guards = [];
             for (var k = 0; k < list.length; k++)
-                guards.push(guardOf(reStr(list[k]), ci));
+                guards.push(guardOf(reStr(list[k]), ci).replace(/\uE002/g, String(rules[2 * k])));
             var term = null;
             if (list.length) {
                 term = toPcre(joinAlternatives(list, guards)).replace(/\uE000([0-9]+)\uE001/g, function (all, k) {
