@@ -257,11 +257,12 @@ static bool others_keys(site *s, page *p, arena *a, diag_list *d)
         u++;
     for (const char *q = u; *q;) {
         size_t n = strcspn(q, "/");
-        if (!site_url_part_safe(q, n)) {
+        if (!site_url_part_ok(q, n)) {
             site_page_key_place(p, "url", &line, &col);
             diag_error(d, p->src, line, col,
                        "'url' must be a path on the site, like /2014/01/hello/ ('%s' has an empty, '.' or "
-                       "'..' part, or a space, '?', '#', '%%' or other character a path cannot hold as written)",
+                       "'..' part, a space at a part's end or two in a row, or a '?', '#', '%%', control or "
+                       "other character a path cannot hold as written)",
                        p->url_path);
             return false;
         }

@@ -21,6 +21,7 @@
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/strmap.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -127,12 +128,10 @@ static void put_srcset_url(buf *b, const char *base, const char *path)
 {
     buf_puts(b, base);
     for (const char *p = path; *p; p++) {
-        if (*p == ' ')
-            buf_puts(b, "%20");
-        else if (*p == ',')
+        if (*p == ',')
             buf_puts(b, "%2C");
         else
-            buf_putc(b, *p);
+            url_path_escape(b, p, 1);
     }
 }
 

@@ -210,7 +210,7 @@ static const char *resolve(void *vctx, const md_link *l)
         }
         if (!strcmp(s->cfg.base_path, "/"))
             return NULL;
-        return site_url_in(s, c->a, dest + 1);
+        return arena_printf(c->a, "%s%s", s->cfg.base_path, dest + 1); /* a URL as written */
     }
     /* path [?query] [#fragment] */
     size_t plen = strcspn(dest, "?#");
@@ -241,7 +241,7 @@ static const char *resolve(void *vctx, const md_link *l)
         if (pg >= 0 && s->pages[pg].path) {
             r->kind = LINK_PAGE;
             r->target = pg;
-            return arena_printf(c->a, "%s%s%s", s->cfg.base_path, s->pages[pg].path, rest);
+            return arena_printf(c->a, "%s%s", site_url_in(s, c->a, s->pages[pg].path), rest);
         }
         if (pg >= 0) {
             /* a page that failed to load: its own error says why */
@@ -251,7 +251,7 @@ static const char *resolve(void *vctx, const md_link *l)
         }
         if (file >= 0) {
             r->kind = LINK_FILE;
-            return arena_printf(c->a, "%s%s%s", s->cfg.base_path, s->files[file].path, rest);
+            return arena_printf(c->a, "%s%s", site_url_in(s, c->a, s->files[file].path), rest);
         }
         r->missing_path = arena_printf(c->a, "content/%s", rel);
     } else {
@@ -315,7 +315,7 @@ static void image_key(resolve_ctx *c)
         if (file >= 0) {
             r->kind = LINK_FILE;
             r->missing_path = NULL;
-            r->url = arena_printf(c->a, "%s%s", c->s->cfg.base_path, c->s->files[file].path);
+            r->url = site_url_in(c->s, c->a, c->s->files[file].path);
             r->image = file;
             site_image_attrs((site *)c->s, c->a, file, true, &ia, &r->image_error);
         }

@@ -12,6 +12,7 @@
 #include "util/outpath.h"
 #include "util/strmap.h"
 #include "util/text.h"
+#include "util/url.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -21,6 +22,19 @@ void load_slug_component(buf *out, const char *s, size_t n)
     text_slugify(out, s, n);
     if (out->len == before)
         buf_puts(out, "page");
+}
+
+bool site_url_part_ok(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ' ' && (i == 0 || i == n - 1 || s[i - 1] == ' '))
+            return false; /* a space at an end, or two: a typo, not a name */
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < n; i++)
+        buf_putc(&b, s[i] == ' ' ? '_' : s[i]);
+    bool ok = site_url_part_safe(b.data, b.len);
+    buf_release(&b);
+    return ok;
 }
 
 /* Whether s can be a path component as written (`slugs: keep`). */
@@ -228,16 +242,28 @@ static bool claim(site *s, outputs *o, const char *path, const char *who, diag_l
 
 const char *site_url(const site *s, const char *path) { return site_url_in(s, s->a, path); }
 
+/* prefix + path as a URL (url_path_escape: "machine learning/" →
+ * "machine%20learning/"), in a */
+static const char *path_url(arena *a, const char *prefix, const char *path)
+{
+    buf b = BUF_INIT;
+    buf_puts(&b, prefix);
+    url_path_escape(&b, path, strlen(path));
+    const char *r = arena_strndup(a, b.data, b.len);
+    buf_release(&b);
+    return r;
+}
+
 const char *site_url_in(const site *s, arena *a, const char *path)
 {
-    return arena_printf(a, "%s%s", s->cfg.base_path, path);
+    return path_url(a, s->cfg.base_path, path);
 }
 
 const char *site_permalink(const site *s, const char *path) { return site_permalink_in(s, s->a, path); }
 
 const char *site_permalink_in(const site *s, arena *a, const char *path)
 {
-    return arena_printf(a, "%s%s", s->cfg.base_url, path);
+    return path_url(a, s->cfg.base_url, path);
 }
 
 bool site_assign_paths(site *s, diag_list *d)

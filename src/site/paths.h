@@ -23,6 +23,11 @@ const char *site_permalink_date(const char *name, size_t n);
  * is, in `url:` and in a kept `slug:`: not empty, '.' or '..', and no
  * blank, control character, '?', '#', '%', quote, '<', '>', '|' or '\\'. */
 bool site_url_part_safe(const char *s, size_t n);
+/* Whether one part of a `url:` path is one sheaf writes: as
+ * site_url_part_safe, and single spaces inside ("machine learning", as
+ * Jekyll's :categories make): the output folder holds the space, every
+ * URL of it has %20 (site_url, url_path_escape). */
+bool site_url_part_ok(const char *s, size_t n);
 
 /* Output paths, permalinks and the duplicate-path check (needs front matter). */
 bool site_assign_paths(site *s, diag_list *d);

@@ -1,4 +1,5 @@
-/* url: %-decoding, the origin of a base URL, the URL policy (see url.h). */
+/* url: %-decoding and the escaping of paths, the origin of a base URL,
+ * the URL policy (see url.h). */
 #include <string.h>
 
 #include "util/url.h"
@@ -32,6 +33,21 @@ bool url_percent_decode(buf *out, const char *s, size_t n, bool strict)
         }
     }
     return true;
+}
+
+void url_path_escape(buf *out, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= 0x20 || c == 0x7f || strchr("\"#%<>?\\^`{|}", c)) {
+            buf_putc(out, '%');
+            buf_putc(out, hex[c >> 4]);
+            buf_putc(out, hex[c & 15]);
+        } else {
+            buf_putc(out, (char)c);
+        }
+    }
 }
 
 size_t url_origin_len(const char *url)

@@ -16,6 +16,13 @@
  * holds the part before it). */
 bool url_percent_decode(buf *out, const char *s, size_t n, bool strict);
 
+/* Appends the output path s[0..n) ("machine learning/x/", a file's
+ * "files/100%.pdf") to out as a URL path: each byte a URL path cannot
+ * hold as written — C0 controls, space, DEL and " # % < > ? \\ ^ ` { | } —
+ * as %XX (upper-case hex); UTF-8 and the rest as they are (an IRI, as
+ * browsers show it). The one rule for every URL sheaf makes of a path. */
+void url_path_escape(buf *out, const char *s, size_t n);
+
 /* How many bytes of url are its origin: "https://x.io/notes/" → 12
  * ("https://x.io"), "https://x.io" → 12, "/notes/" or "notes" → 0. The
  * rest, when not empty, is the path. */

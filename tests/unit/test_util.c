@@ -206,6 +206,10 @@ TEST(url_rules)
     buf_reset(&b);
     OK(url_percent_decode(&b, "x%00y", 5, true));
     EQ_INT(b.len, 3);
+    /* an output path as a URL path: what a path cannot hold, escaped */
+    buf_reset(&b);
+    url_path_escape(&b, "machine learning/100%\"#?<>\\^`{|}\x7f\t/\xe5\x88\x86/", 39);
+    EQ_STR(b.data, "machine%20learning/100%25%22%23%3F%3C%3E%5C%5E%60%7B%7C%7D%7F%09/\xe5\x88\x86/");
     buf_release(&b);
     EQ_INT(url_origin_len("https://x.io/notes/"), 12);
     EQ_INT(url_origin_len("https://x.io"), 12);
