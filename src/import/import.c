@@ -253,7 +253,7 @@ static bool keep_as_file(imp *m, const site *s, const import_page *p, const char
         return false;
     for (const char *q = p->old_url + 1; *q;) {
         size_t k = strcspn(q, "/");
-        if (!site_url_part_safe(q, k))
+        if (!site_url_part_ok(q, k))
             return false;
         q += k + (q[k] == '/');
     }

@@ -196,13 +196,14 @@ static const char *sheaf_pattern(imp *m, const char *pat, const char *collection
     return r;
 }
 
-/* Whether sheaf takes url as a page's own `url:` (else the old URL is an
- * alias, which may hold more: "/web dev/x/"). */
+/* Whether sheaf takes url as a page's own `url:` ("/web dev/x/" too, as
+ * Jekyll's :categories make it); else the old URL is an alias, which may
+ * hold more. */
 static bool url_writable(const char *url)
 {
     for (const char *q = url + 1; *q;) {
         size_t n = strcspn(q, "/");
-        if (!site_url_part_safe(q, n))
+        if (!site_url_part_ok(q, n))
             return false;
         q += n + (q[n] == '/');
     }

@@ -1,5 +1,5 @@
 /* import/lookup.c: finding the page an old link names — by its old URL
- * (with or without the base path, the old host, index.html) or by its
+ * (with or without the base path, the old host, index.html, %-escapes) or by its
  * source file — and the relative .md path from one imported page to
  * another, which sheaf checks. */
 #include <ctype.h>
@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "import/internal.h"
+#include "util/url.h"
 
 const char *import_relative(imp *m, const import_page *from, const char *dest_rel)
 {
@@ -33,7 +34,7 @@ static size_t url_key(imp *m, const char *url, size_t n, buf *out)
         size_t bn = strlen(m->base_url);
         if (n >= bn && !strncmp(url, m->base_url, bn)) {
             buf_putc(out, '/');
-            buf_put(out, url + bn, n - bn);
+            url_percent_decode(out, url + bn, n - bn, false);
             return out->len;
         }
     }
@@ -44,7 +45,8 @@ static size_t url_key(imp *m, const char *url, size_t n, buf *out)
         url += bp - 1;
         n -= bp - 1;
     }
-    buf_put(out, url, n);
+    /* old URLs are kept decoded ("/web dev/x/"), as the folders they name */
+    url_percent_decode(out, url, n, false);
     if (out->len >= 11 && !strcmp(out->data + out->len - 11, "/index.html"))
         buf_truncate(out, out->len - 10);
     return out->len;
