@@ -330,7 +330,8 @@ static size_t escaped_display_close(const char *s, size_t n, size_t at)
 
 /* The TeX of every formula (sheaf's delimiters, md/mathscan.h; code left
  * alone) through import_tex_fix: what MathJax read and KaTeX would not; kramdown's
- * `\\[…\\]` (display math sheaf has no delimiter for) as `$$…$$`. */
+ * and Goldmark's (math_escapes) `\\[…\\]` (display math sheaf has no
+ * delimiter for) as `$$…$$`. */
 void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool kramdown, buf *out)
 {
     size_t flen = 0;
@@ -373,13 +374,20 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     j = z;
                     continue;
                 }
-                size_t close = kramdown && (j == 0 || s[j - 1] != '\\')
+                size_t close = (kramdown || m->math_escapes) && (j == 0 || s[j - 1] != '\\')
                                    ? escaped_display_close(s, pn, j)
                                    : 0;
                 if (close) {
-                    /* unescaped as kramdown did */
-                    char *tex = arena_alloc(m->a, close - j - 3 + 1);
-                    size_t tn = md_math_unescape(s + j + 3, close - j - 3, tex);
+                    /* kramdown's: unescaped as kramdown did; Goldmark's
+                     * (math_escapes): as written, since sheaf undoes the
+                     * escapes of every formula then */
+                    const char *tex = s + j + 3;
+                    size_t tn = close - j - 3;
+                    if (kramdown) {
+                        char *u = arena_alloc(m->a, tn + 1);
+                        tn = md_math_unescape(tex, tn, u);
+                        tex = u;
+                    }
                     buf_puts(out, "$$");
                     import_tex_fix(m, p, tex, tn, m->math_escapes, out);
                     buf_puts(out, "$$");
