@@ -24,6 +24,7 @@
 #include "import/internal.h"
 #include "site/site.h"
 #include "util/fs.h"
+#include "util/strmap.h"
 #include "util/vec.h"
 
 typedef struct hg {
@@ -731,6 +732,47 @@ bool import_hugo_collect(imp *m)
                         arena_printf(m->a, "made a page at %s from its text, %s: sheaf lists the pages of "
                                            "a folder only in a section (dated posts); link them from it",
                                      p->old_url, p->dest_rel));
+    }
+    /* a term that only lists and pages have, no post (hugoBasicExample's
+     * post/_index.md has tags = ["index"]): Hugo's term page lists them;
+     * sheaf's terms gather posts, so the term's old URL leads to the first
+     * page that has it */
+    static const char *const sheaf_default[] = { "tags" };
+    const char *const *own = h.ntaxonomies ? h.taxonomies : sheaf_default;
+    size_t nown = h.ntaxonomies ? h.ntaxonomies : 1;
+    site_config hugo_terms = { .term_slugs_hugo = true };
+    for (size_t t = 0; t < nown; t++) {
+        strmap *posted = strmap_new(64), *led = strmap_new(8);
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < m->npages; i++) {
+                import_page *p = m->pages[i];
+                if (p->hidden || p->dropped || !p->old_url || p->post != !pass)
+                    continue;
+                tpl_value v = import_kv_get(p, own[t]);
+                size_t n = v.kind == TPL_LIST ? v.u.list->len : v.kind == TPL_STRING ? 1 : 0;
+                for (size_t k = 0; k < n; k++) {
+                    tpl_value e = v.kind == TPL_LIST ? v.u.list->items[k] : v;
+                    if (e.kind != TPL_STRING || !e.len)
+                        continue;
+                    const char *slug = site_tag_slug(&hugo_terms, m->a, e.u.s);
+                    if (!pass) {
+                        strmap_put(posted, slug, 1);
+                        continue;
+                    }
+                    if (strmap_get(posted, slug) >= 0 || strmap_get(led, slug) >= 0)
+                        continue; /* a post has it, or a page before this one */
+                    strmap_put(led, slug, 1);
+                    const char *url = arena_printf(m->a, "%s/%s/%s/", h.in_subdir ? h.in_subdir : "", own[t], slug);
+                    import_alias_add(m, p, url);
+                    import_note_add(m, p->src_rel, 0, 0,
+                                    arena_printf(m->a, "the term page %s (%s: %s)", url, own[t], e.u.s),
+                                    arena_printf(m->a, "a redirect to %s: no post has that term, and sheaf's "
+                                                       "term pages list posts only",
+                                                 p->old_url));
+                }
+            }
+        strmap_free(posted);
+        strmap_free(led);
     }
     /* a taxonomy no published page uses: Hugo still writes its index and
      * its feed, empty; sheaf writes them once a post has one of its terms */
