@@ -17,7 +17,11 @@ Runs, each in a fresh folder under WORK (default $TMPDIR/sheaf-migrate):
 Then every page of the old build (each .html file but its own redirects; a
 folder's index.html is its folder's URL) is looked up in sheaf's: *kept* (a page there, not a
 redirect), *redirected* (a meta-refresh page there, leading to a page of
-the build) or *lost*. Files other than .html are not counted. Prints one
+the build) or *lost*. Files other than .html are not counted. In the
+pages kept, the formulas: <math> elements in sheaf's (KaTeX's MathML)
+against the TeX the old page left for MathJax (its delimiters, $$…$$,
+\\(…\\), \\[…\\], $…$, outside code and scripts, or math/tex scripts) —
+an estimate: the old count has no renderer behind it. Prints one
 Markdown table row; the load average is printed with it, since these are
 wall-clock times.
 
@@ -52,6 +56,28 @@ def pages(root):
             rel = os.path.relpath(os.path.join(d, f), root)
             out.add(rel)
     return out
+
+
+TEX = re.compile(r'\$\$.+?\$\$|\\\(.+?\\\)|\\\[.+?\\\]|<script type="math/tex'
+                 r'|(?<![\\$\w])\$(?=[^\s$])[^$\n]{1,400}?(?<=[^\s\\])\$(?![\d$])', re.S)
+SKIP = re.compile(r'<(script|style|pre|code)\b(?![^>]*math/tex).*?</\1>', re.S | re.I)
+
+
+def formulas(root, rels, math):
+    """Formulas in the pages rels under root: TeX left for MathJax in the
+    old build (its delimiters in the text, outside code and scripts, or
+    a math/tex script), <math> elements in sheaf's (KaTeX's MathML)."""
+    n = 0
+    for rel in rels:
+        p = os.path.join(root, rel)
+        if not os.path.isfile(p):
+            continue
+        t = open(p, encoding='utf-8', errors='replace').read()
+        if math:
+            n += t.count('<math')
+        else:
+            n += len(TEX.findall(SKIP.sub('', t)))
+    return n
 
 
 def main():
@@ -121,6 +147,7 @@ def main():
 
     kept = redirected = lost = 0
     lost_list = []
+    same = []  # old pages that are pages in sheaf's build: their formulas compared
     for rel in sorted(pages(old)) if old_ok else []:
         if out is None:
             break
@@ -136,15 +163,19 @@ def main():
             redirected += 1
         else:
             kept += 1
+            same.append(rel)
+    tex_old = formulas(old, same, False) if out else 0
+    tex_new = formulas(out, same, True) if out else 0
     load = os.getloadavg()[0]
     print('| site | old build | sheaf import | sheaf build | errors, 1st build | old pages kept / redirected / lost '
-          '| import report kept / redirected / lost | load |')
-    print('|---|---|---|---|---|---|---|---|')
-    print('| %s | %s %.2f s%s | %.2f s | %.2f s | %s | %s | %s | %.1f |' % (
+          '| formulas: sheaf / old | import report kept / redirected / lost | load |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    print('| %s | %s %.2f s%s | %.2f s | %.2f s | %s | %s | %s | %s | %.1f |' % (
         label, kind, min(old_t), '' if old_ok else ' (failed)', imp_t, min(new_t),
         errors if imp_ok else 'import failed',
         ('%d / %d / %d' % (kept, redirected, lost) + (' (links: warn)' if warned else '')) if out and old_ok
         else 'no output' if not out else 'old build failed',
+        '%d / %d' % (tex_new, tex_old) if out and old_ok else '—',
         ' / '.join(claimed), load))
     if lost_list:
         print('lost: ' + ' '.join(lost_list[:30]) + (' …' if len(lost_list) > 30 else ''), file=sys.stderr)
