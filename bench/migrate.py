@@ -151,7 +151,7 @@ def main():
     for rel in sorted(pages(old)) if old_ok else []:
         if out is None:
             break
-        if b'http-equiv="refresh"' in open(os.path.join(old, rel), 'rb').read(4096):
+        if b'http-equiv="refresh"' in open(os.path.join(old, rel), 'rb').read(4096).lower():
             continue  # a redirect of the old site's own (an alias, /page/1/)
         p = os.path.join(out, rel)
         if not os.path.isfile(p):
