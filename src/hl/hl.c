@@ -129,6 +129,14 @@ typedef struct shared {
     int depth; /* of sub-language calls */
     size_t from; /* where the current search began (guard_callout) */
     const memo *known; /* what the current search's regex found before, or NULL */
+    /* the runs "C X*" of guard_callout's long form, compiled on first use
+     * (keyed by their text in the pattern, which lives as long as it) */
+    struct {
+        const unsigned char *key;
+        pcre2_code *re;
+    } runs[16];
+    unsigned nruns;
+    pcre2_match_data *run_md;
     /* the block's budget, in units of work (see search) */
     unsigned long long work, budget;
     bool over; /* the budget ran out: give up at every level */
@@ -273,25 +281,83 @@ static size_t boundary(const char *s, size_t len, size_t i)
  * not tried at k) when G is known to fail at q — q was tried by this
  * search (q >= from: no alternative matched there), or by this regex's
  * last search over the same code (its memo) — and 1 otherwise. */
+/* Whether alternative g is known to fail at q by this regex's memo. */
+static bool memo_fails(const memo *mm, uint32_t g, size_t q)
+{
+    for (unsigned i = 0; mm && i < HL_MEMO_BACK && i < mm->n; i++)
+        if (q >= mm->last[i].from && (q < mm->last[i].at || (q == mm->last[i].at && g < mm->last[i].group)))
+            return true;
+    return false;
+}
+
+/* The long form, (?C"G 0 R") with R the run "C X*+": is there a position
+ * q known to fail for G (the last position each memo record knows, before
+ * k) from which R reads exactly up to k? A word of YAML prose ("abcd
+ * abcd …") puts the C it starts with more than four positions back. The
+ * read is linear in k - q, and q is within the last searches. */
+static int run_callout(shared *sh, uint32_t g, const unsigned char *src, size_t k, const pcre2_callout_block *cb)
+{
+    const memo *mm = sh->known;
+    if (!mm)
+        return 1;
+    pcre2_code *re = NULL;
+    for (unsigned i = 0; i < sh->nruns && !re; i++)
+        if (sh->runs[i].key == cb->callout_string)
+            re = sh->runs[i].re;
+    if (!re) {
+        if (sh->nruns == sizeof sh->runs / sizeof *sh->runs)
+            return 1;
+        int err;
+        PCRE2_SIZE off;
+        re = pcre2_compile(src, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED, &err, &off,
+                           NULL);
+        if (!re)
+            return 1;
+        sh->runs[sh->nruns].key = cb->callout_string;
+        sh->runs[sh->nruns++].re = re;
+    }
+    if (!sh->run_md && !(sh->run_md = pcre2_match_data_create(1, NULL)))
+        return 1;
+    const unsigned char *s = (const unsigned char *)cb->subject;
+    for (unsigned i = 0; i < HL_MEMO_BACK && i < mm->n; i++) {
+        /* its match's start (where G is before the alternative that
+         * matched), then the last position before that or k */
+        size_t cand[2], nc = 0, hi = mm->last[i].at < k ? mm->last[i].at : k;
+        if (mm->last[i].at < k && g < mm->last[i].group)
+            cand[nc++] = mm->last[i].at;
+        if (hi > mm->last[i].from) {
+            size_t q = hi - 1;
+            while (q > mm->last[i].from && (s[q] & 0xc0) == 0x80)
+                q--; /* a character's first byte */
+            cand[nc++] = q;
+        }
+        for (size_t c = 0; c < nc; c++) {
+            if (!charge(sh, k - cand[c]))
+                return 1;
+            if (pcre2_match(re, cb->subject, k, cand[c], PCRE2_NO_UTF_CHECK, sh->run_md, NULL) > 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 static int guard_callout(pcre2_callout_block *cb, void *data)
 {
-    const shared *sh = data;
+    shared *sh = data;
     if (!cb->callout_string)
         return 1;
     const char *t = (const char *)cb->callout_string;
     char *e;
-    unsigned long g = strtoul(t, &e, 10), back = strtoul(e, NULL, 10);
+    unsigned long g = strtoul(t, &e, 10), back = strtoul(e, &e, 10);
     size_t k = cb->current_position;
+    if (!back && *e == ' ')
+        return run_callout(sh, (uint32_t)g, (const unsigned char *)e + 1, k, cb);
     if (!back || back > k)
         return 1;
     size_t q = k - back;
     if (q >= sh->from)
         return 0;
-    const memo *mm = sh->known;
-    for (unsigned i = 0; mm && i < HL_MEMO_BACK && i < mm->n; i++)
-        if (q >= mm->last[i].from && (q < mm->last[i].at || (q == mm->last[i].at && g < mm->last[i].group)))
-            return 0;
-    return 1;
+    return memo_fails(sh->known, (uint32_t)g, q) ? 0 : 1;
 }
 
 /* 1: match, 0: none, -1: PCRE2 gave up or the budget is spent */
@@ -907,6 +973,9 @@ hl_status hl_highlight(int lang, const char *code, size_t len, buf *out, hl_page
     result_free(&res);
     pcre2_match_data_free(sh.md);
     pcre2_match_context_free(sh.mc);
+    pcre2_match_data_free(sh.run_md);
+    for (unsigned i = 0; i < sh.nruns; i++)
+        pcre2_code_free(sh.runs[i].re);
     page->work += sh.work;
     return sh.over ? HL_OVER_BUDGET : st == ST_OK ? HL_HIGHLIGHTED : HL_GAVE_UP;
 }

@@ -31,7 +31,7 @@ enum { SLACK = 1024 };
 
 static const char *const shapes[] = {
     "a", "A", "_", "a1", "1", " ", "a ", "a.", "a-", "a:", "::", "$a", "a(", "(", "<", "=",
-    ",", "\\", "\"", "'", "#", "/", "@", "\xc3\xa9",
+    ",", "\\", "\"", "'", "#", "/", "@", "\xc3\xa9", "abcd ", "abcd(", "abcd.", "(abcd",
 };
 
 static double cpu_s(void)

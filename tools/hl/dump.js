@@ -222,7 +222,9 @@ function utf8Less(a, b) {
  * or by one of this regex's last searches over the same code — and the
  * guard then fails at once: a run is read from its first positions only,
  * and a token is not rescanned by each search that starts inside or right
- * after it (YAML's key, JavaScript's arrow head on "((((…"). U are the
+ * after it (YAML's key, JavaScript's arrow head on "((((…"). A last
+ * callout, "G 0 C X*+", reaches further back for a word of YAML prose
+ * (hl.c's run_callout). U are the
  * alternative's other starting branches that are literal text (C++'s
  * decltype(auto)), which the argument does not cover: where one of them
  * matches, the guard lets the alternative be tried. A group of branches
@@ -485,6 +487,16 @@ function guardOf(src, ci) {
             for (var k2 = 0; k2 < d; k2++)
                 run += x;
             behind.push('(?<=' + run + ')(?C"\uE002 ' + (d + 1) + '")');
+        }
+        if (x) {
+            /* the long form: the run's C further back (hl.c's run_callout) */
+            var text = '\uE002 0 (?:' + c + ')(?:' + x + ')*+', delim = null;
+            var delims = ['"', "'", '`', '^', '%', '#', '$'];
+            for (var k3 = 0; k3 < delims.length && !delim; k3++)
+                if (text.indexOf(delims[k3]) < 0)
+                    delim = delims[k3];
+            if (delim)
+                behind.push('(?C' + delim + text + delim + ')');
         }
         each.push('(?=' + c + ')(?!' + behind.join('|') + ')');
     }
