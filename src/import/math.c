@@ -260,6 +260,24 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 continue;
             }
         }
+        /* \displaylines{a \\ b}: MathJax's (plain TeX's) centred lines,
+         * which KaTeX has not; amsmath's gathered is the same */
+        if (c == '\\' && i + 13 < n && !strncmp(tex + i + 1, "displaylines", 12) &&
+            !isalpha((unsigned char)tex[i + 13])) {
+            size_t z = i + 13;
+            while (z < n && tex[z] == ' ')
+                z++;
+            size_t end = z < n && tex[z] == '{' ? group_end(tex, n, z) : 0;
+            if (end) {
+                buf_puts(out, "\\begin{gathered}");
+                import_tex_fix(m, p, tex + z + 1, end - z - 2, escapes, out);
+                buf_puts(out, "\\end{gathered}");
+                import_rewrite_add(m, p->src_rel, "\\displaylines{…}", "\\begin{gathered}…\\end{gathered}");
+                fixes++;
+                i = end - 1;
+                continue;
+            }
+        }
         /* \text{a_b & c} → \text{a\_b \& c}: not where the TeX is Markdown
          * first (an added backslash would be undone) */
         if (c == '\\' && !escapes) {
