@@ -354,6 +354,7 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
 {
     size_t flen = 0;
     char fch = 0, closer = 0; /* closer: in a display block, its closer */
+    size_t block = 0;         /* where that block began */
     for (size_t i = 0; i < n;) {
         size_t e = i;
         while (e < n && s[e] != '\n')
@@ -374,12 +375,23 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
         bool closed;
         char c;
         if (closer) {
-            import_tex_fix(m, p, s + i, e - i, m->math_escapes, out);
-            if (md_math_block_closes(s + k, e - k, closer, &tail))
-                closer = 0;
+            /* a display block is fixed whole, at its closing line (or the
+             * text's end): a group may span its lines (\displaylines{…}) */
+            bool last = md_math_block_closes(s + k, e - k, closer, &tail);
+            if (!last && next < n) {
+                i = next;
+                continue;
+            }
+            import_tex_fix(m, p, s + block, e - block, m->math_escapes, out);
+            closer = 0;
         } else if (md_math_block_open(s + k, e - k, &c, &olen, &closed)) {
+            if (!closed && next < n) {
+                closer = c;
+                block = i;
+                i = next;
+                continue;
+            }
             import_tex_fix(m, p, s + i, e - i, m->math_escapes, out);
-            closer = closed ? 0 : c;
         } else {
             /* inline formulas: in the paragraph, up to a blank line */
             const char *para = memmem(s + i, n - i, "\n\n", 2);
