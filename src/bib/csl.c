@@ -322,7 +322,10 @@ const char *bib_csl_language(const bib_entry *e)
         seen = cjk(e->authors[i].full, seen);
     for (size_t i = 0; i < e->neditors && seen != 'j' && seen != 'k'; i++)
         seen = cjk(e->editors[i].full, seen);
-    return seen == 'z' ? "zh-CN" : seen == 'j' ? "ja-JP" : seen == 'k' ? "ko-KR" : NULL;
+    /* no CJK and no stated language: English, so that a list in a Chinese
+     * style (GB/T 7714, default-locale zh-CN) gives it "et al.", and its
+     * titles are in sentence case whatever the page's language */
+    return seen == 'z' ? "zh-CN" : seen == 'j' ? "ja-JP" : seen == 'k' ? "ko-KR" : "en-US";
 }
 
 /* ---- sentence case ----
@@ -380,8 +383,11 @@ static void sentence_case_tex(const char *raw, buf *out)
     }
 }
 
-/* Pandoc's rule: an entry is English when its language says so, or when
- * it has none and the document's (the style's locale) is English. */
+/* An entry is English when its language says so — stated, or detected
+ * (bib_csl_language: no CJK and none stated is English). Only a language
+ * written but not understood falls back on the document's (the style's
+ * locale), which is Pandoc's rule for every entry of no langid: it
+ * differs from this one in a Chinese style alone (docs/citations.md). */
 static bool english(const bib_entry *e, const char *doc_lang)
 {
     const char *l = bib_csl_language(e);

@@ -24,7 +24,9 @@
 void bib_csl_json(const bib_entry *e, const char *doc_lang, buf *out);
 
 /* The BCP 47 tag of e's language: langid / language mapped (a tag kept
- * as written), else detected from CJK characters, else NULL. Static. */
+ * as written; NULL when it is neither), else detected: zh-CN, ja-JP or
+ * ko-KR for Han, kana or Hangul in the title or a name, else en-US.
+ * Static. */
 const char *bib_csl_language(const bib_entry *e);
 
 /* Appends s[0..n) as a JSON string (quoted, escaped) to out. */

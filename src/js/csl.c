@@ -76,7 +76,8 @@ static const char wrapper[] =
     "      var it = q.items[i];\n"
     "      items[it.id] = it;\n"
     /* in a Chinese, Japanese or Korean document an entry of no stated
-     * language (bib/csl.c found no CJK in it) is taken as English */
+     * language is taken as English: a .bib entry always has one (bib/csl.c
+     * detects it), an item of a CSL-JSON file may not */
     "      if (q.item_layouts && !it.language && /^(zh|ja|ko)$/.test(base)) it.language = 'en';\n"
     "      var p = primary(it.language);\n"
     "      if (q.item_layouts && p && p !== base && langs.indexOf(p) < 0) langs.push(p);\n"

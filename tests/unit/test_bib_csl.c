@@ -12,8 +12,22 @@
 static char got[4096];
 static const char *doc_lang = "en-US";
 
-/* The CSL-JSON of the one entry in text. */
+/* The CSL-JSON of the one entry in text, as written (raw) or without the
+ * language every entry of no stated language and no CJK has (en-US),
+ * which the language test checks. */
+static const char *item_raw(const char *text);
+
 static const char *item(const char *text)
+{
+    static const char en[] = ",\"language\":\"en-US\"}";
+    const char *j = item_raw(text);
+    size_t n = strlen(j);
+    if (n >= sizeof en - 1 && !strcmp(got + n - (sizeof en - 1), en))
+        strcpy(got + n - (sizeof en - 1), "}");
+    return j;
+}
+
+static const char *item_raw(const char *text)
 {
     arena *a = arena_new();
     diag_list *d = diag_list_new();
@@ -121,7 +135,11 @@ TEST(language)
            "\"王\",\"given\":\"五\"}],\"language\":\"zh-CN\"}");
     OK(strstr(item("@article{k, title = {日本語のテキスト}}"), "\"language\":\"ja-JP\"") != NULL);
     OK(strstr(item("@article{k, title = {한국어 제목}}"), "\"language\":\"ko-KR\"") != NULL);
-    OK(strstr(item("@article{k, title = {Über Müller}}"), "language") == NULL);
+    /* neither stated nor CJK: English (a GB/T list gives it "et al.") */
+    EQ_STR(item_raw("@article{k, title = {Über Müller}}"),
+           "{\"id\":\"k\",\"type\":\"article-journal\",\"title\":\"Über müller\",\"language\":\"en-US\"}");
+    /* a language written but not understood: none */
+    OK(strstr(item("@article{k, title = {X}, langid = {elvish!}}"), "language") == NULL);
 }
 
 /* The title as CSL wants it (sentence case) from a title-cased .bib title,
@@ -157,10 +175,14 @@ TEST(sentence_case)
     OK(strstr(j, "\"container-title\":\"Proceedings of the big conference\"") != NULL);
     OK(strstr(j, "\"collection-title\":\"Lecture notes in stuff\"") != NULL);
     OK(strstr(item("@article{k, journal = {The Computer Journal}}"), "\"The Computer Journal\"") != NULL);
-    /* a document in another language: English entries only by their langid */
+    /* a document in another language: an entry is English by its langid,
+     * or by having no CJK (none stated); Chinese ones stay as written;
+     * a langid not understood leaves it to the document's language */
     doc_lang = "zh-CN";
-    EQ_STR(title("A Thesis"), "A Thesis");
+    EQ_STR(title("A Thesis"), "A thesis");
     OK(strstr(item("@article{k, title = {A Thesis}, langid = {english}}"), "\"A thesis\"") != NULL);
+    OK(strstr(item("@article{k, title = {A Thesis 王}}"), "\"A Thesis 王\"") != NULL);
+    OK(strstr(item("@article{k, title = {A Thesis}, langid = {elvish!}}"), "\"A Thesis\"") != NULL);
     doc_lang = "en-US";
 }
 
