@@ -258,7 +258,8 @@ static bool fast_rebuild(build_session *bs, const char *const *changed, size_t n
                 /* the front matter changed: fine while the page stays where
                  * it is, dated, tagged and published as before */
                 diag_list *pd = diag_list_new();
-                ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && site_page_same_place(p, &q);
+                ok = site_reparse_page(s, &q, copy, text.len, s->a, pd) && site_page_same_place(p, &q) &&
+                     site_csl_page_known(s, &q); /* a citation style it did not name before: read in a full run */
                 diag_list_free(pd);
             }
             /* another page shows this one's title in a link to its label

@@ -321,7 +321,7 @@ void site_cite_state_free(site_cite_state *st)
 void site_cite_html(const site *s, const page *p, site_cite_state *st, const md_cite *c, size_t n,
                     buf *out)
 {
-    if (s->csl) {
+    if (site_page_csl(s, p)) {
         site_csl_cite_html(s, p, st, c, n, out);
         return;
     }
@@ -703,7 +703,7 @@ void site_page_citation_values(site *s, arena *a, const page *p, tpl_map *m)
     }
     strmap_free(seen);
     keys->len = nk;
-    if (s->csl && nr) {
+    if (site_page_csl(s, p) && nr) {
         /* the page's document's order and text (numbers, 2017a/b) */
         tpl_value pb = p->csl_bib;
         if (pb.kind != TPL_LIST) { /* its Markdown came from the session's page cache */

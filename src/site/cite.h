@@ -55,14 +55,26 @@ const bib_entry *site_cite_entry(const site *s, const page *p, const char *key);
  * once to collect its citations, once to write their formatted text. */
 
 /* Reads `citation_style:`: a built-in style leaves s->csl NULL; a bundled
- * style or a .csl file (relative to the site) is read into s->csl. An
- * unknown name or an unreadable file is an error at site.yaml's key. */
+ * style or a .csl file (relative to the site) is read into s->csl. Then
+ * each page's own (front matter; CSL styles only), into s->csl_pages. An
+ * unknown name or an unreadable file is an error at the key, in
+ * site.yaml or the page. */
 bool site_csl_setup(site *s, diag_list *d);
-/* Frees s->csl and its engines. */
+/* Frees s->csl, s->csl_pages and their engines. */
 void site_csl_free(site *s);
 /* The hash (hex) of the CSL style's text, or "" for a built-in style:
  * what a page's cached Markdown depends on besides site.yaml's line. */
 const char *site_csl_style_hash(const site *s);
+/* The hash of the style page p names in its front matter when it is not
+ * the site's, else "": what p's cached Markdown depends on besides its
+ * text (a .csl file it names edited). */
+const char *site_csl_page_hash(const site *s, const page *p);
+/* Whether page p's citations are in a CSL style (its own or the site's). */
+bool site_page_csl(const site *s, const page *p);
+/* Whether p's `citation_style:` is one site_csl_setup read (or the
+ * site's, or none): false for a page edited since to name another, which
+ * only a full build reads. */
+bool site_csl_page_known(const site *s, const page *p);
 /* Before the Markdown of a page that cites (body: its text): looks for
  * its document in the cache by its text and sets st->doc on a hit. */
 void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state *st);

@@ -1,7 +1,8 @@
 /* site/cite_csl.c: citations in a Citation Style Language style — the
- * `citation_style:` of a bundled style (src/js/csl.h) or of a .csl file —
- * formatted by citeproc-js (src/js/csl.c), the rest of citations (the
- * check of keys, the paper graph, the entry model) staying cite.c's.
+ * `citation_style:` of a bundled style (src/js/csl.h) or of a .csl file,
+ * in site.yaml or in a page's front matter (the page's wins) — formatted
+ * by citeproc-js (src/js/csl.c), the rest of citations (the check of
+ * keys, the paper graph, the entry model) staying cite.c's.
  *
  * A page is one citeproc-js document: its citation groups in order as
  * clusters (so numbering, disambiguation and the bibliography's order are
@@ -52,12 +53,14 @@
 
 typedef struct site_csl site_csl;
 struct site_csl {
-    const char *name;  /* as written in site.yaml */
+    const char *name;  /* as written in site.yaml or the front matter */
     const char *text;  /* the style's XML, NUL-terminated */
     size_t len;
     const char *file;  /* the .csl file as named (errors are its), or NULL: bundled */
     char hash[17];     /* of the text, hex */
-    int line, col;     /* citation_style: in site.yaml */
+    const char *src;   /* where citation_style: is: "site.yaml", or the first page naming it */
+    int line, col;
+    site_csl *next;    /* s->csl_pages: the other styles pages name */
     char *owned;       /* a file's text */
     pthread_mutex_t mu;
     js_csl **idle;     /* engines not in use */
@@ -97,15 +100,13 @@ static const char *closest(const char *name)
     return text_near_best(&n);
 }
 
-bool site_csl_setup(site *s, diag_list *d)
+/* The style of that name, read (a file's text checked), or NULL after an
+ * error at src:line:col, where citation_style: names it. */
+static site_csl *load_style(site *s, const char *name, const char *src, int line, int col, diag_list *d)
 {
-    const char *name = s->cfg.citation_style;
-    if (s->csl || !name || builtin(name))
-        return true;
-    int line, col;
-    site_config_key_place(&s->cfg, "citation_style", &line, &col);
     site_csl *c = xcalloc(1, sizeof *c);
     c->name = name;
+    c->src = src;
     c->line = line;
     c->col = col;
     if (is_file(name)) {
@@ -116,7 +117,7 @@ bool site_csl_setup(site *s, diag_list *d)
         free(root);
         free(path);
         if (!ok)
-            diag_error(d, "site.yaml", line, col, "cannot read citation style '%s': %s", name, why);
+            diag_error(d, src, line, col, "cannot read citation style '%s': %s", name, why);
         /* citeproc-js reads a broken style without saying where: the
          * checker names the line and column (and a missing part) first */
         bib_csl_style style;
@@ -125,7 +126,7 @@ bool site_csl_setup(site *s, diag_list *d)
         if (!ok) {
             buf_release(&text);
             free(c);
-            return false;
+            return NULL;
         }
         c->len = text.len;
         c->owned = buf_detach(&text, NULL);
@@ -138,46 +139,162 @@ bool site_csl_setup(site *s, diag_list *d)
             buf list = BUF_INIT;
             for (size_t i = 0; i < js_csl_nstyles; i++)
                 buf_printf(&list, "%s%s", i ? ", " : "", js_csl_styles[i].name);
-            diag_error(d, "site.yaml", line, col,
+            diag_error(d, src, line, col,
                        "unknown citation style '%s'%s%s%s: the built-in author-year or numeric, a "
                        "bundled CSL style (%s) or a .csl file of the site",
                        name, sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "", list.data);
             buf_release(&list);
             free(c);
-            return false;
+            return NULL;
         }
         c->text = f->text;
         c->len = f->len;
     }
     snprintf(c->hash, sizeof c->hash, "%016llx", (unsigned long long)hash_bytes(c->text, c->len));
     pthread_mutex_init(&c->mu, NULL);
-    s->csl = c;
-    return true;
+    return c;
+}
+
+/* A page's own `citation_style:` as written, or NULL: the site's. */
+static const char *page_style_name(const page *p)
+{
+    if (!p || p->fm.kind != TPL_MAP)
+        return NULL;
+    tpl_value v = tpl_map_get_cstr(p->fm.u.map, "citation_style");
+    return v.kind == TPL_STRING ? v.u.s : NULL;
+}
+
+/* The CSL style page p's citations are in: its own, else the site's;
+ * NULL for a built-in one. A name setup did not read (a page edited in
+ * a build session since: site_csl_page_known) is taken as the site's. */
+static site_csl *style_of(const site *s, const page *p)
+{
+    const char *name = page_style_name(p);
+    if (!name || (s->csl && !strcmp(name, s->csl->name)))
+        return s->csl;
+    for (site_csl *c = s->csl_pages; c; c = c->next)
+        if (!strcmp(c->name, name))
+            return c;
+    return s->csl;
+}
+
+bool site_page_csl(const site *s, const page *p) { return style_of(s, p) != NULL; }
+
+bool site_csl_page_known(const site *s, const page *p)
+{
+    tpl_value v = p && p->fm.kind == TPL_MAP ? tpl_map_get_cstr(p->fm.u.map, "citation_style") : tpl_none();
+    if (v.kind == TPL_UNDEFINED || v.kind == TPL_NONE)
+        return v.kind == TPL_UNDEFINED;
+    const char *name = page_style_name(p);
+    if (!name || (s->cfg.citation_style && !strcmp(name, s->cfg.citation_style)))
+        return name != NULL;
+    for (site_csl *c = s->csl_pages; c; c = c->next)
+        if (!strcmp(c->name, name))
+            return true;
+    return false;
+}
+
+bool site_csl_setup(site *s, diag_list *d)
+{
+    const char *name = s->cfg.citation_style;
+    bool ok = true;
+    if (!s->csl && name && !builtin(name)) {
+        int line, col;
+        site_config_key_place(&s->cfg, "citation_style", &line, &col);
+        s->csl = load_style(s, name, "site.yaml", line, col, d);
+        ok = s->csl != NULL;
+    }
+    /* the pages' own; a file that failed is reported once */
+    struct strmap *failed = strmap_new(4);
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        if (p->failed || p->fm.kind != TPL_MAP)
+            continue;
+        tpl_value v = tpl_map_get_cstr(p->fm.u.map, "citation_style");
+        if (v.kind == TPL_UNDEFINED)
+            continue;
+        int line, col;
+        site_page_key_place(p, "citation_style", &line, &col);
+        const char *pn = v.kind == TPL_STRING ? v.u.s : NULL;
+        if (!pn || !*pn) {
+            diag_error(d, p->src, line, col, "citation_style: wants the name of a bundled CSL style or "
+                                             "a .csl file of the site");
+            ok = false;
+            continue;
+        }
+        if (name && !strcmp(pn, name))
+            continue; /* the site's */
+        if (builtin(pn)) {
+            diag_error(d, p->src, line, col,
+                       "citation style '%s' on a page: the built-in author-year and numeric are for "
+                       "the whole site (site.yaml); a page may name a bundled CSL style or a .csl file",
+                       pn);
+            ok = false;
+            continue;
+        }
+        bool known = false;
+        for (site_csl *c = s->csl_pages; c && !known; c = c->next)
+            known = !strcmp(c->name, pn);
+        if (known || strmap_get(failed, pn) >= 0)
+            continue;
+        site_csl *c = load_style(s, pn, p->src, line, col, d);
+        if (!c) {
+            if (is_file(pn))
+                strmap_put(failed, pn, 0);
+            ok = false;
+            continue;
+        }
+        c->next = s->csl_pages;
+        s->csl_pages = c;
+    }
+    strmap_free(failed);
+    return ok;
 }
 
 const char *site_csl_style_hash(const site *s) { return s->csl ? s->csl->hash : ""; }
 
-void site_csl_free(site *s)
+const char *site_csl_page_hash(const site *s, const page *p)
 {
-    site_csl *c = s->csl;
-    if (!c)
-        return;
+    site_csl *c = page_style_name(p) ? style_of(s, p) : NULL;
+    return c && c != s->csl ? c->hash : "";
+}
+
+static void free_style(site_csl *c)
+{
     for (size_t i = 0; i < c->nidle; i++)
         js_csl_free(c->idle[i]);
     free(c->idle);
     pthread_mutex_destroy(&c->mu);
     free(c->owned);
     free(c);
+}
+
+void site_csl_free(site *s)
+{
+    if (s->csl)
+        free_style(s->csl);
     s->csl = NULL;
+    for (site_csl *c = s->csl_pages, *next; c; c = next) {
+        next = c->next;
+        free_style(c);
+    }
+    s->csl_pages = NULL;
 }
 
 void site_csl_counts(const site *s, size_t *docs, size_t *twice, size_t *rendered, size_t *engines)
 {
-    site_csl *c = s->csl;
-    *docs = c ? atomic_load(&c->docs) : 0;
-    *twice = c ? atomic_load(&c->twice) : 0;
-    *rendered = c ? atomic_load(&c->rendered) : 0;
-    *engines = c ? atomic_load(&c->engines) : 0;
+    *docs = *twice = *rendered = *engines = 0;
+    for (site_csl *c = s->csl_pages;; c = c->next) {
+        site_csl *k = c ? c : s->csl; /* the pages' styles, then the site's */
+        if (k) {
+            *docs += atomic_load(&k->docs);
+            *twice += atomic_load(&k->twice);
+            *rendered += atomic_load(&k->rendered);
+            *engines += atomic_load(&k->engines);
+        }
+        if (!c)
+            break;
+    }
 }
 
 static js_csl *take(site_csl *c, buf *err)
@@ -217,7 +334,7 @@ static const char *doc_lang(const site *s, const page *p)
  * missing locale is the language's: the page's `language:` or site.yaml's. */
 static void report(site *s, const page *p, const char *msg, diag_list *d)
 {
-    site_csl *c = s->csl;
+    site_csl *c = style_of(s, p);
     if (!d)
         return;
     if (strstr(msg, "no locale '")) {
@@ -233,10 +350,16 @@ static void report(site *s, const page *p, const char *msg, diag_list *d)
     }
     if (atomic_exchange(&c->reported, 1))
         return;
+    int line = c->line, col = c->col;
+    const char *src = c->src;
+    if (page_style_name(p)) { /* the page's own: at its line */
+        site_page_key_place(p, "citation_style", &line, &col);
+        src = p->src;
+    }
     if (c->file)
         diag_error(d, c->file, 0, 0, "this citation style cannot be used: %s", msg);
     else
-        diag_error(d, "site.yaml", c->line, c->col, "citation style '%s': %s", c->name, msg);
+        diag_error(d, src, line, col, "citation style '%s': %s", c->name, msg);
 }
 
 /* ---- the reply ---- */
@@ -279,9 +402,9 @@ static bool read_reply(const char *json, size_t len, size_t nclusters, arena *a,
 /* Formats the document of items (CSL-JSON objects, comma-separated) and
  * clusters (JSON arrays, comma-separated) in lang: from the cache (kind
  * "csl"), else with an engine; the reply's JSON in reply. */
-static bool format(site *s, const char *lang, const buf *items, const buf *clusters, buf *reply, buf *err)
+static bool format(site *s, site_csl *c, const char *lang, const buf *items, const buf *clusters, buf *reply,
+                   buf *err)
 {
-    site_csl *c = s->csl;
     buf key = BUF_INIT;
     buf_printf(&key, "%s %s\n%s\n%s\n", KEY_FORMAT, js_csl_version(), c->hash, lang);
     buf_put(&key, items->data, items->len);
@@ -462,9 +585,9 @@ static bool key_char(unsigned char ch)
 /* The key of "csl-page": the text and the CSL-JSON of every entry an '@'
  * in it may name (more than it cites, never fewer: a citation's key is
  * such a run, or one with trailing punctuation dropped, or `@{…}`). */
-static void page_key(const site *s, const page *p, str body, const char *lang, buf *key)
+static void page_key(const site *s, const site_csl *c, const page *p, str body, const char *lang, buf *key)
 {
-    buf_printf(key, "%s %s\n%s\n%s\n%zu\n", KEY_FORMAT, js_csl_version(), s->csl->hash, lang, body.len);
+    buf_printf(key, "%s %s\n%s\n%s\n%zu\n", KEY_FORMAT, js_csl_version(), c->hash, lang, body.len);
     buf_put(key, body.ptr, body.len);
     size_t n = s->bib->n;
     unsigned char *seen = xcalloc(n + 1, 1);
@@ -509,10 +632,11 @@ static void page_key(const site *s, const page *p, str body, const char *lang, b
 void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state *st)
 {
     st->doc = NULL;
-    if (!s->csl || !s->bib)
+    site_csl *c = style_of(s, p);
+    if (!c || !s->bib)
         return;
     buf key = BUF_INIT, v = BUF_INIT;
-    page_key(s, p, body, doc_lang(s, p), &key);
+    page_key(s, c, p, body, doc_lang(s, p), &key);
     if (cache_get(s->cache, "csl-page", key.data, key.len, &v)) {
         /* {"sigs": [...], "reply": {...}}: the reply is read from its text */
         diag_list *d = diag_list_new();
@@ -541,9 +665,9 @@ void site_csl_begin(site *s, const page *p, str body, arena *a, site_cite_state 
 bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_result *md, arena *a,
                      diag_list *d)
 {
-    if (!s->csl || !s->bib)
+    site_csl *c = style_of(s, p);
+    if (!c || !s->bib)
         return false;
-    site_csl *c = s->csl;
     site_csl_doc *doc = st->doc;
     if (doc && !doc->bad && doc->group == doc->sigs->len) {
         atomic_fetch_add(&c->docs, 1);
@@ -597,7 +721,7 @@ bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_r
     if (!nclusters) {
         nd.clusters = tpl_list_new(a, 0);
         nd.bib = tpl_list_value(tpl_list_new(a, 0));
-    } else if (!format(s, lang, &items, &clusters, &reply, &err)) {
+    } else if (!format(s, c, lang, &items, &clusters, &reply, &err)) {
         report(s, p, err.data, d);
         goto done;
     } else if (!read_reply(reply.data, reply.len, nclusters, a, &nd.clusters, &nd.bib)) {
@@ -623,7 +747,7 @@ bool site_csl_finish(site *s, page *p, str body, site_cite_state *st, const md_r
         goto done;
     /* kept by the page's text for the next build */
     buf key = BUF_INIT, v = BUF_INIT;
-    page_key(s, p, body, lang, &key);
+    page_key(s, c, p, body, lang, &key);
     buf_puts(&v, "{\"sigs\": [");
     for (size_t g = 0; g < sigs->len; g++) {
         if (g)
@@ -707,7 +831,7 @@ static void ref_job(void *vctx, size_t i, int worker)
         arena *a = arena_new();
         const tpl_list *clusters;
         tpl_value bib;
-        if (!format(s, lang, &item, &cl, &reply, &err))
+        if (!format(s, s->csl, lang, &item, &cl, &reply, &err))
             report(s, NULL, err.data, rc->d);
         else if (!read_reply(reply.data, reply.len, 1, a, &clusters, &bib))
             report(s, NULL, "citeproc-js gave a reply sheaf cannot read", rc->d);

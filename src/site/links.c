@@ -120,7 +120,7 @@ static void cite_hook(void *vctx, const md_cite *c, size_t n, buf *out)
 static void cite_render(resolve_ctx *rc, page *p, str body, int line, const md_options *mo,
                         const md_hooks *hooks, arena *a, diag_list *d)
 {
-    bool csl = hooks->cite && rc->s->csl;
+    bool csl = hooks->cite && site_page_csl(rc->s, p);
     if (csl)
         site_csl_begin((site *)rc->s, p, body, a, &rc->cites);
     md_render(body, line, mo, hooks, a, &p->md);

@@ -280,6 +280,9 @@ static void make_key(const site_md_disk *m, const site *s, const page *p, buf *k
                (unsigned long long)m->generation, (unsigned long long)m->global,
                (unsigned long long)m->env, (unsigned long long)words, (unsigned long long)bib,
                p->src);
+    const char *style = site_csl_page_hash(s, p); /* a .csl file the page names: its text */
+    if (*style)
+        buf_printf(key, "\ncsl %s", style);
     unsigned char text[CACHE_DIGEST_LEN]; /* the page's bytes, by their SHA-256 */
     cache_digest(p->text, p->text_len, text);
     buf_putc(key, 0);

@@ -137,6 +137,7 @@ typedef struct site {
     struct strmap *paper_index; /* key → papers index */
     struct cache *cache;  /* the build cache (.sheaf-cache/), or NULL: src/cache */
     struct site_csl *csl; /* the CSL style of `citation_style:`, or NULL: a built-in one */
+    struct site_csl *csl_pages; /* the other CSL styles pages name in their front matter */
     site_md_disk *md_disk; /* the pages' Markdown in it (a one-shot build), or NULL */
     struct site_images *images; /* the sizes of the files read so far (images.c) */
     site_variant *variants; /* the image variants to write (site_image_variants) */

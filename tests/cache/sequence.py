@@ -197,6 +197,21 @@ def main():
                                             '<group prefix="(" suffix=")" delimiter=", ">', 1))
     build("the .csl style edited", 0)
     build("nothing changed again", n)
+    # a page's own citation_style: (front matter): its .csl file edited
+    # must redo that page alone, and so must a change of the name
+    write("styles/page.csl", style)
+    own = ("---\ntitle: Own style\ndate: 2024-07-01\ncitation_style: %s\n---\n"
+           "Cited [@lian2017, p. 4] and [@wang2023].\n")
+    write("content/posts/2024-07-01-own.md", own % "styles/page.csl")
+    n += 1
+    build("a page naming its own .csl style")
+    write("styles/page.csl", style.replace('<group prefix="[" suffix="]" delimiter=", ">',
+                                           '<group prefix="{" suffix="}" delimiter=", ">', 1))
+    build("the page's .csl style edited", n - 1)
+    write("content/posts/2024-07-01-own.md", own % "nature")
+    build("the page's citation_style edited", n - 1)
+    write("content/posts/2024-07-01-own.md", own % "styles/venue.csl")
+    build("the page's citation_style now the site's", n - 1)
     png("content/img/sq.png", 6, 3)  # the same file, other sizes: its width and height change
     build("an image replaced", 0)
     for dirpath, _dirs, files in os.walk(SITE):  # a fresh checkout: every file a new time
