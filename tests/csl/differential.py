@@ -140,6 +140,15 @@ def title_case_non_english(a, b, i, j):
     return (1, 1) if at_word and i < len(a) and j < len(b) and a[i].islower() and b[j] == a[i].upper() else None
 
 
+def gbt_no_langid_english(a, b, i, j):
+    """GB/T (locale zh-CN), an entry of no langid and no CJK: sheaf takes
+    it as English (bib/csl.c detects the language) and puts its titles in
+    sentence case; Pandoc takes it as the style's language and leaves
+    them as written (Title Case), after a space or a hyphen alike."""
+    at_word = i == 0 or not a[i - 1].isalpha()
+    return (1, 1) if at_word and i < len(a) and j < len(b) and a[i].islower() and b[j] == a[i].upper() else None
+
+
 CJK_CHAR = re.compile("[%s]" % CJK)
 
 
@@ -190,6 +199,7 @@ RULES = [
     ("year-form-short", ["elsevier-harvard"], "text", short_year),
     ("gbt-names-delimiter", GBT, "aligned", gbt_names_delimiter),
     ("title-case-non-english", GBT, "aligned", title_case_non_english),
+    ("gbt-no-langid-english", GBT, "aligned", gbt_no_langid_english),
     ("cjk-initial-period", NOT_GBT, "aligned", cjk_initial_period),
     ("edition-label", ["ieee", "chicago-author-date"] + GBT, "aligned", edition_label),
 ]
