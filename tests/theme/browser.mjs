@@ -46,11 +46,15 @@ export function checks() {
 
 // Serves the folder out on a free port of 127.0.0.1; resolves to the server.
 // gzip: compress what the client accepts compressed, as hosts do (what a
-// visitor downloads: Lighthouse's page weight).
-export async function serveDir(out, { gzip = false } = {}) {
+// visitor downloads: Lighthouse's page weight). pause (ms): a slow arrival —
+// each page's HTML stops for that long before its <main>, so the browser
+// draws the head and the header first, and every other file comes half of
+// it late.
+export async function serveDir(out, { gzip = false, pause = 0 } = {}) {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript',
     '.json': 'application/json', '.woff2': 'font/woff2', '.svg': 'image/svg+xml' };
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     let p = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
     if (!p.startsWith(out)) { res.writeHead(403); res.end(); return; }
     if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
@@ -62,6 +66,14 @@ export async function serveDir(out, { gzip = false } = {}) {
       head['Content-Encoding'] = 'gzip';
     }
     res.writeHead(200, head);
+    const cut = pause && !head['Content-Encoding'] && p.endsWith('.html') ? body.indexOf('<main') : -1;
+    if (cut > 0) {
+      res.write(body.subarray(0, cut));
+      await sleep(pause);
+      body = body.subarray(cut);
+    } else if (pause) {
+      await sleep(pause / 2);
+    }
     res.end(body);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));

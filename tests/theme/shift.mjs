@@ -10,12 +10,11 @@
 // Exits 77 (ctest's "skipped") when playwright-core or Chromium is missing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { checks, chromiumOrSkip, chromiumPath } from './browser.mjs';
+import { checks, chromiumOrSkip, chromiumPath, serveDir } from './browser.mjs';
 
 const chromium = chromiumOrSkip('shift.mjs');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -29,30 +28,7 @@ if (b.status !== 0) { console.log(String(b.stderr)); process.exit(1); }
 
 const PAUSE = 400; // ms: long enough for a frame to be drawn
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const types = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript',
-  '.json': 'application/json', '.woff2': 'font/woff2', '.svg': 'image/svg+xml' };
-const server = http.createServer(async (req, res) => {
-  let p = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  if (!p.startsWith(out)) { res.writeHead(403); res.end(); return; }
-  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) p = path.join(p, 'index.html');
-  if (!fs.existsSync(p)) { res.writeHead(404); res.end(); return; }
-  const body = fs.readFileSync(p);
-  res.writeHead(200, { 'Content-Type': types[path.extname(p)] || 'application/octet-stream' });
-  if (p.endsWith('.html')) {
-    // the head and the header first, the rest after a pause
-    const cut = body.indexOf('<main');
-    if (cut > 0) {
-      res.write(body.subarray(0, cut));
-      await sleep(PAUSE);
-      res.end(body.subarray(cut));
-      return;
-    }
-  } else {
-    await sleep(PAUSE / 2); // scripts, the style sheet and fonts come late
-  }
-  res.end(body);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const server = await serveDir(out, { pause: PAUSE });
 const base = `http://127.0.0.1:${server.address().port}`;
 
 const pages = ['/', '/posts/gradient-compression/', '/papers/', '/search/'];
