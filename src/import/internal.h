@@ -71,6 +71,13 @@ typedef struct import_rewrite {
     const char *from, *to;
 } import_rewrite;
 
+/* A link to an id no element of its page has (anchors.c), for the report. */
+typedef struct import_script_anchor {
+    const char *where;   /* DEST-relative file:line:col */
+    const char *message; /* sheaf's words */
+    const char *pattern; /* the anchors_warn: pattern that now covers it */
+} import_script_anchor;
+
 typedef struct imp {
     const import_options *o;
     const char *src_real;  /* SRC resolved: nothing outside it is read (fs_within) */
@@ -107,9 +114,12 @@ typedef struct imp {
      * first, a line for the report; the TeX rewritten for KaTeX */
     const tpl_map *old_config;
     bool math_on, math_escapes;
+    bool math_per_page; /* only pages saying so (math: true) loaded MathJax */
     const char *math_note;
     import_rewrite *rewrites;
     size_t nrewrites, caprewrites;
+    import_script_anchor *script_anchors;
+    size_t nscript_anchors, capscript_anchors;
     /* where each line of one page's body starts (body.c, place): notes ask
      * for their line and column by offset */
     const char *lines_of;  /* the body_src they are of, or NULL */
@@ -206,6 +216,14 @@ void import_comment_anchors(imp *m, const tpl_map *c);
 /* The same when a template below SRC/dir_rel (layouts/, _includes/)
  * loads a comment widget's script (giscus.app, utteranc.es, disqus.com …). */
 void import_comment_anchors_in(imp *m, const char *dir_rel);
+
+/* ---- anchors.c: ids a script made ------------------------------------ */
+
+/* Checks DEST as `sheaf check` would (site.yaml and the pages written):
+ * each #fragment of a link that no element of its page has becomes an
+ * `anchors_warn:` pattern in m->site_yaml (li-22 → li-*), each link is
+ * kept for the report. True when site.yaml is to be written again. */
+bool import_script_anchors(imp *m);
 
 /* ---- yaml_out.c ------------------------------------------------------- */
 

@@ -124,6 +124,7 @@ static bool site_math(imp *m, const char **where)
         for (size_t k = 0; k < m->pages[i]->nkv; k++)
             if (math_key(m->pages[i]->kv[k].key) && value_on(m->pages[i]->kv[k].value)) {
                 *where = arena_printf(m->a, "`%s:` in %s", m->pages[i]->kv[k].key, m->pages[i]->src_rel);
+                m->math_per_page = true;
                 return true;
             }
     return false;
@@ -233,6 +234,53 @@ static size_t group_end(const char *s, size_t n, size_t i)
 
 static const char *const text_commands[] = { "text", "textrm", "textbf", "textit", "mbox", NULL };
 
+/* Spacing commands KaTeX will not take as the base of a ^ or _
+ * (`x\!\!^{4}`: "Got group of unknown type: 'internal'"); TeX and MathJax
+ * give the script an empty base there. \kern, \mskip, `\ ` and ~ it
+ * takes. */
+static const char *const space_commands[] = { "quad", "qquad", "thinspace", "negthinspace", "medspace",
+                                              "negmedspace", "thickspace", "negthickspace", NULL };
+
+/* The end of the spacing command at tex[i] ('\\'): \! \, \: \; a name
+ * above, or \hspace{…} (\hspace*{…}); 0 when there is none. */
+static size_t space_command_end(const char *tex, size_t n, size_t i)
+{
+    if (i + 1 >= n || tex[i] != '\\')
+        return 0;
+    if (strchr("!,:;", tex[i + 1]))
+        return i + 2;
+    size_t z = i + 1;
+    while (z < n && isalpha((unsigned char)tex[z]))
+        z++;
+    if (listed(space_commands, tex + i + 1, z - i - 1))
+        return z;
+    if (z - i - 1 == 6 && !strncmp(tex + i + 1, "hspace", 6)) {
+        z += z < n && tex[z] == '*';
+        while (z < n && tex[z] == ' ')
+            z++;
+        return z < n && tex[z] == '{' ? group_end(tex, n, z) : 0;
+    }
+    return 0;
+}
+
+/* Where the run of spacing commands at tex[i] is followed by a script
+ * (^, _, or \_ where the TeX is Markdown first): that script's place, past
+ * the blanks; else 0. */
+static size_t space_script_at(const char *tex, size_t n, size_t i, bool escapes)
+{
+    size_t z = i, e;
+    while ((e = space_command_end(tex, n, z))) {
+        z = e;
+        while (z < n && (tex[z] == ' ' || tex[z] == '\n'))
+            z++;
+    }
+    if (z == i || z >= n)
+        return 0;
+    if (tex[z] == '^' || tex[z] == '_' || (escapes && z + 1 < n && tex[z] == '\\' && tex[z + 1] == '_'))
+        return z;
+    return 0;
+}
+
 size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out)
 {
     size_t fixes = 0;
@@ -277,6 +325,18 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 i = end - 1;
                 continue;
             }
+        }
+        /* x\!\!^{4} → x\!\!{}^{4}: the script's base is empty in TeX and
+         * MathJax, and KaTeX wants it written */
+        size_t script = c == '\\' ? space_script_at(tex, n, i, escapes) : 0;
+        if (script) {
+            buf_put(out, tex + i, script - i);
+            buf_puts(out, "{}");
+            import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%.*s%c", (int)(script - i), tex + i, tex[script]),
+                               arena_printf(m->a, "%.*s{}%c", (int)(script - i), tex + i, tex[script]));
+            fixes++;
+            i = script - 1;
+            continue;
         }
         /* \text{a_b & c} → \text{a\_b \& c}: not where the TeX is Markdown
          * first (an added backslash would be undone) */
@@ -329,6 +389,55 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
 
 /* ---- formulas in a page's body ------------------------------------------ */
 
+/* Whether MathJax ran on page p: on every page, unless the old site loaded
+ * it only where front matter said so (Chirpy's `math: true`). */
+static bool page_mathjax(const imp *m, const import_page *p)
+{
+    if (!m->math_per_page)
+        return true;
+    for (size_t k = 0; k < p->nkv; k++)
+        if (math_key(p->kv[k].key) && value_on(p->kv[k].value))
+            return true;
+    return false;
+}
+
+/* MathJax's own pairing of `$`, where sheaf's (md/mathscan.h, Pandoc's)
+ * differs: the next `$` closes, blanks or not, outside braces (`{$ (x', y')
+ * $}`, `$x$5`). Where s[j] opens such a pair, in the paragraph s[..pn),
+ * the closing `$`; 0 when there is none, it crosses code or `$$`, holds
+ * only blanks, or sheaf reads the same formula there. */
+static size_t mathjax_dollar_close(const char *s, size_t pn, size_t j)
+{
+    if (s[j] != '$' || j + 1 >= pn || s[j + 1] == '$' || (j && (s[j - 1] == '\\' || s[j - 1] == '$')))
+        return 0;
+    int depth = 0;
+    bool blank = true;
+    size_t k = j + 1;
+    for (; k < pn; k++) {
+        char c = s[k];
+        if (c == '\\') {
+            k++;
+            blank = false;
+        } else if (c == '`') {
+            return 0;
+        } else if (c == '{') {
+            depth++;
+        } else if (c == '}') {
+            depth -= depth > 0;
+        } else if (c == '$' && !depth) {
+            break;
+        }
+        if (!isspace((unsigned char)c))
+            blank = false;
+    }
+    if (k >= pn || blank || (k + 1 < pn && s[k + 1] == '$'))
+        return 0;
+    md_math_span sp;
+    if (md_math_scan(s, pn, j, &sp) && !sp.display && sp.end == k + 1)
+        return 0;
+    return k;
+}
+
 /* MathJax's display math written for Markdown first, `\\[ … \\]` (the
  * Markdown made it `\[ … \]`): where its closer starts, the formula's
  * TeX from at + 3; 0 when s[at] opens none. */
@@ -355,6 +464,7 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
     size_t flen = 0;
     char fch = 0, closer = 0; /* closer: in a display block, its closer */
     size_t block = 0;         /* where that block began */
+    bool mathjax = page_mathjax(m, p);
     for (size_t i = 0; i < n;) {
         size_t e = i;
         while (e < n && s[e] != '\n')
@@ -423,6 +533,35 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     buf_puts(out, "$$");
                     import_rewrite_add(m, p->src_rel, "\\\\[ … \\\\]", "$$ … $$");
                     j = close + 3;
+                    if (j > e) {
+                        e = j;
+                        while (e < n && s[e] != '\n')
+                            e++;
+                        next = e + (e < n);
+                    }
+                    continue;
+                }
+                size_t mj = kramdown && mathjax ? mathjax_dollar_close(s, s[k] == '|' ? e : pn, j) : 0;
+                if (mj) {
+                    /* `{$ (x', y') $}`: MathJax's pair (within a table
+                     * row's line), which sheaf's rule reads otherwise;
+                     * as \(…\), trimmed */
+                    size_t a = j + 1, z = mj;
+                    while (a < z && isspace((unsigned char)s[a]))
+                        a++;
+                    while (z > a && isspace((unsigned char)s[z - 1]))
+                        z--;
+                    char *u = arena_alloc(m->a, z - a + 1);
+                    size_t un = md_math_unescape(s + a, z - a, u);
+                    buf fixed = BUF_INIT;
+                    buf_puts(&fixed, "\\(");
+                    import_tex_fix(m, p, u, un, m->math_escapes, &fixed);
+                    buf_puts(&fixed, "\\)");
+                    buf_put(out, fixed.data, fixed.len);
+                    import_rewrite_add(m, p->src_rel, arena_strndup(m->a, s + j, mj + 1 - j),
+                                       arena_strndup(m->a, fixed.data, fixed.len));
+                    buf_release(&fixed);
+                    j = mj + 1;
                     if (j > e) {
                         e = j;
                         while (e < n && s[e] != '\n')
