@@ -577,6 +577,16 @@ static void write_report(imp *m, buf *r, long aliases)
         for (size_t i = 0; i < m->nrewrites; i++)
             buf_printf(r, "- `%s`: `%s` → `%s`\n", m->rewrites[i].src_rel, m->rewrites[i].from, m->rewrites[i].to);
     }
+    if (m->nscript_anchors) {
+        buf_printf(r, "\n## Links to ids no element has (%zu)\n\n"
+                      "The old site's scripts made these ids in the browser (a comment widget, a list "
+                      "numbered by JavaScript), or the links were broken there already. `anchors_warn:` in "
+                      "site.yaml makes each a warning; check them:\n\n",
+                   m->nscript_anchors);
+        for (size_t i = 0; i < m->nscript_anchors; i++)
+            buf_printf(r, "- `%s`: %s (`%s`)\n", m->script_anchors[i].where, m->script_anchors[i].message,
+                       m->script_anchors[i].pattern);
+    }
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     m->nnote_slots = 0; /* its indexes are the old order's: made again if a note comes */
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
@@ -675,6 +685,9 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
         for (size_t i = 0; aliases >= 0 && ok && i < m.npages; i++)
             if ((m.pages[i]->naliases || m.pages[i]->url_set) && !m.pages[i]->dropped)
                 ok = write_page(&m, m.pages[i]);
+        /* the first build: links to ids a script made warn */
+        if (ok && aliases >= 0 && import_script_anchors(&m))
+            ok = write_at(&m, "site.yaml", m.site_yaml.data, m.site_yaml.len);
         if (written) {
             /* also when sheaf found errors in the new site (reported at
              * DEST's files): the report says what is left to do */
