@@ -775,15 +775,21 @@ static void visit(void *ctx, const char *rel)
     for (size_t i = 0; i < j->ninclude && !included; i++)
         included = excluded_by(r, j->include[i]);
     /* Jekyll skips every file and folder whose name starts with '_' below
-     * the top too (docs/_layouts/), unless `include:` names it */
+     * the top too (docs/_layouts/, a collection's _tabs/_archives.md),
+     * unless `include:` names it */
     const char *under = NULL;
     for (const char *q = r + first; *q && !under; q++)
-        if (q[0] == '/' && q[1] == '_' && strchr(q + 1, '/'))
+        if (q[0] == '/' && q[1] == '_')
             under = q + 1;
-    if (under && !included) {
+    if (under && !included && strchr(under, '/')) {
         import_note_dir(m, arena_strndup(m->a, r, (size_t)(strchr(under, '/') - r)),
                         "Jekyll skips a folder whose name starts with '_' (unless `include:` names it): not "
                         "imported");
+        return;
+    }
+    if (under && !included) {
+        import_note_add(m, r, 0, 0, "file",
+                        "Jekyll skips a name that starts with '_' (unless `include:` names it): not imported");
         return;
     }
     if (included) {

@@ -176,14 +176,18 @@ static bool liquid(imp *m, import_page *p, const char *inner, size_t n, bool out
         }
         return false;
     }
-    if (import_tag_word_is(&t, 0, "link") && t.count == 2) {
-        import_page *to = import_page_by_src(m, t.w[1], t.n[1]);
+    if (import_tag_word_is(&t, 0, "link") && t.count >= 2) {
+        /* Jekyll's link takes the rest of the tag as the path, blanks
+         * and all: {% link _tabs/gradients for backprop.md %} */
+        const char *path = t.w[1];
+        size_t pn = (size_t)(t.w[t.count - 1] + t.n[t.count - 1] - path);
+        import_page *to = import_page_by_src(m, path, pn);
         if (to) {
             import_put_link(m, p, out, to, NULL);
             return true;
         }
         for (size_t i = 0; i < m->nfiles; i++)
-            if (strlen(m->files[i].src_rel) == t.n[1] && !strncmp(m->files[i].src_rel, t.w[1], t.n[1]) &&
+            if (strlen(m->files[i].src_rel) == pn && !strncmp(m->files[i].src_rel, path, pn) &&
                 m->files[i].old_url) {
                 buf_puts(out, m->files[i].old_url);
                 m->nlinks++;

@@ -72,7 +72,13 @@ void import_put_link(imp *m, import_page *p, buf *out, import_page *to, const ch
             buf_puts(out, anchor);
         return;
     }
-    buf_puts(out, import_relative(m, p, to->dest_rel));
+    /* a blank or a parenthesis would end the Markdown link: %-encoded
+     * (`gradients%20for%20backprop.md`), as the build reads it */
+    for (const char *c = import_relative(m, p, to->dest_rel); *c; c++)
+        if (*c == ' ' || *c == '(' || *c == ')')
+            buf_printf(out, "%%%02X", (unsigned char)*c);
+        else
+            buf_putc(out, *c);
     if (anchor)
         buf_puts(out, anchor);
     m->nlinks++;
