@@ -127,6 +127,13 @@ static const char *url_output(imp *m, const char *url)
 {
     while (*url == '/')
         url++;
+    /* Jekyll writes a URL with neither an ending nor a closing '/' (a
+     * page's /about under `permalink: /:title.html`, which leaves pages
+     * /:path/:basename) as that name plus .html, which a server such as
+     * GitHub Pages answers at both */
+    const char *last = strrchr(url, '/') ? strrchr(url, '/') + 1 : url;
+    if (m->o->kind == IMPORT_JEKYLL && *last && !strchr(last, '.'))
+        return arena_printf(m->a, "%s.html", url);
     return site_alias_output(m->a, url);
 }
 
@@ -321,10 +328,13 @@ static long add_old_urls(imp *m, diag_list *d)
             continue;
         }
         const char *want = url_output(m, p->old_url);
+        /* /about, which Jekyll wrote as about.html: that file's URL */
+        const char *plain = site_alias_output(m->a, p->old_url + (p->old_url[0] == '/'));
+        const char *old = strcmp(plain, want) ? arena_printf(m->a, "/%s", want) : p->old_url;
         bool served = !strcmp(site_output_file(m->a, sp->path), want);
         if (!served && keep_as_file(m, &s, p, want, &taken)) {
             /* Jekyll's page at /about.html: that file again, not a redirect */
-            import_kv_set(m, p, "url", tpl_str(p->old_url));
+            import_kv_set(m, p, "url", tpl_str(old));
             p->url_set = true;
             served = true;
         }
@@ -337,7 +347,7 @@ static long add_old_urls(imp *m, diag_list *d)
                                                                              : sp->aliases[j]),
                              want);
         if (!served) {
-            import_alias_add(m, p, p->old_url);
+            import_alias_add(m, p, old);
             added++;
         }
     }
