@@ -363,6 +363,11 @@ void md_take_next_text(md_walk *w, size_t n);
 
 /* ---- math (math.c) ---- */
 
+/* Writes a formula found in the text of a raw HTML block (md/rawhtml.c),
+ * as MathJax in the browser rendered it there: its TeX as written (never
+ * Markdown, so no escape is undone); (line, col) where the TeX starts. */
+void md_math_in_html(md_walk *w, buf *out, const char *tex, size_t len, bool display, int line, int col);
+
 /* Equation references: every `\label{key}` of the page's display formulas,
  * numbered in the page's order (labels, an md_vec of md_eqlabel). A
  * labelled formula shows its number after it and takes its labels as ids;

@@ -487,7 +487,7 @@ static const char *number_tex(md_walk *w, const char *tex, size_t len, bool disp
 /* Writes one formula, a block of its own or inside a paragraph; (line,
  * col) is where its TeX starts (cmark's lines). */
 static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display, bool block,
-                 int line, int col)
+                 int line, int col, bool markdown)
 {
     const md_options *o = md_walk_options(w);
     if (!o->math) {
@@ -503,12 +503,12 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
      * `\_` that looks like such an escape is said (TeX prints it) */
     const char *written = tex;
     size_t written_len = len;
-    if (o->math_escapes) {
+    if (o->math_escapes && markdown) {
         char *u = arena_alloc(md_walk_arena(w), len + 1);
         len = md_math_unescape(tex, len, u);
         u[len] = '\0';
         tex = u;
-    } else {
+    } else if (markdown) {
         long at = md_math_escaped_subscript(tex, len);
         if (at >= 0) {
             int l = line, c = col;
@@ -571,6 +571,11 @@ static void emit(md_walk *w, buf *out, const char *tex, size_t len, bool display
                   hint ? ": " : "", hint ? hint : "");
 }
 
+void md_math_in_html(md_walk *w, buf *out, const char *tex, size_t len, bool display, int line, int col)
+{
+    emit(w, out, tex, len, display, false, line, col, false);
+}
+
 static bool owns(cmark_node *n) { return cmark_node_get_type(n) == node_math && node_math; }
 
 static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
@@ -607,7 +612,7 @@ static void render(md_walk *w, buf *out, cmark_node *n, bool entering)
     if (punct)
         buf_puts(out, "<span class=\"math-nowrap\">");
     size_t opened = out->len;
-    emit(w, out, d->tex, d->len, d->display, false, line, col);
+    emit(w, out, d->tex, d->len, d->display, false, line, col, true);
     if (punct && out->len == opened) { /* nothing written: an error */
         buf_truncate(out, mark);
         punct = 0;
@@ -641,7 +646,7 @@ static bool code_block(md_walk *w, buf *out, cmark_node *n)
         size_t n = strlen(lit);
         while (n && (lit[n - 1] == '\n' || lit[n - 1] == '\r'))
             n--;
-        emit(w, out, arena_strndup(md_walk_arena(w), lit, n), n, true, true, line + 1, col);
+        emit(w, out, arena_strndup(md_walk_arena(w), lit, n), n, true, true, line + 1, col, true);
         md_cr(out);
         return true;
     }
@@ -682,7 +687,7 @@ static bool code_block(md_walk *w, buf *out, cmark_node *n)
         md_problem_at(w, true, line, col, "display math opened here is never closed (a line ending "
                                           "with %s)", d->closer == '$' ? "$$" : "\\]");
     else
-        emit(w, out, tex.data, tex.len, true, true, tex_line, tex_col);
+        emit(w, out, tex.data, tex.len, true, true, tex_line, tex_col, true);
     md_cr(out);
     buf_release(&tex);
     return true;

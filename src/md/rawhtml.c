@@ -26,18 +26,22 @@
 #include <strings.h>
 
 #include "md/internal.h"
+#include "md/mathscan.h"
 #include "util/url.h"
 #include "util/xalloc.h"
 #include "util/vec.h"
 
-/* ATTR_URL: a URL only checked by the policy (a shortcode's action=, …) */
-typedef enum attr_kind { ATTR_ID, ATTR_LINK, ATTR_IMAGE, ATTR_URL } attr_kind;
+/* ATTR_URL: a URL only checked by the policy (a shortcode's action=, …);
+ * TEXT_MATH: a formula in a text node (its TeX at tex, tex_len) */
+typedef enum attr_kind { ATTR_ID, ATTR_LINK, ATTR_IMAGE, ATTR_URL, TEXT_MATH } attr_kind;
 
 typedef struct found {
     size_t at, len;   /* the value as written, quotes included, in the literal */
     const char *value; /* decoded (gumbo's, freed with its output) */
     attr_kind kind;
     GumboNode *el;
+    size_t tex, tex_len; /* TEXT_MATH: the TeX, in the literal */
+    bool display;
 } found;
 
 typedef struct scan {
@@ -75,6 +79,89 @@ static void collect(scan *s, GumboNode *n, const char *lit)
     }
     for (unsigned i = 0; i < e->children.length; i++)
         collect(s, e->children.data[i], lit);
+}
+
+/* Formulas in the text of a raw HTML block, which MathJax or KaTeX's
+ * auto-render found in the browser on the old sites (`<td>$x^2$</td>`,
+ * `<p>\\(a\\)</p>`): by sheaf's delimiter rules (md/mathscan.h), and
+ * `\\[…\\]`, within one text node — never in the elements those scripts
+ * skip, nor in attribute values (no text nodes). */
+static bool math_skipped(GumboTag t)
+{
+    return t == GUMBO_TAG_CODE || t == GUMBO_TAG_PRE || t == GUMBO_TAG_SCRIPT || t == GUMBO_TAG_STYLE
+           || t == GUMBO_TAG_TEXTAREA || t == GUMBO_TAG_NOSCRIPT || t == GUMBO_TAG_KBD || t == GUMBO_TAG_SAMP
+           || t == GUMBO_TAG_MATH || t == GUMBO_TAG_SVG || t == GUMBO_TAG_TITLE;
+}
+
+static void collect_math(scan *s, GumboNode *n, const char *lit, size_t len)
+{
+    if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) {
+        if (math_skipped(n->v.element.tag))
+            return;
+        for (unsigned i = 0; i < n->v.element.children.length; i++)
+            collect_math(s, n->v.element.children.data[i], lit, len);
+        return;
+    }
+    if (n->type != GUMBO_NODE_TEXT)
+        return;
+    const char *t = n->v.text.original_text.data;
+    size_t tn = n->v.text.original_text.length;
+    if (!t || t < lit || t + tn > lit + len)
+        return; /* made by the parser, not written */
+    for (size_t j = 0; j < tn; j++) {
+        if (t[j] == '\\' && j + 1 < tn && t[j + 1] != '(' && t[j + 1] != '[') {
+            j++; /* \$ and other escapes */
+            continue;
+        }
+        md_math_span sp;
+        bool ok = false;
+        if (t[j] == '\\' && t[j + 1] == '[') {
+            for (size_t k = j + 2; k + 1 < tn && !ok; k++) {
+                if (t[k] == '\\' && t[k + 1] == ']' && k > j + 2) {
+                    sp = (md_math_span){ .tex = j + 2, .tex_len = k - j - 2, .end = k + 2, .display = true };
+                    ok = true;
+                } else if (t[k] == '\\') {
+                    k++;
+                }
+            }
+        } else if (t[j] == '$' || t[j] == '\\') {
+            ok = md_math_scan(t, tn, j, &sp);
+        }
+        if (!ok)
+            continue;
+        found *f = md_vec_push(&s->v);
+        memset(f, 0, sizeof *f);
+        f->at = (size_t)(t + j - lit);
+        f->len = sp.end - j;
+        f->tex = (size_t)(t - lit) + sp.tex;
+        f->tex_len = sp.tex_len;
+        f->display = sp.display;
+        f->kind = TEXT_MATH;
+        f->el = n;
+        j = sp.end - 1;
+    }
+}
+
+/* The TeX of a formula in HTML text, its character references decoded
+ * (`a &lt; b`, `&amp;` in a matrix), as the browser gave it to MathJax. */
+static void html_tex(const char *s, size_t n, buf *out)
+{
+    static const struct { const char *ref, *ch; } refs[] = { { "&lt;", "<" },    { "&gt;", ">" },
+                                                             { "&amp;", "&" },   { "&quot;", "\"" },
+                                                             { "&#39;", "'" },   { "&apos;", "'" },
+                                                             { "&nbsp;", " " } };
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0, nrefs = sizeof refs / sizeof *refs;
+        if (s[i] == '&')
+            while (k < nrefs && (strlen(refs[k].ref) > n - i || strncmp(s + i, refs[k].ref, strlen(refs[k].ref))))
+                k++;
+        if (s[i] == '&' && k < nrefs) {
+            buf_puts(out, refs[k].ch);
+            i += strlen(refs[k].ref) - 1;
+        } else {
+            buf_putc(out, s[i]);
+        }
+    }
 }
 
 /* md_put_img_attrs's question: does the tag have this attribute? */
@@ -162,7 +249,9 @@ static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size
 {
     bool block = n && cmark_node_get_type(n) == CMARK_NODE_HTML_BLOCK;
     bool placed = n == NULL;
-    if (!worth_reading(lit, len)) {
+    bool math = block && md_ext_on(w, MD_EXT_MATH) && !md_walk_options(w)->reference
+                && (memchr(lit, '$', len) || strstr(lit, "\\(") || strstr(lit, "\\["));
+    if (!math && !worth_reading(lit, len)) {
         buf_put(out, lit, len);
         return;
     }
@@ -179,6 +268,8 @@ static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size
     collect(&s, g->root, lit);
     if (d)
         collect(&s, d->root, lit);
+    if (math)
+        collect_math(&s, g->root, lit, len);
     found *f = s.v.v;
     if (s.v.n > 1)
         vec_sort(f, s.v.n, sizeof *f, by_place);
@@ -196,6 +287,19 @@ static void read_html(md_walk *w, buf *out, cmark_node *n, const char *lit, size
         int line = line0, col = col0;
         if (n)
             place(w, n, lit, vat, line0, col0, &line, &col);
+        if (f[i].kind == TEXT_MATH) {
+            if (f[i].at < copied)
+                continue;
+            int tl = line0, tc = col0;
+            place(w, n, lit, f[i].tex, line0, col0, &tl, &tc);
+            buf_reset(&text);
+            html_tex(lit + f[i].tex, f[i].tex_len, &text);
+            buf_put(out, lit + copied, f[i].at - copied);
+            md_math_in_html(w, out, arena_strndup(md_walk_arena(w), text.data, text.len), text.len, f[i].display,
+                            tl, tc);
+            copied = f[i].at + f[i].len;
+            continue;
+        }
         if (f[i].kind == ATTR_ID) {
             if (*f[i].value)
                 md_claim_id(w, f[i].value, strlen(f[i].value), line, col, false);

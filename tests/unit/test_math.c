@@ -476,6 +476,44 @@ TEST(punctuation_stays_with_its_formula)
     arena_free(a);
 }
 
+/* Formulas in the text of raw HTML blocks, which MathJax rendered in the
+ * browser: rendered too, their character references decoded; not in code,
+ * pre, script, style, textarea, nor in attribute values; never with math
+ * off; `\_` stays TeX's even where the Markdown's TeX is Markdown first. */
+TEST(math_in_raw_html)
+{
+    int calls = 0;
+    md_options o = { .unsafe = true, .math = fake, .math_ctx = &calls };
+    EQ_STR(render("<div class=\"box\" title=\"$t$\">\nSo $a &lt; b$ and \\(c\\), \\[d\\]\n"
+                  "<code>$e$</code><pre>$f$</pre><script>x = '$g$'</script><textarea>$h$</textarea>\n"
+                  "it cost $5 and $10, \\$ too</div>\n",
+                  &o),
+           "<div class=\"box\" title=\"$t$\">\nSo <math>a < b</math> and <math>c</math>, "
+           "<span class=\"math-scroll\" tabindex=\"0\" role=\"group\" aria-label=\"Formula\">"
+           "<math display=\"block\">d</math></span>\n"
+           "<code>$e$</code><pre>$f$</pre><script>x = '$g$'</script><textarea>$h$</textarea>\n"
+           "it cost $5 and $10, \\$ too</div>\n");
+    EQ_INT(calls, 3);
+    EQ_STR(render("<table><tr><td>$x_1$</td><td><b>$D\\_{KL}$</b></td></tr></table>\n", &o),
+           "<table><tr><td><math>x_1</math></td><td><b><math>D\\_{KL}</math></b></td></tr></table>\n");
+    o.math_escapes = true;
+    EQ_STR(render("<p>$D\\_{KL}$</p>\n", &o), "<p><math>D\\_{KL}</math></p>\n");
+    /* an error is at the formula's place in the file */
+    arena *a = arena_new();
+    md_result r;
+    const char *md = "Text.\n\n<p>\none $a!b$\n</p>\n";
+    md_render(str_make(md, strlen(md)), 1, &o, NULL, a, &r);
+    EQ_INT(r.nproblems, 1);
+    if (r.nproblems == 1) {
+        EQ_INT(r.problems[0].line, 4);
+        EQ_INT(r.problems[0].col, 7);
+    }
+    arena_free(a);
+    /* inline HTML in a paragraph was math already; math off: none */
+    o.off = md_extension_bit("math");
+    EQ_STR(render("<p>$x$</p>\n", &o), "<p>$x$</p>\n");
+}
+
 int main(void)
 {
     RUN(dollar_inline);
@@ -489,5 +527,6 @@ int main(void)
     RUN(katex_budgets);
     RUN(punctuation_stays_with_its_formula);
     RUN(markdown_escapes);
+    RUN(math_in_raw_html);
     return harness_done();
 }
