@@ -130,6 +130,11 @@ typedef struct imp {
 
 import_page *import_add_page(imp *m);
 void import_add_file(imp *m, const char *src_rel, const char *dest_rel, const char *old_url);
+/* A redirect page written as a file of static/ at output path out
+ * ("tag/go/", "tags.html"; a folder gets index.html) to the URL `to`:
+ * where an old page stood and no page of the new site is (sheaf's own
+ * term or taxonomy page answers elsewhere). */
+void import_redirect_file(imp *m, const char *src_rel, const char *out, const char *to);
 void import_note_add(imp *m, const char *src_rel, int line, int col, const char *what, const char *todo);
 /* Frees what the notes keep on the heap: their hash set, and the line
  * index of the page they were placed in (body.c). */

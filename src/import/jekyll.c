@@ -581,19 +581,8 @@ static void term_page(imp *m, import_page *p, const tpl_map *fm)
         p->dropped = true;
         const char *to = arena_printf(m->a, "%s%s/%s/", m->base_path, keys[k][1], site_tag_slug(NULL, m->a, term));
         if (p->old_url) {
-            /* the old address redirects to sheaf's page of the term: a
-             * file of static/, since no page of the new site is there */
-            const char *out = p->old_url + 1;
-            size_t n = strlen(out);
-            import_add_file(m, p->src_rel,
-                            arena_printf(m->a, "static/%s%s", out, !n || out[n - 1] == '/' ? "index.html" : ""),
-                            p->old_url);
-            m->files[m->nfiles - 1].text =
-                arena_printf(m->a, "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
-                                   "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
-                                   "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
-                                   "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
-                             to, to, to, to);
+            /* the old address redirects to sheaf's page of the term */
+            import_redirect_file(m, p->src_rel, p->old_url + 1, to);
             m->nredirected++;
         }
         import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "a listing of the %s '%s'", keys[k][0], term),

@@ -174,3 +174,16 @@ void import_paginate_path(imp *m, const char *file, const char *old, const char 
     }
     buf_release(&b);
 }
+
+void import_redirect_file(imp *m, const char *src_rel, const char *out, const char *to)
+{
+    size_t n = strlen(out);
+    import_add_file(m, src_rel, arena_printf(m->a, "static/%s%s", out, !n || out[n - 1] == '/' ? "index.html" : ""),
+                    arena_printf(m->a, "/%s", out));
+    m->files[m->nfiles - 1].text =
+        arena_printf(m->a, "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+                           "<title>Redirecting…</title>\n<link rel=\"canonical\" href=\"%s\">\n"
+                           "<meta http-equiv=\"refresh\" content=\"0; url=%s\">\n</head>\n<body>\n"
+                           "<p>This page has moved to <a href=\"%s\">%s</a>.</p>\n</body>\n</html>\n",
+                     to, to, to, to);
+}
