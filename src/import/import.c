@@ -420,10 +420,20 @@ static void drop_generated(imp *m)
                 size_t n = strlen(mine);
                 if (n >= 10 && !strcmp(mine + n - 10, "index.html"))
                     n -= 10;
+                bool moved = old && !p->hidden && strcmp(old, mine) && !generated(&cfg, old);
+                if (moved) {
+                    /* Jekyll's tags.html: a redirect there to sheaf's /tags/ */
+                    import_redirect_file(m, p->src_rel, old, arena_printf(m->a, "%s%.*s", m->base_path, (int)n, mine));
+                    m->nredirected++;
+                }
                 import_note_add(m, p->src_rel, 0, 0, arena_printf(m->a, "a page at /%.*s", (int)n, mine),
-                                "not imported: sheaf makes this page itself (the archive, a taxonomy index, …) "
-                                "from its own template, which answers at the old URL; put what the page said "
-                                "in that template");
+                                moved ? arena_printf(m->a, "not imported: sheaf makes this page itself (the archive, a "
+                                                           "taxonomy index, …) from its own template; the old /%s "
+                                                           "redirects there (a file of static/); put what the page "
+                                                           "said in that template", old)
+                                      : "not imported: sheaf makes this page itself (the archive, a taxonomy index, …) "
+                                        "from its own template, which answers at the old URL; put what the page said "
+                                        "in that template");
             }
         }
     }
