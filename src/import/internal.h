@@ -115,6 +115,7 @@ typedef struct imp {
     const tpl_map *old_config;
     bool math_on, math_escapes;
     bool math_per_page; /* only pages saying so (math: true) loaded MathJax */
+    bool math_code;     /* the old site ran math-code.js: `\\(x\\)` in code was math */
     const char *math_note;
     import_rewrite *rewrites;
     size_t nrewrites, caprewrites;

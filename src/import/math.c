@@ -81,8 +81,12 @@ static void scan_file(void *ctx, const char *rel)
         return;
     buf b = BUF_INIT;
     const char *path = import_src_path(s->m, arena_printf(s->m->a, "%s/%s", s->dir, rel));
-    if (fs_read_file_within(s->m->src_real, path, FS_READ_MAX, &b))
+    if (fs_read_file_within(s->m->src_real, path, FS_READ_MAX, &b)) {
         s->found = strcasestr(b.data, "mathjax") || strcasestr(b.data, "katex");
+        /* blogdown's math-code.js: a code span holding only a formula
+         * is that formula */
+        s->m->math_code |= strstr(b.data, "math-code") != NULL;
+    }
     buf_release(&b);
 }
 
@@ -93,6 +97,34 @@ static bool folder_math(imp *m, const char *dir)
     if (!stat(import_src_path(m, dir), &st) && S_ISDIR(st.st_mode))
         import_walk(m, dir, false, scan_file, &s);
     return s.found;
+}
+
+/* math-code.js's rule: a code span (not in a block) whose whole text is
+ * `\(…\)`, `\[…\]`, `$$…$$`, `$…$` or `\begin{env}…\end{env}` was
+ * that formula, written as such; the TeX of s[a..z) (the span's text), else
+ * false. `$…$` is made `\(…\)`, as the script did. */
+static bool code_formula(imp *m, const char *s, size_t a, size_t z, buf *out)
+{
+    size_t n = z - a;
+    const char *t = s + a;
+    bool paren = n > 4 && !strncmp(t, "\\(", 2) && !strncmp(t + n - 2, "\\)", 2);
+    bool bracket = n > 4 && !strncmp(t, "\\[", 2) && !strncmp(t + n - 2, "\\]", 2);
+    bool dd = n > 4 && !strncmp(t, "$$", 2) && !strncmp(t + n - 2, "$$", 2);
+    bool d = !dd && n > 2 && t[0] == '$' && t[n - 1] == '$' && t[1] != '$' && t[n - 2] != '$';
+    bool env = n > 14 && !strncmp(t, "\\begin{", 7) && strstr(arena_strndup(m->a, t, n), "\\end{");
+    if (!paren && !bracket && !dd && !d && !env)
+        return false;
+    size_t open = paren || bracket || dd ? 2 : d ? 1 : 0, close = open;
+    buf_puts(out, paren || d ? "\\(" : "$$");
+    /* where the TeX is Markdown first (math_escapes), its backslash pairs
+     * are written so that undoing the escapes gives them back */
+    for (size_t i = a + open; i < z - close; i++) {
+        if (m->math_escapes && s[i] == '\\' && i + 1 < z - close && ispunct((unsigned char)s[i + 1]))
+            buf_putc(out, '\\');
+        buf_putc(out, s[i]);
+    }
+    buf_puts(out, paren || d ? "\\)" : "$$");
+    return true;
 }
 
 /* Whether the old site rendered formulas; *where says what showed it. */
@@ -510,7 +542,15 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
             while (j < e) {
                 if (s[j] == '`') {
                     size_t z = import_code_span_end(s, e, j);
-                    buf_put(out, s + j, z - j);
+                    size_t ticks = 0;
+                    while (j + ticks < z && s[j + ticks] == '`')
+                        ticks++;
+                    size_t mark = out->len;
+                    if (!m->math_code || z < j + 2 * ticks || !code_formula(m, s, j + ticks, z - ticks, out))
+                        buf_put(out, s + j, z - j);
+                    else
+                        import_rewrite_add(m, p->src_rel, arena_strndup(m->a, s + j, z - j),
+                                           arena_strndup(m->a, out->data + mark, out->len - mark));
                     j = z;
                     continue;
                 }
