@@ -77,12 +77,12 @@ typedef struct scan {
 static void scan_file(void *ctx, const char *rel)
 {
     scan *s = ctx;
-    if (s->found)
+    if (s->found && s->m->math_code)
         return;
     buf b = BUF_INIT;
     const char *path = import_src_path(s->m, arena_printf(s->m->a, "%s/%s", s->dir, rel));
     if (fs_read_file_within(s->m->src_real, path, FS_READ_MAX, &b)) {
-        s->found = strcasestr(b.data, "mathjax") || strcasestr(b.data, "katex");
+        s->found |= strcasestr(b.data, "mathjax") || strcasestr(b.data, "katex");
         /* blogdown's math-code.js: a code span holding only a formula
          * is that formula */
         s->m->math_code |= strstr(b.data, "math-code") != NULL;
@@ -133,11 +133,15 @@ static bool site_math(imp *m, const char **where)
     static const char *const jekyll_dirs[] = { "_layouts", "_includes", NULL };
     static const char *const hugo_dirs[] = { "layouts", "themes", NULL };
     bool jekyll = m->o->kind == IMPORT_JEKYLL;
+    /* every folder: math-code.js may be in another than MathJax */
+    const char *in = NULL;
     for (const char *const *d = jekyll ? jekyll_dirs : hugo_dirs; *d; d++)
-        if (folder_math(m, *d)) {
-            *where = arena_printf(m->a, "a MathJax or KaTeX script in %s/", *d);
-            return true;
-        }
+        if (folder_math(m, *d) && !in)
+            in = *d;
+    if (in) {
+        *where = arena_printf(m->a, "a MathJax or KaTeX script in %s/", in);
+        return true;
+    }
     if (config_math(m->old_config, 0)) {
         *where = "a math setting in the site's config";
         return true;
