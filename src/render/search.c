@@ -26,6 +26,7 @@
 #include "util/buf.h"
 #include "util/date.h"
 #include "util/hash.h"
+#include "util/scan.h"
 #include "util/text.h"
 #include "util/vec.h"
 #include "util/words.h"
@@ -187,9 +188,7 @@ static void json_str(buf *b, const char *s, size_t n)
     buf_putc(b, '"');
     size_t i = 0;
     while (i < n) { /* a run written as it is, then one escaped byte */
-        size_t j = i;
-        while (j < n && (unsigned char)s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' && s[j] != '<')
-            j++;
+        size_t j = scan_json_special(s, i, n); /* 16 bytes a step */
         buf_put(b, s + i, j - i);
         if (j == n)
             break;

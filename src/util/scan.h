@@ -145,6 +145,40 @@ static inline void scan_copy_blanks(char *d, const char *s)
 }
 #endif
 
+/* JSON strings: the first byte in s[i..n) that is escaped — a control
+ * byte below 0x20, '"', '\\', or '<' (so that the JSON may be pasted
+ * into a page) — or n. */
+static inline size_t scan_json_special(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed: bytes >= 0x80 are negative, so "> -1" leaves them out */
+        __m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)),
+                                    _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+        __m128i q = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')),
+                                              _mm_cmpeq_epi8(x, _mm_set1_epi8('<'))));
+        unsigned k = sse_mask(_mm_or_si128(ctl, q));
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        uint64_t m = (~swar_ge(x, 0x20) & ~x & SWAR_HIGH) | swar_eq(x, '"') | swar_eq(x, '\\') |
+                     swar_eq(x, '<');
+        if (m)
+            return i + swar_first(m);
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '"' || c == '\\' || c == '<')
+            break;
+    }
+    return i;
+}
+
 /* HTML escaping: the first of & < > " ' in s[i..n), or n. */
 static inline size_t scan_html_special(const char *s, size_t i, size_t n)
 {

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/scan.h"
 #include "util/text.h"
 #include "util/words.h"
 
@@ -293,6 +294,26 @@ TEST(search_keys)
     words_set_free(w);
 }
 
+/* The JSON scan stops at the first control byte, quote, backslash or '<',
+ * at any place in a block; bytes >= 0x80 are not stops. */
+TEST(json_scan)
+{
+    char s[40];
+    for (size_t at = 0; at < 40; at++) {
+        static const char stops[] = { '\0', '\x1f', '\n', '"', '\\', '<' };
+        for (size_t k = 0; k < sizeof stops; k++) {
+            for (size_t i = 0; i < 40; i++)
+                s[i] = i % 3 ? (char)0xe4 : (char)('a' + i % 26);
+            s[at] = stops[k];
+            EQ_INT((int)scan_json_special(s, 0, 40), (int)at);
+            EQ_INT((int)scan_json_special(s, at / 2, at), (int)at); /* none before n */
+        }
+    }
+    memset(s, 0x7f, sizeof s); /* DEL and '>' are written as they are */
+    s[20] = '>';
+    EQ_INT((int)scan_json_special(s, 3, 40), 40);
+}
+
 /* One "did you mean" for every name sheaf suggests (commands, flags,
  * keys, labels, anchors, paths). */
 TEST(did_you_mean)
@@ -340,5 +361,6 @@ int main(void)
     RUN(word_counts_cjk);
     RUN(utf8_check);
     RUN(search_keys);
+    RUN(json_scan);
     return harness_done();
 }
