@@ -17,6 +17,7 @@
 #include "site/mdcache.h"
 #include "site/pagecache.h"
 #include "util/hash.h"
+#include "util/scan.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/url.h"
@@ -337,22 +338,47 @@ static bool search_blank(unsigned char c) { return c == '\n' || c == ' ' || c ==
 
 void site_search_text(const char *text, size_t n, buf *out)
 {
-    size_t start = out->len, i = 0;
+    /* a run of text, then one blank: a byte written is a byte read (a
+     * space for a blank read before it), so room is made once. A block of
+     * SCAN_STEP bytes that holds no blank before a blank or a joining byte
+     * is copied as it is, its blanks as spaces (most running text) — a
+     * blank first in it is the space before its text, unless nothing was
+     * written yet; any other block a byte at a time. */
+    buf_grow(out, n);
+    char *d = out->data + out->len, *start = d;
     bool space = false;
-    while (i < n) { /* a run of text, then one blank */
-        size_t j = i;
-        while (j < n && !search_blank((unsigned char)text[j]))
-            j++;
-        if (j > i) {
-            if (space && out->len > start && !joins_left((unsigned char)text[i]))
-                buf_putc(out, ' ');
-            buf_put(out, text + i, j - i);
-            space = false;
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= SCAN_STEP) {
+            unsigned blank = scan_blank_block(text + i), joins = scan_joins_block(text + i);
+            if (!(blank & ((blank | joins) >> 1)) && (!(blank & 1) || d > start)) {
+                if (space && !(blank & 1) && d > start && !(joins & 1))
+                    *d++ = ' ';
+                space = false;
+                scan_copy_blanks(d, text + i);
+                d += SCAN_STEP;
+                i += SCAN_STEP;
+                if (blank >> (SCAN_STEP - 1)) { /* it ends with a blank: pending */
+                    d--;
+                    space = true;
+                }
+                continue;
+            }
         }
-        if (j < n)
-            space = true;
-        i = j + 1;
+        for (size_t end = n - i > SCAN_STEP ? i + SCAN_STEP : n; i < end; i++) {
+            unsigned char c = (unsigned char)text[i];
+            if (search_blank(c)) {
+                space = true;
+                continue;
+            }
+            if (space && d > start && !joins_left(c))
+                *d++ = ' ';
+            space = false;
+            *d++ = (char)c;
+        }
     }
+    out->len = (size_t)(d - out->data);
+    *d = '\0';
 }
 
 void site_search_excerpt(const char *text, size_t n, buf *out)

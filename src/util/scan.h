@@ -145,6 +145,28 @@ static inline void scan_copy_blanks(char *d, const char *s)
 }
 #endif
 
+/* Search text: the bytes that join the word before them, a blank before
+ * them dropped (, . ; : ! ? and a closing parenthesis: a formula or an
+ * image left out of the text leaves "vectors , one"), among the SCAN_STEP
+ * bytes at p, as a mask (bit k: p[k]). */
+#ifdef SCAN_SSE2
+static inline unsigned scan_joins_block(const char *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    __m128i a = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')), _mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+    __m128i b = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(';')), _mm_cmpeq_epi8(x, _mm_set1_epi8(':')));
+    __m128i c = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('!')), _mm_cmpeq_epi8(x, _mm_set1_epi8('?')));
+    return sse_mask(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, _mm_cmpeq_epi8(x, _mm_set1_epi8(')')))));
+}
+#else
+static inline unsigned scan_joins_block(const char *p)
+{
+    uint64_t x = swar_load(p);
+    return swar_bits(swar_eq(x, ',') | swar_eq(x, '.') | swar_eq(x, ';') | swar_eq(x, ':') |
+                     swar_eq(x, '!') | swar_eq(x, '?') | swar_eq(x, ')'));
+}
+#endif
+
 /* JSON strings: the first byte in s[i..n) that is escaped — a control
  * byte below 0x20, '"', '\\', or '<' (so that the JSON may be pasted
  * into a page) — or n. */

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "site/links.h"
 #include "util/buf.h"
 #include "util/scan.h"
 #include "util/text.h"
@@ -294,6 +295,69 @@ TEST(search_keys)
     words_set_free(w);
 }
 
+/* The snippets' text, a byte at a time: each run of blanks one space,
+ * none at either end, none before , . ; : ! ? ) — what the block copy of
+ * site_search_text must give. */
+static void search_text_slow(const char *t, size_t n, buf *out)
+{
+    size_t start = out->len;
+    bool space = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f') {
+            space = true;
+            continue;
+        }
+        if (space && out->len > start && !(c && strchr(",.;:!?)", c)))
+            buf_putc(out, ' ');
+        space = false;
+        buf_putc(out, c);
+    }
+}
+
+TEST(search_text)
+{
+    buf b = BUF_INIT;
+    buf_puts(&b, "x");
+    site_search_text("  two  words\n\nand a formula , then ) here. ", 43, &b);
+    EQ_STR(b.data, "xtwo words and a formula, then) here.");
+    buf_reset(&b);
+    /* blocks of 16: a blank at a block's end, two blanks across blocks, a
+     * joining byte first in a block, CJK, a NUL */
+    static const char t[] = "abcdefghijklmno pqrstuvwxyzabcd\n\nefghijklmnopqrs ,uvwxyz 中文\t中文 a\0b ";
+    site_search_text(t, sizeof t - 1, &b);
+    OK(b.len == 72 && !memcmp(b.data, "abcdefghijklmno pqrstuvwxyzabcd efghijklmnopqrs,uvwxyz 中文 中文 a\0b", 72));
+    buf_reset(&b);
+    /* against the byte-at-a-time rule: texts of these bytes, every length */
+    static const char bytes[] = { 'a', 'b', ' ', ' ', '\n', '\t', '\r', '\f', ',', ')', '.', '?',
+                                  (char)0xe4, (char)0xb8, '\0', 'Z' };
+    buf want = BUF_INIT;
+    char text[80];
+    uint32_t seed = 7;
+    for (int round = 0; round < 4000; round++) {
+        size_t n = (size_t)round % 80;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = seed >> 16;
+            /* mostly letters, so blocks take the fast path too */
+            text[i] = r % 3 ? (char)('a' + r % 26) : bytes[(r >> 5) % sizeof bytes];
+        }
+        buf_reset(&b);
+        buf_reset(&want);
+        buf_puts(&b, round % 2 ? "" : "p");
+        buf_puts(&want, round % 2 ? "" : "p");
+        site_search_text(text, n, &b);
+        search_text_slow(text, n, &want);
+        if (b.len != want.len || memcmp(b.data, want.data, b.len)) {
+            OK(!"site_search_text differs from the byte rule");
+            break;
+        }
+        OK(b.data[b.len] == '\0');
+    }
+    buf_release(&want);
+    buf_release(&b);
+}
+
 /* The JSON scan stops at the first control byte, quote, backslash or '<',
  * at any place in a block; bytes >= 0x80 are not stops. */
 TEST(json_scan)
@@ -361,6 +425,7 @@ int main(void)
     RUN(word_counts_cjk);
     RUN(utf8_check);
     RUN(search_keys);
+    RUN(search_text);
     RUN(json_scan);
     return harness_done();
 }
