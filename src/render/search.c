@@ -82,27 +82,75 @@ static void grow(indexer *x)
     x->nslots = n;
 }
 
-static void base36(buf *b, uint32_t v);
-
-/* Writes t's held-back document. */
+/* Writes t's held-back document: [,][*|^]gap in base 36, room made once
+ * (a 32-bit gap is at most 7 digits). */
 static void flush_posting(term *t)
 {
     if (!t->held)
         return;
+    buf_grow(&t->out, 9);
+    char *d = t->out.data + t->out.len;
     if (t->out.len)
-        buf_putc(&t->out, ',');
+        *d++ = ',';
     if (t->where == WORDS_IN_TITLE)
-        buf_putc(&t->out, '*');
+        *d++ = '*';
     else if (t->where == WORDS_IN_HEADING)
-        buf_putc(&t->out, '^');
-    base36(&t->out, t->doc - t->last);
+        *d++ = '^';
+    char tmp[8];
+    int k = 0;
+    uint32_t v = t->doc - t->last;
+    do {
+        tmp[k++] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
+        v /= 36;
+    } while (v);
+    while (k)
+        *d++ = tmp[--k];
+    *d = '\0';
+    t->out.len = (size_t)(d - t->out.data);
     t->last = t->doc;
     t->held = false;
 }
 
+/* The table's hash of a key: 8 bytes a step, each block mixed by a
+ * multiply (FNV's byte a step was most of a lookup). The keys come from
+ * packed buffers that may end right after them (a mapped spill file), so
+ * the last block is read in parts, never past the key. Only the table's
+ * order depends on it: the keys are sorted before they are written. */
+static inline uint64_t key_hash(const char *k, size_t len)
+{
+    uint64_t h = len;
+    size_t i = 0;
+    for (; len - i >= 8; i += 8) {
+        h = (h ^ swar_load(k + i)) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    if (i < len) {
+        uint64_t x = 0;
+        size_t r = len - i;
+        const unsigned char *t = (const unsigned char *)k + i;
+        if (r & 4) {
+            uint32_t v;
+            memcpy(&v, t, 4);
+            x = v;
+            t += 4;
+        }
+        if (r & 2) {
+            uint16_t v;
+            memcpy(&v, t, 2);
+            x = x << 16 | v;
+            t += 2;
+        }
+        if (r & 1)
+            x = x << 8 | *t;
+        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    return h ^ h >> 32; /* the table takes the low bits */
+}
+
 static void add_key(indexer *x, const char *key, size_t len, int where)
 {
-    uint64_t h = hash_bytes(key, len);
+    uint64_t h = key_hash(key, len);
     size_t mask = x->nslots - 1, j = h & mask;
     term *t = NULL;
     for (; x->slots[j].term; j = (j + 1) & mask) {
@@ -205,18 +253,6 @@ static void json_str(buf *b, const char *s, size_t n)
 }
 
 static void json_cstr(buf *b, const char *s) { json_str(b, s ? s : "", s ? strlen(s) : 0); }
-
-static void base36(buf *b, uint32_t v)
-{
-    char tmp[16];
-    int k = 0;
-    do {
-        tmp[k++] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
-        v /= 36;
-    } while (v);
-    while (k)
-        buf_putc(b, tmp[--k]);
-}
 
 /* The excerpt (site_search_excerpt) of n bytes of text, as a JSON string. */
 static void excerpt(buf *b, const char *text, size_t n)
