@@ -10,11 +10,14 @@
 #include "util/words.h"
 #include "util/xalloc.h"
 
-/* The set: the packed keys in `keys`, and an open-addressing table of
- * (hash, offset + 1) pairs over them, at most half full. */
+/* The set: the packed keys in `keys`, and an open-addressing table over
+ * them, at most half full. A slot holds the key's first 8 bytes (zero past
+ * its end) and its length beside its hash, so a key of 8 bytes or fewer —
+ * most words — is found without reading the packed keys. */
 typedef struct slot {
-    uint32_t hash;
-    uint32_t at; /* offset of the key's length byte in keys, + 1; 0: empty */
+    uint64_t head;    /* the key's first 8 bytes, zero past its end */
+    uint32_t hash;    /* the hash's top 24 bits, then the key's length */
+    uint32_t at;      /* offset of the key's length byte in keys, + 1; 0: empty */
 } slot;
 
 struct words_set {
@@ -44,6 +47,9 @@ void words_set_free(words_set *w)
     free(w);
 }
 
+/* A slot's place in a table of n slots (a power of two). */
+static inline size_t slot_at(uint32_t hash, size_t n) { return (hash >> 8) & (n - 1); }
+
 static void grow(words_set *w)
 {
     size_t n = w->nslots * 2, k = 0;
@@ -53,7 +59,7 @@ static void grow(words_set *w)
         slot e = w->slots[i];
         if (!e.at)
             continue;
-        size_t j = e.hash & (n - 1);
+        size_t j = slot_at(e.hash, n);
         while (v[j].at)
             j = (j + 1) & (n - 1);
         v[j] = e;
@@ -66,19 +72,19 @@ static void grow(words_set *w)
 
 /* The table's hash of a key: its bytes 8 at a time, each block mixed by
  * a multiply. The key's buffer has at least 8 readable bytes from every
- * block's start (KEY_ROOM), so the last block is read whole and masked. */
+ * block's start (KEY_ROOM), so a block is read whole and masked. */
 #define KEY_ROOM 8
-static inline uint32_t key_hash(const char *k, size_t len)
+static inline uint64_t key_block(const char *k, size_t left)
 {
-    uint64_t h = len;
-    for (size_t i = 0; i < len; i += 8) {
-        uint64_t x = swar_load(k + i);
-        if (len - i < 8)
-            x &= ((uint64_t)1 << (8 * (len - i))) - 1;
-        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    return (uint32_t)(h >> 32);
+    uint64_t x = swar_load(k);
+    if (left < 8)
+        x &= ((uint64_t)1 << (8 * left)) - 1;
+    return x;
+}
+static inline uint64_t key_mix(uint64_t h, uint64_t x)
+{
+    h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+    return h ^ h >> 29;
 }
 
 /* Whether a[0..len) and b[0..len) are the same, 8 bytes a step (both
@@ -86,42 +92,54 @@ static inline uint32_t key_hash(const char *k, size_t len)
  * len are masked off before they are looked at). */
 static inline bool same_key(const char *a, const char *b, size_t len)
 {
-    for (size_t i = 0; i < len; i += 8) {
-        uint64_t x = swar_load(a + i) ^ swar_load(b + i);
-        if (len - i < 8)
-            x &= ((uint64_t)1 << (8 * (len - i))) - 1;
-        if (x)
+    for (size_t i = 0; i < len; i += 8)
+        if (key_block(a + i, len - i) != key_block(b + i, len - i))
             return false;
-    }
     return true;
 }
 
-/* Adds key[0..len) (a buffer with KEY_ROOM readable bytes past each
- * 8-byte block) at place `where`. The packed keys keep KEY_ROOM bytes of
- * room past their end, so that a stored key reads the same way. */
-static void add_key(words_set *w, const char *key, size_t len, int where)
+/* A key not in the set: appended to the packed keys, which keep KEY_ROOM
+ * bytes of room past their end so that a stored key reads the same way. */
+__attribute__((noinline)) static void insert_key(words_set *w, size_t j, uint64_t head,
+                                                 uint32_t hash, const char *key, size_t len,
+                                                 int where)
 {
-    uint32_t h = key_hash(key, len);
-    size_t mask = w->nslots - 1, j = h & mask;
-    for (; w->slots[j].at; j = (j + 1) & mask) {
-        if (w->slots[j].hash != h)
-            continue;
-        char *k = w->keys.data + w->slots[j].at - 1;
-        if ((unsigned char)k[0] == len && same_key(k + 2, key, len)) {
-            if ((unsigned char)k[1] < where)
-                k[1] = (char)where;
-            return;
-        }
-    }
-    w->slots[j].hash = h;
-    w->slots[j].at = (uint32_t)w->keys.len + 1;
+    w->slots[j] = (slot){ head, hash, (uint32_t)w->keys.len + 1 };
     w->used[w->count] = (uint32_t)j;
     buf_grow(&w->keys, 2 + len + KEY_ROOM);
-    buf_putc(&w->keys, (char)len);
-    buf_putc(&w->keys, (char)where);
-    buf_put(&w->keys, key, len);
+    char *d = w->keys.data + w->keys.len;
+    d[0] = (char)len;
+    d[1] = (char)where;
+    memcpy(d + 2, key, len);
+    d[2 + len] = '\0';
+    w->keys.len += 2 + len;
     if (++w->count * 2 > w->nslots)
         grow(w);
+}
+
+/* Adds key[0..len) (0 < len < 256; a buffer with KEY_ROOM readable bytes
+ * past each 8-byte block) at place `where`. Inline, the new key's work out
+ * of line: it runs once a word. */
+__attribute__((always_inline)) static inline void add_key(words_set *w, const char *key, size_t len,
+                                                        int where)
+{
+    uint64_t head = key_block(key, len), h = key_mix(len, head);
+    for (size_t i = 8; i < len; i += 8)
+        h = key_mix(h, key_block(key + i, len - i));
+    uint32_t hash = ((uint32_t)(h >> 32) & ~0xffu) | (uint32_t)len;
+    size_t mask = w->nslots - 1, j = slot_at(hash, w->nslots);
+    for (; w->slots[j].at; j = (j + 1) & mask) {
+        const slot *e = &w->slots[j];
+        if (e->hash != hash || e->head != head)
+            continue;
+        char *k = w->keys.data + e->at - 1;
+        if (len > 8 && !same_key(k + 2 + 8, key + 8, len - 8))
+            continue;
+        if ((unsigned char)k[1] < where)
+            k[1] = (char)where;
+        return;
+    }
+    insert_key(w, j, head, hash, key, len, where);
 }
 
 
@@ -159,7 +177,7 @@ static const unsigned char ascii_word[128] = {
 static void end_cjk_run(words_set *w, int32_t prev_cjk, bool single, int where)
 {
     if (prev_cjk >= 0 && single) {
-        char c[KEY_ROOM];
+        char c[8 + KEY_ROOM]; /* the room of a bigram: add_key is inlined */
         add_key(w, c, put_utf8(c, prev_cjk), where);
     }
 }
