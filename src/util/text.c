@@ -282,8 +282,23 @@ static const unsigned char ascii_class[128] = {
  * the run was not counted. The last such byte's kind is found for all
  * positions at once: a prefix fill over bits + 1 bits, bit 0 standing for
  * what came before the block. */
-static unsigned ascii_words(unsigned sp, unsigned al, unsigned *counted, unsigned bits)
+static inline unsigned ascii_words(unsigned sp, unsigned al, unsigned *counted, unsigned bits)
 {
+    unsigned punct = ~(sp | al) & ((1u << bits) - 1);
+    if (!(al & punct << 1)) {
+        /* no letter or digit right after punctuation (most blocks of
+         * running text): a word begins at each letter or digit after a
+         * space, and at the first byte when the run was not counted; the
+         * run's state is the kind of the last space or letter/digit */
+        uint32_t w = al & ~(al << 1 | *counted);
+        unsigned last = sp | al;
+        if (last)
+            *counted = (al >> (31 - (unsigned)__builtin_clz(last))) & 1;
+        w = w - ((w >> 1) & 0x5555u);
+        w = (w & 0x3333u) + ((w >> 2) & 0x3333u);
+        w = (w + (w >> 4)) & 0x0f0fu;
+        return (w + (w >> 8)) & 0x1fu;
+    }
     uint32_t e = 1u | (sp | al) << 1; /* an event: a space or a letter/digit */
     uint32_t t = *counted | al << 1;  /* its kind: 1 letter/digit, 0 space */
     for (unsigned k = 1; k <= bits; k <<= 1) {

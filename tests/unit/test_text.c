@@ -193,6 +193,20 @@ TEST(word_counts_ascii_blocks)
             FAILF("'%.*s' (%zu bytes): %zu words, want %zu", (int)n, text, n,
                   text_word_count(text, n), ref_ascii_words(text, n));
     }
+    /* running text: mostly letters and single spaces, now and then
+     * punctuation (blocks with no letter right after it are counted
+     * without the prefix fill, the others with it) */
+    static const char prose[] = "abcdefghij klmnopqrst ABC 0123 abcdefgh ijklmn , . ' - ( ) \n";
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 80);
+        for (size_t i = 0; i < n; i++) {
+            r = r * 1103515245u + 12345u;
+            text[i] = prose[(r >> 16) % (sizeof prose - 1)];
+        }
+        if (text_word_count(text, n) != ref_ascii_words(text, n))
+            FAILF("'%.*s' (%zu bytes): %zu words, want %zu", (int)n, text, n,
+                  text_word_count(text, n), ref_ascii_words(text, n));
+    }
     /* a block boundary inside a run, then non-ASCII after a block */
     EQ_INT(wc("abcdefg-hijk lmnop"), 2);
     EQ_INT(wc("abcdefgh\xc3\xa9 x"), 2);
