@@ -228,26 +228,34 @@ static bool plain_space(char c)
 }
 
 /* Text: each run of blanks is one pending space, written (or a line
- * break) only when text follows. A block of SCAN_STEP bytes that starts
- * with a word and holds no two blanks in a row is copied as it is, its
- * blanks as spaces: most running text; any other block a byte at a time.
+ * break) only when text follows. A block of SCAN_STEP bytes that holds no
+ * two blanks in a row is copied as it is, its blanks as spaces: most
+ * running text (a blank first in it is the pending separator, unless
+ * nothing was written yet); any other block a byte at a time.
  * Never more than n + 1 bytes are written (a separator, then at most one
  * byte a byte read), so room is made once. */
 static void plain_put(plain *p, const char *s, size_t n)
 {
     buf *o = p->out;
-    buf_grow(o, n + 1);
+    if (o->len + n + 2 > o->cap) /* (buf_grow's test, without the call) */
+        buf_grow(o, n + 1);
     char *d = o->data + o->len, *start = o->data + p->start;
     int pending = p->pending;
     size_t i = 0;
     while (i < n) {
         if (n - i >= SCAN_STEP) {
             unsigned blank = scan_blank_block(s + i);
-            if (!(blank & 1) && !(blank & (blank >> 1))) {
-                if (pending && d > start)
-                    *d++ = pending == 2 ? '\n' : ' ';
+            if (!(blank & (blank >> 1)) && (!(blank & 1) || d > start)) {
+                if (blank & 1) { /* the separator: a line break when one is pending */
+                    scan_copy_blanks(d, s + i);
+                    if (pending == 2)
+                        *d = '\n';
+                } else {
+                    if (pending && d > start)
+                        *d++ = pending == 2 ? '\n' : ' ';
+                    scan_copy_blanks(d, s + i);
+                }
                 pending = 0;
-                scan_copy_blanks(d, s + i);
                 d += SCAN_STEP;
                 i += SCAN_STEP;
                 if (blank >> (SCAN_STEP - 1)) { /* it ends with a blank: pending */
@@ -295,7 +303,8 @@ static void plain_text(plain *p, const char *s, size_t n)
             i = e + 1;
         }
     }
-    buf_release(&t);
+    if (t.cap)
+        buf_release(&t);
 }
 
 /* The end of the tag whose name ends at h[from]: the index of the first
@@ -316,6 +325,13 @@ static size_t tag_end(const char *h, size_t from, size_t n)
     return n;
 }
 
+/* A byte of a tag's name after its first: an ASCII letter or digit, '-'
+ * or ':' (isalnum without its locale lookup: a call a byte). */
+static inline bool name_byte(unsigned char c)
+{
+    return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '-' || c == ':';
+}
+
 /* Reads the tag at h[t] == '<': its name and whether it closes. Returns
  * false when no tag starts there (a '<' that is text). */
 static bool tag_name(const char *h, size_t t, size_t n, size_t *ns, size_t *ne, bool *closing)
@@ -327,7 +343,7 @@ static bool tag_name(const char *h, size_t t, size_t n, size_t *ns, size_t *ne, 
     if (s >= n || !isalpha((unsigned char)h[s]))
         return false;
     size_t e = s;
-    while (e < n && (isalnum((unsigned char)h[e]) || h[e] == '-' || h[e] == ':'))
+    while (e < n && name_byte((unsigned char)h[e]))
         e++;
     *ns = s;
     *ne = e;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,33 @@ TEST(blanks_in_blocks)
         text[n] = want[w] = 0;
         if (strcmp(plain(&b, text, round % 2), want))
             FAILF("'%s': '%s', want '%s'", text, b.data, want);
+    }
+    /* after a block: the break pending (a line break with `lines`) is the
+     * separator, whether the text starts with blanks or not; prose-like
+     * text, so that blocks starting with a blank are copied whole too */
+    static const char prose[] = "abcdefghijklmnopqrstuvwxyz \n abcdefghijklm\t";
+    char html[100], want2[100];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 75), w = 0;
+        bool blank = false, lines = round % 2;
+        memcpy(html, "<p>x</p>", 8);
+        for (size_t i = 0; i < n; i++) {
+            r = r * 1103515245u + 12345u;
+            char c = prose[(r >> 16) % (sizeof prose - 1)];
+            html[8 + i] = c;
+            if (c == ' ' || c == '\t' || c == '\n') {
+                blank = true;
+                continue;
+            }
+            if (blank && w)
+                want[w++] = ' ';
+            blank = false;
+            want[w++] = c;
+        }
+        html[8 + n] = want[w] = 0;
+        snprintf(want2, sizeof want2, "x%s%s", w ? (lines ? "\n" : " ") : "", want);
+        if (strcmp(plain(&b, html, lines), want2))
+            FAILF("'%s': '%s', want '%s'", html, b.data, want2);
     }
     buf_release(&b);
 }
