@@ -111,46 +111,9 @@ static void flush_posting(term *t)
     t->held = false;
 }
 
-/* The table's hash of a key: 8 bytes a step, each block mixed by a
- * multiply (FNV's byte a step was most of a lookup). The keys come from
- * packed buffers that may end right after them (a mapped spill file), so
- * the last block is read in parts, never past the key. Only the table's
- * order depends on it: the keys are sorted before they are written. */
-static inline uint64_t key_hash(const char *k, size_t len)
-{
-    uint64_t h = len;
-    size_t i = 0;
-    for (; len - i >= 8; i += 8) {
-        h = (h ^ swar_load(k + i)) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    if (i < len) {
-        uint64_t x = 0;
-        size_t r = len - i;
-        const unsigned char *t = (const unsigned char *)k + i;
-        if (r & 4) {
-            uint32_t v;
-            memcpy(&v, t, 4);
-            x = v;
-            t += 4;
-        }
-        if (r & 2) {
-            uint16_t v;
-            memcpy(&v, t, 2);
-            x = x << 16 | v;
-            t += 2;
-        }
-        if (r & 1)
-            x = x << 8 | *t;
-        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    return h ^ h >> 32; /* the table takes the low bits */
-}
-
 static void add_key(indexer *x, const char *key, size_t len, int where)
 {
-    uint64_t h = key_hash(key, len);
+    uint64_t h = hash_blocks(key, len); /* (the packed keys may end a mapped file) */
     size_t mask = x->nslots - 1, j = h & mask;
     term *t = NULL;
     for (; x->slots[j].term; j = (j + 1) & mask) {

@@ -5,6 +5,7 @@
 
 #include <utf8proc.h>
 
+#include "util/hash.h"
 #include "util/scan.h"
 #include "util/text.h"
 #include "util/words.h"
@@ -71,8 +72,9 @@ static void grow(words_set *w)
 }
 
 /* The table's hash of a key: its bytes 8 at a time, each block mixed by
- * a multiply. The key's buffer has at least 8 readable bytes from every
- * block's start (KEY_ROOM), so a block is read whole and masked. */
+ * hash_mix (util/hash.h). The key's buffer has at least 8 readable bytes
+ * from every block's start (KEY_ROOM), so a block is read whole and
+ * masked. */
 #define KEY_ROOM 8
 static inline uint64_t key_block(const char *k, size_t left)
 {
@@ -80,11 +82,6 @@ static inline uint64_t key_block(const char *k, size_t left)
     if (left < 8)
         x &= ((uint64_t)1 << (8 * left)) - 1;
     return x;
-}
-static inline uint64_t key_mix(uint64_t h, uint64_t x)
-{
-    h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-    return h ^ h >> 29;
 }
 
 /* Whether a[0..len) and b[0..len) are the same, 8 bytes a step (both
@@ -123,9 +120,9 @@ __attribute__((noinline)) static void insert_key(words_set *w, size_t j, uint64_
 __attribute__((always_inline)) static inline void add_key(words_set *w, const char *key, size_t len,
                                                         int where)
 {
-    uint64_t head = key_block(key, len), h = key_mix(len, head);
+    uint64_t head = key_block(key, len), h = hash_mix(len, head);
     for (size_t i = 8; i < len; i += 8)
-        h = key_mix(h, key_block(key + i, len - i));
+        h = hash_mix(h, key_block(key + i, len - i));
     uint32_t hash = ((uint32_t)(h >> 32) & ~0xffu) | (uint32_t)len;
     size_t mask = w->nslots - 1, j = slot_at(hash, w->nslots);
     for (; w->slots[j].at; j = (j + 1) & mask) {
