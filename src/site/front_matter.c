@@ -14,6 +14,7 @@
 #include "site/load_private.h"
 #include "site/paths.h"
 #include "site/sources.h"
+#include "site/srcrec.h"
 #include "util/fs.h"
 #include "util/fsmap.h"
 #include "util/text.h"
@@ -377,42 +378,49 @@ bool load_is_notebook(const page *p)
     return site_page_ext(p->rel) == strlen(NB_EXT) && !site_markdown_ext(p->rel);
 }
 
-/* Reads a page (through the session's source cache), checks it is UTF-8,
- * splits and parses its front matter and fills the fields of the key
- * table; the date may come from a YYYY-MM-DD- file name. A problem marks
- * the page failed and is reported at its line:col. Runs on a worker
- * thread (values in that worker's arena a). */
-void load_parse_page(site *s, page *p, arena *a, diag_list *d)
+bool load_read_head(site *s, page *p, arena *a, site_src_head *h, diag_list *d)
 {
     if (load_is_notebook(p)) {
         if (!notebook_text(s, p, a, d)) {
             p->failed = true;
-            return;
+            return false;
         }
     } else if (!p->text && !site_source_read(s->sources, s->dir, p->src, &p->text, &p->text_len)) {
         diag_error(d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
-        return;
+        return false;
     } else if (!utf8_checked(p->text, p->text_len, p->src, NULL, d)) {
         p->failed = true;
-        return;
+        return false;
     }
     fm_split sp;
     if (!fm_split_source(str_make(p->text, p->text_len), p->src, &sp, d)) {
         p->failed = true;
-        return;
+        return false;
     }
     p->body = sp.body;
     p->body_line = sp.body_line;
-    fm_key_pos *pos = NULL;
-    size_t npos = 0;
-    tpl_value fm = tpl_undefined(); /* fm_parse_head always sets it */
-    if (!fm_parse_head(&sp, p->src, a, &fm, &pos, &npos, d)) {
+    memset(h, 0, sizeof *h);
+    h->text_len = p->text_len;
+    h->body_off = sp.body.len ? (size_t)(sp.body.ptr - p->text) : 0;
+    h->body_len = sp.body.len;
+    h->body_line = sp.body_line;
+    h->head_line = sp.head_line;
+    h->fm = tpl_undefined(); /* fm_parse_head always sets it */
+    if (!fm_parse_head(&sp, p->src, a, &h->fm, &h->pos, &h->npos, d)) {
         p->failed = true;
-        return;
+        return false;
     }
+    return true;
+}
+
+void load_apply_head(site *s, page *p, arena *a, const site_src_head *h, diag_list *d)
+{
+    tpl_value fm = h->fm;
+    fm_key_pos *pos = h->pos;
+    size_t npos = h->npos;
     if (fm.kind != TPL_MAP) {
-        diag_error(d, p->src, sp.head_line, 1, "front matter must be a mapping (title: …, date: …)");
+        diag_error(d, p->src, h->head_line, 1, "front matter must be a mapping (title: …, date: …)");
         p->failed = true;
         return;
     }
@@ -468,6 +476,18 @@ void load_parse_page(site *s, page *p, arena *a, diag_list *d)
     p->failed = bad_fm;
     p->held = (unsigned char)site_page_held(s, p);
     p->excluded = p->held != SITE_SHOWN;
+}
+
+/* Reads a page (through the session's source cache), checks it is UTF-8,
+ * splits and parses its front matter and fills the fields of the key
+ * table; the date may come from a YYYY-MM-DD- file name. A problem marks
+ * the page failed and is reported at its line:col. Runs on a worker
+ * thread (values in that worker's arena a). */
+void load_parse_page(site *s, page *p, arena *a, diag_list *d)
+{
+    site_src_head h;
+    if (load_read_head(s, p, a, &h, d))
+        load_apply_head(s, p, a, &h, d);
 }
 
 bool site_reparse_page(site *s, page *p, const char *text, size_t len, arena *a, diag_list *d)

@@ -526,17 +526,24 @@ static void md_job(void *vctx, size_t i, int worker)
     page *p = &c->s->pages[i];
     if (p->failed || !p->path)
         return;
-    if (p->text_dropped && !site_source_reread(c->s, p, c->d)) {
-        p->failed = true;
-        return;
-    }
     page_cache_entry *e = p->cache;
-    /* a kept rendering that used shortcodes is exact while they read the same */
-    uint64_t env = e && e->has_md ? site_shortcode_env(c->s, c->env, &e->md) : c->env;
     buf key = BUF_INIT; /* the page's entry in the build cache (one-shot builds) */
     size_t formulas = 0, diagrams = 0;
     bool disk = !(e && e->parsed) && c->s->md_disk;
-    if (disk && site_md_disk_take(c->s->md_disk, c->s, p, c->s->wa[worker], &key, &formulas, &diagrams)) {
+    /* a source whose bytes the load stage knows by their digest is read
+     * again only when its Markdown is not in the cache */
+    bool by_digest = disk && p->text_dropped && p->has_digest;
+    bool hit = by_digest &&
+               site_md_disk_take(c->s->md_disk, c->s, p, c->s->wa[worker], &key, &formulas, &diagrams);
+    if (!hit && p->text_dropped && !site_source_reread(c->s, p, c->d)) {
+        buf_release(&key);
+        p->failed = true;
+        return;
+    }
+    /* a kept rendering that used shortcodes is exact while they read the same */
+    uint64_t env = e && e->has_md ? site_shortcode_env(c->s, c->env, &e->md) : c->env;
+    if (hit || (disk && !by_digest &&
+                site_md_disk_take(c->s->md_disk, c->s, p, c->s->wa[worker], &key, &formulas, &diagrams))) {
         /* as the formulas and diagrams were met, each from the cache */
         if (formulas)
             atomic_fetch_add(&((site_math *)c->s->cfg.markdown.math_ctx)->formulas, formulas);

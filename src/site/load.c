@@ -2,7 +2,8 @@
  *
  * site_load walks the folders (walk.c), parses every page's front matter
  * on `jobs` threads (front_matter.c; a build session reuses a parse whose
- * bytes are unchanged), adds a notebook's files, decides which pages are
+ * bytes are unchanged, a one-shot build with the build cache the record of
+ * a file that is unchanged: srcrec.c), adds a notebook's files, decides which pages are
  * held back (held.c) and which folders are sections (sections.c), and
  * indexes pages and files for link resolution. Output paths come after,
  * in paths.c. */
@@ -19,6 +20,7 @@
 #include "site/pool.h"
 #include "site/sources.h"
 #include "site/spill.h"
+#include "site/srcrec.h"
 #include "util/fs.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
@@ -32,7 +34,57 @@ struct site_index {
 typedef struct par_ctx {
     site *s;
     diag_list *d;
+    site_src_records *records; /* a one-shot build with the build cache, else NULL */
 } par_ctx;
+
+static site_source_stamp stamp_of(const site_src_ident *id)
+{
+    return (site_source_stamp){ id->dev, id->ino, id->size, id->mtime_s, id->mtime_ns };
+}
+
+/* A one-shot build's page: from its record when the file is unchanged
+ * (only stat-ed: srcrec.c), else read and parsed, and recorded when that
+ * said nothing. The text is read again for its Markdown only when the
+ * Markdown is not in the cache (site_source_reread), so that the files
+ * are not all held at once (at 10,000 posts they were two thirds of the
+ * peak). */
+static void one_shot(par_ctx *c, size_t i, page *p, arena *a)
+{
+    site *s = c->s;
+    site_src_ident id;
+    site_src_head h;
+    bool stamped = !load_is_notebook(p) && site_src_ident_of(s, p->src, &id);
+    if (stamped && site_src_records_take(c->records, i, p, &id, a, &h)) {
+        p->text_len = h.text_len;
+        p->body_off = h.body_off;
+        p->body = str_make(NULL, h.body_len);
+        p->body_line = h.body_line;
+        p->stamp = stamp_of(&id);
+        p->text_dropped = true;
+        load_apply_head(s, p, a, &h, c->d);
+        return;
+    }
+    diag_list *mine = c->records ? diag_list_new() : c->d;
+    bool read = load_read_head(s, p, a, &h, mine);
+    bool clean = read && diag_count(mine) == 0;
+    if (mine != c->d) {
+        diag_move(c->d, mine);
+        diag_list_free(mine);
+    }
+    if (read)
+        load_apply_head(s, p, a, &h, c->d);
+    /* (not a notebook: its text is what nb_convert made of the file) */
+    if (stamped && p->text && !p->nb && id.size == (long long)p->text_len) {
+        if (clean && c->records) /* a parse that said anything is done again next time */
+            site_src_records_keep(c->records, i, p, &id, &h);
+        p->stamp = stamp_of(&id);
+        p->body_off = p->body.len ? (size_t)(p->body.ptr - p->text) : 0;
+        free(p->text);
+        p->text = NULL;
+        p->body.ptr = NULL; /* p->body.len stays */
+        p->text_dropped = true;
+    }
+}
 
 static void parse_job(void *vctx, size_t i, int worker)
 {
@@ -41,19 +93,7 @@ static void parse_job(void *vctx, size_t i, int worker)
     page *p = &s->pages[i];
     page_cache_entry *e = p->cache;
     if (!e && !s->sources) {
-        /* a one-shot build: the text is read again for its Markdown
-         * (site_source_reread), so that the files are not all held at
-         * once (at 10,000 posts they were two thirds of the peak) */
-        bool stamped = site_source_stamp_of(s->dir, p->src, &p->stamp);
-        load_parse_page(s, p, s->wa[worker], c->d);
-        /* (not a notebook: its text is what nb_convert made of the file) */
-        if (stamped && p->text && !p->nb && p->stamp.size == (long long)p->text_len) {
-            p->body_off = p->body.len ? (size_t)(p->body.ptr - p->text) : 0;
-            free(p->text);
-            p->text = NULL;
-            p->body.ptr = NULL; /* p->body.len stays */
-            p->text_dropped = true;
-        }
+        one_shot(c, i, p, s->wa[worker]);
         return;
     }
     if (!e) {
@@ -194,8 +234,13 @@ bool site_load(site *s, int jobs, diag_list *d)
             s->pages[i].cache = page_cache_slot(s->page_cache, s->pages[i].src);
         page_cache_prune(s->page_cache);
     }
-    par_ctx c = { s, d };
+    /* a one-shot build keeps what it learned of each source in the build
+     * cache (srcrec.c); a build session keeps it in memory */
+    par_ctx c = { s, d, NULL };
+    if (s->cache && !s->sources && !s->page_cache)
+        c.records = site_src_records_open(s, s->npages);
     site_parallel(s->npages, jobs, parse_job, &c);
+    site_src_records_close(c.records, s, d);
     add_notebook_files(s);
     load_hold_pages(s);
     load_find_sections(s, d);

@@ -9,6 +9,7 @@
 
 #include "diag/diag.h"
 #include "site/model.h"
+#include "site/srcrec.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -27,8 +28,18 @@ site_file *load_add_file(growing *g);
  * else static files for the output root. */
 void load_walk_dir(site *s, growing *g, const char *prefix, bool content, diag_list *d);
 /* front_matter.c: fills p from its text (front matter, then body); a
- * notebook's from its file, mapped (never through the source cache). */
+ * notebook's from its file, mapped (never through the source cache):
+ * load_read_head, then load_apply_head. */
 void load_parse_page(site *s, page *p, arena *a, diag_list *d);
+/* front_matter.c: what of p depends only on its bytes — read (unless
+ * p->text is given), checked to be UTF-8, split, its front matter parsed —
+ * into *h (values in a) and p->body; false (p failed) after an error. */
+bool load_read_head(site *s, page *p, arena *a, site_src_head *h, diag_list *d);
+/* front_matter.c: the rest, which the site's configuration and the clock
+ * decide: p's fields from the front matter h, its title from its file
+ * name, the terms of its taxonomies, whether it is held back. Run on every
+ * build, the head read or taken from its record (srcrec.c). */
+void load_apply_head(site *s, page *p, arena *a, const site_src_head *h, diag_list *d);
 /* front_matter.c: whether p is a notebook (.ipynb). */
 bool load_is_notebook(const page *p);
 /* front_matter.c: a title made from a file or folder name, in a. */

@@ -98,8 +98,7 @@ static int note_cb(struct dl_phdr_info *info, size_t size, void *vout)
     return 1; /* the first object is the program: only its id counts */
 }
 
-/* The running binary's identity: its build id, else a hash of its bytes. */
-static char *binary_id(void)
+char *site_binary_id(void)
 {
     buf b = BUF_INIT;
     dl_iterate_phdr(note_cb, &b);
@@ -159,7 +158,7 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
     m->c = s->cache;
     m->write = write;
     pthread_mutex_init(&m->mu, NULL);
-    m->binary = binary_id();
+    m->binary = site_binary_id();
     m->site = fs_resolve(s->dir);
     buf v = BUF_INIT;
     char *f[4];
@@ -284,7 +283,10 @@ static void make_key(const site_md_disk *m, const site *s, const page *p, buf *k
     if (*style)
         buf_printf(key, "\ncsl %s", style);
     unsigned char text[CACHE_DIGEST_LEN]; /* the page's bytes, by their SHA-256 */
-    cache_digest(p->text, p->text_len, text);
+    if (p->text)
+        cache_digest(p->text, p->text_len, text);
+    else /* not read: the load stage's record of the file says (srcrec.c) */
+        memcpy(text, p->digest, sizeof text);
     buf_putc(key, 0);
     for (size_t i = 0; i < sizeof text; i++)
         buf_printf(key, "%02x", text[i]);
@@ -594,7 +596,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
 bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *key,
                        size_t *formulas, size_t *diagrams)
 {
-    if (!m || !p->text)
+    if (!m || (!p->text && !p->has_digest))
         return false;
     make_key(m, s, p, key);
     buf v = BUF_INIT;

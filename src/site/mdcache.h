@@ -26,6 +26,11 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d);
  * damaged entries were met (each was a miss). Frees m; NULL does nothing. */
 void site_md_disk_close(site_md_disk *m, diag_list *d);
 
+/* The running sheaf binary's identity, for the keys of what it writes in
+ * the build cache: its ELF build id, else a hash of its bytes. The caller
+ * frees it. */
+char *site_binary_id(void);
+
 /* Pages taken from the cache so far (0 for NULL). */
 size_t site_md_disk_hits(const site_md_disk *m);
 /* The bytes of the entries this build read or wrote: the cache keeps them
@@ -38,7 +43,7 @@ size_t site_md_disk_bytes(const site_md_disk *m);
  * environment, pagecache.c's rule). */
 void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env);
 /* Looks up page p's Markdown (md, links, the formulas and diagrams it
- * met): on a hit fills p in arena a — the body, the summary and the text
+ * met), by its text, else (a source not read again) by p->digest: on a hit fills p in arena a — the body, the summary and the text
  * last, in this order, as md_render does — and returns true. key is
  * scratch (made here, reused by site_md_disk_keep). */
 bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *key,

@@ -80,6 +80,10 @@ typedef struct page {
     bool text_dropped;
     size_t body_off;
     site_source_stamp stamp;
+    /* the SHA-256 of its bytes, when a one-shot build with the build cache
+     * took it (site/srcrec.c): the Markdown cache's key without the text */
+    unsigned char digest[32];
+    bool has_digest;
     str body;
     int body_line;
     tpl_value fm;         /* front matter map */

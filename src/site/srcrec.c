@@ -1,0 +1,642 @@
+/* srcrec: the load stage's record of each source in the build cache
+ * (src/cache, kind "src"), so that the next `sheaf build` only stats a
+ * source whose file did not change (srcrec.h).
+ *
+ * A record holds the source's path, its identity when it was read
+ * (device, inode, size, mtime and ctime in nanoseconds: git's rule, not
+ * make's mtime alone), the clock just before the build stat-ed anything,
+ * the SHA-256 of its bytes, its length, where its body starts (offset,
+ * length, line), its front matter as a value tree and where each key
+ * was written. It holds only what depends on the file's bytes and this
+ * sheaf: everything the site's configuration or the clock changes (the
+ * title from the file name, the known keys, taxonomies, held pages) is
+ * read again from the tree on every build, by the code a fresh parse
+ * runs (front_matter.c).
+ *
+ * A record is trusted when the file's identity is the one recorded and
+ * neither its mtime nor its ctime is later than RACY_NS before the clock
+ * the record was taken with. Otherwise the file is read again, as for any
+ * change. The second condition is git's racy-clean rule: a file written
+ * again in the same timestamp granule as the read it was recorded from
+ * (a coarse clock tick, a second, FAT's two) could keep its identity with
+ * other bytes; a file whose times are that recent is never trusted, so
+ * the next build reads it again and records it then. An edit with the
+ * mtime put back (touch -d, a tool restoring times) changes the ctime,
+ * which nothing but the kernel sets: it is a change whether or not the
+ * size changed. A file replaced by a rename is another inode.
+ *
+ * A page whose parse reported anything (an error, a warning) is never
+ * recorded, so its diagnostics come back on every build; nor a notebook.
+ *
+ * The records are split in SHARDS entries by a hash of the source path,
+ * so that an edit writes one shard again; each entry's key holds this
+ * sheaf's identity (mdcache.c's binary id), the site folder (resolved)
+ * and the shard's number, so another version's or another site's records
+ * are never found. An entry is written whole (temporary file, rename) and
+ * checked (HMAC) by src/cache; one that checks but does not read back as
+ * records (cut, or of a format this code does not write) is ignored with
+ * a warning. A build that was killed leaves records that are each still
+ * true of the file they describe. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cache/cache.h"
+#include "site/mdcache.h"
+#include "site/srcrec.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
+
+#define SHARDS 16
+#define MAGIC "SHSR1\n"
+#define MAGIC_LEN 6
+/* a file whose mtime or ctime is this close to the record's clock is not
+ * trusted (two seconds: FAT's granule, more than any clock tick) */
+#define RACY_NS 2000000000LL
+/* nesting of the value tree (fm/ refuses deeper front matter long before) */
+#define DEPTH_MAX 512
+#define REF 0xfe /* a list or map met before: its number */
+
+typedef struct slot {
+    const unsigned char *old; /* the record read (an entry of a shard), or NULL */
+    size_t old_len;
+    bool used;                /* its record was trusted: written again as it was */
+    char *fresh;              /* a new record (malloc'd), or NULL */
+    size_t fresh_len;
+} slot;
+
+struct site_src_records {
+    cache *c;
+    char *binary, *site;
+    long long now_s, now_ns; /* the clock before anything was stat-ed */
+    buf shard[SHARDS];
+    bool shard_bad[SHARDS]; /* unreadable or absent: written again */
+    size_t shard_n[SHARDS]; /* records it held */
+    strmap *index;          /* src → (shard << 32 | offset of its record) */
+    arena *keys;            /* the index's keys */
+    slot *slots;
+    size_t n;
+    atomic_size_t damaged; /* records that did not read back */
+};
+
+static unsigned shard_of(const char *src) { return (unsigned)(hash_str(src) % SHARDS); }
+
+static void shard_key(const site_src_records *r, unsigned k, buf *key)
+{
+    buf_reset(key);
+    buf_printf(key, "sheaf-src 1\n%s\n%s\n%u", r->binary, r->site, k);
+}
+
+/* ---- bytes ------------------------------------------------------------ */
+
+static void w_u64(buf *b, uint64_t v)
+{
+    unsigned char x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, (const char *)x, 8);
+}
+
+static void w_strn(buf *b, const char *s, size_t n)
+{
+    w_u64(b, (uint64_t)n);
+    buf_put(b, s, n);
+}
+
+typedef struct reader {
+    const unsigned char *p;
+    size_t n, at;
+    bool bad;
+} reader;
+
+static uint64_t r_u64(reader *r)
+{
+    if (r->bad || r->n - r->at < 8) {
+        r->bad = true;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
+    r->at += 8;
+    return v;
+}
+
+/* n bytes in place, or NULL when the rest is shorter */
+static const char *r_bytes(reader *r, size_t n)
+{
+    if (r->bad || r->n - r->at < n) {
+        r->bad = true;
+        return NULL;
+    }
+    const char *s = (const char *)r->p + r->at;
+    r->at += n;
+    return s;
+}
+
+/* a count of items of at least `each` bytes that the rest can hold */
+static size_t r_count(reader *r, size_t each)
+{
+    uint64_t v = r_u64(r);
+    if (r->bad || v > (r->n - r->at) / each) {
+        r->bad = true;
+        return 0;
+    }
+    return (size_t)v;
+}
+
+static char *r_str(reader *r, arena *a, size_t *len)
+{
+    size_t n = r_count(r, 1);
+    const char *s = r_bytes(r, n);
+    if (len)
+        *len = n;
+    return s ? arena_strndup(a, s, n) : NULL;
+}
+
+/* ---- the value tree ---------------------------------------------------- */
+
+/* Lists and maps by address → their number in the order first written, so
+ * a tree that shares one (a YAML alias) is read back sharing it, and the
+ * key places name their map by number. */
+typedef struct ptrs {
+    const void **k;
+    size_t *v;
+    size_t n, cap;
+} ptrs;
+
+static long ptrs_get(const ptrs *t, const void *p)
+{
+    if (!t->cap)
+        return -1;
+    for (size_t i = (size_t)(hash_bytes(&p, sizeof p) & (t->cap - 1));; i = (i + 1) & (t->cap - 1)) {
+        if (!t->k[i])
+            return -1;
+        if (t->k[i] == p)
+            return (long)t->v[i];
+    }
+}
+
+static void ptrs_put(ptrs *t, const void *p, size_t v)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        ptrs old = *t;
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->k = xcalloc(t->cap, sizeof *t->k);
+        t->v = xcalloc(t->cap, sizeof *t->v);
+        t->n = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.k[i])
+                ptrs_put(t, old.k[i], old.v[i]);
+        free(old.k);
+        free(old.v);
+    }
+    size_t i = (size_t)(hash_bytes(&p, sizeof p) & (t->cap - 1));
+    while (t->k[i])
+        i = (i + 1) & (t->cap - 1);
+    t->k[i] = p;
+    t->v[i] = v;
+    t->n++;
+}
+
+static uint64_t head_word(tpl_value v, unsigned kind)
+{
+    return (uint64_t)kind | (uint64_t)v.flags << 8 | (uint64_t)v.len << 32;
+}
+
+/* false for what front matter never holds (an engine object) */
+static bool w_value(buf *b, tpl_value v, ptrs *seen, size_t *next, int depth)
+{
+    if (depth > DEPTH_MAX)
+        return false;
+    if (v.kind == TPL_LIST || v.kind == TPL_MAP) {
+        const void *p = v.kind == TPL_LIST ? (const void *)v.u.list : (const void *)v.u.map;
+        long id = ptrs_get(seen, p);
+        if (id >= 0) {
+            w_u64(b, REF);
+            w_u64(b, (uint64_t)id);
+            return true;
+        }
+        ptrs_put(seen, p, (*next)++);
+    }
+    w_u64(b, head_word(v, v.kind));
+    switch (v.kind) {
+    case TPL_UNDEFINED:
+    case TPL_NONE:
+        return true;
+    case TPL_BOOL:
+        w_u64(b, v.u.b);
+        return true;
+    case TPL_INT:
+    case TPL_DATE:
+        w_u64(b, (uint64_t)v.u.i);
+        return true;
+    case TPL_FLOAT: {
+        uint64_t bits;
+        memcpy(&bits, &v.u.f, sizeof bits);
+        w_u64(b, bits);
+        return true;
+    }
+    case TPL_STRING:
+        buf_put(b, v.u.s, v.len);
+        return true;
+    case TPL_LIST:
+        w_u64(b, v.u.list->len);
+        for (size_t i = 0; i < v.u.list->len; i++)
+            if (!w_value(b, v.u.list->items[i], seen, next, depth + 1))
+                return false;
+        return true;
+    case TPL_MAP:
+        w_u64(b, v.u.map->len);
+        for (size_t i = 0; i < v.u.map->len; i++)
+            if (!w_value(b, v.u.map->entries[i].key, seen, next, depth + 1) ||
+                !w_value(b, v.u.map->entries[i].value, seen, next, depth + 1))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+typedef struct made {
+    tpl_value *v; /* the lists and maps read so far, by number */
+    size_t n, cap;
+} made;
+
+static void made_add(made *m, tpl_value v)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 16;
+        m->v = xrealloc(m->v, m->cap * sizeof *m->v);
+    }
+    m->v[m->n++] = v;
+}
+
+static tpl_value r_value(reader *r, arena *a, made *m, int depth)
+{
+    tpl_value v = tpl_undefined();
+    uint64_t w = r_u64(r);
+    if (r->bad || depth > DEPTH_MAX) {
+        r->bad = true;
+        return v;
+    }
+    if (w == REF) {
+        uint64_t id = r_u64(r);
+        if (id >= m->n) {
+            r->bad = true;
+            return v;
+        }
+        return m->v[id];
+    }
+    v.kind = (uint8_t)(w & 0xff);
+    v.flags = (uint8_t)(w >> 8);
+    v.len = (uint32_t)(w >> 32);
+    if ((w >> 16) & 0xffff) {
+        r->bad = true;
+        return v;
+    }
+    switch (v.kind) {
+    case TPL_UNDEFINED:
+    case TPL_NONE:
+        break;
+    case TPL_BOOL:
+        v.u.b = r_u64(r) != 0;
+        break;
+    case TPL_INT:
+    case TPL_DATE:
+        v.u.i = (int64_t)r_u64(r);
+        break;
+    case TPL_FLOAT: {
+        uint64_t bits = r_u64(r);
+        memcpy(&v.u.f, &bits, sizeof bits);
+        break;
+    }
+    case TPL_STRING: {
+        const char *s = r_bytes(r, v.len);
+        v.u.s = s ? arena_strndup(a, s, v.len) : "";
+        break;
+    }
+    case TPL_LIST: {
+        size_t n = r_count(r, 8);
+        tpl_list *l = tpl_list_new(a, n);
+        l->len = n;
+        v.u.list = l;
+        made_add(m, v);
+        for (size_t i = 0; i < n && !r->bad; i++)
+            l->items[i] = r_value(r, a, m, depth + 1);
+        break;
+    }
+    case TPL_MAP: {
+        size_t n = r_count(r, 16);
+        tpl_map *map = tpl_map_new(a, n ? n : 1);
+        v.u.map = map;
+        made_add(m, v);
+        for (size_t i = 0; i < n && !r->bad; i++) {
+            map->entries[i].key = r_value(r, a, m, depth + 1);
+            map->entries[i].value = r_value(r, a, m, depth + 1);
+            map->len = i + 1;
+        }
+        if (!r->bad)
+            tpl_map_seal(a, map);
+        break;
+    }
+    default:
+        r->bad = true;
+    }
+    return v;
+}
+
+/* ---- a record ----------------------------------------------------------
+ * u64 length of the rest; the path; the clock (s, ns); the identity (7);
+ * the digest; text length, body offset, body length, body line; the tree;
+ * the key places (map number, key, line, col, vline, vcol). */
+
+static void w_ident(buf *b, const site_src_ident *id)
+{
+    w_u64(b, id->dev);
+    w_u64(b, id->ino);
+    w_u64(b, (uint64_t)id->size);
+    w_u64(b, (uint64_t)id->mtime_s);
+    w_u64(b, (uint64_t)id->mtime_ns);
+    w_u64(b, (uint64_t)id->ctime_s);
+    w_u64(b, (uint64_t)id->ctime_ns);
+}
+
+static void r_ident(reader *r, site_src_ident *id)
+{
+    id->dev = r_u64(r);
+    id->ino = r_u64(r);
+    id->size = (long long)r_u64(r);
+    id->mtime_s = (long long)r_u64(r);
+    id->mtime_ns = (long long)r_u64(r);
+    id->ctime_s = (long long)r_u64(r);
+    id->ctime_ns = (long long)r_u64(r);
+}
+
+static bool encode(buf *b, const char *src, long long now_s, long long now_ns, const site_src_ident *id,
+                   const unsigned char digest[CACHE_DIGEST_LEN], const site_src_head *h)
+{
+    w_u64(b, 0); /* the length, below */
+    w_strn(b, src, strlen(src));
+    w_u64(b, (uint64_t)now_s);
+    w_u64(b, (uint64_t)now_ns);
+    w_ident(b, id);
+    buf_put(b, (const char *)digest, CACHE_DIGEST_LEN);
+    w_u64(b, h->text_len);
+    w_u64(b, h->body_off);
+    w_u64(b, h->body_len);
+    w_u64(b, (uint64_t)h->body_line);
+    ptrs seen = { 0 };
+    size_t next = 0;
+    bool ok = w_value(b, h->fm, &seen, &next, 0);
+    w_u64(b, h->npos);
+    for (size_t i = 0; ok && i < h->npos; i++) {
+        const fm_key_pos *kp = &h->pos[i];
+        long m = ptrs_get(&seen, kp->map);
+        if (m < 0 || !kp->key) { /* a place in no map of the tree: not recorded */
+            ok = false;
+            break;
+        }
+        w_u64(b, (uint64_t)m);
+        w_strn(b, kp->key, strlen(kp->key));
+        w_u64(b, (uint64_t)(int64_t)kp->line);
+        w_u64(b, (uint64_t)(int64_t)kp->col);
+        w_u64(b, (uint64_t)(int64_t)kp->vline);
+        w_u64(b, (uint64_t)(int64_t)kp->vcol);
+    }
+    free(seen.k);
+    free(seen.v);
+    uint64_t n = b->len - 8;
+    for (int i = 0; i < 8; i++)
+        b->data[i] = (char)(n >> (8 * i));
+    return ok;
+}
+
+/* ---- the records of a build -------------------------------------------- */
+
+bool site_src_ident_of(const site *s, const char *src, site_src_ident *id)
+{
+    char *full = fs_join(s->dir, src);
+    struct stat st;
+    bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+    free(full);
+    if (!ok)
+        return false;
+    *id = (site_src_ident){ (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
+                            (long long)st.st_mtim.tv_sec, (long long)st.st_mtim.tv_nsec,
+                            (long long)st.st_ctim.tv_sec, (long long)st.st_ctim.tv_nsec };
+    return true;
+}
+
+/* Indexes one shard's records; false when it does not read as records. */
+static bool index_shard(site_src_records *r, unsigned k)
+{
+    const buf *b = &r->shard[k];
+    if (b->len < MAGIC_LEN + 8 || memcmp(b->data, MAGIC, MAGIC_LEN) != 0)
+        return false;
+    reader rd = { (const unsigned char *)b->data, b->len, MAGIC_LEN, false };
+    size_t n = r_count(&rd, 8);
+    for (size_t i = 0; i < n && !rd.bad; i++) {
+        size_t start = rd.at;
+        size_t len = r_count(&rd, 1);
+        size_t end = rd.at + len;
+        size_t slen = rd.bad ? 0 : r_count(&rd, 1);
+        const char *src = r_bytes(&rd, slen);
+        if (rd.bad || rd.at > end || !src)
+            return false;
+        char *key = arena_strndup(r->keys, src, slen);
+        if (strlen(key) == slen && shard_of(key) == k)
+            strmap_put(r->index, key, (long)((uint64_t)k << 32 | start));
+        rd.at = end;
+    }
+    if (rd.bad || rd.at != rd.n)
+        return false;
+    r->shard_n[k] = n;
+    return true;
+}
+
+site_src_records *site_src_records_open(site *s, size_t n)
+{
+    site_src_records *r = xcalloc(1, sizeof *r);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    r->now_s = (long long)now.tv_sec;
+    r->now_ns = (long long)now.tv_nsec;
+    r->c = s->cache;
+    r->binary = site_binary_id();
+    r->site = fs_resolve(s->dir);
+    r->index = strmap_new(n ? n : 1);
+    r->keys = arena_new();
+    r->n = n;
+    r->slots = xcalloc(n ? n : 1, sizeof *r->slots);
+    buf key = BUF_INIT;
+    for (unsigned k = 0; k < SHARDS; k++) {
+        r->shard[k] = (buf)BUF_INIT;
+        shard_key(r, k, &key);
+        bool got = cache_get(r->c, "src", key.data, key.len, &r->shard[k]);
+        if (!got || !index_shard(r, k)) {
+            if (got) /* it checked, but holds no records this code reads */
+                atomic_fetch_add(&r->damaged, 1);
+            r->shard_bad[k] = true;
+            r->shard_n[k] = 0;
+        }
+    }
+    /* an entry whose shard turned out bad was indexed before it did */
+    for (unsigned k = 0; k < SHARDS; k++)
+        if (r->shard_bad[k])
+            buf_release(&r->shard[k]);
+    buf_release(&key);
+    return r;
+}
+
+static bool too_recent(long long s, long long ns, long long now_s, long long now_ns)
+{
+    /* (s, ns) >= now - RACY_NS, without overflow */
+    long long d_s = now_s - s, d_ns = now_ns - ns;
+    long long diff = d_s > 100 ? RACY_NS + 1 : d_s < -100 ? -1 : d_s * 1000000000LL + d_ns;
+    return diff <= RACY_NS;
+}
+
+bool site_src_records_take(site_src_records *r, size_t i, page *p, const site_src_ident *id, arena *a,
+                           site_src_head *h)
+{
+    if (!r || i >= r->n)
+        return false;
+    long at = strmap_get(r->index, p->src);
+    if (at < 0)
+        return false;
+    unsigned k = (unsigned)((uint64_t)at >> 32);
+    size_t start = (size_t)((uint64_t)at & 0xffffffffu);
+    const buf *b = &r->shard[k];
+    if (r->shard_bad[k] || start >= b->len)
+        return false;
+    reader rd = { (const unsigned char *)b->data, b->len, start, false };
+    size_t len = r_count(&rd, 1);
+    size_t end = rd.at + len;
+    reader e = { (const unsigned char *)b->data, end, rd.at, rd.bad };
+    size_t slen = r_count(&e, 1);
+    r_bytes(&e, slen);
+    long long then_s = (long long)r_u64(&e), then_ns = (long long)r_u64(&e);
+    site_src_ident was;
+    r_ident(&e, &was);
+    if (e.bad)
+        goto damaged;
+    if (memcmp(&was, id, sizeof was) != 0 || too_recent(was.mtime_s, was.mtime_ns, then_s, then_ns) ||
+        too_recent(was.ctime_s, was.ctime_ns, then_s, then_ns))
+        return false; /* changed, or racily clean: read again */
+    const char *digest = r_bytes(&e, CACHE_DIGEST_LEN);
+    site_src_head hd = { 0 };
+    hd.text_len = (size_t)r_u64(&e);
+    hd.body_off = (size_t)r_u64(&e);
+    hd.body_len = (size_t)r_u64(&e);
+    hd.body_line = (int)r_u64(&e);
+    if (e.bad || hd.text_len != (size_t)id->size || hd.body_off > hd.text_len ||
+        hd.body_len > hd.text_len - hd.body_off || hd.body_line < 1)
+        goto damaged;
+    made m = { 0 };
+    hd.fm = r_value(&e, a, &m, 0);
+    hd.npos = r_count(&e, 48);
+    hd.pos = hd.npos ? arena_alloc(a, hd.npos * sizeof *hd.pos) : NULL;
+    for (size_t j = 0; j < hd.npos && !e.bad; j++) {
+        fm_key_pos *kp = &hd.pos[j];
+        uint64_t mi = r_u64(&e);
+        kp->map = mi < m.n && m.v[mi].kind == TPL_MAP ? m.v[mi].u.map : NULL;
+        kp->key = r_str(&e, a, NULL);
+        kp->line = (int)r_u64(&e);
+        kp->col = (int)r_u64(&e);
+        kp->vline = (int)r_u64(&e);
+        kp->vcol = (int)r_u64(&e);
+        if (!kp->map)
+            e.bad = true;
+    }
+    free(m.v);
+    if (e.bad || e.at != end || hd.fm.kind != TPL_MAP)
+        goto damaged;
+    *h = hd;
+    memcpy(p->digest, digest, CACHE_DIGEST_LEN);
+    p->has_digest = true;
+    r->slots[i].old = (const unsigned char *)b->data + start;
+    r->slots[i].old_len = end - start;
+    r->slots[i].used = true;
+    return true;
+damaged:
+    atomic_fetch_add(&r->damaged, 1);
+    return false;
+}
+
+void site_src_records_keep(site_src_records *r, size_t i, page *p, const site_src_ident *id,
+                           const site_src_head *h)
+{
+    cache_digest(p->text, p->text_len, p->digest);
+    p->has_digest = true;
+    if (!r || i >= r->n)
+        return;
+    buf b = BUF_INIT;
+    if (encode(&b, p->src, r->now_s, r->now_ns, id, p->digest, h) && b.len < CACHE_ENTRY_MAX / SHARDS) {
+        r->slots[i].fresh = buf_detach(&b, &r->slots[i].fresh_len);
+        return;
+    }
+    buf_release(&b);
+}
+
+void site_src_records_close(site_src_records *r, site *s, diag_list *d)
+{
+    if (!r)
+        return;
+    /* a shard is written again when a record of it is new, or one it held
+     * is used no more (a page changed, removed, or failed) */
+    bool dirty[SHARDS];
+    size_t kept[SHARDS] = { 0 };
+    memcpy(dirty, r->shard_bad, sizeof dirty);
+    for (size_t i = 0; i < r->n; i++) {
+        unsigned k = shard_of(s->pages[i].src);
+        if (r->slots[i].fresh)
+            dirty[k] = true;
+        if (r->slots[i].used || r->slots[i].fresh)
+            kept[k]++;
+    }
+    for (unsigned k = 0; k < SHARDS; k++)
+        if (kept[k] != r->shard_n[k])
+            dirty[k] = true;
+    buf key = BUF_INIT, v = BUF_INIT;
+    for (unsigned k = 0; k < SHARDS; k++) {
+        if (!dirty[k] || (r->shard_bad[k] && !kept[k]))
+            continue;
+        buf_reset(&v);
+        buf_put(&v, MAGIC, MAGIC_LEN);
+        w_u64(&v, kept[k]);
+        for (size_t i = 0; i < r->n; i++) {
+            const slot *sl = &r->slots[i];
+            if (shard_of(s->pages[i].src) != k)
+                continue;
+            if (sl->fresh)
+                buf_put(&v, sl->fresh, sl->fresh_len);
+            else if (sl->used)
+                buf_put(&v, (const char *)sl->old, sl->old_len);
+        }
+        shard_key(r, k, &key);
+        if (v.len + key.len < CACHE_ENTRY_MAX)
+            cache_put(r->c, "src", key.data, key.len, v.data, v.len);
+    }
+    buf_release(&key);
+    buf_release(&v);
+    size_t bad = atomic_load(&r->damaged);
+    if (bad && d)
+        diag_warning(d, CACHE_DIR, 0, 0,
+                     "%zu source %s in the build cache could not be read back: ignored, the %s read again",
+                     bad, bad == 1 ? "record" : "records", bad == 1 ? "source is" : "sources are");
+    for (size_t i = 0; i < r->n; i++)
+        free(r->slots[i].fresh);
+    free(r->slots);
+    for (unsigned k = 0; k < SHARDS; k++)
+        buf_release(&r->shard[k]);
+    strmap_free(r->index);
+    arena_free(r->keys);
+    free(r->binary);
+    free(r->site);
+    free(r);
+}
