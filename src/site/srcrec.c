@@ -432,8 +432,9 @@ bool site_src_ident_of(const site *s, const char *src, site_src_ident *id)
     return true;
 }
 
-/* Indexes one shard's records; false when it does not read as records. */
-static bool index_shard(site_src_records *r, unsigned k)
+/* Indexes one shard's records; false when it does not read as records.
+ * With starts, every record's offset is added there too (any shard's). */
+static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t *nstarts)
 {
     const buf *b = &r->shard[k];
     if (b->len < MAGIC_LEN + 8 || memcmp(b->data, MAGIC, MAGIC_LEN) != 0)
@@ -446,11 +447,15 @@ static bool index_shard(site_src_records *r, unsigned k)
         size_t end = rd.at + len;
         size_t slen = rd.bad ? 0 : r_count(&rd, 1);
         const char *src = r_bytes(&rd, slen);
-        if (rd.bad || rd.at > end || !src)
+        if (rd.bad || rd.at > end || !src || start > 0xffffffffu)
             return false;
         char *key = arena_strndup(r->keys, src, slen);
-        if (strlen(key) == slen && shard_of(key) == k)
+        if (starts) {
+            *starts = xrealloc(*starts, (*nstarts + 1) * sizeof **starts);
+            (*starts)[(*nstarts)++] = start;
+        } else if (strlen(key) == slen && shard_of(key) == k) {
             strmap_put(r->index, key, (long)((uint64_t)k << 32 | start));
+        }
         rd.at = end;
     }
     if (rd.bad || rd.at != rd.n)
@@ -478,7 +483,7 @@ site_src_records *site_src_records_open(site *s, size_t n)
         r->shard[k] = (buf)BUF_INIT;
         shard_key(r, k, &key);
         bool got = cache_get(r->c, "src", key.data, key.len, &r->shard[k]);
-        if (!got || !index_shard(r, k)) {
+        if (!got || !index_shard(r, k, NULL, NULL)) {
             if (got) /* it checked, but holds no records this code reads */
                 atomic_fetch_add(&r->damaged, 1);
             r->shard_bad[k] = true;
@@ -501,6 +506,63 @@ static bool too_recent(long long s, long long ns, long long now_s, long long now
     return diff <= RACY_NS;
 }
 
+/* A record's path, clock and identity, from the reader of one record
+ * (its n ends where the record does). */
+static void record_head(reader *e, long long *then_s, long long *then_ns, site_src_ident *was)
+{
+    size_t slen = r_count(e, 1);
+    r_bytes(e, slen);
+    *then_s = (long long)r_u64(e);
+    *then_ns = (long long)r_u64(e);
+    r_ident(e, was);
+}
+
+/* The rest of a record, for a file of `size` bytes: its digest (in place)
+ * and its head in a; false when it does not read back whole. */
+static bool record_body(reader *e, long long size, arena *a, site_src_head *h, const char **digest)
+{
+    *digest = r_bytes(e, CACHE_DIGEST_LEN);
+    site_src_head hd = { 0 };
+    hd.text_len = (size_t)r_u64(e);
+    hd.body_off = (size_t)r_u64(e);
+    hd.body_len = (size_t)r_u64(e);
+    hd.body_line = (int)r_u64(e);
+    if (e->bad || size < 0 || hd.text_len != (size_t)size || hd.body_off > hd.text_len ||
+        hd.body_len > hd.text_len - hd.body_off || hd.body_line < 1)
+        return false;
+    made m = { 0 };
+    hd.fm = r_value(e, a, &m, 0);
+    hd.npos = r_count(e, 48);
+    hd.pos = hd.npos ? arena_alloc(a, hd.npos * sizeof *hd.pos) : NULL;
+    for (size_t j = 0; j < hd.npos && !e->bad; j++) {
+        fm_key_pos *kp = &hd.pos[j];
+        uint64_t mi = r_u64(e);
+        kp->map = mi < m.n && m.v[mi].kind == TPL_MAP ? m.v[mi].u.map : NULL;
+        kp->key = r_str(e, a, NULL);
+        kp->line = (int)r_u64(e);
+        kp->col = (int)r_u64(e);
+        kp->vline = (int)r_u64(e);
+        kp->vcol = (int)r_u64(e);
+        if (!kp->map)
+            e->bad = true;
+    }
+    free(m.v);
+    if (e->bad || e->at != e->n || hd.fm.kind != TPL_MAP)
+        return false;
+    *h = hd;
+    return true;
+}
+
+/* The reader of the record at start of b: from its first byte after the
+ * length to its end. */
+static reader record_at(const buf *b, size_t start)
+{
+    reader rd = { (const unsigned char *)b->data, b->len, start, false };
+    size_t len = r_count(&rd, 1);
+    reader e = { (const unsigned char *)b->data, rd.bad ? 0 : rd.at + len, rd.at, rd.bad };
+    return e;
+}
+
 bool site_src_records_take(site_src_records *r, size_t i, page *p, const site_src_ident *id, arena *a,
                            site_src_head *h)
 {
@@ -514,58 +576,55 @@ bool site_src_records_take(site_src_records *r, size_t i, page *p, const site_sr
     const buf *b = &r->shard[k];
     if (r->shard_bad[k] || start >= b->len)
         return false;
-    reader rd = { (const unsigned char *)b->data, b->len, start, false };
-    size_t len = r_count(&rd, 1);
-    size_t end = rd.at + len;
-    reader e = { (const unsigned char *)b->data, end, rd.at, rd.bad };
-    size_t slen = r_count(&e, 1);
-    r_bytes(&e, slen);
-    long long then_s = (long long)r_u64(&e), then_ns = (long long)r_u64(&e);
+    reader e = record_at(b, start);
+    long long then_s, then_ns;
     site_src_ident was;
-    r_ident(&e, &was);
+    record_head(&e, &then_s, &then_ns, &was);
     if (e.bad)
         goto damaged;
     if (memcmp(&was, id, sizeof was) != 0 || too_recent(was.mtime_s, was.mtime_ns, then_s, then_ns) ||
         too_recent(was.ctime_s, was.ctime_ns, then_s, then_ns))
         return false; /* changed, or racily clean: read again */
-    const char *digest = r_bytes(&e, CACHE_DIGEST_LEN);
-    site_src_head hd = { 0 };
-    hd.text_len = (size_t)r_u64(&e);
-    hd.body_off = (size_t)r_u64(&e);
-    hd.body_len = (size_t)r_u64(&e);
-    hd.body_line = (int)r_u64(&e);
-    if (e.bad || hd.text_len != (size_t)id->size || hd.body_off > hd.text_len ||
-        hd.body_len > hd.text_len - hd.body_off || hd.body_line < 1)
+    const char *digest;
+    if (!record_body(&e, id->size, a, h, &digest))
         goto damaged;
-    made m = { 0 };
-    hd.fm = r_value(&e, a, &m, 0);
-    hd.npos = r_count(&e, 48);
-    hd.pos = hd.npos ? arena_alloc(a, hd.npos * sizeof *hd.pos) : NULL;
-    for (size_t j = 0; j < hd.npos && !e.bad; j++) {
-        fm_key_pos *kp = &hd.pos[j];
-        uint64_t mi = r_u64(&e);
-        kp->map = mi < m.n && m.v[mi].kind == TPL_MAP ? m.v[mi].u.map : NULL;
-        kp->key = r_str(&e, a, NULL);
-        kp->line = (int)r_u64(&e);
-        kp->col = (int)r_u64(&e);
-        kp->vline = (int)r_u64(&e);
-        kp->vcol = (int)r_u64(&e);
-        if (!kp->map)
-            e.bad = true;
-    }
-    free(m.v);
-    if (e.bad || e.at != end || hd.fm.kind != TPL_MAP)
-        goto damaged;
-    *h = hd;
     memcpy(p->digest, digest, CACHE_DIGEST_LEN);
     p->has_digest = true;
     r->slots[i].old = (const unsigned char *)b->data + start;
-    r->slots[i].old_len = end - start;
+    r->slots[i].old_len = e.n - start;
     r->slots[i].used = true;
     return true;
 damaged:
     atomic_fetch_add(&r->damaged, 1);
     return false;
+}
+
+int site_src_records_check(const void *value, size_t n, arena *a)
+{
+    site_src_records r;
+    memset(&r, 0, sizeof r);
+    r.keys = arena_new();
+    r.shard[0] = (buf)BUF_INIT;
+    buf_put(&r.shard[0], value, n);
+    size_t *starts = NULL, nstarts = 0;
+    int got = -1;
+    if (index_shard(&r, 0, &starts, &nstarts)) {
+        got = 0;
+        for (size_t i = 0; i < nstarts; i++) {
+            reader e = record_at(&r.shard[0], starts[i]);
+            long long then_s, then_ns;
+            site_src_ident was;
+            site_src_head h;
+            const char *digest;
+            record_head(&e, &then_s, &then_ns, &was);
+            if (!e.bad && record_body(&e, was.size, a, &h, &digest))
+                got++;
+        }
+    }
+    free(starts);
+    buf_release(&r.shard[0]);
+    arena_free(r.keys);
+    return got;
 }
 
 void site_src_records_keep(site_src_records *r, size_t i, page *p, const site_src_ident *id,

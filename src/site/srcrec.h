@@ -55,6 +55,10 @@ bool site_src_records_take(site_src_records *r, size_t i, page *p, const site_sr
  * p's digest. Thread safe for distinct i. */
 void site_src_records_keep(site_src_records *r, size_t i, page *p, const site_src_ident *id,
                            const site_src_head *h);
+/* Reads every record of one shard's value (as the cache gives it back),
+ * whatever its identity: how many read back whole, -1 when the value is
+ * not one. For the fuzz target (tests/fuzz/fuzz_srcrec.c); values in a. */
+int site_src_records_check(const void *value, size_t n, arena *a);
 /* Writes the records of this build's pages when any changed, warns in d
  * when a record could not be read back, and frees r (NULL does nothing). */
 void site_src_records_close(site_src_records *r, site *s, diag_list *d);

@@ -66,7 +66,9 @@ def main():
         killed = False
         deadline = time.time() + 120
         while time.time() < deadline and proc.poll() is None:
-            if os.path.isdir(cache) and len(entries(cache)) >= 5:
+            # (the formulas' entries: the sources' records are written
+            # before any, when the load stage ends)
+            if len(entries(os.path.join(cache, "v1", "math"))) >= 5:
                 proc.send_signal(signal.SIGKILL)
                 killed = True
                 break
