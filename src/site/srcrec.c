@@ -52,7 +52,7 @@
 #include "util/xalloc.h"
 
 #define SHARDS 16
-#define MAGIC "SHSR1\n"
+#define MAGIC "SHSR2\n"
 #define MAGIC_LEN 6
 /* a file whose mtime or ctime is this close to the record's clock is not
  * trusted (two seconds: FAT's granule, more than any clock tick) */
@@ -93,13 +93,24 @@ static void shard_key(const site_src_records *r, unsigned k, buf *key)
 
 /* ---- bytes ------------------------------------------------------------ */
 
+/* Numbers are LEB128 (seven bits a byte, low first): most are small, and
+ * every byte of a record is read back and checked (HMAC) on every build. */
 static void w_u64(buf *b, uint64_t v)
 {
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (unsigned char)(v >> (8 * i));
-    buf_put(b, (const char *)x, 8);
+    unsigned char x[10];
+    size_t n = 0;
+    do {
+        x[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            x[n] |= 0x80;
+        n++;
+    } while (v);
+    buf_put(b, (const char *)x, n);
 }
+
+/* a signed number, zigzag: small negatives stay short */
+static void w_i64(buf *b, int64_t v) { w_u64(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 
 static void w_strn(buf *b, const char *s, size_t n)
 {
@@ -115,15 +126,24 @@ typedef struct reader {
 
 static uint64_t r_u64(reader *r)
 {
-    if (r->bad || r->n - r->at < 8) {
-        r->bad = true;
-        return 0;
-    }
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
-    r->at += 8;
-    return v;
+    for (int shift = 0; !r->bad; shift += 7) {
+        if (r->at >= r->n || shift > 63) {
+            r->bad = true;
+            break;
+        }
+        unsigned char c = r->p[r->at++];
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    return 0;
+}
+
+static int64_t r_i64(reader *r)
+{
+    uint64_t u = r_u64(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
 /* n bytes in place, or NULL when the rest is shorter */
@@ -205,7 +225,7 @@ static void ptrs_put(ptrs *t, const void *p, size_t v)
 
 static uint64_t head_word(tpl_value v, unsigned kind)
 {
-    return (uint64_t)kind | (uint64_t)v.flags << 8 | (uint64_t)v.len << 32;
+    return (uint64_t)kind | (uint64_t)v.flags << 8;
 }
 
 /* false for what front matter never holds (an engine object) */
@@ -224,6 +244,7 @@ static bool w_value(buf *b, tpl_value v, ptrs *seen, size_t *next, int depth)
         ptrs_put(seen, p, (*next)++);
     }
     w_u64(b, head_word(v, v.kind));
+    w_u64(b, v.len);
     switch (v.kind) {
     case TPL_UNDEFINED:
     case TPL_NONE:
@@ -233,7 +254,7 @@ static bool w_value(buf *b, tpl_value v, ptrs *seen, size_t *next, int depth)
         return true;
     case TPL_INT:
     case TPL_DATE:
-        w_u64(b, (uint64_t)v.u.i);
+        w_i64(b, v.u.i);
         return true;
     case TPL_FLOAT: {
         uint64_t bits;
@@ -292,10 +313,11 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
         }
         return m->v[id];
     }
+    uint64_t len = r_u64(r);
     v.kind = (uint8_t)(w & 0xff);
     v.flags = (uint8_t)(w >> 8);
-    v.len = (uint32_t)(w >> 32);
-    if ((w >> 16) & 0xffff) {
+    v.len = (uint32_t)len;
+    if ((w >> 16) || len > UINT32_MAX) {
         r->bad = true;
         return v;
     }
@@ -308,7 +330,7 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
         break;
     case TPL_INT:
     case TPL_DATE:
-        v.u.i = (int64_t)r_u64(r);
+        v.u.i = r_i64(r);
         break;
     case TPL_FLOAT: {
         uint64_t bits = r_u64(r);
@@ -321,7 +343,7 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
         break;
     }
     case TPL_LIST: {
-        size_t n = r_count(r, 8);
+        size_t n = r_count(r, 2); /* an item: its kind and length at least */
         tpl_list *l = tpl_list_new(a, n);
         l->len = n;
         v.u.list = l;
@@ -331,7 +353,7 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
         break;
     }
     case TPL_MAP: {
-        size_t n = r_count(r, 16);
+        size_t n = r_count(r, 4);
         tpl_map *map = tpl_map_new(a, n ? n : 1);
         v.u.map = map;
         made_add(m, v);
@@ -359,37 +381,38 @@ static void w_ident(buf *b, const site_src_ident *id)
 {
     w_u64(b, id->dev);
     w_u64(b, id->ino);
-    w_u64(b, (uint64_t)id->size);
-    w_u64(b, (uint64_t)id->mtime_s);
-    w_u64(b, (uint64_t)id->mtime_ns);
-    w_u64(b, (uint64_t)id->ctime_s);
-    w_u64(b, (uint64_t)id->ctime_ns);
+    w_i64(b, id->size);
+    w_i64(b, id->mtime_s);
+    w_i64(b, id->mtime_ns);
+    w_i64(b, id->ctime_s);
+    w_i64(b, id->ctime_ns);
 }
 
 static void r_ident(reader *r, site_src_ident *id)
 {
     id->dev = r_u64(r);
     id->ino = r_u64(r);
-    id->size = (long long)r_u64(r);
-    id->mtime_s = (long long)r_u64(r);
-    id->mtime_ns = (long long)r_u64(r);
-    id->ctime_s = (long long)r_u64(r);
-    id->ctime_ns = (long long)r_u64(r);
+    id->size = r_i64(r);
+    id->mtime_s = r_i64(r);
+    id->mtime_ns = r_i64(r);
+    id->ctime_s = r_i64(r);
+    id->ctime_ns = r_i64(r);
 }
 
 static bool encode(buf *b, const char *src, long long now_s, long long now_ns, const site_src_ident *id,
                    const unsigned char digest[CACHE_DIGEST_LEN], const site_src_head *h)
 {
-    w_u64(b, 0); /* the length, below */
+    buf rec = BUF_INIT, *out = b;
+    b = &rec; /* the record, then its length and it into out */
     w_strn(b, src, strlen(src));
-    w_u64(b, (uint64_t)now_s);
-    w_u64(b, (uint64_t)now_ns);
+    w_i64(b, now_s);
+    w_i64(b, now_ns);
     w_ident(b, id);
     buf_put(b, (const char *)digest, CACHE_DIGEST_LEN);
     w_u64(b, h->text_len);
     w_u64(b, h->body_off);
     w_u64(b, h->body_len);
-    w_u64(b, (uint64_t)h->body_line);
+    w_i64(b, h->body_line);
     ptrs seen = { 0 };
     size_t next = 0;
     bool ok = w_value(b, h->fm, &seen, &next, 0);
@@ -403,16 +426,16 @@ static bool encode(buf *b, const char *src, long long now_s, long long now_ns, c
         }
         w_u64(b, (uint64_t)m);
         w_strn(b, kp->key, strlen(kp->key));
-        w_u64(b, (uint64_t)(int64_t)kp->line);
-        w_u64(b, (uint64_t)(int64_t)kp->col);
-        w_u64(b, (uint64_t)(int64_t)kp->vline);
-        w_u64(b, (uint64_t)(int64_t)kp->vcol);
+        w_i64(b, kp->line);
+        w_i64(b, kp->col);
+        w_i64(b, kp->vline);
+        w_i64(b, kp->vcol);
     }
     free(seen.k);
     free(seen.v);
-    uint64_t n = b->len - 8;
-    for (int i = 0; i < 8; i++)
-        b->data[i] = (char)(n >> (8 * i));
+    w_u64(out, rec.len);
+    buf_put(out, rec.data, rec.len);
+    buf_release(&rec);
     return ok;
 }
 
@@ -437,10 +460,10 @@ bool site_src_ident_of(const site *s, const char *src, site_src_ident *id)
 static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t *nstarts)
 {
     const buf *b = &r->shard[k];
-    if (b->len < MAGIC_LEN + 8 || memcmp(b->data, MAGIC, MAGIC_LEN) != 0)
+    if (b->len < MAGIC_LEN + 1 || memcmp(b->data, MAGIC, MAGIC_LEN) != 0)
         return false;
     reader rd = { (const unsigned char *)b->data, b->len, MAGIC_LEN, false };
-    size_t n = r_count(&rd, 8);
+    size_t n = r_count(&rd, 2);
     for (size_t i = 0; i < n && !rd.bad; i++) {
         size_t start = rd.at;
         size_t len = r_count(&rd, 1);
@@ -512,8 +535,8 @@ static void record_head(reader *e, long long *then_s, long long *then_ns, site_s
 {
     size_t slen = r_count(e, 1);
     r_bytes(e, slen);
-    *then_s = (long long)r_u64(e);
-    *then_ns = (long long)r_u64(e);
+    *then_s = r_i64(e);
+    *then_ns = r_i64(e);
     r_ident(e, was);
 }
 
@@ -526,23 +549,23 @@ static bool record_body(reader *e, long long size, arena *a, site_src_head *h, c
     hd.text_len = (size_t)r_u64(e);
     hd.body_off = (size_t)r_u64(e);
     hd.body_len = (size_t)r_u64(e);
-    hd.body_line = (int)r_u64(e);
+    hd.body_line = (int)r_i64(e);
     if (e->bad || size < 0 || hd.text_len != (size_t)size || hd.body_off > hd.text_len ||
         hd.body_len > hd.text_len - hd.body_off || hd.body_line < 1)
         return false;
     made m = { 0 };
     hd.fm = r_value(e, a, &m, 0);
-    hd.npos = r_count(e, 48);
+    hd.npos = r_count(e, 6);
     hd.pos = hd.npos ? arena_alloc(a, hd.npos * sizeof *hd.pos) : NULL;
     for (size_t j = 0; j < hd.npos && !e->bad; j++) {
         fm_key_pos *kp = &hd.pos[j];
         uint64_t mi = r_u64(e);
         kp->map = mi < m.n && m.v[mi].kind == TPL_MAP ? m.v[mi].u.map : NULL;
         kp->key = r_str(e, a, NULL);
-        kp->line = (int)r_u64(e);
-        kp->col = (int)r_u64(e);
-        kp->vline = (int)r_u64(e);
-        kp->vcol = (int)r_u64(e);
+        kp->line = (int)r_i64(e);
+        kp->col = (int)r_i64(e);
+        kp->vline = (int)r_i64(e);
+        kp->vcol = (int)r_i64(e);
         if (!kp->map)
             e->bad = true;
     }
