@@ -2,11 +2,11 @@
  *
  * site_load walks the folders (walk.c), parses every page's front matter
  * on `jobs` threads (front_matter.c; a build session reuses a parse whose
- * bytes are unchanged, a one-shot build with the build cache the record of
- * a file that is unchanged: srcrec.c), adds a notebook's files, decides which pages are
- * held back (held.c) and which folders are sections (sections.c), and
- * indexes pages and files for link resolution. Output paths come after,
- * in paths.c. */
+ * bytes are unchanged, a one-shot build with the build cache the record
+ * of a file that is unchanged: srcrec.c), adds a notebook's files,
+ * decides which pages are held back (held.c) and which folders are
+ * sections (sections.c), and indexes pages and files for link resolution.
+ * Output paths come after, in paths.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
