@@ -182,6 +182,9 @@ void cli_print_stats(const build_stats *st)
            "swap %.1f ms; %zu outputs rendered, %zu written\n",
            st->ms_config, st->ms_load, st->ms_markdown, st->ms_model, st->ms_render, st->ms_write,
            st->rendered, st->written + st->copied);
+    if (st->outputs_kept)
+        printf("  outputs: %zu rendered, %zu kept from the last build (nothing they read changed)\n",
+               st->rendered, st->outputs_kept);
     if (st->markdown_cached)
         printf("  markdown: %zu pages written, %zu from the build cache\n", st->markdown,
                st->markdown_cached);

@@ -449,9 +449,16 @@ static bool render(run *r, bool keep, diag_list *d)
     c->index_pages = site_index_pages(s);
     list_jobs(r);
     c->years = site_archive_years(s);
-    if (keep && o->write)
+    /* a one-shot build with the cache renders only the outputs that read
+     * a value that changed since the last (record.c) */
+    bool record = o->write && s->cache && !e->pages && !e->kept && !e->sink;
+    if ((keep && o->write) || record)
         c->deps = xcalloc(c->njobs + 1, sizeof *c->deps);
     render_references(c, r->jobs, d);
+    if (record) {
+        const char *tdirs[2] = { r->tdir, r->thdir };
+        c->rec = render_record_open(c, s->cache, s->dir, tdirs, 2, r->jobs, d);
+    }
     render_workers_new(c, r->jobs);
     if (o->progress) {
         c->progress = o->progress;
@@ -461,14 +468,16 @@ static bool render(run *r, bool keep, diag_list *d)
     }
     site_parallel(c->njobs, r->jobs, render_job, c);
     /* the cache keeps this build's variants and pages beyond its limit */
-    if (s->nvariants || s->md_disk)
-        cache_keep_extra(s->cache, atomic_load(&s->variant_bytes) + site_md_disk_bytes(s->md_disk));
+    if (s->nvariants || s->md_disk || c->rec)
+        cache_keep_extra(s->cache, atomic_load(&s->variant_bytes) + site_md_disk_bytes(s->md_disk) +
+                                       render_record_bytes(c->rec));
     stage(o, "writing");
     render_merge_diags(d, c->diags, c->jobs, c->njobs);
     render_workers_free(c, r->jobs);
     if (!o->write && !e->sink) /* sheaf check */
         site_check_root_links(s, r->out.produced, d);
-    r->st.rendered = r->nrender;
+    r->st.outputs_kept = render_record_kept(c->rec);
+    r->st.rendered = r->nrender - r->st.outputs_kept;
     return !new_errors(r, d);
 }
 
@@ -479,6 +488,9 @@ static bool commit(run *r, bool ok, diag_list *d)
     if (!r->staging)
         return false;
     ok = output_end(&r->out, ok, d) && ok;
+    /* the files the record names are the output folder's now */
+    if (ok)
+        render_record_save(r->c.rec);
     r->st.written = atomic_load(&r->out.written);
     r->st.unchanged = atomic_load(&r->out.unchanged);
     r->st.removed = atomic_load(&r->out.removed);
@@ -516,6 +528,7 @@ static void drop_run(run *r)
         tpl_deps_release(&r->c.deps[i]);
     free(r->c.deps);
     free(r->c.jobs);
+    render_record_free(r->c.rec);
     render_shortcodes_free(r->sc);
     if (!r->e->kept)
         tpl_loader_free(r->l);

@@ -56,6 +56,7 @@ typedef struct build_stats {
                             * due, a page expires), or 0: a session should run again then */
     size_t written, unchanged, removed, copied;
     size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
+    size_t outputs_kept; /* a build with the cache: outputs whose inputs did not change, kept unrendered */
     size_t markdown; /* pages whose Markdown was written this run (not kept from the last) */
     size_t markdown_cached; /* pages whose Markdown came from the build cache (.sheaf-cache/) */
     size_t formulas, formulas_rendered; /* met; rendered by KaTeX, not from the cache */

@@ -51,6 +51,8 @@ typedef struct job {
  * check's full run): each output's path and bytes, from any worker. */
 typedef void (*render_sink)(void *ctx, const char *rel, const void *data, size_t len);
 
+typedef struct render_record render_record;
+
 typedef struct render_ctx {
     site *s;
     tpl_loader *l;
@@ -66,6 +68,7 @@ typedef struct render_ctx {
     const size_t *pick; /* a build session's partial rebuild: the jobs to run, or NULL */
     render_sink sink;  /* not NULL: outputs go here, not to `out` */
     void *sink_ctx;
+    render_record *rec; /* a one-shot build with the cache: what each job read (record.c), or NULL */
     build_progress *progress; /* counts the jobs done, or NULL */
     tpl_budget budget; /* the steps of this run's renders (opt.budget points here
                         * from render_workers_new on; zeroed there) */
@@ -93,6 +96,40 @@ void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t
 /* Every bibliography entry's `reference` (see jobs.c), rendered in
  * parallel before the jobs that show them; problems go to d. */
 void render_references(render_ctx *c, int jobs, diag_list *d);
+
+/* ---- what each output read, between processes (record.c) --------------- */
+
+/* After the render references and before the jobs of c run: the global
+ * fingerprint and every page entry's hash of c's model (tdirs: the
+ * template folders), and the last build's record from the cache k when it
+ * was made with the same global fingerprint (a record that does not read
+ * back whole: a warning in d). Free with render_record_free. */
+render_record *render_record_open(const render_ctx *c, cache *k, const char *site_dir,
+                                  const char *const *tdirs, size_t ntdirs, int jobs, diag_list *d);
+/* Around job i on its worker's thread: begin, then (template jobs only)
+ * frame, then end. */
+void render_record_begin(render_record *r, size_t i);
+/* The job's variables (all but `site`), template, output path and
+ * context: true when nothing it read changed and every file it left was
+ * kept from the old output (output_keep): the job is done. */
+bool render_record_frame(render_ctx *c, size_t i, const tpl_map *vars, const char *tname, const char *out_rel,
+                         const char *context);
+/* Whether the current job's outputs are to be told (render_record_output). */
+bool render_record_collecting(void);
+/* An output of the current job and who its file is (known false: not
+ * known, so the job is not recorded). */
+void render_record_output(const char *rel, const output_file_id *id, bool known);
+/* deps: what job i read; quiet: it reported nothing. */
+void render_record_end(render_record *r, size_t i, const tpl_deps *deps, bool quiet);
+/* Jobs done by keeping their old files; the bytes the record takes in the
+ * cache (an estimate, for cache_keep_extra). 0 for NULL. */
+size_t render_record_kept(const render_record *r);
+size_t render_record_bytes(const render_record *r);
+/* After a good commit: writes the record (its parts, then its head) unless
+ * it is the one read. */
+void render_record_save(render_record *r);
+/* render_record_free(NULL) does nothing. */
+void render_record_free(render_record *r);
 
 /* ---- shortcodes (shortcode.c) ------------------------------------------ */
 

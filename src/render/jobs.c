@@ -211,10 +211,16 @@ static void emit(render_ctx *c, const char *rel, const void *data, size_t len, d
         data = fixed.data;
         len = fixed.len;
     }
-    if (c->sink)
+    if (c->sink) {
         c->sink(c->sink_ctx, rel, data, len);
-    else
+    } else if (c->rec && render_record_collecting()) {
+        /* recorded with who the file is, so the next build may keep it */
+        output_file_id id;
+        bool known = output_put_id(c->out, rel, data, len, d, &id);
+        render_record_output(rel, &id, known);
+    } else {
         output_put(c->out, rel, data, len, d);
+    }
     buf_release(&fixed);
 }
 
@@ -689,6 +695,12 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     }
     }
     tpl_map_seal(a, vars);
+    /* a build with the cache: done when nothing the job read last time
+     * changed and its files are still the ones it wrote (record.c); a job
+     * that said something is never skipped */
+    if (c->rec && diag_count(d) == j->d0 &&
+        render_record_frame(c, (size_t)(j - c->jobs), vars, tname, out_rel, context))
+        return;
     diag_list *td = diag_list_new();
     const tpl_template *t = tpl_load(c->l, tname, td);
     buf out = BUF_INIT;
@@ -725,12 +737,16 @@ void render_job(void *vctx, size_t i, int worker)
         c->deps[i].n = 0;
         old = tpl_deps_use(&c->deps[i]);
     }
+    if (c->rec)
+        render_record_begin(c->rec, i);
     render_one(c, j, c->scratch[worker], c->diags[worker]);
     if (c->deps) {
         tpl_deps_use(old);
         tpl_deps_finish(&c->deps[i]);
     }
     j->d1 = diag_count(c->diags[worker]);
+    if (c->rec)
+        render_record_end(c->rec, i, c->deps ? &c->deps[i] : NULL, j->d1 == j->d0);
     arena_reset(c->scratch[worker]);
     if (c->s->spill && atomic_fetch_add(&c->ran, 1) % RENDER_TRIM_EVERY == RENDER_TRIM_EVERY - 1)
         site_spill_trim(c->s);
@@ -771,6 +787,7 @@ void render_references(render_ctx *c, int jobs, diag_list *d)
     rc.njobs = n;
     rc.deps = NULL;
     rc.pick = NULL;
+    rc.rec = NULL;
     render_workers_new(&rc, jobs);
     site_parallel(n, jobs, render_job, &rc);
     render_merge_diags(d, rc.diags, rj, n);

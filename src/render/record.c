@@ -1,0 +1,714 @@
+/* record: what each output of a one-shot build read, kept in the build
+ * cache, so that the next `sheaf build` process renders only the outputs
+ * that read a value that changed — the exactness a build session
+ * (`sheaf serve`, session.c) has in memory, carried across processes.
+ *
+ * A build with the cache that writes its output records, for every render
+ * job that runs a template (a page, a list page, a feed, the sitemap …):
+ * - its frame: the hash of the variables it is given (all but `site`), of
+ *   its template's name, its output path and its context;
+ * - what it read of the pages' maps (tpl_deps, as the session records):
+ *   (page, entry) pairs, or a page's map as a whole;
+ * - each file it left in the output folder and who that file is on disk
+ *   (output_file_id: device, inode, size, modification time).
+ * Beside them: the hash of every entry of every page's map, and the
+ * build's global fingerprint — the `site` value whole, every page's
+ * source path and the names of its map's entries (so that a page's place
+ * and an entry's index mean the same in both builds), the list of jobs,
+ * the text of every file in the template folders, the options templates
+ * see (the base URL, the theme strings). A page's map met inside another
+ * value counts by its place only: what a job reads of it is recorded.
+ *
+ * The next build, once its model is made, computes the same and renders
+ * a job again unless its global fingerprint and frame are the same, no
+ * entry it read has another hash, and every file it left is still the
+ * very file it wrote (output_keep): then that file is kept, unread. So a
+ * record left behind by a killed build, or older than the output folder,
+ * can only make a job render again, never keep a file that is not what
+ * the job would write. A job that reported anything (a warning) is
+ * recorded as not skippable, so its diagnostics come back on every build.
+ * Jobs that are no template — the search index and its text files, the
+ * aliases' redirects, copied files, image variants — run on every build
+ * (each has its own way of not rewriting an unchanged file).
+ *
+ * On disk: kind "render", one entry for the head (the record's random id,
+ * the global fingerprint, the counts) and parts of PART_ITEMS pages or jobs
+ * each (an entry is at most CACHE_ENTRY_MAX), every part carrying the id.
+ * The parts are written first, the head last: a part of another record
+ * (a build killed between them) or one that does not read back whole means
+ * no record — every output rendered again, with a warning. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "render/internal.h"
+#include "site/mdcache.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+#define REC_KIND "render"
+#define REC_MAGIC "sheaf render record 1"
+#define PART_ITEMS 4096
+#define PART_MAX (CACHE_ENTRY_MAX - ((size_t)1 << 20))
+#define SEED 0x243F6A8885A308D3u
+
+/* ---- the hash of values ------------------------------------------------ *
+ * 64 bits, 8 bytes a step: tells a changed value from an unchanged one by
+ * accident only with odds of 2^-64 a comparison. Not for an adversary:
+ * whoever can write the cache can write the output folder. */
+
+static inline uint64_t mix(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+    return h ^ (h >> 31);
+}
+
+static uint64_t mix_bytes(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    h = mix(h, len);
+    if (!len)
+        return h;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = mix(h, w);
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, len - i);
+    return mix(h, w);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    return s ? mix_bytes(h, s, strlen(s)) : mix(h, 0x6e756c6cu);
+}
+
+static uint64_t finish(uint64_t h)
+{
+    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDu;
+    h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53u;
+    h ^= h >> 33;
+    return h ? h : 1; /* 0 is "unknown" */
+}
+
+/* v into h. A page's own map counts by its owner (its place): what is read
+ * of it is recorded per entry. Maps owned as references ({title, url,
+ * date}) are hashed whole, as any other value: they are small, and a job
+ * reaches one only through a value hashed so or an entry it read. *bad:
+ * a value that cannot be hashed (an engine object, nesting too deep). */
+static uint64_t hash_value(uint64_t h, tpl_value v, int depth, bool *bad)
+{
+    h = mix(h, (uint64_t)v.kind | (uint64_t)v.flags << 8);
+    switch ((tpl_kind)v.kind) {
+    case TPL_UNDEFINED:
+    case TPL_NONE:
+        return h;
+    case TPL_BOOL:
+        return mix(h, v.u.b);
+    case TPL_INT:
+        return mix(h, (uint64_t)v.u.i);
+    case TPL_FLOAT: {
+        uint64_t w;
+        memcpy(&w, &v.u.f, sizeof w);
+        return mix(h, w);
+    }
+    case TPL_STRING:
+        return mix_bytes(h, v.u.s, v.len);
+    case TPL_DATE:
+        return mix(mix(h, (uint64_t)v.u.t), v.len);
+    case TPL_LIST:
+        if (depth >= TPL_VALUE_MAX_DEPTH) {
+            *bad = true;
+            return h;
+        }
+        h = mix(h, v.u.list->len);
+        for (size_t i = 0; i < v.u.list->len; i++)
+            h = hash_value(h, v.u.list->items[i], depth + 1, bad);
+        return h;
+    case TPL_MAP: {
+        const tpl_map *m = v.u.map;
+        if (m->owner && !(m->owner & SITE_REF_OWNER))
+            return mix(h, 0x7061676500000000u | m->owner);
+        if (depth >= TPL_VALUE_MAX_DEPTH) {
+            *bad = true;
+            return h;
+        }
+        h = mix(h, m->len);
+        for (size_t i = 0; i < m->len; i++) {
+            h = hash_value(h, m->entries[i].key, depth + 1, bad);
+            h = hash_value(h, m->entries[i].value, depth + 1, bad);
+        }
+        return h;
+    }
+    case TPL_OBJECT:
+        break;
+    }
+    *bad = true;
+    return h;
+}
+
+/* ---- the record in memory ---------------------------------------------- */
+
+typedef struct rec_out {
+    char *rel;
+    output_file_id id;
+} rec_out;
+
+enum { JOB_NONE, JOB_SET, JOB_KEPT };
+
+typedef struct rec_job {
+    uint8_t state;   /* JOB_*: not recorded, recorded, kept from the last build */
+    bool framed;     /* its frame is hashed: its outputs are collected */
+    bool lost;       /* an output whose file is not known: not recorded */
+    uint64_t frame;
+    uint64_t *deps;  /* page owner << 16 | entry (or TPL_DEPS_ALL), ascending */
+    size_t ndeps;
+    rec_out *outs;
+    size_t nouts, capouts;
+} rec_job;
+
+struct render_record {
+    cache *cache;
+    const char *target; /* the output folder (c->out's) */
+    buf key;            /* the entries' key: REC_MAGIC, this sheaf, the folders */
+    size_t key_len;
+    bool usable;        /* every value could be hashed */
+    uint64_t global;
+    size_t npages;
+    size_t *off;        /* page i's entries' hashes: h[off[i] .. off[i + 1]) */
+    uint64_t *h;
+    /* the last build's, when it had this global fingerprint */
+    bool have_old;
+    uint8_t *changed;      /* per entry of h: not the old hash */
+    uint8_t *page_changed; /* per page: any of its entries */
+    rec_job *old;
+    size_t njobs;
+    rec_job *now;
+    size_t read_bytes;
+    atomic_size_t kept;
+};
+
+static _Thread_local rec_job *current;
+
+/* ---- the global fingerprint ---------------------------------------------- */
+
+typedef struct tdir_walk {
+    uint64_t h;
+    const char *dir;
+    bool bad;
+} tdir_walk;
+
+static void template_file(void *ctx, const char *rel, fs_kind kind, int err)
+{
+    (void)err;
+    tdir_walk *t = ctx;
+    t->h = mix(mix_str(t->h, rel), (uint64_t)kind);
+    if (kind == FS_UNREADABLE) {
+        t->bad = true;
+        return;
+    }
+    char *path = fs_join(t->dir, rel);
+    buf b = BUF_INIT;
+    if (fs_read_file(path, &b)) /* a link: what it leads to */
+        t->h = mix_bytes(t->h, b.data, b.len);
+    else
+        t->bad = true; /* a link to a folder, or nowhere: not followed here */
+    buf_release(&b);
+    free(path);
+}
+
+static uint64_t global_hash(const render_ctx *c, uint64_t g, const char *const *tdirs, size_t ntdirs,
+                            bool *bad)
+{
+    const site *s = c->s;
+    g = hash_value(g, s->site_value, 0, bad);
+    g = mix_str(g, c->opt.base_url);
+    g = mix_str(g, c->opt.language);
+    g = hash_value(g, c->opt.strings ? tpl_map_value(c->opt.strings) : tpl_none(), 0, bad);
+    g = hash_value(g, c->opt.strings_fallback ? tpl_map_value(c->opt.strings_fallback) : tpl_none(), 0, bad);
+    g = mix(g, s->npages);
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        g = mix_str(g, p->src);
+        const tpl_map *m = p->value;
+        g = mix(g, m ? m->len : ~(uint64_t)0);
+        for (size_t k = 0; m && k < m->len; k++)
+            g = hash_value(g, m->entries[k].key, 0, bad);
+    }
+    g = mix(g, c->njobs);
+    for (size_t i = 0; i < c->njobs; i++)
+        g = mix(mix(mix(g, (uint64_t)c->jobs[i].kind), (uint64_t)(int64_t)c->jobs[i].a),
+                (uint64_t)(int64_t)c->jobs[i].b);
+    for (size_t i = 0; i < ntdirs; i++) {
+        tdir_walk t = { mix_str(g, tdirs[i]), tdirs[i], false };
+        if (fs_is_dir(tdirs[i])) {
+            if (!fs_visit(tdirs[i], false, template_file, &t))
+                *bad = true;
+        } else {
+            t.h = mix(t.h, 0x6e6f6e65u); /* none */
+        }
+        g = t.h;
+        *bad = *bad || t.bad;
+    }
+    return g;
+}
+
+typedef struct page_hash_ctx {
+    render_record *r;
+    const site *s;
+} page_hash_ctx;
+
+static void page_hashes(void *ctx, size_t i, int worker)
+{
+    (void)worker;
+    page_hash_ctx *c = ctx;
+    const tpl_map *m = c->s->pages[i].value;
+    uint64_t *h = c->r->h + c->r->off[i];
+    for (size_t k = 0; m && k < m->len; k++) {
+        bool bad = false;
+        uint64_t e = hash_value(SEED, m->entries[k].key, 0, &bad);
+        e = finish(hash_value(e, m->entries[k].value, 0, &bad));
+        h[k] = bad ? 0 : e; /* 0: changed, always */
+    }
+}
+
+/* ---- reading and writing ------------------------------------------------ */
+
+static void put_u(buf *b, uint64_t v)
+{
+    unsigned char t[10];
+    size_t n = 0;
+    do {
+        unsigned char ch = v & 0x7f;
+        v >>= 7;
+        t[n++] = (unsigned char)(ch | (v ? 0x80 : 0));
+    } while (v);
+    buf_put(b, t, n);
+}
+
+static void put_w(buf *b, uint64_t v) { buf_put(b, &v, sizeof v); }
+
+typedef struct reader {
+    const unsigned char *p, *end;
+    bool bad;
+} reader;
+
+static uint64_t get_u(reader *r)
+{
+    uint64_t v = 0;
+    for (int sh = 0; sh < 64 && r->p < r->end; sh += 7) {
+        unsigned ch = *r->p++;
+        v |= (uint64_t)(ch & 0x7f) << sh;
+        if (!(ch & 0x80))
+            return v;
+    }
+    r->bad = true;
+    return 0;
+}
+
+static uint64_t get_w(reader *r)
+{
+    uint64_t v = 0;
+    if (r->end - r->p < 8) {
+        r->bad = true;
+        return 0;
+    }
+    memcpy(&v, r->p, sizeof v);
+    r->p += sizeof v;
+    return v;
+}
+
+/* A count of items of at least `each` bytes that the rest can hold. */
+static size_t get_count(reader *r, size_t each)
+{
+    uint64_t n = get_u(r);
+    if (r->bad || n > (uint64_t)(r->end - r->p) / (each ? each : 1)) {
+        r->bad = true;
+        return 0;
+    }
+    return (size_t)n;
+}
+
+static void part_key(render_record *r, const char *what, size_t n)
+{
+    buf_truncate(&r->key, r->key_len);
+    buf_printf(&r->key, "%s %zu", what, n);
+}
+
+static bool get_part(render_record *r, const char *what, size_t n, buf *v)
+{
+    part_key(r, what, n);
+    buf_reset(v);
+    bool ok = cache_get(r->cache, REC_KIND, r->key.data, r->key.len, v);
+    r->read_bytes += ok ? v->len : 0;
+    return ok;
+}
+
+static void free_job(rec_job *j)
+{
+    for (size_t k = 0; k < j->nouts; k++)
+        free(j->outs[k].rel);
+    free(j->outs);
+    free(j->deps);
+    memset(j, 0, sizeof *j);
+}
+
+static bool read_job(reader *rd, rec_job *j)
+{
+    j->state = (uint8_t)get_u(rd);
+    if (j->state == JOB_NONE)
+        return !rd->bad;
+    if (j->state != JOB_SET)
+        return false;
+    j->frame = get_w(rd);
+    j->ndeps = get_count(rd, 1);
+    j->deps = xcalloc(j->ndeps + 1, sizeof *j->deps);
+    uint64_t at = 0;
+    for (size_t k = 0; k < j->ndeps; k++)
+        j->deps[k] = at += get_u(rd);
+    j->nouts = j->capouts = get_count(rd, 7);
+    j->outs = xcalloc(j->nouts + 1, sizeof *j->outs);
+    for (size_t k = 0; k < j->nouts && !rd->bad; k++) {
+        size_t n = get_count(rd, 1);
+        if (rd->bad || !n)
+            return false;
+        j->outs[k].rel = xstrndup((const char *)rd->p, n);
+        rd->p += n;
+        if (strlen(j->outs[k].rel) != n)
+            return false;
+        output_file_id *id = &j->outs[k].id;
+        id->dev = get_u(rd);
+        id->ino = get_u(rd);
+        id->size = get_u(rd);
+        id->mtime_s = (int64_t)get_u(rd);
+        id->mtime_ns = (int64_t)get_u(rd);
+        id->hash = get_w(rd);
+    }
+    return !rd->bad;
+}
+
+/* The last build's record, when it was made with this global fingerprint;
+ * a head that names parts which are missing, of another record or not
+ * readable: a warning (unless the cache already counts it as damaged,
+ * which finish_cache reports). */
+static void read_old(render_record *r, diag_list *d)
+{
+    buf v = BUF_INIT;
+    size_t damaged0 = cache_get_stats(r->cache).damaged;
+    if (!get_part(r, "head", 0, &v)) {
+        buf_release(&v);
+        return; /* none: the first build */
+    }
+    reader h = { (const unsigned char *)v.data, (const unsigned char *)v.data + v.len, false };
+    uint64_t id = get_w(&h), global = get_w(&h);
+    uint64_t npages = get_u(&h), nentries = get_u(&h), njobs = get_u(&h);
+    bool ok = !h.bad && h.p == h.end;
+    if (ok && (global != r->global || npages != r->npages || nentries != r->off[r->npages] ||
+               njobs != r->njobs)) {
+        buf_release(&v);
+        return; /* something every output may read changed: all are rendered */
+    }
+    uint64_t *oh = xcalloc(r->off[r->npages] + 1, sizeof *oh);
+    r->old = xcalloc(r->njobs + 1, sizeof *r->old);
+    for (size_t first = 0; ok && first < r->npages; first += PART_ITEMS) {
+        ok = get_part(r, "pages", first / PART_ITEMS, &v);
+        reader rd = { (const unsigned char *)v.data, (const unsigned char *)v.data + v.len, false };
+        ok = ok && get_w(&rd) == id && get_u(&rd) == first;
+        size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
+        for (size_t i = first; ok && i < last; i++) {
+            size_t n = r->off[i + 1] - r->off[i];
+            ok = get_u(&rd) == n && !rd.bad;
+            for (size_t k = 0; ok && k < n; k++)
+                oh[r->off[i] + k] = get_w(&rd);
+        }
+        ok = ok && !rd.bad && rd.p == rd.end;
+    }
+    for (size_t first = 0; ok && first < r->njobs; first += PART_ITEMS) {
+        ok = get_part(r, "jobs", first / PART_ITEMS, &v);
+        reader rd = { (const unsigned char *)v.data, (const unsigned char *)v.data + v.len, false };
+        ok = ok && get_w(&rd) == id && get_u(&rd) == first;
+        size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
+        for (size_t i = first; ok && i < last; i++)
+            ok = read_job(&rd, &r->old[i]);
+        ok = ok && !rd.bad && rd.p == rd.end;
+    }
+    buf_release(&v);
+    if (!ok) {
+        for (size_t i = 0; i < r->njobs; i++)
+            free_job(&r->old[i]);
+        free(r->old);
+        r->old = NULL;
+        free(oh);
+        if (cache_get_stats(r->cache).damaged == damaged0)
+            diag_warning(d, CACHE_DIR, 0, 0,
+                         "the record of what each output read is incomplete (a build was killed while "
+                         "writing it, or it was changed): every output is rendered again");
+        return;
+    }
+    size_t ne = r->off[r->npages];
+    r->changed = xcalloc(ne + 1, 1);
+    r->page_changed = xcalloc(r->npages + 1, 1);
+    for (size_t i = 0; i < r->npages; i++)
+        for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
+            if (oh[e] != r->h[e] || !r->h[e]) {
+                r->changed[e] = 1;
+                r->page_changed[i] = 1;
+            }
+    free(oh);
+    r->have_old = true;
+}
+
+render_record *render_record_open(const render_ctx *c, cache *k, const char *site_dir,
+                                  const char *const *tdirs, size_t ntdirs, int jobs, diag_list *d)
+{
+    render_record *r = xcalloc(1, sizeof *r);
+    const site *s = c->s;
+    r->key = (buf)BUF_INIT;
+    r->cache = k;
+    r->target = c->out->target;
+    r->njobs = c->njobs;
+    r->now = xcalloc(r->njobs + 1, sizeof *r->now);
+    char *bin = site_binary_id(), *root = fs_resolve(site_dir);
+    buf_printf(&r->key, "%s\nsheaf %s\nsite %s\noutput %s\n", REC_MAGIC, bin, root, r->target);
+    free(bin);
+    free(root);
+    r->key_len = r->key.len;
+    bool bad = false;
+    uint64_t g = global_hash(c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
+    r->global = finish(g);
+    r->npages = s->npages;
+    r->off = xcalloc(r->npages + 1, sizeof *r->off);
+    for (size_t i = 0; i < r->npages; i++)
+        r->off[i + 1] = r->off[i] + (s->pages[i].value ? s->pages[i].value->len : 0);
+    r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
+    page_hash_ctx pc = { r, s };
+    site_parallel(r->npages, jobs, page_hashes, &pc);
+    r->usable = !bad;
+    if (r->usable)
+        read_old(r, d);
+    return r;
+}
+
+/* ---- while the jobs run -------------------------------------------------- */
+
+void render_record_begin(render_record *r, size_t i) { current = &r->now[i]; }
+
+bool render_record_collecting(void) { return current && current->framed && current->state != JOB_KEPT; }
+
+void render_record_output(const char *rel, const output_file_id *id, bool known)
+{
+    rec_job *j = current;
+    if (!j || !j->framed || j->state == JOB_KEPT)
+        return;
+    if (!known) {
+        j->lost = true;
+        return;
+    }
+    if (j->nouts == j->capouts) {
+        j->capouts = j->capouts ? j->capouts * 2 : 2;
+        j->outs = xrealloc(j->outs, j->capouts * sizeof *j->outs);
+    }
+    j->outs[j->nouts].rel = xstrdup(rel);
+    j->outs[j->nouts++].id = *id;
+}
+
+/* Is the old output's file at rel still the one id names? (Only looked
+ * at before keeping several, so that none is kept when one is not.) */
+static bool still_there(const char *target, const rec_out *o)
+{
+    char *path = fs_join(target, o->rel);
+    struct stat st;
+    bool ok = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_dev == o->id.dev &&
+              (uint64_t)st.st_ino == o->id.ino && (uint64_t)st.st_size == o->id.size &&
+              (int64_t)st.st_mtim.tv_sec == o->id.mtime_s && (int64_t)st.st_mtim.tv_nsec == o->id.mtime_ns;
+    free(path);
+    return ok;
+}
+
+/* Did a read of dep (owner << 16 | entry) see a value that changed? */
+static bool dep_changed(const render_record *r, uint64_t dep)
+{
+    uint64_t owner = dep >> 16, k = dep & 0xffff;
+    if (!owner || owner > r->npages)
+        return true;
+    size_t p = (size_t)owner - 1;
+    if (k == TPL_DEPS_ALL)
+        return r->page_changed[p];
+    return k >= r->off[p + 1] - r->off[p] || r->changed[r->off[p] + k];
+}
+
+bool render_record_frame(render_ctx *c, size_t i, const tpl_map *vars, const char *tname, const char *out_rel,
+                         const char *context)
+{
+    render_record *r = c->rec;
+    rec_job *n = &r->now[i];
+    bool bad = false;
+    uint64_t f = mix_str(mix_str(mix_str(SEED, tname), out_rel), context);
+    for (size_t k = 0; k < vars->len; k++) {
+        tpl_value key = vars->entries[k].key;
+        if (key.kind == TPL_STRING && !strcmp(key.u.s, "site"))
+            continue; /* the global fingerprint's */
+        f = hash_value(f, key, 0, &bad);
+        f = hash_value(f, vars->entries[k].value, 0, &bad);
+    }
+    if (bad || !r->usable)
+        return false;
+    n->framed = true;
+    n->frame = finish(f);
+    if (!r->have_old)
+        return false;
+    const rec_job *o = &r->old[i];
+    if (o->state != JOB_SET || o->frame != n->frame)
+        return false;
+    for (size_t k = 0; k < o->ndeps; k++)
+        if (dep_changed(r, o->deps[k]))
+            return false;
+    for (size_t k = 0; o->nouts > 1 && k < o->nouts; k++)
+        if (!still_there(r->target, &o->outs[k]))
+            return false;
+    for (size_t k = 0; k < o->nouts; k++)
+        if (!output_keep(c->out, o->outs[k].rel, &o->outs[k].id)) {
+            if (k) /* kept some, then one changed under us: write them all again */
+                n->lost = true;
+            return false;
+        }
+    n->state = JOB_KEPT;
+    atomic_fetch_add(&r->kept, 1);
+    return true;
+}
+
+void render_record_end(render_record *r, size_t i, const tpl_deps *deps, bool quiet)
+{
+    current = NULL;
+    rec_job *n = &r->now[i];
+    if (n->state == JOB_KEPT)
+        return;
+    if (!n->framed || n->lost || !quiet || !deps) {
+        free_job(n);
+        return;
+    }
+    n->deps = xcalloc(deps->n + 1, sizeof *n->deps);
+    for (size_t k = 0; k < deps->n; k++)
+        if (!((deps->v[k] >> 16) & SITE_REF_OWNER)) /* a reference's: its container's read counts */
+            n->deps[n->ndeps++] = deps->v[k];
+    n->state = JOB_SET;
+}
+
+size_t render_record_kept(const render_record *r) { return r ? atomic_load(&r->kept) : 0; }
+
+size_t render_record_bytes(const render_record *r)
+{
+    return r ? r->read_bytes + r->read_bytes / 2 + ((size_t)1 << 20) : 0;
+}
+
+/* ---- after the commit ------------------------------------------------------ */
+
+static void put_job(buf *b, const rec_job *j, const rec_job *old)
+{
+    if (j->state == JOB_KEPT)
+        j = old;
+    if (j->state != JOB_SET && j->state != JOB_KEPT) {
+        put_u(b, JOB_NONE);
+        return;
+    }
+    put_u(b, JOB_SET);
+    put_w(b, j->frame);
+    put_u(b, j->ndeps);
+    uint64_t at = 0;
+    for (size_t k = 0; k < j->ndeps; k++) {
+        put_u(b, j->deps[k] - at);
+        at = j->deps[k];
+    }
+    put_u(b, j->nouts);
+    for (size_t k = 0; k < j->nouts; k++) {
+        const rec_out *o = &j->outs[k];
+        size_t n = strlen(o->rel);
+        put_u(b, n);
+        buf_put(b, o->rel, n);
+        put_u(b, o->id.dev);
+        put_u(b, o->id.ino);
+        put_u(b, o->id.size);
+        put_u(b, (uint64_t)o->id.mtime_s);
+        put_u(b, (uint64_t)o->id.mtime_ns);
+        put_w(b, o->id.hash);
+    }
+}
+
+void render_record_save(render_record *r)
+{
+    if (!r || !r->usable)
+        return;
+    /* every job kept, or as unrecorded as before: the record on disk is this one */
+    bool same = r->have_old;
+    for (size_t i = 0; same && i < r->njobs; i++)
+        same = r->now[i].state == JOB_KEPT || (r->now[i].state == JOB_NONE && r->old[i].state == JOB_NONE);
+    if (same)
+        return;
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+        id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ r->global;
+    buf v = BUF_INIT;
+    for (size_t first = 0; first < r->npages; first += PART_ITEMS) {
+        buf_reset(&v);
+        put_w(&v, id);
+        put_u(&v, first);
+        size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
+        for (size_t i = first; i < last; i++) {
+            put_u(&v, r->off[i + 1] - r->off[i]);
+            for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
+                put_w(&v, r->h[e]);
+        }
+        if (v.len > PART_MAX)
+            goto out; /* not kept: the next build renders every output */
+        part_key(r, "pages", first / PART_ITEMS);
+        cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
+    }
+    for (size_t first = 0; first < r->njobs; first += PART_ITEMS) {
+        buf_reset(&v);
+        put_w(&v, id);
+        put_u(&v, first);
+        size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
+        for (size_t i = first; i < last; i++)
+            put_job(&v, &r->now[i], r->old ? &r->old[i] : NULL);
+        if (v.len > PART_MAX)
+            goto out;
+        part_key(r, "jobs", first / PART_ITEMS);
+        cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
+    }
+    buf_reset(&v);
+    put_w(&v, id);
+    put_w(&v, r->global);
+    put_u(&v, r->npages);
+    put_u(&v, r->off[r->npages]);
+    put_u(&v, r->njobs);
+    part_key(r, "head", 0);
+    cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
+out:
+    buf_release(&v);
+}
+
+void render_record_free(render_record *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->njobs; i++) {
+        if (r->now[i].state != JOB_KEPT)
+            free_job(&r->now[i]);
+        if (r->old)
+            free_job(&r->old[i]);
+    }
+    free(r->now);
+    free(r->old);
+    free(r->off);
+    free(r->h);
+    free(r->changed);
+    free(r->page_changed);
+    buf_release(&r->key);
+    free(r);
+}
