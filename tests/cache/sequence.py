@@ -70,9 +70,21 @@ def cached_pages(stdout):
     return int(m.group(2)) if m else 0
 
 
-def build(what, want_cached=None, want_warning=None):
-    """Builds with the cache and without; both must agree."""
-    global step_no
+def rendered_outputs(stdout):
+    m = re.search(r"; (\d+) outputs rendered, ", stdout)
+    if not m:
+        fail("no count of outputs rendered in --stats:\n" + stdout)
+    return int(m.group(1))
+
+
+last_rendered = None
+
+
+def build(what, want_cached=None, want_warning=None, rendered=None):
+    """Builds with the cache and without; both must agree. rendered: a
+    test of the count of outputs the cached build rendered and of the
+    count the clean one rendered (every output)."""
+    global step_no, last_rendered
     step_no += 1
     r = subprocess.run([SHEAF, "build", "--stats", "-s", SITE], capture_output=True, text=True, env=ENV)
     if r.returncode != 0:
@@ -86,11 +98,16 @@ def build(what, want_cached=None, want_warning=None):
     got = cached_pages(r.stdout)
     if want_cached is not None and got != want_cached:
         fail("%s: %d pages from the cache, wanted %d\n%s" % (what, got, want_cached, r.stdout))
+    last_rendered = rendered_outputs(r.stdout)
     ref = os.path.join(TMP, "ref%d" % step_no)
-    c = subprocess.run([SHEAF, "build", "-q", "--no-cache", "-s", SITE, "-o", ref],
+    c = subprocess.run([SHEAF, "build", "--stats", "--no-cache", "-s", SITE, "-o", ref],
                        capture_output=True, text=True, env=ENV)
     if c.returncode != 0:
         fail("%s: the clean build failed: %s" % (what, c.stderr))
+    full = rendered_outputs(c.stdout)
+    if rendered is not None and not rendered(last_rendered, full):
+        fail("%s: %d outputs rendered (a clean build renders %d), not what was wanted\n%s"
+             % (what, last_rendered, full, r.stdout))
     a, b = tree(os.path.join(SITE, "public")), tree(ref)
     if a != b:
         diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
@@ -114,7 +131,7 @@ def png(rel, w, h):
 
 POST = """---
 title: {title}
-date: 2024-0{m}-01
+date: {date}
 tags: [{tag}]
 ---
 Intro of {title}. {extra}
@@ -129,9 +146,22 @@ See [the other post](2024-0{other}-01-p{other}.md#second-part).
 """
 
 
-def post(m, other, title=None, tag="a", extra=""):
+def post(m, other, title=None, tag="a", extra="", date=None):
     write("content/posts/2024-0%d-01-p%d.md" % (m, m),
-          POST.format(title=title or "Post %d" % m, m=m, other=other, tag=tag, extra=extra))
+          POST.format(title=title or "Post %d" % m, m=m, other=other, tag=tag, extra=extra,
+                      date=date or "2024-0%d-01" % m))
+
+
+def record_entries():
+    """The files of the record of what each output read, by what they hold."""
+    out = {}
+    for f in glob.glob(os.path.join(SITE, ".sheaf-cache", "v1", "render", "*", "*")):
+        with open(f, "rb") as fh:
+            data = fh.read()
+        for part in (b"head 0", b"jobs 0", b"pages 0"):
+            if part in data:
+                out[part.decode()] = f
+    return out
 
 
 def main():
@@ -148,20 +178,23 @@ def main():
     png("content/img/sq.png", 4, 4)
     n = 6
 
-    build("cold", 0)
-    build("nothing changed", n)
+    ALL = lambda k, full: k == full  # every output rendered again
+    FEW = lambda k, full: none < k < full // 2  # only what read the edit
+    build("cold", 0, rendered=ALL)
+    build("nothing changed", n, rendered=lambda k, full: k < full // 4)
+    none = last_rendered  # what runs on every build: the search index
     post(2, 3, extra="An edited body.")
-    build("one body edited", n - 1)
+    build("one body edited", n - 1, rendered=FEW)
     # edits a file's mtime does not show: the sources' records (site/srcrec.c)
     # see them by ctime and inode, once the files are past the racy window
     time.sleep(2.2)
-    build("nothing changed, every source's record trusted", n)
+    build("nothing changed, every source's record trusted", n, rendered=lambda k, full: k == none)
     p2 = os.path.join(SITE, "content/posts/2024-02-01-p2.md")
     st = os.stat(p2)
     post(2, 3, extra="An edited bodY.")  # the same size
     os.utime(p2, ns=(st.st_atime_ns, st.st_mtime_ns))
     time.sleep(2.2)
-    build("a body edited, its size and mtime as they were", n - 1)
+    build("a body edited, its size and mtime as they were", n - 1, rendered=FEW)
     p3 = os.path.join(SITE, "content/posts/2024-03-01-p3.md")
     st = os.stat(p3)
     with open(p3) as f:
@@ -171,39 +204,78 @@ def main():
     os.utime(p3 + ".new", ns=(st.st_atime_ns, st.st_mtime_ns))
     os.rename(p3 + ".new", p3)
     time.sleep(2.2)
-    build("a post replaced by a rename, its mtime as it was", n - 1)
+    build("a post replaced by a rename, its mtime as it was", n - 1, rendered=FEW)
     post(3, 4, title="A new title")
-    build("a title edited")
+    build("a title edited", rendered=lambda k, full: none < k < full)
+    build("nothing changed after the title", n, rendered=lambda k, full: k == none)
+    post(3, 4, title="A new title", date="2024-03-02")  # only the date: the same order
+    build("a date edited", n - 1, rendered=lambda k, full: none < k < full)
+    post(3, 4, title="A new title", date="2024-06-02")  # the newest now: the order changes
+    build("a date edited, the order changed", n - 1, rendered=ALL)
+    post(3, 4, title="A new title")
+    build("the date back", n, rendered=ALL)  # its Markdown of before: in the cache
+    post(4, 5, tag="c")
+    build("a post's tags edited", None, rendered=ALL)
+    post(4, 5)
+    build("the tags back", None, rendered=ALL)
+    post(2, 3, extra="An edited body, again.")
+    build("a body edited again", n - 1, rendered=FEW)
     post(6, 1, tag="b")
     n += 1
-    build("a post added")
+    build("a post added", rendered=ALL)
     os.remove(os.path.join(SITE, "content/posts/2024-04-01-p4.md"))
     post(3, 5, title="A new title")  # it linked to the deleted one
     n -= 1
-    build("a post deleted")
+    build("a post deleted", rendered=ALL)
     os.rename(os.path.join(SITE, "content/posts/2024-05-01-p5.md"),
               os.path.join(SITE, "content/posts/2024-05-01-p5-renamed.md"))
     post(3, 1, title="A new title")
     post(2, 1, extra="An edited body.")
-    build("a post renamed")
+    build("a post renamed", rendered=ALL)
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "themes",
                            "default", "templates", "post.html")) as f:
         theme_post = f.read()
     write("templates/post.html", theme_post + "\n<!-- the site's own -->\n")
-    build("a template added", n)  # every page rendered again, no Markdown
+    build("a template added", n, rendered=ALL)  # every page rendered again, no Markdown
     write("templates/post.html", theme_post + "\n<!-- edited -->\n")
-    build("a template edited", n)
+    build("a template edited", n, rendered=ALL)
     write("templates/shortcodes/motto.html", "<strong>{{ site.data.info.motto }}</strong>")
-    build("a shortcode's template edited", n - 1)
+    build("a shortcode's template edited", n - 1, rendered=ALL)
     write("data/info.yaml", "motto: second motto\n")
-    build("a data file edited", n - 1)
+    build("a data file edited", n - 1, rendered=ALL)
+    build("nothing changed after the data", n, rendered=lambda k, full: k < full // 4)
+    none = last_rendered
+    # the record of what each output read, damaged: a warning, every output rendered
+    rec = record_entries()
+    if sorted(rec) != ["head 0", "jobs 0", "pages 0"]:
+        fail("the record's entries are not in the cache: %s" % sorted(rec))
+    with open(rec["jobs 0"], "rb") as fh:
+        data = fh.read()
+    with open(rec["jobs 0"], "wb") as fh:
+        fh.write(data[: len(data) * 2 // 3])
+    build("the record cut short", n,
+          r"^\.sheaf-cache: warning: 1 entry could not be read back \(cut short or changed since "
+          r"written\): ignored and made again$", rendered=ALL)
+    build("the record made again", n, rendered=lambda k, full: k == none)
+    # a build killed between writing the record's parts: an older part
+    # beside the newer head
+    with open(record_entries()["jobs 0"], "rb") as fh:
+        older = fh.read()
+    post(2, 1, extra="An edited body, a third time.")
+    build("a body edited, the record written again", n - 1, rendered=FEW)
+    with open(record_entries()["jobs 0"], "wb") as fh:
+        fh.write(older)
+    build("a part of an older record", n,
+          r"^\.sheaf-cache: warning: the record of what each output read is incomplete",
+          rendered=ALL)
+    build("the record whole again", n, rendered=lambda k, full: k == none)
     write("refs.bib", "@article{lian2017, author = {Lian, Xiangru and Zhang, Ce and Hsieh, Cho-Jui}, "
           "title = {Can decentralized algorithms outperform centralized ones}, year = {2017}}\n"
           "@article{wang2023, author = {Wang, Lin}, title = {A survey}, year = {2023}}\n")
-    build("a .bib entry edited", 0)  # every page may cite (site.yaml names the .bib)
+    build("a .bib entry edited", 0, rendered=ALL)  # every page may cite (site.yaml names the .bib)
     write("site.yaml", "title: Seq edited\nbase_url: https://example.org/\nbibliography: refs.bib\n"
           "search: true\n")
-    build("a site.yaml key edited", 0)
+    build("a site.yaml key edited", 0, rendered=ALL)
     write("site.yaml", "title: Seq edited\nbase_url: https://example.org/sub/\nbibliography: refs.bib\n"
           "search: true\nmarkdown:\n  smart: false\n")
     build("site.yaml keys added", 0)
