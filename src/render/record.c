@@ -262,6 +262,7 @@ static uint64_t global_hash(const render_ctx *c, uint64_t g, const char *const *
 typedef struct page_hash_ctx {
     render_record *r;
     const site *s;
+    atomic_size_t done;
 } page_hash_ctx;
 
 static void page_hashes(void *ctx, size_t i, int worker)
@@ -276,6 +277,9 @@ static void page_hashes(void *ctx, size_t i, int worker)
         e = finish(hash_value(e, m->entries[k].value, 0, &bad));
         h[k] = bad ? 0 : e; /* 0: changed, always */
     }
+    /* the bodies read leave memory, as the render jobs let them (spill.h) */
+    if (c->s->spill && atomic_fetch_add(&c->done, 1) % RENDER_TRIM_EVERY == RENDER_TRIM_EVERY - 1)
+        site_spill_trim(c->s);
 }
 
 /* ---- reading and writing ------------------------------------------------ */
@@ -487,8 +491,10 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     for (size_t i = 0; i < r->npages; i++)
         r->off[i + 1] = r->off[i] + (s->pages[i].value ? s->pages[i].value->len : 0);
     r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
-    page_hash_ctx pc = { r, s };
+    page_hash_ctx pc = { r, s, 0 };
     site_parallel(r->npages, jobs, page_hashes, &pc);
+    if (s->spill)
+        site_spill_trim(s);
     r->usable = !bad;
     if (r->usable)
         read_old(r, d);
