@@ -39,8 +39,9 @@ timed() { # label command… : prints wall, user, sys, peak RSS; the wall time (
     set -- $(cat "$WORK/t")
     wall=$2
     cached=$(sed -n 's/^  markdown: \([0-9]*\) pages written, \([0-9]*\) from the build cache$/\2/p' "$WORK/stats")
-    printf '%-30s wall %7.3f s  user %6.2f s  sys %6.2f s  peak RSS %5d MB  pages from the cache %s\n' \
-        "$label" "$2" "$3" "$4" $(($1 / 1024)) "${cached:-0}"
+    rendered=$(sed -n 's/^.*; \([0-9]*\) outputs rendered, .*$/\1/p' "$WORK/stats")
+    printf '%-30s wall %7.3f s  user %6.2f s  sys %6.2f s  peak RSS %5d MB  pages from the cache %s  outputs rendered %s\n' \
+        "$label" "$2" "$3" "$4" $(($1 / 1024)) "${cached:-0}" "${rendered:-?}"
     [ ! -s "$WORK/err" ] || { echo "  said:"; sed 's/^/    /' "$WORK/err"; }
 }
 

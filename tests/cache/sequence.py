@@ -11,12 +11,17 @@ SHEAF_CHECK_INCREMENTAL=1, which builds from scratch beside it and aborts
 on any difference) and its output is compared byte for byte with a build
 with --no-cache into a folder of its own. The stats say how many pages
 the cache gave: all of them when nothing changed, all but one after one
-body edit, none after a site.yaml edit.
+body edit, none after a site.yaml edit; and how many outputs were
+rendered, against the clean build's count: only the search index when
+nothing changed, a few after a body, title or date edit, every one after
+an edit that moves a post (its date, its tags), adds, deletes or renames
+one, or touches a template, a data file, the .bib or site.yaml.
 
 Then the cache is damaged in the ways a disk, a copy or a crash damage
 it — an entry cut short, a manifest of another sheaf, of another site, of
-a build that was killed — and each build warns once, uses none of what it
-cannot trust, and writes what a clean build writes.
+a build that was killed, the record of what each output read cut short or
+half replaced by an older one — and each build warns once, uses none of
+what it cannot trust, and writes what a clean build writes.
 
 usage: sequence.py path/to/sheaf
 """
