@@ -451,7 +451,7 @@ static bool render(run *r, bool keep, diag_list *d)
     c->years = site_archive_years(s);
     /* a one-shot build with the cache renders only the outputs that read
      * a value that changed since the last (record.c) */
-    bool record = o->write && s->cache && !e->pages && !e->kept && !e->sink;
+    bool record = !keep && o->write && s->cache && !e->pages && !e->kept && !e->sink;
     if ((keep && o->write) || record)
         c->deps = xcalloc(c->njobs + 1, sizeof *c->deps);
     render_references(c, r->jobs, d);

@@ -745,8 +745,11 @@ void render_job(void *vctx, size_t i, int worker)
         tpl_deps_finish(&c->deps[i]);
     }
     j->d1 = diag_count(c->diags[worker]);
-    if (c->rec)
+    if (c->rec) { /* a one-shot build: what the job read is the record's now */
         render_record_end(c->rec, i, c->deps ? &c->deps[i] : NULL, j->d1 == j->d0);
+        if (c->deps)
+            tpl_deps_release(&c->deps[i]);
+    }
     arena_reset(c->scratch[worker]);
     if (c->s->spill && atomic_fetch_add(&c->ran, 1) % RENDER_TRIM_EVERY == RENDER_TRIM_EVERY - 1)
         site_spill_trim(c->s);
