@@ -97,14 +97,103 @@ static uint64_t finish(uint64_t h)
     return h ? h : 1; /* 0 is "unknown" */
 }
 
-/* v into h. A page's own map counts by its owner (its place): what is read
- * of it is recorded per entry. Maps owned as references ({title, url,
- * date}) are hashed whole, as any other value: they are small, and a job
- * reaches one only through a value hashed so or an entry it read. *bad:
- * a value that cannot be hashed (an engine object, nesting too deep). */
-static uint64_t hash_value(uint64_t h, tpl_value v, int depth, bool *bad)
+/* The hashes of the model's large lists and maps, by address: a section's,
+ * a term's or a taxonomy's value is in the frame of each of its pages
+ * (and in `site`), and hashing it again for each would cost more than the
+ * renders it saves (a taxonomy of 10,000 posts, once per tag page). Filled
+ * on one thread before the jobs start (`fill`), then only read. The model
+ * does not change while the jobs run, so an address names one value. */
+#define MEMO_MIN 8
+typedef struct memo {
+    const void **keys;
+    uint64_t *vals;
+    size_t n, cap; /* cap: 0 or a power of two */
+    bool fill;
+} memo;
+
+static size_t memo_slot(const memo *m, const void *p)
 {
-    h = mix(h, (uint64_t)v.kind | (uint64_t)v.flags << 8);
+    uintptr_t x = (uintptr_t)p;
+    return (size_t)((x >> 4) * 0x9E3779B97F4A7C15u >> 20) & (m->cap - 1);
+}
+
+static bool memo_get(const memo *m, const void *p, uint64_t *out)
+{
+    if (!m || !m->cap)
+        return false;
+    for (size_t i = memo_slot(m, p);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->keys[i])
+            return false;
+        if (m->keys[i] == p) {
+            *out = m->vals[i];
+            return true;
+        }
+    }
+}
+
+static void memo_put(memo *m, const void *p, uint64_t v)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        memo old = *m;
+        m->cap = old.cap ? old.cap * 2 : 1024;
+        m->keys = xcalloc(m->cap, sizeof *m->keys);
+        m->vals = xcalloc(m->cap, sizeof *m->vals);
+        m->n = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.keys[i])
+                memo_put(m, old.keys[i], old.vals[i]);
+        free(old.keys);
+        free(old.vals);
+    }
+    size_t i = memo_slot(m, p);
+    while (m->keys[i] && m->keys[i] != p)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->keys[i])
+        m->n++;
+    m->keys[i] = p;
+    m->vals[i] = v;
+}
+
+static uint64_t value_hash(memo *mm, tpl_value v, int depth, bool *bad);
+
+/* The hash of a list's or a map's contents (not of the value's flags). */
+static uint64_t items_hash(memo *mm, tpl_value v, int depth, bool *bad)
+{
+    const void *p = v.kind == TPL_LIST ? (const void *)v.u.list : (const void *)v.u.map;
+    size_t n = v.kind == TPL_LIST ? v.u.list->len : v.u.map->len;
+    uint64_t x;
+    if (n >= MEMO_MIN && memo_get(mm, p, &x))
+        return x;
+    if (depth >= TPL_VALUE_MAX_DEPTH) {
+        *bad = true;
+        return 0;
+    }
+    bool sub = false;
+    x = mix(SEED ^ v.kind, n);
+    if (v.kind == TPL_LIST) {
+        for (size_t i = 0; i < n; i++)
+            x = mix(x, value_hash(mm, v.u.list->items[i], depth + 1, &sub));
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            x = mix(x, value_hash(mm, v.u.map->entries[i].key, depth + 1, &sub));
+            x = mix(x, value_hash(mm, v.u.map->entries[i].value, depth + 1, &sub));
+        }
+    }
+    if (mm && mm->fill && n >= MEMO_MIN && !sub)
+        memo_put(mm, p, x);
+    *bad = *bad || sub;
+    return x;
+}
+
+/* The hash of v alone. A page's own map counts by its owner (its place):
+ * what is read of it is recorded per entry. Maps owned as references
+ * ({title, url, date}) are hashed whole, as any other value: they are
+ * small, and a job reaches one only through a value hashed so or an entry
+ * it read. *bad: a value that cannot be hashed (an engine object, nesting
+ * too deep). */
+static uint64_t value_hash(memo *mm, tpl_value v, int depth, bool *bad)
+{
+    uint64_t h = mix(SEED, (uint64_t)v.kind | (uint64_t)v.flags << 8);
     switch ((tpl_kind)v.kind) {
     case TPL_UNDEFINED:
     case TPL_NONE:
@@ -123,34 +212,22 @@ static uint64_t hash_value(uint64_t h, tpl_value v, int depth, bool *bad)
     case TPL_DATE:
         return mix(mix(h, (uint64_t)v.u.t), v.len);
     case TPL_LIST:
-        if (depth >= TPL_VALUE_MAX_DEPTH) {
-            *bad = true;
-            return h;
-        }
-        h = mix(h, v.u.list->len);
-        for (size_t i = 0; i < v.u.list->len; i++)
-            h = hash_value(h, v.u.list->items[i], depth + 1, bad);
-        return h;
-    case TPL_MAP: {
-        const tpl_map *m = v.u.map;
-        if (m->owner && !(m->owner & SITE_REF_OWNER))
-            return mix(h, 0x7061676500000000u | m->owner);
-        if (depth >= TPL_VALUE_MAX_DEPTH) {
-            *bad = true;
-            return h;
-        }
-        h = mix(h, m->len);
-        for (size_t i = 0; i < m->len; i++) {
-            h = hash_value(h, m->entries[i].key, depth + 1, bad);
-            h = hash_value(h, m->entries[i].value, depth + 1, bad);
-        }
-        return h;
-    }
+        return mix(h, items_hash(mm, v, depth, bad));
+    case TPL_MAP:
+        if (v.u.map->owner && !(v.u.map->owner & SITE_REF_OWNER))
+            return mix(h, 0x7061676500000000u | v.u.map->owner);
+        return mix(h, items_hash(mm, v, depth, bad));
     case TPL_OBJECT:
         break;
     }
     *bad = true;
     return h;
+}
+
+/* v into h. */
+static uint64_t hash_value(memo *mm, uint64_t h, tpl_value v, bool *bad)
+{
+    return mix(h, value_hash(mm, v, 0, bad));
 }
 
 /* ---- the record in memory ---------------------------------------------- */
@@ -192,6 +269,7 @@ struct render_record {
     rec_job *now;
     size_t read_bytes;
     atomic_size_t kept;
+    memo memo;          /* the model's large values' hashes */
 };
 
 static _Thread_local rec_job *current;
@@ -223,15 +301,34 @@ static void template_file(void *ctx, const char *rel, fs_kind kind, int err)
     free(path);
 }
 
-static uint64_t global_hash(const render_ctx *c, uint64_t g, const char *const *tdirs, size_t ntdirs,
-                            bool *bad)
+static uint64_t global_hash(memo *mm, const render_ctx *c, uint64_t g, const char *const *tdirs,
+                            size_t ntdirs, bool *bad)
 {
     const site *s = c->s;
-    g = hash_value(g, s->site_value, 0, bad);
+    /* site.yaml whole: some of its keys shape outputs without being in
+     * the `site` value (first_page_alias, feed copies, outputs …) */
+    char *cfg = fs_join(s->dir, "site.yaml");
+    buf text = BUF_INIT;
+    g = fs_read_file(cfg, &text) ? mix_bytes(g, text.data, text.len) : mix(g, 0x6e6f6e65u);
+    buf_release(&text);
+    free(cfg);
+    g = hash_value(mm, g, s->site_value, bad);
     g = mix_str(g, c->opt.base_url);
     g = mix_str(g, c->opt.language);
-    g = hash_value(g, c->opt.strings ? tpl_map_value(c->opt.strings) : tpl_none(), 0, bad);
-    g = hash_value(g, c->opt.strings_fallback ? tpl_map_value(c->opt.strings_fallback) : tpl_none(), 0, bad);
+    g = hash_value(mm, g, c->opt.strings ? tpl_map_value(c->opt.strings) : tpl_none(), bad);
+    g = hash_value(mm, g, c->opt.strings_fallback ? tpl_map_value(c->opt.strings_fallback) : tpl_none(), bad);
+    /* the values the list pages' frames share: hashed once, here (memo) */
+    bool frames_bad = false;
+    for (size_t i = 0; i < s->nsections; i++)
+        if (s->sections[i].value)
+            hash_value(mm, 0, tpl_map_value(s->sections[i].value), &frames_bad);
+    for (size_t i = 0; i < s->nterms; i++)
+        if (s->terms[i].value)
+            hash_value(mm, 0, tpl_map_value(s->terms[i].value), &frames_bad);
+    for (size_t i = 0; i < s->ntaxonomies; i++)
+        if (s->taxonomies[i].value)
+            hash_value(mm, 0, tpl_map_value(s->taxonomies[i].value), &frames_bad);
+    hash_value(mm, 0, c->years, &frames_bad);
     g = mix(g, s->npages);
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
@@ -239,7 +336,7 @@ static uint64_t global_hash(const render_ctx *c, uint64_t g, const char *const *
         const tpl_map *m = p->value;
         g = mix(g, m ? m->len : ~(uint64_t)0);
         for (size_t k = 0; m && k < m->len; k++)
-            g = hash_value(g, m->entries[k].key, 0, bad);
+            g = hash_value(mm, g, m->entries[k].key, bad);
     }
     g = mix(g, c->njobs);
     for (size_t i = 0; i < c->njobs; i++)
@@ -273,8 +370,8 @@ static void page_hashes(void *ctx, size_t i, int worker)
     uint64_t *h = c->r->h + c->r->off[i];
     for (size_t k = 0; m && k < m->len; k++) {
         bool bad = false;
-        uint64_t e = hash_value(SEED, m->entries[k].key, 0, &bad);
-        e = finish(hash_value(e, m->entries[k].value, 0, &bad));
+        uint64_t e = hash_value(&c->r->memo, SEED, m->entries[k].key, &bad);
+        e = finish(hash_value(&c->r->memo, e, m->entries[k].value, &bad));
         h[k] = bad ? 0 : e; /* 0: changed, always */
     }
     /* the bodies read leave memory, as the render jobs let them (spill.h) */
@@ -484,7 +581,9 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     free(root);
     r->key_len = r->key.len;
     bool bad = false;
-    uint64_t g = global_hash(c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
+    r->memo.fill = true; /* on this thread only: the jobs read it after */
+    uint64_t g = global_hash(&r->memo, c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
+    r->memo.fill = false;
     r->global = finish(g);
     r->npages = s->npages;
     r->off = xcalloc(r->npages + 1, sizeof *r->off);
@@ -560,8 +659,8 @@ bool render_record_frame(render_ctx *c, size_t i, const tpl_map *vars, const cha
         tpl_value key = vars->entries[k].key;
         if (key.kind == TPL_STRING && !strcmp(key.u.s, "site"))
             continue; /* the global fingerprint's */
-        f = hash_value(f, key, 0, &bad);
-        f = hash_value(f, vars->entries[k].value, 0, &bad);
+        f = hash_value(&r->memo, f, key, &bad);
+        f = hash_value(&r->memo, f, vars->entries[k].value, &bad);
     }
     if (bad || !r->usable)
         return false;
@@ -715,6 +814,8 @@ void render_record_free(render_record *r)
     free(r->h);
     free(r->changed);
     free(r->page_changed);
+    free(r->memo.keys);
+    free(r->memo.vals);
     buf_release(&r->key);
     free(r);
 }
