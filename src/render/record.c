@@ -1,13 +1,13 @@
 /* record: what each output of a one-shot build read, kept in the build
  * cache, so that the next `sheaf build` process renders only the outputs
- * that read a value that changed — the exactness a build session
- * (`sheaf serve`, session.c) has in memory, carried across processes.
+ * that read a value that changed — the exactness `sheaf serve`
+ * (render/session.c) has in memory, carried across processes.
  *
  * A build with the cache that writes its output records, for every render
  * job that runs a template (a page, a list page, a feed, the sitemap …):
  * - its frame: the hash of the variables it is given (all but `site`), of
  *   its template's name, its output path and its context;
- * - what it read of the pages' maps (tpl_deps, as the session records):
+ * - what it read of the pages' maps (tpl_deps, as `sheaf serve` records):
  *   (page, entry) pairs, or a page's map as a whole;
  * - each file it left in the output folder and who that file is on disk
  *   (output_file_id: device, inode, size, modification time).
