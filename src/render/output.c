@@ -178,6 +178,40 @@ static bool has_entries(const char *path)
     return any;
 }
 
+/* Whether the spare beside the target is the tree the target's manifest
+ * names (by its manifest's hash), so that this build may bring it up to
+ * date in place; its manifest is then removed before anything in it
+ * changes, so that a build killed while it updates the spare leaves one
+ * no later build trusts. A spare that is not named is removed (it is
+ * sheaf's: only sheaf puts anything there), with a warning when it looks
+ * changed by hand: a manifest that is neither the named one nor that of a
+ * build killed just before its exchange (which names the target's). */
+static bool take_spare(output *o, diag_list *d)
+{
+    struct stat st, ts;
+    if (lstat(o->spare, &st) != 0)
+        return false;
+    bool dir = S_ISDIR(st.st_mode) && lstat(o->target, &ts) == 0 && st.st_dev == ts.st_dev;
+    bool listed = dir && manifest_read(o->spare, &o->spare_m);
+    bool ok = listed && o->manifest.spare && o->spare_m.hash == o->manifest.spare;
+    if (ok) {
+        char *m = fs_join(o->spare, OUTPUT_MANIFEST);
+        ok = unlink(m) == 0;
+        free(m);
+    }
+    if (ok)
+        return true;
+    if (listed && o->manifest.spare && o->spare_m.spare != o->manifest.hash)
+        diag_warning(d, o->spare, 0, 0,
+                     "this copy of the previous output was changed since sheaf left it (its "
+                     OUTPUT_MANIFEST " is not the one %s/" OUTPUT_MANIFEST " names): not "
+                     "used, and removed; this build stages the whole new output instead",
+                     o->target);
+    manifest_free(&o->spare_m);
+    fs_rmtree(o->spare);
+    return false;
+}
+
 char *output_real_target(const char *target)
 {
     size_t n = strlen(target);
@@ -245,6 +279,8 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
     buf_printf(&b, "%s%s.%s.sheaf-old-%ld-%llu", slash ? parent : "", slash && slash != t ? "/" : "",
                base, (long)getpid(), start);
     o->old = buf_detach(&b, NULL);
+    buf_printf(&b, "%s%s.%s.sheaf-spare", slash ? parent : "", slash && slash != t ? "/" : "", base);
+    o->spare = buf_detach(&b, NULL);
     bool ok = fs_mkdirs(parent);
     if (!ok)
         diag_error(d, NULL, 0, 0, "cannot create the output folder's parent %s: %s", parent,
@@ -287,6 +323,19 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
     } else {
         o->fresh = true;
     }
+    if (!o->fresh && !o->mem && o->manifest.text && take_spare(o, d)) {
+        free(o->tmp);
+        o->tmp = xstrdup(o->spare);
+        o->use_spare = true;
+        o->stale = strmap_new(o->manifest.nchanged * 2 + 16);
+        for (size_t i = 0; i < o->manifest.nchanged; i++)
+            strmap_put(o->stale, o->manifest.changed[i], 1);
+        chmod(o->tmp, st.st_mode & 07777);
+        return true;
+    }
+    struct stat sp; /* a spare not used (a session's build, a fresh target): in the way */
+    if (lstat(o->spare, &sp) == 0)
+        fs_rmtree(o->spare);
     if (mkdir(o->tmp, 0755) != 0) {
         diag_error(d, NULL, 0, 0, "cannot create %s: %s", o->tmp, strerror(errno));
         return false;
@@ -383,6 +432,35 @@ static bool ensure_parent(const char *path)
     return ok;
 }
 
+/* In the spare, whatever stands at dst goes before a file is made there:
+ * it may be a hard link to the target's own file, which must never be
+ * written in place (the published site would change during the build). */
+static void clear_dst(const output *o, const char *dst)
+{
+    if (o->use_spare && unlink(dst) != 0 && (errno == EISDIR || errno == EPERM))
+        fs_rmtree(dst);
+}
+
+/* ensure_parent; in the spare, a file of an older generation that stands
+ * where a folder now goes is removed first. */
+static bool make_parent(const output *o, const char *dst)
+{
+    if (ensure_parent(dst))
+        return true;
+    if (!o->use_spare || (errno != ENOTDIR && errno != EEXIST))
+        return false;
+    char *p = xstrdup(dst);
+    for (char *s = strchr(p + strlen(o->tmp) + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        struct stat st;
+        if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+            unlink(p);
+        *s = '/';
+    }
+    free(p);
+    return ensure_parent(dst);
+}
+
 /* Is the old file at `old` byte-identical to data? Read a block at a
  * time: a large output (the search index, an archive) read whole was a
  * second copy of it in memory. */
@@ -444,11 +522,26 @@ static bool carry(const char *from, const char *to, const struct stat *st)
     return fs_copy_file(from, to) && chmod(to, st->st_mode & 07777) == 0;
 }
 
-/* rel's old file (sheaf's, with the same bytes) into the staging tree. */
-static bool keep_old(const char *old, const char *dst)
+/* Whether the spare's file for rel is already the target's (a hard link
+ * to it, or where links are refused a copy): sheaf's in the spare, and
+ * neither written nor removed by the build that made the target. */
+static bool spare_current(const output *o, const char *rel)
 {
+    return o->use_spare && manifest_has(&o->spare_m, rel) && strmap_get(o->stale, rel) < 0;
+}
+
+/* rel's old file (sheaf's, with the same bytes) into the staging tree;
+ * in the spare, nothing when it is there already (unless `anew`: dst was
+ * just emptied). */
+static bool keep_old(output *o, const char *rel, const char *old, const char *dst, bool anew)
+{
+    if (!anew && spare_current(o, rel))
+        return true;
     struct stat st;
-    return lstat(old, &st) == 0 && ensure_parent(dst) && carry(old, dst, &st);
+    if (lstat(old, &st) != 0)
+        return false;
+    clear_dst(o, dst);
+    return make_parent(o, dst) && carry(old, dst, &st);
 }
 
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d)
@@ -472,11 +565,12 @@ bool output_put(output *o, const char *rel, const void *data, size_t len, diag_l
     } else {
         same = same_as(old, data, len);
     }
-    if (same && keep_old(old, dst)) {
+    if (same && keep_old(o, rel, old, dst, false)) {
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, h, len);
     } else {
-        ok = ensure_parent(dst) && fs_write_file(dst, data, len);
+        clear_dst(o, dst);
+        ok = make_parent(o, dst) && fs_write_file(dst, data, len);
         if (ok) {
             atomic_fetch_add(&o->written, 1);
             record(o, rel, true, h, len);
@@ -575,12 +669,13 @@ bool output_fill(output *o, const char *rel, size_t len, uint64_t hash, output_f
     } else {
         same = same_stream(old, len, fill, ctx);
     }
-    if (same && keep_old(old, dst)) {
+    if (same && keep_old(o, rel, old, dst, false)) {
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, h, len);
     } else {
         piece_fd w = { -1, false, 0 };
-        ok = ensure_parent(dst) && (w.fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0;
+        clear_dst(o, dst);
+        ok = make_parent(o, dst) && (w.fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0;
         if (!ok) {
             report_write(o, "write", rel, dst, d);
         } else {
@@ -642,7 +737,7 @@ bool output_keep(output *o, const char *rel, const output_file_id *id)
     }
     if (ok) {
         char *dst = fs_join(o->tmp, rel);
-        ok = keep_old(old, dst);
+        ok = keep_old(o, rel, old, dst, false);
         free(dst);
     }
     if (ok) {
@@ -663,7 +758,8 @@ void output_stream_open(output *o, const char *rel, output_stream *st)
     if (!o->write || atomic_load(&o->disk_failed))
         return; /* `sheaf check` has no staging folder */
     st->dst = fs_join(o->tmp, rel);
-    if (!ensure_parent(st->dst) ||
+    clear_dst(o, st->dst);
+    if (!make_parent(o, st->dst) ||
         (st->fd = open(st->dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         st->error = errno ? errno : EIO;
 }
@@ -739,7 +835,7 @@ bool output_stream_close(output *o, output_stream *st, diag_list *d)
     } else {
         char *old = fs_join(o->target, st->rel);
         bool same = !o->fresh && is_ours(o, st->rel) && same_files(old, st->dst);
-        if (same && unlink(st->dst) == 0 && keep_old(old, st->dst)) {
+        if (same && unlink(st->dst) == 0 && keep_old(o, st->rel, old, st->dst, true)) {
             atomic_fetch_add(&o->unchanged, 1);
             record(o, st->rel, false, 0, st->len);
         } else if (same) { /* the old file could not take its place: write it again */
@@ -802,11 +898,12 @@ bool output_copy(output *o, const char *rel, const char *src, const void *data, 
     char *dst = fs_join(o->tmp, rel);
     char *old = fs_join(o->target, rel);
     bool ok = true;
-    if (!o->fresh && is_ours(o, rel) && same_file_content(src, old) && keep_old(old, dst)) {
+    if (!o->fresh && is_ours(o, rel) && same_file_content(src, old) && keep_old(o, rel, old, dst, false)) {
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, 0, SIZE_MAX);
     } else {
-        ok = ensure_parent(dst) && fs_copy_file(src, dst);
+        clear_dst(o, dst);
+        ok = make_parent(o, dst) && fs_copy_file(src, dst);
         if (ok) {
             atomic_fetch_add(&o->copied, 1);
             record(o, rel, true, 0, SIZE_MAX);
@@ -881,6 +978,131 @@ static bool commit_one(output *o, const char *rel)
 
 /* ---- the commit -------------------------------------------------------- */
 
+/* Notes rel, which is not sheaf's, as found in the target (dir: a folder
+ * that holds nothing of sheaf's): it goes into the new tree, and its path
+ * into the new manifest's \user lines. */
+static void user_entry(output *o, const char *rel, bool dir)
+{
+    (void)dir; /* (the spare's update looks at the target's entry itself) */
+    *VEC_ADD(o->user, o->nuser, o->capuser, 16) = xstrdup(rel);
+}
+
+/* Whether a folder above rel is one of this build's files. */
+static bool under_produced(const output *o, const char *rel)
+{
+    char *p = xstrdup(rel);
+    bool hit = false;
+    for (char *s = strchr(p, '/'); s && !hit; s = strchr(s + 1, '/')) {
+        *s = 0;
+        hit = strmap_get(o->produced, p) >= 0;
+        *s = '/';
+    }
+    free(p);
+    return hit;
+}
+
+/* Every folder this build's files are in, for the spare's carry-over
+ * (o->pdirs; its keys are kept in o->pdir_keys). */
+static void produced_dirs(output *o)
+{
+    o->pdirs = strmap_new(o->nkeys + 16);
+    for (size_t i = 0; i < o->nkeys; i++) {
+        char *k = xstrdup(o->keys[i]);
+        for (char *s = strrchr(k, '/'); s; s = strrchr(k, '/')) {
+            *s = 0;
+            if (strmap_get(o->pdirs, k) >= 0)
+                break; /* (and so are the folders above it) */
+            char *key = xstrdup(k);
+            *VEC_ADD(o->pdir_keys, o->npdir, o->cappdir, 256) = key;
+            strmap_put(o->pdirs, key, 1);
+        }
+        free(k);
+    }
+}
+
+/* Removes the spare's path (a file, or a folder that is now empty) and
+ * then each folder above it left empty. */
+static void prune(const output *o, const char *rel, bool dir)
+{
+    char *p = fs_join(o->tmp, rel);
+    if (dir ? rmdir(p) == 0 || errno == ENOENT : unlink(p) == 0 || errno == ENOENT || errno == ENOTDIR) {
+        size_t root = strlen(o->tmp);
+        for (char *s = strrchr(p, '/'); s && (size_t)(s - p) > root; s = strrchr(p, '/')) {
+            *s = 0;
+            if (rmdir(p) != 0)
+                break;
+        }
+    }
+    free(p);
+}
+
+static int cmp_fwd(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_rev(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* Brings the spare's own files and the others' in line with the target,
+ * once every output is in it: removes sheaf's files this build did not
+ * make and what someone else had in the target at the last build and no
+ * longer has, then makes what they have now — by hard link, unless the
+ * spare holds that very file already. */
+static bool sync_spare(output *o, diag_list *d)
+{
+    for (size_t i = 0; i < o->spare_m.n; i++)
+        if (strmap_get(o->produced, o->spare_m.list[i]) < 0)
+            prune(o, o->spare_m.list[i], false);
+    strmap *now = strmap_new(o->nuser * 2 + 16);
+    for (size_t i = 0; i < o->nuser; i++)
+        strmap_put(now, o->user[i], 1);
+    char **gone = xmalloc((o->manifest.nuser + 1) * sizeof *gone);
+    size_t ngone = 0;
+    for (size_t i = 0; i < o->manifest.nuser; i++) {
+        const char *u = o->manifest.user[i];
+        if (strmap_get(now, u) < 0 && strmap_get(o->produced, u) < 0 && strmap_get(o->pdirs, u) < 0)
+            gone[ngone++] = o->manifest.user[i];
+    }
+    vec_sort(gone, ngone, sizeof *gone, cmp_rev); /* what is in a folder before the folder */
+    for (size_t i = 0; i < ngone; i++) {
+        char *p = fs_join(o->tmp, gone[i]);
+        struct stat st;
+        bool dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        free(p);
+        prune(o, gone[i], dir);
+    }
+    free(gone);
+    strmap_free(now);
+    vec_sort(o->user, o->nuser, sizeof *o->user, cmp_fwd); /* a folder before what is in it */
+    bool ok = true;
+    for (size_t i = 0; i < o->nuser && ok; i++) {
+        char *from = fs_join(o->target, o->user[i]), *to = fs_join(o->tmp, o->user[i]);
+        struct stat fs, ts;
+        if (lstat(from, &fs) != 0) {
+            /* gone meanwhile */
+        } else if (S_ISDIR(fs.st_mode)) {
+            if (lstat(to, &ts) == 0 && S_ISDIR(ts.st_mode)) {
+                if ((ts.st_mode & 07777) != (fs.st_mode & 07777))
+                    chmod(to, fs.st_mode & 07777);
+            } else {
+                clear_dst(o, to);
+                ok = make_parent(o, to) && mkdir(to, fs.st_mode & 07777) == 0;
+            }
+        } else if (!(lstat(to, &ts) == 0 && ts.st_ino == fs.st_ino && ts.st_dev == fs.st_dev)) {
+            clear_dst(o, to);
+            ok = make_parent(o, to) && carry(from, to, &fs);
+        }
+        if (!ok)
+            report_write(o, "carry over", o->user[i], from, d);
+        free(from);
+        free(to);
+    }
+    return ok;
+}
+
 typedef struct carry_ctx {
     output *o;
     dev_t dev;      /* the old folder's device: a folder on another is a mount */
@@ -949,7 +1171,14 @@ static bool carry_over(carry_ctx *c, const char *rel)
         }
         char *from = fs_join(o->target, r), *to = fs_join(o->tmp, r);
         struct stat st, ts;
-        bool in_new = lstat(to, &ts) == 0;
+        bool in_new;
+        if (o->use_spare) { /* the spare holds older files: ask what this build made */
+            bool file = strmap_get(o->produced, r) >= 0;
+            in_new = file || strmap_get(o->pdirs, r) >= 0;
+            ts.st_mode = file ? S_IFREG : S_IFDIR;
+        } else {
+            in_new = lstat(to, &ts) == 0;
+        }
         if (lstat(from, &st) != 0) {
             diag_error(c->d, from, 0, 0, "cannot read: %s", strerror(errno));
             c->ok = false;
@@ -964,12 +1193,17 @@ static bool carry_over(carry_ctx *c, const char *rel)
                 clash(c, r, true);
             } else if (carry_over(c, r)) {
                 ours = true;
+            } else if (o->use_spare) {
+                user_entry(o, r, true); /* made in the spare once the spare is pruned */
             } else if (lstat(to, &ts) == 0) {
                 chmod(to, st.st_mode & 07777); /* someone else's folder, carried over */
+                user_entry(o, r, true);
             } else if (c->ok && (!ensure_parent(to) || mkdir(to, st.st_mode & 07777) != 0)) {
                 /* someone else's empty folder: kept too */
                 report_write(o, "create", r, to, c->d);
                 c->ok = false;
+            } else {
+                user_entry(o, r, true);
             }
         } else if (manifest_has(&o->manifest, r)) {
             ours = true;
@@ -977,6 +1211,11 @@ static bool carry_over(carry_ctx *c, const char *rel)
                 atomic_fetch_add(&o->removed, 1);
         } else if (in_new) {
             clash(c, r, false);
+        } else if (o->use_spare) {
+            if (under_produced(o, r))
+                clash(c, r, false); /* one of this build's files is where its folder was */
+            else
+                user_entry(o, r, false);
         } else if (!ensure_parent(to)) {
             if (errno == ENOTDIR || errno == EEXIST) {
                 clash(c, r, false); /* one of this build's files is where its folder was */
@@ -987,6 +1226,8 @@ static bool carry_over(carry_ctx *c, const char *rel)
         } else if (!carry(from, to, &st)) {
             report_write(o, "carry over", r, from, c->d);
             c->ok = false;
+        } else {
+            user_entry(o, r, false);
         }
         free(r);
         free(from);
@@ -1000,17 +1241,40 @@ static bool carry_over(carry_ctx *c, const char *rel)
     return ours;
 }
 
+/* Whether the old tree stays beside the new one as its spare: a one-shot
+ * build's (a build session replaces files in place between its builds,
+ * which the spare's bookkeeping does not follow), of a target sheaf made. */
+static bool keeps_spare(const output *o)
+{
+    return !o->mem && o->exists && o->manifest.text;
+}
+
 /* Writes the staging tree's manifest (util/manifest.h): every path this
- * build produced. The old one is linked when its bytes are the same. */
+ * build produced, and its generation: the hash of the target's manifest
+ * (the tree that becomes the spare), the paths whose files differ between
+ * the two (written by this build, or the target's that it did not make)
+ * and what is someone else's in it. The old one is linked when its bytes
+ * are the same. */
 static bool write_manifest(output *o, diag_list *d)
 {
     buf b = BUF_INIT;
-    manifest_format(o->keys, o->nkeys, &b);
+    char **changed = xmalloc((o->nstaged + o->manifest.n + 1) * sizeof *changed);
+    size_t nchanged = 0;
+    for (size_t i = 0; i < o->nstaged; i++)
+        changed[nchanged++] = o->staged[i];
+    for (size_t i = 0; i < o->manifest.n; i++)
+        if (strmap_get(o->produced, o->manifest.list[i]) < 0)
+            changed[nchanged++] = o->manifest.list[i];
+    manifest_gen g = { o->manifest.generation + 1, keeps_spare(o) ? o->manifest.hash : 0,
+                       changed, nchanged, o->user, o->nuser };
+    manifest_format_gen(o->keys, o->nkeys, &g, &b);
+    free(changed);
     char *dst = fs_join(o->tmp, OUTPUT_MANIFEST);
     char *old = fs_join(o->target, OUTPUT_MANIFEST);
     bool ok = true;
+    clear_dst(o, dst);
     if (!(o->manifest.text && o->manifest.len == b.len && same_as(old, b.data, b.len) &&
-          keep_old(old, dst)) &&
+          keep_old(o, OUTPUT_MANIFEST, old, dst, true)) &&
         !fs_write_file(dst, b.data, b.len)) {
         report_write(o, "write", OUTPUT_MANIFEST, dst, d);
         ok = false;
@@ -1085,6 +1349,8 @@ bool output_end(output *o, bool ok, diag_list *d)
     }
     carry_ctx c = { o, 0, d, true };
     struct stat st;
+    if (o->use_spare)
+        produced_dirs(o);
     if (o->exists) {
         if (lstat(o->target, &st) != 0 || !S_ISDIR(st.st_mode)) {
             diag_error(d, o->target, 0, 0, "the output folder changed during the build (%s): "
@@ -1095,6 +1361,8 @@ bool output_end(output *o, bool ok, diag_list *d)
             carry_over(&c, "");
         }
     }
+    if (c.ok && o->use_spare)
+        c.ok = sync_spare(o, d);
     if (c.ok)
         c.ok = write_manifest(o, d);
     const char *old_tree = NULL;
@@ -1116,7 +1384,10 @@ bool output_end(output *o, bool ok, diag_list *d)
             memory_clear(o->mem); /* not sure what is there now: compare with the disk */
         return false;
     }
-    if (old_tree && !fs_rmtree(old_tree))
+    /* the old tree is the next build's spare (already so named when this
+     * build staged in the spare) */
+    if (old_tree && strcmp(old_tree, o->spare) != 0 &&
+        !(keeps_spare(o) && rename(old_tree, o->spare) == 0) && !fs_rmtree(old_tree))
         diag_warning(d, old_tree, 0, 0,
                      "cannot remove the previous output: %s; the next build removes it",
                      strerror(errno));
@@ -1130,7 +1401,17 @@ void output_free(output *o)
     free(o->target);
     free(o->tmp);
     free(o->old);
-    o->target = o->tmp = o->old = NULL;
+    free(o->spare);
+    o->target = o->tmp = o->old = o->spare = NULL;
+    for (size_t i = 0; i < o->nuser; i++)
+        free(o->user[i]);
+    free(o->user);
+    for (size_t i = 0; i < o->npdir; i++)
+        free(o->pdir_keys[i]);
+    free(o->pdir_keys);
+    strmap_free(o->pdirs);
+    strmap_free(o->stale);
+    manifest_free(&o->spare_m);
     for (size_t i = 0; i < o->nkeys; i++)
         free(o->keys[i]);
     free(o->keys);

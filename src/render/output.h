@@ -29,6 +29,16 @@
  * leaves no output folder, and the next build renames the old one back.
  * Where hard links are refused, unchanged files are copied (new inodes).
  *
+ * The spare (docs/internals.md, "The commit"): after the exchange the old
+ * tree is not removed but kept beside the target as `.<name>.sheaf-spare`,
+ * and the next build stages into it, rewriting only what differs from the
+ * target — the files this build changed and those the last one changed
+ * (the target's manifest lists them) — instead of making a whole new tree
+ * and removing the old one. A spare is used only when its manifest is the
+ * one the target's manifest names (a hash); before it is touched its
+ * manifest is removed, so a spare a build was killed in is never trusted
+ * again. Otherwise the build stages a whole tree as above.
+ *
  * A build session's partial rebuild (`sheaf serve` after a body edit)
  * writes its few changed files to the staging folder and renames each into
  * the output folder; the set of paths, so the manifest, stays the same.
@@ -80,6 +90,15 @@ typedef struct output {
     bool partial;       /* only some outputs are produced: the others stay */
     char **staged;  /* paths written to the staging folder */
     size_t nstaged, capstaged;
+    char *spare;    /* the previous generation's tree, kept beside the target */
+    bool use_spare; /* tmp is the spare, brought up to date in place */
+    manifest spare_m;       /* the spare's manifest, when use_spare */
+    struct strmap *stale;   /* paths whose file in the spare is not the target's */
+    char **user;    /* what this build found in the target that is not sheaf's */
+    size_t nuser, capuser;
+    struct strmap *pdirs; /* the folders of this build's files (use_spare) */
+    char **pdir_keys;
+    size_t npdir, cappdir;
 } output;
 
 /* The name of the manifest in the output folder. */

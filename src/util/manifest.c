@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/fs.h"
+#include "util/hash.h"
 #include "util/manifest.h"
 #include "util/strmap.h"
 #include "util/vec.h"
@@ -45,6 +46,7 @@ bool manifest_read(const char *dir, manifest *m)
         return false;
     }
     m->len = b.len;
+    m->hash = hash_bytes(b.data, b.len);
     m->text = buf_detach(&b, NULL);
     char *s = m->text + sizeof head - 1;
     while (*s) {
@@ -54,6 +56,19 @@ bool manifest_read(const char *dir, manifest *m)
             *nl = 0;
         char *w = s;
         bool bad = false;
+        int kind = 0; /* 1: a \changed line, 2: a \user line */
+        if (!strncmp(s, "\\generation ", 12)) {
+            unsigned long long g, h;
+            int end = 0;
+            if (sscanf(s + 12, "%llu %llx%n", &g, &h, &end) == 2 && !s[12 + end])
+                m->generation = g, m->spare = h;
+            s = next;
+            continue;
+        } else if (!strncmp(s, "\\changed ", 9)) {
+            kind = 1, s += 9, w = s;
+        } else if (!strncmp(s, "\\user ", 6)) {
+            kind = 2, s += 6, w = s;
+        }
         for (char *r = s; *r && !bad; r++) {
             if (*r != '\\')
                 *w++ = *r;
@@ -65,7 +80,12 @@ bool manifest_read(const char *dir, manifest *m)
                 bad = true;
         }
         *w = 0;
-        if (!bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n)
+        if (kind && !bad && plain_path(s)) {
+            if (kind == 1)
+                *VEC_ADD(m->changed, m->nchanged, m->capchanged, 64) = s;
+            else
+                *VEC_ADD(m->user, m->nuser, m->capuser, 16) = s;
+        } else if (!kind && !bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n)
             *VEC_ADD(m->list, m->n, m->cap, 256) = s; /* not a repeated line */
         s = next;
     }
@@ -81,6 +101,8 @@ void manifest_free(manifest *m)
 {
     strmap_free(m->paths);
     free(m->list);
+    free(m->changed);
+    free(m->user);
     free(m->text);
     memset(m, 0, sizeof *m);
 }
@@ -90,25 +112,57 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void manifest_format(char *const *paths, size_t n, buf *out)
+static void put_path(buf *out, const char *p)
+{
+    for (; *p; p++) {
+        if (*p == '\\')
+            buf_puts(out, "\\\\");
+        else if (*p == '\n')
+            buf_puts(out, "\\n");
+        else
+            buf_putc(out, *p);
+    }
+    buf_putc(out, '\n');
+}
+
+/* The n paths sorted (a copy of the array), so the bytes do not depend on
+ * the order the build made them in. */
+static char **sorted(char *const *paths, size_t n)
 {
     char **v = xmalloc((n + 1) * sizeof *v);
     if (n)
         memcpy(v, paths, n * sizeof *v);
     vec_sort(v, n, sizeof *v, cmp_str);
+    return v;
+}
+
+void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, buf *out)
+{
     buf_puts(out, head);
-    for (size_t i = 0; i < n; i++) {
-        for (const char *p = v[i]; *p; p++) {
-            if (*p == '\\')
-                buf_puts(out, "\\\\");
-            else if (*p == '\n')
-                buf_puts(out, "\\n");
-            else
-                buf_putc(out, *p);
+    if (g && g->generation) {
+        buf_printf(out, "\\generation %llu %016llx\n", g->generation, (unsigned long long)g->spare);
+        char **v = sorted(g->changed, g->nchanged);
+        for (size_t i = 0; i < g->nchanged; i++) {
+            buf_puts(out, "\\changed ");
+            put_path(out, v[i]);
         }
-        buf_putc(out, '\n');
+        free(v);
+        v = sorted(g->user, g->nuser);
+        for (size_t i = 0; i < g->nuser; i++) {
+            buf_puts(out, "\\user ");
+            put_path(out, v[i]);
+        }
+        free(v);
     }
+    char **v = sorted(paths, n);
+    for (size_t i = 0; i < n; i++)
+        put_path(out, v[i]);
     free(v);
+}
+
+void manifest_format(char *const *paths, size_t n, buf *out)
+{
+    manifest_format_gen(paths, n, NULL, out);
 }
 
 bool manifest_write(const char *dir, char *const *paths, size_t n)

@@ -5,12 +5,25 @@
  * The file: a first line naming it, then one path a line, relative to the
  * folder, sorted, '\' written "\\" and a newline "\n". An entry that is not a
  * plain relative path (absolute, empty, "." or ".." components) is ignored
- * when read: it is not trusted to name a file of sheaf's. */
+ * when read: it is not trusted to name a file of sheaf's.
+ *
+ * A build's output folder's manifest also says which generation of the
+ * output the folder is and what its spare (the previous generation, kept
+ * beside it: docs/internals.md, "The commit") should be: lines after the
+ * first that start with '\' and a word, which a plain path cannot (a
+ * path's '\' is written "\\"), so a sheaf without them ignores them:
+ *   \generation N SPARE     N: 1, 2, …; SPARE: the 16 hex digits of the
+ *                            hash of the spare's manifest file, 0 for none
+ *   \changed PATH           a path whose file is not the spare's (written,
+ *                            added or removed by the build that made it)
+ *   \user PATH              a file, link or empty folder someone else put
+ *                            in the folder, carried over by that build */
 #ifndef SHEAF_MANIFEST_H
 #define SHEAF_MANIFEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/buf.h"
 
@@ -24,7 +37,22 @@ typedef struct manifest {
     size_t n, cap;
     char *text;           /* the file's bytes, unescaped in place */
     size_t len;           /* the file's length */
+    uint64_t hash;        /* hash_bytes of the file's bytes, as read */
+    unsigned long long generation; /* 0: none said */
+    uint64_t spare;       /* the hash its spare's manifest should have; 0: none */
+    char **changed, **user; /* the \changed and \user paths (into text) */
+    size_t nchanged, nuser, capchanged, capuser;
 } manifest;
+
+/* What a build's manifest says beyond its paths (see above). */
+typedef struct manifest_gen {
+    unsigned long long generation;
+    uint64_t spare;
+    char *const *changed;
+    size_t nchanged;
+    char *const *user;
+    size_t nuser;
+} manifest_gen;
 
 /* Reads dir/.sheaf-manifest into m (which it initialises). false when
  * there is none, or the file is not a manifest: m is then empty. Free with
@@ -35,6 +63,8 @@ bool manifest_has(const manifest *m, const char *rel);
 void manifest_free(manifest *m);
 /* Appends the manifest file's bytes for the n paths (in any order). */
 void manifest_format(char *const *paths, size_t n, buf *out);
+/* manifest_format, with the generation lines of g before the paths. */
+void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, buf *out);
 /* Writes dir/.sheaf-manifest for the n paths through a temporary file and a
  * rename, so that it is always whole. false + errno. */
 bool manifest_write(const char *dir, char *const *paths, size_t n);

@@ -28,3 +28,11 @@ set_tests_properties(output/diskfull PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 add_test(NAME output/deploy
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/deploy.py $<TARGET_FILE:sheaf>)
 set_tests_properties(output/deploy PROPERTIES TIMEOUT 300)
+# The spare: a build stages into the previous generation's tree beside the
+# output folder and rewrites only what changed; each build of a sequence of
+# edits (and of other people's files added, replaced, removed) equals a
+# clean build, the replaced tree is never written in place, and a spare a
+# build was killed in, one changed by hand or another site's is not trusted.
+add_test(NAME output/spare
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/output/spare.py $<TARGET_FILE:sheaf>)
+set_tests_properties(output/spare PROPERTIES TIMEOUT 300)
