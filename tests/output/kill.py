@@ -9,10 +9,16 @@ with SHEAF_RENAME_FALLBACK=1 (the two-rename exchange): there a kill between
 the renames may leave no output folder, only the old tree set aside, which
 the next build must put back before building.
 
+With --spare the old output has a spare beside it (docs/internals.md,
+"The commit": the tree before it, which the rebuild brings up to date in
+place and exchanges with the output folder), so the kills land while the
+spare is updated and while it is exchanged; the next build must not trust
+a spare a kill left half updated, and must still leave the new output.
+
 Works in /dev/shm when it can (deleting thousands of files on a busy disk
 takes seconds, which says nothing about sheaf).
 
-usage: kill.py path/to/sheaf [POSTS]     (default 2000)
+usage: kill.py path/to/sheaf [POSTS] [--spare]     (default 2000)
 """
 import os
 import shutil
@@ -40,13 +46,28 @@ def tree(root):
     return out
 
 
+def paths_only(t):
+    """t with the manifest's generation lines (\\generation, \\changed,
+    \\user: which build made the tree, docs/internals.md) left out: a
+    build after a kill is a later generation of the same output."""
+    out = dict(t)
+    m = out.get(".sheaf-manifest")
+    if m is not None:
+        out[".sheaf-manifest"] = b"".join(
+            line for line in m.splitlines(True)
+            if not line.startswith(b"\\") or line.startswith(b"\\\\"))
+    return out
+
+
 def leftovers(site):
     return sorted(e for e in os.listdir(site) if ".sheaf-new-" in e or ".sheaf-old-" in e)
 
 
 def main():
-    sheaf = os.path.abspath(sys.argv[1])
-    posts = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    args = [a for a in sys.argv[1:] if a != "--spare"]
+    with_spare = "--spare" in sys.argv[1:]
+    sheaf = os.path.abspath(args[0])
+    posts = int(args[1]) if len(args) > 1 else 2000
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     tmp = tempfile.mkdtemp(prefix="sheaf-kill-", dir=base)
     env = dict(os.environ, NO_COLOR="1")
@@ -56,6 +77,7 @@ def main():
         subprocess.run([sys.executable, GEN, "--posts", str(posts), "--out", site],
                        check=True, capture_output=True)
         pub = os.path.join(site, "public")
+        spare = os.path.join(site, ".public.sheaf-spare")
 
         def build(*args, extra=None):
             e = dict(env, **(extra or {}))
@@ -73,9 +95,20 @@ def main():
         assert p.returncode == 0, p.stderr
         with open(os.path.join(pub, "CNAME"), "w") as f:
             f.write("example.org\n")
+        if with_spare:  # a second build: the first output is kept as its spare
+            p = build()
+            assert p.returncode == 0, p.stderr
+            assert os.path.isdir(spare), "no spare after the second build"
         old = tree(pub)
         pristine = os.path.join(tmp, "pristine")
-        shutil.copytree(pub, pristine, symlinks=True)
+        os.mkdir(pristine)
+        # one cp: the hard links the output and its spare share stay shared
+        subprocess.run(["cp", "-a", pub] + ([spare] if with_spare else []) + [pristine],
+                       check=True)
+
+        content = os.path.join(site, "content")
+        content_old = os.path.join(tmp, "content-old")
+        shutil.copytree(content, content_old)
 
         # The new site: some posts edited, some removed, some added.
         names = sorted(os.listdir(pdir))
@@ -91,16 +124,25 @@ def main():
             os.unlink(os.path.join(pdir, f"2000-01-{i % 28 + 1:02d}-kill-old-{i}.md"))
 
         def restore():
-            subprocess.run(["rm", "-rf", pub] + [os.path.join(site, e) for e in leftovers(site)],
-                           check=True)
-            subprocess.run(["cp", "-a", pristine, pub], check=True)
+            subprocess.run(["rm", "-rf", pub, spare] +
+                           [os.path.join(site, e) for e in leftovers(site)], check=True)
+            subprocess.run(["cp", "-a"] + [os.path.join(pristine, e) for e in os.listdir(pristine)] +
+                           [site], check=True)
+
+        def dir_inodes(root):
+            return {os.path.relpath(d, root): os.stat(d).st_ino for d, _, _ in os.walk(root)}
 
         # The new output, and how long the rebuild takes (and its commit).
         restore()
+        spare_dirs = dir_inodes(spare) if with_spare else {}
         t0 = time.monotonic()
         p = build()
         took = time.monotonic() - t0
         assert p.returncode == 0, p.stderr
+        if with_spare:  # the new output is the spare, brought up to date
+            now = dir_inodes(pub)
+            same = sum(1 for k, v in spare_dirs.items() if now.get(k) == v)
+            assert same >= 0.9 * len(now), f"the spare was not used ({same} of {len(now)})"
         new = tree(pub)
         assert new != old and new["CNAME"] == b"example.org\n"
         stats = p.stdout.split("render+write ")[1]
@@ -139,15 +181,35 @@ def main():
                                     f"by the fallback exchange: {leftovers(site)}")
                 else:
                     seen["none (fallback, between the renames)"] += 1
+            # Now and then, after a kill that left the old output, the next
+            # build is of the old sources (the edit undone): a spare the
+            # kill left half updated holds new files where the old ones
+            # belong, and trusting it would publish them.
+            back = with_spare and k % 3 == 0 and os.path.isdir(pub) and tree(pub) == old
+            if back:
+                os.rename(content, content + ".new")
+                os.rename(content_old, content)
             p = build()
+            if back:
+                os.rename(content, content_old)
+                os.rename(content + ".new", content)
             if p.returncode != 0:
                 failures.append(f"{where}: the next build failed:\n{p.stderr}")
-            elif tree(pub) != new:
-                failures.append(f"{where}: the next build's output is not the new build")
+            elif back and paths_only(tree(pub)) != paths_only(old):
+                now = paths_only(tree(pub))
+                failures.append(f"{where}: the next build, of the old sources, is not the old "
+                                f"build (differing "
+                                f"{sorted(k2 for k2 in now if now[k2] != paths_only(old).get(k2))[:5]})")
+            elif not back and paths_only(tree(pub)) != paths_only(new):
+                now = paths_only(tree(pub))
+                failures.append(f"{where}: the next build's output is not the new build (extra "
+                                f"{sorted(set(now) - set(new))[:5]}, missing "
+                                f"{sorted(set(new) - set(now))[:5]}, differing "
+                                f"{sorted(k2 for k2 in now if k2 in new and now[k2] != paths_only(new)[k2])[:5]})")
             if leftovers(site):
                 failures.append(f"{where}: staging folders survived the next build: "
                                 f"{leftovers(site)}")
-        print(f"{posts} posts, rebuild {took * 1000:.0f} ms (commit {swap * 1000:.0f} ms); "
+        print(f"{posts} posts{' with a spare' if with_spare else ''}, rebuild {took * 1000:.0f} ms (commit {swap * 1000:.0f} ms); "
               f"after the kills: " + ", ".join(f"{v} {k}" for k, v in seen.items()))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
