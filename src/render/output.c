@@ -1265,8 +1265,10 @@ static bool write_manifest(output *o, diag_list *d)
     for (size_t i = 0; i < o->manifest.n; i++)
         if (strmap_get(o->produced, o->manifest.list[i]) < 0)
             changed[nchanged++] = o->manifest.list[i];
-    manifest_gen g = { o->manifest.generation + 1, keeps_spare(o) ? o->manifest.hash : 0,
-                       changed, nchanged, o->user, o->nuser };
+    /* (a build that keeps no spare writes only the paths, as sheaf did
+     * before spares: a session's, a first build's) */
+    manifest_gen g = { keeps_spare(o) ? o->manifest.generation + 1 : 0, o->manifest.hash, changed,
+                       nchanged, o->user, o->nuser };
     manifest_format_gen(o->keys, o->nkeys, &g, &b);
     free(changed);
     char *dst = fs_join(o->tmp, OUTPUT_MANIFEST);
