@@ -21,8 +21,8 @@
  * bytes are written there. When the whole build succeeded, the files of the
  * old folder that are not sheaf's are linked over too, the manifest is
  * written, and renameat2(RENAME_EXCHANGE) swaps the staging folder and the
- * output folder in one step; the old tree (now under the staging name) is
- * then removed. A failed build (a disk full included) removes the staging
+ * output folder in one step; the old tree is kept as the spare (below).
+ * A failed build (a disk full included) removes the staging
  * folder and leaves the output byte for byte as it was. Where the kernel or
  * the file system cannot exchange, the old folder is renamed aside (to the
  * `-old-` name) and the new one into place: a kill between the two renames
