@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -252,6 +253,7 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
                   diag_list *d)
 {
     memset(o, 0, sizeof *o);
+    o->spare_fd = -1;
     o->write = write;
     o->force = force;
     o->mem = write ? mem : NULL;
@@ -323,7 +325,15 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
     } else {
         o->fresh = true;
     }
-    if (!o->fresh && !o->mem && o->manifest.text && take_spare(o, d)) {
+    /* Another build of this output that is using the spare holds a lock
+     * on it: then it is left alone, and this build stages a whole tree. */
+    o->spare_fd = open(o->spare, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (o->spare_fd >= 0 && flock(o->spare_fd, LOCK_EX | LOCK_NB) != 0) {
+        close(o->spare_fd);
+        o->spare_fd = -1;
+        o->spare_busy = true;
+    }
+    if (!o->spare_busy && !o->fresh && !o->mem && o->manifest.text && take_spare(o, d)) {
         free(o->tmp);
         o->tmp = xstrdup(o->spare);
         o->use_spare = true;
@@ -334,7 +344,7 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
         return true;
     }
     struct stat sp; /* a spare not used (a session's build, a fresh target): in the way */
-    if (lstat(o->spare, &sp) == 0)
+    if (!o->spare_busy && lstat(o->spare, &sp) == 0)
         fs_rmtree(o->spare);
     if (mkdir(o->tmp, 0755) != 0) {
         diag_error(d, NULL, 0, 0, "cannot create %s: %s", o->tmp, strerror(errno));
@@ -1246,7 +1256,7 @@ static bool carry_over(carry_ctx *c, const char *rel)
  * which the spare's bookkeeping does not follow), of a target sheaf made. */
 static bool keeps_spare(const output *o)
 {
-    return !o->mem && o->exists && o->manifest.text;
+    return !o->mem && o->exists && o->manifest.text && !o->spare_busy;
 }
 
 /* Writes the staging tree's manifest (util/manifest.h): every path this
@@ -1414,6 +1424,9 @@ void output_free(output *o)
     strmap_free(o->pdirs);
     strmap_free(o->stale);
     manifest_free(&o->spare_m);
+    if (o->spare_fd >= 0)
+        close(o->spare_fd); /* (and its lock with it) */
+    o->spare_fd = -1;
     for (size_t i = 0; i < o->nkeys; i++)
         free(o->keys[i]);
     free(o->keys);

@@ -92,6 +92,8 @@ typedef struct output {
     size_t nstaged, capstaged;
     char *spare;    /* the previous generation's tree, kept beside the target */
     bool use_spare; /* tmp is the spare, brought up to date in place */
+    bool spare_busy; /* another build holds the spare's lock: left alone */
+    int spare_fd;   /* the spare, open and locked while this build may use it */
     manifest spare_m;       /* the spare's manifest, when use_spare */
     struct strmap *stale;   /* paths whose file in the spare is not the target's */
     char **user;    /* what this build found in the target that is not sheaf's */

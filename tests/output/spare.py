@@ -20,9 +20,11 @@ Then spares that must not be trusted: one a build was killed in (its
 manifest gone, a file half written), one changed by hand (its manifest
 edited, a file replaced), one of another site. Each build must not use it
 (a changed one with a warning), and its output must be a clean build's.
+Last, a spare another build holds (its lock): left alone, not changed.
 
 usage: spare.py path/to/sheaf
 """
+import fcntl
 import os
 import shutil
 import subprocess
@@ -223,6 +225,24 @@ def main():
     step("another site's output as the spare", theirs, spare_used=False,
          warn="was changed since sheaf left it")
     step("the spare trusted again", theirs)
+    # another build of the same output using the spare (its lock held):
+    # this build leaves the spare alone and stages a whole tree
+    with open(os.path.join(d, names[-1]), "a") as f:
+        f.write("\nA fourth line.\n")
+    fd = os.open(SPARE, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    held = tree(SPARE, skip_manifest=False)
+    p = build()
+    want = clean()
+    want.update(theirs)
+    if tree(PUB) != want:
+        failures.append(f"a spare in use: the output is not a clean build's: "
+                        f"{diff(tree(PUB), want)}")
+    if tree(SPARE, skip_manifest=False) != held:
+        failures.append("a spare in use: this build changed it")
+    os.close(fd)
+    step("after a spare in use: a whole tree again", theirs, spare_used=False)
+    step("after a spare in use: the spare trusted again", theirs)
     # a session's build (sheaf check writes nothing; `serve` has its own
     # folder): --force into a folder with the spare still works
     p = build("--force")
