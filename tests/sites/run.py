@@ -78,14 +78,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def tree(root):
-    """path → (bytes, inode, mtime_ns) for every file below root."""
+    """path → (bytes, inode, mtime_ns) for every file below root; the
+    manifest by its paths only (its generation lines say which build made
+    it, and it is written anew by each: docs/internals.md, "The commit")."""
     out = {}
     for dirpath, _dirs, files in os.walk(root):
         for f in files:
             full = os.path.join(dirpath, f)
             st = os.lstat(full)
             with open(full, "rb") as fh:
-                out[os.path.relpath(full, root)] = (fh.read(), st.st_ino, st.st_mtime_ns)
+                data = fh.read()
+            rel = os.path.relpath(full, root)
+            if rel == ".sheaf-manifest":
+                out[rel] = (b"".join(l for l in data.splitlines(True)
+                                     if not l.startswith(b"\\") or l.startswith(b"\\\\")),
+                            None, None)
+            else:
+                out[rel] = (data, st.st_ino, st.st_mtime_ns)
     return out
 
 
