@@ -19,6 +19,11 @@
  *     CSL-JSON item whole);
  *   - the page's source path and its bytes (their SHA-256), front matter
  *     included.
+ * With a CSL style the value also holds the page's bibliography as its
+ * citeproc-js document gave it (page.csl_bib, cite_csl.c), which depends on
+ * nothing the key does not (the style, the language, the entries, the
+ * citations, this binary's citeproc-js), so a page taken from here needs
+ * no other look-up for its citations.
  * A page that used shortcodes is also checked against what those read
  * (their templates, the site's values: the session's rule), stored in the
  * value. A page whose Markdown reported a problem is never kept, so its
@@ -50,7 +55,7 @@
 #include "util/xalloc.h"
 
 #define MANIFEST_HEAD "sheaf pages 1\n"
-#define VALUE_MAGIC "SHM1"
+#define VALUE_MAGIC "SHM2"
 
 struct site_md_disk {
     cache *c;
@@ -463,6 +468,14 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
         w_str(b, l->url);
         w_u64(b, l->img_tag | (uint64_t)l->image_key << 1);
     }
+    /* the CSL bibliography, [[key, html], …]: its length + 1, 0 for none */
+    const tpl_list *bib = p->csl_bib.kind == TPL_LIST ? p->csl_bib.u.list : NULL;
+    w_u64(b, bib ? (uint64_t)bib->len + 1 : 0);
+    for (size_t i = 0; bib && i < bib->len; i++) {
+        const tpl_list *kv = bib->items[i].u.list;
+        w_strn(b, kv->items[0].u.s, kv->items[0].len);
+        w_strn(b, kv->items[1].u.s, kv->items[1].len);
+    }
     /* last, in md_render's order of allocation (links.c gives them back) */
     w_strn(b, md->summary_html, md->summary_len);
     w_strn(b, md->html, md->html_len);
@@ -582,12 +595,34 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
         if (l->target >= (int)s->npages || l->image >= (int)s->nfiles)
             r->bad = true;
     }
+    tpl_value csl_bib = tpl_none();
+    uint64_t nbib = r_u64(r);
+    if (nbib && !r->bad) {
+        if (nbib - 1 > (r->n - r->at) / 16) {
+            r->bad = true;
+        } else {
+            tpl_list *bib = tpl_list_new(r->a, (size_t)(nbib - 1));
+            for (size_t i = 0; i < bib->len && !r->bad; i++) {
+                tpl_list *kv = tpl_list_new(r->a, 2);
+                for (size_t k = 0; k < 2; k++) {
+                    size_t len;
+                    const char *t = r_strn(r, &len);
+                    if (!t)
+                        r->bad = true;
+                    kv->items[k] = tpl_strn(t ? t : "", len);
+                }
+                bib->items[i] = tpl_list_value(kv);
+            }
+            csl_bib = tpl_list_value(bib);
+        }
+    }
     md.summary_html = r_strn(r, &md.summary_len);
     md.html = r_strn(r, &md.html_len);
     md.text = r_strn(r, &md.text_len);
     if (r->bad || r->at != r->n)
         return false;
     p->md = md;
+    p->csl_bib = csl_bib;
     p->links = recs;
     p->nlinks = nrec;
     return true;
