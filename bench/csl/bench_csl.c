@@ -4,7 +4,8 @@
  * style's XML), and a warm document of N entries, each cited once, with its
  * bibliography — per entry. CPU time of this thread and wall time.
  *
- *   cmake --build build --target bench_csl && build/bench_csl [N]   (N: 200) */
+ *   cmake --build build --target bench_csl && build/bench_csl [N [STYLE]]   (N: 200; every style) */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +47,19 @@ static const char *const family[] = { "Müller", "Zhang", "Nakamura", "Ibáñez"
                                       "Okafor", "Lindqvist" };
 static const char *const given[] = { "Ana", "Bo", "Chen", "Dmitri", "Élise", "Farid", "Grete" };
 
-static void document(buf *q, const js_csl_file *style, size_t n)
+/* Entries from..to-1, each cited once (refs: none cited, the references
+ * alone, as entry.reference asks). */
+static void document_of(buf *q, const js_csl_file *style, size_t from, size_t to, bool refs)
 {
     buf_puts(q, "{\"style\":");
     json_string(q, style->text, style->len);
-    buf_printf(q, ",\"key\":\"%s\",\"lang\":\"en-US\",\"items\":[", style->name);
-    for (size_t i = 0; i < n; i++) {
+    buf_printf(q, ",\"key\":\"%s\",\"lang\":\"en-US\",%s\"items\":[", style->name,
+               refs ? "\"references\":true," : "");
+    for (size_t i = from; i < to; i++) {
         buf_printf(q, "%s{\"id\":\"r%zu\",\"type\":\"%s\",\"title\":\"A study of SGD number %zu\","
                       "\"container-title\":\"Proceedings of NSDI\",\"page\":\"%zu-%zu\","
                       "\"issued\":{\"date-parts\":[[%zu]]},\"DOI\":\"10.1000/bench.%zu\",\"author\":[",
-                   i ? "," : "", i, i % 2 ? "paper-conference" : "article-journal", i, i, i + 12,
+                   i > from ? "," : "", i, i % 2 ? "paper-conference" : "article-journal", i, i, i + 12,
                    2000 + i % 25, i);
         for (size_t k = 0; k <= i % 5; k++)
             buf_printf(q, "%s{\"family\":\"%s\",\"given\":\"%s\"}", k ? "," : "",
@@ -63,9 +67,28 @@ static void document(buf *q, const js_csl_file *style, size_t n)
         buf_puts(q, "]}");
     }
     buf_puts(q, "],\"clusters\":[");
-    for (size_t i = 0; i < n; i++)
-        buf_printf(q, "%s[{\"id\":\"r%zu\"%s}]", i ? "," : "", i, i % 3 ? "" : ",\"locator\":\"4\"");
+    for (size_t i = from; i < to && !refs; i++)
+        buf_printf(q, "%s[{\"id\":\"r%zu\"%s}]", i > from ? "," : "", i, i % 3 ? "" : ",\"locator\":\"4\"");
     buf_puts(q, "]}");
+}
+
+static void document(buf *q, const js_csl_file *style, size_t n) { document_of(q, style, 0, n, false); }
+
+/* n documents of one entry each, cited (refs false) or not: the CPU per
+ * document */
+static double singles(js_csl *k, const js_csl_file *st, size_t n, bool refs, buf *q, buf *out, buf *err)
+{
+    double c0 = cpu_ms();
+    for (size_t i = 0; i < n; i++) {
+        buf_reset(q);
+        document_of(q, st, i, i + 1, refs);
+        buf_reset(out);
+        if (!js_csl_render(k, q->data, q->len, out, err)) {
+            fprintf(stderr, "bench_csl: %s: %s\n", st->name, err->data);
+            exit(1);
+        }
+    }
+    return (cpu_ms() - c0) / (double)n;
 }
 
 int main(int argc, char **argv)
@@ -81,8 +104,11 @@ int main(int argc, char **argv)
     printf("engine start (citeproc.js bytecode): %.0f ms CPU, %.0f ms wall\n", cpu_ms() - c0,
            wall_ms() - w0);
     printf("%-52s %10s %10s %12s\n", "style", "first doc", "warm doc", "per entry");
+    const char *only = argc > 2 ? argv[2] : NULL;
     for (size_t s = 0; s < js_csl_nstyles; s++) {
         const js_csl_file *st = &js_csl_styles[s];
+        if (only && strcmp(only, st->name))
+            continue;
         buf_reset(&q);
         document(&q, st, 1);
         buf_reset(&out);
@@ -102,6 +128,16 @@ int main(int argc, char **argv)
         }
         double warm = cpu_ms() - c0;
         printf("%-52s %7.0f ms %7.0f ms %9.2f ms\n", st->name, first, warm, warm / (double)n);
+    }
+    printf("\none document per entry (%zu), as entry.reference makes them:\n", n);
+    printf("%-52s %12s %12s\n", "style", "cited", "references");
+    for (size_t s = 0; s < js_csl_nstyles; s++) {
+        const js_csl_file *st = &js_csl_styles[s];
+        if (only && strcmp(only, st->name))
+            continue;
+        double cited = singles(k, st, n, false, &q, &out, &err);
+        double refs = singles(k, st, n, true, &q, &out, &err);
+        printf("%-52s %9.2f ms %9.2f ms\n", st->name, cited, refs);
     }
     js_csl_free(k);
     buf_release(&err);
