@@ -104,6 +104,9 @@ void site_csl_references(site *s, int jobs, diag_list *d);
  * their text from the cache), documents citeproc-js formatted (pages and
  * references), engines started. */
 void site_csl_counts(const site *s, size_t *docs, size_t *twice, size_t *rendered, size_t *engines);
+/* Counts page p as formatted: its bibliography came with its Markdown from
+ * the build cache (mdcache.c). */
+void site_csl_page_cached(const site *s, const page *p);
 /* After the Markdown: unknown keys are errors at their citation; the
  * cited works and who cites them (s->papers). */
 void site_check_citations(site *s, diag_list *d);

@@ -297,6 +297,13 @@ void site_csl_counts(const site *s, size_t *docs, size_t *twice, size_t *rendere
     }
 }
 
+void site_csl_page_cached(const site *s, const page *p)
+{
+    site_csl *c = style_of(s, p);
+    if (c)
+        atomic_fetch_add(&c->docs, 1);
+}
+
 static js_csl *take(site_csl *c, buf *err)
 {
     pthread_mutex_lock(&c->mu);

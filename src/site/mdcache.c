@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "cache/cache.h"
+#include "site/cite.h"
 #include "site/mdcache.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -645,6 +646,8 @@ bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *k
         else if (site_shortcode_env(s, 0, &q.md) == sc) {
             *p = q;
             hit = true;
+            if (p->csl_bib.kind == TPL_LIST)
+                site_csl_page_cached(s, p);
             atomic_fetch_add(&m->hits, 1);
             atomic_fetch_add(&m->bytes, key->len + v.len);
         }
