@@ -37,7 +37,7 @@ static const char prelude[] = "var module = {exports: {}};\n"
  * sheaf_locale(lang) is the C function below. */
 static const char wrapper[] =
     "(function () {\n"
-    "  var CSL = module.exports, engines = {}, items = {}, missing = [];\n"
+    "  var CSL = module.exports, engines = {}, locales = {}, items = {}, missing = [];\n"
     "  function locale(lang) {\n"
     "    var x = sheaf_locale(lang);\n"
     "    if (typeof x !== 'string') { if (missing.indexOf(lang) < 0) missing.push(lang); return false; }\n"
@@ -70,7 +70,11 @@ static const char wrapper[] =
     "    items = {};\n"
     /* the document's language: the style's default-locale wins over the
      * one asked for, as citeproc-js does without forceLang */
-    "    var dl = /<style\\b[^>]*?\\bdefault-locale\\s*=\\s*\"([^\"]*)\"/.exec(q.style);\n"
+    /* once per style: Duktape's regular expressions try every offset of
+     * a style that has none, 2 ms in apa */
+    "    var dl = locales[q.key];\n"
+    "    if (dl === undefined)\n"
+    "      dl = locales[q.key] = /<style\\b[^>]*?\\bdefault-locale\\s*=\\s*\"([^\"]*)\"/.exec(q.style);\n"
     "    var langs = [], base = primary(dl ? dl[1] : q.lang);\n"
     "    for (i = 0; i < q.items.length; i++) {\n"
     "      var it = q.items[i];\n"
