@@ -18,7 +18,11 @@
  *   csl       + the document's items and clusters: the reply. Used when a
  *             page's text changed but not its citations, and by pages
  *             written from the session's page cache.
- *   csl-ref   + one entry: its reference alone (entry.reference).
+ *   csl-ref   + one entry: its reference alone (entry.reference), from
+ *             a document of its bibliography alone.
+ *
+ * A page whose Markdown the build cache holds (mdcache.c) has its
+ * bibliography (page.csl_bib) kept with it, and needs none of these.
  *
  * Each cached value is read as the untrusted input it is: JSON of the
  * reply's shape, else formatted again. */
