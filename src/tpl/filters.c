@@ -1479,6 +1479,15 @@ static const bool json_plain[256] = {
 /* tojson's json.dumps(v, sort_keys=True, indent=…), written to b: maps by
  * sorted keys (keys of mixed types are an error), HTML-sensitive
  * characters escaped as Jinja2's htmlsafe_json_dumps does. */
+/* \uXXXX (lower-case hex, as json.dumps writes it) without printf: most
+ * characters of a CJK text go through here. */
+static void put_u_escape(buf *b, unsigned u)
+{
+    static const char hex[] = "0123456789abcdef";
+    char e[6] = { '\\', 'u', hex[u >> 12 & 15], hex[u >> 8 & 15], hex[u >> 4 & 15], hex[u & 15] };
+    buf_put(b, e, 6);
+}
+
 static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b, int64_t indent,
                        int level)
 {
@@ -1491,7 +1500,7 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
         buf_puts(b, v.u.b ? "true" : "false");
         return true;
     case TPL_INT:
-        buf_printf(b, "%lld", (long long)v.u.i);
+        tpl_put_int(b, v.u.i);
         return true;
     case TPL_FLOAT:
         if (isnan(v.u.f))
@@ -1542,9 +1551,10 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
                 if (cp < 0x20 || cp > 0x7e) {
                     if (cp >= 0x10000) {
                         int32_t c = cp - 0x10000;
-                        buf_printf(b, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
+                        put_u_escape(b, (unsigned)(0xD800 + (c >> 10)));
+                        put_u_escape(b, (unsigned)(0xDC00 + (c & 0x3FF)));
                     } else {
-                        buf_printf(b, "\\u%04x", cp);
+                        put_u_escape(b, (unsigned)cp);
                     }
                 } else {
                     tpl_putc(b, (char)cp);

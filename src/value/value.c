@@ -453,6 +453,18 @@ static void date_str(tpl_value v, buf *out)
 
 void tpl_value_to_str(tpl_value v, buf *out) { to_str_at(v, out, 0); }
 
+void tpl_put_int(buf *out, int64_t i)
+{
+    char tmp[24], *e = tmp + sizeof tmp, *d = e;
+    uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+    do
+        *--d = (char)('0' + u % 10);
+    while (u /= 10);
+    if (i < 0)
+        *--d = '-';
+    buf_put(out, d, (size_t)(e - d));
+}
+
 static void to_str_at(tpl_value v, buf *out, int depth)
 {
     if ((v.kind == TPL_LIST || v.kind == TPL_MAP) && depth >= TPL_VALUE_MAX_DEPTH) {
@@ -469,7 +481,7 @@ static void to_str_at(tpl_value v, buf *out, int depth)
         buf_puts(out, v.u.b ? "True" : "False");
         break;
     case TPL_INT:
-        buf_printf(out, "%lld", (long long)v.u.i);
+        tpl_put_int(out, v.u.i);
         break;
     case TPL_FLOAT:
         float_repr(v.u.f, out);

@@ -217,6 +217,8 @@ bool tpl_value_truthy(tpl_value v);
  * than walk as deep as the C stack goes. */
 #define TPL_VALUE_MAX_DEPTH 1000
 void tpl_value_to_str(tpl_value v, buf *out);
+/* Appends an int in decimal, as str(i) (tpl_value_to_str's, without printf). */
+void tpl_put_int(buf *out, int64_t i);
 /* Appends repr(v) as Python prints it: strings quoted ('a', "it's"), the
  * rest as tpl_value_to_str. */
 void tpl_value_repr(tpl_value v, buf *out);
