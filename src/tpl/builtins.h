@@ -66,6 +66,18 @@ static inline size_t cp_count(const char *s, size_t n)
     return k;
 }
 
+/* cp_count(s, n), or limit + 1 when it is more than limit: what truncate
+ * needs of a long text (a page's plain text, cut at 200) without counting
+ * all of it */
+static inline size_t cp_count_upto(const char *s, size_t n, size_t limit)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k <= limit; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            k++;
+    return k;
+}
+
 /* byte offset of code point number `cp` (clamped to n) */
 static inline size_t cp_offset(const char *s, size_t n, size_t cp)
 {

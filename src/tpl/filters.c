@@ -443,14 +443,15 @@ FILTER(truncate)
         return false;
     if (a->given[3] && a->v[3].kind != TPL_NONE && !want_int(r, at, "leeway", a->v[3], &leeway))
         return false;
-    size_t n = cp_count(s.u.s, s.len), elen = cp_count(end.u.s, end.len);
+    size_t elen = cp_count(end.u.s, end.len);
     if (length < (int64_t)elen)
         return tpl_r_error(r, at, "truncate: expected length >= %zu, got %lld", elen,
                            (long long)length);
     if (leeway < 0)
         return tpl_r_error(r, at, "truncate: leeway must be >= 0");
     int64_t keep; /* length + leeway; when that overflows, nothing is longer */
-    if (ckd_add(&keep, length, leeway) || (int64_t)n <= keep) {
+    if (ckd_add(&keep, length, leeway) || s.len <= (uint64_t)keep ||
+        cp_count_upto(s.u.s, s.len, (size_t)keep) <= (size_t)keep) {
         *out = s;
         return true;
     }
