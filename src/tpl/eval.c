@@ -31,6 +31,7 @@ enum obj_kind { O_LOOP, O_MACRO, O_NAMESPACE, O_SUPER, O_SELF, O_BLOCKREF, O_MET
 typedef struct frame frame;
 struct frame {
     frame *parent;
+    frame *top;     /* the last of the chain of parents (itself for a root) */
     size_t n, cap;
     const char **names;
     tpl_value *vals;
@@ -313,18 +314,18 @@ static frame *frame_new(tpl_render_state *r, frame *parent)
 {
     frame *f = arena_calloc(r->a, sizeof *f);
     f->parent = parent;
+    f->top = parent ? parent->top : f;
     return f;
 }
 
-/* Names from the loader's table (names.c) are equal when their pointers
- * are; others (from the C code) may still be equal by content. */
-static inline bool same_name(const char *a, const char *b)
-{
-    return a == b || (a[0] == b[0] && !strcmp(a, b));
-}
+/* Names are the loader's (names.c) or the evaluator's constants: equal
+ * when their pointers are. */
+static inline bool same_name(const char *a, const char *b) { return a == b; }
 
+/* Binds name in f (and marks it bound: see tpl_name_bound). */
 static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value v)
 {
+    tpl_name_set_bound(name);
     for (size_t i = 0; i < f->n; i++)
         if (same_name(f->names[i], name)) {
             f->vals[i] = v;
@@ -350,26 +351,32 @@ static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value
 static const char *const builtin_names[] = { "range", "dict", "namespace", "cycler", "joiner",
                                              "t", NULL };
 
-/* Looks a name up through the frames, the variables and the built-ins.
- * `hint` (may be NULL) is the expression's remembered place of the name in
- * the variables (tpl_map_get_hinted). */
-static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, tpl_map_hint *hint,
-                          tpl_value *out)
+/* Looks a name (len bytes) up through the frames, the variables and the
+ * built-ins. `hint` (may be NULL) is the expression's remembered place of
+ * the name in the variables (tpl_map_get_hinted). A name no render has
+ * bound yet is in no frame (tpl_name_bound): only the variables are
+ * looked at, past the root. */
+static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, size_t len,
+                          tpl_map_hint *hint, tpl_value *out)
 {
-    for (frame *g = f; g; g = g->parent) {
-        for (size_t i = g->n; i-- > 0;)
-            if (same_name(g->names[i], name)) {
-                *out = g->vals[i];
-                return true;
-            }
-        if (!g->parent && g->with_vars && r->vars) {
-            size_t len = strlen(name);
-            tpl_value v = hint ? tpl_map_get_hinted(r->vars, name, len, hint)
-                               : tpl_map_get(r->vars, name, len);
-            if (v.kind != TPL_UNDEFINED) {
-                *out = v;
-                return true;
-            }
+    frame *g = f->top;
+    if (tpl_name_bound(name)) {
+        for (g = f;; g = g->parent) {
+            for (size_t i = g->n; i-- > 0;)
+                if (same_name(g->names[i], name)) {
+                    *out = g->vals[i];
+                    return true;
+                }
+            if (!g->parent)
+                break;
+        }
+    }
+    if (g->with_vars && r->vars) {
+        tpl_value v = hint ? tpl_map_get_hinted(r->vars, name, len, hint)
+                           : tpl_map_get(r->vars, name, len);
+        if (v.kind != TPL_UNDEFINED) {
+            *out = v;
+            return true;
         }
     }
     if (!strcmp(name, "self")) {
@@ -390,7 +397,7 @@ static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, tpl_m
 
 static bool lookup(tpl_render_state *r, frame *f, const char *name, tpl_value *out)
 {
-    return lookup_hinted(r, f, name, NULL, out);
+    return lookup_hinted(r, f, name, strlen(name), NULL, out);
 }
 
 /* A short text of simple expressions, for messages: page.prev.url */
@@ -1140,10 +1147,10 @@ static bool eval_call(tpl_render_state *r, frame *f, const node *n, tpl_value *o
 {
     tpl_value fn;
     /* `super()` and `caller()` get clear errors when out of place */
-    if (n->a->kind == E_NAME && !strcmp(n->a->s, "super")) {
+    if (n->a->kind == E_NAME && n->a->s == tpl_name_super) {
         if (!lookup(r, f, tpl_name_super, &fn))
             return tpl_r_error(r, n->a, "super() is only available inside a block");
-    } else if (n->a->kind == E_NAME && !strcmp(n->a->s, "caller")) {
+    } else if (n->a->kind == E_NAME && n->a->s == tpl_name_caller) {
         if (!lookup(r, f, tpl_name_caller, &fn))
             return tpl_r_error(r, n->a, "caller() is only available inside a macro called with "
                                         "{%% call %%}");
@@ -1201,7 +1208,7 @@ static bool eval_concat(tpl_render_state *r, frame *f, const node *n, tpl_value 
 
 static bool eval_name(tpl_render_state *r, frame *f, const node *n, tpl_value *out)
 {
-    if (lookup_hinted(r, f, n->s, &((node *)n)->hint, out))
+    if (lookup_hinted(r, f, n->s, n->slen, &((node *)n)->hint, out))
         return true;
     if (n->flags & NF_ALLOW_UNDEF) {
         *out = tpl_undefined();

@@ -44,15 +44,44 @@ typedef struct token {
 } token;
 
 /* A loader's table of names (names.c): each distinct name once, so the
- * evaluator can compare names by pointer. tpl_names_intern returns the
- * table's copy of s[0..n) (NUL-terminated); for the names the evaluator
- * binds itself, the constants below. */
+ * evaluator compares names by pointer — every name a render puts in a
+ * scope or looks up comes from its loader's table, or is one of the
+ * constants below. tpl_names_intern returns the table's copy of s[0..n)
+ * (NUL-terminated); for the names the evaluator binds itself, the
+ * constants below. */
 typedef struct tpl_names tpl_names;
 tpl_names *tpl_names_new(void);
 void tpl_names_free(tpl_names *t);
 const char *tpl_names_intern(tpl_names *t, const char *s, size_t n);
-extern const char tpl_name_loop[], tpl_name_super[], tpl_name_caller[], tpl_name_varargs[],
-    tpl_name_kwargs[];
+
+/* The byte before every name tpl_names_intern hands out is its bound flag:
+ * set (for good) the first time any render puts the name in a scope
+ * (eval.c's frame_set). A name whose flag is clear is in no scope of the
+ * render looking it up — that render would have set it, on its own thread
+ * — so the lookup goes straight to the variables (`page`, `site`, `t`) and
+ * the scopes are not walked. Atomic: other renders set flags meanwhile. */
+static inline bool tpl_name_bound(const char *name)
+{
+    return __atomic_load_n((const unsigned char *)name - 1, __ATOMIC_RELAXED) != 0;
+}
+static inline void tpl_name_set_bound(const char *name)
+{
+    if (!tpl_name_bound(name))
+        __atomic_store_n((unsigned char *)name - 1, (unsigned char)1, __ATOMIC_RELAXED);
+}
+/* The names the evaluator binds itself, with their flags. */
+typedef struct tpl_fixed_name {
+    unsigned char bound;
+    char s[15];
+} tpl_fixed_name;
+enum { TPL_FIXED_LOOP, TPL_FIXED_SUPER, TPL_FIXED_CALLER, TPL_FIXED_VARARGS, TPL_FIXED_KWARGS,
+       TPL_FIXED_NAMES };
+extern tpl_fixed_name tpl_fixed_names[TPL_FIXED_NAMES];
+#define tpl_name_loop (tpl_fixed_names[TPL_FIXED_LOOP].s)
+#define tpl_name_super (tpl_fixed_names[TPL_FIXED_SUPER].s)
+#define tpl_name_caller (tpl_fixed_names[TPL_FIXED_CALLER].s)
+#define tpl_name_varargs (tpl_fixed_names[TPL_FIXED_VARARGS].s)
+#define tpl_name_kwargs (tpl_fixed_names[TPL_FIXED_KWARGS].s)
 
 /* Lexes src (newlines normalised, one trailing newline dropped as Jinja2
  * does); names go through `names`. Returns false after reporting an error. */

@@ -3,9 +3,10 @@
  * Variables, loop targets, macro parameters and attribute names all come
  * out of the lexer through here, so two mentions of `tag` — in a `for` and
  * in an include inside it — are the same pointer and the evaluator's scope
- * lookups mostly compare pointers. The names the evaluator binds itself
- * (loop, super, …) are handed out as its own constants. A table belongs to
- * one loader and is used under the loader's lock; it is freed with it. */
+ * lookups compare pointers. The names the evaluator binds itself (loop,
+ * super, …) are handed out as its own constants. Each name is preceded by
+ * its bound flag (internal.h, tpl_name_bound). A table belongs to one
+ * loader and is used under the loader's lock; it is freed with it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,14 +14,11 @@
 #include "util/hash.h"
 #include "util/xalloc.h"
 
-const char tpl_name_loop[] = "loop";
-const char tpl_name_super[] = "super";
-const char tpl_name_caller[] = "caller";
-const char tpl_name_varargs[] = "varargs";
-const char tpl_name_kwargs[] = "kwargs";
-
-static const char *const known[] = { tpl_name_loop, tpl_name_super, tpl_name_caller,
-                                     tpl_name_varargs, tpl_name_kwargs };
+tpl_fixed_name tpl_fixed_names[TPL_FIXED_NAMES] = {
+    [TPL_FIXED_LOOP] = { 0, "loop" },       [TPL_FIXED_SUPER] = { 0, "super" },
+    [TPL_FIXED_CALLER] = { 0, "caller" },   [TPL_FIXED_VARARGS] = { 0, "varargs" },
+    [TPL_FIXED_KWARGS] = { 0, "kwargs" },
+};
 
 struct tpl_names {
     char **slot; /* open addressing, NULL: free */
@@ -57,9 +55,9 @@ static size_t find(const tpl_names *t, const char *s, size_t n)
 
 const char *tpl_names_intern(tpl_names *t, const char *s, size_t n)
 {
-    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
-        if (!strncmp(known[k], s, n) && !known[k][n])
-            return known[k];
+    for (size_t k = 0; k < TPL_FIXED_NAMES; k++)
+        if (!strncmp(tpl_fixed_names[k].s, s, n) && !tpl_fixed_names[k].s[n])
+            return tpl_fixed_names[k].s;
     size_t i = find(t, s, n);
     if (t->slot[i])
         return t->slot[i];
@@ -74,7 +72,11 @@ const char *tpl_names_intern(tpl_names *t, const char *s, size_t n)
         free(old);
         i = find(t, s, n);
     }
-    t->slot[i] = arena_strndup(t->a, s, n);
+    char *p = arena_alloc(t->a, n + 2); /* the bound flag (tpl_name_bound), then the name */
+    p[0] = 0;
+    memcpy(p + 1, s, n);
+    p[n + 1] = '\0';
+    t->slot[i] = p + 1;
     t->n++;
     return t->slot[i];
 }

@@ -199,6 +199,29 @@ TEST(substring)
       "TrueFalseTrueFalseTrueTrue");
 }
 
+/* Scope lookups skip the scopes for a name no render has bound yet
+ * (tpl_name_bound): each of these binds a name only after it was looked
+ * up unbound (in this loader: a fresh one per render), and the bound one
+ * must still shadow the variable of that name — in a loop, a set, an
+ * include, a macro's closure, a with block — and be gone after. */
+TEST(name_scopes)
+{
+    R("{{ n }}{% for n in [1, 2] %}{{ n }}{% endfor %}{{ n }}", "7127");
+    R("{{ n }}{% set n = 3 %}{{ n }}{% with n = 4 %}{{ n }}{% endwith %}{{ n }}", "7343");
+    R("{% macro m() %}{{ n }}{% endmacro %}{{ m() }}{% set n = 5 %}{{ m() }}", "75");
+    R("{% macro m(n) %}{{ n }}{% endmacro %}{{ n }}{{ m(6) }}{{ n }}", "767");
+    R("{{ tags | join }}{% for t in tags %}{% set tags = t %}{{ tags }}{% endfor %}{{ tags | join }}",
+      "bacbacbac");
+    const char *named[] = { "main.html", "{{ n }}{% for n in [8] %}{% include 'inc.html' %}{% endfor %}"
+                                         "{% include 'inc.html' %}{{ n }}",
+                            "inc.html", "<{{ n }}{% set n = 9 %}{{ n }}>", NULL };
+    char *got = render_with(named, NULL);
+    EQ_STR(got, "7<89><79>7");
+    free(got);
+    R("{{ loop is defined }}{% for x in [1] %}{{ loop.index }}{% endfor %}{{ loop is defined }}",
+      "False1False");
+}
+
 TEST(inheritance)
 {
     const char *named[] = {
@@ -503,6 +526,7 @@ int main(void)
     RUN(sheaf_filters);
     RUN(long_texts);
     RUN(substring);
+    RUN(name_scopes);
     RUN(inheritance);
     RUN(macros_and_imports);
     RUN(errors);
