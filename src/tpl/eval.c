@@ -2317,7 +2317,14 @@ bool tpl_render(const tpl_template *t, tpl_loader *l, const tpl_map *vars, const
                                                                        : TPL_MAX_STEPS;
     r.steps_check = r.max_steps + 1 < CHARGE_STEPS ? r.max_steps + 1 : CHARGE_STEPS;
     r.spare = (buf)BUF_INIT;
+    size_t start = out->len, hint = atomic_load_explicit(&((tpl_template *)t)->out_hint,
+                                                         memory_order_relaxed);
+    if (hint)
+        buf_grow(out, hint + hint / 16);
     bool ok = render_template(&r, t, NULL, true, out, NULL);
+    if (ok && out->len - start != hint)
+        atomic_store_explicit(&((tpl_template *)t)->out_hint, out->len - start,
+                              memory_order_relaxed);
     if (r.opt->budget && r.steps > r.steps_charged)
         atomic_fetch_add(&r.opt->budget->steps, r.steps - r.steps_charged);
     atomic_fetch_sub(&process_memory, r.mem_charged);

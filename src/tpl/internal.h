@@ -204,6 +204,10 @@ struct tpl_template {
     size_t nblocks;
     tpl_ref *refs; /* names used statically by extends/include/import/from */
     size_t nrefs;
+    /* The length of the output its last render wrote (tpl_render reserves
+     * that much at once, instead of growing the buffer step by step through
+     * a page); a hint, shared by the threads that render it. */
+    _Atomic size_t out_hint;
 };
 
 /* Parses one template, its names interned in `names`. Returns NULL after
