@@ -169,11 +169,29 @@ tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 }
 
 long tpl_map_find(const tpl_map *m, const char *key) { return find_str(m, key, strlen(key)); }
-/* memcmp(a, b, n) == 0 for the short keys of maps, without the call */
+/* memcmp(a, b, n) == 0 for the short keys of maps, without the call: up
+ * to 16 bytes as two overlapping words (the head and the tail of the key),
+ * never reading past either key */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
     if (n > 16)
         return !memcmp(a, b, n);
+    if (n >= 8) {
+        uint64_t x0, y0, x1, y1;
+        memcpy(&x0, a, 8);
+        memcpy(&y0, b, 8);
+        memcpy(&x1, a + n - 8, 8);
+        memcpy(&y1, b + n - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a, 4);
+        memcpy(&y0, b, 4);
+        memcpy(&x1, a + n - 4, 4);
+        memcpy(&y1, b + n - 4, 4);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i])
             return false;

@@ -233,6 +233,37 @@ TEST(name_scopes)
       "False1False");
 }
 
+/* tpl_map_get_hinted compares the hinted key in words: keys of every
+ * length up to 20 that differ from the one looked up in a single byte, at
+ * each place, sitting where the hint points, must not match. */
+TEST(map_hints)
+{
+    size_t bad = 0;
+    for (size_t n = 1; n <= 20; n++) {
+        for (size_t at = 0; at < n; at++) {
+            char *want = arena_alloc(A, n + 1), *other = arena_alloc(A, n + 1);
+            for (size_t k = 0; k < n; k++)
+                want[k] = other[k] = (char)('a' + (char)(k % 26));
+            want[n] = other[n] = '\0';
+            other[at] = 'Z';
+            tpl_map *m = tpl_map_new(A, 2);
+            tpl_map_set(A, m, tpl_strn(other, n), tpl_int(1));
+            tpl_map_set(A, m, tpl_strn(want, n), tpl_int(2));
+            tpl_map_hint h = { 0 }; /* at `other` */
+            tpl_value v = tpl_map_get_hinted(m, want, n, &h);
+            bad += v.kind != TPL_INT || v.u.i != 2;
+            v = tpl_map_get_hinted(m, want, n, &h); /* now hinted right */
+            bad += v.kind != TPL_INT || v.u.i != 2;
+            v = tpl_map_get_hinted(m, other, n, &h); /* hinted at `want` */
+            bad += v.kind != TPL_INT || v.u.i != 1;
+            char *neither = arena_strndup(A, want, n);
+            neither[n - 1 - at] = 'Y';
+            bad += tpl_map_get_hinted(m, neither, n, &h).kind != TPL_UNDEFINED;
+        }
+    }
+    EQ_INT(bad, 0);
+}
+
 TEST(inheritance)
 {
     const char *named[] = {
@@ -538,6 +569,7 @@ int main(void)
     RUN(long_texts);
     RUN(substring);
     RUN(name_scopes);
+    RUN(map_hints);
     RUN(inheritance);
     RUN(macros_and_imports);
     RUN(errors);
