@@ -950,7 +950,8 @@ static bool contains(tpl_render_state *r, const node *at, tpl_value needle, tpl_
         if (needle.kind != TPL_STRING)
             return tpl_r_error(r, at, "'in <string>' needs a string on the left, not %s",
                                type_name(needle));
-        *res = tpl_str_contains(hay.u.s, hay.len, needle.u.s, needle.len);
+        *res = needle.len == 0 || (hay.len >= needle.len &&
+                                   memmem(hay.u.s, hay.len, needle.u.s, needle.len) != NULL);
         return true;
     case TPL_LIST:
         *res = false;
@@ -1748,9 +1749,17 @@ static bool write_value(tpl_render_state *r, const node *at, tpl_value v, buf *o
         else
             tpl_escape_html(out, v.u.s, v.len);
         return true;
-    case TPL_INT:
-        tpl_put_int(out, v.u.i);
+    case TPL_INT: {
+        char tmp[24], *e = tmp + sizeof tmp, *d = e;
+        uint64_t u = v.u.i < 0 ? 0 - (uint64_t)v.u.i : (uint64_t)v.u.i;
+        do
+            *--d = (char)('0' + u % 10);
+        while (u /= 10);
+        if (v.u.i < 0)
+            *--d = '-';
+        buf_put(out, d, (size_t)(e - d));
         return true;
+    }
     default: {
         tpl_value s = tpl_to_string(r->a, v);
         if (!result_ok(r, at, "str()", s))

@@ -401,9 +401,6 @@ static inline bool tpl_may_have_method(tpl_value v, const char *name)
     return v.kind != TPL_MAP || (c < 26 && (TPL_MAP_METHOD_INITIALS >> c & 1));
 }
 
-/* Whether needle[0..nn) occurs in hay[0..hn) (`in` on strings; strings.c). */
-bool tpl_str_contains(const char *hay, size_t hn, const char *needle, size_t nn);
-
 /* The index of `name` in a table of `n` rows of `size` bytes, each starting
  * with its name (const char *), sorted by name in byte order; -1 when it is
  * not there. The one bisection of the filters', tests' and methods' tables

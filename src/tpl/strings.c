@@ -1,10 +1,9 @@
 /* strings: the UTF-8 and Python string helpers of the built-ins that are
  * not inline in builtins.h — Python's case mapping (lower, upper, title,
- * the final sigma), word characters, and the substring test of `in`. */
+ * the final sigma) and word characters. */
 #include <utf8proc.h>
 
 #include "tpl/builtins.h"
-#include "util/scan.h"
 
 void put_cp(buf *b, int32_t cp)
 {
@@ -127,50 +126,4 @@ void map_case_at(buf *b, const char *s, size_t n, size_t from, int mode)
             put_case(b, cp, mode);
         i += k;
     }
-}
-
-/* Whether needle (nn >= 2 bytes) occurs in hay: the positions whose byte
- * is the needle's first and whose byte nn - 1 further on is its last are
- * found a block at a time (SSE2: 16 positions; else 8 as 64-bit numbers),
- * and only those are compared whole. `'<pre' in page.content` goes through
- * a page's HTML on every page, where '<' alone (memchr, or memmem's first
- * step) stops every few bytes. The positions a whole block no longer fits
- * go to memmem. */
-static bool find_pair(const char *h, size_t hn, const char *nd, size_t nn)
-{
-    size_t i = 0, last = nn - 1;
-#ifdef SCAN_SSE2
-    __m128i first_b = _mm_set1_epi8(nd[0]), last_b = _mm_set1_epi8(nd[last]);
-    for (; hn - last - i >= 16; i += 16) {
-        __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(h + i)), first_b);
-        __m128i z = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(h + i + last)), last_b);
-        for (unsigned m = sse_mask(_mm_and_si128(a, z)); m; m &= m - 1) {
-            size_t at = i + (unsigned)__builtin_ctz(m);
-            if (!memcmp(h + at + 1, nd + 1, nn - 2))
-                return true;
-        }
-    }
-#else
-    for (; hn - last - i >= 8; i += 8) {
-        uint64_t m = swar_eq(swar_load(h + i), (unsigned char)nd[0]) &
-                     swar_eq(swar_load(h + i + last), (unsigned char)nd[last]);
-        for (; m; m &= m - 1) {
-            size_t at = i + swar_first(m);
-            if (!memcmp(h + at + 1, nd + 1, nn - 2))
-                return true;
-        }
-    }
-#endif
-    return memmem(h + i, hn - i, nd, nn) != NULL;
-}
-
-bool tpl_str_contains(const char *hay, size_t hn, const char *needle, size_t nn)
-{
-    if (nn == 0)
-        return true;
-    if (hn < nn)
-        return false;
-    if (nn == 1)
-        return memchr(hay, needle[0], hn) != NULL;
-    return find_pair(hay, hn, needle, nn);
 }

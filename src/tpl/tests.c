@@ -125,7 +125,7 @@ TEST_FN(in)
     if (h.kind == TPL_STRING) {
         if (v.kind != TPL_STRING)
             return tpl_r_error(r, at, "'in <string>' needs a string");
-        *out = tpl_str_contains(h.u.s, h.len, v.u.s, v.len);
+        *out = v.len == 0 || memmem(h.u.s, h.len, v.u.s, v.len) != NULL;
     } else if (h.kind == TPL_LIST) {
         *out = false;
         for (size_t i = 0; i < h.u.list->len && !*out; i++)

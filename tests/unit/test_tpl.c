@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "diag/diag.h"
-#include "tpl/internal.h"
 #include "tpl/tpl.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -165,49 +164,6 @@ TEST(long_texts)
     OK(!strncmp(got, "a&lt;b&gt;&#34;a&lt;b&gt;&#34;", 30));
     OK(!strcmp(got + n - 15, "a&lt;b&gt;&#34;"));
     free(got);
-}
-
-/* `in` on strings (tpl_str_contains) against the plain definition, for every
- * place of a needle of each length in haystacks of each length: the block
- * scan's edges (16 and 8 bytes), look-alikes that share the needle's first
- * and last bytes, bytes >= 0x80. */
-static bool contains_naive(const char *h, size_t hn, const char *nd, size_t nn)
-{
-    for (size_t i = 0; i + nn <= hn; i++)
-        if (!memcmp(h + i, nd, nn))
-            return true;
-    return nn == 0;
-}
-
-TEST(substring)
-{
-    char h[80], nd[40];
-    size_t bad = 0, checked = 0;
-    for (size_t nn = 0; nn <= 34; nn++) {
-        for (size_t k = 0; k < nn; k++)
-            nd[k] = (char)(k % 3 == 1 ? 0xE5 : 'a' + (char)(k % 5));
-        for (size_t hn = 0; hn <= 70; hn++) {
-            for (long at = -1; at <= (long)hn - (long)nn; at++) {
-                /* filler, then a look-alike (first and last bytes only) and
-                 * the needle itself at `at` (-1: nowhere) */
-                for (size_t k = 0; k < hn; k++)
-                    h[k] = (char)('a' + (char)(k % 7));
-                if (nn >= 2 && hn >= nn && at != 0) {
-                    h[0] = nd[0];
-                    h[nn - 1] = nd[nn - 1];
-                }
-                if (at >= 0)
-                    memcpy(h + at, nd, nn);
-                checked++;
-                bad += tpl_str_contains(h, hn, nd, nn) != contains_naive(h, hn, nd, nn);
-            }
-        }
-    }
-    EQ_INT(bad, 0);
-    OK(checked > 10000);
-    R("{{ '<pre' in ('x' * 40 ~ '<pr<pre') }}{{ '<pre' in ('x' * 40 ~ '<pr') }}"
-      "{{ 'é' in 'café' }}{{ 'ée' in 'café' }}{{ '' in '' }}{{ 'ab' is in 'cab' }}",
-      "TrueFalseTrueFalseTrueTrue");
 }
 
 /* Scope lookups skip the scopes for a name no render has bound yet
@@ -567,7 +523,6 @@ int main(void)
     RUN(basics);
     RUN(sheaf_filters);
     RUN(long_texts);
-    RUN(substring);
     RUN(name_scopes);
     RUN(map_hints);
     RUN(inheritance);
