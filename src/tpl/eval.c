@@ -81,6 +81,7 @@ typedef struct method_obj {
 typedef struct builtin_obj {
     int kind;
     const char *name;
+    int id; /* TPL_FIXED_RANGE … TPL_FIXED_T */
 } builtin_obj;
 
 typedef struct cycler_obj {
@@ -375,8 +376,12 @@ static void frame_set(tpl_render_state *r, frame *f, const char *name, tpl_value
     f->n++;
 }
 
-static const char *const builtin_names[] = { "range", "dict", "namespace", "cycler", "joiner",
-                                             "t", NULL };
+/* The global functions, one object each (they hold no state). */
+static const builtin_obj builtins[] = {
+    { O_BUILTIN, "range", TPL_FIXED_RANGE },   { O_BUILTIN, "dict", TPL_FIXED_DICT },
+    { O_BUILTIN, "namespace", TPL_FIXED_NAMESPACE }, { O_BUILTIN, "cycler", TPL_FIXED_CYCLER },
+    { O_BUILTIN, "joiner", TPL_FIXED_JOINER }, { O_BUILTIN, "t", TPL_FIXED_T },
+};
 
 /* Looks a name (len bytes) up through the frames, the variables and the
  * built-ins. `hint` (may be NULL) is the expression's remembered place of
@@ -406,17 +411,14 @@ static bool lookup_hinted(tpl_render_state *r, frame *f, const char *name, size_
             return true;
         }
     }
-    if (!strcmp(name, "self")) {
+    if (name == tpl_fixed_names[TPL_FIXED_SELF].s) {
         static const obj self_obj = { O_SELF };
         *out = objv(&self_obj);
         return true;
     }
-    for (size_t i = 0; builtin_names[i]; i++)
-        if (!strcmp(builtin_names[i], name)) {
-            builtin_obj *b = arena_alloc(r->a, sizeof *b);
-            b->kind = O_BUILTIN;
-            b->name = builtin_names[i];
-            *out = objv(b);
+    for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
+        if (name == tpl_fixed_names[builtins[i].id].s) {
+            *out = objv(&builtins[i]);
             return true;
         }
     return false;
@@ -1582,13 +1584,13 @@ static bool call_t(tpl_render_state *r, const node *at, const tpl_value *pos, si
     return true;
 }
 
-/* The global functions (builtin_names: range, dict, namespace, cycler,
+/* The global functions (builtins: range, dict, namespace, cycler,
  * joiner) called with their arguments, as Jinja2 defines them. */
 static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj *b,
                          const tpl_value *pos, size_t npos, const char **kwn, const tpl_value *kwv,
                          size_t nkw, tpl_value *out)
 {
-    if (!strcmp(b->name, "range")) {
+    if (b->id == TPL_FIXED_RANGE) {
         int64_t a[3] = { 0, 0, 1 };
         if (npos < 1 || npos > 3 || nkw)
             return tpl_r_error(r, at, "range() takes 1 to 3 integer arguments");
@@ -1616,7 +1618,7 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         *out = tpl_list_value(l);
         return true;
     }
-    if (!strcmp(b->name, "dict") || !strcmp(b->name, "namespace")) {
+    if (b->id == TPL_FIXED_DICT || b->id == TPL_FIXED_NAMESPACE) {
         tpl_map *m = tpl_map_new(r->a, nkw);
         for (size_t i = 0; i < npos; i++) {
             if (pos[i].kind != TPL_MAP)
@@ -1627,7 +1629,7 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         }
         for (size_t i = 0; i < nkw; i++)
             tpl_map_set_str(r->a, m, kwn[i], kwv[i]);
-        if (!strcmp(b->name, "dict")) {
+        if (b->id == TPL_FIXED_DICT) {
             *out = tpl_map_value(m);
         } else {
             ns_obj *ns = arena_alloc(r->a, sizeof *ns);
@@ -1637,7 +1639,7 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         }
         return true;
     }
-    if (!strcmp(b->name, "cycler")) {
+    if (b->id == TPL_FIXED_CYCLER) {
         cycler_obj *c = arena_alloc(r->a, sizeof *c);
         c->kind = O_CYCLER;
         tpl_list *l = tpl_list_new(r->a, npos);
@@ -1647,9 +1649,9 @@ static bool call_builtin(tpl_render_state *r, const node *at, const builtin_obj 
         *out = objv(c);
         return true;
     }
-    if (!strcmp(b->name, "t"))
+    if (b->id == TPL_FIXED_T)
         return call_t(r, at, pos, npos, kwn, kwv, nkw, out);
-    if (!strcmp(b->name, "joiner")) {
+    if (b->id == TPL_FIXED_JOINER) {
         joiner_obj *j = arena_alloc(r->a, sizeof *j);
         j->kind = O_JOINER;
         j->sep = npos ? pos[0] : nkw ? kwv[0] : tpl_str(", ");

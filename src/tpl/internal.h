@@ -69,13 +69,16 @@ static inline void tpl_name_set_bound(const char *name)
     if (!tpl_name_bound(name))
         __atomic_store_n((unsigned char *)name - 1, (unsigned char)1, __ATOMIC_RELAXED);
 }
-/* The names the evaluator binds itself, with their flags. */
+/* The names the evaluator binds itself, then those of its built-in
+ * objects (self and the global functions, in that order), with their
+ * flags: templates name them by these pointers. */
 typedef struct tpl_fixed_name {
     unsigned char bound;
     char s[15];
 } tpl_fixed_name;
 enum { TPL_FIXED_LOOP, TPL_FIXED_SUPER, TPL_FIXED_CALLER, TPL_FIXED_VARARGS, TPL_FIXED_KWARGS,
-       TPL_FIXED_NAMES };
+       TPL_FIXED_SELF, TPL_FIXED_RANGE, TPL_FIXED_DICT, TPL_FIXED_NAMESPACE, TPL_FIXED_CYCLER,
+       TPL_FIXED_JOINER, TPL_FIXED_T, TPL_FIXED_NAMES };
 extern tpl_fixed_name tpl_fixed_names[TPL_FIXED_NAMES];
 #define tpl_name_loop (tpl_fixed_names[TPL_FIXED_LOOP].s)
 #define tpl_name_super (tpl_fixed_names[TPL_FIXED_SUPER].s)

@@ -17,7 +17,10 @@
 tpl_fixed_name tpl_fixed_names[TPL_FIXED_NAMES] = {
     [TPL_FIXED_LOOP] = { 0, "loop" },       [TPL_FIXED_SUPER] = { 0, "super" },
     [TPL_FIXED_CALLER] = { 0, "caller" },   [TPL_FIXED_VARARGS] = { 0, "varargs" },
-    [TPL_FIXED_KWARGS] = { 0, "kwargs" },
+    [TPL_FIXED_KWARGS] = { 0, "kwargs" },   [TPL_FIXED_SELF] = { 0, "self" },
+    [TPL_FIXED_RANGE] = { 0, "range" },     [TPL_FIXED_DICT] = { 0, "dict" },
+    [TPL_FIXED_NAMESPACE] = { 0, "namespace" }, [TPL_FIXED_CYCLER] = { 0, "cycler" },
+    [TPL_FIXED_JOINER] = { 0, "joiner" },   [TPL_FIXED_T] = { 0, "t" },
 };
 
 struct tpl_names {

@@ -187,6 +187,10 @@ TEST(name_scopes)
     free(got);
     R("{{ loop is defined }}{% for x in [1] %}{{ loop.index }}{% endfor %}{{ loop is defined }}",
       "False1False");
+    /* the built-in functions, found by their interned names, and shadowed */
+    R("{{ range(2) | join }}{{ t('k') }}{% set range = 'r' %}{{ range }}{% for t in [4] %}{{ t }}{% endfor %}"
+      "{{ dict(a=1).a }}{{ namespace(b=2).b }}{{ joiner('-')() }}{{ cycler('c').next() }}{{ range }}",
+      "01kr412cr");
 }
 
 /* tpl_map_get_hinted compares the hinted key in words: keys of every
