@@ -133,11 +133,6 @@ struct tpl_render_state {
     bool have_base;
     tpl_base base;
     buf spare; /* tpl_r_take_buf */
-    struct date_memo {
-        tpl_date_key k;
-        tpl_value v;
-    } dates[4]; /* tpl_r_date_find: the last four, the oldest replaced */
-    unsigned ndates;
     size_t mem_start;  /* arena_used(a) when the render began */
     size_t max_memory; /* TPL_MAX_MEMORY or a smaller tpl_options bound */
     size_t max_output; /* TPL_MAX_OUTPUT or smaller */
@@ -172,28 +167,6 @@ void tpl_r_give_buf(tpl_render_state *r, buf *b)
     } else {
         buf_release(b);
     }
-}
-
-bool tpl_r_date_find(tpl_render_state *r, const tpl_date_key *k, tpl_value *out)
-{
-    size_t n = r->ndates < 4 ? r->ndates : 4;
-    for (size_t i = 0; i < n; i++) {
-        const tpl_date_key *m = &r->dates[i].k;
-        if (m->t == k->t && m->offset == k->offset && m->flags == k->flags &&
-            m->fmtlen == k->fmtlen && (m->fmt == k->fmt ||
-                                       (m->fmt && k->fmt && !memcmp(m->fmt, k->fmt, k->fmtlen)))) {
-            *out = r->dates[i].v;
-            return true;
-        }
-    }
-    return false;
-}
-
-void tpl_r_date_keep(tpl_render_state *r, const tpl_date_key *k, tpl_value v)
-{
-    struct date_memo *m = &r->dates[r->ndates++ % 4];
-    m->k = *k;
-    m->v = v;
 }
 
 const tpl_base *tpl_r_base(tpl_render_state *r)

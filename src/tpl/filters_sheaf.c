@@ -12,12 +12,6 @@
 #include "util/url.h"
 #include "util/xmlchar.h"
 
-static tpl_date_key date_key(const sheaf_date *d, const char *fmt, size_t fmtlen)
-{
-    tpl_date_key k = { d->t, d->offset_min, (uint8_t)(d->has_time | d->has_zone << 1), fmt, fmtlen };
-    return k;
-}
-
 FILTER_FN(date)
 {
     if (v.kind == TPL_UNDEFINED || v.kind == TPL_NONE) {
@@ -30,13 +24,9 @@ FILTER_FN(date)
     tpl_value fmt = ARG(0, tpl_str("%b %-d, %Y"));
     if (!want_str(r, at, "date format", fmt))
         return false;
-    tpl_date_key k = date_key(&d, fmt.u.s, fmt.len);
-    if (tpl_r_date_find(r, &k, out))
-        return true;
     buf b = tpl_r_take_buf(r);
     date_format(&b, &d, fmt.u.s);
     *out = keep_buf(r, &b, false);
-    tpl_r_date_keep(r, &k, *out);
     return true;
 }
 
@@ -50,13 +40,9 @@ FILTER_FN(rfc3339)
     sheaf_date d;
     if (!tpl_value_as_date(v, &d))
         return tpl_r_error(r, at, "rfc3339 needs a date");
-    tpl_date_key k = date_key(&d, NULL, 0);
-    if (tpl_r_date_find(r, &k, out))
-        return true;
     buf b = tpl_r_take_buf(r);
     date_format_rfc3339(&b, &d);
     *out = keep_buf(r, &b, false);
-    tpl_r_date_keep(r, &k, *out);
     return true;
 }
 

@@ -283,20 +283,6 @@ const tpl_base *tpl_r_base(tpl_render_state *r);
  * with tpl_r_give_buf once its bytes are copied (it is BUF_INIT after). */
 buf tpl_r_take_buf(tpl_render_state *r);
 void tpl_r_give_buf(tpl_render_state *r, buf *b);
-/* The render's memo of formatted dates (the date and rfc3339 filters): a
- * post shows its own date five times, in three formats. A date (its
- * instant, offset, and whether it has a time and a zone) and a format
- * (fmt NULL: RFC 3339); tpl_r_date_find gives the string formatted before,
- * or false; tpl_r_date_keep remembers one (the last few are kept). */
-typedef struct tpl_date_key {
-    int64_t t;
-    int32_t offset;
-    uint8_t flags; /* 1: has a time, 2: has a zone */
-    const char *fmt;
-    size_t fmtlen;
-} tpl_date_key;
-bool tpl_r_date_find(tpl_render_state *r, const tpl_date_key *k, tpl_value *out);
-void tpl_r_date_keep(tpl_render_state *r, const tpl_date_key *k, tpl_value v);
 bool tpl_r_error(tpl_render_state *r, const node *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Applies filter/test `idx` with positional args (used by map/select). */
