@@ -246,21 +246,7 @@ FILTER_FN(xml_escape)
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
     buf b = tpl_r_take_buf(r);
-    buf_grow(&b, s.len + s.len / 8 + 16);
-    for (size_t i = 0;;) { /* the plain stretch, then the replacement */
-        size_t j = scan_html_special(s.u.s, i, s.len);
-        buf_put(&b, s.u.s + i, j - i);
-        if (j == s.len)
-            break;
-        switch (s.u.s[j]) {
-        case '&': buf_put(&b, "&amp;", 5); break;
-        case '<': buf_put(&b, "&lt;", 4); break;
-        case '>': buf_put(&b, "&gt;", 4); break;
-        case '"': buf_put(&b, "&quot;", 6); break;
-        default: buf_put(&b, "&apos;", 6); break; /* '\'' */
-        }
-        i = j + 1;
-    }
+    tpl_escape_xml(&b, s.u.s, s.len); /* whole blocks between the replacements */
     xml_forbidden_strip(&b); /* not even &#7; is XML: util/xmlchar.h */
     *out = keep_buf(r, &b, true);
     return true;

@@ -360,6 +360,8 @@ const tpl_list *tpl_iterable(arena *a, tpl_value v);
 int tpl_compare(tpl_value a, tpl_value b, bool case_insensitive, bool *err);
 bool tpl_is_number(tpl_value v);
 double tpl_as_double(tpl_value v);
+/* Appends s with & < > " ' as XML's entities (&quot; &apos;: xml_escape). */
+void tpl_escape_xml(buf *out, const char *s, size_t n);
 /* Escaped copy of a value as markup (for Markup + str and join). */
 tpl_value tpl_escape_value(arena *a, tpl_value v);
 /* A method of a string, list or map called as v.name(args). */

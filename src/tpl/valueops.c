@@ -36,13 +36,20 @@ tpl_value tpl_escape_value(arena *a, tpl_value v)
 }
 
 /* What HTML escaping puts for a byte (padded to 8 bytes, copied whole) and
- * its real length; 0 for bytes kept as they are. */
+ * its real length; 0 for bytes kept as they are. XML's (xml_escape) names
+ * the quotes. */
 static const char esc_rep[256][8] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
                                       ['"'] = "&#34;", ['\''] = "&#39;" };
 static const unsigned char esc_len[256] = { ['&'] = 5, ['<'] = 4, ['>'] = 4, ['"'] = 5,
                                             ['\''] = 5 };
+static const char xml_rep[256][8] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
+                                      ['"'] = "&quot;", ['\''] = "&apos;" };
+static const unsigned char xml_len[256] = { ['&'] = 5, ['<'] = 4, ['>'] = 4, ['"'] = 6,
+                                            ['\''] = 6 };
 
-void tpl_escape_html(buf *out, const char *s, size_t n)
+/* Appends s with & < > " ' replaced by rep (each at most `most` bytes). */
+static inline void escape_with(buf *out, const char *s, size_t n, const char (*rep)[8],
+                               const unsigned char *len, size_t most)
 {
     size_t i = scan_html_special(s, 0, n);
     if (i == n) {
@@ -51,7 +58,7 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
     }
     /* room for the worst case (every byte left replaced) and for whole
      * blocks and replacements written past the end, then raw writes */
-    buf_grow(out, i + (n - i) * 5 + SCAN_STEP + 8);
+    buf_grow(out, i + (n - i) * most + SCAN_STEP + 8);
     char *w = out->data + out->len;
     copy_bytes(w, s, i);
     w += i;
@@ -66,8 +73,8 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
             scan_copy_step(w, s + i + at);
             w += k - at;
             unsigned char c = (unsigned char)s[i + k];
-            memcpy(w, esc_rep[c], 8);
-            w += esc_len[c];
+            memcpy(w, rep[c], 8);
+            w += len[c];
             at = k + 1;
             m &= m - 1;
         }
@@ -82,12 +89,22 @@ void tpl_escape_html(buf *out, const char *s, size_t n)
         if (j == n)
             break;
         unsigned char c = (unsigned char)s[j];
-        memcpy(w, esc_rep[c], 8);
-        w += esc_len[c];
+        memcpy(w, rep[c], 8);
+        w += len[c];
         i = j + 1;
     }
     *w = '\0';
     out->len = (size_t)(w - out->data);
+}
+
+void tpl_escape_html(buf *out, const char *s, size_t n)
+{
+    escape_with(out, s, n, esc_rep, esc_len, 5);
+}
+
+void tpl_escape_xml(buf *out, const char *s, size_t n)
+{
+    escape_with(out, s, n, xml_rep, xml_len, 6);
 }
 
 long tpl_length(tpl_value v)

@@ -133,6 +133,31 @@ TEST(sheaf_filters)
       "0123456789abcde&lt;0123456789abcdef0123456789abcdef&amp;x&lt;p class=&quot;a&quot;&gt;y&lt;/p&gt;"
       "0123456&amp;");
     R("{{ '' | xml_escape }}|{{ '>' | xml_escape }}|{{ 'abcdefghijklmnop' | xml_escape }}", "|&gt;|abcdefghijklmnop");
+    /* long texts through the block copier: every special at every place
+     * of a block, runs of them, against a byte-at-a-time reference */
+    {
+        static const char sp[] = "&<>\"'";
+        buf src = BUF_INIT, want = BUF_INIT;
+        buf_puts(&src, "{{ ('");
+        for (unsigned k = 0; k < 300; k++) {
+            unsigned c = (k * 7 + k / 13) % 11;
+            char ch = c < 5 ? sp[c] : (char)('a' + c);
+            if (ch == '\'')
+                buf_puts(&src, "\\'");
+            else
+                buf_putc(&src, ch);
+            const char *rep = ch == '&' ? "&amp;" : ch == '<' ? "&lt;" : ch == '>' ? "&gt;"
+                              : ch == '"' ? "&quot;" : ch == '\'' ? "&apos;" : NULL;
+            if (rep)
+                buf_puts(&want, rep);
+            else
+                buf_putc(&want, ch);
+        }
+        buf_puts(&src, "') | xml_escape }}");
+        R(src.data, want.data);
+        buf_release(&src);
+        buf_release(&want);
+    }
     R("{% for g in [{'y': 1, 'v': 'a'}, {'y': 2, 'v': 'b'}, {'y': 1, 'v': 'c'}] | group_by('y') %}"
       "{{ g.grouper }}:{{ g.list | map(attribute='v') | join }} {% endfor %}",
       "1:ac 2:b ");
