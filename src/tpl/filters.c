@@ -1477,6 +1477,41 @@ static const bool json_plain[256] = {
     ['~'] = 1,
 };
 
+/* The end of the run of json_plain bytes at s[i..n): 16 bytes a step
+ * (SSE2), else 8 (the portable masks of util/scan.h), then byte by byte. */
+static size_t json_plain_end(const char *s, size_t i, size_t n)
+{
+#ifdef SCAN_SSE2
+    for (; n - i >= 16; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
+        __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                                   _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7F)));
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('<')),
+                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('>'))));
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('&')),
+                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('\''))));
+        unsigned k = sse_mask(bad);
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
+#else
+    for (; n - i >= 8; i += 8) {
+        uint64_t x = swar_load(s + i);
+        uint64_t m = (~swar_ge(x, 0x20) & ~x & SWAR_HIGH) | swar_high(x) | swar_eq(x, 0x7F) |
+                     swar_eq(x, '"') | swar_eq(x, '\\') | swar_eq(x, '<') | swar_eq(x, '>') |
+                     swar_eq(x, '&') | swar_eq(x, '\'');
+        if (m)
+            return i + swar_first(m);
+    }
+#endif
+    while (i < n && json_plain[(unsigned char)s[i]])
+        i++;
+    return i;
+}
+
 /* tojson's json.dumps(v, sort_keys=True, indent=…), written to b: maps by
  * sorted keys (keys of mixed types are an error), HTML-sensitive
  * characters escaped as Jinja2's htmlsafe_json_dumps does. */
@@ -1523,9 +1558,7 @@ static bool json_value(tpl_render_state *r, const node *at, tpl_value v, buf *b,
         tpl_putc(b, (char)'"');
         for (size_t i = 0; i < v.len;) {
             /* a run of printable ASCII that needs no escape, copied at once */
-            size_t j = i;
-            while (j < v.len && json_plain[(unsigned char)v.u.s[j]])
-                j++;
+            size_t j = json_plain_end(v.u.s, i, v.len);
             if (j > i) {
                 buf_put(b, v.u.s + i, j - i);
                 i = j;
@@ -1643,12 +1676,12 @@ FILTER(tojson)
     if (indent > 1000) /* indent * depth must fit; json.dumps allows more, nobody needs it */
         return tpl_r_error(r, at, "tojson: an indent of %lld is too large (at most 1000)",
                            (long long)indent);
-    buf b = BUF_INIT;
+    buf b = tpl_r_take_buf(r);
     if (!json_value(r, at, v, &b, indent, 0)) {
-        buf_release(&b);
+        tpl_r_give_buf(r, &b);
         return false;
     }
-    *out = from_buf(tpl_r_arena(r), &b, true);
+    *out = keep_buf(r, &b, true);
     return true;
 }
 

@@ -167,6 +167,41 @@ TEST(sheaf_filters)
  * which wordcount's SSE2 lane counters are summed, and long escaping. */
 TEST(long_texts)
 {
+    /* tojson of a long text: its plain runs are found a block at a time;
+     * every byte it escapes, at every place of a block, against a
+     * byte-at-a-time reference */
+    {
+        static const char *const pieces[] = { "a", "b", " ", "\"", "\\", "<", ">", "&", "'",
+                                              "\n", "\t", "\x01", "\x7f", "\xc3\xa9", "~" };
+        static const char *const escaped[] = { "a", "b", " ", "\\\"", "\\\\", "\\u003c",
+                                               "\\u003e", "\\u0026", "\\u0027", "\\n", "\\t",
+                                               "\\u0001", "\\u007f", "\\u00e9", "~" };
+        size_t np = sizeof pieces / sizeof *pieces;
+        buf text = BUF_INIT, want = BUF_INIT;
+        buf_putc(&want, '"');
+        for (unsigned k = 0; k < 400; k++) {
+            size_t c = (k * 5 + k / 7) % (np + 6);
+            c = c < np ? c : 0; /* runs of plain bytes too */
+            buf_puts(&text, pieces[c]);
+            buf_puts(&want, escaped[c]);
+        }
+        buf_putc(&want, '"');
+        tpl_loader *l = tpl_loader_new(NULL, 0, false);
+        tpl_loader_add(l, "j.html", "{{ s | tojson }}", 16);
+        diag_list *d = diag_list_new();
+        tpl_map *v = tpl_map_new(A, 1);
+        tpl_map_set_str(A, v, "s", tpl_strn(text.data, text.len));
+        buf out = BUF_INIT;
+        arena *sc = arena_new();
+        OK(tpl_render(tpl_load(l, "j.html", d), l, v, NULL, NULL, sc, &out, d));
+        EQ_STR(out.data, want.data);
+        arena_free(sc);
+        buf_release(&out);
+        diag_list_free(d);
+        tpl_loader_free(l);
+        buf_release(&text);
+        buf_release(&want);
+    }
     R("{{ ('a ' * 5000) | wordcount }} {{ ('ab' * 9000) | wordcount }} "
       "{{ ('x_1 ' * 3000 ~ 'é' ~ ' y' * 3000) | wordcount }}",
       "5000 1 6001");
