@@ -69,7 +69,10 @@ struct cache {
     atomic_bool refused;  /* a symbolic link in the cache's folders: not used */
     atomic_bool made_secret; /* this process made the secret (new, or replacing one not sheaf's) */
     bool have_secret;     /* under mu: */
-    unsigned char secret[SECRET_LEN];
+    /* the HMAC keyed with the secret once (its inner and outer hashes of
+     * the key), copied for each entry: keying it per entry cost two of
+     * SHA-256's blocks an entry, as much as a small entry's own */
+    struct hmac_sha256_ctx keyed;
 };
 
 static void fail_locked(cache *c, const char *what, const char *path, int err);
@@ -258,6 +261,13 @@ static void entry_path(const cache *c, const char *kind, name n, bool file, buf 
 
 /* ---- the secret ---- */
 
+/* Called with mu. */
+static void set_secret(cache *c, const unsigned char *secret)
+{
+    hmac_sha256_set_key(&c->keyed, SECRET_LEN, secret);
+    c->have_secret = true;
+}
+
 /* Reads the secret into c when it is one sheaf made: a regular file of
  * SECRET_LEN bytes, this user's, readable by no one else. Called with mu. */
 static bool read_secret(cache *c, const char *path)
@@ -268,10 +278,8 @@ static bool read_secret(cache *c, const char *path)
         return false;
     buf b = BUF_INIT;
     bool ok = fs_read_file_max(path, SECRET_LEN, &b) && b.len == SECRET_LEN;
-    if (ok) {
-        memcpy(c->secret, b.data, SECRET_LEN);
-        c->have_secret = true;
-    }
+    if (ok)
+        set_secret(c, (const unsigned char *)b.data);
     buf_release(&b);
     return ok;
 }
@@ -311,8 +319,8 @@ static bool get_secret(cache *c, bool create)
         struct stat st;
         bool theirs = lstat(path.data, &st) == 0; /* replaced, not raced for */
         if (written && (theirs ? rename(tmp.data, path.data) == 0 : link(tmp.data, path.data) == 0)) {
-            memcpy(c->secret, r, SECRET_LEN);
-            c->have_secret = ok = true;
+            set_secret(c, r);
+            ok = true;
             atomic_store(&c->made_secret, true); /* the entries made before miss: not damage */
         } else if (written && errno == EEXIST) {
             ok = read_secret(c, path.data); /* another build made it first */
@@ -329,8 +337,7 @@ static bool get_secret(cache *c, bool create)
 static void mac(const cache *c, const char *kind, const void *key, size_t klen, const void *v, size_t vlen,
                 unsigned char out[MAC_LEN])
 {
-    struct hmac_sha256_ctx h;
-    hmac_sha256_set_key(&h, SECRET_LEN, c->secret);
+    struct hmac_sha256_ctx h = c->keyed; /* set before have_secret, under mu; never changed after */
     hmac_sha256_update(&h, strlen(kind) + 1, (const uint8_t *)kind);
     unsigned char kl[4];
     for (int i = 0; i < 4; i++)
