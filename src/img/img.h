@@ -81,9 +81,16 @@ bool img_resizable(const img_info *info);
 void img_vips_init(void);
 
 /* libvips's version, "8.14.1": part of every variant's cache key; NULL
- * in a sheaf built without libvips (SHEAF_VIPS=OFF: sizes, no variants). */
-const char *img_vips_version(void);
-bool img_vips_available(void);
+ * in a sheaf built without libvips (SHEAF_VIPS=OFF: sizes, no variants).
+ * With a cache c, taken from the cache's record of the library file when
+ * that file is unchanged, without loading it (variant.c); NULL c loads. */
+const char *img_vips_version(struct cache *c);
+bool img_vips_available(struct cache *c);
+/* Whether this process has loaded libvips (and it started). */
+bool img_vips_loaded(void);
+/* The cache key of that record (kind "vips"): the soname, LD_LIBRARY_PATH
+ * and who /etc/ld.so.cache is. */
+void img_vips_record_key(buf *k);
 /* Why libvips is not available (it could not be loaded, is too old, or
  * sheaf was built without it), or NULL. Static. */
 const char *img_vips_problem(void);
@@ -101,7 +108,7 @@ bool img_file_hash(struct cache *c, const char *path, char hex[65], buf *bytes);
  * of the image whose hash is hex, at `width` and `quality`: everything its
  * bytes depend on, libvips's version included. False (nothing appended)
  * without libvips. */
-bool img_variant_key(buf *key, const char *hex, unsigned width, int quality);
+bool img_variant_key(struct cache *c, buf *key, const char *hex, unsigned width, int quality);
 
 /* Appends the cached WebP variant of the image whose hash is hex, at
  * `width` and `quality`, to out; false when the cache lacks it (or libvips,

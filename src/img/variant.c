@@ -11,7 +11,9 @@
  * variant is made once a build) and its thread pool is one thread: the
  * build's workers already run one variant each in parallel. */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +36,11 @@
  * without images, `sheaf --version`, each test — for nothing. Its
  * headers give the types; these pointers, the functions. */
 static pthread_once_t started = PTHREAD_ONCE_INIT;
+static atomic_bool start_done; /* start ran: vips_ok and version are final */
 static bool vips_ok;
 static char version[32];
 static char start_error[256];
+static char loaded_path[4096]; /* the file dlopen found, "" unknown */
 
 static int (*v_init)(const char *);
 static int (*v_version)(int);
@@ -60,13 +64,17 @@ static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *messag
     (void)domain, (void)level, (void)message, (void)data;
 }
 
-static void start(void)
+static void load(void)
 {
     void *h = dlopen(SHEAF_VIPS_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(start_error, sizeof start_error, "cannot load %s: %s", SHEAF_VIPS_SONAME, dlerror());
         return;
     }
+    struct link_map *lm = NULL;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0] == '/'
+        && strlen(lm->l_name) < sizeof loaded_path)
+        strcpy(loaded_path, lm->l_name);
     static const struct {
         const char *name;
         void **at;
@@ -102,6 +110,90 @@ static void start(void)
     vips_ok = true;
 }
 
+static void start(void)
+{
+    load();
+    atomic_store(&start_done, true);
+}
+
+/* ---- libvips's version without loading it ----
+ * A warm build whose variants are all kept needs libvips's version (part
+ * of every variant's key) and none of its functions; loading it costs a
+ * hundred libraries' relocations, 0.05 s of CPU, per build. So once
+ * loaded, the cache keeps a record (kind "vips"), keyed by what decides
+ * which file dlopen finds — the soname, LD_LIBRARY_PATH and who
+ * /etc/ld.so.cache is (ldconfig rewrites it when a library is installed
+ * or removed) — of the file it found, who that file is (device, inode,
+ * size, modification and change times) and its version. A build that
+ * finds that same file takes the version from the record, and loads the
+ * library only when it has a variant to make. */
+static pthread_mutex_t known_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool looked;     /* under known_mu: the record was asked for */
+static char known[32];  /* under known_mu until set: the record's version, "" none */
+static atomic_bool recorded;
+
+static void who(buf *b, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        buf_puts(b, "none");
+        return;
+    }
+    buf_printf(b, "%llu %llu %lld %lld.%09ld %lld.%09ld", (unsigned long long)st.st_dev,
+               (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+               st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+void img_vips_record_key(buf *k)
+{
+    const char *lp = getenv("LD_LIBRARY_PATH");
+    buf_printf(k, "vips 1\nsoname %s\nLD_LIBRARY_PATH %s\nld.so.cache ", SHEAF_VIPS_SONAME, lp ? lp : "");
+    who(k, "/etc/ld.so.cache");
+}
+
+/* The version the record gives, if the file it names is still that file. */
+static const char *remembered(struct cache *c)
+{
+    pthread_mutex_lock(&known_mu);
+    if (!looked) {
+        looked = true;
+        buf k = BUF_INIT, v = BUF_INIT, now = BUF_INIT;
+        img_vips_record_key(&k);
+        if (cache_get(c, "vips", k.data, k.len, &v)) {
+            /* path \n who \n version */
+            char *nl1 = memchr(v.data, '\n', v.len);
+            char *nl2 = nl1 ? memchr(nl1 + 1, '\n', v.len - (size_t)(nl1 + 1 - v.data)) : NULL;
+            if (nl2) {
+                *nl1 = *nl2 = 0;
+                who(&now, v.data);
+                size_t vl = strlen(nl2 + 1);
+                if (!strcmp(now.data, nl1 + 1) && vl && vl < sizeof known)
+                    memcpy(known, nl2 + 1, vl + 1);
+            }
+        }
+        buf_release(&k);
+        buf_release(&v);
+        buf_release(&now);
+    }
+    const char *r = known[0] ? known : NULL;
+    pthread_mutex_unlock(&known_mu);
+    return r;
+}
+
+static void remember(struct cache *c)
+{
+    if (!loaded_path[0] || atomic_exchange(&recorded, true))
+        return;
+    buf k = BUF_INIT, v = BUF_INIT;
+    img_vips_record_key(&k);
+    buf_printf(&v, "%s\n", loaded_path);
+    who(&v, loaded_path);
+    buf_printf(&v, "\n%s", version);
+    cache_put(c, "vips", k.data, k.len, v.data, v.len);
+    buf_release(&k);
+    buf_release(&v);
+}
+
 /* vips_init and the settings, only before the first variant libvips makes
  * (a build whose variants all come from the cache needs only the version:
  * starting libvips costs another 0.1 s) */
@@ -122,10 +214,39 @@ static void init(void)
 
 void img_vips_init(void) { pthread_once(&started, start); }
 
-const char *img_vips_version(void)
+const char *img_vips_version(struct cache *c)
+{
+    if (c && !atomic_load(&start_done)) {
+        const char *v = remembered(c);
+        if (v)
+            return v;
+    }
+    img_vips_init();
+    if (vips_ok && c)
+        remember(c);
+    return vips_ok ? version : NULL;
+}
+
+bool img_vips_loaded(void) { return atomic_load(&start_done) && vips_ok; }
+
+/* Loads libvips to make a variant: false with *why when it cannot, or
+ * when it is not the version the record gave (the key already says it). */
+static bool loaded(char **why)
 {
     img_vips_init();
-    return vips_ok ? version : NULL;
+    if (!vips_ok) {
+        *why = xstrdup(start_error);
+        return false;
+    }
+    pthread_mutex_lock(&known_mu);
+    bool same = !known[0] || !strcmp(known, version);
+    pthread_mutex_unlock(&known_mu);
+    if (!same) {
+        buf b = BUF_INIT;
+        buf_printf(&b, "libvips changed while sheaf ran (%s, not %s): build again", version, known);
+        *why = buf_detach(&b, NULL);
+    }
+    return same;
 }
 
 const char *img_vips_problem(void)
@@ -136,11 +257,17 @@ const char *img_vips_problem(void)
 
 #else
 void img_vips_init(void) {}
-const char *img_vips_version(void) { return NULL; }
+void img_vips_record_key(buf *k) { (void)k; }
+bool img_vips_loaded(void) { return false; }
+const char *img_vips_version(struct cache *c)
+{
+    (void)c;
+    return NULL;
+}
 const char *img_vips_problem(void) { return "this sheaf was built without libvips (SHEAF_VIPS=OFF)"; }
 #endif
 
-bool img_vips_available(void) { return img_vips_version() != NULL; }
+bool img_vips_available(struct cache *c) { return img_vips_version(c) != NULL; }
 
 static void hex_of(const uint8_t *d, size_t n, char *hex)
 {
@@ -193,17 +320,18 @@ bool img_file_hash(struct cache *c, const char *path, char hex[65], buf *bytes)
 }
 
 /* The cache key: everything the bytes depend on. */
-static void variant_key(buf *key, const char *hex, unsigned width, int quality)
+static void variant_key(buf *key, const char *vips, const char *hex, unsigned width, int quality)
 {
     buf_printf(key, "variant 1\nformat webp\nwidth %u\nquality %d\nlibvips %s\nsource %s", width, quality,
-               img_vips_version(), hex);
+               vips, hex);
 }
 
-bool img_variant_key(buf *key, const char *hex, unsigned width, int quality)
+bool img_variant_key(struct cache *c, buf *key, const char *hex, unsigned width, int quality)
 {
-    if (!img_vips_available())
+    const char *vips = img_vips_version(c);
+    if (!vips)
         return false;
-    variant_key(key, hex, width, quality);
+    variant_key(key, vips, hex, width, quality);
     return true;
 }
 
@@ -218,10 +346,9 @@ static bool webp_ok(const buf *v, unsigned width)
 
 bool img_variant_cached(struct cache *c, const char *hex, unsigned width, int quality, buf *out)
 {
-    if (!img_vips_available())
-        return false;
     buf key = BUF_INIT;
-    variant_key(&key, hex, width, quality);
+    if (!img_variant_key(c, &key, hex, width, quality))
+        return false;
     size_t at = out->len;
     bool ok = cache_get(c, "img", key.data, key.len, out);
     if (ok) {
@@ -273,18 +400,16 @@ bool img_make_variant(struct cache *c, const char *hex, const unsigned char *dat
     }
     if (img_variant_cached(c, hex, width, quality, out))
         return true;
-    buf key = BUF_INIT;
-    variant_key(&key, hex, width, quality);
 #if !SHEAF_HAVE_VIPS
-    buf_release(&key);
     *why = xstrdup("this sheaf was built without libvips (SHEAF_VIPS=OFF)");
     return false;
 #else
-    if (!img_vips_available()) {
+    buf key = BUF_INIT;
+    if (!loaded(why)) {
         buf_release(&key);
-        *why = xstrdup(img_vips_problem());
         return false;
     }
+    variant_key(&key, version, hex, width, quality);
     pthread_once(&inited, init);
     if (!init_ok) {
         buf_release(&key);

@@ -637,7 +637,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             int q = (int)s->cfg.images_quality;
             buf_reset(&vkey);
             size_t kept_len;
-            if (!c->sink && img_variant_key(&vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, &kept_len)) {
+            if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, &kept_len)) {
                 atomic_fetch_add(&s->variant_bytes, kept_len + 1024);
                 continue;
             }

@@ -147,7 +147,7 @@ static bool would_have_variants(const site *s, const img_info *info)
  * an image must not pay for. */
 static bool wants_variants(const site *s, const img_info *info)
 {
-    return would_have_variants(s, info) && img_vips_available();
+    return would_have_variants(s, info) && img_vips_available(s->cache);
 }
 
 void site_image_attrs(site *s, arena *a, int file, bool first, md_img_attrs *out, const char **error)
@@ -213,7 +213,7 @@ void site_image_variants(site *s, diag_list *d)
         }
     if (!any)
         return;
-    if (!img_vips_available()) {
+    if (!img_vips_available(s->cache)) {
         diag_warning(d, "site.yaml", 0, 0, "images: no WebP variants (%s); the images keep their "
                      "sizes (images: {process: false} says this is meant)", img_vips_problem());
         return;
@@ -286,7 +286,7 @@ void site_images_env(const site *s, bool contents, uint64_t *h)
      * removed between two builds whose images did not change is not seen
      * by the build cache (docs/internals.md); --no-cache is. */
     if (!contents && raster && s->cfg.images_process)
-        *h = hash_add(*h, img_vips_available() ? "vips" : "none", 4);
+        *h = hash_add(*h, img_vips_available(NULL) ? "vips" : "none", 4);
 }
 
 bool site_page_image(site *s, const page *p, const char **url, unsigned *w, unsigned *h)

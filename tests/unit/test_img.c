@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cache/cache.h"
@@ -103,6 +104,114 @@ static void every_prefix(const unsigned char *b, size_t n, const char *name)
             FAILF("%s cut to %zu bytes: no reason", name, k);
         free(copy);
     }
+}
+
+#if SHEAF_HAVE_VIPS
+/* ---- libvips's version from the cache's record, not loaded ----
+ * Whether libvips is loaded is a process's state: each case runs in a
+ * child of this process, which has not asked for libvips yet. */
+static void in_child(void (*fn)(cache *), cache *c)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        harness_cur_failed = 0;
+        fn(c);
+        _exit(harness_cur_failed ? 1 : 0);
+    }
+    int st = 0;
+    OK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    OK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static char linked_version[32];
+
+/* Replaces line n (0 the library's path, 1 who it is, 2 its version) of
+ * the record. */
+static void rewrite_record(cache *c, int n, const char *text)
+{
+    buf k = BUF_INIT, v = BUF_INIT, nv = BUF_INIT;
+    img_vips_record_key(&k);
+    OK(cache_get(c, "vips", k.data, k.len, &v));
+    char *line[3] = { v.data, NULL, NULL };
+    for (int i = 1; i < 3 && line[i - 1]; i++) {
+        line[i] = strchr(line[i - 1], '\n');
+        if (line[i])
+            *line[i]++ = 0;
+    }
+    OK(line[2] != NULL);
+    for (int i = 0; i < 3 && line[2]; i++)
+        buf_printf(&nv, "%s%s", i ? "\n" : "", i == n ? text : line[i]);
+    cache_put(c, "vips", k.data, k.len, nv.data, nv.len);
+    buf_release(&k);
+    buf_release(&v);
+    buf_release(&nv);
+}
+
+static void vips_first(cache *c) /* no record: loaded, and recorded */
+{
+    OK(!img_vips_loaded());
+    EQ_STR(img_vips_version(c), linked_version);
+    OK(img_vips_loaded());
+}
+
+static void vips_recorded(cache *c) /* the record, the same file: not loaded */
+{
+    EQ_STR(img_vips_version(c), linked_version);
+    OK(img_vips_available(c));
+    OK(!img_vips_loaded());
+}
+
+static void vips_other_env(cache *c) /* another LD_LIBRARY_PATH: another key */
+{
+    setenv("LD_LIBRARY_PATH", "/nonexistent-sheaf-test", 1);
+    EQ_STR(img_vips_version(c), linked_version);
+    OK(img_vips_loaded());
+}
+
+static void vips_other_file(cache *c) /* the file is not the one recorded */
+{
+    rewrite_record(c, 1, "0 0 0 0.000000000 0.000000000");
+    EQ_STR(img_vips_version(c), linked_version);
+    OK(img_vips_loaded());
+}
+
+static void vips_changed(cache *c) /* the record's version, until a variant is made */
+{
+    rewrite_record(c, 2, "8.99.0");
+    EQ_STR(img_vips_version(c), "8.99.0");
+    OK(!img_vips_loaded());
+    unsigned char b[64];
+    size_t n = png(b, 1000, 500);
+    char hex[65], *why = NULL;
+    buf out = BUF_INIT;
+    img_data_hash(b, n, hex);
+    OK(!img_make_variant(c, hex, b, n, 480, 80, 100000000, &out, &why));
+    OK(why && strstr(why, "libvips changed while sheaf ran (") != NULL);
+    free(why);
+    buf_release(&out);
+}
+#endif
+
+TEST(vips_record)
+{
+#if SHEAF_HAVE_VIPS
+    snprintf(linked_version, sizeof linked_version, "%d.%d.%d", vips_version(0), vips_version(1), vips_version(2));
+    char dir[] = "/tmp/sheaf-imgvips-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    cache *c = cache_open(dir, 0);
+    in_child(vips_first, c);
+    in_child(vips_recorded, c);
+    in_child(vips_other_env, c);
+    in_child(vips_recorded, c);
+    in_child(vips_other_file, c);
+    in_child(vips_recorded, c);
+    in_child(vips_changed, c);
+    cache_free(c);
+    char cmd[100];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    OK(system(cmd) == 0);
+#endif
 }
 
 TEST(png_size)
@@ -706,6 +815,7 @@ TEST(warm_copy)
 
 int main(void)
 {
+    RUN(vips_record); /* first: in a process that has not loaded libvips */
     RUN(png_size);
     RUN(jpeg_size);
     RUN(jpeg_orientation);
