@@ -378,6 +378,64 @@ static void copy_kept(render_ctx *c, const char *rel, const char *src, diag_list
     buf_release(&k);
 }
 
+/* Every width of one image: the variants s->variants[j->a …] of one file. */
+static void render_variants(render_ctx *c, const job *j, diag_list *d)
+{
+    site *s = c->s;
+    const site_variant *v0 = &s->variants[j->a];
+    const site_file *f = &s->files[v0->file];
+    char *path = f->data ? NULL : fs_join(s->dir, f->src);
+    char hex[65];
+    buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT;
+    bool hashed = true;
+    if (f->nbf) { /* libvips reads the whole image: decoded here, once */
+        hashed = nb_bytes(f, path, &src, d);
+        if (hashed)
+            img_data_hash((const unsigned char *)src.data, src.len, hex);
+    } else if (f->data) {
+        img_data_hash(f->data, f->len, hex);
+    } else if (!(hashed = img_file_hash(s->cache, path, hex, &src))) {
+        diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+    }
+    for (size_t k = (size_t)j->a; hashed && k < s->nvariants && s->variants[k].file == v0->file; k++) {
+        const site_variant *v = &s->variants[k];
+        if (!writable(v->path, d))
+            continue;
+        buf_reset(&webp);
+        char *why = NULL;
+        int q = (int)s->cfg.images_quality;
+        buf_reset(&vkey);
+        size_t kept_len;
+        if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, &kept_len)) {
+            atomic_fetch_add(&s->variant_bytes, kept_len + 1024);
+            continue;
+        }
+        bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
+        if (!ok && !f->data && !f->nbf && !src.len && !fs_read_file(path, &src)) {
+            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+            break;
+        }
+        if (!ok)
+            ok = img_make_variant(s->cache, hex, f->data ? f->data : (const unsigned char *)src.data,
+                                  f->data ? f->len : src.len, v->width, q,
+                                  (uint64_t)s->cfg.images_max_pixels, &webp, &why);
+        if (!ok) {
+            diag_error(d, v->ref->src, v->at->line, v->at->col, "image '%s': %s", v->at->dest, why);
+            free(why);
+            break; /* the other widths would say the same */
+        }
+        atomic_fetch_add(&s->variant_bytes, webp.len + 1024); /* the entry's key and header */
+        if (c->sink)
+            c->sink(c->sink_ctx, v->path, webp.data, webp.len);
+        else
+            variant_put(c, &vkey, v->path, &webp, d);
+    }
+    free(path);
+    buf_release(&src);
+    buf_release(&webp);
+    buf_release(&vkey);
+}
+
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
 {
     site *s = c->s;
@@ -612,61 +670,9 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         buf_release(&out);
         return;
     }
-    case J_VARIANT: { /* every width of one image: s->variants[a …] */
-        const site_variant *v0 = &s->variants[j->a];
-        const site_file *f = &s->files[v0->file];
-        char *path = f->data ? NULL : fs_join(s->dir, f->src);
-        char hex[65];
-        buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT;
-        bool hashed = true;
-        if (f->nbf) { /* libvips reads the whole image: decoded here, once */
-            hashed = nb_bytes(f, path, &src, d);
-            if (hashed)
-                img_data_hash((const unsigned char *)src.data, src.len, hex);
-        } else if (f->data) {
-            img_data_hash(f->data, f->len, hex);
-        } else if (!(hashed = img_file_hash(s->cache, path, hex, &src))) {
-            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
-        }
-        for (size_t k = (size_t)j->a; hashed && k < s->nvariants && s->variants[k].file == v0->file; k++) {
-            const site_variant *v = &s->variants[k];
-            if (!writable(v->path, d))
-                continue;
-            buf_reset(&webp);
-            char *why = NULL;
-            int q = (int)s->cfg.images_quality;
-            buf_reset(&vkey);
-            size_t kept_len;
-            if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, &kept_len)) {
-                atomic_fetch_add(&s->variant_bytes, kept_len + 1024);
-                continue;
-            }
-            bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
-            if (!ok && !f->data && !f->nbf && !src.len && !fs_read_file(path, &src)) {
-                diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
-                break;
-            }
-            if (!ok)
-                ok = img_make_variant(s->cache, hex, f->data ? f->data : (const unsigned char *)src.data,
-                                      f->data ? f->len : src.len, v->width, q,
-                                      (uint64_t)s->cfg.images_max_pixels, &webp, &why);
-            if (!ok) {
-                diag_error(d, v->ref->src, v->at->line, v->at->col, "image '%s': %s", v->at->dest, why);
-                free(why);
-                break; /* the other widths would say the same */
-            }
-            atomic_fetch_add(&s->variant_bytes, webp.len + 1024); /* the entry's key and header */
-            if (c->sink)
-                c->sink(c->sink_ctx, v->path, webp.data, webp.len);
-            else
-                variant_put(c, &vkey, v->path, &webp, d);
-        }
-        free(path);
-        buf_release(&src);
-        buf_release(&webp);
-        buf_release(&vkey);
+    case J_VARIANT:
+        render_variants(c, j, d);
         return;
-    }
     case J_FILE: {
         const site_file *f = &s->files[j->a];
         if (!writable(f->path, d))
