@@ -302,22 +302,31 @@ static void kept_key(buf *k, const render_ctx *c, const buf *vkey, const char *r
 
 /* The file the record (kind, k) names, if the old output still holds it
  * at rel: kept (true, *len its size). */
-static bool record_kept(render_ctx *c, const char *kind, const buf *k, const char *rel, size_t *len)
+/* An output file's id as a record writes it, and back: the length read,
+ * or 0 when p does not start with one. */
+static void put_file_id(buf *v, const output_file_id *id)
 {
-    buf v = BUF_INIT;
-    output_file_id id;
+    buf_printf(v, "%llu %llu %llu %lld %lld %llx", (unsigned long long)id->dev, (unsigned long long)id->ino,
+               (unsigned long long)id->size, (long long)id->mtime_s, (long long)id->mtime_ns,
+               (unsigned long long)id->hash);
+}
+
+static size_t get_file_id(const char *p, output_file_id *id)
+{
     unsigned long long dev, ino, size, hash;
     long long ms, mns;
     int end = 0;
-    bool ok = cache_get(c->s->cache, kind, k->data, k->len, &v)
-              && sscanf(v.data, "%llu %llu %llu %lld %lld %llx%n", &dev, &ino, &size, &ms, &mns, &hash, &end) == 6
-              && (size_t)end == v.len;
-    if (ok) {
-        id = (output_file_id){ dev, ino, size, ms, mns, hash };
-        ok = output_keep(c->out, rel, &id);
-    }
-    if (ok)
-        *len = (size_t)size;
+    if (sscanf(p, "%llu %llu %llu %lld %lld %llx%n", &dev, &ino, &size, &ms, &mns, &hash, &end) != 6)
+        return 0;
+    *id = (output_file_id){ dev, ino, size, ms, mns, hash };
+    return (size_t)end;
+}
+
+static bool record_kept(render_ctx *c, const char *kind, const buf *k, const char *rel, output_file_id *id)
+{
+    buf v = BUF_INIT;
+    bool ok = cache_get(c->s->cache, kind, k->data, k->len, &v) && get_file_id(v.data, id) == v.len
+              && output_keep(c->out, rel, id);
     buf_release(&v);
     return ok;
 }
@@ -325,36 +334,38 @@ static bool record_kept(render_ctx *c, const char *kind, const buf *k, const cha
 static void record_put(render_ctx *c, const char *kind, const buf *k, const output_file_id *id)
 {
     buf v = BUF_INIT;
-    buf_printf(&v, "%llu %llu %llu %lld %lld %llx", (unsigned long long)id->dev, (unsigned long long)id->ino,
-               (unsigned long long)id->size, (long long)id->mtime_s, (long long)id->mtime_ns,
-               (unsigned long long)id->hash);
+    put_file_id(&v, id);
     cache_put(c->s->cache, kind, k->data, k->len, v.data, v.len);
     buf_release(&v);
 }
 
 /* The record of rel's variant whose cache key is vkey, if the old output
- * still holds it: kept (true, *len its size). */
-static bool variant_kept(render_ctx *c, const buf *vkey, const char *rel, size_t *len)
+ * still holds it: kept (true, *id the file). */
+static bool variant_kept(render_ctx *c, const buf *vkey, const char *rel, output_file_id *id)
 {
     buf k = BUF_INIT;
     kept_key(&k, c, vkey, rel);
-    bool ok = record_kept(c, "img-out", &k, rel, len);
+    bool ok = record_kept(c, "img-out", &k, rel, id);
     if (ok)
         cache_touch(c->s->cache, "img", vkey->data, vkey->len); /* in use: trims keep it */
     buf_release(&k);
     return ok;
 }
 
-/* Writes the variant's bytes and records who the file is. */
-static void variant_put(render_ctx *c, const buf *vkey, const char *rel, const buf *webp, diag_list *d)
+/* Writes the variant's bytes and records who the file is (*id; false
+ * when nothing was staged). */
+static bool variant_put(render_ctx *c, const buf *vkey, const char *rel, const buf *webp, diag_list *d,
+                        output_file_id *id)
 {
-    output_file_id id;
-    if (!output_put_id(c->out, rel, webp->data, webp->len, d, &id) || !vkey->len)
-        return;
+    if (!output_put_id(c->out, rel, webp->data, webp->len, d, id))
+        return false;
+    if (!vkey->len)
+        return true;
     buf k = BUF_INIT;
     kept_key(&k, c, vkey, rel);
-    record_put(c, "img-out", &k, &id);
+    record_put(c, "img-out", &k, id);
     buf_release(&k);
+    return true;
 }
 
 /* Copies src to rel, unread when the record says the old output's rel is
@@ -371,11 +382,75 @@ static void copy_kept(render_ctx *c, const char *rel, const char *src, diag_list
                (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
                (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
                c->out->target, rel);
-    size_t len;
     output_file_id id;
-    if (!record_kept(c, "copy-out", &k, rel, &len) && output_copy_id(c->out, rel, src, d, &id))
+    if (!record_kept(c, "copy-out", &k, rel, &id) && output_copy_id(c->out, rel, src, d, &id))
         record_put(c, "copy-out", &k, &id);
     buf_release(&k);
+}
+
+/* ---- all the variants of one photo, kept at once ----
+ * A warm build asked four records of each photo (its hash, then each
+ * width's img-out) before it could keep its three variants: four entries
+ * read and authenticated where the photo's copy needs one. So once every
+ * variant of a photo is in the output, one more record, kind
+ * "photo-out", says so: keyed by who the photo is (its path, device,
+ * inode, size, modification and change times: the rule of its hash's
+ * record), libvips's version, the quality, the output folder and each
+ * variant's width and path, it holds the photo's hash and each variant's
+ * file. A build that finds every one of those files as recorded keeps them
+ * all, unread; from the first that is not, the variants go the way above. */
+static void photo_key(render_ctx *c, const char *path, const struct stat *st, const char *vips, size_t a,
+                      size_t b, buf *k)
+{
+    const site *s = c->s;
+    buf_printf(k, "photo-out 1\nsource %s %llu %llu %llu %lld.%09ld %lld.%09ld\nlibvips %s\nquality %ld\noutput %s",
+               path, (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+               (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+               (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, vips, (long)s->cfg.images_quality, c->out->target);
+    for (size_t k2 = a; k2 < b; k2++)
+        buf_printf(k, "\nvariant %u %s", s->variants[k2].width, s->variants[k2].path);
+}
+
+/* Keeps the variants [a, b) the record k names, in order, while the old
+ * output holds each as recorded: the index of the first not kept (b: all).
+ * hex: the photo's hash, when the record gave it. */
+static size_t photo_kept(render_ctx *c, const buf *k, size_t a, size_t b, char hex[65], output_file_id *ids)
+{
+    site *s = c->s;
+    buf v = BUF_INIT, vkey = BUF_INIT;
+    size_t i = a;
+    if (cache_get(s->cache, "photo-out", k->data, k->len, &v) && v.len > 64 && v.data[64] == '\n'
+        && strspn(v.data, "0123456789abcdef") == 64) {
+        memcpy(hex, v.data, 64);
+        hex[64] = 0;
+        const char *p = v.data + 64;
+        for (; i < b && *p == '\n'; i++) {
+            const site_variant *w = &s->variants[i];
+            size_t n = get_file_id(p + 1, &ids[i - a]);
+            if (!n || (p[1 + n] && p[1 + n] != '\n') || !output_keep(c->out, w->path, &ids[i - a]))
+                break;
+            p += 1 + n;
+            buf_reset(&vkey);
+            if (img_variant_key(s->cache, &vkey, hex, w->width, (int)s->cfg.images_quality))
+                cache_touch(s->cache, "img", vkey.data, vkey.len); /* in use: trims keep it */
+            atomic_fetch_add(&s->variant_bytes, (size_t)ids[i - a].size + 1024);
+        }
+    }
+    buf_release(&v);
+    buf_release(&vkey);
+    return i;
+}
+
+static void photo_put(render_ctx *c, const buf *k, const char *hex, const output_file_id *ids, size_t n)
+{
+    buf v = BUF_INIT;
+    buf_put(&v, hex, 64);
+    for (size_t i = 0; i < n; i++) {
+        buf_putc(&v, '\n');
+        put_file_id(&v, &ids[i]);
+    }
+    cache_put(c->s->cache, "photo-out", k->data, k->len, v.data, v.len);
+    buf_release(&v);
 }
 
 /* Every width of one image: the variants s->variants[j->a …] of one file. */
@@ -384,11 +459,29 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
     site *s = c->s;
     const site_variant *v0 = &s->variants[j->a];
     const site_file *f = &s->files[v0->file];
+    size_t a = (size_t)j->a, b = a;
+    while (b < s->nvariants && s->variants[b].file == v0->file)
+        b++;
     char *path = f->data ? NULL : fs_join(s->dir, f->src);
-    char hex[65];
-    buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT;
+    char hex[65] = "";
+    buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT, photo = BUF_INIT;
+    output_file_id *ids = xcalloc(b - a, sizeof *ids);
+    size_t known = 0; /* variants a … a + known staged, ids[] their files */
+    const char *vips;
+    struct stat st;
+    /* a photo of the site's, with every variant's path one the output may hold */
+    bool whole = !c->sink && s->cache && !f->data && !f->nbf && (vips = img_vips_version(s->cache))
+                 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    for (size_t k = a; whole && k < b; k++)
+        whole = !outpath_problem(s->variants[k].path, strlen(s->variants[k].path));
+    if (whole) {
+        photo_key(c, path, &st, vips, a, b, &photo);
+        known = photo_kept(c, &photo, a, b, hex, ids) - a;
+    }
     bool hashed = true;
-    if (f->nbf) { /* libvips reads the whole image: decoded here, once */
+    if (a + known == b) {
+        /* all kept */
+    } else if (f->nbf) { /* libvips reads the whole image: decoded here, once */
         hashed = nb_bytes(f, path, &src, d);
         if (hashed)
             img_data_hash((const unsigned char *)src.data, src.len, hex);
@@ -397,17 +490,20 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
     } else if (!(hashed = img_file_hash(s->cache, path, hex, &src))) {
         diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
     }
-    for (size_t k = (size_t)j->a; hashed && k < s->nvariants && s->variants[k].file == v0->file; k++) {
+    size_t recorded = known;
+    for (size_t k = a + known; hashed && k < b; k++) {
         const site_variant *v = &s->variants[k];
+        output_file_id *id = &ids[k - a];
         if (!writable(v->path, d))
             continue;
         buf_reset(&webp);
         char *why = NULL;
         int q = (int)s->cfg.images_quality;
         buf_reset(&vkey);
-        size_t kept_len;
-        if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, &kept_len)) {
-            atomic_fetch_add(&s->variant_bytes, kept_len + 1024);
+        if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, id)) {
+            atomic_fetch_add(&s->variant_bytes, (size_t)id->size + 1024);
+            if (k == a + known)
+                known++;
             continue;
         }
         bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
@@ -427,13 +523,18 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
         atomic_fetch_add(&s->variant_bytes, webp.len + 1024); /* the entry's key and header */
         if (c->sink)
             c->sink(c->sink_ctx, v->path, webp.data, webp.len);
-        else
-            variant_put(c, &vkey, v->path, &webp, d);
+        else if (variant_put(c, &vkey, v->path, &webp, d, id) && k == a + known)
+            known++;
     }
+    /* every variant staged and known, some of them not through the record */
+    if (whole && a + known == b && recorded < known && hex[0])
+        photo_put(c, &photo, hex, ids, known);
+    free(ids);
     free(path);
     buf_release(&src);
     buf_release(&webp);
     buf_release(&vkey);
+    buf_release(&photo);
 }
 
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)

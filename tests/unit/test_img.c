@@ -738,6 +738,15 @@ TEST(warm_build)
     OK(stat(webp, &w2) == 0);
     OK(w1.st_ino == w2.st_ino); /* the same file, carried */
     EQ_INT(st.written, 0);
+    /* the photo's one record (photo-out) keeps all its variants: its hash's
+     * and each variant's own records are not needed */
+    OK(spoil_kind(cachedir, "img-out") == 2);
+    OK(spoil_kind(cachedir, "img-src") == 1);
+    OK(build(dir, &st));
+    OK(spoilt(entry)); /* not made again */
+    OK(stat(webp, &w2) == 0);
+    OK(w1.st_ino == w2.st_ino);
+    EQ_INT(st.written, 0);
     /* a variant replaced in the output folder (its own bytes, a new
      * inode): made again, from libvips since the cache is spoilt */
     unlink(webp);
