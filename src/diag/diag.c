@@ -30,6 +30,7 @@ void diag_clear(diag_list *d)
         free(d->items[i].path);
         free(d->items[i].message);
         free(d->items[i].place);
+        free(d->items[i].about);
     }
     d->len = d->errors = d->warnings = 0;
 }
@@ -56,13 +57,29 @@ static void push(diag_list *d, diag e)
     pthread_mutex_unlock(&d->lock);
 }
 
-void diag_vadd(diag_list *d, diag_level level, const char *path, int line, int col,
-               const char *fmt, va_list ap)
+static void vadd(diag_list *d, const char *about, diag_level level, const char *path, int line, int col,
+                 const char *fmt, va_list ap)
 {
     buf m = BUF_INIT;
     buf_vprintf(&m, fmt, ap);
-    diag e = { level, path ? xstrdup(path) : NULL, line, col, buf_detach(&m, NULL), 0, NULL };
+    diag e = { level, path ? xstrdup(path) : NULL, line, col, buf_detach(&m, NULL), 0, NULL,
+               about ? xstrdup(about) : NULL };
     push(d, e);
+}
+
+void diag_vadd(diag_list *d, diag_level level, const char *path, int line, int col,
+               const char *fmt, va_list ap)
+{
+    vadd(d, NULL, level, path, line, col, fmt, ap);
+}
+
+void diag_add_about(diag_list *d, const char *about, diag_level level, const char *path, int line, int col,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd(d, about, level, path, line, col, fmt, ap);
+    va_end(ap);
 }
 
 void diag_add(diag_list *d, diag_level level, const char *path, int line, int col,
@@ -233,7 +250,7 @@ void diag_print(const diag_list *d, FILE *f, bool color)
         }
         bool last = i + 1 == d->len || !same_path(e, &d->items[i + 1]);
         if (last && (errors || warnings)) {
-            diag more = { DIAG_NOTE, e->path, 0, 0, NULL, 0, NULL };
+            diag more = { DIAG_NOTE, e->path, 0, 0, NULL, 0, NULL, NULL };
             buf m = BUF_INIT;
             if (errors)
                 buf_printf(&m, "%zu more error%s", errors, errors == 1 ? "" : "s");

@@ -25,6 +25,9 @@ typedef struct diag {
     size_t seq;   /* order of arrival, keeps sorting stable */
     char *place;  /* NULL, or where in the file as words, printed instead of
                      line:col: "cell 7 (line 3:5)" (diag_relocate) */
+    char *about;  /* NULL, or the name the message is about, for a program
+                     to read rather than the words: a link check's missing
+                     #fragment (diag_add_about) */
 } diag;
 
 typedef struct diag_list diag_list;
@@ -40,6 +43,9 @@ void diag_add(diag_list *d, diag_level level, const char *path, int line, int co
               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void diag_vadd(diag_list *d, diag_level level, const char *path, int line, int col,
                const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+/* diag_add, with the name the message is about (diag.about). */
+void diag_add_about(diag_list *d, const char *about, diag_level level, const char *path, int line, int col,
+                    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 #define diag_error(d, path, line, col, ...) diag_add(d, DIAG_ERROR, path, line, col, __VA_ARGS__)
 #define diag_warning(d, path, line, col, ...) diag_add(d, DIAG_WARNING, path, line, col, __VA_ARGS__)
 #define diag_note(d, path, line, col, ...) diag_add(d, DIAG_NOTE, path, line, col, __VA_ARGS__)

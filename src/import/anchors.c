@@ -13,26 +13,6 @@
 #include "render/build.h"
 #include "util/vec.h"
 
-/* The #fragment a diagnostic of sheaf's link check says is missing: its
- * message is "link to 'DEST': no heading 'ANCHOR' in FILE" (or "… on this
- * page"; site/links.c, missing_anchor). A missing equation label ("no
- * label") is no script's id: NULL for it, and for any other message. */
-static const char *missing_heading(arena *a, const char *msg)
-{
-    static const char at[] = "': no heading '";
-    if (strncmp(msg, "link to '", 9))
-        return NULL;
-    const char *s = strstr(msg, at);
-    if (!s)
-        return NULL;
-    s += sizeof at - 1;
-    const char *e = strstr(s, "' in ");
-    const char *here = strstr(s, "' on this page");
-    if (!e || (here && here < e))
-        e = here;
-    return e && e > s ? arena_strndup(a, s, (size_t)(e - s)) : NULL;
-}
-
 /* The pattern for a missing fragment: a name then a number (li-22,
  * comment_3, note:12) stands for all its numbers (li-*); any other is
  * itself, its glob characters escaped. */
@@ -76,7 +56,7 @@ bool import_script_anchors(imp *m)
     size_t npats = 0, cap = 0;
     for (size_t i = 0; i < diag_count(d); i++) {
         const diag *e = diag_get(d, i);
-        const char *id = e->level == DIAG_ERROR ? missing_heading(m->a, e->message) : NULL;
+        const char *id = e->level == DIAG_ERROR ? e->about : NULL; /* a missing heading's id */
         if (!id)
             continue;
         const char *pat = pattern_of(m->a, id);

@@ -983,7 +983,7 @@ void render_merge_diags(diag_list *d, diag_list **parts, const job *jobs, size_t
             if (idx < 0 || errs[idx].done)
                 continue;
             errs[idx].done = true;
-            diag_add(d, e->level, e->path, e->line, e->col, "%s", e->message);
+            diag_add_about(d, e->about, e->level, e->path, e->line, e->col, "%s", e->message);
             size_t n = i + 1;
             for (; n < jb->d1; n++) {
                 const diag *note = diag_get(parts[jb->worker], n);

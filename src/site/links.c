@@ -833,10 +833,12 @@ static void missing_anchor(const site *s, diag_list *d, const page *p, const lin
         buf_printf(&why, " (did you mean '%s'?)", sug);
     if (by)
         buf_printf(&why, " (anchors_warn: '%s': an id a script makes, not checked)", by);
-    diag_add(d, warn || by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col,
-             "link to '%s': no %s '%s' %s%s%s", l->dest,
-             md_label_kind_of(anchor, strlen(anchor)) >= 0 ? "label" : "heading", anchor,
-             t == p ? "on this page" : "in ", t == p ? "" : t->src, why.data);
+    bool label = md_label_kind_of(anchor, strlen(anchor)) >= 0;
+    /* about: a heading's id the page lacks (an equation label is no id a
+     * script could make); `sheaf import` reads it */
+    diag_add_about(d, label ? NULL : anchor, warn || by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src,
+                   l->line, l->col, "link to '%s': no %s '%s' %s%s%s", l->dest, label ? "label" : "heading",
+                   anchor, t == p ? "on this page" : "in ", t == p ? "" : t->src, why.data);
     buf_release(&why);
 }
 

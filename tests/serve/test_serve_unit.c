@@ -261,7 +261,7 @@ TEST(error_excerpt)
     put("content/a.md", "one\ntwo\n中文 [x](y.md#z)\nfour\nfive\n");
     char path[512];
     snprintf(path, sizeof path, "%s/content/a.md", tmp);
-    diag e = { DIAG_ERROR, path, 3, 11, "link to 'y.md#z': no such file", 0, NULL };
+    diag e = { DIAG_ERROR, path, 3, 11, "link to 'y.md#z': no such file", 0, NULL, NULL };
     buf b = BUF_INIT;
     serve_format_error(&e, tmp, &b);
     EQ_STR(b.data, "content/a.md:3:11: error: link to 'y.md#z': no such file\n"
@@ -272,12 +272,12 @@ TEST(error_excerpt)
                    "      4 | four");
     /* a path relative to the site folder, as the build names files */
     buf_reset(&b);
-    diag r = { DIAG_ERROR, "content/a.md", 1, 1, "x", 0, NULL };
+    diag r = { DIAG_ERROR, "content/a.md", 1, 1, "x", 0, NULL, NULL };
     serve_format_error(&r, tmp, &b);
     EQ_STR(b.data, "content/a.md:1:1: error: x\n>     1 | one\n        | ^\n      2 | two");
     /* no file, no place: the line alone */
     buf_reset(&b);
-    diag f = { DIAG_ERROR, "gone.md", 2, 1, "x", 0, NULL };
+    diag f = { DIAG_ERROR, "gone.md", 2, 1, "x", 0, NULL, NULL };
     serve_format_error(&f, NULL, &b);
     EQ_STR(b.data, "gone.md:2:1: error: x");
     buf_release(&b);
