@@ -801,7 +801,7 @@ static bool same_files(const char *a, const char *b)
     bool same = fa >= 0 && fb >= 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
                 S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_size == sb.st_size;
     static const size_t block = 16384;
-    char *x = same ? xmalloc(2 * block) : NULL, *y = x + (x ? block : 0);
+    char *x = same ? xmalloc(2 * block) : NULL, *y = x ? x + block : NULL; /* NULL + 0 is undefined */
     while (same) {
         ssize_t k = read(fa, x, block);
         if (k < 0 && errno == EINTR)
