@@ -47,6 +47,7 @@
 
 #include "render/internal.h"
 #include "site/mdcache.h"
+#include "util/binrec.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -381,60 +382,9 @@ static void page_hashes(void *ctx, size_t i, int worker)
 
 /* ---- reading and writing ------------------------------------------------ */
 
-static void put_u(buf *b, uint64_t v)
-{
-    unsigned char t[10];
-    size_t n = 0;
-    do {
-        unsigned char ch = v & 0x7f;
-        v >>= 7;
-        t[n++] = (unsigned char)(ch | (v ? 0x80 : 0));
-    } while (v);
-    buf_put(b, t, n);
-}
-
-static void put_w(buf *b, uint64_t v) { buf_put(b, &v, sizeof v); }
-
-typedef struct reader {
-    const unsigned char *p, *end;
-    bool bad;
-} reader;
-
-static uint64_t get_u(reader *r)
-{
-    uint64_t v = 0;
-    for (int sh = 0; sh < 64 && r->p < r->end; sh += 7) {
-        unsigned ch = *r->p++;
-        v |= (uint64_t)(ch & 0x7f) << sh;
-        if (!(ch & 0x80))
-            return v;
-    }
-    r->bad = true;
-    return 0;
-}
-
-static uint64_t get_w(reader *r)
-{
-    uint64_t v = 0;
-    if (r->end - r->p < 8) {
-        r->bad = true;
-        return 0;
-    }
-    memcpy(&v, r->p, sizeof v);
-    r->p += sizeof v;
-    return v;
-}
-
-/* A count of items of at least `each` bytes that the rest can hold. */
-static size_t get_count(reader *r, size_t each)
-{
-    uint64_t n = get_u(r);
-    if (r->bad || n > (uint64_t)(r->end - r->p) / (each ? each : 1)) {
-        r->bad = true;
-        return 0;
-    }
-    return (size_t)n;
-}
+/* Numbers and the reader: util/binrec.h (LEB128, and words of 8 bytes
+ * for the hashes). */
+typedef binrec_reader reader;
 
 static void part_key(render_record *r, const char *what, size_t n)
 {
@@ -462,34 +412,33 @@ static void free_job(rec_job *j)
 
 static bool read_job(reader *rd, rec_job *j)
 {
-    j->state = (uint8_t)get_u(rd);
+    j->state = (uint8_t)binrec_get_u(rd);
     if (j->state == JOB_NONE)
         return !rd->bad;
     if (j->state != JOB_SET)
         return false;
-    j->frame = get_w(rd);
-    j->ndeps = get_count(rd, 1);
+    j->frame = binrec_get_w(rd);
+    j->ndeps = binrec_get_count(rd, 1);
     j->deps = xcalloc(j->ndeps + 1, sizeof *j->deps);
     uint64_t at = 0;
     for (size_t k = 0; k < j->ndeps; k++)
-        j->deps[k] = at += get_u(rd);
-    j->nouts = j->capouts = get_count(rd, 7);
+        j->deps[k] = at += binrec_get_u(rd);
+    j->nouts = j->capouts = binrec_get_count(rd, 7);
     j->outs = xcalloc(j->nouts + 1, sizeof *j->outs);
     for (size_t k = 0; k < j->nouts && !rd->bad; k++) {
-        size_t n = get_count(rd, 1);
+        size_t n = binrec_get_count(rd, 1);
         if (rd->bad || !n)
             return false;
-        j->outs[k].rel = xstrndup((const char *)rd->p, n);
-        rd->p += n;
+        j->outs[k].rel = xstrndup(binrec_get_raw(rd, n), n);
         if (strlen(j->outs[k].rel) != n)
             return false;
         output_file_id *id = &j->outs[k].id;
-        id->dev = get_u(rd);
-        id->ino = get_u(rd);
-        id->size = get_u(rd);
-        id->mtime_s = (int64_t)get_u(rd);
-        id->mtime_ns = (int64_t)get_u(rd);
-        id->hash = get_w(rd);
+        id->dev = binrec_get_u(rd);
+        id->ino = binrec_get_u(rd);
+        id->size = binrec_get_u(rd);
+        id->mtime_s = (int64_t)binrec_get_u(rd);
+        id->mtime_ns = (int64_t)binrec_get_u(rd);
+        id->hash = binrec_get_w(rd);
     }
     return !rd->bad;
 }
@@ -506,10 +455,10 @@ static void read_old(render_record *r, diag_list *d)
         buf_release(&v);
         return; /* none: the first build */
     }
-    reader h = { (const unsigned char *)v.data, (const unsigned char *)v.data + v.len, false };
-    uint64_t id = get_w(&h), global = get_w(&h);
-    uint64_t npages = get_u(&h), nentries = get_u(&h), njobs = get_u(&h);
-    bool ok = !h.bad && h.p == h.end;
+    reader h = binrec_reader_of(v.data, v.len);
+    uint64_t id = binrec_get_w(&h), global = binrec_get_w(&h);
+    uint64_t npages = binrec_get_u(&h), nentries = binrec_get_u(&h), njobs = binrec_get_u(&h);
+    bool ok = binrec_done(&h);
     if (ok && (global != r->global || npages != r->npages || nentries != r->off[r->npages] ||
                njobs != r->njobs)) {
         buf_release(&v);
@@ -519,25 +468,25 @@ static void read_old(render_record *r, diag_list *d)
     r->old = xcalloc(r->njobs + 1, sizeof *r->old);
     for (size_t first = 0; ok && first < r->npages; first += PART_ITEMS) {
         ok = get_part(r, "pages", first / PART_ITEMS, &v);
-        reader rd = { (const unsigned char *)v.data, (const unsigned char *)v.data + v.len, false };
-        ok = ok && get_w(&rd) == id && get_u(&rd) == first;
+        reader rd = binrec_reader_of(v.data, v.len);
+        ok = ok && binrec_get_w(&rd) == id && binrec_get_u(&rd) == first;
         size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
         for (size_t i = first; ok && i < last; i++) {
             size_t n = r->off[i + 1] - r->off[i];
-            ok = get_u(&rd) == n && !rd.bad;
+            ok = binrec_get_u(&rd) == n && !rd.bad;
             for (size_t k = 0; ok && k < n; k++)
-                oh[r->off[i] + k] = get_w(&rd);
+                oh[r->off[i] + k] = binrec_get_w(&rd);
         }
-        ok = ok && !rd.bad && rd.p == rd.end;
+        ok = ok && binrec_done(&rd);
     }
     for (size_t first = 0; ok && first < r->njobs; first += PART_ITEMS) {
         ok = get_part(r, "jobs", first / PART_ITEMS, &v);
-        reader rd = { (const unsigned char *)v.data, (const unsigned char *)v.data + v.len, false };
-        ok = ok && get_w(&rd) == id && get_u(&rd) == first;
+        reader rd = binrec_reader_of(v.data, v.len);
+        ok = ok && binrec_get_w(&rd) == id && binrec_get_u(&rd) == first;
         size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
         for (size_t i = first; ok && i < last; i++)
             ok = read_job(&rd, &r->old[i]);
-        ok = ok && !rd.bad && rd.p == rd.end;
+        ok = ok && binrec_done(&rd);
     }
     buf_release(&v);
     if (!ok) {
@@ -719,29 +668,29 @@ static void put_job(buf *b, const rec_job *j, const rec_job *old)
     if (j->state == JOB_KEPT)
         j = old;
     if (j->state != JOB_SET && j->state != JOB_KEPT) {
-        put_u(b, JOB_NONE);
+        binrec_put_u(b, JOB_NONE);
         return;
     }
-    put_u(b, JOB_SET);
-    put_w(b, j->frame);
-    put_u(b, j->ndeps);
+    binrec_put_u(b, JOB_SET);
+    binrec_put_w(b, j->frame);
+    binrec_put_u(b, j->ndeps);
     uint64_t at = 0;
     for (size_t k = 0; k < j->ndeps; k++) {
-        put_u(b, j->deps[k] - at);
+        binrec_put_u(b, j->deps[k] - at);
         at = j->deps[k];
     }
-    put_u(b, j->nouts);
+    binrec_put_u(b, j->nouts);
     for (size_t k = 0; k < j->nouts; k++) {
         const rec_out *o = &j->outs[k];
         size_t n = strlen(o->rel);
-        put_u(b, n);
+        binrec_put_u(b, n);
         buf_put(b, o->rel, n);
-        put_u(b, o->id.dev);
-        put_u(b, o->id.ino);
-        put_u(b, o->id.size);
-        put_u(b, (uint64_t)o->id.mtime_s);
-        put_u(b, (uint64_t)o->id.mtime_ns);
-        put_w(b, o->id.hash);
+        binrec_put_u(b, o->id.dev);
+        binrec_put_u(b, o->id.ino);
+        binrec_put_u(b, o->id.size);
+        binrec_put_u(b, (uint64_t)o->id.mtime_s);
+        binrec_put_u(b, (uint64_t)o->id.mtime_ns);
+        binrec_put_w(b, o->id.hash);
     }
 }
 
@@ -761,13 +710,13 @@ void render_record_save(render_record *r)
     buf v = BUF_INIT;
     for (size_t first = 0; first < r->npages; first += PART_ITEMS) {
         buf_reset(&v);
-        put_w(&v, id);
-        put_u(&v, first);
+        binrec_put_w(&v, id);
+        binrec_put_u(&v, first);
         size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
         for (size_t i = first; i < last; i++) {
-            put_u(&v, r->off[i + 1] - r->off[i]);
+            binrec_put_u(&v, r->off[i + 1] - r->off[i]);
             for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
-                put_w(&v, r->h[e]);
+                binrec_put_w(&v, r->h[e]);
         }
         if (v.len > PART_MAX)
             goto out; /* not kept: the next build renders every output */
@@ -776,8 +725,8 @@ void render_record_save(render_record *r)
     }
     for (size_t first = 0; first < r->njobs; first += PART_ITEMS) {
         buf_reset(&v);
-        put_w(&v, id);
-        put_u(&v, first);
+        binrec_put_w(&v, id);
+        binrec_put_u(&v, first);
         size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
         for (size_t i = first; i < last; i++)
             put_job(&v, &r->now[i], r->old ? &r->old[i] : NULL);
@@ -787,11 +736,11 @@ void render_record_save(render_record *r)
         cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
     }
     buf_reset(&v);
-    put_w(&v, id);
-    put_w(&v, r->global);
-    put_u(&v, r->npages);
-    put_u(&v, r->off[r->npages]);
-    put_u(&v, r->njobs);
+    binrec_put_w(&v, id);
+    binrec_put_w(&v, r->global);
+    binrec_put_u(&v, r->npages);
+    binrec_put_u(&v, r->off[r->npages]);
+    binrec_put_u(&v, r->njobs);
     part_key(r, "head", 0);
     cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
 out:

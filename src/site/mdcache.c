@@ -51,6 +51,7 @@
 #include "cache/cache.h"
 #include "site/cite.h"
 #include "site/mdcache.h"
+#include "util/binrec.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -300,13 +301,8 @@ static void make_key(const site_md_disk *m, const site *s, const page *p, buf *k
 
 /* ---- the value ------------------------------------------------------- */
 
-static void w_u64(buf *b, uint64_t v)
-{
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (unsigned char)(v >> (8 * i));
-    buf_put(b, (const char *)x, 8);
-}
+/* Numbers: words of 8 bytes (util/binrec.h). */
+static void w_u64(buf *b, uint64_t v) { binrec_put_w(b, v); }
 
 /* A string, or NULL: its length + 1 (0 for NULL), then its bytes. */
 static void w_strn(buf *b, const char *s, size_t n)
@@ -319,52 +315,28 @@ static void w_strn(buf *b, const char *s, size_t n)
 static void w_str(buf *b, const char *s) { w_strn(b, s, s ? strlen(s) : 0); }
 
 typedef struct reader {
-    const unsigned char *p;
-    size_t n, at;
-    bool bad;
-    arena *a;
+    binrec_reader in;
+    arena *a; /* what strings and arrays are copied into */
 } reader;
 
-static uint64_t r_u64(reader *r)
-{
-    if (r->bad || r->n - r->at < 8) {
-        r->bad = true;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)r->p[r->at + (size_t)i] << (8 * i);
-    r->at += 8;
-    return v;
-}
+static uint64_t r_u64(reader *r) { return binrec_get_w(&r->in); }
 
 static int r_int(reader *r) { return (int)(int64_t)r_u64(r); }
 
 /* A count of items of at least `each` bytes that the rest can hold. */
-static size_t r_count(reader *r, size_t each)
-{
-    uint64_t v = r_u64(r);
-    if (r->bad || v > (r->n - r->at) / each) {
-        r->bad = true;
-        return 0;
-    }
-    return (size_t)v;
-}
+static size_t r_count(reader *r, size_t each) { return binrec_fit(&r->in, r_u64(r), each); }
 
 static const char *r_strn(reader *r, size_t *len)
 {
     uint64_t v = r_u64(r);
     *len = 0;
-    if (r->bad || !v)
+    if (r->in.bad || !v)
         return NULL;
-    if (v - 1 > r->n - r->at) {
-        r->bad = true;
+    const char *s = binrec_get_raw(&r->in, binrec_fit(&r->in, v - 1, 1));
+    if (!s)
         return NULL;
-    }
     *len = (size_t)(v - 1);
-    const char *s = arena_strndup(r->a, (const char *)r->p + r->at, *len);
-    r->at += *len;
-    return s;
+    return arena_strndup(r->a, s, *len);
 }
 
 static const char *r_str(reader *r)
@@ -487,9 +459,9 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
 static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *formulas,
                        size_t *diagrams)
 {
-    if (r->n < 4 || memcmp(r->p, VALUE_MAGIC, 4) != 0)
+    if (r->in.n < 4 || memcmp(r->in.p, VALUE_MAGIC, 4) != 0)
         return false;
-    r->at = 4;
+    r->in.at = 4;
     md_result md;
     memset(&md, 0, sizeof md);
     *formulas = (size_t)r_u64(r);
@@ -500,7 +472,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     md.cjk_count = (size_t)r_u64(r);
     md.nheadings = r_count(r, 48);
     md.headings = r_array(r, md.nheadings, sizeof *md.headings);
-    for (size_t i = 0; i < md.nheadings && !r->bad; i++) {
+    for (size_t i = 0; i < md.nheadings && !r->in.bad; i++) {
         md_heading *h = &md.headings[i];
         h->level = r_int(r);
         h->id = r_str_nn(r);
@@ -510,11 +482,11 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     }
     md.nanchors = r_count(r, 8);
     md.anchors = r_array(r, md.nanchors, sizeof *md.anchors);
-    for (size_t i = 0; i < md.nanchors && !r->bad; i++)
+    for (size_t i = 0; i < md.nanchors && !r->in.bad; i++)
         md.anchors[i] = r_str_nn(r);
     md.nlinks = r_count(r, 40);
     md.links = r_array(r, md.nlinks, sizeof *md.links);
-    for (size_t i = 0; i < md.nlinks && !r->bad; i++) {
+    for (size_t i = 0; i < md.nlinks && !r->in.bad; i++) {
         md_link *l = &md.links[i];
         l->dest = r_str_nn(r);
         l->text = r_str_nn(r);
@@ -534,7 +506,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     }
     md.ncites = r_count(r, 64);
     md.cites = r_array(r, md.ncites, sizeof *md.cites);
-    for (size_t i = 0; i < md.ncites && !r->bad; i++) {
+    for (size_t i = 0; i < md.ncites && !r->in.bad; i++) {
         md_cite *c = &md.cites[i];
         c->key = r_str_nn(r);
         c->prefix = r_str_nn(r);
@@ -549,15 +521,15 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     }
     md.nshortcodes = r_count(r, 8);
     md.shortcodes = r_array(r, md.nshortcodes, sizeof *md.shortcodes);
-    for (size_t i = 0; i < md.nshortcodes && !r->bad; i++)
+    for (size_t i = 0; i < md.nshortcodes && !r->in.bad; i++)
         md.shortcodes[i] = r_str_nn(r);
     md.nlabels = r_count(r, 48);
     md.labels = r_array(r, md.nlabels, sizeof *md.labels);
-    for (size_t i = 0; i < md.nlabels && !r->bad; i++) {
+    for (size_t i = 0; i < md.nlabels && !r->in.bad; i++) {
         md_label *l = &md.labels[i];
         l->id = r_str_nn(r);
         uint64_t k = r_u64(r);
-        l->kind = k < MD_LABEL_KINDS ? (md_label_kind)k : (r->bad = true, (md_label_kind)0);
+        l->kind = k < MD_LABEL_KINDS ? (md_label_kind)k : (r->in.bad = true, (md_label_kind)0);
         l->number = r_str_nn(r);
         l->text = r_str_nn(r);
         l->line = r_int(r);
@@ -565,20 +537,20 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     }
     md.nxlinks = r_count(r, 24);
     md.xlinks = r_array(r, md.nxlinks, sizeof *md.xlinks);
-    for (size_t i = 0; i < md.nxlinks && !r->bad; i++) {
+    for (size_t i = 0; i < md.nxlinks && !r->in.bad; i++) {
         md.xlinks[i].link = (size_t)r_u64(r);
         md.xlinks[i].at = (size_t)r_u64(r);
         md.xlinks[i].summary_at = (size_t)r_u64(r);
         if (md.xlinks[i].link >= md.nlinks)
-            r->bad = true;
+            r->in.bad = true;
     }
     size_t nrec = r_count(r, 96);
     link_rec *recs = r_array(r, nrec, sizeof *recs);
-    for (size_t i = 0; i < nrec && !r->bad; i++) {
+    for (size_t i = 0; i < nrec && !r->in.bad; i++) {
         link_rec *l = &recs[i];
         uint64_t k = r_u64(r);
         if (k > LINK_MISSING)
-            r->bad = true;
+            r->in.bad = true;
         l->kind = (link_kind)k;
         l->dest = r_str(r);
         l->text = r_str(r);
@@ -594,22 +566,22 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
         l->img_tag = bits & 1;
         l->image_key = (bits >> 1) & 1;
         if (l->target >= (int)s->npages || l->image >= (int)s->nfiles)
-            r->bad = true;
+            r->in.bad = true;
     }
     tpl_value csl_bib = tpl_none();
     uint64_t nbib = r_u64(r);
-    if (nbib && !r->bad) {
-        if (nbib - 1 > (r->n - r->at) / 16) {
-            r->bad = true;
+    if (nbib && !r->in.bad) {
+        if (nbib - 1 > (r->in.n - r->in.at) / 16) {
+            r->in.bad = true;
         } else {
             tpl_list *bib = tpl_list_new(r->a, (size_t)(nbib - 1));
-            for (size_t i = 0; i < bib->len && !r->bad; i++) {
+            for (size_t i = 0; i < bib->len && !r->in.bad; i++) {
                 tpl_list *kv = tpl_list_new(r->a, 2);
                 for (size_t k = 0; k < 2; k++) {
                     size_t len;
                     const char *t = r_strn(r, &len);
                     if (!t)
-                        r->bad = true;
+                        r->in.bad = true;
                     kv->items[k] = tpl_strn(t ? t : "", len);
                 }
                 bib->items[i] = tpl_list_value(kv);
@@ -620,7 +592,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     md.summary_html = r_strn(r, &md.summary_len);
     md.html = r_strn(r, &md.html_len);
     md.text = r_strn(r, &md.text_len);
-    if (r->bad || r->at != r->n)
+    if (r->in.bad || r->in.at != r->in.n)
         return false;
     p->md = md;
     p->csl_bib = csl_bib;
@@ -638,7 +610,7 @@ bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *k
     buf v = BUF_INIT;
     bool hit = false;
     if (cache_get(m->c, "page", key->data, key->len, &v)) {
-        reader r = { (const unsigned char *)v.data, v.len, 0, false, a };
+        reader r = { binrec_reader_of(v.data, v.len), a };
         page q = *p;
         uint64_t sc;
         if (!read_value(&r, s, &q, &sc, formulas, diagrams))

@@ -46,6 +46,7 @@
 #include "cache/cache.h"
 #include "site/mdcache.h"
 #include "site/srcrec.h"
+#include "util/binrec.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/strmap.h"
@@ -93,86 +94,14 @@ static void shard_key(const site_src_records *r, unsigned k, buf *key)
 
 /* ---- bytes ------------------------------------------------------------ */
 
-/* Numbers are LEB128 (seven bits a byte, low first): most are small, and
- * every byte of a record is read back and checked (HMAC) on every build. */
-static void w_u64(buf *b, uint64_t v)
-{
-    unsigned char x[10];
-    size_t n = 0;
-    do {
-        x[n] = (unsigned char)(v & 0x7f);
-        v >>= 7;
-        if (v)
-            x[n] |= 0x80;
-        n++;
-    } while (v);
-    buf_put(b, (const char *)x, n);
-}
-
-/* a signed number, zigzag: small negatives stay short */
-static void w_i64(buf *b, int64_t v) { w_u64(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
-
-static void w_strn(buf *b, const char *s, size_t n)
-{
-    w_u64(b, (uint64_t)n);
-    buf_put(b, s, n);
-}
-
-typedef struct reader {
-    const unsigned char *p;
-    size_t n, at;
-    bool bad;
-} reader;
-
-static uint64_t r_u64(reader *r)
-{
-    uint64_t v = 0;
-    for (int shift = 0; !r->bad; shift += 7) {
-        if (r->at >= r->n || shift > 63) {
-            r->bad = true;
-            break;
-        }
-        unsigned char c = r->p[r->at++];
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80))
-            return v;
-    }
-    return 0;
-}
-
-static int64_t r_i64(reader *r)
-{
-    uint64_t u = r_u64(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
-
-/* n bytes in place, or NULL when the rest is shorter */
-static const char *r_bytes(reader *r, size_t n)
-{
-    if (r->bad || r->n - r->at < n) {
-        r->bad = true;
-        return NULL;
-    }
-    const char *s = (const char *)r->p + r->at;
-    r->at += n;
-    return s;
-}
-
-/* a count of items of at least `each` bytes that the rest can hold */
-static size_t r_count(reader *r, size_t each)
-{
-    uint64_t v = r_u64(r);
-    if (r->bad || v > (r->n - r->at) / each) {
-        r->bad = true;
-        return 0;
-    }
-    return (size_t)v;
-}
+/* Numbers, strings and the reader: util/binrec.h (LEB128; zigzag for
+ * signed numbers). */
+typedef binrec_reader reader;
 
 static char *r_str(reader *r, arena *a, size_t *len)
 {
-    size_t n = r_count(r, 1);
-    const char *s = r_bytes(r, n);
+    size_t n;
+    const char *s = binrec_get_bytes(r, &n);
     if (len)
         *len = n;
     return s ? arena_strndup(a, s, n) : NULL;
@@ -237,42 +166,42 @@ static bool w_value(buf *b, tpl_value v, ptrs *seen, size_t *next, int depth)
         const void *p = v.kind == TPL_LIST ? (const void *)v.u.list : (const void *)v.u.map;
         long id = ptrs_get(seen, p);
         if (id >= 0) {
-            w_u64(b, REF);
-            w_u64(b, (uint64_t)id);
+            binrec_put_u(b, REF);
+            binrec_put_u(b, (uint64_t)id);
             return true;
         }
         ptrs_put(seen, p, (*next)++);
     }
-    w_u64(b, head_word(v, v.kind));
-    w_u64(b, v.len);
+    binrec_put_u(b, head_word(v, v.kind));
+    binrec_put_u(b, v.len);
     switch (v.kind) {
     case TPL_UNDEFINED:
     case TPL_NONE:
         return true;
     case TPL_BOOL:
-        w_u64(b, v.u.b);
+        binrec_put_u(b, v.u.b);
         return true;
     case TPL_INT:
     case TPL_DATE:
-        w_i64(b, v.u.i);
+        binrec_put_i(b, v.u.i);
         return true;
     case TPL_FLOAT: {
         uint64_t bits;
         memcpy(&bits, &v.u.f, sizeof bits);
-        w_u64(b, bits);
+        binrec_put_u(b, bits);
         return true;
     }
     case TPL_STRING:
         buf_put(b, v.u.s, v.len);
         return true;
     case TPL_LIST:
-        w_u64(b, v.u.list->len);
+        binrec_put_u(b, v.u.list->len);
         for (size_t i = 0; i < v.u.list->len; i++)
             if (!w_value(b, v.u.list->items[i], seen, next, depth + 1))
                 return false;
         return true;
     case TPL_MAP:
-        w_u64(b, v.u.map->len);
+        binrec_put_u(b, v.u.map->len);
         for (size_t i = 0; i < v.u.map->len; i++)
             if (!w_value(b, v.u.map->entries[i].key, seen, next, depth + 1) ||
                 !w_value(b, v.u.map->entries[i].value, seen, next, depth + 1))
@@ -300,20 +229,20 @@ static void made_add(made *m, tpl_value v)
 static tpl_value r_value(reader *r, arena *a, made *m, int depth)
 {
     tpl_value v = tpl_undefined();
-    uint64_t w = r_u64(r);
+    uint64_t w = binrec_get_u(r);
     if (r->bad || depth > DEPTH_MAX) {
         r->bad = true;
         return v;
     }
     if (w == REF) {
-        uint64_t id = r_u64(r);
+        uint64_t id = binrec_get_u(r);
         if (id >= m->n) {
             r->bad = true;
             return v;
         }
         return m->v[id];
     }
-    uint64_t len = r_u64(r);
+    uint64_t len = binrec_get_u(r);
     v.kind = (uint8_t)(w & 0xff);
     v.flags = (uint8_t)(w >> 8);
     v.len = (uint32_t)len;
@@ -326,24 +255,24 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
     case TPL_NONE:
         break;
     case TPL_BOOL:
-        v.u.b = r_u64(r) != 0;
+        v.u.b = binrec_get_u(r) != 0;
         break;
     case TPL_INT:
     case TPL_DATE:
-        v.u.i = r_i64(r);
+        v.u.i = binrec_get_i(r);
         break;
     case TPL_FLOAT: {
-        uint64_t bits = r_u64(r);
+        uint64_t bits = binrec_get_u(r);
         memcpy(&v.u.f, &bits, sizeof bits);
         break;
     }
     case TPL_STRING: {
-        const char *s = r_bytes(r, v.len);
+        const char *s = binrec_get_raw(r, v.len);
         v.u.s = s ? arena_strndup(a, s, v.len) : "";
         break;
     }
     case TPL_LIST: {
-        size_t n = r_count(r, 2); /* an item: its kind and length at least */
+        size_t n = binrec_get_count(r, 2); /* an item: its kind and length at least */
         tpl_list *l = tpl_list_new(a, n);
         l->len = n;
         v.u.list = l;
@@ -353,7 +282,7 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
         break;
     }
     case TPL_MAP: {
-        size_t n = r_count(r, 4);
+        size_t n = binrec_get_count(r, 4);
         tpl_map *map = tpl_map_new(a, n ? n : 1);
         v.u.map = map;
         made_add(m, v);
@@ -379,24 +308,24 @@ static tpl_value r_value(reader *r, arena *a, made *m, int depth)
 
 static void w_ident(buf *b, const site_src_ident *id)
 {
-    w_u64(b, id->dev);
-    w_u64(b, id->ino);
-    w_i64(b, id->size);
-    w_i64(b, id->mtime_s);
-    w_i64(b, id->mtime_ns);
-    w_i64(b, id->ctime_s);
-    w_i64(b, id->ctime_ns);
+    binrec_put_u(b, id->dev);
+    binrec_put_u(b, id->ino);
+    binrec_put_i(b, id->size);
+    binrec_put_i(b, id->mtime_s);
+    binrec_put_i(b, id->mtime_ns);
+    binrec_put_i(b, id->ctime_s);
+    binrec_put_i(b, id->ctime_ns);
 }
 
 static void r_ident(reader *r, site_src_ident *id)
 {
-    id->dev = r_u64(r);
-    id->ino = r_u64(r);
-    id->size = r_i64(r);
-    id->mtime_s = r_i64(r);
-    id->mtime_ns = r_i64(r);
-    id->ctime_s = r_i64(r);
-    id->ctime_ns = r_i64(r);
+    id->dev = binrec_get_u(r);
+    id->ino = binrec_get_u(r);
+    id->size = binrec_get_i(r);
+    id->mtime_s = binrec_get_i(r);
+    id->mtime_ns = binrec_get_i(r);
+    id->ctime_s = binrec_get_i(r);
+    id->ctime_ns = binrec_get_i(r);
 }
 
 static bool encode(buf *b, const char *src, long long now_s, long long now_ns, const site_src_ident *id,
@@ -404,19 +333,19 @@ static bool encode(buf *b, const char *src, long long now_s, long long now_ns, c
 {
     buf rec = BUF_INIT, *out = b;
     b = &rec; /* the record, then its length and it into out */
-    w_strn(b, src, strlen(src));
-    w_i64(b, now_s);
-    w_i64(b, now_ns);
+    binrec_put_bytes(b, src, strlen(src));
+    binrec_put_i(b, now_s);
+    binrec_put_i(b, now_ns);
     w_ident(b, id);
     buf_put(b, (const char *)digest, CACHE_DIGEST_LEN);
-    w_u64(b, h->text_len);
-    w_u64(b, h->body_off);
-    w_u64(b, h->body_len);
-    w_i64(b, h->body_line);
+    binrec_put_u(b, h->text_len);
+    binrec_put_u(b, h->body_off);
+    binrec_put_u(b, h->body_len);
+    binrec_put_i(b, h->body_line);
     ptrs seen = { 0 };
     size_t next = 0;
     bool ok = w_value(b, h->fm, &seen, &next, 0);
-    w_u64(b, h->npos);
+    binrec_put_u(b, h->npos);
     for (size_t i = 0; ok && i < h->npos; i++) {
         const fm_key_pos *kp = &h->pos[i];
         long m = ptrs_get(&seen, kp->map);
@@ -424,16 +353,16 @@ static bool encode(buf *b, const char *src, long long now_s, long long now_ns, c
             ok = false;
             break;
         }
-        w_u64(b, (uint64_t)m);
-        w_strn(b, kp->key, strlen(kp->key));
-        w_i64(b, kp->line);
-        w_i64(b, kp->col);
-        w_i64(b, kp->vline);
-        w_i64(b, kp->vcol);
+        binrec_put_u(b, (uint64_t)m);
+        binrec_put_bytes(b, kp->key, strlen(kp->key));
+        binrec_put_i(b, kp->line);
+        binrec_put_i(b, kp->col);
+        binrec_put_i(b, kp->vline);
+        binrec_put_i(b, kp->vcol);
     }
     free(seen.k);
     free(seen.v);
-    w_u64(out, rec.len);
+    binrec_put_u(out, rec.len);
     buf_put(out, rec.data, rec.len);
     buf_release(&rec);
     return ok;
@@ -463,13 +392,13 @@ static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t
     if (b->len < MAGIC_LEN + 1 || memcmp(b->data, MAGIC, MAGIC_LEN) != 0)
         return false;
     reader rd = { (const unsigned char *)b->data, b->len, MAGIC_LEN, false };
-    size_t n = r_count(&rd, 2);
+    size_t n = binrec_get_count(&rd, 2);
     for (size_t i = 0; i < n && !rd.bad; i++) {
         size_t start = rd.at;
-        size_t len = r_count(&rd, 1);
+        size_t len = binrec_get_count(&rd, 1);
         size_t end = rd.at + len;
-        size_t slen = rd.bad ? 0 : r_count(&rd, 1);
-        const char *src = r_bytes(&rd, slen);
+        size_t slen = rd.bad ? 0 : binrec_get_count(&rd, 1);
+        const char *src = binrec_get_raw(&rd, slen);
         if (rd.bad || rd.at > end || !src || start > 0xffffffffu)
             return false;
         char *key = arena_strndup(r->keys, src, slen);
@@ -533,10 +462,10 @@ static bool too_recent(long long s, long long ns, long long now_s, long long now
  * (its n ends where the record does). */
 static void record_head(reader *e, long long *then_s, long long *then_ns, site_src_ident *was)
 {
-    size_t slen = r_count(e, 1);
-    r_bytes(e, slen);
-    *then_s = r_i64(e);
-    *then_ns = r_i64(e);
+    size_t slen = binrec_get_count(e, 1);
+    binrec_get_raw(e, slen);
+    *then_s = binrec_get_i(e);
+    *then_ns = binrec_get_i(e);
     r_ident(e, was);
 }
 
@@ -544,28 +473,28 @@ static void record_head(reader *e, long long *then_s, long long *then_ns, site_s
  * and its head in a; false when it does not read back whole. */
 static bool record_body(reader *e, long long size, arena *a, site_src_head *h, const char **digest)
 {
-    *digest = r_bytes(e, CACHE_DIGEST_LEN);
+    *digest = binrec_get_raw(e, CACHE_DIGEST_LEN);
     site_src_head hd = { 0 };
-    hd.text_len = (size_t)r_u64(e);
-    hd.body_off = (size_t)r_u64(e);
-    hd.body_len = (size_t)r_u64(e);
-    hd.body_line = (int)r_i64(e);
+    hd.text_len = (size_t)binrec_get_u(e);
+    hd.body_off = (size_t)binrec_get_u(e);
+    hd.body_len = (size_t)binrec_get_u(e);
+    hd.body_line = (int)binrec_get_i(e);
     if (e->bad || size < 0 || hd.text_len != (size_t)size || hd.body_off > hd.text_len ||
         hd.body_len > hd.text_len - hd.body_off || hd.body_line < 1)
         return false;
     made m = { 0 };
     hd.fm = r_value(e, a, &m, 0);
-    hd.npos = r_count(e, 6);
+    hd.npos = binrec_get_count(e, 6);
     hd.pos = hd.npos ? arena_alloc(a, hd.npos * sizeof *hd.pos) : NULL;
     for (size_t j = 0; j < hd.npos && !e->bad; j++) {
         fm_key_pos *kp = &hd.pos[j];
-        uint64_t mi = r_u64(e);
+        uint64_t mi = binrec_get_u(e);
         kp->map = mi < m.n && m.v[mi].kind == TPL_MAP ? m.v[mi].u.map : NULL;
         kp->key = r_str(e, a, NULL);
-        kp->line = (int)r_i64(e);
-        kp->col = (int)r_i64(e);
-        kp->vline = (int)r_i64(e);
-        kp->vcol = (int)r_i64(e);
+        kp->line = (int)binrec_get_i(e);
+        kp->col = (int)binrec_get_i(e);
+        kp->vline = (int)binrec_get_i(e);
+        kp->vcol = (int)binrec_get_i(e);
         if (!kp->map)
             e->bad = true;
     }
@@ -581,7 +510,7 @@ static bool record_body(reader *e, long long size, arena *a, site_src_head *h, c
 static reader record_at(const buf *b, size_t start)
 {
     reader rd = { (const unsigned char *)b->data, b->len, start, false };
-    size_t len = r_count(&rd, 1);
+    size_t len = binrec_get_count(&rd, 1);
     reader e = { (const unsigned char *)b->data, rd.bad ? 0 : rd.at + len, rd.at, rd.bad };
     return e;
 }
@@ -690,7 +619,7 @@ void site_src_records_close(site_src_records *r, site *s, diag_list *d)
             continue;
         buf_reset(&v);
         buf_put(&v, MAGIC, MAGIC_LEN);
-        w_u64(&v, kept[k]);
+        binrec_put_u(&v, kept[k]);
         for (size_t i = 0; i < r->n; i++) {
             const slot *sl = &r->slots[i];
             if (shard_of(s->pages[i].src) != k)
