@@ -22,6 +22,19 @@
 
 /* A key that switches math on in a theme: math, mathjax, katex, use_math,
  * enableMath, math.enable … (any case), with a value that is on. */
+/* A formula that ended at j, past the line's end e: the line is now the
+ * one j is on (e its end, next the start of the line after). */
+static void past_line(const char *s, size_t n, size_t j, size_t *e, size_t *next)
+{
+    if (j <= *e)
+        return;
+    size_t k = j;
+    while (k < n && s[k] != '\n')
+        k++;
+    *e = k;
+    *next = k + (k < n);
+}
+
 static bool math_key(const char *k)
 {
     char low[64];
@@ -577,12 +590,7 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     buf_puts(out, "$$");
                     import_rewrite_add(m, p->src_rel, "\\\\[ … \\\\]", "$$ … $$");
                     j = close + 3;
-                    if (j > e) {
-                        e = j;
-                        while (e < n && s[e] != '\n')
-                            e++;
-                        next = e + (e < n);
-                    }
+                    past_line(s, n, j, &e, &next);
                     continue;
                 }
                 size_t mj = kramdown && mathjax ? mathjax_dollar_close(s, s[k] == '|' ? e : pn, j) : 0;
@@ -606,12 +614,7 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                                        arena_strndup(m->a, fixed.data, fixed.len));
                     buf_release(&fixed);
                     j = mj + 1;
-                    if (j > e) {
-                        e = j;
-                        while (e < n && s[e] != '\n')
-                            e++;
-                        next = e + (e < n);
-                    }
+                    past_line(s, n, j, &e, &next);
                     continue;
                 }
                 md_math_span sp;
@@ -649,13 +652,8 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                 else
                     buf_put(out, s + sp.tex + sp.tex_len, sp.end - sp.tex - sp.tex_len);
                 j = sp.end;
-                if (j > e) {
-                    /* the formula ran over lines: go on from its end */
-                    e = j;
-                    while (e < n && s[e] != '\n')
-                        e++;
-                    next = e + (e < n);
-                }
+                /* the formula ran over lines: go on from its end */
+                past_line(s, n, j, &e, &next);
             }
             buf_put(out, s + e, next - e);
             i = next;
