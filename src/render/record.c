@@ -49,6 +49,7 @@
 #include "site/mdcache.h"
 #include "util/binrec.h"
 #include "util/fs.h"
+#include "util/ptrmap.h"
 #include "util/xalloc.h"
 
 #define REC_KIND "render"
@@ -106,54 +107,13 @@ static uint64_t finish(uint64_t h)
  * does not change while the jobs run, so an address names one value. */
 #define MEMO_MIN 8
 typedef struct memo {
-    const void **keys;
-    uint64_t *vals;
-    size_t n, cap; /* cap: 0 or a power of two */
+    ptrmap hashes;
     bool fill;
 } memo;
 
-static size_t memo_slot(const memo *m, const void *p)
-{
-    uintptr_t x = (uintptr_t)p;
-    return (size_t)((x >> 4) * 0x9E3779B97F4A7C15u >> 20) & (m->cap - 1);
-}
+static bool memo_get(const memo *m, const void *p, uint64_t *out) { return m && ptrmap_get(&m->hashes, p, out); }
 
-static bool memo_get(const memo *m, const void *p, uint64_t *out)
-{
-    if (!m || !m->cap)
-        return false;
-    for (size_t i = memo_slot(m, p);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->keys[i])
-            return false;
-        if (m->keys[i] == p) {
-            *out = m->vals[i];
-            return true;
-        }
-    }
-}
-
-static void memo_put(memo *m, const void *p, uint64_t v)
-{
-    if (2 * (m->n + 1) > m->cap) {
-        memo old = *m;
-        m->cap = old.cap ? old.cap * 2 : 1024;
-        m->keys = xcalloc(m->cap, sizeof *m->keys);
-        m->vals = xcalloc(m->cap, sizeof *m->vals);
-        m->n = 0;
-        for (size_t i = 0; i < old.cap; i++)
-            if (old.keys[i])
-                memo_put(m, old.keys[i], old.vals[i]);
-        free(old.keys);
-        free(old.vals);
-    }
-    size_t i = memo_slot(m, p);
-    while (m->keys[i] && m->keys[i] != p)
-        i = (i + 1) & (m->cap - 1);
-    if (!m->keys[i])
-        m->n++;
-    m->keys[i] = p;
-    m->vals[i] = v;
-}
+static void memo_put(memo *m, const void *p, uint64_t v) { ptrmap_put(&m->hashes, p, v); }
 
 static uint64_t value_hash(memo *mm, tpl_value v, int depth, bool *bad);
 
@@ -763,8 +723,7 @@ void render_record_free(render_record *r)
     free(r->h);
     free(r->changed);
     free(r->page_changed);
-    free(r->memo.keys);
-    free(r->memo.vals);
+    ptrmap_release(&r->memo.hashes);
     buf_release(&r->key);
     free(r);
 }

@@ -49,6 +49,7 @@
 #include "util/binrec.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/ptrmap.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
@@ -109,68 +110,28 @@ static char *r_str(reader *r, arena *a, size_t *len)
 
 /* ---- the value tree ---------------------------------------------------- */
 
-/* Lists and maps by address → their number in the order first written, so
- * a tree that shares one (a YAML alias) is read back sharing it, and the
- * key places name their map by number. */
-typedef struct ptrs {
-    const void **k;
-    size_t *v;
-    size_t n, cap;
-} ptrs;
-
-static long ptrs_get(const ptrs *t, const void *p)
-{
-    if (!t->cap)
-        return -1;
-    for (size_t i = (size_t)(hash_bytes(&p, sizeof p) & (t->cap - 1));; i = (i + 1) & (t->cap - 1)) {
-        if (!t->k[i])
-            return -1;
-        if (t->k[i] == p)
-            return (long)t->v[i];
-    }
-}
-
-static void ptrs_put(ptrs *t, const void *p, size_t v)
-{
-    if ((t->n + 1) * 2 > t->cap) {
-        ptrs old = *t;
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->k = xcalloc(t->cap, sizeof *t->k);
-        t->v = xcalloc(t->cap, sizeof *t->v);
-        t->n = 0;
-        for (size_t i = 0; i < old.cap; i++)
-            if (old.k[i])
-                ptrs_put(t, old.k[i], old.v[i]);
-        free(old.k);
-        free(old.v);
-    }
-    size_t i = (size_t)(hash_bytes(&p, sizeof p) & (t->cap - 1));
-    while (t->k[i])
-        i = (i + 1) & (t->cap - 1);
-    t->k[i] = p;
-    t->v[i] = v;
-    t->n++;
-}
-
 static uint64_t head_word(tpl_value v, unsigned kind)
 {
     return (uint64_t)kind | (uint64_t)v.flags << 8;
 }
 
-/* false for what front matter never holds (an engine object) */
-static bool w_value(buf *b, tpl_value v, ptrs *seen, size_t *next, int depth)
+/* false for what front matter never holds (an engine object). seen: the
+ * lists and maps written so far by address → their number in the order
+ * first written, so a tree that shares one (a YAML alias) is read back
+ * sharing it, and the key places name their map by number. */
+static bool w_value(buf *b, tpl_value v, ptrmap *seen, size_t *next, int depth)
 {
     if (depth > DEPTH_MAX)
         return false;
     if (v.kind == TPL_LIST || v.kind == TPL_MAP) {
         const void *p = v.kind == TPL_LIST ? (const void *)v.u.list : (const void *)v.u.map;
-        long id = ptrs_get(seen, p);
-        if (id >= 0) {
+        uint64_t id;
+        if (ptrmap_get(seen, p, &id)) {
             binrec_put_u(b, REF);
-            binrec_put_u(b, (uint64_t)id);
+            binrec_put_u(b, id);
             return true;
         }
-        ptrs_put(seen, p, (*next)++);
+        ptrmap_put(seen, p, (*next)++);
     }
     binrec_put_u(b, head_word(v, v.kind));
     binrec_put_u(b, v.len);
@@ -342,26 +303,25 @@ static bool encode(buf *b, const char *src, long long now_s, long long now_ns, c
     binrec_put_u(b, h->body_off);
     binrec_put_u(b, h->body_len);
     binrec_put_i(b, h->body_line);
-    ptrs seen = { 0 };
+    ptrmap seen = PTRMAP_INIT;
     size_t next = 0;
     bool ok = w_value(b, h->fm, &seen, &next, 0);
     binrec_put_u(b, h->npos);
     for (size_t i = 0; ok && i < h->npos; i++) {
         const fm_key_pos *kp = &h->pos[i];
-        long m = ptrs_get(&seen, kp->map);
-        if (m < 0 || !kp->key) { /* a place in no map of the tree: not recorded */
+        uint64_t m;
+        if (!ptrmap_get(&seen, kp->map, &m) || !kp->key) { /* a place in no map of the tree: not recorded */
             ok = false;
             break;
         }
-        binrec_put_u(b, (uint64_t)m);
+        binrec_put_u(b, m);
         binrec_put_bytes(b, kp->key, strlen(kp->key));
         binrec_put_i(b, kp->line);
         binrec_put_i(b, kp->col);
         binrec_put_i(b, kp->vline);
         binrec_put_i(b, kp->vcol);
     }
-    free(seen.k);
-    free(seen.v);
+    ptrmap_release(&seen);
     binrec_put_u(out, rec.len);
     buf_put(out, rec.data, rec.len);
     buf_release(&rec);
