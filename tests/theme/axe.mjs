@@ -171,7 +171,14 @@ async function main() {
             await page.waitForSelector('.search-results li', { timeout: 20000 }).catch(() => {});
           if (shots) {
             fs.mkdirSync(shots, { recursive: true });
-            await page.screenshot({ path: path.join(shots, `${shotName(p)}-${scheme}-${width}.png`) });
+            // a picture to look at, not a check: Chromium's compositor now
+            // and then cannot capture a frame on a busy machine ("Unable to
+            // capture screenshot"), so it is asked once more before giving up
+            const file = path.join(shots, `${shotName(p)}-${scheme}-${width}.png`);
+            await page.screenshot({ path: file }).catch(async () => {
+              await page.waitForTimeout(500);
+              await page.screenshot({ path: file });
+            });
           }
           await page.addScriptTag({ path: axePath });
           const found = await page.evaluate(async () => {
