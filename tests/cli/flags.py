@@ -327,8 +327,10 @@ def s_open(flag):
     os.chmod(os.path.join(bin_dir, "xdg-open"), 0o755)
     env = dict(ENV, PATH=bin_dir + ":" + ENV["PATH"])
     with Server("-s", site(), "-p", "0", *flag(), env=env) as srv:
+        # the stand-in's `>>` makes the file before its echo writes the
+        # line: wait for the whole line, not for the file
         for _ in range(50):
-            if os.path.exists(opened):
+            if os.path.exists(opened) and read(opened).endswith("\n"):
                 break
             time.sleep(0.1)
         want(os.path.exists(opened) and read(opened) == srv.url + "\n", "xdg-open was not run with the URL")
