@@ -410,40 +410,6 @@ static bool was_used(const cache *c, uint64_t h)
 
 /* ---- get / put ---- */
 
-/* Reads the entry file at path whole into out: a regular file of at most
- * CACHE_ENTRY_MAX bytes, read to the size it had when opened (an entry is
- * renamed into place whole and never written again; its length and MAC are
- * checked after). *there: something is at path — a link (to /dev/zero, to
- * a file elsewhere) or anything but a regular file is there and no entry.
- * Four system calls, where a stat before a general read took six. */
-static bool read_entry(const char *path, buf *out, bool *there)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
-        *there = errno != ENOENT && errno != ENOTDIR;
-        return false;
-    }
-    *there = true;
-    struct stat st;
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)CACHE_ENTRY_MAX;
-    size_t n = ok ? (size_t)st.st_size : 0, got = 0;
-    if (ok)
-        buf_grow(out, n + 1);
-    while (ok && got < n) {
-        ssize_t r = read(fd, out->data + out->len + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        ok = r > 0;
-        got += ok ? (size_t)r : 0;
-    }
-    close(fd);
-    if (ok) {
-        out->len += n;
-        out->data[out->len] = 0;
-    }
-    return ok;
-}
-
 bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *out)
 {
     if (!c || !kind_ok(kind) || atomic_load(&c->refused))
@@ -455,8 +421,10 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
     buf path = BUF_INIT, data = BUF_INIT;
     entry_path(c, kind, n, true, &path);
     bool hit = false;
+    /* a link (to /dev/zero, to a file elsewhere) is there, and no entry */
     bool there = false;
-    if (keyed && read_entry(path.data, &data, &there) && data.len >= HEADER && !memcmp(data.data, MAGIC, 4)) {
+    if (keyed && fs_read_file_placed(path.data, CACHE_ENTRY_MAX, &data, &there) && data.len >= HEADER &&
+        !memcmp(data.data, MAGIC, 4)) {
         const unsigned char *p = (const unsigned char *)data.data;
         size_t kl = get_u32(p + 4), vl = get_u32(p + 8);
         unsigned char want[MAC_LEN];

@@ -139,9 +139,7 @@ static void who(buf *b, const char *path)
         buf_puts(b, "none");
         return;
     }
-    buf_printf(b, "%llu %llu %lld %lld.%09ld %lld.%09ld", (unsigned long long)st.st_dev,
-               (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-               st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+    fs_put_who(b, &st);
 }
 
 void img_vips_record_key(buf *k)

@@ -378,10 +378,9 @@ static void copy_kept(render_ctx *c, const char *rel, const char *src, diag_list
         return;
     }
     buf k = BUF_INIT;
-    buf_printf(&k, "copy-out 1\nsource %s %llu %llu %llu %lld.%09ld %lld.%09ld\noutput %s\npath %s", src,
-               (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
-               (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
-               c->out->target, rel);
+    buf_printf(&k, "copy-out 1\nsource %s ", src);
+    fs_put_who(&k, &st);
+    buf_printf(&k, "\noutput %s\npath %s", c->out->target, rel);
     output_file_id id;
     if (!record_kept(c, "copy-out", &k, rel, &id) && output_copy_id(c->out, rel, src, d, &id))
         record_put(c, "copy-out", &k, &id);
@@ -403,10 +402,9 @@ static void photo_key(render_ctx *c, const char *path, const struct stat *st, co
                       size_t b, buf *k)
 {
     const site *s = c->s;
-    buf_printf(k, "photo-out 1\nsource %s %llu %llu %llu %lld.%09ld %lld.%09ld\nlibvips %s\nquality %ld\noutput %s",
-               path, (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-               (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
-               (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, vips, (long)s->cfg.images_quality, c->out->target);
+    buf_printf(k, "photo-out 1\nsource %s ", path);
+    fs_put_who(k, st);
+    buf_printf(k, "\nlibvips %s\nquality %ld\noutput %s", vips, (long)s->cfg.images_quality, c->out->target);
     for (size_t k2 = a; k2 < b; k2++)
         buf_printf(k, "\nvariant %u %s", s->variants[k2].width, s->variants[k2].path);
 }

@@ -96,6 +96,41 @@ bool fs_read_file_max(const char *path, size_t max, buf *out)
     return ok;
 }
 
+bool fs_read_file_placed(const char *path, size_t max, buf *out, bool *there)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        *there = errno != ENOENT && errno != ENOTDIR;
+        return false;
+    }
+    *there = true;
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size <= max;
+    size_t n = ok ? (size_t)st.st_size : 0, got = 0;
+    if (ok)
+        buf_grow(out, n);
+    while (ok && got < n) {
+        ssize_t r = read(fd, out->data + out->len + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        ok = r > 0;
+        got += ok ? (size_t)r : 0;
+    }
+    close(fd);
+    if (ok) {
+        out->len += n;
+        out->data[out->len] = 0;
+    }
+    return ok;
+}
+
+void fs_put_who(buf *b, const struct stat *st)
+{
+    buf_printf(b, "%llu %llu %llu %lld.%09ld %lld.%09ld", (unsigned long long)st->st_dev,
+               (unsigned long long)st->st_ino, (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec,
+               st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+}
+
 bool fs_read_head(const char *path, size_t n, buf *out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -28,10 +28,23 @@ const char *fs_strerror(int e);
  * regular file is read (a link to one is followed): a folder is EISDIR, a
  * device, FIFO or socket FS_ENOTREG (a FIFO never blocks the reader), and
  * a file of more than max bytes (also one that grows past it while read)
- * FS_ETOOBIG. Returns false with errno set. The one whole-file reader:
- * sources, site.yaml, templates, data files, bibliographies, the cache and
- * old outputs all come through it. */
+ * FS_ETOOBIG. Returns false with errno set. The whole-file reader of
+ * everything a person may be writing while it is read: sources, site.yaml,
+ * templates, data files, bibliographies and old outputs. */
 bool fs_read_file_max(const char *path, size_t max, buf *out);
+/* The same for a file sheaf renamed into place whole and never writes
+ * again (the build cache's entries): a regular file of at most max bytes,
+ * read to the size it had when opened: four system calls, where a link
+ * check before fs_read_file_max took six. A link is not followed. *there: something is at path (a link or anything
+ * but a regular file is there, and not read). */
+bool fs_read_file_placed(const char *path, size_t max, buf *out, bool *there);
+
+struct stat;
+/* Who a file is, for a record to tell it again without reading it:
+ * "DEV INO SIZE MTIME.NS CTIME.NS" (git's rule for its index: a rewrite
+ * changes the change time even when a tool sets the modification time
+ * back). */
+void fs_put_who(buf *b, const struct stat *st);
 /* fs_read_file_max with FS_READ_MAX. */
 bool fs_read_file(const char *path, buf *out);
 /* The containment rule (issue 34): whether path, after every symbolic
