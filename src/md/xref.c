@@ -582,8 +582,11 @@ void md_xref_prepare(md_walk *w, cmark_node *doc)
         if (ev != CMARK_EVENT_ENTER)
             continue;
         cmark_node_type t = cmark_node_get_type(n);
-        if (t == CMARK_NODE_PARAGRAPH || (t == CMARK_NODE_BLOCK_QUOTE && alerts) || is_table(n))
+        bool table = is_table(n);
+        if (t == CMARK_NODE_PARAGRAPH || (t == CMARK_NODE_BLOCK_QUOTE && alerts) || table)
             *(cmark_node **)md_vec_push(&nodes) = n;
+        if (t == CMARK_NODE_PARAGRAPH || t == CMARK_NODE_HEADING || table)
+            cmark_iter_reset(it, n, CMARK_EVENT_EXIT); /* inlines only below */
     }
     cmark_iter_free(it);
     cmark_node **v = nodes.v;
@@ -602,8 +605,14 @@ void md_xref_prepare(md_walk *w, cmark_node *doc)
     it = cmark_iter_new(doc);
     while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
         cmark_node *n = cmark_iter_get_node(it);
-        if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(n) == CMARK_NODE_PARAGRAPH
-            && !cmark_node_get_user_data(n))
+        if (ev != CMARK_EVENT_ENTER)
+            continue;
+        cmark_node_type t = cmark_node_get_type(n);
+        if (t != CMARK_NODE_PARAGRAPH && t != CMARK_NODE_HEADING && !is_table(n))
+            continue;
+        /* past its inlines before prepare_figure takes some of them out */
+        cmark_iter_reset(it, n, CMARK_EVENT_EXIT);
+        if (t == CMARK_NODE_PARAGRAPH && !cmark_node_get_user_data(n))
             prepare_figure(w, n);
     }
     cmark_iter_free(it);
