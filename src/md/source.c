@@ -183,6 +183,8 @@ void md_link_position(md_source *s, md_link_cursor *cur, cmark_node *n, cmark_no
     const char *auto_text = image ? NULL : autolink_text(n);
     if (auto_text)
         modes = "<u[";
+    /* the source spells an autolink's URL out up to any entity */
+    size_t k = auto_text ? strcspn(auto_text, "&") : 0;
     int last = cmark_node_get_end_line(leaf);
     const long W = 1L << 20;
     long best = -1;
@@ -196,12 +198,19 @@ void md_link_position(md_source *s, md_link_cursor *cur, cmark_node *n, cmark_no
             if (!md_source_line(s, ln, &p, &len))
                 break;
             size_t from = ln == cur->line ? (size_t)cur->col : 0;
+            /* the byte every candidate starts with, found by memchr (none
+             * for a URL that starts with an entity) */
+            char want = *m != 'u' ? *m : k ? auto_text[0] : 0;
             for (size_t i = from; i < len; i++) {
+                if (want) {
+                    const char *q = memchr(p + i, want, len - i);
+                    if (!q)
+                        break;
+                    i = (size_t)(q - p);
+                }
                 long score;
                 if (*m == '<' || *m == 'u') {
-                    /* the source spells the URL out (up to any entity);
-                     * cmark's column is no hint at all here */
-                    size_t k = strcspn(auto_text, "&");
+                    /* cmark's column is no hint at all here */
                     size_t at = *m == '<' ? i + 1 : i;
                     if ((*m == '<' && !is_start(p, len, i, '<', false))
                         || (*m == 'u' && i > 0 && p[i - 1] == '[') /* `[url](url)`: its '[' */
