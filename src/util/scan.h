@@ -34,6 +34,14 @@ static inline uint64_t swar_load(const char *p)
 #endif
     return x;
 }
+/* x to 8 bytes at d, its lowest byte at d[0] (swar_load's inverse) */
+static inline void swar_store(char *d, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    memcpy(d, &x, 8);
+}
 static inline uint64_t swar_high(uint64_t x) { return x & SWAR_HIGH; }
 static inline uint64_t swar_eq(uint64_t x, unsigned char c)
 {
@@ -142,6 +150,29 @@ static inline void scan_copy_blanks(char *d, const char *s)
     x = __builtin_bswap64(x);
 #endif
     memcpy(d, &x, 8);
+}
+#endif
+
+/* Search keys: the ASCII letters and digits among the SCAN_STEP bytes at
+ * p (bit k: p[k]), and in *high the bytes >= 0x80. */
+#ifdef SCAN_SSE2
+static inline unsigned scan_alnum_bits(const char *p, unsigned *high)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    __m128i low = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* bytes >= 0x80 stay negative */
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(low, _mm_set1_epi8('a' - 1)),
+                                   _mm_cmplt_epi8(low, _mm_set1_epi8('z' + 1)));
+    *high = sse_mask(x);
+    return sse_mask(_mm_or_si128(digit, letter));
+}
+#else
+static inline unsigned scan_alnum_bits(const char *p, unsigned *high)
+{
+    uint64_t x = swar_load(p), low = x | SWAR_ONES * 0x20;
+    *high = swar_bits(swar_high(x));
+    return swar_bits((swar_range(x, '0', '9') | swar_range(low, 'a', 'z')) & ~swar_high(x));
 }
 #endif
 

@@ -76,12 +76,13 @@ static void grow(words_set *w)
  * from every block's start (KEY_ROOM), so a block is read whole and
  * masked. */
 #define KEY_ROOM 8
+static inline uint64_t key_block_mask(size_t left)
+{
+    return left < 8 ? ((uint64_t)1 << (8 * left)) - 1 : ~(uint64_t)0;
+}
 static inline uint64_t key_block(const char *k, size_t left)
 {
-    uint64_t x = swar_load(k);
-    if (left < 8)
-        x &= ((uint64_t)1 << (8 * left)) - 1;
-    return x;
+    return swar_load(k) & key_block_mask(left);
 }
 
 /* Whether a[0..len) and b[0..len) are the same, 8 bytes a step (both
@@ -117,10 +118,10 @@ __attribute__((noinline)) static void insert_key(words_set *w, size_t j, uint64_
 /* Adds key[0..len) (0 < len < 256; a buffer with KEY_ROOM readable bytes
  * past each 8-byte block) at place `where`. Inline, the new key's work out
  * of line: it runs once a word. */
-__attribute__((always_inline)) static inline void add_key(words_set *w, const char *key, size_t len,
-                                                        int where)
+__attribute__((always_inline)) static inline void add_key_head(words_set *w, uint64_t head,
+                                                             const char *key, size_t len, int where)
 {
-    uint64_t head = key_block(key, len), h = hash_mix(len, head);
+    uint64_t h = hash_mix(len, head);
     for (size_t i = 8; i < len; i += 8)
         h = hash_mix(h, key_block(key + i, len - i));
     uint32_t hash = ((uint32_t)(h >> 32) & ~0xffu) | (uint32_t)len;
@@ -137,6 +138,53 @@ __attribute__((always_inline)) static inline void add_key(words_set *w, const ch
         return;
     }
     insert_key(w, j, head, hash, key, len, where);
+}
+
+/* The same, its first block not read yet. */
+__attribute__((always_inline)) static inline void add_key(words_set *w, const char *key, size_t len,
+                                                        int where)
+{
+    add_key_head(w, key_block(key, len), key, len, where);
+}
+
+/* The ASCII words that lie whole in the SCAN_STEP bytes at s (a
+ * separator after each, within the block, before any byte >= 0x80), found
+ * from the block's mask of letters and digits instead of a byte at a time;
+ * for a place between words. Returns how far it read: the start of a
+ * word it leaves to the caller, or the first byte >= 0x80, or SCAN_STEP. */
+static inline size_t block_words(words_set *w, const char *s, int where)
+{
+    unsigned high, m = scan_alnum_bits(s, &high);
+    size_t lim = high ? (size_t)__builtin_ctz(high) : SCAN_STEP, p = 0;
+    while (p < lim) {
+        unsigned r = m >> p;
+        if (!r)
+            return lim; /* separators up to the limit */
+        size_t st = p + (size_t)__builtin_ctz(r);
+        if (st >= lim)
+            return lim;
+        size_t en = st + (size_t)__builtin_ctz(~m >> st); /* ~m has bits past the block */
+        if (en >= lim)
+            return st; /* it may go on: the byte loop reads it */
+        size_t len = en - st;
+        if (len <= 8) {
+            /* its 8 bytes read within the block: from st, or from the
+             * block's last 8 and shifted down */
+            size_t at = st + 8 <= SCAN_STEP ? st : SCAN_STEP - 8;
+            uint64_t head = ((swar_load(s + at) >> 8 * (st - at)) | SWAR_ONES * 0x20)
+                            & key_block_mask(len);
+            char key[8]; /* the bytes for insert_key, in order */
+            swar_store(key, head);
+            add_key_head(w, head, key, len, where);
+        } else { /* 9 to 15 bytes: its first 8 and its last 8 */
+            char word[16 + KEY_ROOM];
+            swar_store(word, swar_load(s + st) | SWAR_ONES * 0x20);
+            swar_store(word + len - 8, swar_load(s + en - 8) | SWAR_ONES * 0x20);
+            add_key(w, word, len, where);
+        }
+        p = en + 1; /* s[en] is a separator */
+    }
+    return lim;
 }
 
 
@@ -196,6 +244,14 @@ void words_set_add(words_set *w, const char *s, size_t n, int where)
             if (prev_cjk >= 0) {
                 end_cjk_run(w, prev_cjk, cjk_single, where);
                 prev_cjk = -1;
+            }
+            /* between words, a block ahead: its whole words at once */
+            if (!wl && n - i >= SCAN_STEP) {
+                size_t k = block_words(w, s + i, where);
+                if (k) {
+                    i += k;
+                    continue;
+                }
             }
             if (!ascii_word[b]) {
                 if (wl) {

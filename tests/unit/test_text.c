@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <utf8proc.h>
+
 #include "site/links.h"
 #include "util/buf.h"
 #include "util/scan.h"
@@ -309,6 +311,110 @@ TEST(search_keys)
     words_set_free(w);
 }
 
+/* The search keys of a text a character at a time, through
+ * text_next_char alone, packed as words_set_take packs them: what the
+ * block and run scans of words_set_add must give. */
+static void keys_slow(const char *s, size_t n, int where, buf *keys)
+{
+    char word[WORDS_KEY_MAX + 8];
+    size_t wl = 0;
+    int32_t prev = -1;
+    bool single = false;
+    char k[16];
+#define KEY(p, l)                                                                                \
+    do {                                                                                         \
+        size_t at_ = 0, kn_;                                                                     \
+        const char *kk_;                                                                         \
+        int kw_;                                                                                 \
+        bool seen_ = false;                                                                      \
+        while ((kn_ = words_next(keys->data, keys->len, &at_, &kk_, &kw_)))                      \
+            if (kn_ == (l) && !memcmp(kk_, (p), (l))) {                                          \
+                seen_ = true;                                                                    \
+                if (kw_ < where)                                                                 \
+                    ((char *)kk_)[-1] = (char)where;                                             \
+            }                                                                                    \
+        if (!seen_) {                                                                            \
+            buf_putc(keys, (char)(l));                                                           \
+            buf_putc(keys, (char)where);                                                         \
+            buf_put(keys, (p), (l));                                                             \
+        }                                                                                        \
+    } while (0)
+    for (size_t i = 0; i <= n;) {
+        int32_t cp = -1;
+        int cls = TEXT_CHAR_OTHER;
+        size_t l = i < n ? text_next_char(s, n, i, &cp, &cls) : 1;
+        if (cls == TEXT_CHAR_WORD) {
+            if (prev >= 0 && single)
+                KEY(k, (size_t)utf8proc_encode_char(prev, (utf8proc_uint8_t *)k));
+            prev = -1;
+            char c[4];
+            size_t cl = (size_t)utf8proc_encode_char(cp, (utf8proc_uint8_t *)c);
+            if (wl < WORDS_KEY_MAX) {
+                memcpy(word + wl, c, cl);
+                wl += cl;
+            }
+        } else {
+            if (wl)
+                KEY(word, wl);
+            wl = 0;
+            if (cls == TEXT_CHAR_CJK) {
+                if (prev >= 0) {
+                    size_t kl = (size_t)utf8proc_encode_char(prev, (utf8proc_uint8_t *)k);
+                    kl += (size_t)utf8proc_encode_char(cp, (utf8proc_uint8_t *)k + kl);
+                    KEY(k, kl);
+                    single = false;
+                } else {
+                    single = true;
+                }
+                prev = cp;
+            } else {
+                if (prev >= 0 && single)
+                    KEY(k, (size_t)utf8proc_encode_char(prev, (utf8proc_uint8_t *)k));
+                prev = -1;
+            }
+        }
+        i += l;
+    }
+#undef KEY
+}
+
+/* words_set_add against keys_slow on random texts: runs of ASCII letters
+ * and digits of every length around the blocks' edges, separators, accented
+ * and CJK letters, invalid bytes. */
+TEST(search_keys_random)
+{
+    static const char *const parts[] = { "a", "Z", "7", "xy", "Word", "ABCDEFG", "abcdefgh",
+                                         "abcdefghi", "0123456789abcdef", " ", "  ", ",", ". ",
+                                         "-", "\n", "\xc3\xa9", "\xc3\x89", "\xe6\xa2\xaf",
+                                         "\xe5\xba\xa6", "\xff", "\xcc\x81", "x\xc3\xa9" };
+    words_set *w = words_set_new();
+    buf got = BUF_INIT, want = BUF_INIT, text = BUF_INIT;
+    uint32_t seed = 12345;
+    int bad = 0;
+    for (int round = 0; round < 3000 && bad < 3; round++) {
+        buf_reset(&text);
+        int nparts = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
+        for (int i = 0; i < nparts; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf_puts(&text, parts[(seed >> 16) % (sizeof parts / sizeof *parts)]);
+        }
+        int where = round % 3;
+        buf_reset(&got);
+        buf_reset(&want);
+        words_set_add(w, text.data, text.len, where);
+        words_set_take(w, &got);
+        keys_slow(text.data, text.len, where, &want);
+        if (got.len != want.len || memcmp(got.data, want.data, got.len)) {
+            bad++;
+            FAILF("keys of \"%s\" differ from the slow rule's", text.data);
+        }
+    }
+    buf_release(&got);
+    buf_release(&want);
+    buf_release(&text);
+    words_set_free(w);
+}
+
 /* The snippets' text, a byte at a time: each run of blanks one space,
  * none at either end, none before , . ; : ! ? ) — what the block copy of
  * site_search_text must give. */
@@ -439,6 +545,7 @@ int main(void)
     RUN(word_counts_cjk);
     RUN(utf8_check);
     RUN(search_keys);
+    RUN(search_keys_random);
     RUN(search_text);
     RUN(json_scan);
     return harness_done();
