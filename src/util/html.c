@@ -3,6 +3,7 @@
 #include "util/scan.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -97,8 +98,8 @@ static const struct tag_kind {
     { "tr", TAG_BLOCK }, { "track", TAG_VOID }, { "ul", TAG_BLOCK }, { "wbr", TAG_VOID },
 };
 
-/* The TAG_ bits of the element named s[0..n) (any case); 0 for others. */
-static unsigned tag_kind(const char *s, size_t n)
+/* tag_kind for the longer names: a binary search of the table. */
+static unsigned tag_kind_long(const char *s, size_t n)
 {
     char low[16];
     if (!n || n >= sizeof low)
@@ -121,6 +122,60 @@ static unsigned tag_kind(const char *s, size_t n)
             lo = mid + 1;
     }
     return 0;
+}
+
+/* The names of up to 8 bytes (all but a few), each packed lower-cased
+ * into a number, in an open-addressing table: a tag's kind is then found
+ * by one hash and a compare or two, not a binary search of strings. */
+#define TAG_SLOTS 256
+static struct tag_slot {
+    uint64_t key; /* 0: empty */
+    unsigned char kind;
+} tag_slots[TAG_SLOTS];
+static pthread_once_t tag_slots_once = PTHREAD_ONCE_INIT;
+
+static size_t tag_slot_of(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 56); }
+
+static void tag_slots_fill(void)
+{
+    for (size_t i = 0; i < sizeof tag_kinds / sizeof *tag_kinds; i++) {
+        size_t n = strlen(tag_kinds[i].name);
+        if (n > 8)
+            continue;
+        char b[8] = { 0 };
+        memcpy(b, tag_kinds[i].name, n); /* the names are lower case */
+        uint64_t key = swar_load(b);
+        size_t j = tag_slot_of(key);
+        while (tag_slots[j].key)
+            j = (j + 1) % TAG_SLOTS;
+        tag_slots[j] = (struct tag_slot){ key, tag_kinds[i].kind };
+    }
+}
+
+/* The TAG_ bits of the element named s[0..n) (any case); 0 for others.
+ * The name's bytes are letters, digits, '-' and ':' (name_byte); `room`
+ * bytes can be read from s. */
+static unsigned tag_kind(const char *s, size_t n, size_t room)
+{
+    if (n && n <= 8) {
+        uint64_t key;
+        if (room >= 8) {
+            key = swar_load(s) & (n < 8 ? ((uint64_t)1 << (8 * n)) - 1 : ~(uint64_t)0);
+        } else {
+            char b[8] = { 0 };
+            memcpy(b, s, n);
+            key = swar_load(b);
+        }
+        /* upper case to lower: 0x20 added to the bytes from 'A' to 'Z',
+         * a byte at a time whatever the byte order */
+        key |= swar_range(key, 'A', 'Z') >> 2;
+        pthread_once(&tag_slots_once, tag_slots_fill);
+        for (size_t j = tag_slot_of(key); tag_slots[j].key; j = (j + 1) % TAG_SLOTS)
+            if (tag_slots[j].key == key)
+                return tag_slots[j].kind;
+        return 0;
+    }
+    return tag_kind_long(s, n);
 }
 
 /* The value of attribute `name` in a tag's attribute text a[0..n), or
@@ -483,7 +538,7 @@ void html_plain_text_marked(buf *out, const char *h, size_t n, bool lines, const
         size_t after = e < n ? e + 1 : n;
         const char *name = h + ns;
         size_t nl = ne - ns;
-        unsigned kind = tag_kind(name, nl);
+        unsigned kind = tag_kind(name, nl, n - ns);
         bool block = kind & TAG_BLOCK;
         if (block)
             plain_break(&p, 2);

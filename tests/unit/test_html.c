@@ -120,6 +120,36 @@ TEST(blocks)
     buf_release(&b);
 }
 
+/* Each kind of element found by its name in any case, whatever its
+ * length (the short names are looked up packed in a number, the long ones
+ * by their bytes), and a tag at the very end of the text. */
+TEST(element_kinds)
+{
+    static const struct {
+        const char *name, *want;
+    } cases[] = {
+        { "p", "a\nb\nc" },          { "P", "a\nb\nc" },         { "h6", "a\nb\nc" },
+        { "H7", "abc" },             { "b", "abc" },               { "br", "a\nb\nc" },
+        { "Br", "a\nb\nc" },         { "brx", "abc" },             { "wbr", "abc" },
+        { "SPAN", "abc" },           { "svg", "ac" },              { "Script", "ac" },
+        { "section", "a\nb\nc" },    { "details", "a\nb\nc" },     { "TEMPLATE", "ac" },
+        { "textarea", "ac" },        { "textareas", "abc" },       { "blockquote", "a\nb\nc" },
+        { "FigCaption", "a\nb\nc" }, { "annotation", "ac" },       { "annotation-xml", "ac" },
+        { "Annotation-XML", "ac" },  { "annotation-xmlx", "abc" }, { "x:y", "abc" },
+    };
+    buf b = BUF_INIT, h = BUF_INIT;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        buf_reset(&h);
+        buf_printf(&h, "a<%s>b</%s>c", cases[i].name, cases[i].name);
+        EQ_STR(plain(&b, h.data, true), cases[i].want);
+    }
+    /* a name that ends the text: read without going past it */
+    EQ_STR(plain(&b, "a</p", true), "a");
+    EQ_STR(plain(&b, "a<P", true), "a");
+    buf_release(&h);
+    buf_release(&b);
+}
+
 TEST(formulas)
 {
     buf b = BUF_INIT;
@@ -224,6 +254,7 @@ int main(void)
     RUN(tags_and_space);
     RUN(blanks_in_blocks);
     RUN(blocks);
+    RUN(element_kinds);
     RUN(formulas);
     RUN(left_out);
     RUN(marks);
