@@ -299,6 +299,31 @@ TEST(text_format_fix_replaces_as_html5_does)
     EQ_INT(text_format_of("a.json/x"), TEXT_PLAIN);
 }
 
+/* One byte in printable ASCII at every place of a text longer than two
+ * 32-byte steps: found exactly where it is when the format refuses it,
+ * passed over (to the end) when it does not — the blanks other than line
+ * feeds stop the rough 32-byte test but are not suspect. */
+TEST(text_format_bad_at_every_place)
+{
+    static const struct {
+        char c;
+        bool bad;
+    } bytes[] = { { '\x01', true }, { '\x7F', true }, { '\xFE', true }, { '\x1F', true },
+                  { '\t', false },  { '\r', false },  { '\n', false },  { '\f', false } };
+    char t[80];
+    for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
+        for (size_t at = 0; at < sizeof t; at++) {
+            for (size_t i = 0; i < sizeof t; i++)
+                t[i] = (char)('a' + i % 26);
+            t[at] = bytes[b].c;
+            size_t got = text_format_bad(t, sizeof t, TEXT_HTML);
+            if (got != (bytes[b].bad ? at : sizeof t)) {
+                FAILF("byte 0x%02x at %zu: found at %zu", (unsigned char)bytes[b].c, at, got);
+                return;
+            }
+        }
+}
+
 static bool allowed(const char *u)
 {
     char scheme[32];
@@ -340,6 +365,7 @@ int main(void)
     RUN(url_rules);
     RUN(url_policy_for_urls_from_data);
     RUN(text_format_fix_replaces_as_html5_does);
+    RUN(text_format_bad_at_every_place);
     RUN(xml_forbidden_strip_matches_the_rule);
     return harness_done();
 }
