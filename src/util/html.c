@@ -60,13 +60,21 @@ size_t html_unescape_ref(const char *s, size_t n, buf *b)
 
 /* ---- plain text ---- */
 
+/* isspace and tolower of the C locale (sheaf sets no other), without
+ * their calls: they run once a byte of every tag. */
+static inline bool c_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static inline unsigned char c_lower(unsigned char c)
+{
+    return (unsigned)(c - 'A') < 26 ? (unsigned char)(c | 0x20) : c;
+}
+
 static bool name_is(const char *s, size_t n, const char *name)
 {
     size_t k = strlen(name);
     if (n != k)
         return false;
     for (size_t i = 0; i < k; i++)
-        if (tolower((unsigned char)s[i]) != name[i])
+        if (c_lower((unsigned char)s[i]) != (unsigned char)name[i])
             return false;
     return true;
 }
@@ -105,7 +113,7 @@ static unsigned tag_kind_long(const char *s, size_t n)
     if (!n || n >= sizeof low)
         return 0;
     for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)s[i]);
+        low[i] = (char)c_lower((unsigned char)s[i]);
     low[n] = 0;
     size_t lo = 0, hi = sizeof tag_kinds / sizeof *tag_kinds;
     while (lo < hi) {
@@ -178,48 +186,62 @@ static unsigned tag_kind(const char *s, size_t n, size_t room)
     return tag_kind_long(s, n);
 }
 
-/* The value of attribute `name` in a tag's attribute text a[0..n), or
- * NULL; *len its length. Reads name=value, name="value", name='value'. */
+/* The next attribute of a tag's attribute text a[0..n) from *at: its
+ * name a[*ns..*ne) (empty for a stray byte) and value *v[0..*vl) (""
+ * when it has none); false at the end. Reads name=value, name="value",
+ * name='value'. */
+static bool next_attr(const char *a, size_t n, size_t *at, size_t *ns, size_t *ne, const char **v,
+                      size_t *vl)
+{
+    size_t i = *at;
+    if (i >= n)
+        return false;
+    while (i < n && (c_space((unsigned char)a[i]) || a[i] == '/'))
+        i++;
+    *ns = i;
+    while (i < n && !c_space((unsigned char)a[i]) && a[i] != '=' && a[i] != '/')
+        i++;
+    *ne = i;
+    while (i < n && c_space((unsigned char)a[i]))
+        i++;
+    *v = "";
+    *vl = 0;
+    if (i < n && a[i] == '=') {
+        i++;
+        while (i < n && c_space((unsigned char)a[i]))
+            i++;
+        if (i < n && (a[i] == '"' || a[i] == '\'')) {
+            char q = a[i++];
+            *v = a + i;
+            while (i < n && a[i] != q)
+                i++;
+            *vl = (size_t)(a + i - *v);
+            if (i < n)
+                i++;
+        } else {
+            *v = a + i;
+            while (i < n && !c_space((unsigned char)a[i]))
+                i++;
+            *vl = (size_t)(a + i - *v);
+        }
+    }
+    if (*ne == *ns && i < n && *ns == i)
+        i++; /* a stray byte: step over it */
+    *at = i;
+    return true;
+}
+
+/* The value of attribute `name` (its first) in a tag's attribute text
+ * a[0..n), or NULL; *len its length. */
 static const char *attr_value(const char *a, size_t n, const char *name, size_t *len)
 {
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (isspace((unsigned char)a[i]) || a[i] == '/'))
-            i++;
-        size_t ns = i;
-        while (i < n && !isspace((unsigned char)a[i]) && a[i] != '=' && a[i] != '/')
-            i++;
-        size_t ne = i;
-        while (i < n && isspace((unsigned char)a[i]))
-            i++;
-        const char *v = "";
-        size_t vl = 0;
-        if (i < n && a[i] == '=') {
-            i++;
-            while (i < n && isspace((unsigned char)a[i]))
-                i++;
-            if (i < n && (a[i] == '"' || a[i] == '\'')) {
-                char q = a[i++];
-                v = a + i;
-                while (i < n && a[i] != q)
-                    i++;
-                vl = (size_t)(a + i - v);
-                if (i < n)
-                    i++;
-            } else {
-                v = a + i;
-                while (i < n && !isspace((unsigned char)a[i]))
-                    i++;
-                vl = (size_t)(a + i - v);
-            }
-        }
+    size_t i = 0, ns, ne, vl;
+    const char *v;
+    while (next_attr(a, n, &i, &ns, &ne, &v, &vl))
         if (ne > ns && name_is(a + ns, ne - ns, name)) {
             *len = vl;
             return v;
         }
-        if (ne == ns && i < n && ns == i)
-            i++; /* a stray byte: step over it */
-    }
     return NULL;
 }
 
@@ -227,10 +249,10 @@ static bool has_class(const char *v, size_t n, const char *cls)
 {
     size_t k = strlen(cls);
     for (size_t i = 0; i < n;) {
-        while (i < n && isspace((unsigned char)v[i]))
+        while (i < n && c_space((unsigned char)v[i]))
             i++;
         size_t s = i;
-        while (i < n && !isspace((unsigned char)v[i]))
+        while (i < n && !c_space((unsigned char)v[i]))
             i++;
         if (i - s == k && !memcmp(v + s, cls, k))
             return true;
@@ -238,17 +260,32 @@ static bool has_class(const char *v, size_t n, const char *cls)
     return false;
 }
 
-/* Whether the element whose attribute text is a[0..n) is left out. */
+/* Whether the element whose attribute text is a[0..n) is left out: its
+ * first aria-hidden is "true", it has a hidden attribute, or its first
+ * class names a footnote link. The attributes read once, not once a
+ * name. */
 static bool hidden(const char *a, size_t n)
 {
-    size_t l;
-    const char *v = attr_value(a, n, "aria-hidden", &l);
-    if (v && name_is(v, l, "true"))
-        return true;
-    if (attr_value(a, n, "hidden", &l))
-        return true;
-    v = attr_value(a, n, "class", &l);
-    return v && (has_class(v, l, "footnote-ref") || has_class(v, l, "footnote-backref"));
+    size_t i = 0, ns, ne, vl;
+    const char *v;
+    bool aria_seen = false, class_seen = false;
+    while (next_attr(a, n, &i, &ns, &ne, &v, &vl)) {
+        const char *name = a + ns;
+        size_t nl = ne - ns;
+        if (name_is(name, nl, "aria-hidden")) {
+            if (!aria_seen && name_is(v, vl, "true"))
+                return true;
+            aria_seen = true;
+        } else if (name_is(name, nl, "hidden")) {
+            return true;
+        } else if (name_is(name, nl, "class")) {
+            if (!class_seen
+                && (has_class(v, vl, "footnote-ref") || has_class(v, vl, "footnote-backref")))
+                return true;
+            class_seen = true;
+        }
+    }
+    return false;
 }
 
 typedef struct plain {
@@ -395,7 +432,7 @@ static bool tag_name(const char *h, size_t t, size_t n, size_t *ns, size_t *ne, 
     *closing = s < n && h[s] == '/';
     if (*closing)
         s++;
-    if (s >= n || !isalpha((unsigned char)h[s]))
+    if (s >= n || (unsigned)(((unsigned char)h[s] | 0x20) - 'a') >= 26) /* isalpha */
         return false;
     size_t e = s;
     while (e < n && name_byte((unsigned char)h[e]))

@@ -198,6 +198,13 @@ TEST(left_out)
     EQ_STR(plain(&b, "a<img alt=\"pic\" aria-hidden=\"true\">b<br hidden>c", false), "ab c");
     /* class tokens are whole */
     EQ_STR(plain(&b, "<sup class=\"footnote-refs\">1</sup>", false), "1");
+    /* an attribute's first occurrence counts, in any case, the others not */
+    EQ_STR(plain(&b, "a<span class=\"x\" class=\"footnote-ref\">b</span>c", false), "abc");
+    EQ_STR(plain(&b, "a<span aria-hidden=\"false\" ARIA-HIDDEN=\"true\">b</span>c", false), "abc");
+    EQ_STR(plain(&b, "a<span Aria-Hidden=\"TRUE\" class=\"x\">b</span>c", false), "ac");
+    EQ_STR(plain(&b, "a<span class=\"x\" data-y='z' HIDDEN>b</span>c", false), "ac");
+    EQ_STR(plain(&b, "a<span title=hidden class = 'q footnote-backref'>b</span>c", false), "ac");
+    EQ_STR(plain(&b, "a<span ==\"x\" / hidden=>b</span>c", false), "ac");
     EQ_STR(plain(&b, "a<script>never closed", false), "a");
     buf_release(&b);
 }
