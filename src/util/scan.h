@@ -274,20 +274,40 @@ static inline size_t scan_html_special(const char *s, size_t i, size_t n)
  * forbids (util/xmlchar.h) — a C0 control other than tab, newline and
  * carriage return, or 0xED / 0xEF, which start the surrogates and
  * U+FFFE/U+FFFF among others — or n. */
+#ifdef SCAN_SSE2
+/* The suspect bytes of the 16 at x, line feeds left out of the controls
+ * (most of them); with `exact`, tabs and carriage returns too. */
+static inline __m128i xml_suspect_lanes(__m128i x, bool exact)
+{
+    /* signed: bytes >= 0x80 are negative, so "> -1" leaves them out */
+    __m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)),
+                                _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+    __m128i ok = _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'));
+    if (exact)
+        ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\r'))));
+    __m128i lead = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xED)),
+                                _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xEF)));
+    return _mm_or_si128(_mm_andnot_si128(ok, ctl), lead);
+}
+#endif
 static inline size_t scan_xml_suspect(const char *s, size_t i, size_t n)
 {
 #ifdef SCAN_SSE2
+    /* 32 bytes a step, tested roughly (a tab or a carriage return stops
+     * it too), then exactly where the rough test stopped */
+    for (; n - i >= 32; i += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        if (!sse_mask(_mm_or_si128(xml_suspect_lanes(a, false), xml_suspect_lanes(b, false))))
+            continue;
+        unsigned k = sse_mask(xml_suspect_lanes(a, true))
+                     | sse_mask(xml_suspect_lanes(b, true)) << 16;
+        if (k)
+            return i + (unsigned)__builtin_ctz(k);
+    }
     for (; n - i >= 16; i += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
-        /* signed: bytes >= 0x80 are negative, so "> -1" leaves them out */
-        __m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)),
-                                    _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
-                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
-                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')));
-        __m128i lead = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xED)),
-                                    _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xEF)));
-        unsigned k = sse_mask(_mm_or_si128(_mm_andnot_si128(ok, ctl), lead));
+        unsigned k = sse_mask(xml_suspect_lanes(_mm_loadu_si128((const __m128i *)(s + i)), true));
         if (k)
             return i + (unsigned)__builtin_ctz(k);
     }
