@@ -27,7 +27,8 @@ typedef struct diag {
                      line:col: "cell 7 (line 3:5)" (diag_relocate) */
     char *about;  /* NULL, or the name the message is about, for a program
                      to read rather than the words: a link check's missing
-                     #fragment (diag_add_about) */
+                     #fragment, "#id"; a missing link target, its path
+                     (diag_add_about) */
 } diag;
 
 typedef struct diag_list diag_list;

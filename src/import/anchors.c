@@ -56,7 +56,8 @@ bool import_script_anchors(imp *m)
     size_t npats = 0, cap = 0;
     for (size_t i = 0; i < diag_count(d); i++) {
         const diag *e = diag_get(d, i);
-        const char *id = e->level == DIAG_ERROR ? e->about : NULL; /* a missing heading's id */
+        /* "#" and a missing heading's id */
+        const char *id = e->level == DIAG_ERROR && e->about && e->about[0] == '#' ? e->about + 1 : NULL;
         if (!id)
             continue;
         const char *pat = pattern_of(m->a, id);

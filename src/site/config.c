@@ -316,6 +316,8 @@ static const key_def config_keys[] = {
       .want = "a list of file names (feed_copies: [index.xml])", .flags = KEY_UNIQUE },
     { .name = "anchors_warn", .type = KEY_NAMES, .at = AT(anchors_warn), .set = AT(nanchors_warn),
       .want = "a list of patterns of #fragments (anchors_warn: [comment-*])", .flags = KEY_UNIQUE },
+    { .name = "targets_warn", .type = KEY_NAMES, .at = AT(targets_warn), .set = AT(ntargets_warn),
+      .want = "a list of patterns of link targets (targets_warn: [content/posts/draft.md])", .flags = KEY_UNIQUE },
     { .name = "taxonomies", .type = KEY_NAMES, .at = AT(taxonomies), .set = AT(ntaxonomies),
       .want = "a list of taxonomy names (taxonomies: [tags, categories])", .flags = KEY_UNIQUE },
     { .name = "favicon", .type = KEY_STRING, .at = AT(favicon),

@@ -68,6 +68,12 @@ typedef struct site_config {
      * a script makes: comment widgets) */
     const char **anchors_warn;
     size_t nanchors_warn;
+    /* `targets_warn:` glob patterns of link targets (content/posts/x.md, a
+     * missing file's path): a link to a page the build leaves out, or to a
+     * file that does not exist, is a warning when its target matches one
+     * (links broken on an imported site's old build already) */
+    const char **targets_warn;
+    size_t ntargets_warn;
     site_output *outputs;    /* `outputs:` merged over the default, feed.json */
     size_t noutputs;
     /* `images:` (docs/images.md) */

@@ -834,11 +834,15 @@ static void missing_anchor(const site *s, diag_list *d, const page *p, const lin
     if (by)
         buf_printf(&why, " (anchors_warn: '%s': an id a script makes, not checked)", by);
     bool label = md_label_kind_of(anchor, strlen(anchor)) >= 0;
-    /* about: a heading's id the page lacks (an equation label is no id a
-     * script could make); `sheaf import` reads it */
-    diag_add_about(d, label ? NULL : anchor, warn || by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src,
+    /* about: "#" and a heading's id the page lacks (an equation label is
+     * no id a script could make); `sheaf import` reads it */
+    buf about = BUF_INIT;
+    if (!label)
+        buf_printf(&about, "#%s", anchor);
+    diag_add_about(d, label ? NULL : about.data, warn || by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src,
                    l->line, l->col, "link to '%s': no %s '%s' %s%s%s", l->dest, label ? "label" : "heading",
                    anchor, t == p ? "on this page" : "in ", t == p ? "" : t->src, why.data);
+    buf_release(&about);
     buf_release(&why);
 }
 
@@ -901,6 +905,50 @@ static void report(const site *s, diag_list *d, const page *p, const link_rec *l
     va_end(ap);
 }
 
+/* The `targets_warn:` pattern `target` matches, or NULL. */
+static const char *target_listed(const site *s, const char *target)
+{
+    for (size_t i = 0; i < s->cfg.ntargets_warn; i++)
+        if (!fnmatch(s->cfg.targets_warn[i], target, 0))
+            return s->cfg.targets_warn[i];
+    return NULL;
+}
+
+/* A link whose target does not exist or is left out of the build
+ * (`target`: the source path of the page, or the path looked for): an
+ * error by report()'s rule, or a warning when `targets_warn:` lists the
+ * target — a link known to be broken (the old site shipped it so), kept
+ * in sight on every build. diag.about is the target, for `sheaf import`. */
+static void report_target(const site *s, diag_list *d, const page *p, const link_rec *l, const char *target,
+                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void report_target(const site *s, diag_list *d, const page *p, const link_rec *l, const char *target,
+                          const char *fmt, ...)
+{
+    const char *by = target_listed(s, target);
+    buf m = BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&m, fmt, ap);
+    va_end(ap);
+    if (by)
+        buf_printf(&m, " (targets_warn: '%s': known to be broken)", by);
+    diag_add_about(d, target, by || s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col, "%s",
+                   m.data);
+    buf_release(&m);
+}
+
+/* What a LINK_MISSING link looked for, as `targets_warn:` matches it:
+ * content/posts/x.png, or the path as written when it climbs out of
+ * content/ (missing_path then says so in words). */
+static const char *missing_target(arena *a, const link_rec *l)
+{
+    static const char outside[] = " (outside content/)";
+    size_t n = strlen(l->missing_path), k = sizeof outside - 1;
+    if (n > k && !strcmp(l->missing_path + n - k, outside))
+        return arena_strndup(a, l->missing_path, n - k);
+    return l->missing_path;
+}
+
 static int cmp_backlink_date(const site *s, int a, int b)
 {
     const page *x = &s->pages[a], *y = &s->pages[b];
@@ -913,19 +961,19 @@ static int cmp_backlink_date(const site *s, int a, int b)
 
 /* A link to a page the build leaves out: an error like any broken link
  * (a warning with `links: warn`), saying why it is out and how to build it. */
-static void report_held(site *s, diag_list *d, const page *p, const link_rec *l, const page *t)
+static void report_held(const site *s, diag_list *d, const page *p, const link_rec *l, const page *t)
 {
     buf when = BUF_INIT;
     if (t->held == SITE_SCHEDULED) {
         date_format(&when, &t->date, "%Y-%m-%d %H:%M %z");
-        report(s, d, p, l, "link to '%s': %s is scheduled for %s, after this build's clock (build with "
+        report_target(s, d, p, l, t->src, "link to '%s': %s is scheduled for %s, after this build's clock (build with "
                "--future to include it)", l->dest, t->src, when.data);
     } else if (t->held == SITE_EXPIRED) {
         date_format(&when, &t->expiry, "%Y-%m-%d %H:%M %z");
-        report(s, d, p, l, "link to '%s': %s expired on %s ('expiry:' in its front matter)", l->dest,
+        report_target(s, d, p, l, t->src, "link to '%s': %s expired on %s ('expiry:' in its front matter)", l->dest,
                t->src, when.data);
     } else {
-        report(s, d, p, l, "link to '%s': %s is a draft (build with --drafts, or publish it)", l->dest,
+        report_target(s, d, p, l, t->src, "link to '%s': %s is a draft (build with --drafts, or publish it)", l->dest,
                t->src);
     }
     buf_release(&when);
@@ -957,17 +1005,18 @@ void site_check_links(site *s, diag_list *d)
             switch (l->kind) {
             case LINK_MISSING: {
                 const char *sug = suggest_file(s, p, l->missing_path);
+                const char *target = missing_target(s->a, l);
                 if (l->image_key)
-                    report(s, d, p, l, "image: '%s': no such file %s (looked for beside the page's "
-                           "file, then from the site's root)%s%s%s", l->dest, l->missing_path,
-                           sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+                    report_target(s, d, p, l, target, "image: '%s': no such file %s (looked for beside the "
+                                  "page's file, then from the site's root)%s%s%s", l->dest, l->missing_path,
+                                  sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
                 else if (!sug && looks_like_host(l->dest))
-                    report(s, d, p, l, "link to '%s': no such file %s (a web address needs its "
-                           "scheme: https://%s)", l->dest, l->missing_path, l->dest);
+                    report_target(s, d, p, l, target, "link to '%s': no such file %s (a web address needs its "
+                                  "scheme: https://%s)", l->dest, l->missing_path, l->dest);
                 else
-                    report(s, d, p, l, "link to '%s': no such file %s%s%s%s", l->dest,
-                           l->missing_path, sug ? " (did you mean '" : "", sug ? sug : "",
-                           sug ? "'?)" : "");
+                    report_target(s, d, p, l, target, "link to '%s': no such file %s%s%s%s", l->dest,
+                                  l->missing_path, sug ? " (did you mean '" : "", sug ? sug : "",
+                                  sug ? "'?)" : "");
                 break;
             }
             case LINK_SELF:
