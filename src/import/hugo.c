@@ -299,8 +299,10 @@ static void hg_page(hg *h, const char *rel, const char *in)
     for (size_t i = 0; i < p->naliases; i++)
         if (p->aliases[i][0] != '/' && !strstr(p->aliases[i], "://"))
             p->aliases[i] = relative_alias(m, p->old_url, p->aliases[i]);
-    if (p->hidden)
+    if (p->hidden) {
+        p->hidden_url = p->old_url;
         p->old_url = NULL;
+    }
     buf_release(&text);
 }
 

@@ -607,6 +607,16 @@ static void write_report(imp *m, buf *r, long aliases)
             buf_printf(r, "- `%s`: %s (`%s`)\n", m->script_anchors[i].where, m->script_anchors[i].message,
                        m->script_anchors[i].pattern);
     }
+    if (m->nbroken_targets) {
+        buf_printf(r, "\n## Links to drafts and missing files (%zu)\n\n"
+                      "These links lead to a page the old site did not publish (a draft) or to a file "
+                      "that does not exist: broken on the old site too, unless the import broke them. "
+                      "`targets_warn:` in site.yaml makes each a warning on every build; fix them, then "
+                      "remove their entries:\n\n",
+                   m->nbroken_targets);
+        for (size_t i = 0; i < m->nbroken_targets; i++)
+            buf_printf(r, "- `%s`: %s\n", m->broken_targets[i].where, m->broken_targets[i].message);
+    }
     vec_sort(m->notes, m->nnotes, sizeof *m->notes, note_cmp);
     m->nnote_slots = 0; /* its indexes are the old order's: made again if a note comes */
     buf_printf(r, "\n## Not converted (%zu)\n\n", m->nnotes);
@@ -705,7 +715,8 @@ bool import_run(const import_options *o, buf *report, diag_list *d)
         for (size_t i = 0; aliases >= 0 && ok && i < m.npages; i++)
             if ((m.pages[i]->naliases || m.pages[i]->url_set) && !m.pages[i]->dropped)
                 ok = write_page(&m, m.pages[i]);
-        /* the first build: links to ids a script made warn */
+        /* the first build: links to ids a script made, to drafts and to
+         * missing files (all shipped so by the old site) warn */
         if (ok && aliases >= 0 && import_script_anchors(&m))
             ok = write_at(&m, "site.yaml", m.site_yaml.data, m.site_yaml.len);
         if (written) {

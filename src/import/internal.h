@@ -31,6 +31,8 @@ typedef struct import_page {
     const char *dest_rel;  /* relative to DEST: "content/posts/2019-01-02-a.md" */
     const char *old_url;   /* the URL the old generator gave it ("/a/b/", "/x.html"),
                             * NULL when it did not publish it (draft, unpublished) */
+    const char *hidden_url; /* a draft's or unpublished page's: the URL it would have had,
+                             * which links of the old site may name (a link to a draft) */
     import_kv *kv;            /* front matter to write, in order (aliases added last) */
     size_t nkv, capkv;
     const char **aliases;  /* the page's own (aliases, redirect_from) and the
@@ -75,7 +77,7 @@ typedef struct import_rewrite {
 typedef struct import_script_anchor {
     const char *where;   /* DEST-relative file:line:col */
     const char *message; /* sheaf's words */
-    const char *pattern; /* the anchors_warn: pattern that now covers it */
+    const char *pattern; /* the anchors_warn: (or targets_warn:) pattern that now covers it */
 } import_script_anchor;
 
 typedef struct imp {
@@ -121,6 +123,9 @@ typedef struct imp {
     size_t nrewrites, caprewrites;
     import_script_anchor *script_anchors;
     size_t nscript_anchors, capscript_anchors;
+    /* links to a draft or to a file that does not exist (targets_warn:) */
+    import_script_anchor *broken_targets;
+    size_t nbroken_targets, capbroken_targets;
     /* where each line of one page's body starts (body.c, place): notes ask
      * for their line and column by offset */
     const char *lines_of;  /* the body_src they are of, or NULL */
@@ -262,7 +267,8 @@ size_t import_code_span_end(const char *s, size_t n, size_t i);
 /* ---- lookup.c ----------------------------------------------------------- */
 
 /* The page whose old URL is url ("/a/b/", with or without the base path,
- * the old host, index.html), or NULL. */
+ * the old host, index.html), else the draft or unpublished page that URL
+ * would have been, or NULL. */
 import_page *import_page_by_url(imp *m, const char *url, size_t n);
 import_page *import_page_by_src(imp *m, const char *src_rel, size_t n);
 /* A relative path from page `from` to DEST file dest_rel (m's arena). */

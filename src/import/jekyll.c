@@ -672,8 +672,10 @@ static bool jk_page(jk *j, const char *rel, const char *collection)
         if (own)
             import_kv_set(m, p, "url", tpl_str(p->old_url));
     }
-    if (p->hidden)
+    if (p->hidden) {
+        p->hidden_url = p->old_url;
         p->old_url = NULL;
+    }
     term_page(m, p, map);
     buf_release(&text);
     return true;

@@ -52,20 +52,26 @@ static size_t url_key(imp *m, const char *url, size_t n, buf *out)
     return out->len;
 }
 
+/* Does old URL u answer key k ("/a/b/" also as "/a/b")? */
+static bool url_is(const char *u, const buf *k)
+{
+    size_t un = u ? strlen(u) : 0;
+    return u && (!strcmp(u, k->data) || (un == k->len + 1 && u[un - 1] == '/' && !strncmp(u, k->data, k->len)));
+}
+
 import_page *import_page_by_url(imp *m, const char *url, size_t n)
 {
     buf k = BUF_INIT;
     import_page *r = NULL;
     if (url_key(m, url, n, &k)) {
-        for (size_t i = 0; i < m->npages && !r; i++) {
-            const char *u = m->pages[i]->old_url;
-            if (!u)
-                continue;
-            size_t un = strlen(u);
-            /* "/a/b/" also as "/a/b" */
-            if (!strcmp(u, k.data) || (un == k.len + 1 && u[un - 1] == '/' && !strncmp(u, k.data, k.len)))
+        for (size_t i = 0; i < m->npages && !r; i++)
+            if (url_is(m->pages[i]->old_url, &k))
                 r = m->pages[i];
-        }
+        /* then a draft's: the link was broken on the old site, and the
+         * build says why (a draft) instead of "no such file" */
+        for (size_t i = 0; i < m->npages && !r; i++)
+            if (url_is(m->pages[i]->hidden_url, &k))
+                r = m->pages[i];
     }
     buf_release(&k);
     return r;

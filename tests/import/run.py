@@ -18,6 +18,9 @@ A fixture is tests/import/<name>/ holding:
                 what the old generator dated by a file's time
   contains.txt  lines `path: text`: that output file of the sheaf build
                 holds that text
+  warnings.txt  lines the first `sheaf build` of the import, and `sheaf
+                check`, must each print on stderr (warnings kept in sight:
+                links the old site shipped broken)
   hidden.txt    texts of hidden pages (drafts, unpublished): no file of the
                 sheaf build may hold one
   errors.txt    instead of the above: the import fails (exit status 1),
@@ -144,6 +147,18 @@ def main():
         r = run([sheaf, 'build', '-s', dest, '-o', pub])
         if r.returncode != 0 or 'error:' in r.stderr:
             fail('sheaf build of the import failed (%d):\n%s' % (r.returncode, r.stderr))
+        wpath = os.path.join(fx, 'warnings.txt')
+        if os.path.exists(wpath):
+            want = [w for w in open(wpath).read().splitlines() if w]
+            c = run([sheaf, 'check', '-s', dest])
+            for cmd, got in (('build', r.stderr), ('check', c.stderr)):
+                lines = got.splitlines()
+                absent = [w for w in want if w not in lines]
+                if absent:
+                    fail('sheaf %s of the import did not warn:\n  %s\nits stderr:\n%s'
+                         % (cmd, '\n  '.join(absent), got))
+            if c.returncode != 0:
+                fail('sheaf check of the import failed (%d):\n%s' % (c.returncode, c.stderr))
         # valid UTF-8, no href/src scheme but http, https, mailto (tests/sites/run.py)
         sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'sites'))
         from run import bad_outputs
