@@ -526,6 +526,63 @@ static int note_cmp(const void *a, const void *b)
     return c ? c : x->line != y->line ? x->line - y->line : x->col - y->col;
 }
 
+/* s as a Markdown code span: fenced by one backtick more than its longest
+ * run of them, and spaced when it starts or ends with one (`\(x\)` in
+ * code, rewritten). */
+static void put_code(buf *r, const char *s)
+{
+    size_t run = 0, most = 0;
+    for (const char *c = s; *c; c++) {
+        run = *c == '`' ? run + 1 : 0;
+        most = run > most ? run : most;
+    }
+    size_t n = strlen(s);
+    bool pad = n && (s[0] == '`' || s[n - 1] == '`');
+    for (size_t i = 0; i <= most; i++)
+        buf_putc(r, '`');
+    buf_printf(r, "%s%s%s", pad ? " " : "", s, pad ? " " : "");
+    for (size_t i = 0; i <= most; i++)
+        buf_putc(r, '`');
+}
+
+/* One rewrite: `from` → `to`. */
+static void put_rewrite(buf *r, const import_rewrite *e)
+{
+    put_code(r, e->from);
+    buf_puts(r, " → ");
+    put_code(r, e->to);
+}
+
+/* TeX that MathJax read and KaTeX would not (import/math.c): how many of
+ * each kind, in the order met, with the first as the example; the whole
+ * list ends the report. */
+static void rewrites_summary(imp *m, buf *r)
+{
+    const char **kinds = NULL;
+    size_t *counts = NULL, *first = NULL, nk = 0, capk = 0, capc = 0, capf = 0;
+    for (size_t i = 0; i < m->nrewrites; i++) {
+        size_t k = 0;
+        while (k < nk && strcmp(kinds[k], m->rewrites[i].kind))
+            k++; /* a handful of kinds */
+        if (k == nk) {
+            size_t n = nk;
+            VEC_PUSH_IN(m->a, counts, n, capc, 8, 0);
+            n = nk;
+            VEC_PUSH_IN(m->a, first, n, capf, 8, i);
+            VEC_PUSH_IN(m->a, kinds, nk, capk, 8, m->rewrites[i].kind);
+        }
+        counts[k]++;
+    }
+    buf_printf(r, "\n## Formulas rewritten for KaTeX (%zu)\n\n", m->nrewrites);
+    for (size_t k = 0; k < nk; k++) {
+        const import_rewrite *e = &m->rewrites[first[k]];
+        buf_printf(r, "- %zu × %s: ", counts[k], kinds[k]);
+        put_rewrite(r, e);
+        buf_printf(r, " (`%s`)\n", e->src_rel);
+    }
+    buf_puts(r, "\nEach one is listed at the end of this report.\n");
+}
+
 static void write_report(imp *m, buf *r, long aliases)
 {
     size_t posts = 0, pages = 0, hidden = 0;
@@ -591,12 +648,8 @@ static void write_report(imp *m, buf *r, long aliases)
                       "redirect (`first_page_alias:` in site.yaml), as the old site's paginated lists did\n",
                    (int)(num - pp), pp, num + 4);
     }
-    if (m->nrewrites) {
-        /* TeX that MathJax read and KaTeX would not (import/math.c) */
-        buf_printf(r, "\n## Formulas rewritten for KaTeX (%zu)\n\n", m->nrewrites);
-        for (size_t i = 0; i < m->nrewrites; i++)
-            buf_printf(r, "- `%s`: `%s` → `%s`\n", m->rewrites[i].src_rel, m->rewrites[i].from, m->rewrites[i].to);
-    }
+    if (m->nrewrites)
+        rewrites_summary(m, r);
     if (m->nscript_anchors) {
         buf_printf(r, "\n## Links to ids no element has (%zu)\n\n"
                       "The old site's scripts made these ids in the browser (a comment widget, a list "
@@ -655,6 +708,15 @@ static void write_report(imp *m, buf *r, long aliases)
     }
     if (sec && strcmp(sec, "posts"))
         buf_printf(r, "New posts of `content/%s/`: `sheaf new post \"Title\" --section %s`.\n", sec, sec);
+    if (m->nrewrites) {
+        /* the whole list, after what asks for work */
+        buf_printf(r, "\n## Every formula rewritten (%zu)\n\n", m->nrewrites);
+        for (size_t i = 0; i < m->nrewrites; i++) {
+            buf_printf(r, "- `%s`: ", m->rewrites[i].src_rel);
+            put_rewrite(r, &m->rewrites[i]);
+            buf_putc(r, '\n');
+        }
+    }
 }
 
 /* ---- the run ---------------------------------------------------------- */

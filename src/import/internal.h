@@ -70,6 +70,7 @@ typedef struct import_note {
 /* TeX rewritten so that KaTeX reads it as MathJax did, for the report. */
 typedef struct import_rewrite {
     const char *src_rel;
+    const char *kind; /* what was rewritten, in words (the report counts each kind) */
     const char *from, *to;
 } import_rewrite;
 
@@ -323,7 +324,10 @@ void import_math_settings(imp *m);
  * TeX is Markdown first (only rewrites that add no backslash then).
  * Returns how many. */
 size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out);
-void import_rewrite_add(imp *m, const char *src_rel, const char *from, const char *to);
+/* Lists a rewrite of a formula for the report; kind: a static phrase
+ * naming what was rewritten ("\\displaylines made gathered"), the same for
+ * every rewrite of its kind. */
+void import_rewrite_add(imp *m, const char *src_rel, const char *kind, const char *from, const char *to);
 /* The TeX of every formula of text s (sheaf's delimiters; code left alone)
  * through import_tex_fix; kramdown: $…$ and \\(…\\) were text first. */
 void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool kramdown, buf *out);

@@ -528,7 +528,8 @@ static void span_tex(imp *m, const import_page *p, const char *tex, size_t n, bu
                     tex[i + wn + en] == '}') {
                     buf_printf(out, "%s%s}", w, envs[k][1]);
                     if (!end)
-                        import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%s%s}", w, envs[k][0]),
+                        import_rewrite_add(m, p->src_rel, "an environment of display math, inside a line, made its inline form",
+                                           arena_printf(m->a, "%s%s}", w, envs[k][0]),
                                            arena_printf(m->a, "%s%s} (in inline math)", w, envs[k][1]));
                     i += wn + en;
                     done = true;

@@ -239,10 +239,11 @@ void import_math_settings(imp *m)
 
 /* ---- TeX that MathJax reads and KaTeX does not ------------------------ */
 
-void import_rewrite_add(imp *m, const char *src_rel, const char *from, const char *to)
+void import_rewrite_add(imp *m, const char *src_rel, const char *kind, const char *from, const char *to)
 {
     import_rewrite *r = VEC_ADD_IN(m->a, m->rewrites, m->nrewrites, m->caprewrites, 16);
     r->src_rel = src_rel;
+    r->kind = kind;
     r->from = from;
     r->to = to;
 }
@@ -350,7 +351,8 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 buf_putc(out, '{');
                 import_tex_fix(m, p, tex + i + 1, end - i - 1, escapes, out); /* \text{a_b} inside */
                 buf_putc(out, '}');
-                import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%c%.*s", c, (int)(end - i - 1), tex + i + 1),
+                import_rewrite_add(m, p->src_rel, "a command after `^` or `_` put in braces",
+                                   arena_printf(m->a, "%c%.*s", c, (int)(end - i - 1), tex + i + 1),
                                    arena_printf(m->a, "%c{%.*s}", c, (int)(end - i - 1), tex + i + 1));
                 fixes++;
                 i = end - 1;
@@ -369,7 +371,8 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 buf_puts(out, "\\begin{gathered}");
                 import_tex_fix(m, p, tex + z + 1, end - z - 2, escapes, out);
                 buf_puts(out, "\\end{gathered}");
-                import_rewrite_add(m, p->src_rel, "\\displaylines{…}", "\\begin{gathered}…\\end{gathered}");
+                import_rewrite_add(m, p->src_rel, "`\\displaylines` made `gathered`", "\\displaylines{…}",
+                                   "\\begin{gathered}…\\end{gathered}");
                 fixes++;
                 i = end - 1;
                 continue;
@@ -381,7 +384,8 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
         if (script) {
             buf_put(out, tex + i, script - i);
             buf_puts(out, "{}");
-            import_rewrite_add(m, p->src_rel, arena_printf(m->a, "%.*s%c", (int)(script - i), tex + i, tex[script]),
+            import_rewrite_add(m, p->src_rel, "a script after a spacing command given its empty base",
+                               arena_printf(m->a, "%.*s%c", (int)(script - i), tex + i, tex[script]),
                                arena_printf(m->a, "%.*s{}%c", (int)(script - i), tex + i, tex[script]));
             fixes++;
             i = script - 1;
@@ -411,7 +415,8 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 }
                 buf_put(out, fixed.data, fixed.len);
                 if (changed) {
-                    import_rewrite_add(m, p->src_rel, arena_strndup(m->a, tex + i, end - i),
+                    import_rewrite_add(m, p->src_rel, "`_`, `&` or `#` inside `\\text{…}` escaped",
+                                       arena_strndup(m->a, tex + i, end - i),
                                        arena_strndup(m->a, fixed.data, fixed.len));
                     fixes++;
                 }
@@ -566,7 +571,8 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     if (!m->math_code || z < j + 2 * ticks || !code_formula(m, s, j + ticks, z - ticks, out))
                         buf_put(out, s + j, z - j);
                     else
-                        import_rewrite_add(m, p->src_rel, arena_strndup(m->a, s + j, z - j),
+                        import_rewrite_add(m, p->src_rel, "TeX in code, which the old site's math-code.js made math",
+                                           arena_strndup(m->a, s + j, z - j),
                                            arena_strndup(m->a, out->data + mark, out->len - mark));
                     j = z;
                     continue;
@@ -588,7 +594,8 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     buf_puts(out, "$$");
                     import_tex_fix(m, p, tex, tn, m->math_escapes, out);
                     buf_puts(out, "$$");
-                    import_rewrite_add(m, p->src_rel, "\\\\[ … \\\\]", "$$ … $$");
+                    import_rewrite_add(m, p->src_rel, "display math written `\\\\[ … \\\\]` made `$$ … $$`", "\\\\[ … \\\\]",
+                                       "$$ … $$");
                     j = close + 3;
                     past_line(s, n, j, &e, &next);
                     continue;
@@ -610,7 +617,8 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     import_tex_fix(m, p, u, un, m->math_escapes, &fixed);
                     buf_puts(&fixed, "\\)");
                     buf_put(out, fixed.data, fixed.len);
-                    import_rewrite_add(m, p->src_rel, arena_strndup(m->a, s + j, mj + 1 - j),
+                    import_rewrite_add(m, p->src_rel, "MathJax's pairing of `$` (blanks inside) made `\\(…\\)`",
+                                       arena_strndup(m->a, s + j, mj + 1 - j),
                                        arena_strndup(m->a, fixed.data, fixed.len));
                     buf_release(&fixed);
                     j = mj + 1;
@@ -637,7 +645,8 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                     char *u = arena_alloc(m->a, tn + 1);
                     tn = md_math_unescape(tex, tn, u);
                     if (tn != sp.tex_len)
-                        import_rewrite_add(m, p->src_rel, arena_strndup(m->a, tex, sp.tex_len),
+                        import_rewrite_add(m, p->src_rel, "kramdown's escapes undone (`\\_` → `_`), as before MathJax",
+                                           arena_strndup(m->a, tex, sp.tex_len),
                                            arena_strndup(m->a, u, tn));
                     tex = u;
                 }
