@@ -282,7 +282,8 @@ static size_t group_end(const char *s, size_t n, size_t i)
     return 0;
 }
 
-static const char *const text_commands[] = { "text", "textrm", "textbf", "textit", "mbox", NULL };
+static const char *const text_commands[] = { "text",   "textrm",     "textbf", "textit", "texttt", "textsf",
+                                             "textup", "textnormal", "textmd", "mbox",   NULL };
 
 /* Spacing commands KaTeX will not take as the base of a ^ or _
  * (`x\!\!^{4}`: "Got group of unknown type: 'internal'"); TeX and MathJax
@@ -391,9 +392,10 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
             i = script - 1;
             continue;
         }
-        /* \text{a_b & c} → \text{a\_b \& c}: not where the TeX is Markdown
-         * first (an added backslash would be undone) */
-        if (c == '\\' && !escapes) {
+        /* \text{a_b & c} → \text{a\_b \& c}. Where the TeX is Markdown
+         * first, MathJax saw `_` for both `_` and `\_` (Goldmark undid the
+         * escape): both become `\\_`, which sheaf's unescaping makes `\_` */
+        if (c == '\\') {
             size_t a = i + 1, z = a;
             while (z < n && isalpha((unsigned char)tex[z]))
                 z++;
@@ -401,14 +403,27 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
             if (end) {
                 buf fixed = BUF_INIT;
                 bool changed = false;
+                const char *esc = escapes ? "\\\\" : "\\";
                 for (size_t k = i; k < end; k++) {
+                    bool special = k > z && k + 1 < end && strchr("_&#", tex[k]);
+                    if (escapes && tex[k] == '\\' && k + 2 < end && tex[k + 1] == '\\' && strchr("_&#", tex[k + 2])) {
+                        buf_put(&fixed, tex + k, 3); /* \\_: MathJax saw \_ */
+                        k += 2;
+                        continue;
+                    }
+                    if (escapes && tex[k] == '\\' && k > z && k + 2 < end && strchr("_&#", tex[k + 1])) {
+                        buf_puts(&fixed, esc); /* \_: MathJax saw _ */
+                        buf_putc(&fixed, tex[++k]);
+                        changed = true;
+                        continue;
+                    }
                     if (tex[k] == '\\' && k + 1 < end) {
                         buf_put(&fixed, tex + k, 2);
                         k++;
                         continue;
                     }
-                    if (k > z && k + 1 < end && strchr("_&#", tex[k])) {
-                        buf_putc(&fixed, '\\');
+                    if (special) {
+                        buf_puts(&fixed, esc);
                         changed = true;
                     }
                     buf_putc(&fixed, tex[k]);
@@ -628,8 +643,12 @@ void import_fix_formulas(imp *m, import_page *p, const char *s, size_t n, bool k
                 md_math_span sp;
                 bool esc = j > 0 && s[j - 1] == '\\';
                 bool found = false, text = false;
-                if (s[j] == '\\' && (m->math_escapes || kramdown) && md_math_scan_escaped(s, pn, j, &sp))
-                    found = text = kramdown;
+                if (s[j] == '\\' && (m->math_escapes || kramdown) && md_math_scan_escaped(s, pn, j, &sp)) {
+                    /* \\(…\\): kramdown's was text; Goldmark's is math
+                     * with its escapes, rewritten as such */
+                    found = true;
+                    text = kramdown;
+                }
                 else if (!esc && (s[j] == '$' || (s[j] == '\\' && j + 1 < e && s[j + 1] == '(')))
                     found = md_math_scan(s, pn, j, &sp);
                 if (!found) {
