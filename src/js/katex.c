@@ -157,6 +157,61 @@ static long utf16_to_byte(const char *tex, size_t len, long units)
     return (long)(i < len ? i : len);
 }
 
+/* Duktape keeps a character beyond U+FFFF as one code point, where
+ * JavaScript (and KaTeX's lexer, which matches surrogate pairs) sees two
+ * UTF-16 units: such a character (𝜎, 𝟙) was "Unexpected character". It
+ * goes in as its surrogate pair, each half encoded as UTF-8 would a code
+ * point (CESU-8), and what comes out is read back. True when s[0..n) has
+ * one (the text is then in b). */
+static bool to_pairs(const char *s, size_t n, buf *b)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)s[i] < 0xf0)
+        i++;
+    if (i == n)
+        return false;
+    for (i = 0; i < n; i++) {
+        const unsigned char *c = (const unsigned char *)s + i;
+        if (c[0] >= 0xf0 && c[0] <= 0xf4 && i + 3 < n && (c[1] & 0xc0) == 0x80 && (c[2] & 0xc0) == 0x80 &&
+            (c[3] & 0xc0) == 0x80) {
+            uint32_t cp = ((uint32_t)(c[0] & 7) << 18 | (uint32_t)(c[1] & 0x3f) << 12 |
+                           (uint32_t)(c[2] & 0x3f) << 6 | (c[3] & 0x3f)) - 0x10000;
+            uint32_t half[2] = { 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff) };
+            for (int h = 0; h < 2; h++) {
+                buf_putc(b, (char)(0xe0 | half[h] >> 12));
+                buf_putc(b, (char)(0x80 | (half[h] >> 6 & 0x3f)));
+                buf_putc(b, (char)(0x80 | (half[h] & 0x3f)));
+            }
+            i += 3;
+        } else {
+            buf_putc(b, (char)c[0]);
+        }
+    }
+    return true;
+}
+
+/* s[0..n) to out, each surrogate pair (as to_pairs wrote it) made the
+ * UTF-8 of its character again. */
+static void put_from_pairs(buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *c = (const unsigned char *)s + i;
+        if (c[0] == 0xed && i + 5 < n && c[1] >= 0xa0 && c[1] <= 0xaf && c[3] == 0xed && c[4] >= 0xb0 &&
+            c[4] <= 0xbf) {
+            uint32_t hi = (uint32_t)(c[1] & 0x0f) << 6 | (c[2] & 0x3f);
+            uint32_t lo = (uint32_t)(c[4] & 0x0f) << 6 | (c[5] & 0x3f);
+            uint32_t cp = 0x10000 + (hi << 10 | lo);
+            buf_putc(out, (char)(0xf0 | cp >> 18));
+            buf_putc(out, (char)(0x80 | (cp >> 12 & 0x3f)));
+            buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+            buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+            i += 5;
+        } else {
+            buf_putc(out, (char)c[0]);
+        }
+    }
+}
+
 /* KaTeX's message without the quote of the input it appends (" at
  * position 5: …x^{̲…"), which the caller shows as a line and column. */
 static void put_message(buf *out, const char *msg)
@@ -190,17 +245,23 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
     /* the budget: this much more heap than KaTeX holds before the formula
      * (what it keeps between formulas is collected now and then by
      * js_pool_collect), this much CPU time */
+    buf paired = BUF_INIT;
+    bool pairs = to_pairs(tex, len, &paired);
     jmp_buf escape;
     volatile int rc = -1;
     if (!setjmp(escape)) {
         js_heap_arm(k->h, k->cap, k->cpu_ms, &escape);
         duk_dup(ctx, -1);
-        duk_push_lstring(ctx, tex, len);
+        if (pairs)
+            duk_push_lstring(ctx, paired.data, paired.len);
+        else
+            duk_push_lstring(ctx, tex, len);
         duk_push_boolean(ctx, display);
         rc = duk_pcall(ctx, 2);
     }
     bool oom, late;
     js_heap_disarm(k->h, &oom, &late);
+    buf_release(&paired);
     if (oom || late) {
         /* jumped out of whatever KaTeX was in the middle of: the engine is
          * only destroyed now, never called */
@@ -221,8 +282,12 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
             duk_pop(ctx);
             duk_get_prop_string(ctx, -1, "message");
             msg = duk_is_string(ctx, -1) ? duk_get_string(ctx, -1) : NULL;
-            if (msg)
-                put_message(out, msg);
+            if (msg) {
+                buf m = BUF_INIT;
+                put_message(&m, msg);
+                put_from_pairs(out, m.data, m.len);
+                buf_release(&m);
+            }
             duk_pop(ctx);
         }
         if (!msg)
@@ -238,7 +303,10 @@ bool js_katex_render(js_katex *k, const char *tex, size_t len, bool display, buf
         s += sizeof open - 1;
         n -= sizeof open - 1 + sizeof close - 1;
     }
-    buf_put(out, s, n);
+    if (pairs)
+        put_from_pairs(out, s, n);
+    else
+        buf_put(out, s, n);
     duk_pop(ctx);
     return true;
 }

@@ -357,6 +357,18 @@ TEST(katex)
     OK(!js_katex_render(k, "x^{2", 4, false, &out, &at));
     EQ_STR(out.data, "KaTeX parse error: Expected '}', got 'EOF' at end of input");
     EQ_INT(at, 4);
+    /* a character beyond U+FFFF (𝜎, four bytes, two UTF-16 units) reads
+     * as KaTeX reads it in a browser, and comes back as UTF-8; an error
+     * after one is placed by its bytes */
+    buf_reset(&out);
+    OK(js_katex_render(k, "\xf0\x9d\x9c\x8e(x)", 7, false, &out, &at));
+    OK(strstr(out.data, "<mtext>\xf0\x9d\x9c\x8e</mtext>") != NULL);
+    OK(strstr(out.data, "x-tex\">\xf0\x9d\x9c\x8e(x)</annotation>") != NULL);
+    OK(memchr(out.data, 0xed, out.len) == NULL);
+    buf_reset(&out);
+    OK(!js_katex_render(k, "\xf0\x9d\x9c\x8e \\foo", 9, false, &out, &at));
+    EQ_STR(out.data, "KaTeX parse error: Undefined control sequence: \\foo");
+    EQ_INT(at, 5);
     /* still fine after errors */
     buf_reset(&out);
     OK(js_katex_render(k, "x", 1, false, &out, &at));
