@@ -820,9 +820,9 @@ static const char *anchor_by_script(const site *s, const char *anchor)
     return NULL;
 }
 
-/* A #fragment that is no id of page t: an error by report()'s rule, or a
- * warning when it matches `anchors_warn:` (always a warning with warn:
- * a root-relative link's). */
+/* A #fragment that is no id of page t: an error (a warning with `links:
+ * warn`), or a warning when it matches `anchors_warn:` (always a warning
+ * with warn: a root-relative link's). */
 static void missing_anchor(const site *s, diag_list *d, const page *p, const link_rec *l, const page *t,
                            const char *anchor, bool warn)
 {
@@ -895,16 +895,6 @@ void site_check_root_links(const site *s, const strmap *produced, diag_list *d)
     arena_free(a);
 }
 
-static void report(const site *s, diag_list *d, const page *p, const link_rec *l, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void report(const site *s, diag_list *d, const page *p, const link_rec *l, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    diag_vadd(d, s->cfg.links_warn ? DIAG_WARNING : DIAG_ERROR, p->src, l->line, l->col, fmt, ap);
-    va_end(ap);
-}
-
 /* The `targets_warn:` pattern `target` matches, or NULL. */
 static const char *target_listed(const site *s, const char *target)
 {
@@ -915,10 +905,11 @@ static const char *target_listed(const site *s, const char *target)
 }
 
 /* A link whose target does not exist or is left out of the build
- * (`target`: the source path of the page, or the path looked for): an
- * error by report()'s rule, or a warning when `targets_warn:` lists the
- * target — a link known to be broken (the old site shipped it so), kept
- * in sight on every build. diag.about is the target, for `sheaf import`. */
+ * (`target`: the source path of the page, the path looked for, an
+ * `image:` as written): an error (a warning with `links: warn`), or a
+ * warning when `targets_warn:` lists the target — a link known to be
+ * broken (the old site shipped it so), kept in sight on every build.
+ * diag.about is the target, for `sheaf import`. */
 static void report_target(const site *s, diag_list *d, const page *p, const link_rec *l, const char *target,
                           const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static void report_target(const site *s, diag_list *d, const page *p, const link_rec *l, const char *target,
@@ -960,7 +951,7 @@ static int cmp_backlink_date(const site *s, int a, int b)
 }
 
 /* A link to a page the build leaves out: an error like any broken link
- * (a warning with `links: warn`), saying why it is out and how to build it. */
+ * (report_target's rule), saying why it is out and how to build it. */
 static void report_held(const site *s, diag_list *d, const page *p, const link_rec *l, const page *t)
 {
     buf when = BUF_INIT;
@@ -1000,8 +991,8 @@ void site_check_links(site *s, diag_list *d)
             if (l->image_error)
                 diag_error(d, p->src, l->line, l->col, "image '%s': %s", l->dest, l->image_error);
             if (l->image_key && l->kind == LINK_ABSOLUTE && l->image < 0)
-                report(s, d, p, l, "image: '%s': no file of the site is at that path (static/%s?)",
-                       l->dest, l->dest + 1);
+                report_target(s, d, p, l, l->dest, "image: '%s': no file of the site is at that path (static/%s?)",
+                              l->dest, l->dest + 1);
             switch (l->kind) {
             case LINK_MISSING: {
                 const char *sug = suggest_file(s, p, l->missing_path);
