@@ -332,6 +332,56 @@ static size_t space_script_at(const char *tex, size_t n, size_t i, bool escapes)
     return 0;
 }
 
+/* The code point of `\unicode{x1D7D9}` or `\unicode{8212}` at tex[i]
+ * (MathJax's, without its optional font), or -1. *end: past the `}`. */
+static long unicode_point(const char *tex, size_t n, size_t i, size_t *end)
+{
+    static const char cmd[] = "\\unicode{";
+    size_t k = i + sizeof cmd - 1;
+    if (k >= n || strncmp(tex + i, cmd, sizeof cmd - 1))
+        return -1;
+    bool hex = tex[k] == 'x' || tex[k] == 'X';
+    k += hex;
+    long cp = 0;
+    size_t digits = 0;
+    while (k < n && (hex ? isxdigit((unsigned char)tex[k]) : isdigit((unsigned char)tex[k])) && digits < 7) {
+        int d = isdigit((unsigned char)tex[k]) ? tex[k] - '0' : tolower((unsigned char)tex[k]) - 'a' + 10;
+        cp = cp * (hex ? 16 : 10) + d;
+        k++;
+        digits++;
+    }
+    if (!digits || k >= n || tex[k] != '}' || cp < 0x20 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return -1;
+    *end = k + 1;
+    return cp;
+}
+
+/* Writes the character of a `\unicode{…}` at tex[i] to out as UTF-8 and
+ * returns the offset past it, or 0 when there is none. */
+static size_t unicode_at(const char *tex, size_t n, size_t i, buf *out)
+{
+    size_t end;
+    long cp = unicode_point(tex, n, i, &end);
+    if (cp < 0)
+        return 0;
+    if (cp < 0x80) {
+        buf_putc(out, (char)cp);
+    } else if (cp < 0x800) {
+        buf_putc(out, (char)(0xc0 | cp >> 6));
+        buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+        buf_putc(out, (char)(0xe0 | cp >> 12));
+        buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+        buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+    } else {
+        buf_putc(out, (char)(0xf0 | cp >> 18));
+        buf_putc(out, (char)(0x80 | (cp >> 12 & 0x3f)));
+        buf_putc(out, (char)(0x80 | (cp >> 6 & 0x3f)));
+        buf_putc(out, (char)(0x80 | (cp & 0x3f)));
+    }
+    return end;
+}
+
 size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out)
 {
     size_t fixes = 0;
@@ -392,7 +442,18 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
             i = script - 1;
             continue;
         }
-        /* \text{a_b & c} → \text{a\_b \& c}. Where the TeX is Markdown
+        /* \unicode{x1D7D9} (MathJax's) → the character itself, which
+         * KaTeX takes as text */
+        size_t mark = out->len, uend = c == '\\' ? unicode_at(tex, n, i, out) : 0;
+        if (uend) {
+            import_rewrite_add(m, p->src_rel, "MathJax's `\\unicode{…}` made its character",
+                               arena_strndup(m->a, tex + i, uend - i),
+                               arena_strndup(m->a, out->data + mark, out->len - mark));
+            fixes++;
+            i = uend - 1;
+            continue;
+        }
+        /* \text{a_b & 5%} → \text{a\_b \& 5\%}. Where the TeX is Markdown
          * first, MathJax saw `_` for both `_` and `\_` (Goldmark undid the
          * escape): both become `\\_`, which sheaf's unescaping makes `\_` */
         if (c == '\\') {
@@ -405,13 +466,13 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 bool changed = false;
                 const char *esc = escapes ? "\\\\" : "\\";
                 for (size_t k = i; k < end; k++) {
-                    bool special = k > z && k + 1 < end && strchr("_&#", tex[k]);
-                    if (escapes && tex[k] == '\\' && k + 2 < end && tex[k + 1] == '\\' && strchr("_&#", tex[k + 2])) {
+                    bool special = k > z && k + 1 < end && strchr("_&#%", tex[k]);
+                    if (escapes && tex[k] == '\\' && k + 2 < end && tex[k + 1] == '\\' && strchr("_&#%", tex[k + 2])) {
                         buf_put(&fixed, tex + k, 3); /* \\_: MathJax saw \_ */
                         k += 2;
                         continue;
                     }
-                    if (escapes && tex[k] == '\\' && k > z && k + 2 < end && strchr("_&#", tex[k + 1])) {
+                    if (escapes && tex[k] == '\\' && k > z && k + 2 < end && strchr("_&#%", tex[k + 1])) {
                         buf_puts(&fixed, esc); /* \_: MathJax saw _ */
                         buf_putc(&fixed, tex[++k]);
                         changed = true;
@@ -430,7 +491,7 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 }
                 buf_put(out, fixed.data, fixed.len);
                 if (changed) {
-                    import_rewrite_add(m, p->src_rel, "`_`, `&` or `#` inside `\\text{…}` escaped",
+                    import_rewrite_add(m, p->src_rel, "`_`, `&`, `#` or `%` inside `\\text{…}` escaped",
                                        arena_strndup(m->a, tex + i, end - i),
                                        arena_strndup(m->a, fixed.data, fixed.len));
                     fixes++;
