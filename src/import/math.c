@@ -382,9 +382,19 @@ static size_t unicode_at(const char *tex, size_t n, size_t i, buf *out)
     return end;
 }
 
+/* The length of a `%` at tex[i] that MathJax read as a comment (a bare
+ * one, or `\%` where the TeX is Markdown first), or 0. */
+static size_t percent_at(const char *tex, size_t n, size_t i, bool escapes)
+{
+    if (tex[i] == '%')
+        return 1;
+    return escapes && tex[i] == '\\' && i + 1 < n && tex[i + 1] == '%' ? 2 : 0;
+}
+
 size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, bool escapes, buf *out)
 {
     size_t fixes = 0;
+    bool one_line = !memchr(tex, '\n', n);
     for (size_t i = 0; i < n; i++) {
         char c = tex[i];
         /* ^\vec{x} → ^{\vec{x}}; _\max → _{\max} */
@@ -506,6 +516,26 @@ size_t import_tex_fix(imp *m, const import_page *p, const char *tex, size_t n, b
                 i = z - 1;
                 continue;
             }
+        }
+        /* 79.63% in a formula of one line: a comment in TeX, which left
+         * MathJax the formula's rest unclosed; the percent sign meant */
+        size_t pct = one_line ? percent_at(tex, n, i, escapes) : 0;
+        if (pct) {
+            buf_puts(out, escapes ? "\\\\%" : "\\%");
+            size_t from = i; /* the number before it, for the report */
+            while (from && (isalnum((unsigned char)tex[from - 1]) || tex[from - 1] == '.'))
+                from--;
+            import_rewrite_add(m, p->src_rel, "a `%` inside a formula of one line (a comment in TeX) made `\\%`",
+                               arena_strndup(m->a, tex + from, i - from + pct),
+                               arena_printf(m->a, "%.*s%s%%", (int)(i - from), tex + from, escapes ? "\\\\" : "\\"));
+            fixes++;
+            i += pct - 1;
+            continue;
+        }
+        if (escapes && c == '\\' && i + 2 < n && tex[i + 1] == '\\' && tex[i + 2] == '%') {
+            buf_put(out, tex + i, 3); /* \\%: MathJax saw \% */
+            i += 2;
+            continue;
         }
         if (c == '\\' && i + 1 < n) {
             buf_put(out, tex + i, 2);
