@@ -12,6 +12,7 @@
 
 #include "js/katex.h"
 #include "render/internal.h"
+#include "site/imgrec.h"
 #include "site/mdcache.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -489,8 +490,10 @@ static bool commit(run *r, bool ok, diag_list *d)
         return false;
     ok = output_end(&r->out, ok, d) && ok;
     /* the files the record names are the output folder's now */
-    if (ok)
+    if (ok) {
         render_record_save(r->c.rec);
+        site_img_records_save(site_image_records(&r->s), &r->s, r->out.target);
+    }
     r->st.written = atomic_load(&r->out.written);
     r->st.unchanged = atomic_load(&r->out.unchanged);
     r->st.removed = atomic_load(&r->out.removed);

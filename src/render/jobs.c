@@ -12,6 +12,7 @@
 
 #include "img/img.h"
 #include "render/internal.h"
+#include "site/imgrec.h"
 #include "util/fs.h"
 #include "util/outpath.h"
 #include "util/strmap.h"
@@ -368,10 +369,41 @@ static bool variant_put(render_ctx *c, const buf *vkey, const char *rel, const b
     return true;
 }
 
-/* Copies src to rel, unread when the record says the old output's rel is
- * the copy of this very source file. */
-static void copy_kept(render_ctx *c, const char *rel, const char *src, diag_list *d)
+/* An output file's id as the images' record keeps it, and back. */
+static site_img_out img_out_of(const output_file_id *id)
 {
+    return (site_img_out){ id->dev, id->ino, id->size, id->mtime_s, id->mtime_ns, id->hash };
+}
+
+static output_file_id file_id_of(const site_img_out *o)
+{
+    return (output_file_id){ o->dev, o->ino, o->size, o->mtime_s, o->mtime_ns, o->hash };
+}
+
+/* Copies file fi (src) to rel, unread when a record says the old output's
+ * rel is the copy of this very source file: an image's in the images'
+ * record (site/imgrec.c, which stat-ed it this build), any other file's
+ * in its own (kind "copy-out"). */
+static void copy_kept(render_ctx *c, size_t fi, const char *rel, const char *src, diag_list *d)
+{
+    site_img_records *rec = site_image_records(c->s);
+    char hex[65];
+    if (rec && site_img_records_known(rec, fi, hex)) {
+        site_img_out was;
+        output_file_id id;
+        if (site_img_records_copy(rec, fi, c->out->target, rel, &was)) {
+            id = file_id_of(&was);
+            if (output_keep(c->out, rel, &id)) {
+                site_img_records_set_copy(rec, fi, rel, &was);
+                return;
+            }
+        }
+        if (output_copy_id(c->out, rel, src, d, &id)) {
+            site_img_out now = img_out_of(&id);
+            site_img_records_set_copy(rec, fi, rel, &now);
+        }
+        return;
+    }
     struct stat st;
     if (!c->s->cache || stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
         output_copy(c->out, rel, src, NULL, 0, d);
@@ -387,68 +419,29 @@ static void copy_kept(render_ctx *c, const char *rel, const char *src, diag_list
     buf_release(&k);
 }
 
-/* ---- all the variants of one photo, kept at once ----
- * A warm build asked four records of each photo (its hash, then each
- * width's img-out) before it could keep its three variants: four entries
- * read and authenticated where the photo's copy needs one. So once every
- * variant of a photo is in the output, one more record, kind
- * "photo-out", says so: keyed by who the photo is (its path, device,
- * inode, size, modification and change times: the rule of its hash's
- * record), libvips's version, the quality, the output folder and each
- * variant's width and path, it holds the photo's hash and each variant's
- * file. A build that finds every one of those files as recorded keeps them
- * all, unread; from the first that is not, the variants go the way above. */
-static void photo_key(render_ctx *c, const char *path, const struct stat *st, const char *vips, size_t a,
-                      size_t b, buf *k)
-{
-    const site *s = c->s;
-    buf_printf(k, "photo-out 1\nsource %s ", path);
-    fs_put_who(k, st);
-    buf_printf(k, "\nlibvips %s\nquality %ld\noutput %s", vips, (long)s->cfg.images_quality, c->out->target);
-    for (size_t k2 = a; k2 < b; k2++)
-        buf_printf(k, "\nvariant %u %s", s->variants[k2].width, s->variants[k2].path);
-}
-
-/* Keeps the variants [a, b) the record k names, in order, while the old
- * output holds each as recorded: the index of the first not kept (b: all).
- * hex: the photo's hash, when the record gave it. */
-static size_t photo_kept(render_ctx *c, const buf *k, size_t a, size_t b, char hex[65], output_file_id *ids)
+/* Keeps the variants [a, b) of file fi that the images' record names, in
+ * order, while the old output holds each as recorded: how many (from a). */
+static size_t variants_kept(render_ctx *c, site_img_records *rec, size_t fi, const char *vips, const char *hex,
+                            size_t a, size_t b, output_file_id *ids)
 {
     site *s = c->s;
-    buf v = BUF_INIT, vkey = BUF_INIT;
-    size_t i = a;
-    if (cache_get(s->cache, "photo-out", k->data, k->len, &v) && v.len > 64 && v.data[64] == '\n'
-        && strspn(v.data, "0123456789abcdef") == 64) {
-        memcpy(hex, v.data, 64);
-        hex[64] = 0;
-        const char *p = v.data + 64;
-        for (; i < b && *p == '\n'; i++) {
-            const site_variant *w = &s->variants[i];
-            size_t n = get_file_id(p + 1, &ids[i - a]);
-            if (!n || (p[1 + n] && p[1 + n] != '\n') || !output_keep(c->out, w->path, &ids[i - a]))
-                break;
-            p += 1 + n;
-            buf_reset(&vkey);
-            if (img_variant_key(s->cache, &vkey, hex, w->width, (int)s->cfg.images_quality))
-                cache_touch(s->cache, "img", vkey.data, vkey.len); /* in use: trims keep it */
-            atomic_fetch_add(&s->variant_bytes, (size_t)ids[i - a].size + 1024);
-        }
+    site_img_out *was = xcalloc(b - a + 1, sizeof *was);
+    size_t n = site_img_records_variants(rec, fi, c->out->target, vips, s->cfg.images_quality, &s->variants[a],
+                                         b - a, was);
+    buf vkey = BUF_INIT;
+    size_t k = 0;
+    for (; k < n; k++) {
+        ids[k] = file_id_of(&was[k]);
+        if (!output_keep(c->out, s->variants[a + k].path, &ids[k]))
+            break;
+        buf_reset(&vkey);
+        if (img_variant_key(s->cache, &vkey, hex, s->variants[a + k].width, (int)s->cfg.images_quality))
+            cache_touch(s->cache, "img", vkey.data, vkey.len); /* in use: trims keep it */
+        atomic_fetch_add(&s->variant_bytes, (size_t)ids[k].size + 1024);
     }
-    buf_release(&v);
     buf_release(&vkey);
-    return i;
-}
-
-static void photo_put(render_ctx *c, const buf *k, const char *hex, const output_file_id *ids, size_t n)
-{
-    buf v = BUF_INIT;
-    buf_put(&v, hex, 64);
-    for (size_t i = 0; i < n; i++) {
-        buf_putc(&v, '\n');
-        put_file_id(&v, &ids[i]);
-    }
-    cache_put(c->s->cache, "photo-out", k->data, k->len, v.data, v.len);
-    buf_release(&v);
+    free(was);
+    return k;
 }
 
 /* Every width of one image: the variants s->variants[j->a …] of one file. */
@@ -462,23 +455,22 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
         b++;
     char *path = f->data ? NULL : fs_join(s->dir, f->src);
     char hex[65] = "";
-    buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT, photo = BUF_INIT;
+    buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT;
     output_file_id *ids = xcalloc(b - a, sizeof *ids);
     size_t known = 0; /* variants a … a + known staged, ids[] their files */
-    const char *vips;
-    struct stat st;
-    /* a photo of the site's, with every variant's path one the output may hold */
-    bool whole = !c->sink && s->cache && !f->data && !f->nbf && (vips = img_vips_version(s->cache))
-                 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    const char *vips = NULL;
+    /* a photo of the site's the images' record knows (stat-ed and hashed
+     * this build), with every variant's path one the output may hold */
+    site_img_records *rec = c->sink || f->data || f->nbf ? NULL : site_image_records(s);
+    size_t fi = (size_t)v0->file;
+    bool whole = rec && site_img_records_known(rec, fi, hex) && (vips = img_vips_version(s->cache));
     for (size_t k = a; whole && k < b; k++)
         whole = !outpath_problem(s->variants[k].path, strlen(s->variants[k].path));
-    if (whole) {
-        photo_key(c, path, &st, vips, a, b, &photo);
-        known = photo_kept(c, &photo, a, b, hex, ids) - a;
-    }
+    if (whole)
+        known = variants_kept(c, rec, fi, vips, hex, a, b, ids);
     bool hashed = true;
-    if (a + known == b) {
-        /* all kept */
+    if (a + known == b || hex[0]) {
+        /* all kept, or the record's stat and hash of this build */
     } else if (f->nbf) { /* libvips reads the whole image: decoded here, once */
         hashed = nb_bytes(f, path, &src, d);
         if (hashed)
@@ -488,7 +480,6 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
     } else if (!(hashed = img_file_hash(s->cache, path, hex, &src))) {
         diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
     }
-    size_t recorded = known;
     for (size_t k = a + known; hashed && k < b; k++) {
         const site_variant *v = &s->variants[k];
         output_file_id *id = &ids[k - a];
@@ -505,9 +496,19 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
             continue;
         }
         bool ok = img_variant_cached(s->cache, hex, v->width, q, &webp);
-        if (!ok && !f->data && !f->nbf && !src.len && !fs_read_file(path, &src)) {
-            diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
-            break;
+        if (!ok && !f->data && !f->nbf && !src.len) {
+            if (!fs_read_file(path, &src)) {
+                diag_error(d, f->src, 0, 0, "cannot read: %s", fs_strerror(errno));
+                break;
+            }
+            /* the hash was taken before (the record's, or this build's
+             * stat): a variant is cached under the hash of its bytes */
+            char now[65];
+            img_data_hash((const unsigned char *)src.data, src.len, now);
+            if (strcmp(now, hex)) {
+                diag_error(d, f->src, 0, 0, "changed while sheaf was building the site: build again");
+                break;
+            }
         }
         if (!ok)
             ok = img_make_variant(s->cache, hex, f->data ? f->data : (const unsigned char *)src.data,
@@ -524,15 +525,19 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
         else if (variant_put(c, &vkey, v->path, &webp, d, id) && k == a + known)
             known++;
     }
-    /* every variant staged and known, some of them not through the record */
-    if (whole && a + known == b && recorded < known && hex[0])
-        photo_put(c, &photo, hex, ids, known);
+    /* every variant staged and known: the record of them for the next build */
+    if (whole && a + known == b) {
+        site_img_out *now = xcalloc(b - a, sizeof *now);
+        for (size_t k = 0; k < b - a; k++)
+            now[k] = img_out_of(&ids[k]);
+        site_img_records_set_variants(rec, fi, vips, s->cfg.images_quality, &s->variants[a], b - a, now);
+        free(now);
+    }
     free(ids);
     free(path);
     buf_release(&src);
     buf_release(&webp);
     buf_release(&vkey);
-    buf_release(&photo);
 }
 
 static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
@@ -785,7 +790,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
             if (nb_bytes(f, src, &bytes, d))
                 c->sink(c->sink_ctx, f->path, bytes.data, bytes.len);
         } else if (!c->sink && !f->data)
-            copy_kept(c, f->path, src, d);
+            copy_kept(c, (size_t)j->a, f->path, src, d);
         else if (!c->sink)
             output_copy(c->out, f->path, src, f->data, f->len, d);
         else if (f->data)

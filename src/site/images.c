@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "img/img.h"
+#include "site/imgrec.h"
 #include "site/media.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -31,6 +32,7 @@ typedef struct site_images {
     img_info *info;
     char **why;           /* IMG_BAD: the reason (heap) */
     strmap *by_path;      /* output path → file, for root-relative srcs */
+    site_img_records *rec; /* a one-shot build's record of the images (imgrec.c), or NULL */
 } site_images;
 
 void site_images_begin(site *s)
@@ -48,6 +50,8 @@ void site_images_begin(site *s)
     s->images = m;
 }
 
+site_img_records *site_image_records(const site *s) { return s->images ? s->images->rec : NULL; }
+
 int site_file_at(const site *s, const char *path)
 {
     return s->images ? (int)strmap_get(s->images->by_path, path) : -1;
@@ -64,6 +68,7 @@ void site_images_free(site *s)
     free(m->info);
     free(m->state);
     strmap_free(m->by_path);
+    site_img_records_free(m->rec);
     pthread_mutex_destroy(&m->mu);
     free(m);
     s->images = NULL;
@@ -254,6 +259,12 @@ void site_images_env(const site *s, bool contents, uint64_t *h)
 {
     static const char *const exts[] = { ".png", ".jpg", ".jpeg", ".webp", ".gif", ".avif", ".svg" };
     bool raster = false; /* one that could have variants: whether libvips is there counts */
+    site_img_records *rec = NULL;
+    if (contents && s->cache && s->images) {
+        if (!s->images->rec) /* its clock before any image is stat-ed */
+            s->images->rec = site_img_records_open(s->cache, s->dir, s->nfiles);
+        rec = s->images->rec;
+    }
     for (size_t i = 0; i < s->nfiles; i++) {
         const site_file *f = &s->files[i];
         const char *dot = strrchr(f->path, '.');
@@ -267,17 +278,17 @@ void site_images_env(const site *s, bool contents, uint64_t *h)
             continue;
         char *path = fs_join(s->dir, f->src);
         struct stat st;
-        buf bytes = BUF_INIT;
         char hex[65];
-        /* its bytes' SHA-256, from the variants' stat record (img-src) when
-         * the file is unchanged: not every image read whole every build */
-        if (contents && img_file_hash(s->cache, path, hex, &bytes)) {
+        /* its bytes' SHA-256, from the images' record when the file is
+         * unchanged (imgrec.c: the one stat of it this build, which the
+         * copy and the variants take too): not every image read whole
+         * every build */
+        if (rec && site_img_records_hash(rec, i, f->src, path, hex)) {
             *h = hash_add(*h, hex, 64);
         } else if (!stat(path, &st)) {
             int64_t v[3] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec };
             *h = hash_add(*h, v, sizeof v);
         }
-        buf_release(&bytes);
         free(path);
     }
     /* A session asks libvips once and keeps it loaded. A one-shot build's

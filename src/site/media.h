@@ -67,6 +67,9 @@ const char *site_variant_path(arena *a, const char *file_path, unsigned w);
  * contents its size and bytes (the build cache's, which outlives the
  * process: a fresh checkout gives every file a new time). */
 void site_images_env(const site *s, bool contents, uint64_t *h);
+/* The record of the site's images a one-shot build with the cache reads
+ * and keeps (site/imgrec.h; opened by site_images_env), or NULL. */
+struct site_img_records *site_image_records(const site *s);
 /* The page's social image (og:image): front matter's `image:`, else its
  * first <img> of a site file or an http(s) URL: its URL (root-relative or
  * absolute, as written to the page) and, for a raster file of the site,
