@@ -152,6 +152,13 @@ def main():
         r = build(sheaf, site, out)
         if r.returncode != 0 or "v1/math is a symbolic link" not in r.stderr or os.listdir(elsewhere):
             fail("a link inside the cache: %d %s %s" % (r.returncode, r.stderr, os.listdir(elsewhere)))
+        # a shard that is a link (the folder listing says so: no lstat of each)
+        os.unlink(os.path.join(cache, "v1", "math"))
+        os.makedirs(os.path.join(cache, "v1", "math"))
+        os.symlink(elsewhere, os.path.join(cache, "v1", "math", "ab"))
+        r = build(sheaf, site, out)
+        if r.returncode != 0 or "v1/math/ab is a symbolic link" not in r.stderr or os.listdir(elsewhere):
+            fail("a shard that is a link: %d %s %s" % (r.returncode, r.stderr, os.listdir(elsewhere)))
         print("ok: cache/poison")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
