@@ -456,6 +456,17 @@ void cache_touch(cache *c, const char *kind, const void *key, size_t klen)
     mark_used(c, key_name(kind, key, klen).h1);
 }
 
+uint64_t cache_use_id(const char *kind, const void *key, size_t klen)
+{
+    return kind_ok(kind) ? key_name(kind, key, klen).h1 : 0;
+}
+
+void cache_touch_id(cache *c, uint64_t id)
+{
+    if (c && id && !atomic_load(&c->refused))
+        mark_used(c, id);
+}
+
 /* fail, called with mu held */
 static void fail_locked(cache *c, const char *what, const char *path, int err)
 {

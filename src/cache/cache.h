@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/buf.h"
 
@@ -59,6 +60,12 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
  * (an image variant kept in the output folder), so that a trim does not
  * take the entry as unused and remove it first. c may be NULL. */
 void cache_touch(cache *c, const char *kind, const void *key, size_t klen);
+/* What cache_touch counts of (kind, key), for a caller that keeps it
+ * instead of the key (the images' record keeps its variants'), and
+ * cache_touch by it: the same effect, without printing and hashing the
+ * key again. 0: none (touching it does nothing). */
+uint64_t cache_use_id(const char *kind, const void *key, size_t klen);
+void cache_touch_id(cache *c, uint64_t id);
 /* Stores (kind, key) → value. A failure is remembered (cache_problem) and
  * stops later writes; it is never an error. c may be NULL. */
 void cache_put(cache *c, const char *kind, const void *key, size_t klen, const void *value,

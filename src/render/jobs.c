@@ -420,26 +420,23 @@ static void copy_kept(render_ctx *c, size_t fi, const char *rel, const char *src
 }
 
 /* Keeps the variants [a, b) of file fi that the images' record names, in
- * order, while the old output holds each as recorded: how many (from a). */
-static size_t variants_kept(render_ctx *c, site_img_records *rec, size_t fi, const char *vips, const char *hex,
-                            size_t a, size_t b, output_file_id *ids)
+ * order, while the old output holds each as recorded: how many (from a);
+ * ids[] and use[] (their cache entries) of those. */
+static size_t variants_kept(render_ctx *c, site_img_records *rec, size_t fi, const char *vips, size_t a, size_t b,
+                            output_file_id *ids, uint64_t *use)
 {
     site *s = c->s;
     site_img_out *was = xcalloc(b - a + 1, sizeof *was);
     size_t n = site_img_records_variants(rec, fi, c->out->target, vips, s->cfg.images_quality, &s->variants[a],
-                                         b - a, was);
-    buf vkey = BUF_INIT;
+                                         b - a, was, use);
     size_t k = 0;
     for (; k < n; k++) {
         ids[k] = file_id_of(&was[k]);
         if (!output_keep(c->out, s->variants[a + k].path, &ids[k]))
             break;
-        buf_reset(&vkey);
-        if (img_variant_key(s->cache, &vkey, hex, s->variants[a + k].width, (int)s->cfg.images_quality))
-            cache_touch(s->cache, "img", vkey.data, vkey.len); /* in use: trims keep it */
+        cache_touch_id(s->cache, use[k]); /* in use: trims keep it */
         atomic_fetch_add(&s->variant_bytes, (size_t)ids[k].size + 1024);
     }
-    buf_release(&vkey);
     free(was);
     return k;
 }
@@ -457,6 +454,7 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
     char hex[65] = "";
     buf src = BUF_INIT, webp = BUF_INIT, vkey = BUF_INIT;
     output_file_id *ids = xcalloc(b - a, sizeof *ids);
+    uint64_t *use = xcalloc(b - a, sizeof *use); /* their cache entries' ids */
     size_t known = 0; /* variants a … a + known staged, ids[] their files */
     const char *vips = NULL;
     /* a photo of the site's the images' record knows (stat-ed and hashed
@@ -467,7 +465,7 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
     for (size_t k = a; whole && k < b; k++)
         whole = !outpath_problem(s->variants[k].path, strlen(s->variants[k].path));
     if (whole)
-        known = variants_kept(c, rec, fi, vips, hex, a, b, ids);
+        known = variants_kept(c, rec, fi, vips, a, b, ids, use);
     bool hashed = true;
     if (a + known == b || hex[0]) {
         /* all kept, or the record's stat and hash of this build */
@@ -489,7 +487,9 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
         char *why = NULL;
         int q = (int)s->cfg.images_quality;
         buf_reset(&vkey);
-        if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q) && variant_kept(c, &vkey, v->path, id)) {
+        if (!c->sink && img_variant_key(s->cache, &vkey, hex, v->width, q))
+            use[k - a] = cache_use_id("img", vkey.data, vkey.len);
+        if (vkey.len && variant_kept(c, &vkey, v->path, id)) {
             atomic_fetch_add(&s->variant_bytes, (size_t)id->size + 1024);
             if (k == a + known)
                 known++;
@@ -530,10 +530,11 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
         site_img_out *now = xcalloc(b - a, sizeof *now);
         for (size_t k = 0; k < b - a; k++)
             now[k] = img_out_of(&ids[k]);
-        site_img_records_set_variants(rec, fi, vips, s->cfg.images_quality, &s->variants[a], b - a, now);
+        site_img_records_set_variants(rec, fi, vips, s->cfg.images_quality, &s->variants[a], b - a, now, use);
         free(now);
     }
     free(ids);
+    free(use);
     free(path);
     buf_release(&src);
     buf_release(&webp);

@@ -32,7 +32,7 @@
  * libvips's version and the quality in the record: another output folder
  * or another of these is a miss.
  *
- * Each entry's key holds the record's version (MAGIC, KIND's "1": change
+ * Each entry's key holds the record's version (MAGIC, the key's "2": change
  * both with the format), the site folder (resolved) and the shard's
  * number — not this sheaf's identity, as the sources' records do: what a
  * record says depends on the image's bytes alone, and a new sheaf must not
@@ -56,7 +56,7 @@
 
 #define KIND "images"
 #define SHARDS 16
-#define MAGIC "SHIR1\n"
+#define MAGIC "SHIR2\n"
 #define MAGIC_LEN 6
 #define DIGEST 32
 /* the racy-clean margin of srcrec.c: two seconds (FAT's granule) */
@@ -98,6 +98,7 @@ typedef struct slot {
     unsigned *widths;
     char **paths;
     site_img_out *ids;
+    uint64_t *use;
 } slot;
 
 struct site_img_records {
@@ -118,7 +119,7 @@ static unsigned shard_of(const char *src) { return (unsigned)(hash_str(src) % SH
 static void shard_key(const site_img_records *r, unsigned k, buf *key)
 {
     buf_reset(key);
-    buf_printf(key, "sheaf-images 1\n%s\n%u", r->site, k);
+    buf_printf(key, "sheaf-images 2\n%s\n%u", r->site, k);
 }
 
 /* ---- bytes ---------------------------------------------------------------- */
@@ -143,12 +144,15 @@ static void get_out(binrec_reader *e, site_img_out *o)
     o->hash = binrec_get_w(e);
 }
 
-/* One variant of a record: its width, path and file. */
-static void get_variant(binrec_reader *e, unsigned *width, const char **path, size_t *len, site_img_out *o)
+/* One variant of a record: its width, path, file and the cache's id of
+ * its entry (cache_use_id). */
+static void get_variant(binrec_reader *e, unsigned *width, const char **path, size_t *len, site_img_out *o,
+                        uint64_t *use)
 {
     *width = (unsigned)binrec_get_u(e);
     *path = binrec_get_bytes(e, len);
     get_out(e, o);
+    *use = binrec_get_w(e);
 }
 
 /* Reads the record e holds (e ends where it does), its variants checked
@@ -175,14 +179,15 @@ static bool parse(binrec_reader e, rec *out)
     if (flags & HAS_VARIANTS) {
         r.vips = binrec_get_bytes(&e, &r.vips_len);
         r.quality = binrec_get_i(&e);
-        r.nvar = binrec_get_count(&e, 8); /* width, path, the file: 8 bytes at least */
+        r.nvar = binrec_get_count(&e, 16); /* width, path, the file, the id: 16 bytes at least */
         r.var = e;
         for (size_t k = 0; k < r.nvar && !e.bad; k++) {
             unsigned w;
             const char *p;
             size_t len;
             site_img_out o;
-            get_variant(&e, &w, &p, &len, &o);
+            uint64_t use;
+            get_variant(&e, &w, &p, &len, &o, &use);
         }
     }
     if (e.bad || e.at != e.n || !r.src || !r.digest || (flags & ~(uint64_t)(HAS_COPY | HAS_VARIANTS))
@@ -395,7 +400,7 @@ void site_img_records_set_copy(site_img_records *r, size_t i, const char *rel, c
 }
 
 size_t site_img_records_variants(const site_img_records *r, size_t i, const char *target, const char *vips,
-                                 long quality, const site_variant *v, size_t n, site_img_out *ids)
+                                 long quality, const site_variant *v, size_t n, site_img_out *ids, uint64_t *use)
 {
     if (!r || i >= r->n)
         return 0;
@@ -409,14 +414,14 @@ size_t site_img_records_variants(const site_img_records *r, size_t i, const char
         unsigned w;
         const char *p;
         size_t len;
-        get_variant(&e, &w, &p, &len, &ids[k]);
+        get_variant(&e, &w, &p, &len, &ids[k], &use[k]);
         ok = !e.bad && w == v[k].width && len == strlen(v[k].path) && !memcmp(p, v[k].path, len);
     }
     return ok ? n : 0;
 }
 
 void site_img_records_set_variants(site_img_records *r, size_t i, const char *vips, long quality,
-                                   const site_variant *v, size_t n, const site_img_out *ids)
+                                   const site_variant *v, size_t n, const site_img_out *ids, const uint64_t *use)
 {
     if (!r || i >= r->n || !r->slots[i].hashed)
         return;
@@ -427,16 +432,19 @@ void site_img_records_set_variants(site_img_records *r, size_t i, const char *vi
     free(sl->paths);
     free(sl->widths);
     free(sl->ids);
+    free(sl->use);
     sl->vips = xstrdup(vips);
     sl->quality = quality;
     sl->nvar = n;
     sl->widths = xcalloc(n + 1, sizeof *sl->widths);
     sl->paths = xcalloc(n + 1, sizeof *sl->paths);
     sl->ids = xcalloc(n + 1, sizeof *sl->ids);
+    sl->use = xcalloc(n + 1, sizeof *sl->use);
     for (size_t k = 0; k < n; k++) {
         sl->widths[k] = v[k].width;
         sl->paths[k] = xstrdup(v[k].path);
         sl->ids[k] = ids[k];
+        sl->use[k] = use[k];
     }
 }
 
@@ -467,6 +475,7 @@ static void encode(buf *out, const char *src, const slot *sl)
             binrec_put_u(&b, sl->widths[k]);
             binrec_put_bytes(&b, sl->paths[k], strlen(sl->paths[k]));
             put_out(&b, &sl->ids[k]);
+            binrec_put_w(&b, sl->use[k]);
         }
     }
     binrec_put_u(out, b.len);
@@ -517,6 +526,7 @@ void site_img_records_free(site_img_records *r)
         free(sl->paths);
         free(sl->widths);
         free(sl->ids);
+        free(sl->use);
     }
     free(r->slots);
     for (unsigned k = 0; k < SHARDS; k++)

@@ -51,12 +51,17 @@ bool site_img_records_copy(const site_img_records *r, size_t i, const char *targ
 void site_img_records_set_copy(site_img_records *r, size_t i, const char *rel, const site_img_out *id);
 /* The files the n variants v[] of file i became in target, made by libvips
  * `vips` at `quality`, when its trusted record holds exactly those widths
- * and paths: n, with ids[] filled; else 0. */
+ * and paths: n, with ids[] filled, and use[] with their cache entries' ids
+ * (cache_use_id: a build that keeps a variant still counts its entry as
+ * used); else 0. */
 size_t site_img_records_variants(const site_img_records *r, size_t i, const char *target, const char *vips,
-                                 long quality, const site_variant *v, size_t n, site_img_out *ids);
-/* Records the files the n variants v[] of file i became this build. */
+                                 long quality, const site_variant *v, size_t n, site_img_out *ids,
+                                 uint64_t *use);
+/* Records the files the n variants v[] of file i became this build, and
+ * their cache entries' ids. */
 void site_img_records_set_variants(site_img_records *r, size_t i, const char *vips, long quality,
-                                   const site_variant *v, size_t n, const site_img_out *ids);
+                                   const site_variant *v, size_t n, const site_img_out *ids,
+                                   const uint64_t *use);
 /* After a build committed its output to target: writes the entries whose
  * records changed (nothing in a build that changed nothing). s gives the
  * files' paths. */

@@ -631,6 +631,7 @@ TEST(image_records)
                           { .file = 0, .width = 960, .path = "a.960w.webp" } };
     site_img_out copy = { 1, 2, 26, 3, 4, 0 }, got, ids[2] = { { 5, 6, 7, 8, 9, 10 }, { 11, 12, 13, 14, 15, 16 } };
     site_img_out back[2];
+    uint64_t use[2] = { 17, 18 }, useback[2];
     for (int round = 0; round < 3; round++) {
         if (round == 1)
             usleep(2200000); /* past the margin: the next record is trusted */
@@ -640,25 +641,26 @@ TEST(image_records)
         OK(site_img_records_known(r, 0, hex));
         /* rounds 0 and 1: no record, then one taken within the margin */
         EQ_INT(site_img_records_copy(r, 0, "out", "a.png", &got), round == 2);
-        EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back), round == 2 ? 2 : 0);
+        EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back, useback), round == 2 ? 2 : 0);
         if (round == 2) {
             OK(!memcmp(&got, &copy, sizeof got));
             OK(!memcmp(back, ids, sizeof ids));
+            OK(useback[0] == 17 && useback[1] == 18);
             OK(!site_img_records_copy(r, 0, "elsewhere", "a.png", &got));
             OK(!site_img_records_copy(r, 0, "out", "b.png", &got));
-            EQ_INT(site_img_records_variants(r, 0, "elsewhere", "8.14.1", 80, v, 2, back), 0);
-            EQ_INT(site_img_records_variants(r, 0, "out", "8.15.0", 80, v, 2, back), 0);
-            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 75, v, 2, back), 0);
-            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 1, back), 0);
+            EQ_INT(site_img_records_variants(r, 0, "elsewhere", "8.14.1", 80, v, 2, back, useback), 0);
+            EQ_INT(site_img_records_variants(r, 0, "out", "8.15.0", 80, v, 2, back, useback), 0);
+            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 75, v, 2, back, useback), 0);
+            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 1, back, useback), 0);
             v[1].width = 1000;
-            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back), 0);
+            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back, useback), 0);
             v[1].width = 960;
             v[1].path = "a.960w.png";
-            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back), 0);
+            EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back, useback), 0);
             v[1].path = "a.960w.webp";
         }
         site_img_records_set_copy(r, 0, "a.png", &copy);
-        site_img_records_set_variants(r, 0, "8.14.1", 80, v, 2, ids);
+        site_img_records_set_variants(r, 0, "8.14.1", 80, v, 2, ids, use);
         site_img_records_save(r, &s, "out");
         site_img_records_free(r);
     }
@@ -676,7 +678,7 @@ TEST(image_records)
     img_data_hash((const unsigned char *)"other version of the bytes", 26, want);
     EQ_STR(hex, want);
     OK(!site_img_records_copy(r, 0, "out", "a.png", &got));
-    EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back), 0);
+    EQ_INT(site_img_records_variants(r, 0, "out", "8.14.1", 80, v, 2, back, useback), 0);
     site_img_records_free(r);
     cache_free(c);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
