@@ -125,7 +125,18 @@ const char *site_variant_path(arena *a, const char *file_path, unsigned w)
     const char *base = slash ? slash + 1 : file_path;
     const char *dot = strrchr(base, '.');
     size_t stem = dot && dot != base ? (size_t)(dot - file_path) : strlen(file_path);
-    return arena_printf(a, "%.*s.%uw.webp", (int)stem, file_path, w);
+    /* "<stem>.<w>w.webp", without printf: one a variant a build */
+    char num[16];
+    size_t n = 0;
+    do
+        num[sizeof num - ++n] = (char)('0' + w % 10);
+    while ((w /= 10) && n < sizeof num);
+    char *out = arena_alloc(a, stem + n + sizeof ".w.webp");
+    memcpy(out, file_path, stem);
+    out[stem] = '.';
+    memcpy(out + stem + 1, num + sizeof num - n, n);
+    memcpy(out + stem + 1 + n, "w.webp", sizeof "w.webp");
+    return out;
 }
 
 /* A URL in a srcset: a space or comma would end it there */
