@@ -835,6 +835,24 @@ TEST(warm_build)
     OK(write_file(webp, "not a webp", 10));
     OK(build(dir, &st));
     OK(webp_of_width(webp, 480));
+    /* a variant deleted from the output folder: written again */
+    OK(unlink(webp) == 0);
+    OK(build(dir, &st));
+    OK(webp_of_width(webp, 480));
+    EQ_INT(st.written, 1);
+    /* another quality: every variant made again, none kept by the record */
+    buf q1 = BUF_INIT, q2 = BUF_INIT;
+    OK(fs_read_file(webp, &q1));
+    char yaml[300];
+    snprintf(yaml, sizeof yaml, "%s/site/site.yaml", dir);
+    const char *lowq = "title: T\nbase_url: https://example.org/\nimages:\n  quality: 40\n";
+    OK(write_file(yaml, lowq, strlen(lowq)));
+    OK(build(dir, &st));
+    OK(fs_read_file(webp, &q2));
+    OK(webp_of_width(webp, 480));
+    OK(q2.len < q1.len); /* noise at quality 40 is smaller */
+    buf_release(&q1);
+    buf_release(&q2);
     /* the photo changed (other noise, the same name): new variants */
     buf before = BUF_INIT, after = BUF_INIT;
     OK(fs_read_file(webp, &before));
