@@ -382,27 +382,24 @@ static output_file_id file_id_of(const site_img_out *o)
 
 /* Copies file fi (src) to rel, unread when a record says the old output's
  * rel is the copy of this very source file: an image's in the images'
- * record (site/imgrec.c, which stat-ed it this build), any other file's
- * in its own (kind "copy-out"). */
+ * record (site/imgrec.c, which stat-ed it this build), else — any other
+ * file, or an image whose record is of another output folder (a `sheaf
+ * deploy`'s) — in the file's own record (kind "copy-out", one per output
+ * folder), which an image's copy also leaves when the images' record
+ * could not keep it. */
 static void copy_kept(render_ctx *c, size_t fi, const char *rel, const char *src, diag_list *d)
 {
     site_img_records *rec = site_image_records(c->s);
     char hex[65];
-    if (rec && site_img_records_known(rec, fi, hex)) {
-        site_img_out was;
-        output_file_id id;
-        if (site_img_records_copy(rec, fi, c->out->target, rel, &was)) {
-            id = file_id_of(&was);
-            if (output_keep(c->out, rel, &id)) {
-                site_img_records_set_copy(rec, fi, rel, &was);
-                return;
-            }
+    bool image = rec && site_img_records_known(rec, fi, hex);
+    site_img_out was;
+    output_file_id id;
+    if (image && site_img_records_copy(rec, fi, c->out->target, rel, &was)) {
+        id = file_id_of(&was);
+        if (output_keep(c->out, rel, &id)) {
+            site_img_records_set_copy(rec, fi, rel, &was);
+            return;
         }
-        if (output_copy_id(c->out, rel, src, d, &id)) {
-            site_img_out now = img_out_of(&id);
-            site_img_records_set_copy(rec, fi, rel, &now);
-        }
-        return;
     }
     struct stat st;
     if (!c->s->cache || stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -413,9 +410,15 @@ static void copy_kept(render_ctx *c, size_t fi, const char *rel, const char *src
     buf_printf(&k, "copy-out 1\nsource %s ", src);
     fs_put_who(&k, &st);
     buf_printf(&k, "\noutput %s\npath %s", c->out->target, rel);
-    output_file_id id;
-    if (!record_kept(c, "copy-out", &k, rel, &id) && output_copy_id(c->out, rel, src, d, &id))
+    bool staged = record_kept(c, "copy-out", &k, rel, &id);
+    if (!staged && output_copy_id(c->out, rel, src, d, &id)) {
         record_put(c, "copy-out", &k, &id);
+        staged = true;
+    }
+    if (staged && image) {
+        was = img_out_of(&id);
+        site_img_records_set_copy(rec, fi, rel, &was);
+    }
     buf_release(&k);
 }
 
