@@ -63,6 +63,7 @@ typedef struct indexer {
     uint32_t doc;
     words_set *head; /* a document's title and tags */
     buf scratch;
+    const site *s;
 } indexer;
 
 static void grow(indexer *x)
@@ -278,8 +279,10 @@ static void add_doc(indexer *x, const page *p, buf *docs, bool first)
     buf_reset(&x->scratch);
     words_set_take(x->head, &x->scratch);
     add_keys(x, x->scratch.data, x->scratch.len);
-    if (p->search_keys) { /* made with the page's Markdown */
-        add_keys(x, p->search_keys, p->search_keys_len);
+    size_t kn;
+    const char *keys = site_page_keys(x->s, p, &kn); /* site/bulk.h */
+    if (keys) { /* made with the page's Markdown */
+        add_keys(x, keys, kn);
     } else {
         buf_reset(&x->scratch);
         site_page_search_keys(p, x->head, &x->scratch);
@@ -290,12 +293,14 @@ static void add_doc(indexer *x, const page *p, buf *docs, bool first)
 
 /* Appends p's snippet text (site_search_text) to the text file being
  * made, as a JSON string after a comma unless it is the first. */
-static void add_text(const page *p, buf *texts, buf *scratch, bool first)
+static void add_text(const site *s, const page *p, buf *texts, buf *scratch, bool first)
 {
     if (!first)
         buf_putc(texts, ',');
-    if (p->search_text) { /* made with its Markdown */
-        json_str(texts, p->search_text, p->search_text_len);
+    size_t tn;
+    const char *t = site_page_text(s, p, &tn); /* site/bulk.h */
+    if (t) { /* made with its Markdown */
+        json_str(texts, t, tn);
         return;
     }
     buf_reset(scratch);
@@ -311,7 +316,7 @@ void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *
                          void (*put)(void *ctx, const char *rel, const char *data, size_t n),
                          void *put_ctx)
 {
-    indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT };
+    indexer x = { .a = arena_new(), .head = words_set_new(), .scratch = BUF_INIT, .s = s };
     grow(&x);
     size_t ndocs = s->nposts + s->nplain, per = SITE_SEARCH_TEXTS_PER_FILE;
     buf texts = BUF_INIT;
@@ -326,7 +331,7 @@ void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *
         add_doc(&x, p, out, k == 0);
         if (k % per == 0)
             buf_putc(&texts, '[');
-        add_text(p, &texts, &x.scratch, k % per == 0);
+        add_text(s, p, &texts, &x.scratch, k % per == 0);
         if (k % per == per - 1 || k + 1 == ndocs) {
             buf_puts(&texts, "]\n");
             const char *rel = site_search_text_file(x.a, k / per);

@@ -415,14 +415,36 @@ void site_search_excerpt(const char *text, size_t n, buf *out)
     buf_release(&e);
 }
 
+/* The bulk's description of a page whose Markdown this process made
+ * (site/bulk.h), in a: what the model's stand-ins name. */
+static void fresh_bulk(const page *p, site_bulk *k, bool search)
+{
+    memset(k, 0, sizeof *k);
+    atomic_init(&k->here, 1);
+    k->search = search;
+    k->html_len = p->md.html ? p->md.html_len : SITE_BULK_NONE;
+    k->summary_len = p->md.summary_html ? p->md.summary_len : SITE_BULK_NONE;
+    k->html_hash = p->md.html ? hash_blocks(p->md.html, p->md.html_len) : 0;
+    k->summary_hash = p->md.summary_html ? hash_blocks(p->md.summary_html, p->md.summary_len) : 0;
+    k->keys_len = k->text_len = SITE_BULK_NONE;
+}
+
+/* What a one-shot build keeps of a page in the build cache (mdcache.c),
+ * for drop_text. */
+typedef struct keep_args {
+    const buf *key;
+    size_t formulas, diagrams;
+} keep_args;
+
 /* A one-shot build (no session keeps the page): what the search index
  * needs of p's plain text, its keys, its excerpt and its snippets' text,
  * made now, and the text itself given back to the arena — it was
  * md_render's last allocation in a (≈ 8 KB a post of the benchmark corpus,
- * 80 MB at 10,000 posts); then the body and the summary, the ones before
+ * 80 MB at 10,000 posts); then, with the build cache (keep), the page's
+ * entry is written; then the body and the summary, the ones before
  * it, go to the spill file when the build has one, and the snippets' text
  * after them. */
-static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
+static void drop_text(site *s, page *p, words_set *w, arena *a, bool search, const keep_args *keep)
 {
     buf keys = BUF_INIT, exc = BUF_INIT, text = BUF_INIT;
     if (search) {
@@ -436,6 +458,21 @@ static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
         arena_give_back(a, (void *)p->md.text, p->md.text_len + 1);
     p->md.text = NULL;
     p->md.text_len = 0;
+    site_bulk kept; /* into a once the body is given back */
+    if (keep) {
+        site_bulk *k = &kept;
+        fresh_bulk(p, k, search);
+        if (search) {
+            k->keys_len = keys.len;
+            k->text_len = text.len;
+            p->search_keys = keys.data, p->search_keys_len = keys.len;
+            p->search_text = text.data, p->search_text_len = text.len;
+            p->search_excerpt = exc.data, p->search_excerpt_len = exc.len;
+        }
+        p->bulk = k;
+        site_md_disk_keep(s->md_disk, s, p, keep->key, keep->formulas, keep->diagrams);
+        p->search_keys = p->search_text = p->search_excerpt = NULL;
+    }
     /* the body, now the arena's last allocation, then the summary */
     if (p->md.html && (p->spill_body = site_spill_put(s, p->md.html, p->md.html_len))) {
         arena_give_back(a, (void *)p->md.html, p->md.html_len + 1);
@@ -456,9 +493,41 @@ static void drop_text(site *s, page *p, words_set *w, arena *a, bool search)
         p->spill_text = site_spill_put(s, text.data, text.len);
         p->search_text = p->spill_text ? NULL : arena_strndup(a, text.data, text.len);
     }
+    if (keep) {
+        site_bulk *k = arena_alloc(a, sizeof *k);
+        memcpy(k, &kept, sizeof *k);
+        p->bulk = k;
+    }
     buf_release(&keys);
     buf_release(&exc);
     buf_release(&text);
+}
+
+bool site_page_bulk_again(const site *s, const page *p, size_t body_len, buf out[4], bool got[4],
+                          diag_list *d)
+{
+    page q = *p;
+    q.links = NULL;
+    q.nlinks = 0;
+    q.bulk = NULL;
+    if (!q.text) {
+        q.body = str_make("", body_len);
+        if (!site_source_reread(s, &q, d))
+            return false;
+    }
+    arena *a = arena_new();
+    site_page_markdown((site *)s, &q, q.body, q.body_line, a);
+    const char *t[4] = { q.md.summary_html, q.md.html, q.search_keys, NULL };
+    size_t n[4] = { q.md.summary_len, q.md.html_len, q.search_keys_len, 0 };
+    for (int i = 0; i < 3; i++)
+        if ((got[i] = t[i] != NULL))
+            buf_put(&out[i], t[i], n[i]);
+    if ((got[3] = s->cfg.search))
+        site_search_text(q.md.text ? q.md.text : "", q.md.text_len, &out[3]);
+    arena_free(a);
+    if (q.text != p->text)
+        free(q.text);
+    return true;
 }
 
 /* Makes p's search keys, in a: on the thread that rendered its Markdown,
@@ -549,8 +618,10 @@ static void md_job(void *vctx, size_t i, int worker)
             atomic_fetch_add(&((site_math *)c->s->cfg.markdown.math_ctx)->formulas, formulas);
         if (diagrams)
             atomic_fetch_add(&((site_diagram *)c->s->cfg.markdown.diagram_ctx)->diagrams, diagrams);
-        p->search_keys = NULL;
-        drop_text(c->s, p, c->words[worker], c->s->wa[worker], c->s->cfg.search);
+        /* the rest of its entry is read when something uses it (site/bulk.h);
+         * a notebook's now, while its text is here to make it again */
+        if (p->nb)
+            site_md_disk_bulk(c->s->md_disk, c->s, p), atomic_store(&p->bulk->here, 1);
     } else if (!page_cache_take_md(e, env, p)) {
         /* in a session, render into the entry's arena so the result can stay */
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
@@ -574,15 +645,14 @@ static void md_job(void *vctx, size_t i, int worker)
         p->links = rc.v;
         p->nlinks = rc.n;
         p->search_keys = NULL;
-        if (disk)
-            site_md_disk_keep(c->s->md_disk, c->s, p, &key, cm.n, cd.n);
+        keep_args keep = { &key, cm.n, cd.n };
         if (e && e->parsed)
             page_cache_keep_md(e, site_shortcode_env(c->s, c->env, &p->md), p);
         else
-            drop_text(c->s, p, c->words[worker], a, c->s->cfg.search);
+            drop_text(c->s, p, c->words[worker], a, c->s->cfg.search, disk ? &keep : NULL);
     }
     buf_release(&key);
-    if (!p->search_keys && !p->spill_keys && c->s->cfg.search) {
+    if (!p->search_keys && !p->spill_keys && !p->bulk && c->s->cfg.search) {
         search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);
         if (e && e->has_md)
             e->search_keys = p->search_keys, e->search_keys_len = p->search_keys_len;
@@ -707,7 +777,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* the build cache's entries outlive the process: images by their bytes */
     uint64_t env = s->page_cache ? link_env(s, false) : s->md_disk ? link_env(s, true) : 0;
     md_job_ctx c = { s, d, outputs, env, NULL };
-    site_md_disk_begin(s->md_disk, s, c.env);
+    site_md_disk_begin(s->md_disk, s, c.env, d);
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);
     for (int w = 0; w < nw && s->cfg.search; w++)
@@ -718,6 +788,8 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     free(c.words);
     s->outputs = outputs; /* kept for site_page_markdown */
     site_spill_map(s, d);
+    if (s->md_disk) /* the pages' maps stand for their bodies until read (site/bulk.h) */
+        site_bulk_hook(s, true);
 }
 
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
@@ -1143,8 +1215,8 @@ const md_label *site_page_label(const page *t, const char *id)
 
 const char *site_xlink_html(const site *s, const page *p, bool summary, arena *a, size_t *len)
 {
-    const char *src = summary ? p->md.summary_html : p->md.html;
-    size_t n = summary ? p->md.summary_len : p->md.html_len;
+    size_t n;
+    const char *src = summary ? site_page_summary(s, p, &n) : site_page_body(s, p, &n);
     *len = n;
     if (!p->md.nxlinks || !src)
         return src;

@@ -25,6 +25,13 @@ bool site_page_body_edit(const page *p, const char *text, size_t len, str *body,
  * its body): p->md and p->links, allocated in a. Needs a site whose
  * Markdown was rendered (site_render_markdown). */
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
+/* A one-shot build whose cached bulk of p (site/bulk.h) did not read back:
+ * p's Markdown made again from its source (read again: body_len bytes
+ * at p->body_off, while its stamp is the same, else an error in d and
+ * false), into out[0..3] — its summary, body, search keys and search
+ * text; got[i] false for one that is NULL. p itself is not changed. */
+bool site_page_bulk_again(const site *s, const page *p, size_t body_len, buf out[4], bool got[4],
+                          diag_list *d);
 /* Appends the search keys of p's rendered Markdown — its text, its
  * headings' titles ranked higher — to out, packed (util/words.h): what
  * page.search_keys holds. w: an empty set to use (left empty). */

@@ -57,7 +57,9 @@
 #include "util/xalloc.h"
 
 #define MANIFEST_HEAD "sheaf pages 1\n"
-#define VALUE_MAGIC "SHM2"
+#define VALUE_MAGIC "SHM3"
+#define BULK_MAGIC "SHB1"
+#define BULK_KIND "page-bulk"
 
 struct site_md_disk {
     cache *c;
@@ -72,6 +74,10 @@ struct site_md_disk {
     atomic_size_t bytes; /* of the entries this build read or wrote (keys and values) */
     pthread_mutex_t mu;
     bool opened;         /* under mu: the manifest says "open" (before the first entry is written) */
+    uint64_t id_base;    /* the bulk parts' names: this random number and a count */
+    atomic_uint_least64_t id_next;
+    arena *late;         /* under mu: bulk parts read without a spill file */
+    diag_list *d;        /* site_md_disk_begin's */
 };
 
 /* ---- which sheaf wrote it -------------------------------------------- */
@@ -195,6 +201,7 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
     }
     if (!good)
         m->generation = new_generation();
+    m->id_base = new_generation();
     return m;
 }
 
@@ -210,6 +217,7 @@ void site_md_disk_close(site_md_disk *m, diag_list *d)
                      "%zu page %s in the build cache could not be read back and %s rendered again",
                      bad, bad == 1 ? "entry" : "entries", bad == 1 ? "was" : "were");
     pthread_mutex_destroy(&m->mu);
+    arena_free(m->late);
     free(m->binary);
     free(m->site);
     free(m);
@@ -245,11 +253,12 @@ static uint64_t words_hash(uint64_t h, const md_words *w)
     return add_str(h, w->in);
 }
 
-void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env)
+void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list *d)
 {
     if (!m)
         return;
     m->env = env;
+    m->d = d;
     uint64_t h = HASH_SEED;
     char *path = fs_join(s->dir, "site.yaml");
     buf cfg = BUF_INIT;
@@ -449,10 +458,33 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
         w_strn(b, kv->items[0].u.s, kv->items[0].len);
         w_strn(b, kv->items[1].u.s, kv->items[1].len);
     }
-    /* last, in md_render's order of allocation (links.c gives them back) */
-    w_strn(b, md->summary_html, md->summary_len);
-    w_strn(b, md->html, md->html_len);
-    w_strn(b, md->text, md->text_len);
+    /* the bulk: where it is, and what the model's stand-ins name */
+    const site_bulk *k = p->bulk;
+    w_strn(b, (const char *)k->id, sizeof k->id);
+    w_u64(b, k->search);
+    w_u64(b, k->html_len + 1); /* SITE_BULK_NONE: 0 */
+    w_u64(b, k->summary_len + 1);
+    w_u64(b, k->keys_len + 1);
+    w_u64(b, k->text_len + 1);
+    w_u64(b, k->html_hash);
+    w_u64(b, k->summary_hash);
+    w_strn(b, p->search_excerpt, p->search_excerpt_len);
+}
+
+static size_t r_len(reader *r)
+{
+    uint64_t v = r_u64(r);
+    if (v > CACHE_ENTRY_MAX + 1)
+        r->in.bad = true;
+    return v ? (size_t)(v - 1) : SITE_BULK_NONE;
+}
+
+static size_t part(size_t n) { return n == SITE_BULK_NONE ? 0 : n + 1; }
+
+/* The bytes of a bulk part's four strings, each with its NUL. */
+static size_t bulk_room(const site_bulk *k)
+{
+    return part(k->summary_len) + part(k->html_len) + part(k->keys_len) + part(k->text_len);
 }
 
 /* Reads a value into p; false when it is not one (then p is untouched). */
@@ -589,11 +621,28 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
             csl_bib = tpl_list_value(bib);
         }
     }
-    md.summary_html = r_strn(r, &md.summary_len);
-    md.html = r_strn(r, &md.html_len);
-    md.text = r_strn(r, &md.text_len);
+    site_bulk *k = arena_calloc(r->a, sizeof *k);
+    size_t idn;
+    const char *id = r_strn(r, &idn);
+    if (!id || idn != sizeof k->id)
+        r->in.bad = true;
+    else
+        memcpy(k->id, id, sizeof k->id);
+    k->cached = true;
+    k->search = r_u64(r) != 0;
+    k->html_len = r_len(r);
+    k->summary_len = r_len(r);
+    k->keys_len = r_len(r);
+    k->text_len = r_len(r);
+    k->html_hash = r_u64(r);
+    k->summary_hash = r_u64(r);
+    size_t exn;
+    const char *ex = r_strn(r, &exn);
     if (r->in.bad || r->in.at != r->in.n)
         return false;
+    p->bulk = k;
+    p->search_excerpt = ex;
+    p->search_excerpt_len = exn;
     p->md = md;
     p->csl_bib = csl_bib;
     p->links = recs;
@@ -601,7 +650,15 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     return true;
 }
 
-bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *key,
+/* The key of a bulk part: its name, which only the head that names it knows. */
+static void bulk_key(const site_bulk *k, char out[64])
+{
+    int n = snprintf(out, 64, "sheaf-md-bulk 1\n");
+    for (size_t i = 0; i < sizeof k->id; i++)
+        n += snprintf(out + n, 64 - (size_t)n, "%02x", k->id[i]);
+}
+
+bool site_md_disk_take(site_md_disk *m, site *s, page *p, arena *a, buf *key,
                        size_t *formulas, size_t *diagrams)
 {
     if (!m || (!p->text && !p->has_digest))
@@ -620,22 +677,49 @@ bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *k
             hit = true;
             if (p->csl_bib.kind == TPL_LIST)
                 site_csl_page_cached(s, p);
+            site_bulk *k = p->bulk;
+            k->body_len = p->body.len;
+            k->slot = site_spill_reserve(s, bulk_room(k)); /* written there if read */
+            char bk[64];
+            bulk_key(k, bk);
+            cache_touch(m->c, BULK_KIND, bk, strlen(bk)); /* kept by a trim as the head is */
             atomic_fetch_add(&m->hits, 1);
-            atomic_fetch_add(&m->bytes, key->len + v.len);
+            atomic_fetch_add(&m->bytes, key->len + v.len + bulk_room(k) + 64);
         }
     }
     buf_release(&v);
     return hit;
 }
 
+/* The bulk part's value: the four strings, in this order. */
+static void write_bulk(buf *b, const char *summary, size_t sn, const char *html, size_t hn,
+                       const char *keys, size_t kn, const char *text, size_t tn)
+{
+    buf_puts(b, BULK_MAGIC);
+    w_strn(b, summary, sn);
+    w_strn(b, html, hn);
+    w_strn(b, keys, kn);
+    w_strn(b, text, tn);
+}
+
 void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf *key,
                        size_t formulas, size_t diagrams)
 {
-    if (!m || !m->write || !key->len || p->md.nproblems || p->failed)
+    site_bulk *k = p->bulk;
+    if (!m || !m->write || !key->len || p->md.nproblems || p->failed || !k)
         return;
-    buf v = BUF_INIT;
+    uint64_t n = atomic_fetch_add(&m->id_next, 1);
+    for (size_t i = 0; i < 8; i++) {
+        k->id[i] = (unsigned char)(m->id_base >> (8 * i));
+        k->id[8 + i] = (unsigned char)(n >> (8 * i));
+    }
+    buf bv = BUF_INIT, v = BUF_INIT;
+    write_bulk(&bv, p->md.summary_html, p->md.summary_len, p->md.html, p->md.html_len, p->search_keys,
+               p->search_keys_len, p->search_text, p->search_text_len);
     write_value(&v, p, site_shortcode_env(s, 0, &p->md), formulas, diagrams);
-    if (v.len + key->len < CACHE_ENTRY_MAX) {
+    char bk[64];
+    bulk_key(k, bk);
+    if (v.len + key->len < CACHE_ENTRY_MAX && bv.len + strlen(bk) < CACHE_ENTRY_MAX) {
         /* the manifest says "open" before the first entry is written (a
          * build that writes none — every page from the cache — leaves it
          * as it was) */
@@ -644,9 +728,121 @@ void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf 
             put_manifest(m, "open");
         m->opened = true;
         pthread_mutex_unlock(&m->mu);
+        /* the bulk first: a head is never there without its part (but for
+         * a trim, or a damaged disk: then the page is made again) */
+        cache_put(m->c, BULK_KIND, bk, strlen(bk), bv.data, bv.len);
         cache_put(m->c, "page", key->data, key->len, v.data, v.len);
         atomic_fetch_add(&m->stored, 1);
-        atomic_fetch_add(&m->bytes, key->len + v.len);
+        atomic_fetch_add(&m->bytes, key->len + v.len + strlen(bk) + bv.len);
+    }
+    buf_release(&bv);
+    buf_release(&v);
+}
+
+/* ---- the bulk, read when first used (site/bulk.h) --------------------- */
+
+/* The four strings (NULL for a missing one) into the room at place (the
+ * spill file: one write), else into m->late; out[i] where each is now. */
+static void settle(site_md_disk *m, const site *s, size_t place, const char *const t[4],
+                   const size_t n[4], const char *out[4])
+{
+    buf all = BUF_INIT;
+    size_t at[4];
+    for (int i = 0; i < 4; i++) {
+        at[i] = all.len;
+        if (t[i]) {
+            buf_put(&all, t[i], n[i]);
+            buf_putc(&all, 0);
+        }
+    }
+    const char *base = NULL;
+    if (!all.len) {
+        /* nothing */
+    } else if (place && site_spill_write(s, place, all.data, all.len - 1)) {
+        base = site_spill_at(s, place);
+    } else {
+        pthread_mutex_lock(&m->mu);
+        if (!m->late)
+            m->late = arena_new();
+        char *r = arena_alloc(m->late, all.len);
+        memcpy(r, all.data, all.len);
+        pthread_mutex_unlock(&m->mu);
+        base = r;
+    }
+    for (int i = 0; i < 4; i++)
+        out[i] = t[i] ? base + at[i] : NULL;
+    buf_release(&all);
+}
+
+static bool same_len(size_t want, const char *t, size_t n)
+{
+    return want == SITE_BULK_NONE ? t == NULL : t != NULL && n == want;
+}
+
+void site_md_disk_bulk(site_md_disk *m, const site *s, page *p)
+{
+    site_bulk *k = p->bulk;
+    const char *t[4] = { NULL, NULL, NULL, NULL };
+    size_t n[4] = { 0, 0, 0, 0 };
+    buf v = BUF_INIT;
+    buf again[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+    bool got[4] = { false, false, false, false };
+    bool ok = false;
+    if (m && k) {
+        char bk[64];
+        bulk_key(k, bk);
+        bool there = cache_get(m->c, BULK_KIND, bk, strlen(bk), &v);
+        if (there && v.len >= 4 && !memcmp(v.data, BULK_MAGIC, 4)) {
+            binrec_reader in = binrec_reader_of(v.data, v.len);
+            in.at = 4;
+            for (int i = 0; i < 4; i++) {
+                uint64_t len = binrec_get_w(&in);
+                if (in.bad || !len)
+                    continue;
+                t[i] = binrec_get_raw(&in, binrec_fit(&in, len - 1, 1));
+                n[i] = t[i] ? (size_t)(len - 1) : 0;
+            }
+            ok = binrec_done(&in) && same_len(k->summary_len, t[0], n[0]) &&
+                 same_len(k->html_len, t[1], n[1]) && same_len(k->keys_len, t[2], n[2]) &&
+                 same_len(k->text_len, t[3], n[3]);
+        }
+        if (!ok) {
+            /* missing (trimmed), cut short or changed (the cache counts
+             * those as damaged), or checked but not what its head says
+             * (counted here): made again from the source, and stored again */
+            if (there)
+                atomic_fetch_add(&m->damaged, 1);
+            ok = site_page_bulk_again(s, p, k->body_len, again, got, m->d);
+            for (int i = 0; i < 4; i++) {
+                t[i] = ok && got[i] ? again[i].data : NULL;
+                n[i] = t[i] ? again[i].len : 0;
+            }
+            if (ok && m->write) {
+                buf bv = BUF_INIT;
+                write_bulk(&bv, t[0], n[0], t[1], n[1], t[2], n[2], t[3], n[3]);
+                cache_put(m->c, BULK_KIND, bk, strlen(bk), bv.data, bv.len);
+                buf_release(&bv);
+            }
+            if (ok && !(same_len(k->summary_len, t[0], n[0]) && same_len(k->html_len, t[1], n[1]) &&
+                        same_len(k->keys_len, t[2], n[2]) && same_len(k->text_len, t[3], n[3])))
+                k->slot = 0; /* not the room reserved: in memory */
+        }
+    }
+    const char *at[4];
+    settle(m, s, ok ? k->slot : 0, t, n, at);
+    p->md.summary_html = at[0];
+    p->md.summary_len = at[0] ? n[0] : 0;
+    p->md.html = at[1];
+    p->md.html_len = at[1] ? n[1] : 0;
+    p->search_keys = at[2];
+    p->search_keys_len = at[2] ? n[2] : 0;
+    p->search_text = at[3];
+    p->search_text_len = at[3] ? n[3] : 0;
+    if (!ok) { /* said as an error (site_page_bulk_again): the build fails */
+        p->md.html = p->md.summary_html = "";
+        p->md.html_len = p->md.summary_len = 0;
     }
     buf_release(&v);
+    for (int i = 0; i < 4; i++)
+        buf_release(&again[i]);
 }

@@ -41,17 +41,31 @@ size_t site_md_disk_bytes(const site_md_disk *m);
 /* Called by site_render_markdown, once, before its workers: what every
  * page's entry depends on besides its own text (env: the link
  * environment, pagecache.c's rule). */
-void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env);
+void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list *d);
 /* Looks up page p's Markdown (md, links, the formulas and diagrams it
- * met), by its text, else (a source not read again) by p->digest: on a hit fills p in arena a — the body, the summary and the text
- * last, in this order, as md_render does — and returns true. key is
- * scratch (made here, reused by site_md_disk_keep). */
-bool site_md_disk_take(site_md_disk *m, const site *s, page *p, arena *a, buf *key,
+ * met), by its text, else (a source not read again) by p->digest: on a
+ * hit fills p in arena a with the head of its entry — all but the body,
+ * the summary, the search keys and the search text: p->bulk says where
+ * those are, read when first used (site/bulk.h; room for them is reserved
+ * in the spill file) — and returns true. key is scratch (made here,
+ * reused by site_md_disk_keep). */
+bool site_md_disk_take(site_md_disk *m, site *s, page *p, arena *a, buf *key,
                        size_t *formulas, size_t *diagrams);
 /* Stores p's Markdown just rendered, under the key site_md_disk_take
- * made, unless it reported a problem. */
+ * made, unless it reported a problem: the head, and the bulk (md.html,
+ * md.summary_html, search_keys, search_text, still in memory) as a part
+ * of its own under a name p->bulk is given here. */
 void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf *key,
                        size_t formulas, size_t diagrams);
+
+/* Reads p's bulk (p->bulk, taken from the cache) into p's fields: into
+ * its room in the spill file, else into memory. A part that is missing or
+ * does not check is counted as damaged and made again from the source
+ * (site_page_bulk_again), and stored again; when that fails too (the
+ * source changed meanwhile) an error goes to site_md_disk_begin's list and
+ * the fields are empty. Called by site/bulk.c under the page's lock; m
+ * NULL: the fields are left empty. */
+void site_md_disk_bulk(site_md_disk *m, const site *s, page *p);
 
 /* The link environment env of a page whose Markdown used shortcodes
  * (md->shortcodes), continued with what each of them reads: their

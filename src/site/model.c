@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "site/bulk.h"
 #include "site/cite.h"
 #include "site/generated.h"
 #include "site/i18n.h"
@@ -238,8 +239,11 @@ static const char *const body_keys[SITE_BODY_FIELDS] = { "content", "summary", "
 static void body_values(const site *s, arena *a, const page *p, tpl_value v[SITE_BODY_FIELDS])
 {
     size_t len;
-    const char *html = site_xlink_html(s, p, false, a, &len);
-    v[0] = safe_v(html, len);
+    const char *html;
+    if (!site_page_lazy_value(s, a, p, false, &v[0])) { /* site/bulk.h */
+        html = site_xlink_html(s, p, false, a, &len);
+        v[0] = safe_v(html, len);
+    }
     if (p->summary_text) {
         buf b = BUF_INIT;
         buf_puts(&b, "<p>");
@@ -254,7 +258,7 @@ static void body_values(const site *s, arena *a, const page *p, tpl_value v[SITE
         buf_puts(&b, "</p>\n");
         v[1] = tpl_safe_strn(arena_strndup(a, b.data, b.len), b.len);
         buf_release(&b);
-    } else {
+    } else if (!site_page_lazy_value(s, a, p, true, &v[1])) {
         html = site_xlink_html(s, p, true, a, &len);
         v[1] = safe_v(html, len);
     }
@@ -431,6 +435,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     m = map_copy_exact(a, m);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;
+    site_page_lazy_map(s, p);
 }
 
 /* The page values are made in parallel, each in its worker's arena (which

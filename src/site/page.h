@@ -127,6 +127,9 @@ typedef struct page {
      * s->spill (+1; 0: in memory), set by the Markdown worker, read by
      * site_spill_map */
     size_t spill_body, spill_summary, spill_keys, spill_text;
+    /* a one-shot build with the build cache: where the above are until
+     * first read (site/bulk.h: read them through its accessors), or NULL */
+    struct site_bulk *bulk;
     link_rec *links;
     size_t nlinks;
     int *backlinks;       /* page indexes, newest first */

@@ -20,6 +20,7 @@
 #include "site/sources.h"
 #include "site/links.h"
 #include "site/spill.h"
+#include "site/bulk.h"
 #include "site/i18n.h"
 #include "site/cite.h"
 #include "site/pool.h"

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "site/bulk.h"
 #include "site/spill.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -85,12 +87,37 @@ size_t site_spill_put(site *s, const char *data, size_t n)
     return at + 1;
 }
 
+size_t site_spill_reserve(site *s, size_t n)
+{
+    site_spill *sp = s->spill;
+    if (!sp || atomic_load(&sp->failed))
+        return 0;
+    return atomic_fetch_add(&sp->end, n) + 1;
+}
+
+bool site_spill_write(const site *s, size_t place, const char *data, size_t n)
+{
+    site_spill *sp = s->spill;
+    if (!sp || !sp->map || !place || place - 1 + n + 1 > sp->map_len)
+        return false;
+    return write_all(sp->fd, data, n, (off_t)(place - 1)) && write_all(sp->fd, "", 1, (off_t)(place - 1 + n));
+}
+
+const char *site_spill_at(const site *s, size_t place)
+{
+    return s->spill && s->spill->map && place ? s->spill->map + place - 1 : NULL;
+}
+
 bool site_spill_map(site *s, diag_list *d)
 {
     site_spill *sp = s->spill;
     if (!sp)
         return true;
     size_t len = atomic_load(&sp->end);
+    /* the room reserved past the last write (site_spill_reserve) */
+    struct stat st;
+    if (len && fstat(sp->fd, &st) == 0 && (size_t)st.st_size < len && ftruncate(sp->fd, (off_t)len) != 0)
+        len = (size_t)st.st_size; /* what is past it stays unwritten: read from the cache into memory */
     if (len) {
         void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, sp->fd, 0);
         if (m == MAP_FAILED) {
@@ -135,6 +162,7 @@ void site_spill_trim(const site *s)
 
 void site_spill_free(site *s)
 {
+    site_bulk_hook(s, false);
     site_spill *sp = s->spill;
     if (!sp)
         return;

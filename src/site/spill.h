@@ -29,6 +29,17 @@ bool site_spill_open(site *s, const char *dir);
  * page.spill_body, spill_summary, spill_keys, spill_text), or 0 when there is no file or the
  * write failed (the caller keeps the bytes). Thread-safe. */
 size_t site_spill_put(site *s, const char *data, size_t n);
+/* Reserves n bytes of the file without writing them (a page taken from
+ * the build cache: its body is written there only if something reads it,
+ * site/bulk.h); returns their place + 1, or 0 (no file). Thread-safe. */
+size_t site_spill_reserve(site *s, size_t n);
+/* After site_spill_map: writes n bytes and a NUL at a reserved place (the
+ * map shows them: it is shared). False when there is no map or the write
+ * failed (the caller keeps the bytes). Thread-safe. */
+bool site_spill_write(const site *s, size_t place, const char *data, size_t n);
+/* The mapped address of a place (NULL before site_spill_map or without
+ * a file). */
+const char *site_spill_at(const site *s, size_t place);
 /* After the Markdown stage: maps the file and points every moved body,
  * summary, search keys and search text into it. A failure to map is an error in d
  * (the build fails; the moved strings read as ""). */
@@ -36,7 +47,8 @@ bool site_spill_map(site *s, diag_list *d);
 /* Drops the mapped pages from the process's resident memory (any thread,
  * any time: a reader faults them in again from the file). */
 void site_spill_trim(const site *s);
-/* Unmaps and closes (site_free calls it). */
+/* Unmaps and closes, and takes away s's lazy hook (site/bulk.h) (site_free
+ * calls it). */
 void site_spill_free(site *s);
 
 #endif

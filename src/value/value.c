@@ -227,8 +227,19 @@ tpl_deps *tpl_deps_use(tpl_deps *d)
     return old;
 }
 
+static tpl_lazy_fn lazy_fn;
+static void *lazy_ctx;
+
+void tpl_lazy_hook(tpl_lazy_fn fn, void *ctx)
+{
+    lazy_ctx = ctx;
+    lazy_fn = fn;
+}
+
 void tpl_deps_note(const tpl_map *m, long index)
 {
+    if (lazy_fn && atomic_load_explicit(&((tpl_map *)m)->lazy, memory_order_acquire))
+        lazy_fn(lazy_ctx, m, index);
     tpl_deps *d = deps_current;
     if (!d)
         return;

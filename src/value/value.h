@@ -98,6 +98,7 @@ struct tpl_map {
     uint32_t *index;   /* open addressing over entries (NULL: scan); see value.c */
     size_t index_cap;
     uint32_t owner;    /* non-zero: reads are recorded (tpl_deps), see below */
+    _Atomic uint32_t lazy; /* non-zero: entries filled on first read (tpl_lazy_hook) */
 };
 
 /* Dependency recording. A map with a non-zero `owner` (sheaf gives each
@@ -122,6 +123,19 @@ static inline void tpl_map_touch(const tpl_map *m, long index)
         tpl_deps_note(m, index);
 }
 static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)TPL_DEPS_ALL); }
+/* Lazy entries. A map whose `lazy` is set (an owned map: only those are
+ * touched on every read) holds entries whose values are not made yet: the
+ * hook set here is called with the map and the entry about to be read
+ * (TPL_DEPS_ALL: all of them) before the reader looks at it, and fills the
+ * entries with tpl_map_update, then clears `lazy` (release). This is the
+ * second exception to THE RULE: it may happen while renders run, so the
+ * hook fills under its own lock and every read of the map goes through
+ * tpl_map_touch first (what the dependency recording already requires).
+ * A one-shot build with the build cache uses it for the pages' bodies,
+ * which stay on disk until a render reads them (site/bulk.c). One hook in
+ * the process; fn NULL removes it. */
+typedef void (*tpl_lazy_fn)(void *ctx, const tpl_map *m, long index);
+void tpl_lazy_hook(tpl_lazy_fn fn, void *ctx);
 /* The entry index of a string key, or -1 (not recorded). */
 long tpl_map_find(const tpl_map *m, const char *key);
 /* Where an expression last found its key in a map: maps made alike (every
