@@ -29,6 +29,15 @@
  * value. A page whose Markdown reported a problem is never kept, so its
  * diagnostics come back on every build.
  *
+ * An entry is two cache files: the head (kind "page": all of the above but
+ * the body, the summary and the search keys and text, with the search
+ * excerpt, and the name, lengths and hashes of the rest) and the bulk
+ * (kind "page-bulk": those four strings), each under its own HMAC. The
+ * bulk's key is a 128-bit name only its head holds. The Markdown stage
+ * reads heads only; the bulk is read when something first uses it
+ * (site_md_disk_bulk, through site/bulk.c's accessors), checked then, and
+ * made again from the source when it does not check.
+ *
  * The manifest (kind "manifest", key "pages") names the sheaf binary, the
  * site folder and a random generation that every key holds, and whether a
  * build is writing: "open" from a build's first entry written until it
@@ -286,6 +295,16 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list 
     m->bib = b;
 }
 
+/* n bytes as 2n hex digits (a printf a byte was a tenth of a hit's time) */
+static void put_hex(buf *b, const unsigned char *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        buf_putc(b, digits[p[i] >> 4]);
+        buf_putc(b, digits[p[i] & 15]);
+    }
+}
+
 static void make_key(const site_md_disk *m, const site *s, const page *p, buf *key)
 {
     buf_reset(key);
@@ -304,8 +323,7 @@ static void make_key(const site_md_disk *m, const site *s, const page *p, buf *k
     else /* not read: the load stage's record of the file says (srcrec.c) */
         memcpy(text, p->digest, sizeof text);
     buf_putc(key, 0);
-    for (size_t i = 0; i < sizeof text; i++)
-        buf_printf(key, "%02x", text[i]);
+    put_hex(key, text, sizeof text);
 }
 
 /* ---- the value ------------------------------------------------------- */
@@ -653,9 +671,15 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
 /* The key of a bulk part: its name, which only the head that names it knows. */
 static void bulk_key(const site_bulk *k, char out[64])
 {
-    int n = snprintf(out, 64, "sheaf-md-bulk 1\n");
-    for (size_t i = 0; i < sizeof k->id; i++)
-        n += snprintf(out + n, 64 - (size_t)n, "%02x", k->id[i]);
+    static const char digits[] = "0123456789abcdef";
+    static const char head[] = "sheaf-md-bulk 1\n";
+    memcpy(out, head, sizeof head - 1);
+    char *o = out + sizeof head - 1;
+    for (size_t i = 0; i < sizeof k->id; i++) {
+        *o++ = digits[k->id[i] >> 4];
+        *o++ = digits[k->id[i] & 15];
+    }
+    *o = 0;
 }
 
 bool site_md_disk_take(site_md_disk *m, site *s, page *p, arena *a, buf *key,

@@ -63,8 +63,8 @@ def main():
                     % (i, i % 3, i, (i + 1) % POSTS + 1, (i + 1) % POSTS, i))
 
     def build(what, cached, warning=None):
-        r = subprocess.run([sheaf, "build", "--stats", "-s", site], capture_output=True, text=True, errors="replace",
-                           env=env, timeout=120)
+        r = subprocess.run([sheaf, "build", "--stats", "-s", site], capture_output=True, text=True,
+                           errors="replace", env=env, timeout=120)
         if r.returncode != 0:
             fail("%s: the build failed (%d):\n%s%s" % (what, r.returncode, r.stdout, r.stderr))
         if warning is None and r.stderr:
