@@ -39,6 +39,8 @@ static tpl_map *vars(void)
 
 /* Renders `main` (plus named templates a/b from the NULL-terminated list),
  * returning the output or "ERR <first diagnostic>". */
+static tpl_map *lazy_vars; /* when set, the variables render_with uses */
+
 static char *render_with(const char *const *named, const char *base_url)
 {
     tpl_loader *l = tpl_loader_new(NULL, 0, false);
@@ -51,7 +53,7 @@ static char *render_with(const char *const *named, const char *base_url)
     tpl_options opt = { .base_url = base_url ? base_url : "https://x.io/notes/",
                         .max_output = max_output, .max_memory = max_memory,
                         .max_steps = max_steps, .budget = budget };
-    bool ok = t && tpl_render(t, l, vars(), &opt, NULL, scratch, &out, d);
+    bool ok = t && tpl_render(t, l, lazy_vars ? lazy_vars : vars(), &opt, NULL, scratch, &out, d);
     char *res;
     if (ok && !diag_error_count(d)) {
         res = strdup(out.data);
@@ -570,6 +572,55 @@ TEST(steps)
     budget = NULL;
 }
 
+/* Lazy entries (value.h): the hook fills a page's `content` on the first
+ * read of it or of the whole map, never on a read of another entry. */
+static int lazy_calls;
+static void lazy_fill(void *ctx, const tpl_map *m, long index)
+{
+    (void)ctx;
+    long c = tpl_map_find(m, "content");
+    if (index != (long)TPL_DEPS_ALL && index != c)
+        return;
+    lazy_calls++;
+    tpl_map_update(m, (size_t)c, tpl_str("the body"));
+    atomic_store(&((tpl_map *)m)->lazy, 0);
+}
+
+static tpl_map *lazy_page(void)
+{
+    tpl_map *page = tpl_map_new(A, 2);
+    tpl_map_set_str(A, page, "title", tpl_str("T"));
+    tpl_map_set_str(A, page, "content", tpl_str("stand-in"));
+    tpl_map_seal(A, page);
+    page->owner = 1;
+    atomic_store(&page->lazy, 1);
+    lazy_vars = tpl_map_new(A, 1);
+    tpl_map_set_str(A, lazy_vars, "page", tpl_map_value(page));
+    return page;
+}
+
+TEST(lazy_entries)
+{
+    tpl_lazy_hook(lazy_fill, NULL);
+    tpl_map *page = lazy_page();
+    EQ_STR(tpl_map_get_cstr(page, "title").u.s, "T");
+    EQ_INT(lazy_calls, 0);
+    R("{{ page.title }}", "T");
+    EQ_INT(lazy_calls, 0);
+    R("{{ page.title }}: {{ page.content }} {{ page.content | length }}", "T: the body 8");
+    EQ_INT(lazy_calls, 1);
+    R("{{ page.content }}", "the body");
+    EQ_INT(lazy_calls, 1);
+    lazy_page(); /* read whole */
+    R("{% for k, v in page.items() %}{{ k }}={{ v }};{% endfor %}", "title=T;content=the body;");
+    EQ_INT(lazy_calls, 2);
+    lazy_page();
+    R("{{ page | tojson }}", "{\"content\": \"the body\", \"title\": \"T\"}");
+    EQ_INT(lazy_calls, 3);
+    tpl_lazy_hook(NULL, NULL);
+    lazy_vars = NULL;
+}
+
 int main(void)
 {
     A = arena_new();
@@ -586,6 +637,7 @@ int main(void)
     RUN(bounds);
     RUN(steps);
     RUN(process_memory);
+    RUN(lazy_entries);
     arena_free(A);
     return harness_done();
 }
