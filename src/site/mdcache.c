@@ -33,7 +33,8 @@
  * the body, the summary and the search keys and text, with the search
  * excerpt, and the name, lengths and hashes of the rest) and the bulk
  * (kind "page-bulk": those four strings), each under its own HMAC. The
- * bulk's key is a 128-bit name only its head holds. The Markdown stage
+ * bulk's key is a 128-bit name only its head holds (a digest of the
+ * head's key). The Markdown stage
  * reads heads only; the bulk is read when something first uses it
  * (site_md_disk_bulk, through site/bulk.c's accessors), checked then, and
  * made again from the source when it does not check.
@@ -83,8 +84,6 @@ struct site_md_disk {
     atomic_size_t bytes; /* of the entries this build read or wrote (keys and values) */
     pthread_mutex_t mu;
     bool opened;         /* under mu: the manifest says "open" (before the first entry is written) */
-    uint64_t id_base;    /* the bulk parts' names: this random number and a count */
-    atomic_uint_least64_t id_next;
     arena *late;         /* under mu: bulk parts read without a spill file */
     diag_list *d;        /* site_md_disk_begin's */
 };
@@ -210,7 +209,6 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
     }
     if (!good)
         m->generation = new_generation();
-    m->id_base = new_generation();
     return m;
 }
 
@@ -732,11 +730,11 @@ void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf 
     site_bulk *k = p->bulk;
     if (!m || !m->write || !key->len || p->md.nproblems || p->failed || !k)
         return;
-    uint64_t n = atomic_fetch_add(&m->id_next, 1);
-    for (size_t i = 0; i < 8; i++) {
-        k->id[i] = (unsigned char)(m->id_base >> (8 * i));
-        k->id[8 + i] = (unsigned char)(n >> (8 * i));
-    }
+    /* named by the head's key: the same inputs give the same name, so a
+     * page written again replaces its part instead of leaving one behind */
+    unsigned char d[CACHE_DIGEST_LEN];
+    cache_digest(key->data, key->len, d);
+    memcpy(k->id, d, sizeof k->id);
     buf bv = BUF_INIT, v = BUF_INIT;
     write_bulk(&bv, p->md.summary_html, p->md.summary_len, p->md.html, p->md.html_len, p->search_keys,
                p->search_keys_len, p->search_text, p->search_text_len);
