@@ -33,6 +33,23 @@ static bool plain_path(const char *p)
     return true;
 }
 
+/* 16 hex digits at s (lower case, as written) into *v. */
+static bool hex16(const char *s, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < 16; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9')
+            x = x << 4 | (uint64_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            x = x << 4 | (uint64_t)(c - 'a' + 10);
+        else
+            return false;
+    }
+    *v = x;
+    return true;
+}
+
 bool manifest_read(const char *dir, manifest *m)
 {
     memset(m, 0, sizeof *m);
@@ -46,6 +63,7 @@ bool manifest_read(const char *dir, manifest *m)
         return false;
     }
     m->len = b.len;
+    m->sorted = true;
     m->hash = hash_bytes(b.data, b.len);
     m->text = buf_detach(&b, NULL);
     char *s = m->text + sizeof head - 1;
@@ -56,7 +74,9 @@ bool manifest_read(const char *dir, manifest *m)
             *nl = 0;
         char *w = s;
         bool bad = false;
-        int kind = 0; /* 1: a \changed line, 2: a \user line */
+        int kind = 0; /* 1: a \changed line, 2: a \user line, 3: a \folder line */
+        uint64_t stamp = 0;
+        bool direct = false;
         if (!strncmp(s, "\\generation ", 12)) {
             unsigned long long g, h;
             int end = 0;
@@ -64,6 +84,20 @@ bool manifest_read(const char *dir, manifest *m)
                 m->generation = g, m->spare = h;
             s = next;
             continue;
+        } else if (!strncmp(s, "\\base ", 6)) {
+            uint64_t h;
+            if (hex16(s + 6, &h) && !s[22])
+                m->base = h;
+            s = next;
+            continue;
+        } else if (!strncmp(s, "\\folder ", 8)) {
+            /* "\folder " 16 hex digits, ' ', '+' or '-', ' ', the path */
+            if (!hex16(s + 8, &stamp) || s[24] != ' ' || (s[25] != '+' && s[25] != '-') || s[26] != ' ') {
+                s = next;
+                continue;
+            }
+            direct = s[25] == '+';
+            kind = 3, s += 27, w = s;
         } else if (!strncmp(s, "\\changed ", 9)) {
             kind = 1, s += 9, w = s;
         } else if (!strncmp(s, "\\user ", 6)) {
@@ -83,10 +117,14 @@ bool manifest_read(const char *dir, manifest *m)
         if (kind && !bad && plain_path(s)) {
             if (kind == 1)
                 *VEC_ADD(m->changed, m->nchanged, m->capchanged, 64) = s;
-            else
+            else if (kind == 2)
                 *VEC_ADD(m->user, m->nuser, m->capuser, 16) = s;
-        } else if (!kind && !bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n)
+            else
+                *VEC_ADD(m->folders, m->nfolders, m->capfolders, 256) = (manifest_folder){ s, stamp, direct };
+        } else if (!kind && !bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n) {
             *VEC_ADD(m->list, m->n, m->cap, 256) = s; /* not a repeated line */
+            m->sorted = m->sorted && (m->n < 2 || strcmp(m->list[m->n - 2], s) < 0);
+        }
         s = next;
     }
     return true;
@@ -103,6 +141,7 @@ void manifest_free(manifest *m)
     free(m->list);
     free(m->changed);
     free(m->user);
+    free(m->folders);
     free(m->text);
     memset(m, 0, sizeof *m);
 }
@@ -112,15 +151,23 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void put_hex16(char *out, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 15; i >= 0; i--, v >>= 4)
+        out[i] = digits[v & 15];
+}
+
 static void put_path(buf *out, const char *p)
 {
-    for (; *p; p++) {
-        if (*p == '\\')
-            buf_puts(out, "\\\\");
-        else if (*p == '\n')
-            buf_puts(out, "\\n");
-        else
-            buf_putc(out, *p);
+    for (;;) {
+        size_t n = strcspn(p, "\\\n"); /* a run to copy as it is */
+        buf_put(out, p, n);
+        p += n;
+        if (!*p)
+            break;
+        buf_puts(out, *p == '\\' ? "\\\\" : "\\n");
+        p++;
     }
     buf_putc(out, '\n');
 }
@@ -153,10 +200,23 @@ void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, bu
             put_path(out, v[i]);
         }
         free(v);
+        if (g->base)
+            buf_printf(out, "\\base %016llx\n", (unsigned long long)g->base);
+        for (size_t i = 0; i < g->nfolders; i++) {
+            const manifest_folder *f = &g->folders[i];
+            char line[32];
+            memcpy(line, "\\folder ", 8);
+            put_hex16(line + 8, f->stamp);
+            line[24] = ' ';
+            line[25] = f->direct ? '+' : '-';
+            line[26] = ' ';
+            buf_put(out, line, 27);
+            put_path(out, f->path);
+        }
     }
-    char **v = sorted(paths, n);
+    char **v = g && g->sorted ? NULL : sorted(paths, n);
     for (size_t i = 0; i < n; i++)
-        put_path(out, v[i]);
+        put_path(out, v ? v[i] : paths[i]);
     free(v);
 }
 

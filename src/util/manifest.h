@@ -17,7 +17,16 @@
  *   \changed PATH           a path whose file is not the spare's (written,
  *                            added or removed by the build that made it)
  *   \user PATH              a file, link or empty folder someone else put
- *                            in the folder, carried over by that build */
+ *                            in the folder, carried over by that build
+ *   \base HASH              this tree was the spare whose manifest had
+ *                            this hash, brought up to date in place
+ *   \folder STAMP D PATH    a folder of the tree this build replaced (the
+ *                            one its \generation line names), as the build
+ *                            saw it: STAMP the 16 hex digits of its stamp
+ *                            (who it is and its times; 0: not to be
+ *                            trusted), D '+' when it held files of sheaf's
+ *                            itself, else '-' (docs/internals.md, "The
+ *                            commit", says what a stamp proves) */
 #ifndef SHEAF_MANIFEST_H
 #define SHEAF_MANIFEST_H
 
@@ -31,6 +40,13 @@
 
 struct strmap;
 
+/* A \folder line. */
+typedef struct manifest_folder {
+    char *path;     /* into the manifest's text */
+    uint64_t stamp; /* 0: seen, but not to be trusted */
+    bool direct;    /* it held files of sheaf's itself (not only in folders below) */
+} manifest_folder;
+
 typedef struct manifest {
     struct strmap *paths; /* path → its index in list; keys point into text */
     char **list;          /* the same paths, in the file's order */
@@ -42,6 +58,10 @@ typedef struct manifest {
     uint64_t spare;       /* the hash its spare's manifest should have; 0: none */
     char **changed, **user; /* the \changed and \user paths (into text) */
     size_t nchanged, nuser, capchanged, capuser;
+    bool sorted;          /* list is in byte order (as written) */
+    uint64_t base;        /* \base: the spare this tree was made from; 0: none */
+    manifest_folder *folders; /* the \folder lines, in the file's order */
+    size_t nfolders, capfolders;
 } manifest;
 
 /* What a build's manifest says beyond its paths (see above). */
@@ -52,6 +72,10 @@ typedef struct manifest_gen {
     size_t nchanged;
     char *const *user;
     size_t nuser;
+    uint64_t base;                  /* 0: no \base line */
+    const manifest_folder *folders; /* written in this order */
+    size_t nfolders;
+    bool sorted;                    /* the paths are in byte order already */
 } manifest_gen;
 
 /* Reads dir/.sheaf-manifest into m (which it initialises). false when
@@ -63,7 +87,8 @@ bool manifest_has(const manifest *m, const char *rel);
 void manifest_free(manifest *m);
 /* Appends the manifest file's bytes for the n paths (in any order). */
 void manifest_format(char *const *paths, size_t n, buf *out);
-/* manifest_format, with the generation lines of g before the paths. */
+/* manifest_format, with the generation lines of g before the paths (the
+ * \folder lines in g's order, the others sorted). */
 void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, buf *out);
 /* Writes dir/.sheaf-manifest for the n paths through a temporary file and a
  * rename, so that it is always whole. false + errno. */
