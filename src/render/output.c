@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "render/output.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/manifest.h"
@@ -420,7 +421,11 @@ static void record(output *o, const char *rel, bool staged, uint64_t hash, size_
     o->hashes[o->nkeys] = hash;
     o->lens[o->nkeys] = len;
     o->keys[o->nkeys++] = k;
-    strmap_put(o->produced, k, 1);
+    long at = (long)o->nkeys - 1;
+    if (strmap_put(o->produced, k, at) != at)
+        o->ndup++; /* (made twice: the commit then trusts no count) */
+    else if (o->write && manifest_has(&o->manifest, k))
+        o->nours++;
     if (staged) {
         if (o->nstaged == o->capstaged) {
             o->capstaged = o->capstaged ? o->capstaged * 2 : 1024;
@@ -1015,6 +1020,8 @@ static bool under_produced(const output *o, const char *rel)
  * (o->pdirs; its keys are kept in o->pdir_keys). */
 static void produced_dirs(output *o)
 {
+    if (o->pdirs)
+        return;
     o->pdirs = strmap_new(o->nkeys + 16);
     for (size_t i = 0; i < o->nkeys; i++) {
         char *k = xstrdup(o->keys[i]);
@@ -1028,6 +1035,13 @@ static void produced_dirs(output *o)
         }
         free(k);
     }
+}
+
+/* Whether rel is a folder of one of this build's files. */
+static bool is_pdir(output *o, const char *rel)
+{
+    produced_dirs(o); /* (made when first asked: only other people's entries ask) */
+    return strmap_get(o->pdirs, rel) >= 0;
 }
 
 /* Removes the spare's path (a file, or a folder that is now empty) and
@@ -1063,9 +1077,17 @@ static int cmp_rev(const void *a, const void *b)
  * spare holds that very file already. */
 static bool sync_spare(output *o, diag_list *d)
 {
-    for (size_t i = 0; i < o->spare_m.n; i++)
-        if (strmap_get(o->produced, o->spare_m.list[i]) < 0)
-            prune(o, o->spare_m.list[i], false);
+    /* the spare's files are the target's but for the target's \changed
+     * paths (its manifest, named by the target's, says so): those this
+     * build does not make are among the target's it does not make (gone)
+     * and those \changed paths */
+    for (int pass = 0; pass < 2; pass++) {
+        char **v = pass ? o->manifest.changed : o->gone;
+        size_t n = pass ? o->manifest.nchanged : o->ngone;
+        for (size_t i = 0; i < n; i++)
+            if (manifest_has(&o->spare_m, v[i]) && strmap_get(o->produced, v[i]) < 0)
+                prune(o, v[i], false);
+    }
     strmap *now = strmap_new(o->nuser * 2 + 16);
     for (size_t i = 0; i < o->nuser; i++)
         strmap_put(now, o->user[i], 1);
@@ -1073,7 +1095,7 @@ static bool sync_spare(output *o, diag_list *d)
     size_t ngone = 0;
     for (size_t i = 0; i < o->manifest.nuser; i++) {
         const char *u = o->manifest.user[i];
-        if (strmap_get(now, u) < 0 && strmap_get(o->produced, u) < 0 && strmap_get(o->pdirs, u) < 0)
+        if (strmap_get(now, u) < 0 && strmap_get(o->produced, u) < 0 && !is_pdir(o, u))
             gone[ngone++] = o->manifest.user[i];
     }
     vec_sort(gone, ngone, sizeof *gone, cmp_rev); /* what is in a folder before the folder */
@@ -1118,6 +1140,7 @@ typedef struct carry_ctx {
     dev_t dev;      /* the old folder's device: a folder on another is a mount */
     diag_list *d;
     bool ok;
+    struct folder_index *known; /* the last walk's records of the old folder's folders, or NULL */
 } carry_ctx;
 
 /* Someone else's entry rel of the old folder stands where this build puts
@@ -1139,14 +1162,307 @@ static void clash(carry_ctx *c, const char *rel, bool dir)
     c->ok = false;
 }
 
-/* Carries over into the staging tree what is not sheaf's in the old
- * folder's rel ("" the top): anything not in the manifest (hard-linked), and
- * folders that hold nothing of sheaf's. Counts sheaf's old files that this
- * build did not produce as removed. Returns whether rel holds any of
- * sheaf's files. */
-static bool carry_over(carry_ctx *c, const char *rel)
+/* ---- folder stamps -------------------------------------------------------
+ * The walk of the old folder for other people's files lists a folder only
+ * when it may have changed since the last walk of that tree (two builds
+ * ago: the trees take turns). What proves it did not: its stamp — device,
+ * inode, mode, modification and change times — is the one that walk saw.
+ * The kernel sets a folder's modification and change times whenever an
+ * entry is made, removed or renamed in it (and the change time on any
+ * change of the folder itself: its mode, its times set by hand); nothing
+ * sets a change time back. So an equal stamp means the same entries, and
+ * each entry the same inode: a file changed in place is still the file
+ * the new tree links to. It says nothing of the folders below, which have
+ * stamps of their own; so every folder of the tree is stat-ed, and only
+ * those whose stamp moved are listed again.
+ *
+ * A stamp is kept as "trusted" only when its times are older than the
+ * clock of the file system read before the walk began (o->clock: the
+ * staging folder's change time, set to now): an entry made later, even in
+ * the same tick of a coarse clock, gives the folder a later change time.
+ * A folder changed during the walk or just before it is listed again by
+ * the next walk of its tree. (A clock set back past a folder's times could
+ * hide a change, as for the sources' records; --no-cache does not help
+ * here: remove the spare beside the output folder.)
+ *
+ * The records travel in the manifests: a build writes the stamps its walk
+ * saw into the new tree's manifest (\folder lines), describing the tree it
+ * replaced — the next build's spare. The build after that, if it found
+ * that spare trusted (its manifest is the one named) and brought it up to
+ * date in place (the target's manifest says \base with the spare's
+ * manifest's hash), has the old folder's records in the spare's manifest.
+ * Folders that build changed in the spare have moved on, and are listed. */
+
+typedef struct folder_index {
+    const manifest *m;    /* the spare's manifest: m->folders and m->user */
+    strmap *at;           /* a folder's path → its record */
+    size_t *child, *next; /* each record's first child and next sibling; NONE: none */
+    size_t *uhead;        /* each record's first user entry (of m->user) */
+    size_t *unext;        /* the next user entry of the same folder */
+    bool *udir;           /* a user entry that is a folder (one of the records) */
+    size_t listed, known; /* folders listed by this walk, folders taken from records */
+    bool *taken;          /* per record: taken from it by this walk */
+} folder_index;
+
+#define NONE ((size_t)-1)
+
+/* The record of the folder that path (a folder's or a user entry's) is
+ * in, or -1 (the top, or a folder without one). */
+static long record_above(const folder_index *x, char *path)
+{
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return -1;
+    *slash = 0; /* (the manifest's text, put back at once) */
+    long p = strmap_get(x->at, path);
+    *slash = '/';
+    return p;
+}
+
+static folder_index *index_folders(const manifest *m)
+{
+    folder_index *x = xcalloc(1, sizeof *x);
+    x->m = m;
+    size_t n = m->nfolders;
+    x->at = strmap_new(n * 2 + 16);
+    x->child = xmalloc((n + 1) * sizeof *x->child);
+    x->next = xmalloc((n + 1) * sizeof *x->next);
+    x->uhead = xmalloc((n + 1) * sizeof *x->uhead);
+    x->taken = xcalloc(n + 1, sizeof *x->taken);
+    for (size_t i = 0; i < n; i++) {
+        x->child[i] = x->next[i] = x->uhead[i] = NONE;
+        strmap_put(x->at, m->folders[i].path, (long)i);
+    }
+    for (size_t i = n; i-- > 0;) { /* (backwards: each list in the file's order) */
+        long p = record_above(x, m->folders[i].path);
+        if (p >= 0 && strmap_get(x->at, m->folders[i].path) == (long)i) { /* (not a repeated line) */
+            x->next[i] = x->child[p];
+            x->child[p] = i;
+        }
+    }
+    x->unext = xmalloc((m->nuser + 1) * sizeof *x->unext);
+    x->udir = xcalloc(m->nuser + 1, sizeof *x->udir);
+    for (size_t i = m->nuser; i-- > 0;) {
+        long p = record_above(x, m->user[i]);
+        x->udir[i] = strmap_get(x->at, m->user[i]) >= 0;
+        x->unext[i] = NONE;
+        if (p >= 0) {
+            x->unext[i] = x->uhead[p];
+            x->uhead[p] = i;
+        }
+    }
+    return x;
+}
+
+static void free_folders(folder_index *x)
+{
+    if (!x)
+        return;
+    strmap_free(x->at);
+    free(x->child);
+    free(x->next);
+    free(x->uhead);
+    free(x->unext);
+    free(x->udir);
+    free(x->taken);
+    free(x);
+}
+
+static uint64_t folder_stamp(const struct stat *st)
+{
+    uint64_t w[7] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_mode,
+                      (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec,
+                      (uint64_t)st->st_ctim.tv_sec, (uint64_t)st->st_ctim.tv_nsec };
+    uint64_t h = hash_bytes(w, sizeof w);
+    return h ? h : 1; /* 0: not trusted */
+}
+
+static bool earlier(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec != b->tv_sec ? a->tv_sec < b->tv_sec : a->tv_nsec < b->tv_nsec;
+}
+
+/* What this build's walk saw of the folder rel (for the new manifest);
+ * rel is kept (a record's path, or one copied into o->seen_paths). */
+static void saw_folder(output *o, const char *rel, uint64_t stamp, bool direct)
+{
+    *VEC_ADD(o->seen, o->nseen, o->capseen, 256) = (manifest_folder){ (char *)rel, stamp, direct };
+}
+
+/* The stamp of a folder listed now (st: its lstat, taken before the
+ * listing), or 0 when its times are not older than the walk's clock. */
+static uint64_t fresh_stamp(const output *o, const struct stat *st)
+{
+    bool old = o->clock.tv_sec && earlier(&st->st_mtim, &o->clock) && earlier(&st->st_ctim, &o->clock);
+    return old ? folder_stamp(st) : 0;
+}
+
+/* Record i, when it is trusted and its stamp is the folder's now (st). */
+static bool record_holds(const folder_index *x, long i, const struct stat *st)
+{
+    return i >= 0 && x->m->folders[i].stamp && x->m->folders[i].stamp == folder_stamp(st);
+}
+
+static bool carry_over(carry_ctx *c, const char *rel, const struct stat *self, long rec);
+
+/* One entry r of the old folder, not one of sheaf's files that its
+ * directory entry showed to be no folder: st its lstat (NULL: not taken
+ * yet), rec its record when it is a folder with one (-1: look it up).
+ * Returns whether it is or holds files of sheaf's. */
+static bool carry_entry(carry_ctx *c, const char *r, const struct stat *known_st, long rec)
 {
     output *o = c->o;
+    bool ours = false;
+    char *from = fs_join(o->target, r), *to = fs_join(o->tmp, r);
+    struct stat st, ts;
+    bool in_new;
+    if (o->use_spare) { /* the spare holds older files: ask what this build made */
+        bool file = strmap_get(o->produced, r) >= 0;
+        /* (a folder of the new tree matters only to an entry that is no folder) */
+        in_new = file || ((!known_st || !S_ISDIR(known_st->st_mode)) && is_pdir(o, r));
+        ts.st_mode = file ? S_IFREG : S_IFDIR;
+    } else {
+        in_new = lstat(to, &ts) == 0;
+    }
+    if (known_st)
+        st = *known_st;
+    if (!known_st && lstat(from, &st) != 0) {
+        diag_error(c->d, from, 0, 0, "cannot read: %s", strerror(errno));
+        c->ok = false;
+    } else if (S_ISDIR(st.st_mode)) {
+        if (st.st_dev != c->dev) {
+            diag_error(c->d, from, 0, 0,
+                       "a file system is mounted here, inside the output folder: sheaf "
+                       "replaces the output folder as a whole and cannot take it along; "
+                       "unmount it, or mount it at the output folder itself");
+            c->ok = false;
+        } else if (in_new && !S_ISDIR(ts.st_mode)) {
+            saw_folder(o, arena_strdup(o->seen_paths, r), 0, false); /* not walked: listed next time */
+            clash(c, r, true);
+        } else if (carry_over(c, r, &st, rec)) {
+            ours = true;
+        } else if (o->use_spare) {
+            user_entry(o, r, true); /* made in the spare once the spare is pruned */
+        } else if (lstat(to, &ts) == 0) {
+            chmod(to, st.st_mode & 07777); /* someone else's folder, carried over */
+            user_entry(o, r, true);
+        } else if (c->ok && (!ensure_parent(to) || mkdir(to, st.st_mode & 07777) != 0)) {
+            /* someone else's empty folder: kept too */
+            report_write(o, "create", r, to, c->d);
+            c->ok = false;
+        } else {
+            user_entry(o, r, true);
+        }
+    } else if (manifest_has(&o->manifest, r)) {
+        ours = true;
+        if (strmap_get(o->produced, r) < 0)
+            atomic_fetch_add(&o->removed, 1);
+    } else if (in_new) {
+        clash(c, r, false);
+    } else if (o->use_spare) {
+        if (under_produced(o, r))
+            clash(c, r, false); /* one of this build's files is where its folder was */
+        else
+            user_entry(o, r, false);
+    } else if (!ensure_parent(to)) {
+        if (errno == ENOTDIR || errno == EEXIST) {
+            clash(c, r, false); /* one of this build's files is where its folder was */
+        } else {
+            report_write(o, "create the folder of", r, to, c->d);
+            c->ok = false;
+        }
+    } else if (!carry(from, to, &st)) {
+        report_write(o, "carry over", r, from, c->d);
+        c->ok = false;
+    } else {
+        user_entry(o, r, false);
+    }
+    free(from);
+    free(to);
+    return ours;
+}
+
+/* The folder of record i (self: its lstat, whose stamp is the record's)
+ * as the last walk of it saw it: the same entries, so the same files.
+ * Its folders are stat-ed (relative to it, opened) and walked in turn;
+ * someone else's entries in it are carried by name; its own files of
+ * sheaf's are not looked at (those this build no longer makes are counted
+ * as removed after the walk: count_removed). Returns whether it holds
+ * files of sheaf's. */
+static bool walk_known(carry_ctx *c, size_t i, const struct stat *self)
+{
+    folder_index *x = c->known;
+    output *o = c->o;
+    const manifest_folder *f = &x->m->folders[i];
+    x->known++;
+    x->taken[i] = true;
+    saw_folder(o, f->path, f->stamp, f->direct);
+    bool ours = f->direct;
+    int dfd = -1;
+    if (x->child[i] != NONE) {
+        char *dir = fs_join(o->target, f->path);
+        struct stat now;
+        dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0 || fstat(dfd, &now) != 0 || now.st_ino != self->st_ino || now.st_dev != self->st_dev) {
+            diag_error(c->d, dir, 0, 0, "cannot read the old output's folder: %s",
+                       dfd < 0 ? strerror(errno) : "it changed during the build");
+            c->ok = false;
+        }
+        free(dir);
+    }
+    for (size_t k = x->child[i]; k != NONE && c->ok; k = x->next[k]) {
+        const char *r = x->m->folders[k].path, *name = strrchr(r, '/') + 1;
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            char *from = fs_join(o->target, r);
+            diag_error(c->d, from, 0, 0, "cannot read: %s", strerror(errno));
+            free(from);
+            c->ok = false;
+        } else if (S_ISDIR(st.st_mode) && st.st_dev == c->dev && strmap_get(o->produced, r) < 0 &&
+                   record_holds(x, (long)k, &st)) {
+            /* (carry_entry's way for a folder, without its questions) */
+            if (walk_known(c, k, &st))
+                ours = true;
+            else
+                user_entry(o, r, true);
+        } else if (carry_entry(c, r, &st, (long)k)) {
+            ours = true;
+        }
+    }
+    if (dfd >= 0)
+        close(dfd);
+    for (size_t k = x->uhead[i]; k != NONE && c->ok; k = x->unext[k]) {
+        const char *r = x->m->user[k];
+        if (x->udir[k])
+            continue; /* someone else's folder: one of the folders above */
+        /* no folder (the last walk saw none here, and the folder has the
+         * same entries): carry_entry's way for such an entry, unread */
+        if (manifest_has(&o->manifest, r))
+            ours = true;
+        else if (strmap_get(o->produced, r) >= 0 || is_pdir(o, r) || under_produced(o, r))
+            clash(c, r, false);
+        else
+            user_entry(o, r, false);
+    }
+    return ours;
+}
+
+/* Carries over into the staging tree what is not sheaf's in the old
+ * folder's rel ("" the top; self: its lstat, taken before it is listed):
+ * anything not in the manifest (hard-linked), and folders that hold
+ * nothing of sheaf's. Counts sheaf's old files that this build did not
+ * produce as removed. Returns whether rel holds any of sheaf's files. */
+static bool carry_over(carry_ctx *c, const char *rel, const struct stat *self, long rec)
+{
+    output *o = c->o;
+    bool ours = false;
+    folder_index *x = c->known;
+    if (x && self && rec < 0)
+        rec = strmap_get(x->at, rel);
+    if (x && self && record_holds(x, rec, self))
+        return walk_known(c, (size_t)rec, self);
+    if (x)
+        x->listed++;
     char *dir = rel[0] ? fs_join(o->target, rel) : xstrdup(o->target);
     DIR *dp = opendir(dir);
     if (!dp) {
@@ -1156,99 +1472,79 @@ static bool carry_over(carry_ctx *c, const char *rel)
         return true;
     }
     char **names = NULL;
-    bool *plain = NULL; /* names[i] is no folder, by its directory entry */
-    size_t n = 0, cap = 0, pcap = 0;
+    unsigned char *type = NULL; /* names[i]'s d_type */
+    size_t n = 0, cap = 0, tcap = 0;
     struct dirent *e;
     while ((e = readdir(dp)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
             (rel[0] || strcmp(e->d_name, OUTPUT_MANIFEST))) {
             size_t was = n;
             *VEC_ADD(names, n, cap, 16) = xstrdup(e->d_name);
-            VEC_PUSH(plain, was, pcap, 16, e->d_type != DT_UNKNOWN && e->d_type != DT_DIR);
+            VEC_PUSH(type, was, tcap, 16, e->d_type);
         }
-    closedir(dp);
-    bool ours = false;
+    bool direct = false; /* files of sheaf's in rel itself */
     for (size_t i = 0; i < n && c->ok; i++) {
         char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);
-        if (plain[i] && manifest_has(&o->manifest, r)) {
+        struct stat st;
+        long k;
+        if (type[i] != DT_UNKNOWN && type[i] != DT_DIR && manifest_has(&o->manifest, r)) {
             /* one of sheaf's files (most of the folder): nothing to stat,
              * the staging tree has this build's */
-            ours = true;
+            ours = direct = true;
             if (strmap_get(o->produced, r) < 0)
                 atomic_fetch_add(&o->removed, 1);
-            free(r);
-            continue;
-        }
-        char *from = fs_join(o->target, r), *to = fs_join(o->tmp, r);
-        struct stat st, ts;
-        bool in_new;
-        if (o->use_spare) { /* the spare holds older files: ask what this build made */
-            bool file = strmap_get(o->produced, r) >= 0;
-            in_new = file || strmap_get(o->pdirs, r) >= 0;
-            ts.st_mode = file ? S_IFREG : S_IFDIR;
-        } else {
-            in_new = lstat(to, &ts) == 0;
-        }
-        if (lstat(from, &st) != 0) {
-            diag_error(c->d, from, 0, 0, "cannot read: %s", strerror(errno));
-            c->ok = false;
-        } else if (S_ISDIR(st.st_mode)) {
-            if (st.st_dev != c->dev) {
-                diag_error(c->d, from, 0, 0,
-                           "a file system is mounted here, inside the output folder: sheaf "
-                           "replaces the output folder as a whole and cannot take it along; "
-                           "unmount it, or mount it at the output folder itself");
-                c->ok = false;
-            } else if (in_new && !S_ISDIR(ts.st_mode)) {
-                clash(c, r, true);
-            } else if (carry_over(c, r)) {
+        } else if (type[i] == DT_DIR && x && (k = strmap_get(x->at, r)) >= 0 &&
+                   fstatat(dirfd(dp), names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+                   st.st_dev == c->dev && strmap_get(o->produced, r) < 0 && record_holds(x, k, &st)) {
+            /* a folder the last walk saw as it is (as in walk_known) */
+            if (walk_known(c, (size_t)k, &st))
                 ours = true;
-            } else if (o->use_spare) {
-                user_entry(o, r, true); /* made in the spare once the spare is pruned */
-            } else if (lstat(to, &ts) == 0) {
-                chmod(to, st.st_mode & 07777); /* someone else's folder, carried over */
-                user_entry(o, r, true);
-            } else if (c->ok && (!ensure_parent(to) || mkdir(to, st.st_mode & 07777) != 0)) {
-                /* someone else's empty folder: kept too */
-                report_write(o, "create", r, to, c->d);
-                c->ok = false;
-            } else {
-                user_entry(o, r, true);
-            }
-        } else if (manifest_has(&o->manifest, r)) {
-            ours = true;
-            if (strmap_get(o->produced, r) < 0)
-                atomic_fetch_add(&o->removed, 1);
-        } else if (in_new) {
-            clash(c, r, false);
-        } else if (o->use_spare) {
-            if (under_produced(o, r))
-                clash(c, r, false); /* one of this build's files is where its folder was */
             else
-                user_entry(o, r, false);
-        } else if (!ensure_parent(to)) {
-            if (errno == ENOTDIR || errno == EEXIST) {
-                clash(c, r, false); /* one of this build's files is where its folder was */
-            } else {
-                report_write(o, "create the folder of", r, to, c->d);
-                c->ok = false;
-            }
-        } else if (!carry(from, to, &st)) {
-            report_write(o, "carry over", r, from, c->d);
-            c->ok = false;
-        } else {
-            user_entry(o, r, false);
+                user_entry(o, r, true);
+        } else if (carry_entry(c, r, NULL, -1)) {
+            ours = true;
+            direct = direct || manifest_has(&o->manifest, r);
         }
         free(r);
-        free(from);
-        free(to);
     }
+    closedir(dp);
+    if (self)
+        saw_folder(o, arena_strdup(o->seen_paths, rel), fresh_stamp(o, self), direct);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    free(plain);
+    free(type);
     free(dir);
     return ours;
+}
+
+/* The target's files of sheaf's that this build does not make (o->gone):
+ * none when every path it made that the target's manifest lists is one
+ * of them (counted as they were made), else looked for. */
+static void find_gone(output *o)
+{
+    if (!o->manifest.text || (o->nours == o->manifest.n && !o->ndup))
+        return;
+    o->gone = xmalloc((o->manifest.n + 1) * sizeof *o->gone);
+    for (size_t i = 0; i < o->manifest.n; i++)
+        if (strmap_get(o->produced, o->manifest.list[i]) < 0)
+            o->gone[o->ngone++] = o->manifest.list[i];
+}
+
+/* The old folder's files of sheaf's that this build does not make, in the
+ * folders the walk took from their records (it counted those of the
+ * folders it listed). */
+static void count_removed(carry_ctx *c)
+{
+    folder_index *x = c->known;
+    if (!x || !x->known)
+        return;
+    output *o = c->o;
+    for (size_t i = 0; i < o->ngone; i++) {
+        long k = record_above(x, o->gone[i]);
+        if (k >= 0 && x->taken[k])
+            atomic_fetch_add(&o->removed, 1);
+    }
 }
 
 /* Whether the old tree stays beside the new one as its spare: a one-shot
@@ -1268,24 +1564,29 @@ static bool keeps_spare(const output *o)
 static bool write_manifest(output *o, diag_list *d)
 {
     buf b = BUF_INIT;
-    char **changed = xmalloc((o->nstaged + o->manifest.n + 1) * sizeof *changed);
+    char **changed = xmalloc((o->nstaged + o->ngone + 1) * sizeof *changed);
     size_t nchanged = 0;
     for (size_t i = 0; i < o->nstaged; i++)
         changed[nchanged++] = o->staged[i];
-    for (size_t i = 0; i < o->manifest.n; i++)
-        if (strmap_get(o->produced, o->manifest.list[i]) < 0)
-            changed[nchanged++] = o->manifest.list[i];
+    for (size_t i = 0; i < o->ngone; i++)
+        changed[nchanged++] = o->gone[i];
     /* (a build that keeps no spare writes only the paths, as sheaf did
      * before spares: a session's, a first build's) */
-    manifest_gen g = { keeps_spare(o) ? o->manifest.generation + 1 : 0, o->manifest.hash, changed,
-                       nchanged, o->user, o->nuser };
-    manifest_format_gen(o->keys, o->nkeys, &g, &b);
+    bool gen = keeps_spare(o);
+    manifest_gen g = { gen ? o->manifest.generation + 1 : 0, o->manifest.hash, changed, nchanged,
+                       o->user, o->nuser, o->use_spare ? o->spare_m.hash : 0, o->seen, o->nseen, false };
+    /* the same paths as the target's (sorted there): not sorted again */
+    bool same_paths = o->manifest.text && o->manifest.sorted && !o->ngone && !o->ndup &&
+                      o->nkeys == o->manifest.n;
+    g.sorted = same_paths;
+    manifest_format_gen(same_paths ? o->manifest.list : o->keys, o->nkeys, &g, &b);
     free(changed);
     char *dst = fs_join(o->tmp, OUTPUT_MANIFEST);
     char *old = fs_join(o->target, OUTPUT_MANIFEST);
     bool ok = true;
     clear_dst(o, dst);
-    if (!(o->manifest.text && o->manifest.len == b.len && same_as(old, b.data, b.len) &&
+    /* (with generation lines, never the old bytes: the generation moved) */
+    if (!(!gen && o->manifest.text && o->manifest.len == b.len && same_as(old, b.data, b.len) &&
           keep_old(o, OUTPUT_MANIFEST, old, dst, true)) &&
         !fs_write_file(dst, b.data, b.len)) {
         report_write(o, "write", OUTPUT_MANIFEST, dst, d);
@@ -1359,10 +1660,9 @@ bool output_end(output *o, bool ok, diag_list *d)
             remember(o, false);
         return all;
     }
-    carry_ctx c = { o, 0, d, true };
+    carry_ctx c = { o, 0, d, true, NULL };
     struct stat st;
-    if (o->use_spare)
-        produced_dirs(o);
+    find_gone(o);
     if (o->exists) {
         if (lstat(o->target, &st) != 0 || !S_ISDIR(st.st_mode)) {
             diag_error(d, o->target, 0, 0, "the output folder changed during the build (%s): "
@@ -1370,7 +1670,23 @@ bool output_end(output *o, bool ok, diag_list *d)
             c.ok = false;
         } else {
             c.dev = st.st_dev;
-            carry_over(&c, "");
+            o->seen_paths = arena_new();
+            /* the file system's clock, before any folder is stat-ed (see
+             * "folder stamps"); the staging folder's times are its own */
+            struct stat now;
+            if (utimensat(AT_FDCWD, o->tmp, NULL, 0) == 0 && stat(o->tmp, &now) == 0)
+                o->clock = now.st_ctim;
+            /* the last walk's records of this tree: in the spare's
+             * manifest, when this tree is that spare brought up to date */
+            if (o->use_spare && o->manifest.base && o->manifest.base == o->spare_m.spare)
+                c.known = index_folders(&o->spare_m);
+            carry_over(&c, "", NULL, -1);
+            count_removed(&c);
+            if (c.known) {
+                o->nlisted = c.known->listed;
+                o->nknown = c.known->known;
+            }
+            free_folders(c.known);
         }
     }
     if (c.ok && o->use_spare)
@@ -1418,6 +1734,9 @@ void output_free(output *o)
     for (size_t i = 0; i < o->nuser; i++)
         free(o->user[i]);
     free(o->user);
+    free(o->seen);
+    arena_free(o->seen_paths);
+    free(o->gone);
     for (size_t i = 0; i < o->npdir; i++)
         free(o->pdir_keys[i]);
     free(o->pdir_keys);

@@ -37,7 +37,10 @@
  * and removing the old one. A spare is used only when its manifest is the
  * one the target's manifest names (a hash); before it is touched its
  * manifest is removed, so a spare a build was killed in is never trusted
- * again. Otherwise the build stages a whole tree as above.
+ * again. Otherwise the build stages a whole tree as above. Other people's
+ * files are found by walking the target, listing only the folders whose
+ * stamp moved since the last walk of that tree (output.c, "folder
+ * stamps"; the stamps travel in the manifests' \folder lines).
  *
  * A build session's partial rebuild (`sheaf serve` after a body edit)
  * writes its few changed files to the staging folder and renames each into
@@ -50,6 +53,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "diag/diag.h"
 #include "util/manifest.h"
@@ -101,6 +105,15 @@ typedef struct output {
     struct strmap *pdirs; /* the folders of this build's files (use_spare) */
     char **pdir_keys;
     size_t npdir, cappdir;
+    struct timespec clock;  /* the file system's clock before the walk of the target */
+    manifest_folder *seen;  /* the target's folders as that walk saw them */
+    struct arena *seen_paths; /* the paths of those the walk listed */
+    size_t nseen, capseen;
+    size_t nours;   /* paths made that the target's manifest lists (each once) */
+    size_t ndup;    /* paths made twice */
+    char **gone;    /* the target's paths (of its manifest) this build did not make */
+    size_t ngone;
+    size_t nlisted, nknown; /* folders that walk listed, and took from the last one's records */
 } output;
 
 /* The name of the manifest in the output folder. */
