@@ -188,6 +188,11 @@ void cli_print_stats(const build_stats *st)
     if (st->markdown_cached)
         printf("  markdown: %zu pages written, %zu from the build cache\n", st->markdown,
                st->markdown_cached);
+    if (st->search_segments)
+        printf("  search: %zu of %zu segments and %zu of %zu text files made (the job: %.1f ms, %.1f ms "
+               "of CPU)\n",
+               st->search_made, st->search_segments, st->search_texts_written, st->search_texts,
+               st->ms_search, st->ms_search_cpu);
     if (st->formulas)
         printf("  math: %zu formulas, %zu rendered by KaTeX (%zu from the cache); %zu engines started "
                "in %.1f ms\n",

@@ -477,6 +477,12 @@ static bool render(run *r, bool keep, diag_list *d)
     render_workers_free(c, r->jobs);
     if (!o->write && !e->sink) /* sheaf check */
         site_check_root_links(s, r->out.produced, d);
+    r->st.search_segments = c->search.segments;
+    r->st.search_made = c->search.made;
+    r->st.search_texts = c->search.texts;
+    r->st.search_texts_written = c->search.texts_written;
+    r->st.ms_search = c->search.ms;
+    r->st.ms_search_cpu = c->search.cpu_ms;
     r->st.outputs_kept = render_record_kept(c->rec);
     r->st.rendered = r->nrender - r->st.outputs_kept;
     return !new_errors(r, d);
@@ -494,6 +500,7 @@ static bool commit(run *r, bool ok, diag_list *d)
         render_record_save(r->c.rec);
         site_img_records_save(site_image_records(&r->s), &r->s, r->out.target);
     }
+    render_search_save(&r->c, ok);
     r->st.written = atomic_load(&r->out.written);
     r->st.unchanged = atomic_load(&r->out.unchanged);
     r->st.removed = atomic_load(&r->out.removed);

@@ -67,6 +67,9 @@ typedef struct build_stats {
                                                    * by citeproc-js, not from the cache */
     size_t citation_docs_twice; /* CSL: pages written twice (not found by their text) */
     size_t citation_engines; /* citeproc-js engines started */
+    size_t search_segments, search_made; /* the search index's segments, and those made (not kept) */
+    size_t search_texts, search_texts_written; /* its text files, and those made */
+    double ms_search, ms_search_cpu; /* its job's time and CPU time (within render+write) */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
 } build_stats;
 

@@ -51,6 +51,16 @@ typedef struct job {
  * check's full run): each output's path and bytes, from any worker. */
 typedef void (*render_sink)(void *ctx, const char *rel, const void *data, size_t len);
 
+/* What the search index's job did (search.c), for --stats, and the
+ * record it leaves for the next build (head, malloc'd; NULL: none). */
+typedef struct render_search {
+    size_t segments, made;      /* segments, and those made (not kept) */
+    size_t texts, texts_written; /* text files, and those made */
+    double ms, cpu_ms;          /* the job's time, and its thread's CPU time */
+    char *head_key, *head;
+    size_t head_key_len, head_len;
+} render_search;
+
 typedef struct render_record render_record;
 
 typedef struct render_ctx {
@@ -74,18 +84,23 @@ typedef struct render_ctx {
                         * from render_workers_new on; zeroed there) */
     atomic_size_t ran; /* jobs finished: every RENDER_TRIM_EVERY, the bodies read
                         * so far leave memory (site_spill_trim) */
+    render_search search; /* written by the search index's job alone */
 } render_ctx;
 #define RENDER_TRIM_EVERY 64
 
-/* Writes the search index of s's published pages (search/index.json) to
- * out (search.c). With flush, out is handed to flush(ctx, out) whenever
- * it holds 64 KB or more, at the end of a document, and at the end (flush
- * empties it): the index is then never whole in memory. Each file of the
- * documents' texts (site_search_text_file) goes to put(put_ctx, rel,
- * bytes, n) as soon as it is made (bytes valid during the call). */
-void render_search_index(const site *s, buf *out, void (*flush)(void *ctx, buf *out), void *ctx,
-                         void (*put)(void *ctx, const char *rel, const char *data, size_t n),
-                         void *put_ctx);
+/* Writes the search index of c's site (search/index.json, its segments and
+ * its texts; docs/search.md): in a one-shot build with the cache only the
+ * segments and text files whose documents changed, the others kept. What
+ * it did goes to c->search. Problems go to d. */
+void render_search_index(render_ctx *c, diag_list *d);
+/* Once the build's output is committed (ok) keeps c->search's record in
+ * the cache for the next build; frees it either way. */
+void render_search_save(render_ctx *c, bool ok);
+/* One output's bytes, as every generated file goes (made fit for its
+ * format, to the sink or the output folder); *id is who the file staged
+ * is (zeroed when none: a sink, `sheaf check`, an error). */
+bool render_emit_id(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d,
+                    output_file_id *id);
 
 /* Runs job i (or pick[i]) of a render_ctx: site_parallel's callback. */
 void render_job(void *vctx, size_t i, int worker);

@@ -225,39 +225,26 @@ static void emit(render_ctx *c, const char *rel, const void *data, size_t len, d
     buf_release(&fixed);
 }
 
-/* The search index on its way to the output folder in pieces, each made
- * fit for its format as emit makes a whole output (the pieces end between
- * whole JSON values, so no character is cut). */
-typedef struct index_stream {
-    output_stream st;
-    text_format f;
-} index_stream;
-
-static void index_flush(void *ctx, buf *b)
+bool render_emit_id(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d,
+                    output_file_id *id)
 {
-    index_stream *is = ctx;
-    if (text_format_bad(b->data, b->len, is->f) != b->len) {
-        buf fixed = BUF_INIT;
-        text_format_fix(&fixed, b->data, b->len, is->f);
-        output_stream_write(&is->st, fixed.data, fixed.len);
-        buf_release(&fixed);
-    } else {
-        output_stream_write(&is->st, b->data, b->len);
+    memset(id, 0, sizeof *id);
+    if (!writable(rel, d))
+        return false;
+    text_format f = text_format_of(rel);
+    buf fixed = BUF_INIT;
+    if (text_format_bad(data, len, f) != len) {
+        text_format_fix(&fixed, data, len, f);
+        data = fixed.data;
+        len = fixed.len;
     }
-    buf_reset(b);
-}
-
-/* A file of the search index's texts (render_search_index's put): an
- * output like any other. */
-typedef struct text_put {
-    render_ctx *c;
-    diag_list *d;
-} text_put;
-
-static void put_text_file(void *ctx, const char *rel, const char *data, size_t n)
-{
-    text_put *t = ctx;
-    emit(t->c, rel, data, n, t->d);
+    bool ok = false;
+    if (c->sink)
+        c->sink(c->sink_ctx, rel, data, len);
+    else
+        ok = output_put_id(c->out, rel, data, len, d, id);
+    buf_release(&fixed);
+    return ok;
 }
 
 /* A redirect page at rel to the absolute url: an alias, a list's page/1/. */
@@ -701,22 +688,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     case J_GENERATED: {
         const site_generated *g = &site_generated_outputs[j->a];
         if (j->a == SITE_GEN_SEARCH_INDEX) { /* not a template: search.c */
-            buf b = BUF_INIT;
-            text_put tp = { c, d };
-            if (!c->sink && !c->out->mem) {
-                /* a one-shot build: written as it is made (at 100,000
-                 * posts the index is 115 MB) */
-                if (!writable(g->output, d))
-                    return;
-                index_stream is = { .f = text_format_of(g->output) };
-                output_stream_open(c->out, g->output, &is.st);
-                render_search_index(s, &b, index_flush, &is, put_text_file, &tp);
-                output_stream_close(c->out, &is.st, d);
-            } else {
-                render_search_index(s, &b, NULL, NULL, put_text_file, &tp);
-                emit(c, g->output, b.data, b.len, d);
-            }
-            buf_release(&b);
+            render_search_index(c, d);
             return;
         }
         const char *title = g->title ? g->title : s->cfg.title;

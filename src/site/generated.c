@@ -3,9 +3,12 @@
  * output-path check (paths.c) and the link checker (links.c) all read — and
  * the rule for the paginated lists (the home page, sections). Tag pages
  * follow site_tag_slug (model.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "site/generated.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
 
 const site_generated site_generated_outputs[] = {
     /* the home page; its pages 2, 3, … are page/N/ (site_index_path,
@@ -41,13 +44,49 @@ bool site_generated_on(const site *s, size_t g)
     }
 }
 
-size_t site_search_text_files(const site *s)
+size_t site_search_segments(size_t ndocs)
 {
-    size_t docs = s->nposts + s->nplain;
-    return s->cfg.search ? (docs + SITE_SEARCH_TEXTS_PER_FILE - 1) / SITE_SEARCH_TEXTS_PER_FILE : 0;
+    size_t n = 1;
+    while (n < ((size_t)1 << 16) && ndocs > n * SITE_SEARCH_SEGMENT_DOCS)
+        n *= 2;
+    return n;
 }
 
-const char *site_search_text_file(arena *a, size_t k) { return arena_printf(a, "search/text/%zu.json", k); }
+size_t site_search_segment_of(const page *p, size_t n)
+{
+    return (size_t)(hash_blocks(p->src, strlen(p->src)) & (n - 1));
+}
+
+const char *site_search_segment_file(arena *a, size_t g) { return arena_printf(a, "search/seg/%zu.json", g); }
+
+const char *site_search_text_file(arena *a, size_t g, size_t k)
+{
+    return arena_printf(a, "search/text/%zu-%zu.json", g, k);
+}
+
+size_t site_search_files(const site *s, arena *a, const char ***out)
+{
+    *out = NULL;
+    if (!s->cfg.search)
+        return 0;
+    size_t ndocs = s->nposts + s->nplain, nseg = site_search_segments(ndocs);
+    size_t *count = xcalloc(nseg, sizeof *count);
+    for (size_t k = 0; k < ndocs; k++)
+        count[site_search_segment_of(&s->pages[k < s->nposts ? s->posts[k] : s->plain[k - s->nposts]], nseg)]++;
+    size_t n = nseg;
+    for (size_t g = 0; g < nseg; g++)
+        n += (count[g] + SITE_SEARCH_TEXTS_PER_FILE - 1) / SITE_SEARCH_TEXTS_PER_FILE;
+    const char **v = arena_alloc(a, n * sizeof *v);
+    size_t i = 0;
+    for (size_t g = 0; g < nseg; g++) {
+        v[i++] = site_search_segment_file(a, g);
+        for (size_t k = 0; k * SITE_SEARCH_TEXTS_PER_FILE < count[g]; k++)
+            v[i++] = site_search_text_file(a, g, k);
+    }
+    free(count);
+    *out = v;
+    return n;
+}
 
 /* The folder of page k of a list at base: base, then site.yaml's
  * `paginate_path` with k for its :num (page/:num/ → base/page/k/). The

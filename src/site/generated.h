@@ -35,16 +35,29 @@ bool site_has_taxonomy(const site_config *c, const char *name);
  * (site_index_path, after `paginate_path`); each tag has
  * tags/<site_tag_slug>/. */
 extern const site_generated site_generated_outputs[SITE_NGENERATED];
-/* The text of the search index's documents (site_search_text), for the
- * search page's snippets: SITE_SEARCH_TEXTS_PER_FILE documents a file,
- * in the index's order — document d is item d % N of file d / N — so a
+/* The search index (render/search.c; docs/search.md) in segments: each
+ * document (a published post or page) belongs to one segment by a hash of
+ * its source path, so an edit changes the files of its own segment only.
+ * site_search_segments: how many for ndocs documents — a power of two,
+ * the fewest that hold at most SITE_SEARCH_SEGMENT_DOCS each on average
+ * (1 up to that many). site_search_segment_of: the segment of page p
+ * among n. A segment's documents are numbered in the index's order (posts
+ * newest first, then pages). Their texts (site_search_text), for the
+ * search page's snippets, go SITE_SEARCH_TEXTS_PER_FILE documents a file
+ * — document d of segment g is item d % N of file (g, d / N) — so a
  * result's snippet costs the visitor one small file, and an edit that
- * moves no page changes only its own file. site_search_text_files says
- * how many (0 without `search: true`), site_search_text_file the path of
- * file k ("search/text/3.json", in a). */
+ * moves no page changes only its own file. site_search_segment_file is
+ * the path of segment g's file ("search/seg/3.json", in a),
+ * site_search_text_file that of text file k of segment g
+ * ("search/text/3-0.json"); site_search_files lists them all (none
+ * without `search: true`), in a, and returns how many. */
+#define SITE_SEARCH_SEGMENT_DOCS 512
 #define SITE_SEARCH_TEXTS_PER_FILE 4
-size_t site_search_text_files(const site *s);
-const char *site_search_text_file(arena *a, size_t k);
+size_t site_search_segments(size_t ndocs);
+size_t site_search_segment_of(const page *p, size_t n);
+const char *site_search_segment_file(arena *a, size_t g);
+const char *site_search_text_file(arena *a, size_t g, size_t k);
+size_t site_search_files(const site *s, arena *a, const char ***out);
 /* How many pages the home page's list of posts takes (1 with no posts). */
 size_t site_index_pages(const site *s);
 /* The path of the home page's page n (1-based), in a: "" or "page/n/"

@@ -651,6 +651,8 @@ static void md_job(void *vctx, size_t i, int worker)
         else
             drop_text(c->s, p, c->words[worker], a, c->s->cfg.search, disk ? &keep : NULL);
     }
+    /* render/search.c knows the page's part of the index by it */
+    p->md_id = key.len ? hash_mix(hash_blocks(key.data, key.len), site_shortcode_env(c->s, 0, &p->md)) | 1 : 0;
     buf_release(&key);
     if (!p->search_keys && !p->spill_keys && !p->bulk && c->s->cfg.search) {
         search_keys(p, c->words[worker], e && e->parsed ? e->a : c->s->wa[worker]);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fm/fm.h"
 #include "md/md.h"
@@ -110,6 +111,12 @@ typedef struct page {
     size_t nbibs;
     const char *path;     /* output path: "posts/a/" */
     md_result md;
+    /* who its Markdown is, in a one-shot build with the build cache: a
+     * hash of its entry's key (site/mdcache.c: everything the result
+     * depends on) and of what its shortcodes read; equal ids, equal
+     * results (render/search.c keeps a document's part of the search
+     * index by it). 0: not known */
+    uint64_t md_id;
     const char *search_keys; /* its text's and headings' search keys, packed
                                 (util/words.h), with `search: true`, else NULL */
     size_t search_keys_len;

@@ -482,10 +482,11 @@ bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
         strmap_put(gen, out, 0);
         add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
     }
-    for (size_t k = 0; k < site_search_text_files(s); k++) { /* the search page's texts */
-        const char *out = site_search_text_file(s->a, k);
-        strmap_put(gen, out, 0);
-        add_claimant(&all, &nall, &capall, out, NULL, 0, 0);
+    const char **search;
+    size_t nsearch = site_search_files(s, s->a, &search); /* the search index's segments and texts */
+    for (size_t k = 0; k < nsearch; k++) {
+        strmap_put(gen, search[k], 0);
+        add_claimant(&all, &nall, &capall, search[k], NULL, 0, 0);
     }
     for (size_t i = 0; i < s->nsections; i++) {
         const section_info *sec = &s->sections[i];

@@ -537,7 +537,7 @@ def reload_checks(sheaf, site, port, srv, env):
     # follows the edit.
     deadline, index = time.time() + 10, b""
     while time.time() < deadline:
-        st, _, index = raw(port, "/search/index.json")
+        st, _, index = raw(port, "/search/seg/0.json")
         if st == 200 and b"edited" in index:
             break
         time.sleep(0.05)

@@ -193,8 +193,9 @@ for (const [f, max, raw] of [['copy.js', 400, 450], ['preview.js', 350, 400]]) {
 // search: a word deep in a page (not in the index's excerpt) is shown in
 // the result with the text around it, marked
 {
-  const index = JSON.parse(fs.readFileSync(path.join(out, 'search/index.json'), 'utf8'));
-  const doc = index.docs.find((d) => d[0] === note);
+  const segs = JSON.parse(fs.readFileSync(path.join(out, 'search/index.json'), 'utf8')).segments;
+  const doc = segs.flatMap((_, g) => JSON.parse(fs.readFileSync(path.join(out, `search/seg/${g}.json`), 'utf8')).docs)
+    .find((d) => d[0] === note);
   check('search: "CollNet" is not in the stored excerpt', doc && !doc[4].includes('CollNet'), doc && doc[4]);
   await page.goto(base + '/search/?q=CollNet');
   const ex = page.locator(`.search-results li:has(a[href="${note}"]) > p:last-child`);

@@ -3,7 +3,7 @@
 site whose notes put formulas where plain text is made from them — the
 first paragraph (description, feed summaries, search), a sentence that
 cites a paper (/papers/<key>/), next to a footnote mark — and checks every
-file of the output (the search page's texts, search/text/N.json, too): a formula's MathML text followed by its TeX (what tag
+file of the output (the search page's texts, search/text/G-K.json, too): a formula's MathML text followed by its TeX (what tag
 stripping gives, "kn=8192kn = 8192") is never there, and the plain texts
 hold the TeX once.
 
@@ -127,21 +127,21 @@ def main(argv):
         want("papers/smith2020/index.html",
              "“A sparse sum of g_1, \\dots, g_n is cheaper, as x^2 + y^2 shows (Smith and Jones 2020).”")
         # the search index's text
-        want("search/index.json", "Each step sums kn = 8192 values")
-        # the text the search page cuts its snippets from (search/text/N.json):
+        want("search/seg/0.json", "Each step sums kn = 8192 values")
+        # the text the search page cuts its snippets from (search/text/G-K.json):
         # each formula's TeX once, the citation as shown, no footnote mark,
         # the footnote's own text
         try:
-            texts = json.load(open(os.path.join(out, "search", "text", "0.json"), encoding="utf-8"))
+            texts = json.load(open(os.path.join(out, "search", "text", "0-0.json"), encoding="utf-8"))
         except (OSError, ValueError) as e:
             texts = []
-            failures.append(f"search/text/0.json: {e}")
+            failures.append(f"search/text/0-0.json: {e}")
         text = texts[0] if texts and isinstance(texts[0], str) else ""
         for needle in ("Each step sums kn = 8192 values and \\mathbb{R}^d vectors. ",
                        "A sparse sum of g_1, \\dots, g_n is cheaper, as x^2 + y^2 shows (Smith and Jones 2020).",
                        "A footnote with \\alpha + \\beta."):
             if needle not in text:
-                failures.append(f"search/text/0.json: no {needle!r} in {text!r}")
+                failures.append(f"search/text/0-0.json: no {needle!r} in {text!r}")
     for f in failures:
         print("FAIL:", f)
     print(f"plaintext: {len(failures)} failures")

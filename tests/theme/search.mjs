@@ -5,7 +5,10 @@
 //     the search page loads search.js and the index; snippets come from
 //     search/text/N.json, around the first match, markup shown as text,
 //     formulas as their TeX once;
-//  2. 10,000 generated posts (English and Chinese): a query takes < 50 ms
+//  2. 1,100 generated posts, an index of four segments: ranking, prefixes
+//     and CJK bigrams across segments, and an edit built with the cache
+//     (one segment made again, the output a clean build's);
+//  3. 10,000 generated posts (English and Chinese): a query takes < 50 ms
 //     once the index is loaded (median of several queries).
 //
 // usage: node search.mjs path/to/sheaf [--no-bench]
@@ -71,6 +74,13 @@ function build(site, out, base) {
   return b.status === 0;
 }
 
+// The bytes of the index: its head and its segments.
+function indexSize(out) {
+  let n = fs.statSync(path.join(out, 'search/index.json')).size;
+  for (const f of fs.readdirSync(path.join(out, 'search/seg'))) n += fs.statSync(path.join(out, 'search/seg', f)).size;
+  return n;
+}
+
 // The text the index covers: each page's title and the text of its body.
 function textSize(out) {
   let n = 0;
@@ -111,13 +121,13 @@ async function exampleSite(browser, tmp) {
   const base = `http://127.0.0.1:${server.address().port}/notes/`;
   try {
     if (!build(site, out, base)) return;
-    const index = fs.statSync(path.join(out, 'search/index.json')).size;
+    const index = indexSize(out);
     const text = textSize(out);
     // (a site this small has a vocabulary about as large as its text: the
     // 30% bound is checked on the 10,000 posts below)
     console.log(`example site: ${index} bytes of index for ${text} bytes of text ` +
       `(${(100 * index / text).toFixed(1)}%)`);
-    example.words = fs.readFileSync(path.join(out, 'search/index.json'), 'utf8');
+    example.words = fs.readFileSync(path.join(out, 'search/seg/0.json'), 'utf8');
 
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await ctx.newPage();
@@ -188,19 +198,120 @@ async function exampleSite(browser, tmp) {
       st.includes('\\alpha + \\beta next to it.') && !st.includes('α'), st);
     const fetched = requests.filter((r) => !/\.(css|woff2|svg)$/.test(r));
     check('the search page fetches the texts of its results, not their pages',
-      fetched.some((r) => /^\/notes\/search\/text\/\d+\.json$/.test(r)) &&
+      fetched.some((r) => /^\/notes\/search\/text\/\d+-\d+\.json$/.test(r)) &&
       !fetched.some((r) => r.startsWith('/notes/posts/')), fetched.join(' '));
     const texts = fs.readdirSync(path.join(out, 'search/text'));
     const idx = JSON.parse(fs.readFileSync(path.join(out, 'search/index.json'), 'utf8'));
+    const ndocs = idx.segments.reduce((n, s) => n + s[0], 0);
     check('the texts are in files of texts_per_file pages each',
-      idx.texts_per_file === 4 && texts.length === Math.ceil(idx.docs.length / 4) &&
+      idx.texts_per_file === 4 && idx.segments.length === 1 && texts.length === Math.ceil(ndocs / 4) &&
       texts.every((f) => JSON.parse(fs.readFileSync(path.join(out, 'search/text', f), 'utf8')).length <= 4),
-      `${texts.length} files for ${idx.docs.length} pages`);
+      `${texts.length} files for ${ndocs} pages`);
     // a result whose text does not hold the word as typed shows its start
     await query('zebra');
     const st2 = await snip.textContent().catch(() => '');
     check('a prefix is marked where a word starts', st2.includes('The zebrafish test') &&
       (await snip.locator('mark').allTextContents()).join() === 'zebra', st2);
+    await ctx.close();
+  } finally {
+    server.close();
+  }
+}
+
+// A site of 1,100 posts, so the index has four segments (a segment holds
+// about 512 pages): words found across segments rank as in one index — a
+// title hit before a heading hit before the text, an exact word before a
+// prefix, ties to the newer post wherever it is — and so do CJK bigrams;
+// snippets come from each segment's text files. Then one post is edited
+// and built again with the build cache: one segment is made again, the
+// others are kept, the output is a clean build's, and the page finds the
+// edit.
+async function segmentsSite(browser, tmp) {
+  const site = path.join(tmp, 'segs');
+  const posts = path.join(site, 'content/posts');
+  fs.mkdirSync(posts, { recursive: true });
+  fs.writeFileSync(path.join(site, 'site.yaml'), 'title: Segments\npaginate: 100\n');
+  const filler = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma'];
+  const date = (i) => new Date(Date.UTC(2000, 0, 1) + i * 86400000).toISOString().slice(0, 10);
+  const special = {
+    100: { title: 'Zephyr winds' },
+    900: { body: '## Zephyr notes\n\nAbout the wind.\n' },
+    50: { body: 'A zephyr in the text.\n' }, 300: { body: 'A zephyr in the text.\n' },
+    600: { body: 'A zephyr in the text.\n' }, 700: { body: 'A zephyr in the text.\n' },
+    1050: { body: 'A zephyr in the text.\n' },
+    1000: { body: 'Several zephyrs blew.\n' },
+    200: { body: '关于梯度压缩的笔记。\n' }, 800: { body: '再谈梯度压缩。\n' },
+    400: { body: '只有梯度。\n' }, 500: { body: '压缩梯度的顺序。\n' },
+  };
+  const write = (i, extra = '') => {
+    const sp = special[i] || {};
+    const words = [];
+    for (let k = 0; k < 30; k++) words.push(filler[(i * 7 + k * 3) % filler.length]);
+    fs.writeFileSync(path.join(posts, `${date(i)}-n${i}.md`),
+      `---\ntitle: "${sp.title || 'Note ' + i}"\ndate: ${date(i)}\n---\n${words.join(' ')} n${i}.\n\n${sp.body || ''}${extra}`);
+  };
+  for (let i = 0; i < 1100; i++) write(i);
+  const out = path.join(tmp, 'segs-out');
+  const requests = [];
+  const server = await serve(out, requests);
+  const base = `http://127.0.0.1:${server.address().port}/notes/`;
+  const url = (i) => `/notes/posts/n${i}/`;
+  try {
+    if (!build(site, out, base)) return;
+    const idx = JSON.parse(fs.readFileSync(path.join(out, 'search/index.json'), 'utf8'));
+    check('1,100 posts: the index has four segments', idx.segments.length === 4 &&
+      idx.segments.reduce((n, s) => n + s[0], 0) === 1100, JSON.stringify(idx.segments));
+    const segOf = new Map();
+    idx.segments.forEach((_, g) => {
+      for (const d of JSON.parse(fs.readFileSync(path.join(out, `search/seg/${g}.json`), 'utf8')).docs)
+        segOf.set(d[0], g);
+    });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await ctx.newPage();
+    async function query(q) {
+      await page.goto(base + 'search/?q=' + encodeURIComponent(q));
+      await page.waitForFunction(() => window.sheafSearch, null, { timeout: 30000 });
+      await page.waitForSelector('.search-results li', { timeout: 10000 }).catch(() => {});
+      return page.$$eval('.search-results li h2 a', (as) => as.map((a) => a.getAttribute('href')));
+    }
+    const expect = async (q, ids, what) => {
+      const got = await query(q);
+      const want = ids.map(url);
+      check(what, got.join(' ') === want.join(' '), `got ${got.join(' ')}; want ${want.join(' ')}`);
+      return got;
+    };
+    const z = await expect('zephyr', [100, 900, 1050, 700, 600, 300, 50, 1000],
+      '"zephyr": title, heading, then text newest first, then the prefix match, across segments');
+    const spread = new Set(z.map((h) => segOf.get(h)));
+    check('those results come from at least three segments', spread.size >= 3, [...spread].join(','));
+    await expect('zeph', [100, 900, 1050, 1000, 700, 600, 300, 50], '"zeph": a prefix, ranked the same way');
+    await expect('梯度压缩', [800, 200], '"梯度压缩": the posts holding all its bigrams, newest first');
+    await expect('梯度', [800, 500, 400, 200], '"梯度": every post holding the bigram');
+    await expect('zephyr n700', [700], 'two words: the one post holding both');
+    await query('zephyr');
+    const snip = await page.locator(`.search-results li:has(a[href="${url(1050)}"]) .search-snippet`).textContent();
+    check('a snippet from a text file of its segment, the match marked', snip.includes('A zephyr in the text') &&
+      (await page.locator(`.search-results li:has(a[href="${url(1050)}"]) .search-snippet mark`).allTextContents())
+        .join() === 'zephyr', snip);
+    check('the text files fetched are named by segment and version',
+      requests.some((r) => /^\/notes\/search\/text\/\d+-\d+\.json$/.test(r)) &&
+      requests.filter((r) => r.startsWith('/notes/search/seg/')).length >= 4,
+      requests.filter((r) => r.startsWith('/notes/search/')).slice(0, 12).join(' '));
+
+    // an edit, built again with the cache: only its segment is made again
+    write(20, '\nA late zephyr.\n');
+    const b = spawnSync(sheaf, ['build', '--stats', '-s', site, '-o', out, '--base-url', base], { encoding: 'utf8' });
+    const m = /search: (\d+) of (\d+) segments and (\d+) of (\d+) text files made/.exec(b.stdout);
+    check('an edit makes one segment and one text file again', b.status === 0 && m && m[1] === '1' &&
+      m[2] === '4' && m[3] === '1', b.stdout + b.stderr);
+    const fresh = path.join(tmp, 'segs-fresh');
+    spawnSync(sheaf, ['build', '-q', '--no-cache', '-s', site, '-o', fresh, '--base-url', base]);
+    const same = ['index.json', ...fs.readdirSync(path.join(out, 'search/seg')).map((f) => 'seg/' + f),
+      ...fs.readdirSync(path.join(out, 'search/text')).map((f) => 'text/' + f)].every((f) =>
+      fs.readFileSync(path.join(out, 'search', f)).equals(fs.readFileSync(path.join(fresh, 'search', f))));
+    check('the cached build\'s index is a clean build\'s', same &&
+      fs.readdirSync(path.join(out, 'search/text')).length === fs.readdirSync(path.join(fresh, 'search/text')).length);
+    await expect('zephyr', [100, 900, 1050, 700, 600, 300, 50, 20, 1000], 'the page finds the edit');
     await ctx.close();
   } finally {
     server.close();
@@ -248,7 +359,7 @@ async function benchSite(browser, tmp) {
   try {
     const t0 = Date.now();
     if (!build(site, out, base)) return;
-    const size = fs.statSync(path.join(out, 'search/index.json')).size;
+    const size = indexSize(out);
     console.log(`10,000 posts built in ${Date.now() - t0} ms; index ${(size / 1e6).toFixed(2)} MB`);
     const text = textSize(out);
     check('10,000 posts: the index ≤ 30% of the text it indexes', size <= 0.3 * text,
@@ -299,6 +410,7 @@ async function main() {
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
     await exampleSite(browser, tmp);
+    await segmentsSite(browser, tmp);
     if (bench) await benchSite(browser, tmp);
   } finally {
     if (browser) await browser.close();

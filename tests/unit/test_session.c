@@ -413,8 +413,8 @@ TEST(search_index_edits)
     put("site", cfg[0], "title: One\nsearch: true\n");
     OK(build_session_run(s, cfg, 1, d, &st));
     EQ_INT(diag_count(d), 0);
-    OK(file_has("out/search/index.json", "gradient"));
-    OK(file_has("out/search/index.json", "梯度"));
+    OK(file_has("out/search/seg/0.json", "gradient"));
+    OK(file_has("out/search/seg/0.json", "梯度"));
     OK(same_as_fresh(site, NULL));
 
     /* a body edit (the fast path): the new word in, the old one out */
@@ -422,19 +422,19 @@ TEST(search_index_edits)
     put("site", a[0], "---\ntitle: Alpha\n---\nMomentum descent.\n\n## Results\n\nFast.\n");
     OK(build_session_run(s, a, 1, d, &st));
     EQ_INT(diag_count(d), 0);
-    OK(file_has("out/search/index.json", "momentum"));
-    OK(!file_has("out/search/index.json", "gradient"));
+    OK(file_has("out/search/seg/0.json", "momentum"));
+    OK(!file_has("out/search/seg/0.json", "gradient"));
     OK(same_as_fresh(site, NULL));
 
     /* a title edit, then a new heading */
     put("site", a[0], "---\ntitle: Adagrad\n---\nMomentum descent.\n\n## Results\n\nFast.\n");
     OK(build_session_run(s, a, 1, d, &st));
-    OK(file_has("out/search/index.json", "adagrad"));
+    OK(file_has("out/search/seg/0.json", "adagrad"));
     OK(same_as_fresh(site, NULL));
     put("site", a[0], "---\ntitle: Adagrad\n---\nMomentum descent.\n\n## Ablations\n\nFast.\n");
     OK(build_session_run(s, a, 1, d, &st));
     EQ_INT(diag_count(d), 0);
-    OK(file_has("out/search/index.json", "ablations"));
+    OK(file_has("out/search/seg/0.json", "ablations"));
     OK(same_as_fresh(site, NULL));
     unsetenv("SHEAF_CHECK_INCREMENTAL");
 

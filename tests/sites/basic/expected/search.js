@@ -1,7 +1,8 @@
-// sheaf's search page: reads search/index.json (written by `sheaf build`,
-// format in docs/search.md) and shows the pages matching the words typed.
-// Words of spaced scripts match by prefix; CJK text by character bigrams,
-// so "梯度压缩" finds a post holding it. No framework, no server.
+// sheaf's search page: reads search/index.json and the segments it names
+// (written by `sheaf build`, format in docs/search.md) and shows the pages
+// matching the words typed. Words of spaced scripts match by prefix; CJK
+// text by character bigrams, so "梯度压缩" finds a post holding it. No
+// framework, no server.
 (function () {
   "use strict";
   var form = document.querySelector(".search-form");
@@ -11,7 +12,11 @@
   var list = document.querySelector(".search-results");
   var base = form.getAttribute("action");
   var strings = form.dataset;
-  var index = null, keys = null, post = null, per = 1;
+  // docs: every page, segment after segment; segs: each segment's keys,
+  // postings, first page in docs and version; rank: each page's place in
+  // the site's order (posts newest first), which breaks ties; segOf: each
+  // page's segment
+  var docs = null, segs = null, rank = null, segOf = null, per = 1;
 
   // The index's rule for characters (util/text.c, text_next_char): letters
   // and digits make words, CJK characters stand alone, the rest separates.
@@ -37,20 +42,36 @@
     return out;
   }
 
-  function decode(data) {
-    index = data;
-    keys = [];
-    var prev = "";
-    for (var k of data.keys.split(" ")) {
-      prev = prev.slice(0, k.charCodeAt(0) - 48) + k.slice(1);
-      keys.push(prev);
+  // The index's head and its segments' files, in order.
+  function decode(head, parts) {
+    per = head.texts_per_file || 1;
+    docs = [];
+    segs = [];
+    parts.forEach(function (data, g) {
+      var keys = [], prev = "";
+      for (var k of data.keys ? data.keys.split(" ") : []) {
+        prev = prev.slice(0, k.charCodeAt(0) - 48) + k.slice(1);
+        keys.push(prev);
+      }
+      segs.push({ keys: keys, post: data.postings ? data.postings.split(" ") : [], first: docs.length,
+        version: head.segments[g][1] });
+      for (var d of data.docs) docs.push(d);
+    });
+    // the order: for each page, its segment in base 36, all as wide
+    var n = docs.length, width = 1, next = new Int32Array(segs.length);
+    for (var m = 36; m < segs.length; m *= 36) width++;
+    rank = new Int32Array(n);
+    segOf = new Int32Array(n);
+    for (var g = 0; g < segs.length; g++)
+      for (var i = segs[g].first; i < (g + 1 < segs.length ? segs[g + 1].first : n); i++) segOf[i] = g;
+    for (var r = 0; r < n; r++) {
+      var s = parseInt(head.order.substr(r * width, width), 36), d2 = s < segs.length ? segs[s].first + next[s]++ : -1;
+      if (d2 >= 0 && d2 < n) rank[d2] = r;
     }
-    post = data.postings.split(" ");
-    per = data.texts_per_file || 1;
   }
 
-  // The first key ≥ s (binary search: keys are in JavaScript's order).
-  function lower(s) {
+  // The first of keys ≥ s (binary search: keys are in JavaScript's order).
+  function lower(keys, s) {
     var lo = 0, hi = keys.length;
     while (lo < hi) {
       var mid = (lo + hi) >> 1;
@@ -59,25 +80,29 @@
     return lo;
   }
 
-  // The best score of each page for one term, over every key matching it,
-  // into `best` (one byte a page). Postings are read in place: base-36
-  // gaps separated by commas, '*' (title) or '^' (heading, tag) before.
+  // The best score of each page for one term, over every key matching it
+  // in every segment, into `best` (one byte a page). Postings are read in
+  // place: base-36 gaps between the segment's pages, separated by commas,
+  // '*' (title) or '^' (heading, tag) before.
   function lookup(t, best) {
     best.fill(0);
-    for (var i = lower(t.key); i < keys.length; i++) {
-      var k = keys[i];
-      if (t.prefix ? !k.startsWith(t.key) : k !== t.key) break;
-      var exact = k === t.key ? 2 : 1, p = post[i], doc = 0, gap = 0, w = 1;
-      for (var j = 0, n = p.length; j <= n; j++) {
-        var c = j < n ? p.charCodeAt(j) : 44;
-        if (c === 44) { // ','
-          doc += gap;
-          var s = exact * w;
-          if (best[doc] < s) best[doc] = s;
-          gap = 0; w = 1;
-        } else if (c === 42) w = 16;
-        else if (c === 94) w = 4;
-        else gap = gap * 36 + (c <= 57 ? c - 48 : c - 87);
+    for (var seg of segs) {
+      var keys = seg.keys;
+      for (var i = lower(keys, t.key); i < keys.length; i++) {
+        var k = keys[i];
+        if (t.prefix ? !k.startsWith(t.key) : k !== t.key) break;
+        var exact = k === t.key ? 2 : 1, p = seg.post[i], doc = seg.first, gap = 0, w = 1;
+        for (var j = 0, n = p.length; j <= n; j++) {
+          var c = j < n ? p.charCodeAt(j) : 44;
+          if (c === 44) { // ','
+            doc += gap;
+            var s = exact * w;
+            if (best[doc] < s) best[doc] = s;
+            gap = 0; w = 1;
+          } else if (c === 42) w = 16;
+          else if (c === 94) w = 4;
+          else gap = gap * 36 + (c <= 57 ? c - 48 : c - 87);
+        }
       }
     }
   }
@@ -86,7 +111,7 @@
   function search(q) {
     var ts = terms(q);
     if (!ts.length) return [];
-    var docs = index.docs, n = docs.length;
+    var n = docs.length;
     var total = new Int32Array(n), best = new Uint8Array(n);
     for (var ti = 0; ti < ts.length; ti++) {
       lookup(ts[ti], best);
@@ -99,8 +124,8 @@
     }
     var found = [];
     for (var d2 = 0; d2 < n; d2++) if (total[d2]) found.push(d2);
-    // (pages are in the index newest post first: ties keep that order)
-    return found.sort(function (a, b) { return total[b] - total[a] || a - b; });
+    // ties go to the page first in the site's order (the newer post)
+    return found.sort(function (a, b) { return total[b] - total[a] || rank[a] - rank[b]; });
   }
 
   // A matcher of the query's words, for marking them and finding the
@@ -156,18 +181,19 @@
     return (from > 0 ? "…" : "") + cut + (to < text.length && !/[.!?。！？…]$/.test(cut) ? "…" : "");
   }
 
-  // The texts of documents d … d + texts_per_file - 1 (search/text/N.json,
-  // written by `sheaf build` with the index: formulas as their TeX,
-  // citations as shown, no footnote marks), fetched once when a result
-  // needs one; null when it cannot be had.
+  // The text of page d (search/text/G-K.json, written by `sheaf build`
+  // with the index: formulas as their TeX, citations as shown, no footnote
+  // marks; each file the texts of texts_per_file pages of segment G, its
+  // version that of the segment), fetched once when a result needs one;
+  // null when it cannot be had.
   var files = new Map();
-  function texts(d) {
-    var k = Math.floor(d / per);
-    if (!files.has(k)) files.set(k, fetch(base + "text/" + k + ".json").then(function (r) {
+  function text(d) {
+    var g = segOf[d], i = d - segs[g].first, k = g + "-" + Math.floor(i / per);
+    if (!files.has(k)) files.set(k, fetch(base + "text/" + k + ".json?v=" + segs[g].version).then(function (r) {
       if (!r.ok) throw new Error(r.status);
       return r.json();
     }).catch(function () { return null; }));
-    return files.get(k);
+    return files.get(k).then(function (file) { return file && file[i % per]; });
   }
 
   // A date in the page's language ("Mar 18, 2024", "2024年3月18日").
@@ -191,15 +217,14 @@
     var found = search(q);
     form.dataset.ms = (performance.now() - t0).toFixed(2);
     var shown = found.slice(0, 50), re = matcher(q);
-    Promise.all(shown.slice(0, SNIPPETS).map(texts)).then(function (got) {
+    Promise.all(shown.slice(0, SNIPPETS).map(text)).then(function (got) {
       if (ask !== shownFor) return; // a later query is on its way
       list.textContent = "";
       var n = found.length;
       status.textContent = n === 0 ? strings.none.replace("{q}", q)
         : (n === 1 ? strings.one : strings.many).replace("{n}", n).replace("{q}", q);
       shown.forEach(function (i, k) {
-        var file = got[k], text = file && file[i % per];
-        list.append(result(index.docs[i], re, typeof text === "string" ? snippet(text, re) : null));
+        list.append(result(docs[i], re, typeof got[k] === "string" ? snippet(got[k], re) : null));
       });
     });
   }
@@ -245,7 +270,7 @@
   var pending = "";
   function run() {
     var q = input.value;
-    if (!index) { pending = q; return; }
+    if (!docs) { pending = q; return; }
     show(q);
     var url = new URL(location.href);
     if (q) url.searchParams.set("q", q); else url.searchParams.delete("q");
@@ -272,11 +297,20 @@
   var q = new URL(location.href).searchParams.get("q") || "";
   input.value = q;
   status.textContent = strings.loading;
-  fetch(base + "index.json").then(function (r) {
-    if (!r.ok) throw new Error(r.status);
-    return r.json();
-  }).then(function (data) {
-    decode(data);
+  function json(url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) throw new Error(r.status);
+      return r.json();
+    });
+  }
+  // the head, then every segment at once (each named by its version, so a
+  // cached copy of an older one is never taken)
+  json(base + "index.json").then(function (head) {
+    return Promise.all(head.segments.map(function (s, g) {
+      return json(base + "seg/" + g + ".json?v=" + s[1]);
+    })).then(function (parts) { return [head, parts]; });
+  }).then(function (got) {
+    decode(got[0], got[1]);
     status.textContent = "";
     window.sheafSearch = search; // for tests and benchmarks
     run();
