@@ -257,22 +257,29 @@ static void json_str(buf *b, const char *s, size_t n)
 
 static void json_cstr(buf *b, const char *s) { json_str(b, s ? s : "", s ? strlen(s) : 0); }
 
-/* The segment of the documents whose entries (JSON) and packed keys are
- * in docs and keys, one after another (ends: where each ends), as its
- * file holds it: {"docs":[…],"keys":"…","postings":"…"}. */
-static void segment_bytes(size_t n, const buf *docs, const size_t *docs_end, const buf *keys,
-                          const size_t *keys_end, buf *out)
+/* Where a document's entry in the list (JSON) and its packed keys are in
+ * the bytes of a segment's cache entry. */
+typedef struct part {
+    size_t entry, entry_len, keys, keys_len;
+} part;
+
+/* The segment of the n documents whose entries and keys are at parts in
+ * base, as its file holds it: {"docs":[…],"keys":"…","postings":"…"}. */
+static void segment_bytes(size_t n, const char *base, const part *parts, buf *out)
 {
     indexer x = { .a = arena_new() };
     grow(&x);
+    size_t bytes = 16;
+    for (size_t i = 0; i < n; i++)
+        bytes += parts[i].entry_len + 1 + parts[i].keys_len / 2;
+    buf_grow(out, bytes); /* about what it takes: keys are shared, postings shorter than keys */
     buf_puts(out, "{\"docs\":[");
     for (size_t i = 0; i < n; i++) {
-        size_t d0 = i ? docs_end[i - 1] : 0, k0 = i ? keys_end[i - 1] : 0;
         if (i)
             buf_putc(out, ',');
-        buf_put(out, docs->data + d0, docs_end[i] - d0);
+        buf_put(out, base + parts[i].entry, parts[i].entry_len);
         x.doc = (uint32_t)i;
-        add_keys(&x, keys->data + k0, keys_end[i] - k0);
+        add_keys(&x, base + parts[i].keys, parts[i].keys_len);
     }
     buf_putc(out, ']');
     vec_sort(x.terms, x.nterms, sizeof *x.terms, cmp_terms);
@@ -632,8 +639,8 @@ static bool same_docs(const search_run *r, size_t g)
 static void make_segment(search_run *r, size_t g, buf *out)
 {
     size_t n = r->first[g + 1] - r->first[g];
-    buf key = BUF_INIT, v = BUF_INIT, docs = BUF_INIT, keys = BUF_INIT;
-    size_t *docs_end = xcalloc(n ? n : 1, sizeof *docs_end), *keys_end = xcalloc(n ? n : 1, sizeof *keys_end);
+    buf key = BUF_INIT, v = BUF_INIT, e = BUF_INIT, one = BUF_INIT;
+    part *parts = xcalloc(n ? n : 1, sizeof *parts);
     cached_doc *cd = NULL;
     size_t ncd = 0, fresh = 0;
     if (r->cached) {
@@ -641,44 +648,46 @@ static void make_segment(search_run *r, size_t g, buf *out)
         if (cache_get(r->s->cache, KIND, key.data, key.len, &v))
             cd = read_segment(&v, &ncd);
     }
+    /* the segment's entry as it is made: each document's id, list entry
+     * and keys, from the last entry or from the page */
+    buf_grow(&e, v.len + 4096);
+    buf_puts(&e, SEG_MAGIC);
+    binrec_put_u(&e, n);
     for (size_t i = 0; i < n; i++) {
         const doc *dc = &r->docs[r->members[r->first[g] + i]];
         const cached_doc *hit = find_cached(cd, ncd, dc->id);
+        const char *entry, *keys;
+        size_t entry_len, keys_len;
+        buf_reset(&one);
         if (hit) {
-            buf_put(&docs, hit->entry, hit->entry_len);
-            buf_put(&keys, hit->keys, hit->keys_len);
+            entry = hit->entry, entry_len = hit->entry_len;
+            keys = hit->keys, keys_len = hit->keys_len;
         } else {
-            doc_entry(dc->p, tpl_map_get_cstr(dc->p->value, "url").u.s, &docs);
-            doc_keys(r->s, dc->p, r->w, &keys);
+            doc_entry(dc->p, tpl_map_get_cstr(dc->p->value, "url").u.s, &one);
+            entry_len = one.len;
+            doc_keys(r->s, dc->p, r->w, &one);
+            entry = one.data, keys = one.data + entry_len, keys_len = one.len - entry_len;
             fresh++;
             if (++r->read % 256 == 0)
                 site_spill_trim(r->s);
         }
-        docs_end[i] = docs.len;
-        keys_end[i] = keys.len;
+        binrec_put_w(&e, dc->id);
+        binrec_put_u(&e, entry_len);
+        parts[i].entry = e.len, parts[i].entry_len = entry_len;
+        buf_put(&e, entry, entry_len);
+        binrec_put_u(&e, keys_len);
+        parts[i].keys = e.len, parts[i].keys_len = keys_len;
+        buf_put(&e, keys, keys_len);
     }
-    segment_bytes(n, &docs, docs_end, &keys, keys_end, out);
-    if (r->cached && (fresh || !cd)) {
-        buf e = BUF_INIT;
-        buf_puts(&e, SEG_MAGIC);
-        binrec_put_u(&e, n);
-        for (size_t i = 0; i < n; i++) {
-            size_t d0 = i ? docs_end[i - 1] : 0, k0 = i ? keys_end[i - 1] : 0;
-            binrec_put_w(&e, r->docs[r->members[r->first[g] + i]].id);
-            binrec_put_bytes(&e, docs.data + d0, docs_end[i] - d0);
-            binrec_put_bytes(&e, keys.data + k0, keys_end[i] - k0);
-        }
-        if (e.len + key.len < CACHE_ENTRY_MAX - 4096)
-            cache_put(r->s->cache, KIND, key.data, key.len, e.data, e.len);
-        buf_release(&e);
-    }
+    segment_bytes(n, e.data, parts, out);
+    if (r->cached && (fresh || !cd) && e.len + key.len < CACHE_ENTRY_MAX - 4096)
+        cache_put(r->s->cache, KIND, key.data, key.len, e.data, e.len);
     free(cd);
-    free(docs_end);
-    free(keys_end);
+    free(parts);
     buf_release(&key);
     buf_release(&v);
-    buf_release(&docs);
-    buf_release(&keys);
+    buf_release(&e);
+    buf_release(&one);
 }
 
 /* Segment g's text files: each kept, unread, when it holds the same
