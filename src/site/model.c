@@ -360,19 +360,42 @@ void site_page_tail_fields(const page *p, arena *a, tpl_map *m)
  * arena with no spare room: 0.35 KB a page less than building it there. */
 #define PAGE_VALUE_ENTRIES 32
 
+/* Whether x and y have the same keys in the same order. */
+static bool same_keys(const tpl_map *x, const tpl_map *y)
+{
+    if (x->len != y->len)
+        return false;
+    for (size_t i = 0; i < x->len; i++) {
+        const tpl_value *k = &x->entries[i].key, *l = &y->entries[i].key;
+        if (k->kind != TPL_STRING || l->kind != TPL_STRING || k->len != l->len ||
+            (k->u.s != l->u.s && memcmp(k->u.s, l->u.s, k->len)))
+            return false;
+    }
+    return true;
+}
+
 /* m's entries in a, exactly as many as it has, indexed as tpl_map_seal
- * indexes them. */
-static tpl_map *map_copy_exact(arena *a, const tpl_map *m)
+ * indexes them. The index names entries by their place only, so a map
+ * with the same keys in the same order as *last (nearly every page's map
+ * has its neighbour's) uses *last's index, which no one changes (the
+ * pages' maps are never added to): 0.25 KB a page less. */
+static tpl_map *map_copy_exact(arena *a, const tpl_map *m, tpl_map **last)
 {
     tpl_map *c = tpl_map_new(a, m->len);
     memcpy(c->entries, m->entries, m->len * sizeof *m->entries);
     c->len = m->len;
+    if (*last && (*last)->index && same_keys(*last, c)) {
+        c->index = (*last)->index;
+        c->index_cap = (*last)->index_cap;
+        return c;
+    }
     tpl_map_seal(a, c);
+    *last = c;
     return c;
 }
 
 static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs,
-                       tpl_map *const *shared_terms, tpl_map *const *related)
+                       tpl_map *const *shared_terms, tpl_map *const *related, tpl_map **last)
 {
     tpl_map_entry room[PAGE_VALUE_ENTRIES];
     uint32_t slots[2 * PAGE_VALUE_ENTRIES] = { 0 };
@@ -432,7 +455,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map_set_str(a, m, "related", tpl_list_value(rel));
     site_page_tail_fields(p, a, m);
     site_page_citation_values(s, a, p, m);
-    m = map_copy_exact(a, m);
+    m = map_copy_exact(a, m, last);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;
     site_page_lazy_map(s, p);
@@ -450,6 +473,7 @@ typedef struct value_jobs {
     tpl_map **terms; /* every term's reference from a page (term_ref), made first */
     tpl_map **related; /* every page's related posts' maps, made first (related_refs) */
     size_t *related_at; /* page i's are related[related_at[i]…] */
+    tpl_map **last; /* per worker: the last page map it indexed (map_copy_exact) */
 } value_jobs;
 
 static void refv_job(void *ctx, size_t i, int worker)
@@ -469,7 +493,7 @@ static void value_job(void *ctx, size_t i, int worker)
     value_jobs *c = ctx;
     int k = c->order[i];
     page_value(c->s, c->s->wa[worker], &c->s->pages[k], c->term_index, c->refs, c->terms,
-               c->related + c->related_at[k]);
+               c->related + c->related_at[k], &c->last[worker]);
 }
 
 /* How many shared terms a related post's map is made once for. */
@@ -839,7 +863,7 @@ void site_build_model(site *s)
      * home page and of sections */
     value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0,
                       xcalloc(s->npages + 1, sizeof *vj.refs), xcalloc(s->nterms + 1, sizeof *vj.terms),
-                      NULL, NULL };
+                      NULL, NULL, xcalloc((size_t)s->nwa + 1, sizeof *vj.last) };
     for (size_t i = 0; i < s->nterms; i++)
         vj.terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
     site_parallel(s->npages, s->nwa, refv_job, &vj);
@@ -857,6 +881,7 @@ void site_build_model(site *s)
     free(vj.terms);
     free(vj.related);
     free(vj.related_at);
+    free(vj.last);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)
