@@ -205,8 +205,12 @@ typedef struct rec_job {
     bool framed;     /* its frame is hashed: its outputs are collected */
     bool lost;       /* an output whose file is not known: not recorded */
     uint64_t frame;
-    uint64_t *deps;  /* page owner << 16 | entry (or TPL_DEPS_ALL), ascending */
-    size_t ndeps;
+    /* page owner << 16 | entry (or TPL_DEPS_ALL), ascending, as their
+     * differences (binrec_put_u), as written to the cache: 1–2 bytes a read
+     * instead of 8 (at 100,000 posts, 35 MB less at the end of the render
+     * stage) */
+    unsigned char *deps;
+    size_t ndeps, deps_len;
     rec_out *outs;
     size_t nouts, capouts;
 } rec_job;
@@ -379,10 +383,14 @@ static bool read_job(reader *rd, rec_job *j)
         return false;
     j->frame = binrec_get_w(rd);
     j->ndeps = binrec_get_count(rd, 1);
-    j->deps = xcalloc(j->ndeps + 1, sizeof *j->deps);
-    uint64_t at = 0;
-    for (size_t k = 0; k < j->ndeps; k++)
-        j->deps[k] = at += binrec_get_u(rd);
+    size_t from = rd->at;
+    for (size_t k = 0; k < j->ndeps && !rd->bad; k++)
+        binrec_get_u(rd);
+    if (rd->bad)
+        return false;
+    j->deps_len = rd->at - from;
+    j->deps = xmalloc(j->deps_len + 1);
+    memcpy(j->deps, rd->p + from, j->deps_len);
     j->nouts = j->capouts = binrec_get_count(rd, 7);
     j->outs = xcalloc(j->nouts + 1, sizeof *j->outs);
     for (size_t k = 0; k < j->nouts && !rd->bad; k++) {
@@ -580,8 +588,10 @@ bool render_record_frame(render_ctx *c, size_t i, const tpl_map *vars, const cha
     const rec_job *o = &r->old[i];
     if (o->state != JOB_SET || o->frame != n->frame)
         return false;
+    binrec_reader dr = binrec_reader_of(o->deps, o->deps_len);
+    uint64_t at = 0;
     for (size_t k = 0; k < o->ndeps; k++)
-        if (dep_changed(r, o->deps[k]))
+        if (dep_changed(r, at += binrec_get_u(&dr)))
             return false;
     for (size_t k = 0; o->nouts > 1 && k < o->nouts; k++)
         if (!still_there(r->target, &o->outs[k]))
@@ -607,10 +617,18 @@ void render_record_end(render_record *r, size_t i, const tpl_deps *deps, bool qu
         free_job(n);
         return;
     }
-    n->deps = xcalloc(deps->n + 1, sizeof *n->deps);
+    buf b = BUF_INIT;
+    uint64_t at = 0;
     for (size_t k = 0; k < deps->n; k++)
-        if (!((deps->v[k] >> 16) & SITE_REF_OWNER)) /* a reference's: its container's read counts */
-            n->deps[n->ndeps++] = deps->v[k];
+        if (!((deps->v[k] >> 16) & SITE_REF_OWNER)) { /* a reference's: its container's read counts */
+            binrec_put_u(&b, deps->v[k] - at);
+            at = deps->v[k];
+            n->ndeps++;
+        }
+    n->deps_len = b.len;
+    n->deps = xmalloc(b.len + 1);
+    memcpy(n->deps, b.data, b.len);
+    buf_release(&b);
     n->state = JOB_SET;
 }
 
@@ -634,11 +652,7 @@ static void put_job(buf *b, const rec_job *j, const rec_job *old)
     binrec_put_u(b, JOB_SET);
     binrec_put_w(b, j->frame);
     binrec_put_u(b, j->ndeps);
-    uint64_t at = 0;
-    for (size_t k = 0; k < j->ndeps; k++) {
-        binrec_put_u(b, j->deps[k] - at);
-        at = j->deps[k];
-    }
+    buf_put(b, j->deps, j->deps_len);
     binrec_put_u(b, j->nouts);
     for (size_t k = 0; k < j->nouts; k++) {
         const rec_out *o = &j->outs[k];
