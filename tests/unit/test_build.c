@@ -426,6 +426,65 @@ TEST(reread_after_front_matter)
     OK(system(cmd) == 0);
 }
 
+/* The pages' maps (site/model.c, map_copy_exact): a map whose keys are its
+ * neighbour's, in the same order, uses its neighbour's hash index; one
+ * with other keys has its own; every key of each is found at its place. */
+static int shared_index_pairs, maps_checked;
+static bool all_found = true;
+
+static void check_model(void *ctx, const tpl_value *site)
+{
+    (void)ctx;
+    tpl_value posts = tpl_map_get_cstr(site->u.map, "posts");
+    if (posts.kind != TPL_LIST)
+        return;
+    const tpl_map *prev = NULL;
+    for (size_t i = 0; i < posts.u.list->len; i++) {
+        const tpl_map *m = posts.u.list->items[i].u.map;
+        maps_checked++;
+        if (prev && m->index && m->index == prev->index)
+            shared_index_pairs++;
+        for (size_t e = 0; e < m->len; e++) {
+            const tpl_value *k = &m->entries[e].key;
+            if (tpl_map_find(m, k->u.s) != (long)e)
+                all_found = false;
+        }
+        if (!m->index)
+            all_found = false; /* a page's map is large enough to be indexed */
+        prev = m;
+    }
+}
+
+TEST(page_maps_share_index)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-build-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    put("site.yaml", "title: Index\nbase_url: https://example.org/\n");
+    put("content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\n---\nA.\n");
+    put("content/posts/2024-01-02-b.md", "---\ntitle: B\ntags: [y]\n---\nB.\n");
+    put("content/posts/2024-01-03-c.md", "---\ntitle: C\ntags: [x]\n---\nC.\n");
+    put("content/posts/2024-01-04-e.md", "---\ntitle: E\n---\nE.\n");
+    /* `updated:` adds a key: its map cannot use the others' index */
+    put("content/posts/2024-01-05-d.md", "---\ntitle: D\nupdated: 2024-02-01\n---\nD.\n");
+    char site[300], out[300];
+    snprintf(site, sizeof site, "%s/site", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    build_options o = { .site_dir = site, .out_dir = out, .write = false, .jobs = 1,
+                        .on_model = check_model };
+    diag_list *d = diag_list_new();
+    OK(build_site(&o, d, NULL));
+    EQ_INT(diag_count(d), 0);
+    diag_list_free(d);
+    EQ_INT(maps_checked, 5);
+    OK(all_found);
+    /* newest first: d, e, c, b, a. e–c and c–b share; d has `updated`
+     * and no `next`, a no `prev`: each has its own */
+    EQ_INT(shared_index_pairs, 2);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(reading_time);
@@ -433,5 +492,6 @@ int main(void)
     RUN(session_body_edits);
     RUN(scheduling);
     RUN(reread_after_front_matter);
+    RUN(page_maps_share_index);
     return harness_done();
 }
