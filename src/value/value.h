@@ -93,10 +93,12 @@ typedef struct tpl_map_entry {
 /* Insertion-ordered map. Keys are unique. Small maps are scanned; a map is
  * given a hash index by tpl_map_seal when it is large. */
 struct tpl_map {
-    size_t len, cap;
+    /* 32 bits each, as the index's entries are: 32 bytes a map, not 48
+     * (a model holds ten maps a page: 16 MB at 100,000 posts) */
+    uint32_t len, cap;
     tpl_map_entry *entries;
     uint32_t *index;   /* open addressing over entries (NULL: scan); see value.c */
-    size_t index_cap;
+    uint32_t index_cap;
     uint32_t owner;    /* non-zero: reads are recorded (tpl_deps), see below */
     _Atomic uint32_t lazy; /* non-zero: entries filled on first read (tpl_lazy_hook) */
 };
