@@ -533,7 +533,7 @@ void render_record_output(const char *rel, const output_file_id *id, bool known)
         return;
     }
     if (j->nouts == j->capouts) {
-        j->capouts = j->capouts ? j->capouts * 2 : 2;
+        j->capouts = j->capouts ? j->capouts * 2 : 1; /* nearly every job leaves one file */
         j->outs = xrealloc(j->outs, j->capouts * sizeof *j->outs);
     }
     j->outs[j->nouts].rel = xstrdup(rel);
