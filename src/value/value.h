@@ -93,8 +93,9 @@ typedef struct tpl_map_entry {
 /* Insertion-ordered map. Keys are unique. Small maps are scanned; a map is
  * given a hash index by tpl_map_seal when it is large. */
 struct tpl_map {
-    /* 32 bits each, as the index's entries are: 32 bytes a map, not 48
-     * (a model holds ten maps a page: 16 MB at 100,000 posts) */
+    /* 32 bits each, as the index's entries are: 40 bytes a map with the
+     * lazy flag, not 48 (a model holds ten maps a page: 8 MB at 100,000
+     * posts) */
     uint32_t len, cap;
     tpl_map_entry *entries;
     uint32_t *index;   /* open addressing over entries (NULL: scan); see value.c */
