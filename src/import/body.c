@@ -125,16 +125,19 @@ void import_convert_body(imp *m, import_page *p, bool jekyll)
         import_kramdown_convert(m, p, blocks.data, blocks.len, &kd);
         buf_release(&blocks);
         buf_reset(&blocks);
-        import_kramdown_heading_ids(m, kd.data, kd.len, &blocks);
+        import_heading_ids(m, kd.data, kd.len, true, &blocks);
         buf_release(&kd);
         kd = blocks;
         buf_release(&mid);
         mid = kd;
     } else {
-        buf linked = BUF_INIT;
-        import_relink(m, p, mid.data, mid.len, &linked);
-        buf_release(&mid);
-        mid = linked;
+        /* Hugo's ids are of the heading's source, links' destinations as
+         * written included: before they are made links to files */
+        buf ids = BUF_INIT;
+        import_heading_ids(m, mid.data, mid.len, false, &ids);
+        buf_reset(&mid);
+        import_relink(m, p, ids.data, ids.len, &mid);
+        buf_release(&ids);
     }
     if (m->math_on)
         import_fix_formulas(m, p, mid.data, mid.len, jekyll, &p->body);

@@ -611,9 +611,11 @@ static void write_report(imp *m, buf *r, long aliases)
                    "(`\\(…\\)`, `\\[…\\]`: see docs/configuration.md, `math`)\n",
                    m->nmath, m->nmath == 1 ? "" : "s");
     if (m->nheading_ids)
-        buf_printf(r, "- %zu heading%s keep%s kramdown's id as a second anchor (`{#sheaf-id #kramdown-id}`), "
+        buf_printf(r, "- %zu heading%s keep%s %s's id as a second anchor (`{#sheaf-id #%s-id}`), "
                    "so that links written for it still land\n",
-                   m->nheading_ids, m->nheading_ids == 1 ? "" : "s", m->nheading_ids == 1 ? "s" : "");
+                   m->nheading_ids, m->nheading_ids == 1 ? "" : "s", m->nheading_ids == 1 ? "s" : "",
+                   m->o->kind == IMPORT_JEKYLL ? "kramdown" : "Hugo",
+                   m->o->kind == IMPORT_JEKYLL ? "kramdown" : "hugo");
     if (m->math_note)
         buf_printf(r, "- %s\n", m->math_note);
     if (m->nraw)

@@ -111,7 +111,7 @@ typedef struct imp {
     size_t nunpublished, ndrafts;
     /* the old URLs of pages: served by the page itself, by a redirect, not at all */
     size_t nkept, nredirected, nlost;
-    size_t nheading_ids; /* headings given kramdown's id as a second anchor */
+    size_t nheading_ids; /* headings given the old generator's id as a second anchor */
     /* math (math.c): the old config (set by each importer's settings),
      * whether the old site rendered formulas, whether its TeX was Markdown
      * first, a line for the report; the TeX rewritten for KaTeX */
@@ -306,12 +306,13 @@ void import_liquid_convert(imp *m, import_page *p, buf *out);
 void import_shortcodes_convert(imp *m, import_page *p, buf *out);
 void import_relink(imp *m, import_page *p, const char *s, size_t n, buf *out);
 /* kramdown: notes its attribute lists at their source lines; then edits
- * the converted text: blocks CommonMark reads otherwise, the rest, and its
- * heading ids kept as second anchors. */
+ * the converted text: blocks CommonMark reads otherwise, and the rest. */
 void import_kramdown_notes(imp *m, import_page *p);
 void import_kramdown_blocks(imp *m, const char *s, size_t n, buf *out);
 void import_kramdown_convert(imp *m, const import_page *p, const char *s, size_t n, buf *out);
-void import_kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out);
+/* The old generator's heading ids (kramdown's, or Hugo's when !jekyll)
+ * kept as second anchors where sheaf's differ. */
+void import_heading_ids(imp *m, const char *s, size_t n, bool jekyll, buf *out);
 
 /* ---- math.c ------------------------------------------------------------ */
 

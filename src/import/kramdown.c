@@ -1,6 +1,7 @@
 /* import/kramdown.c: what kramdown (Jekyll's Markdown) reads otherwise
  * than CommonMark: attribute lists, its table and math blocks, raw HTML
- * lines, and its heading ids (kept as a second anchor). */
+ * lines; and the old generator's heading ids, kramdown's or Hugo's
+ * (Goldmark's), kept as a second anchor. */
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -689,17 +690,74 @@ void import_kramdown_convert(imp *m, const import_page *p, const char *s, size_t
     }
 }
 
-/* ---- kramdown's heading ids ------------------------------------------- */
+/* ---- the old heading ids ------------------------------------------------ */
 
-/* kramdown's automatic id of a heading's raw text (its converter's
- * basic_generate_id: leading characters up to the first ASCII letter go,
- * then all but ASCII letters, digits, spaces and '-', spaces become '-',
- * lower case), or with `input: GFM` kramdown-parser-gfm's (lower case,
- * all but word characters, '-', spaces and tabs go, spaces and tabs become
- * '-'). Empty: "section". */
-static void kramdown_id(const char *t, size_t n, bool gfm, buf *out)
+/* How the old generator made a heading's automatic id. */
+typedef enum {
+    IDS_KRAMDOWN,     /* kramdown's own */
+    IDS_KRAMDOWN_GFM, /* kramdown-parser-gfm's (`input: GFM`) */
+    IDS_GITHUB,       /* Hugo's Goldmark, autoHeadingIDType github (the default) */
+    IDS_GITHUB_ASCII, /* … github-ascii: accents dropped, then ASCII only */
+} id_rule;
+
+/* A letter (any script) or a decimal digit, as Go's unicode.IsLetter and
+ * unicode.IsDigit say. */
+static bool letter_or_digit(utf8proc_int32_t cp)
+{
+    utf8proc_category_t cat = utf8proc_category(cp);
+    return (cat >= UTF8PROC_CATEGORY_LU && cat <= UTF8PROC_CATEGORY_LO) || cat == UTF8PROC_CATEGORY_ND;
+}
+
+/* Hugo's github id of one character of a heading's raw text: ' ' and '-'
+ * as '-', '_', letters and digits lower-cased, nothing else; github-ascii
+ * takes a character's accents off first and keeps only what is then
+ * ASCII. */
+static void github_char(utf8proc_int32_t cp, bool ascii, buf *out)
+{
+    if (cp == ' ' || cp == '-') {
+        buf_putc(out, '-');
+        return;
+    }
+    if (ascii && cp >= 0x80) {
+        utf8proc_int32_t d[8];
+        int last = 0;
+        utf8proc_ssize_t n = utf8proc_decompose_char(cp, d, 8, UTF8PROC_DECOMPOSE | UTF8PROC_STRIPMARK, &last);
+        if (n == 1 && d[0] < 0x80 && (isalnum((int)d[0]) || d[0] == '_'))
+            buf_putc(out, (char)tolower((int)d[0]));
+        return;
+    }
+    if (cp == '_' || letter_or_digit(cp)) {
+        utf8proc_uint8_t enc[4];
+        utf8proc_ssize_t el = utf8proc_encode_char(utf8proc_tolower(cp), enc);
+        buf_put(out, (const char *)enc, (size_t)el);
+    }
+}
+
+/* The old generator's automatic id of a heading's raw text t (n bytes):
+ * kramdown's (its converter's basic_generate_id: leading characters up to
+ * the first ASCII letter go, then all but ASCII letters, digits, spaces
+ * and '-', spaces become '-', lower case), kramdown-parser-gfm's (lower
+ * case, all but word characters, '-', spaces and tabs go, spaces and tabs
+ * become '-') or Hugo's (github_char over the trimmed raw text: Hugo reads
+ * the heading's source, so a link's destination is in it). Empty:
+ * kramdown's "section", Hugo's nothing (no second anchor). */
+static void old_id(const char *t, size_t n, id_rule rule, buf *out)
 {
     size_t i = 0;
+    if (rule == IDS_GITHUB || rule == IDS_GITHUB_ASCII) {
+        while (i < n) {
+            utf8proc_int32_t cp;
+            utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)t + i, (utf8proc_ssize_t)(n - i), &cp);
+            if (len <= 0) {
+                i++;
+                continue;
+            }
+            github_char(cp, rule == IDS_GITHUB_ASCII, out);
+            i += (size_t)len;
+        }
+        return;
+    }
+    bool gfm = rule == IDS_KRAMDOWN_GFM;
     if (!gfm)
         while (i < n && !isalpha((unsigned char)t[i]))
             i++;
@@ -742,18 +800,69 @@ static size_t id_count(const buf *used, const char *id, size_t n)
     return c;
 }
 
-/* Every ATX heading whose kramdown id differs from the one sheaf gives it
- * written `## Title {#sheaf-id #kramdown-id}`: links written for the old
- * id still land on it. */
-void import_kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out)
+/* The map at key of map c, or NULL. */
+static const tpl_map *sub_map(const tpl_map *c, const char *key)
 {
-    const tpl_map *c = m->old_config;
-    tpl_value k = c ? import_get(c, "kramdown") : tpl_undefined();
-    const tpl_map *km = k.kind == TPL_MAP ? k.u.map : NULL;
-    tpl_value auto_ids = km ? import_get(km, "auto_ids") : tpl_undefined();
-    const char *input = km ? import_get_str(km, "input") : NULL;
-    bool gfm = input && !strcasecmp(input, "GFM");
-    if (auto_ids.kind == TPL_BOOL && !auto_ids.u.b) {
+    tpl_value v = c ? import_get(c, key) : tpl_undefined();
+    return v.kind == TPL_MAP ? v.u.map : NULL;
+}
+
+/* How the old site made its heading ids (its config: kramdown's
+ * `auto_ids` and `input`; Hugo's markup.goldmark.parser `autoHeadingID`
+ * and `autoHeadingIDType`); false when it made none, or made them in a
+ * way not followed here (Hugo's blackfriday). */
+static bool id_rule_of(const imp *m, bool jekyll, id_rule *rule)
+{
+    const tpl_map *c = m->old_config, *km;
+    const char *type;
+    tpl_value on;
+    if (jekyll) {
+        km = sub_map(c, "kramdown");
+        on = km ? import_get(km, "auto_ids") : tpl_undefined();
+        type = km ? import_get_str(km, "input") : NULL;
+        *rule = type && !strcasecmp(type, "GFM") ? IDS_KRAMDOWN_GFM : IDS_KRAMDOWN;
+    } else {
+        km = sub_map(sub_map(sub_map(c, "markup"), "goldmark"), "parser");
+        on = km ? import_get(km, "autoHeadingID") : tpl_undefined();
+        type = km ? import_get_str(km, "autoHeadingIDType") : NULL;
+        if (type && !strcasecmp(type, "blackfriday"))
+            return false;
+        *rule = type && !strcasecmp(type, "github-ascii") ? IDS_GITHUB_ASCII : IDS_GITHUB;
+    }
+    return !(on.kind == TPL_BOOL && !on.u.b);
+}
+
+/* The end of the formula that starts at t[q] (before end), or 0: `$…$`,
+ * `$$…$$`, `\(…\)`, `\\(…\\)` (Goldmark's escaped form), on one line. */
+static size_t formula_end(const char *t, size_t q, size_t end)
+{
+    const char *close;
+    size_t open;
+    if (t[q] == '$') {
+        open = q + 1 < end && t[q + 1] == '$' ? 2 : 1;
+        close = open == 2 ? "$$" : "$";
+    } else if (q + 1 < end && t[q] == '\\' && t[q + 1] == '(') {
+        open = 2, close = "\\)";
+    } else if (q + 2 < end && t[q] == '\\' && t[q + 1] == '\\' && t[q + 2] == '(') {
+        open = 3, close = "\\\\)";
+    } else {
+        return 0;
+    }
+    size_t cl = strlen(close);
+    for (size_t j = q + open; j + cl <= end; j++)
+        if (!memcmp(t + j, close, cl))
+            return j + cl > q + open + cl ? j + cl : 0;
+    return 0;
+}
+
+/* Every ATX heading whose old automatic id (kramdown's for a Jekyll site,
+ * Goldmark's for a Hugo one) differs from the one sheaf gives it written
+ * `## Title {#sheaf-id #old-id}`: links written for the old id still land
+ * on it. */
+void import_heading_ids(imp *m, const char *s, size_t n, bool jekyll, buf *out)
+{
+    id_rule rule;
+    if (!id_rule_of(m, jekyll, &rule)) {
         buf_put(out, s, n);
         return;
     }
@@ -793,16 +902,27 @@ void import_kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out)
             i = next;
             continue;
         }
-        /* kramdown's id, made unique as kramdown does (x, x-1, …) */
+        /* the old id, made unique as kramdown and Hugo do (x, x-1, …) */
         buf_reset(&kid);
-        kramdown_id(s + a, z - a, gfm, &kid);
+        old_id(s + a, z - a, rule, &kid);
+        if (!kid.len) { /* Hugo's, of nothing: no second anchor */
+            buf_put(out, s + i, next - i);
+            i = next;
+            continue;
+        }
         size_t seen = id_count(&kids, kid.data, kid.len);
         buf_printf(&kids, "%s\n", kid.data);
         if (seen)
             buf_printf(&kid, "-%zu", seen);
-        /* sheaf's: the slug of the plain text (links' text, no markup) */
+        /* sheaf's: the slug of the plain text (links' text, no markup, no
+         * formulas) */
         buf_reset(&plain);
         for (size_t q = a; q < z; q++) {
+            size_t fe = m->math_on ? formula_end(s, q, z) : 0;
+            if (fe) {
+                q = fe - 1;
+                continue;
+            }
             if (s[q] == ']' && q + 1 < z && s[q + 1] == '(') {
                 const char *cp = memchr(s + q, ')', z - q);
                 if (cp) {
@@ -829,7 +949,7 @@ void import_kramdown_heading_ids(imp *m, const char *s, size_t n, buf *out)
             buf_printf(&sid, "-%zu", sseen);
         bool plain_id = true; /* both ids must be written as an attribute list takes them */
         for (size_t q = 0; q < kid.len; q++)
-            plain_id &= kid.data[q] > ' ' && !strchr("{}#", kid.data[q]);
+            plain_id &= (unsigned char)kid.data[q] > ' ' && !strchr("{}#", kid.data[q]);
         if (strcmp(kid.data, sid.data) && plain_id && !strpbrk(sid.data, "{}# ")) {
             buf_put(out, s + i, z - i);
             buf_printf(out, " {#%s #%s}", sid.data, kid.data);
