@@ -62,8 +62,9 @@ struct cache {
     atomic_bool broken;   /* stop writing */
     atomic_bool read_only;
     atomic_size_t hits, misses, writes, written_bytes, tmp_seq, damaged;
-    size_t trimmed_at;    /* written_bytes at the last trim */
-    bool trimmed;
+    size_t trimmed_at;    /* written_bytes when last trimmed or added to the ledger */
+    atomic_size_t walks;  /* trims that walked the cache */
+    size_t kept_over;     /* under mu: what the last trim kept over the limit, all of it used */
     uint64_t *used;       /* set of the first halves of names read or written */
     size_t used_n, used_cap;
     atomic_bool refused;  /* a symbolic link in the cache's folders: not used */
@@ -149,6 +150,13 @@ cache *cache_open(const char *site_dir, size_t max_bytes)
     buf_printf(&b, "%s/%s/v1", site_dir && *site_dir ? site_dir : ".", CACHE_DIR);
     c->root = buf_detach(&b, NULL);
     c->max = max_bytes ? max_bytes : CACHE_DEFAULT_MAX;
+    const char *env = max_bytes ? NULL : getenv("SHEAF_CACHE_MAX");
+    if (env && *env) { /* the tests' small limit, in bytes */
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (!*end && v > 0 && v <= SIZE_MAX)
+            c->max = (size_t)v;
+    }
     pthread_mutex_init(&c->mu, NULL);
     char *top = fs_join(site_dir && *site_dir ? site_dir : ".", CACHE_DIR);
     char *bad = find_link(top, c->root);
@@ -208,6 +216,10 @@ cache_stats cache_get_stats(cache *c)
         s.misses = atomic_load(&c->misses);
         s.writes = atomic_load(&c->writes);
         s.damaged = atomic_load(&c->damaged);
+        s.walks = atomic_load(&c->walks);
+        pthread_mutex_lock(&c->mu);
+        s.kept_over = c->kept_over;
+        pthread_mutex_unlock(&c->mu);
     }
     return s;
 }
@@ -561,19 +573,35 @@ out:
     buf_release(&tmp);
 }
 
-/* ---- trim ---- */
+/* ---- trim ----
+ *
+ * The ledger, `.sheaf-cache/v1/.ledger`, holds the bytes written since the
+ * last trim (decimal), so that a build that wrote a little does not walk
+ * the whole cache: only one that brings it past an eighth of the limit
+ * does. Each process adds what it wrote by writing a temporary file and
+ * renaming it into place, so a reader sees a whole number or none. The
+ * ledger only decides when to walk, never which entry goes: two builds
+ * adding at once lose one's bytes (a later trim), a killed build adds
+ * nothing (a later trim), one missing or unreadable is a trim now (an
+ * extra trim; a cache made before the ledger has none). */
+
+#define LEDGER_NAME ".ledger"
+#define LEDGER_MAX 32
 
 typedef struct entry {
-    char *path;
+    uint64_t h1, h2; /* the name */
     time_t mtime;
-    off_t size;
+    size_t size;
+    uint32_t kind;   /* index in walk.kinds */
     bool used;
 } entry;
 
 typedef struct walk {
     entry *v;
     size_t n, cap;
-    size_t total;
+    char **kinds;
+    size_t nkinds;
+    size_t total, live;
     size_t removed;
     time_t now;
 } walk;
@@ -594,30 +622,39 @@ static uint64_t hex64(const char *s)
     return v;
 }
 
-/* One <kind>/<2 hex> folder: the entries and stale temporary files. Only
- * names this module makes are looked at. */
-static void walk_shard(cache *c, walk *w, const char *dir, const char *shard)
+/* A folder below fd, never through a link. */
+static DIR *open_below(int fd, const char *nm)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
+    int d = openat(fd, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d < 0)
+        return NULL;
+    DIR *r = fdopendir(d);
+    if (!r)
+        close(d);
+    return r;
+}
+
+/* One <kind>/<2 hex> folder: the entries and stale temporary files. Only
+ * names this module makes are looked at; each is stat-ed relative to the
+ * shard's own descriptor (no path to resolve again), and what the folder
+ * says is no regular file is not stat-ed at all. */
+static void walk_shard(cache *c, walk *w, DIR *d, uint32_t kind, const char *shard)
+{
+    int fd = dirfd(d);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *nm = e->d_name;
+        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)
+            continue;
         bool tmpf = !strncmp(nm, ".tmp-", 5);
         if (!tmpf && !is_hex(nm, NAME_HEX - 2))
             continue;
-        buf p = BUF_INIT;
-        buf_printf(&p, "%s/%s", dir, nm);
         struct stat st;
-        if (lstat(p.data, &st) != 0 || !S_ISREG(st.st_mode)) {
-            buf_release(&p);
+        if (fstatat(fd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        }
         if (tmpf) {
-            if (w->now - st.st_mtime > STALE_TMP_SECONDS && unlink(p.data) == 0)
+            if (w->now - st.st_mtime > STALE_TMP_SECONDS && unlinkat(fd, nm, 0) == 0)
                 w->removed++;
-            buf_release(&p);
             continue;
         }
         char full[NAME_HEX];
@@ -627,68 +664,138 @@ static void walk_shard(cache *c, walk *w, const char *dir, const char *shard)
             w->cap = w->cap ? w->cap * 2 : 1024;
             w->v = xrealloc(w->v, w->cap * sizeof *w->v);
         }
-        w->v[w->n++] = (entry){ buf_detach(&p, NULL), st.st_mtime, st.st_size,
-                                was_used(c, hex64(full)) };
-        w->total += (size_t)st.st_size;
+        entry *x = &w->v[w->n++];
+        *x = (entry){ hex64(full), hex64(full + 16), st.st_mtime, (size_t)st.st_size, kind, false };
+        x->used = was_used(c, x->h1);
+        w->total += x->size;
+        if (x->used)
+            w->live += x->size;
     }
-    closedir(d);
 }
 
 static int by_age(const void *a, const void *b)
 {
     const entry *x = a, *y = b;
-    if (x->used != y->used)
-        return x->used ? 1 : -1; /* unused first */
     if (x->mtime != y->mtime)
         return x->mtime < y->mtime ? -1 : 1;
-    return strcmp(x->path, y->path);
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->h1 != y->h1)
+        return x->h1 < y->h1 ? -1 : 1;
+    return x->h2 < y->h2 ? -1 : x->h2 > y->h2;
+}
+
+/* Reads the ledger: false when it is missing or not a number sheaf wrote. */
+static bool ledger_read(const cache *c, size_t *bytes)
+{
+    buf p = BUF_INIT;
+    buf_printf(&p, "%s/%s", c->root, LEDGER_NAME);
+    int fd = open(p.data, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    buf_release(&p);
+    if (fd < 0)
+        return false;
+    char t[LEDGER_MAX + 1];
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, t, LEDGER_MAX) : -1;
+    close(fd);
+    if (n < 2 || t[n - 1] != '\n')
+        return false;
+    size_t v = 0;
+    for (ssize_t i = 0; i < n - 1; i++) {
+        if (t[i] < '0' || t[i] > '9' || v > (SIZE_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (size_t)(t[i] - '0');
+    }
+    *bytes = v;
+    return true;
+}
+
+/* Writes the ledger whole (a temporary file renamed into place). A failure
+ * leaves the old one, or none: a later or an extra trim. */
+static void ledger_write(const cache *c, size_t bytes)
+{
+    buf p = BUF_INIT, tmp = BUF_INIT;
+    buf_printf(&p, "%s/%s", c->root, LEDGER_NAME);
+    buf_printf(&tmp, "%s/.tmp-ledger-%ld", c->root, (long)getpid());
+    char t[LEDGER_MAX];
+    int n = snprintf(t, sizeof t, "%zu\n", bytes);
+    unlink(tmp.data);
+    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && write_all(fd, (const unsigned char *)t, (size_t)n);
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (!ok || rename(tmp.data, p.data) != 0)
+        unlink(tmp.data);
+    buf_release(&p);
+    buf_release(&tmp);
 }
 
 size_t cache_trim_now(cache *c)
 {
-    if (!c)
+    if (!c || atomic_load(&c->refused))
         return 0;
     walk w = { .now = time(NULL) };
     pthread_mutex_lock(&c->mu);
-    DIR *root = opendir(c->root);
+    int rfd = open(c->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *root = rfd >= 0 ? fdopendir(rfd) : NULL;
+    if (!root && rfd >= 0)
+        close(rfd);
     if (root) {
         struct dirent *k;
         while ((k = readdir(root)) != NULL) {
-            if (k->d_name[0] == '.' || !kind_ok(k->d_name))
+            if (k->d_name[0] == '.' || !kind_ok(k->d_name) ||
+                (k->d_type != DT_DIR && k->d_type != DT_UNKNOWN))
                 continue;
-            buf kd = BUF_INIT;
-            buf_printf(&kd, "%s/%s", c->root, k->d_name);
-            DIR *kdir = opendir(kd.data);
+            DIR *kdir = open_below(dirfd(root), k->d_name);
+            if (!kdir)
+                continue;
+            w.kinds = xrealloc(w.kinds, (w.nkinds + 1) * sizeof *w.kinds);
+            w.kinds[w.nkinds++] = xstrdup(k->d_name);
             struct dirent *s;
-            while (kdir && (s = readdir(kdir)) != NULL) {
-                if (!is_hex(s->d_name, 2))
+            while ((s = readdir(kdir)) != NULL) {
+                if (!is_hex(s->d_name, 2) || (s->d_type != DT_DIR && s->d_type != DT_UNKNOWN))
                     continue;
-                buf sd = BUF_INIT;
-                buf_printf(&sd, "%s/%s", kd.data, s->d_name);
-                walk_shard(c, &w, sd.data, s->d_name);
-                buf_release(&sd);
+                DIR *sd = open_below(dirfd(kdir), s->d_name);
+                if (sd) {
+                    walk_shard(c, &w, sd, (uint32_t)(w.nkinds - 1), s->d_name);
+                    closedir(sd);
+                }
             }
-            if (kdir)
-                closedir(kdir);
-            buf_release(&kd);
+            closedir(kdir);
         }
         closedir(root);
     }
-    size_t limit = c->max + atomic_load(&c->extra);
+    /* Only what this process neither read, wrote nor touched goes, oldest
+     * first: the limit bounds what the site no longer uses. When what it
+     * used is alone over the limit, it all stays (kept_over says by how
+     * much), and every unused entry goes. */
+    size_t extra = atomic_load(&c->extra);
+    size_t limit = c->max + extra;
     if (w.total > limit) {
         vec_sort(w.v, w.n, sizeof *w.v, by_age);
-        size_t goal = c->max / 4 * 3 + atomic_load(&c->extra);
-        for (size_t i = 0; i < w.n && w.total > goal; i++)
-            if (unlink(w.v[i].path) == 0) {
-                w.total -= (size_t)w.v[i].size;
+        size_t goal = c->max / 4 * 3 + extra;
+        buf p = BUF_INIT;
+        for (size_t i = 0; i < w.n && w.total > goal; i++) {
+            if (w.v[i].used)
+                continue;
+            buf_reset(&p);
+            entry_path(c, w.kinds[w.v[i].kind], (name){ w.v[i].h1, w.v[i].h2 }, true, &p);
+            if (unlink(p.data) == 0) {
+                w.total -= w.v[i].size;
                 w.removed++;
             }
+        }
+        buf_release(&p);
     }
-    for (size_t i = 0; i < w.n; i++)
-        free(w.v[i].path);
+    c->kept_over = w.live > limit ? w.live - limit : 0;
+    for (size_t i = 0; i < w.nkinds; i++)
+        free(w.kinds[i]);
+    free(w.kinds);
     free(w.v);
-    c->trimmed = true;
     c->trimmed_at = atomic_load(&c->written_bytes);
+    atomic_fetch_add(&c->walks, 1);
+    if (root && !atomic_load(&c->read_only) && !atomic_load(&c->broken))
+        ledger_write(c, 0);
     pthread_mutex_unlock(&c->mu);
     return w.removed;
 }
@@ -701,11 +808,20 @@ void cache_keep_extra(cache *c, size_t bytes)
 
 size_t cache_trim(cache *c)
 {
-    if (!c)
+    if (!c || atomic_load(&c->refused))
         return 0;
     size_t written = atomic_load(&c->written_bytes);
     pthread_mutex_lock(&c->mu);
-    bool due = written > c->trimmed_at && (!c->trimmed || written - c->trimmed_at > c->max / 8);
+    size_t mine = written - c->trimmed_at; /* since this process last trimmed or told the ledger */
+    size_t before = 0;
+    /* no ledger: a cache made before it, or one this process has just
+     * made (then nothing is there to trim yet) */
+    bool known = ledger_read(c, &before) || atomic_load(&c->made_secret);
+    bool due = mine > 0 && (!known || before + mine > c->max / 8 || before + mine < before);
+    if (mine > 0 && !due) {
+        ledger_write(c, before + mine);
+        c->trimmed_at = written;
+    }
     pthread_mutex_unlock(&c->mu);
     return due ? cache_trim_now(c) : 0;
 }

@@ -15,9 +15,11 @@
  * Safe with parallel workers and with other builds: a value is written to
  * a temporary file and renamed into place, so readers see a whole entry or
  * none, and a build killed midway leaves at most a temporary file (removed
- * by a later trim). Bounded: cache_trim removes entries, least recently
- * written and not used by this process first, until the cache is at most
- * three quarters of its limit (CACHE_DEFAULT_MAX unless told otherwise).
+ * by a later trim). Bounded: cache_trim removes entries this process did
+ * not use (read, write or touch), least recently written first, until the
+ * cache is at most three quarters of its limit (CACHE_DEFAULT_MAX unless
+ * told otherwise): the limit bounds what the site no longer uses, and what
+ * a build uses is never removed by it, even when that alone is over.
  *
  * A cache that cannot be written is not an error: the first problem is
  * kept for the caller to show as a warning (cache_problem) and writing
@@ -41,7 +43,8 @@
 typedef struct cache cache;
 
 /* The cache of the site in site_dir (its folder is made on the first
- * write). max_bytes 0 means CACHE_DEFAULT_MAX. Never fails: when
+ * write). max_bytes 0 means CACHE_DEFAULT_MAX, or the environment's
+ * SHEAF_CACHE_MAX (bytes: for tests). Never fails: when
  * `.sheaf-cache`, its `v1` or a folder in it is a symbolic link, the cache
  * is not used (every get misses, nothing is written) and cache_problem
  * says why. Free with cache_free. */
@@ -75,12 +78,13 @@ void cache_put(cache *c, const char *kind, const void *key, size_t klen, const v
  * or the link that made it refuse the folder), or NULL; owned by c. */
 const char *cache_problem(cache *c);
 
-/* When this process wrote enough to matter since the last trim (or has
- * never trimmed and wrote anything), walks the cache and removes entries
- * until it is within three quarters of its limit: first the ones this
- * process neither read nor wrote, oldest first, then the rest, oldest
- * first; and temporary files left by a killed build. Returns the number of
- * files removed. */
+/* When the builds since the last trim, this process's writes included,
+ * wrote more than an eighth of the limit (counted in the cache's ledger,
+ * `v1/.ledger`; a missing one counts as due), walks the cache and removes
+ * entries this process neither read, wrote nor touched, oldest first,
+ * until it is within three quarters of its limit, and temporary files
+ * left by a killed build. Otherwise only adds what this process wrote to
+ * the ledger. Returns the number of files removed. */
 size_t cache_trim(cache *c);
 /* Raises the limit trims keep to by `bytes` beyond the cache's own (set,
  * not added: each build says what it needs): the image variants a build
@@ -99,6 +103,8 @@ void cache_digest(const void *p, size_t n, unsigned char out[CACHE_DIGEST_LEN]);
 typedef struct cache_stats {
     size_t hits, misses, writes;
     size_t damaged; /* misses where an entry was there but did not check (cut short, edited) */
+    size_t walks;   /* trims that walked the cache */
+    size_t kept_over; /* bytes the last trim kept beyond the limit: all used by this process */
 } cache_stats;
 /* Counts since cache_open. */
 cache_stats cache_get_stats(cache *c);

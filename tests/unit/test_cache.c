@@ -33,7 +33,7 @@ static void count_fn(void *ctx, const char *rel)
     base = base ? base + 1 : rel;
     if (!strncmp(base, ".tmp-", 5))
         c->tmps++;
-    else if (strcmp(base, ".key")) /* the cache's secret */
+    else if (strcmp(base, ".key") && strcmp(base, ".ledger")) /* the cache's secret, its ledger */
         c->entries++;
 }
 
@@ -190,6 +190,116 @@ TEST(trim_bounds_the_size)
     free(d);
 }
 
+/* What a build used is never removed by its own trim, even when it alone
+ * is over the limit: the limit bounds what the site no longer uses. */
+TEST(trim_never_removes_what_was_used)
+{
+    char *d = tmpdir();
+    char big[1000];
+    memset(big, 'x', sizeof big);
+    cache *c = cache_open(d, 10000);
+    cache_put(c, "code", "gone", 4, big, sizeof big);
+    cache_free(c);
+    /* a later build reads eight, writes eight and touches one more: about
+     * 17 KB used, under a 10 KB limit */
+    c = cache_open(d, 10000);
+    for (int i = 0; i < 9; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "old%d", i);
+        cache_put(c, "code", k, strlen(k), big, sizeof big);
+    }
+    cache_free(c);
+    c = cache_open(d, 10000);
+    buf v = BUF_INIT;
+    for (int i = 0; i < 8; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "old%d", i);
+        OK(cache_get(c, "code", k, strlen(k), &v));
+        snprintf(k, sizeof k, "new%d", i);
+        cache_put(c, "code", k, strlen(k), big, sizeof big);
+    }
+    cache_touch(c, "code", "old8", 4);
+    EQ_INT(cache_trim_now(c), 1); /* only "gone" */
+    OK(cache_get_stats(c).kept_over > 5000);
+    cache_free(c);
+    c = cache_open(d, 10000);
+    EQ_INT(count(d).entries, 17);
+    OK(!cache_get(c, "code", "gone", 4, &v));
+    for (int i = 0; i < 9; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "old%d", i);
+        OK(cache_get(c, "code", k, strlen(k), &v));
+        snprintf(k, sizeof k, "new%d", i);
+        OK(i == 8 || cache_get(c, "code", k, strlen(k), &v));
+    }
+    /* a later build that uses none of it keeps nothing over */
+    cache_free(c);
+    c = cache_open(d, 10000);
+    cache_put(c, "code", "last", 4, big, sizeof big);
+    OK(cache_trim_now(c) >= 10);
+    EQ_INT(cache_get_stats(c).kept_over, 0);
+    OK(count(d).entries * (sizeof big + 30) <= 10000 / 4 * 3);
+    buf_release(&v);
+    cache_free(c);
+    fs_rmtree(d);
+    free(d);
+}
+
+static size_t walks_after(const char *d, size_t limit, const char *prefix, int n)
+{
+    char big[1000];
+    memset(big, 'x', sizeof big);
+    cache *c = cache_open(d, limit);
+    for (int i = 0; i < n; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%s%d", prefix, i);
+        cache_put(c, "code", k, strlen(k), big, sizeof big);
+    }
+    cache_trim(c);
+    cache_trim(c); /* nothing more written: nothing to do */
+    size_t w = cache_get_stats(c).walks;
+    cache_free(c);
+    return w;
+}
+
+/* A build walks the cache only when the builds since the last walk wrote
+ * more than an eighth of the limit, counted in the ledger; a ledger that
+ * is missing or damaged makes a walk, never a wrong entry. */
+TEST(trim_walks_when_enough_was_written)
+{
+    char *d = tmpdir();
+    size_t limit = 80000; /* an eighth: 10,000 bytes, about nine entries */
+    EQ_INT(walks_after(d, limit, "a", 3), 0); /* a new cache: the ledger starts at 0 */
+    EQ_INT(walks_after(d, limit, "b", 3), 0);
+    char *ledger = fs_join(d, CACHE_DIR "/v1/.ledger");
+    buf v = BUF_INIT;
+    OK(fs_read_file(ledger, &v));
+    EQ_STR(v.data, "6276\n"); /* six entries of 1046 bytes (header 44, key 2) */
+    EQ_INT(walks_after(d, limit, "c", 4), 1);
+    buf_reset(&v);
+    OK(fs_read_file(ledger, &v));
+    EQ_STR(v.data, "0\n");
+    EQ_INT(walks_after(d, limit, "d", 1), 0);
+    /* damaged, or gone (a cache from before the ledger): a walk */
+    OK(fs_write_file(ledger, "12x\n", 4));
+    EQ_INT(walks_after(d, limit, "e", 1), 1);
+    OK(unlink(ledger) == 0);
+    EQ_INT(walks_after(d, limit, "f", 1), 1);
+    /* nothing written: no walk, whatever the ledger says */
+    OK(fs_write_file(ledger, "99999999\n", 9));
+    EQ_INT(walks_after(d, limit, "g", 0), 0);
+    /* every entry is still there */
+    cache *c = cache_open(d, limit);
+    const char *keys[] = { "a0", "b2", "c3", "d0", "e0", "f0" };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        OK(cache_get(c, "code", keys[i], strlen(keys[i]), &v));
+    cache_free(c);
+    buf_release(&v);
+    free(ledger);
+    fs_rmtree(d);
+    free(d);
+}
+
 TEST(stale_temporary_files_go)
 {
     char *d = tmpdir();
@@ -310,6 +420,8 @@ int main(void)
     RUN(put_then_get);
     RUN(damaged_entries_miss);
     RUN(trim_bounds_the_size);
+    RUN(trim_never_removes_what_was_used);
+    RUN(trim_walks_when_enough_was_written);
     RUN(stale_temporary_files_go);
     RUN(unwritable_is_a_problem_not_a_failure);
     RUN(threads_share_a_cache);
