@@ -467,17 +467,6 @@ char *fs_join(const char *a, const char *b)
     return r;
 }
 
-static int cmp_names(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* fs_visit's recursion: visits the folder root/rel (rel "" for root
- * itself) in name order — files as FS_FILE, symbolic links as FS_LINK
- * (never followed), subfolders by recursing — and reports what cannot be
- * read as FS_UNREADABLE with its errno. Hidden names and editors'
- * droppings (fs_left_out) are left out when skip_hidden. Returns false when anything was unreadable;
- * the rest is still visited. */
 bool fs_left_out(const char *name)
 {
     size_t n = strlen(name);
@@ -498,6 +487,44 @@ bool fs_left_out(const char *name)
     return false;
 }
 
+/* A folder's entry as readdir gave it: its name and d_type (DT_UNKNOWN
+ * where the file system does not say). */
+typedef struct dir_entry {
+    char *name;
+    unsigned char type;
+} dir_entry;
+
+static int cmp_entries(const void *x, const void *y)
+{
+    return strcmp(((const dir_entry *)x)->name, ((const dir_entry *)y)->name);
+}
+
+/* What full is, as an lstat mode's file type: from readdir's d_type when
+ * it says (a site of n files is then not stat-ed twice: its readers stat
+ * each file they read anyway), else from lstat — for file systems that
+ * leave d_type unknown, and for paths too long to open, which lstat
+ * reports. 0 with errno when lstat fails. */
+static mode_t entry_kind(const char *full, unsigned char type)
+{
+    if (strlen(full) < PATH_MAX) {
+        switch (type) {
+        case DT_REG: return S_IFREG;
+        case DT_DIR: return S_IFDIR;
+        case DT_LNK: return S_IFLNK;
+        case DT_UNKNOWN: break;
+        default: return S_IFIFO; /* a device, pipe or socket: left out */
+        }
+    }
+    struct stat st;
+    return lstat(full, &st) == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+/* fs_visit's recursion: visits the folder root/rel (rel "" for root
+ * itself) in name order — files as FS_FILE, symbolic links as FS_LINK
+ * (never followed), subfolders by recursing — and reports what cannot be
+ * read as FS_UNREADABLE with its errno. Hidden names and editors'
+ * droppings (fs_left_out) are left out when skip_hidden. Returns false when anything was unreadable;
+ * the rest is still visited. */
 static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_fn fn, void *ctx)
 {
     char *dir = rel[0] ? fs_join(root, rel) : xstrdup(root);
@@ -510,7 +537,7 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_f
         errno = e;
         return false;
     }
-    char **names = NULL;
+    dir_entry *ents = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -518,32 +545,31 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_f
             continue;
         if (skip_hidden && fs_left_out(e->d_name))
             continue;
-        VEC_PUSH(names, n, cap, 32, xstrdup(e->d_name));
+        VEC_PUSH(ents, n, cap, 32, ((dir_entry){ xstrdup(e->d_name), e->d_type }));
     }
     closedir(d);
-    if (n) /* names is NULL in an empty folder: vec_sort(NULL, 0, …) is undefined */
-        vec_sort(names, n, sizeof *names, cmp_names);
+    if (n) /* ents is NULL in an empty folder: vec_sort(NULL, 0, …) is undefined */
+        vec_sort(ents, n, sizeof *ents, cmp_entries);
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
-        char *r = rel[0] ? fs_join(rel, names[i]) : xstrdup(names[i]);
-        char *full = fs_join(dir, names[i]);
-        struct stat st;
-        if (lstat(full, &st) == 0) {
-            if (S_ISLNK(st.st_mode))
-                fn(ctx, r, FS_LINK, 0);
-            else if (S_ISDIR(st.st_mode))
-                ok &= walk(root, r, skip_hidden, fn, ctx);
-            else if (S_ISREG(st.st_mode))
-                fn(ctx, r, FS_FILE, 0);
-        } else if (errno != ENOENT) { /* ENOENT: removed since readdir */
+        char *r = rel[0] ? fs_join(rel, ents[i].name) : xstrdup(ents[i].name);
+        char *full = fs_join(dir, ents[i].name);
+        mode_t kind = entry_kind(full, ents[i].type);
+        if (kind == S_IFLNK)
+            fn(ctx, r, FS_LINK, 0);
+        else if (kind == S_IFDIR)
+            ok &= walk(root, r, skip_hidden, fn, ctx);
+        else if (kind == S_IFREG)
+            fn(ctx, r, FS_FILE, 0);
+        else if (kind == 0 && errno != ENOENT) { /* ENOENT: removed since readdir */
             fn(ctx, r, FS_UNREADABLE, errno); /* e.g. a path too long */
             ok = false;
         }
         free(full);
         free(r);
-        free(names[i]);
+        free(ents[i].name);
     }
-    free(names);
+    free(ents);
     free(dir);
     return ok;
 }

@@ -128,9 +128,47 @@ TEST(droppings_left_out)
     buf_release(&seen);
 }
 
+static void kind_visit(void *ctx, const char *rel, fs_kind kind, int err)
+{
+    (void)err;
+    buf_printf(ctx, "%s %s\n", kind == FS_FILE ? "file" : kind == FS_LINK ? "link" : "unreadable", rel);
+}
+
+/* The walk tells each entry's kind from readdir where it can: files,
+ * links (not followed, to a folder or a file alike) and folders (walked
+ * into) as before, pipes left out. */
+TEST(visit_reports_each_kind)
+{
+    char dir[] = "/tmp/sheaf-test-fs-XXXXXX";
+    OK(mkdtemp(dir) != NULL);
+    char path[256], sub[256];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    OK(mkdir(sub, 0755) == 0);
+    snprintf(path, sizeof path, "%s/sub/b.md", dir);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    OK(fd >= 0);
+    close(fd);
+    snprintf(path, sizeof path, "%s/a.md", dir);
+    fd = open(path, O_WRONLY | O_CREAT, 0644);
+    OK(fd >= 0);
+    close(fd);
+    snprintf(path, sizeof path, "%s/c-dir", dir);
+    OK(symlink("sub", path) == 0);
+    snprintf(path, sizeof path, "%s/d-file", dir);
+    OK(symlink("a.md", path) == 0);
+    snprintf(path, sizeof path, "%s/e-pipe", dir);
+    OK(mkfifo(path, 0644) == 0);
+    buf seen = BUF_INIT;
+    OK(fs_visit(dir, true, kind_visit, &seen));
+    EQ_STR(seen.data, "file a.md\nlink c-dir\nlink d-file\nfile sub/b.md\n");
+    buf_release(&seen);
+    fs_rmtree(dir);
+}
+
 int main(void)
 {
     RUN(droppings_left_out);
+    RUN(visit_reports_each_kind);
     RUN(reads_a_regular_file);
     RUN(refuses_devices_and_fifos);
     RUN(refuses_a_file_over_the_bound_without_reading_it);
