@@ -21,20 +21,12 @@ import sys
 import tempfile
 import time
 
+from common import output_tree
+
 
 def fail(msg):
     print("FAIL cache/kill: " + msg)
     sys.exit(1)
-
-
-def tree(root):
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for f in files:
-            full = os.path.join(dirpath, f)
-            with open(full, "rb") as fh:
-                out[os.path.relpath(full, root)] = fh.read()
-    return out
 
 
 def entries(cache):
@@ -98,13 +90,13 @@ def main():
         # entry (formulas are written before their page's)
         if r.returncode != 0 or r.stderr.strip().splitlines() not in (said, said[1:]):
             fail("the build after the kill: status %d\n%s" % (r.returncode, r.stderr))
-        out_cached = tree(os.path.join(site, "public"))
+        out_cached = output_tree(os.path.join(site, "public"), manifest=True)
         ref = os.path.join(tmp, "ref")
         r = subprocess.run([sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
                            capture_output=True, text=True)
         if r.returncode != 0:
             fail("the build without the cache: %s" % r.stderr)
-        if out_cached != tree(ref):
+        if out_cached != output_tree(ref, manifest=True):
             fail("the output after a killed build differs from a build without the cache")
 
         # 3. warm: nothing rendered by KaTeX, no engine started (site.yaml
@@ -119,7 +111,7 @@ def main():
             fail("warm build: %s%s" % (r.stdout, r.stderr))
         if int(m.group(1)) != 720 or int(m.group(2)) != 0 or int(m.group(3)) != 0:
             fail("warm build rendered formulas: " + m.group(0))
-        if tree(os.path.join(site, "public")) != out_cached:
+        if output_tree(os.path.join(site, "public"), manifest=True) != out_cached:
             fail("the warm build's output differs")
 
         # 4. a cache that cannot be written: a warning, not a failure
@@ -133,7 +125,7 @@ def main():
         lines = r.stderr.strip().splitlines()
         if len(lines) != 1 or not re.match(r"^(sheaf: )?warning: build cache: cannot make .*\.sheaf-cache/v1: Not a directory \(building without it; --no-cache turns it off\)$", lines[0]):
             fail("expected one warning about the cache, got:\n" + r.stderr)
-        if tree(os.path.join(tmp, "o2")) != out_cached:
+        if output_tree(os.path.join(tmp, "o2"), manifest=True) != out_cached:
             fail("the output without a writable cache differs")
         print("ok: killed %s; then right, warm and unwritable builds" % ("midway" if killed else "(too late: the build had ended)"))
     finally:

@@ -19,24 +19,14 @@ import sys
 import tempfile
 import time
 
+from common import output_tree
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def fail(msg):
     print("FAIL cache/kill-pages: " + msg)
     sys.exit(1)
-
-
-def tree(root):
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for f in files:
-            full = os.path.join(dirpath, f)
-            rel = os.path.relpath(full, root)
-            if not rel.startswith(".sheaf-manifest"):
-                with open(full, "rb") as fh:
-                    out[rel] = fh.read()
-    return out
 
 
 def page_entries(cache):
@@ -78,7 +68,7 @@ def main():
                            capture_output=True, text=True, env=env)
         if r.returncode != 0:
             fail("the build without the cache: %s" % r.stderr)
-        want = tree(ref)
+        want = output_tree(ref)
 
         check = dict(env, SHEAF_CHECK_INCREMENTAL="1")
         r = subprocess.run([sheaf, "build", "--stats", "-s", site], capture_output=True, text=True,
@@ -91,7 +81,7 @@ def main():
             fail("the build after the kill: status %d\n%s" % (r.returncode, r.stderr))
         if "from the build cache" in r.stdout:
             fail("the build after the kill used pages of the killed one:\n" + r.stdout)
-        if tree(os.path.join(site, "public")) != want:
+        if output_tree(os.path.join(site, "public")) != want:
             fail("the output after a killed build differs from a build without the cache")
 
         r = subprocess.run([sheaf, "build", "--stats", "-s", site], capture_output=True, text=True,
@@ -99,7 +89,7 @@ def main():
         m = re.search(r"^  markdown: 0 pages written, (\d+) from the build cache$", r.stdout, re.M)
         if r.returncode != 0 or r.stderr or not m:
             fail("the next build: status %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
-        if tree(os.path.join(site, "public")) != want:
+        if output_tree(os.path.join(site, "public")) != want:
             fail("the warm build's output differs")
         print("ok: killed with %d of %d pages cached; then refused with a warning, then reused"
               % (at_kill, posts))

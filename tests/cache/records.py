@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 
+from common import output_tree
+
 SHEAF = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix="sheaf-cache-rec-")
 SITE = os.path.join(TMP, "site")
@@ -62,18 +64,6 @@ def write(rel, text, mode="w"):
     with open(path, mode) as f:
         f.write(text)
     return path
-
-
-def tree(root):
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for f in files:
-            full = os.path.join(dirpath, f)
-            rel = os.path.relpath(full, root)
-            if not rel.startswith(".sheaf-manifest"):
-                with open(full, "rb") as fh:
-                    out[rel] = fh.read()
-    return out
 
 
 def opened(trace):
@@ -106,8 +96,8 @@ def build(what, want_opened=None, want_err=None, site=SITE, args=(), ok=True):
                            capture_output=True, text=True, env=ENV)
         if c.returncode != 0:
             fail("%s: the clean build failed: %s" % (what, c.stderr))
-        if tree(out) != tree(ref):
-            a, b = tree(out), tree(ref)
+        if output_tree(out) != output_tree(ref):
+            a, b = output_tree(out), output_tree(ref)
             fail("%s: differs from a clean build in %s" % (
                 what, sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[:8]))
         shutil.rmtree(ref)

@@ -36,6 +36,8 @@ import time
 import struct
 import zlib
 
+from common import output_tree
+
 SHEAF = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix="sheaf-cache-seq-")
 # a real style to copy into the site (Debian's citation-style-language-styles)
@@ -55,19 +57,6 @@ def write(rel, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
-
-
-def tree(root):
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for f in files:
-            full = os.path.join(dirpath, f)
-            rel = os.path.relpath(full, root)
-            if rel.startswith(".sheaf-manifest"):
-                continue
-            with open(full, "rb") as fh:
-                out[rel] = fh.read()
-    return out
 
 
 def cached_pages(stdout):
@@ -113,7 +102,7 @@ def build(what, want_cached=None, want_warning=None, rendered=None):
     if rendered is not None and not rendered(last_rendered, full):
         fail("%s: %d outputs rendered (a clean build renders %d), not what was wanted\n%s"
              % (what, last_rendered, full, r.stdout))
-    a, b = tree(os.path.join(SITE, "public")), tree(ref)
+    a, b = output_tree(os.path.join(SITE, "public")), output_tree(ref)
     if a != b:
         diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
         fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
@@ -342,7 +331,7 @@ def main():
             r"^\.sheaf-cache: warning: it was made for the site in .*/site, not this one: none of "
             r"the pages it holds is used; they are rendered again$", r.stderr.strip()):
         fail("a cache copied from another site: %d\n%s" % (r.returncode, r.stderr))
-    if tree(os.path.join(other, "public")) != tree(os.path.join(SITE, "public")):
+    if output_tree(os.path.join(other, "public")) != output_tree(os.path.join(SITE, "public")):
         fail("the copied site's build differs")
 
     # another version of sheaf: a copy of the binary with another build id

@@ -22,24 +22,14 @@ import subprocess
 import sys
 import tempfile
 
+from common import output_tree
+
 POSTS = 30
 
 
 def fail(msg):
     print("FAIL cache/trim: " + msg)
     sys.exit(1)
-
-
-def tree(root):
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for f in files:
-            full = os.path.join(dirpath, f)
-            rel = os.path.relpath(full, root)
-            if not rel.startswith(".sheaf-manifest"):
-                with open(full, "rb") as fh:
-                    out[rel] = fh.read()
-    return out
 
 
 def main():
@@ -84,7 +74,7 @@ def main():
                            capture_output=True, text=True, errors="replace", env=env, timeout=300)
         if c.returncode != 0:
             fail("%s: the clean build failed: %s" % (what, c.stderr))
-        a, b = tree(os.path.join(site, "public")), tree(ref)
+        a, b = output_tree(os.path.join(site, "public")), output_tree(ref)
         if a != b:
             diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
             fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
