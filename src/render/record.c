@@ -31,12 +31,16 @@
  * aliases' redirects, copied files, image variants — run on every build
  * (each has its own way of not rewriting an unchanged file).
  *
- * On disk: kind "render", one entry for the head (the record's random id,
- * the global fingerprint, the counts) and parts of PART_ITEMS pages or jobs
- * each (an entry is at most CACHE_ENTRY_MAX), every part carrying the id.
- * The parts are written first, the head last: a part of another record
- * (a build killed between them) or one that does not read back whole means
- * no record — every output rendered again, with a warning. */
+ * On disk: kind "render", one entry for the head (the global fingerprint,
+ * the counts, and the random id of each part) and parts of PART_ITEMS pages
+ * or jobs each (an entry is at most CACHE_ENTRY_MAX), every part carrying
+ * its id. A build writes again only the parts whose contents changed (a
+ * one-edit build: the part of the edited page's hashes and those of the
+ * jobs that rendered), each under a new id, and leaves the others with
+ * theirs. The parts are written first, the head last: a part that is not
+ * the one the head names (a build killed between them) or one that does
+ * not read back whole means no record — every output rendered again, with
+ * a warning. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +57,8 @@
 #include "util/xalloc.h"
 
 #define REC_KIND "render"
-#define REC_MAGIC "sheaf render record 1"
-#define PART_ITEMS 4096
+#define REC_MAGIC "sheaf render record 2"
+#define PART_ITEMS 1024
 #define PART_MAX (CACHE_ENTRY_MAX - ((size_t)1 << 20))
 #define SEED 0x243F6A8885A308D3u
 
@@ -232,6 +236,7 @@ struct render_record {
     rec_job *old;
     size_t njobs;
     rec_job *now;
+    uint64_t *part_ids; /* the last build's: its head's, pages' parts then jobs' */
     size_t read_bytes;
     atomic_size_t kept;
     memo memo;          /* the model's large values' hashes */
@@ -356,6 +361,9 @@ static void part_key(render_record *r, const char *what, size_t n)
     buf_printf(&r->key, "%s %zu", what, n);
 }
 
+/* How many parts n items take. */
+static size_t parts_of(size_t n) { return (n + PART_ITEMS - 1) / PART_ITEMS; }
+
 static bool get_part(render_record *r, const char *what, size_t n, buf *v)
 {
     part_key(r, what, n);
@@ -424,20 +432,27 @@ static void read_old(render_record *r, diag_list *d)
         return; /* none: the first build */
     }
     reader h = binrec_reader_of(v.data, v.len);
-    uint64_t id = binrec_get_w(&h), global = binrec_get_w(&h);
+    uint64_t global = binrec_get_w(&h);
     uint64_t npages = binrec_get_u(&h), nentries = binrec_get_u(&h), njobs = binrec_get_u(&h);
-    bool ok = binrec_done(&h);
+    size_t nparts = parts_of(r->npages) + parts_of(r->njobs);
+    bool ok = !h.bad;
     if (ok && (global != r->global || npages != r->npages || nentries != r->off[r->npages] ||
                njobs != r->njobs)) {
         buf_release(&v);
         return; /* something every output may read changed: all are rendered */
     }
+    r->part_ids = xcalloc(nparts + 1, sizeof *r->part_ids);
+    ok = ok && binrec_get_u(&h) == nparts;
+    for (size_t p = 0; ok && p < nparts; p++)
+        r->part_ids[p] = binrec_get_w(&h);
+    ok = ok && binrec_done(&h);
+    const uint64_t *ids = r->part_ids;
     uint64_t *oh = xcalloc(r->off[r->npages] + 1, sizeof *oh);
     r->old = xcalloc(r->njobs + 1, sizeof *r->old);
     for (size_t first = 0; ok && first < r->npages; first += PART_ITEMS) {
         ok = get_part(r, "pages", first / PART_ITEMS, &v);
         reader rd = binrec_reader_of(v.data, v.len);
-        ok = ok && binrec_get_w(&rd) == id && binrec_get_u(&rd) == first;
+        ok = ok && binrec_get_w(&rd) == *ids++ && binrec_get_u(&rd) == first;
         size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
         for (size_t i = first; ok && i < last; i++) {
             size_t n = r->off[i + 1] - r->off[i];
@@ -450,7 +465,7 @@ static void read_old(render_record *r, diag_list *d)
     for (size_t first = 0; ok && first < r->njobs; first += PART_ITEMS) {
         ok = get_part(r, "jobs", first / PART_ITEMS, &v);
         reader rd = binrec_reader_of(v.data, v.len);
-        ok = ok && binrec_get_w(&rd) == id && binrec_get_u(&rd) == first;
+        ok = ok && binrec_get_w(&rd) == *ids++ && binrec_get_u(&rd) == first;
         size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
         for (size_t i = first; ok && i < last; i++)
             ok = read_job(&rd, &r->old[i]);
@@ -462,6 +477,8 @@ static void read_old(render_record *r, diag_list *d)
             free_job(&r->old[i]);
         free(r->old);
         r->old = NULL;
+        free(r->part_ids);
+        r->part_ids = NULL;
         free(oh);
         if (cache_get_stats(r->cache).damaged == damaged0)
             diag_warning(d, CACHE_DIR, 0, 0,
@@ -668,25 +685,49 @@ static void put_job(buf *b, const rec_job *j, const rec_job *old)
     }
 }
 
+/* Whether the jobs [first, last) write what the last build's record holds:
+ * each kept, or as unrecorded as before. */
+static bool jobs_same(const render_record *r, size_t first, size_t last)
+{
+    for (size_t i = first; i < last; i++)
+        if (!(r->now[i].state == JOB_KEPT || (r->now[i].state == JOB_NONE && r->old[i].state == JOB_NONE)))
+            return false;
+    return true;
+}
+
+/* Whether the pages [first, last) have the hashes the last build's record
+ * holds (an entry that could not be hashed counts as changed). */
+static bool pages_same(const render_record *r, size_t first, size_t last)
+{
+    for (size_t e = r->off[first]; e < r->off[last]; e++)
+        if (r->changed[e])
+            return false;
+    return true;
+}
+
 void render_record_save(render_record *r)
 {
     if (!r || !r->usable)
         return;
     /* every job kept, or as unrecorded as before: the record on disk is this one */
-    bool same = r->have_old;
-    for (size_t i = 0; same && i < r->njobs; i++)
-        same = r->now[i].state == JOB_KEPT || (r->now[i].state == JOB_NONE && r->old[i].state == JOB_NONE);
-    if (same)
+    if (r->have_old && jobs_same(r, 0, r->njobs))
         return;
     uint64_t id = 0;
     if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
         id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ r->global;
+    size_t nparts = parts_of(r->npages) + parts_of(r->njobs), p = 0;
+    uint64_t *ids = xcalloc(nparts + 1, sizeof *ids);
     buf v = BUF_INIT;
-    for (size_t first = 0; first < r->npages; first += PART_ITEMS) {
-        buf_reset(&v);
-        binrec_put_w(&v, id);
-        binrec_put_u(&v, first);
+    for (size_t first = 0; first < r->npages; first += PART_ITEMS, p++) {
         size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
+        if (r->have_old && pages_same(r, first, last)) {
+            ids[p] = r->part_ids[p]; /* the part on disk is this one */
+            continue;
+        }
+        ids[p] = id + p; /* another id than any part of the last record's, but by chance */
+        buf_reset(&v);
+        binrec_put_w(&v, ids[p]);
+        binrec_put_u(&v, first);
         for (size_t i = first; i < last; i++) {
             binrec_put_u(&v, r->off[i + 1] - r->off[i]);
             for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
@@ -697,11 +738,16 @@ void render_record_save(render_record *r)
         part_key(r, "pages", first / PART_ITEMS);
         cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
     }
-    for (size_t first = 0; first < r->njobs; first += PART_ITEMS) {
-        buf_reset(&v);
-        binrec_put_w(&v, id);
-        binrec_put_u(&v, first);
+    for (size_t first = 0; first < r->njobs; first += PART_ITEMS, p++) {
         size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
+        if (r->have_old && jobs_same(r, first, last)) {
+            ids[p] = r->part_ids[p];
+            continue;
+        }
+        ids[p] = id + p;
+        buf_reset(&v);
+        binrec_put_w(&v, ids[p]);
+        binrec_put_u(&v, first);
         for (size_t i = first; i < last; i++)
             put_job(&v, &r->now[i], r->old ? &r->old[i] : NULL);
         if (v.len > PART_MAX)
@@ -710,14 +756,17 @@ void render_record_save(render_record *r)
         cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
     }
     buf_reset(&v);
-    binrec_put_w(&v, id);
     binrec_put_w(&v, r->global);
     binrec_put_u(&v, r->npages);
     binrec_put_u(&v, r->off[r->npages]);
     binrec_put_u(&v, r->njobs);
+    binrec_put_u(&v, nparts);
+    for (size_t k = 0; k < nparts; k++)
+        binrec_put_w(&v, ids[k]);
     part_key(r, "head", 0);
     cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
 out:
+    free(ids);
     buf_release(&v);
 }
 
@@ -733,6 +782,7 @@ void render_record_free(render_record *r)
     }
     free(r->now);
     free(r->old);
+    free(r->part_ids);
     free(r->off);
     free(r->h);
     free(r->changed);

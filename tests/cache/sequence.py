@@ -263,6 +263,28 @@ def main():
           r"^\.sheaf-cache: warning: the record of what each output read is incomplete",
           rendered=ALL)
     build("the record whole again", n, rendered=lambda k, full: k == none)
+    # an output removed by hand: its job renders again and the part of the
+    # record with its files is written again, while the part with the
+    # pages' hashes (none changed) is left as it was
+    rec = record_entries()
+    with open(rec["pages 0"], "rb") as fh:
+        pages_before = fh.read()
+    with open(rec["jobs 0"], "rb") as fh:
+        jobs_before = fh.read()
+    about = glob.glob(os.path.join(SITE, "public", "about*", "index.html")) + \
+        glob.glob(os.path.join(SITE, "public", "about.html"))
+    if len(about) != 1:
+        fail("no output of about.md to remove: %s" % about)
+    os.unlink(about[0])
+    build("an output removed by hand", n, rendered=lambda k, full: none < k < full // 2)
+    rec = record_entries()
+    with open(rec["jobs 0"], "rb") as fh:
+        if fh.read() == jobs_before:
+            fail("an output removed by hand: the record's jobs are not written again")
+    with open(rec["pages 0"], "rb") as fh:
+        if fh.read() != pages_before:
+            fail("an output removed by hand: the pages' hashes are written again, none changed")
+    build("nothing changed after the removal", n, rendered=lambda k, full: k == none)
     write("refs.bib", "@article{lian2017, author = {Lian, Xiangru and Zhang, Ce and Hsieh, Cho-Jui}, "
           "title = {Can decentralized algorithms outperform centralized ones}, year = {2017}}\n"
           "@article{wang2023, author = {Wang, Lin}, title = {A survey}, year = {2023}}\n")
