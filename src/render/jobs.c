@@ -356,17 +356,6 @@ static bool variant_put(render_ctx *c, const buf *vkey, const char *rel, const b
     return true;
 }
 
-/* An output file's id as the images' record keeps it, and back. */
-static site_img_out img_out_of(const output_file_id *id)
-{
-    return (site_img_out){ id->dev, id->ino, id->size, id->mtime_s, id->mtime_ns, id->hash };
-}
-
-static output_file_id file_id_of(const site_img_out *o)
-{
-    return (output_file_id){ o->dev, o->ino, o->size, o->mtime_s, o->mtime_ns, o->hash };
-}
-
 /* Copies file fi (src) to rel, unread when a record says the old output's
  * rel is the copy of this very source file: an image's in the images'
  * record (site/imgrec.c, which stat-ed it this build), else — any other
@@ -382,7 +371,7 @@ static void copy_kept(render_ctx *c, size_t fi, const char *rel, const char *src
     site_img_out was;
     output_file_id id;
     if (image && site_img_records_copy(rec, fi, c->out->target, rel, &was)) {
-        id = file_id_of(&was);
+        id = was;
         if (output_keep(c->out, rel, &id)) {
             site_img_records_set_copy(rec, fi, rel, &was);
             return;
@@ -403,7 +392,7 @@ static void copy_kept(render_ctx *c, size_t fi, const char *rel, const char *src
         staged = true;
     }
     if (staged && image) {
-        was = img_out_of(&id);
+        was = id;
         site_img_records_set_copy(rec, fi, rel, &was);
     }
     buf_release(&k);
@@ -421,7 +410,7 @@ static size_t variants_kept(render_ctx *c, site_img_records *rec, size_t fi, con
                                          b - a, was, use);
     size_t k = 0;
     for (; k < n; k++) {
-        ids[k] = file_id_of(&was[k]);
+        ids[k] = was[k];
         if (!output_keep(c->out, s->variants[a + k].path, &ids[k]))
             break;
         cache_touch_id(s->cache, use[k]); /* in use: trims keep it */
@@ -519,7 +508,7 @@ static void render_variants(render_ctx *c, const job *j, diag_list *d)
     if (whole && a + known == b) {
         site_img_out *now = xcalloc(b - a, sizeof *now);
         for (size_t k = 0; k < b - a; k++)
-            now[k] = img_out_of(&ids[k]);
+            now[k] = ids[k];
         site_img_records_set_variants(rec, fi, vips, s->cfg.images_quality, &s->variants[a], b - a, now, use);
         free(now);
     }

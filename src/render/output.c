@@ -717,7 +717,7 @@ bool output_fill(output *o, const char *rel, size_t len, uint64_t hash, output_f
     return ok;
 }
 
-static void file_id(const struct stat *st, uint64_t hash, output_file_id *id)
+static void id_of_stat(const struct stat *st, uint64_t hash, output_file_id *id)
 {
     *id = (output_file_id){ (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
                             (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec, hash };
@@ -733,7 +733,7 @@ bool output_put_id(output *o, const char *rel, const void *data, size_t len, dia
     struct stat st;
     bool ok = lstat(dst, &st) == 0 && S_ISREG(st.st_mode);
     if (ok)
-        file_id(&st, hash_bytes(data, len), id);
+        id_of_stat(&st, hash_bytes(data, len), id);
     free(dst);
     return ok;
 }
@@ -747,7 +747,7 @@ bool output_keep(output *o, const char *rel, const output_file_id *id)
     output_file_id now;
     bool ok = lstat(old, &st) == 0 && S_ISREG(st.st_mode);
     if (ok) {
-        file_id(&st, id->hash, &now);
+        id_of_stat(&st, id->hash, &now);
         ok = !memcmp(&now, id, sizeof now);
     }
     if (ok) {
@@ -894,7 +894,7 @@ bool output_copy_id(output *o, const char *rel, const char *src, diag_list *d, o
     struct stat st;
     bool ok = lstat(dst, &st) == 0 && S_ISREG(st.st_mode);
     if (ok)
-        file_id(&st, 0, id);
+        id_of_stat(&st, 0, id);
     free(dst);
     return ok;
 }

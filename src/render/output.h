@@ -56,6 +56,7 @@
 #include <time.h>
 
 #include "diag/diag.h"
+#include "util/fileid.h"
 #include "util/manifest.h"
 
 #include <pthread.h>
@@ -151,11 +152,7 @@ bool output_stream_close(output *o, output_stream *st, diag_list *d);
  * without reading it, that the file it finds at the same path is still
  * the one this build put there. Not the change time: carrying a file into
  * the next tree by hard link changes it. */
-typedef struct output_file_id {
-    uint64_t dev, ino, size;
-    int64_t mtime_s, mtime_ns;
-    uint64_t hash; /* of its bytes, as a session's memory keeps them */
-} output_file_id;
+typedef file_id output_file_id; /* util/fileid.h; the hash of its bytes as a session's memory keeps them */
 /* output_put, then *id is the file now staged for rel (written, or kept
  * from the old tree). False with *id zeroed when nothing was staged (an
  * error, or `sheaf check`, which writes nothing). */

@@ -466,26 +466,6 @@ typedef struct old_head {
     old_seg *segs;
 } old_head;
 
-static void put_id(buf *b, const output_file_id *id)
-{
-    binrec_put_u(b, id->dev);
-    binrec_put_u(b, id->ino);
-    binrec_put_u(b, id->size);
-    binrec_put_i(b, id->mtime_s);
-    binrec_put_i(b, id->mtime_ns);
-    binrec_put_w(b, id->hash);
-}
-
-static void get_id(binrec_reader *r, output_file_id *id)
-{
-    id->dev = binrec_get_u(r);
-    id->ino = binrec_get_u(r);
-    id->size = binrec_get_u(r);
-    id->mtime_s = binrec_get_i(r);
-    id->mtime_ns = binrec_get_i(r);
-    id->hash = binrec_get_w(r);
-}
-
 static void free_head(old_head *h)
 {
     for (size_t g = 0; g < h->nseg; g++) {
@@ -509,14 +489,14 @@ static bool read_head(const buf *v, old_head *h)
         old_seg *o = &h->segs[g];
         o->n = binrec_get_count(&r, 8);
         o->hash = binrec_get_w(&r);
-        get_id(&r, &o->file);
+        file_id_get(&r, &o->file);
         o->ids = xcalloc(o->n ? o->n : 1, sizeof *o->ids);
         for (size_t i = 0; i < o->n && !r.bad; i++)
             o->ids[i] = binrec_get_w(&r);
         size_t nt = (o->n + PER - 1) / PER;
         o->texts = xcalloc(nt ? nt : 1, sizeof *o->texts);
         for (size_t k = 0; k < nt && !r.bad; k++)
-            get_id(&r, &o->texts[k]);
+            file_id_get(&r, &o->texts[k]);
     }
     if (!binrec_done(&r)) {
         free_head(h);
@@ -724,7 +704,7 @@ static void text_files(search_run *r, size_t g, buf *head)
             r->st->texts_written++;
         }
         r->st->texts++;
-        put_id(head, &id);
+        file_id_put(head, &id);
     }
     buf_release(&b);
 }
@@ -831,7 +811,7 @@ void render_search_index(render_ctx *c, diag_list *d)
         buf_printf(&index, "%s[%zu,\"%016llx\"]", g ? "," : "", n, (unsigned long long)hash);
         binrec_put_u(&head, n);
         binrec_put_w(&head, hash);
-        put_id(&head, &id);
+        file_id_put(&head, &id);
         for (size_t i = 0; i < n; i++)
             binrec_put_w(&head, r.docs[r.members[r.first[g] + i]].id);
         text_files(&r, g, &head);

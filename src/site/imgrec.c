@@ -124,26 +124,6 @@ static void shard_key(const site_img_records *r, unsigned k, buf *key)
 
 /* ---- bytes ---------------------------------------------------------------- */
 
-static void put_out(buf *b, const site_img_out *o)
-{
-    binrec_put_u(b, o->dev);
-    binrec_put_u(b, o->ino);
-    binrec_put_u(b, o->size);
-    binrec_put_i(b, o->mtime_s);
-    binrec_put_i(b, o->mtime_ns);
-    binrec_put_w(b, o->hash);
-}
-
-static void get_out(binrec_reader *e, site_img_out *o)
-{
-    o->dev = binrec_get_u(e);
-    o->ino = binrec_get_u(e);
-    o->size = binrec_get_u(e);
-    o->mtime_s = binrec_get_i(e);
-    o->mtime_ns = binrec_get_i(e);
-    o->hash = binrec_get_w(e);
-}
-
 /* One variant of a record: its width, path, file and the cache's id of
  * its entry (cache_use_id). */
 static void get_variant(binrec_reader *e, unsigned *width, const char **path, size_t *len, site_img_out *o,
@@ -151,7 +131,7 @@ static void get_variant(binrec_reader *e, unsigned *width, const char **path, si
 {
     *width = (unsigned)binrec_get_u(e);
     *path = binrec_get_bytes(e, len);
-    get_out(e, o);
+    file_id_get(e, o);
     *use = binrec_get_w(e);
 }
 
@@ -174,7 +154,7 @@ static bool parse(binrec_reader e, rec *out)
     uint64_t flags = binrec_get_u(&e);
     if (flags & HAS_COPY) {
         r.copy_rel = binrec_get_bytes(&e, &r.copy_len);
-        get_out(&e, &r.copy);
+        file_id_get(&e, &r.copy);
     }
     if (flags & HAS_VARIANTS) {
         r.vips = binrec_get_bytes(&e, &r.vips_len);
@@ -465,7 +445,7 @@ static void encode(buf *out, const char *src, const slot *sl)
     binrec_put_u(&b, (sl->copy_rel ? HAS_COPY : 0) | (sl->vips ? HAS_VARIANTS : 0));
     if (sl->copy_rel) {
         binrec_put_bytes(&b, sl->copy_rel, strlen(sl->copy_rel));
-        put_out(&b, &sl->copy);
+        file_id_put(&b, &sl->copy);
     }
     if (sl->vips) {
         binrec_put_bytes(&b, sl->vips, strlen(sl->vips));
@@ -474,7 +454,7 @@ static void encode(buf *out, const char *src, const slot *sl)
         for (size_t k = 0; k < sl->nvar; k++) {
             binrec_put_u(&b, sl->widths[k]);
             binrec_put_bytes(&b, sl->paths[k], strlen(sl->paths[k]));
-            put_out(&b, &sl->ids[k]);
+            file_id_put(&b, &sl->ids[k]);
             binrec_put_w(&b, sl->use[k]);
         }
     }

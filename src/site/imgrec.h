@@ -16,16 +16,13 @@
 #include <stdint.h>
 
 #include "site/model.h"
+#include "util/fileid.h"
 
 struct cache;
 
 /* An output file as a later build may find it again: render/output.h's
- * output_file_id, field for field (site/ comes before render/). */
-typedef struct site_img_out {
-    uint64_t dev, ino, size;
-    int64_t mtime_s, mtime_ns;
-    uint64_t hash;
-} site_img_out;
+ * output_file_id (both util/fileid.h's). */
+typedef file_id site_img_out;
 
 typedef struct site_img_records site_img_records;
 
