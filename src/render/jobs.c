@@ -134,6 +134,23 @@ static void prefetch_values(const tpl_value *v, size_t n, int rounds)
     }
 }
 
+/* What the template of a job that renders will read first, asked for
+ * only once the job is known to render (a kept one reads none of it): a
+ * page's own fields and its prev/next, related posts, terms…; a list's
+ * posts (a list shows few fields of each). */
+static void prefetch_job(const render_ctx *c, const job *j, const tpl_map *vars)
+{
+    if (j->kind == J_PAGE && c->s->pages[j->a].value) {
+        tpl_value pv = tpl_map_value(c->s->pages[j->a].value);
+        prefetch_values(&pv, 1, 2);
+        return;
+    }
+    tpl_value pg = tpl_map_get_cstr(vars, "paginator");
+    tpl_value l = pg.kind == TPL_MAP ? tpl_map_get_cstr(pg.u.map, "pages") : tpl_undefined();
+    if (l.kind == TPL_LIST)
+        prefetch_values(l.u.list->items, l.u.list->len, 1);
+}
+
 /* The `paginator` of page k (1-based) of a list of posts at `base` ("" for
  * the home page, "notes/" for a section): that page's posts, its number,
  * the count of pages and the URLs of the others. */
@@ -145,7 +162,6 @@ static tpl_value paginator(render_ctx *c, arena *a, const int *posts, size_t n, 
     tpl_list *pl = tpl_list_new(a, to - from);
     for (size_t i = from; i < to; i++)
         pl->items[i - from] = tpl_map_value(s->pages[posts[i]].value);
-    prefetch_values(pl->items, to - from, 1); /* a list shows few fields of each */
     tpl_map *pg = tpl_map_new(a, 8);
     tpl_map_set_str(a, pg, "pages", tpl_list_value(pl));
     tpl_map_set_str(a, pg, "current", tpl_int((int64_t)k));
@@ -546,9 +562,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
         }
         out_rel = site_output_file(a, p->path);
         context = p->src;
-        tpl_value pv = tpl_map_value(p->value);
-        prefetch_values(&pv, 1, 2); /* its own fields, and its prev/next, related posts, terms… */
-        tpl_map_set_str(a, vars, "page", pv);
+        tpl_map_set_str(a, vars, "page", tpl_map_value(p->value));
         if (p->template_name && !tpl_loader_exists(c->l, p->template_name)) {
             int line, col;
             site_page_key_place(p, "template", &line, &col);
@@ -776,6 +790,7 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     if (c->rec && diag_count(d) == j->d0 &&
         render_record_frame(c, (size_t)(j - c->jobs), vars, tname, out_rel, context))
         return;
+    prefetch_job(c, j, vars);
     diag_list *td = diag_list_new();
     const tpl_template *t = tpl_load(c->l, tname, td);
     buf out = BUF_INIT;
