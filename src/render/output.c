@@ -255,6 +255,7 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
 {
     memset(o, 0, sizeof *o);
     o->spare_fd = -1;
+    o->target_fd = -1;
     o->write = write;
     o->force = force;
     o->mem = write ? mem : NULL;
@@ -313,6 +314,14 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
             return false;
         }
         o->exists = true;
+        /* kept open for output_keep, when it is still the folder just stat-ed */
+        struct stat fst;
+        o->target_fd = open(t, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (o->target_fd >= 0 && (fstat(o->target_fd, &fst) != 0 || fst.st_ino != st.st_ino ||
+                                  fst.st_dev != st.st_dev)) {
+            close(o->target_fd);
+            o->target_fd = -1;
+        }
         bool listed = manifest_read(t, &o->manifest);
         o->fresh = !listed && !has_entries(t);
         if (!listed && !o->fresh && !force) {
@@ -738,28 +747,41 @@ bool output_put_id(output *o, const char *rel, const void *data, size_t len, dia
     return ok;
 }
 
+/* The lstat of the old tree's entry rel: relative to the target folder
+ * held open (one lookup a component of rel, not of the target's path
+ * again), else by its whole path. */
+static bool lstat_old(const output *o, const char *rel, struct stat *st)
+{
+    if (o->target_fd >= 0)
+        return fstatat(o->target_fd, rel, st, AT_SYMLINK_NOFOLLOW) == 0;
+    char *old = fs_join(o->target, rel);
+    bool ok = lstat(old, st) == 0;
+    free(old);
+    return ok;
+}
+
 bool output_keep(output *o, const char *rel, const output_file_id *id)
 {
     if (!o->write || o->fresh || atomic_load(&o->disk_failed) || !is_ours(o, rel))
         return false;
-    char *old = fs_join(o->target, rel);
     struct stat st;
     output_file_id now;
-    bool ok = lstat(old, &st) == 0 && S_ISREG(st.st_mode);
+    bool ok = lstat_old(o, rel, &st) && S_ISREG(st.st_mode);
     if (ok) {
         id_of_stat(&st, id->hash, &now);
         ok = !memcmp(&now, id, sizeof now);
     }
-    if (ok) {
-        char *dst = fs_join(o->tmp, rel);
+    /* in the spare, the target's very file is most often there already */
+    if (ok && !spare_current(o, rel)) {
+        char *old = fs_join(o->target, rel), *dst = fs_join(o->tmp, rel);
         ok = keep_old(o, rel, old, dst, false);
         free(dst);
+        free(old);
     }
     if (ok) {
         atomic_fetch_add(&o->unchanged, 1);
         record(o, rel, false, id->hash, id->hash ? (size_t)id->size : SIZE_MAX); /* 0: a copy's */
     }
-    free(old);
     return ok;
 }
 
@@ -1746,6 +1768,9 @@ void output_free(output *o)
     if (o->spare_fd >= 0)
         close(o->spare_fd); /* (and its lock with it) */
     o->spare_fd = -1;
+    if (o->target_fd >= 0)
+        close(o->target_fd);
+    o->target_fd = -1;
     for (size_t i = 0; i < o->nkeys; i++)
         free(o->keys[i]);
     free(o->keys);

@@ -99,6 +99,8 @@ typedef struct output {
     bool use_spare; /* tmp is the spare, brought up to date in place */
     bool spare_busy; /* another build holds the spare's lock: left alone */
     int spare_fd;   /* the spare, open and locked while this build may use it */
+    int target_fd;  /* the target folder, open (O_PATH) while the build runs: output_keep's
+                     * stat is of rel under it, not of the whole path again; -1: none */
     manifest spare_m;       /* the spare's manifest, when use_spare */
     struct strmap *stale;   /* paths whose file in the spare is not the target's */
     char **user;    /* what this build found in the target that is not sheaf's */

@@ -285,6 +285,21 @@ def main():
         if fh.read() != pages_before:
             fail("an output removed by hand: the pages' hashes are written again, none changed")
     build("nothing changed after the removal", n, rendered=lambda k, full: k == none)
+    # an output edited in place (its folder unchanged: only the file's own
+    # stat can tell), then one replaced by a link to a copy of its bytes:
+    # each is written again, and then kept again
+    with open(about[0], "ab") as fh:
+        fh.write(b"<!-- edited by hand -->")
+    build("an output edited in place", n, rendered=lambda k, full: none < k < full // 2)
+    build("nothing changed after the edit in place", n, rendered=lambda k, full: k == none)
+    copy = os.path.join(TMP, "about-copy.html")
+    shutil.copyfile(about[0], copy)
+    os.unlink(about[0])
+    os.symlink(copy, about[0])
+    build("an output replaced by a link", n, rendered=lambda k, full: none < k < full // 2)
+    if os.path.islink(about[0]):
+        fail("an output replaced by a link: the link was kept")
+    build("nothing changed after the link", n, rendered=lambda k, full: k == none)
     write("refs.bib", "@article{lian2017, author = {Lian, Xiangru and Zhang, Ce and Hsieh, Cho-Jui}, "
           "title = {Can decentralized algorithms outperform centralized ones}, year = {2017}}\n"
           "@article{wang2023, author = {Wang, Lin}, title = {A survey}, year = {2023}}\n")
