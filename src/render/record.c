@@ -119,6 +119,35 @@ static bool memo_get(const memo *m, const void *p, uint64_t *out) { return m && 
 
 static void memo_put(memo *m, const void *p, uint64_t v) { ptrmap_put(&m->hashes, p, v); }
 
+/* The hashes of the small lists and maps the pages share, by address,
+ * while the pages' entries are hashed (page_hashes; one a worker): a
+ * term's {name, slug, url} is in the tags of each of its pages, a post's
+ * {title, url, date} in the prev, next and related posts of several
+ * others. Hashing them once each instead of at every page that holds one
+ * skips reading their strings, spread over the model's memory, again. A
+ * cache, not a map: a slot holds the last value hashed into it (the model
+ * does not change while the pages are hashed, so an address names one
+ * value; the jobs' own values, in arenas reset between jobs, never meet
+ * it). */
+typedef struct hot_slot {
+    const void *p;
+    uint64_t h;
+} hot_slot;
+
+typedef struct hot_memo {
+    hot_slot *slot;
+    size_t mask;
+} hot_memo;
+
+#define HOT_MAX ((size_t)1 << 16)
+static _Thread_local hot_memo *hot;
+
+static hot_slot *hot_at(const void *p)
+{
+    uint64_t k = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15u;
+    return &hot->slot[(k >> 32) & hot->mask];
+}
+
 static uint64_t value_hash(memo *mm, tpl_value v, int depth, bool *bad);
 
 /* The hash of a list's or a map's contents (not of the value's flags). */
@@ -129,6 +158,9 @@ static uint64_t items_hash(memo *mm, tpl_value v, int depth, bool *bad)
     uint64_t x;
     if (n >= MEMO_MIN && memo_get(mm, p, &x))
         return x;
+    hot_slot *hs = hot && n && n < MEMO_MIN ? hot_at(p) : NULL;
+    if (hs && hs->p == p)
+        return hs->h;
     if (depth >= TPL_VALUE_MAX_DEPTH) {
         *bad = true;
         return 0;
@@ -146,6 +178,8 @@ static uint64_t items_hash(memo *mm, tpl_value v, int depth, bool *bad)
     }
     if (mm && mm->fill && n >= MEMO_MIN && !sub)
         memo_put(mm, p, x);
+    if (hs && !sub)
+        *hs = (hot_slot){ p, x };
     *bad = *bad || sub;
     return x;
 }
@@ -330,12 +364,18 @@ typedef struct page_hash_ctx {
     render_record *r;
     const site *s;
     atomic_size_t done;
+    hot_memo *hot;  /* a worker's each */
+    size_t hot_size;
 } page_hash_ctx;
 
 static void page_hashes(void *ctx, size_t i, int worker)
 {
-    (void)worker;
     page_hash_ctx *c = ctx;
+    hot = &c->hot[worker];
+    if (!hot->slot) {
+        hot->slot = xcalloc(c->hot_size, sizeof *hot->slot);
+        hot->mask = c->hot_size - 1;
+    }
     const tpl_map *m = c->s->pages[i].value;
     uint64_t *h = c->r->h + c->r->off[i];
     for (size_t k = 0; m && k < m->len; k++) {
@@ -345,6 +385,7 @@ static void page_hashes(void *ctx, size_t i, int worker)
         h[k] = bad ? 0 : e; /* 0: changed, always */
     }
     /* the bodies read leave memory, as the render jobs let them (spill.h) */
+    hot = NULL;
     if (c->s->spill && atomic_fetch_add(&c->done, 1) % RENDER_TRIM_EVERY == RENDER_TRIM_EVERY - 1)
         site_spill_trim(c->s);
 }
@@ -524,8 +565,15 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     for (size_t i = 0; i < r->npages; i++)
         r->off[i + 1] = r->off[i] + (s->pages[i].value ? s->pages[i].value->len : 0);
     r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
-    page_hash_ctx pc = { r, s, 0 };
+    /* a slot for every few pages, up to HOT_MAX (1 MiB a worker) */
+    int nw = site_jobs(jobs);
+    page_hash_ctx pc = { r, s, 0, xcalloc((size_t)nw, sizeof(hot_memo)), 1024 };
+    while (pc.hot_size < HOT_MAX && pc.hot_size < 4 * r->npages)
+        pc.hot_size *= 2;
     site_parallel(r->npages, jobs, page_hashes, &pc);
+    for (int w = 0; w < nw; w++)
+        free(pc.hot[w].slot);
+    free(pc.hot);
     if (s->spill)
         site_spill_trim(s);
     r->usable = !bad;
