@@ -67,9 +67,10 @@ bool manifest_read(const char *dir, manifest *m)
     m->hash = hash_bytes(b.data, b.len);
     m->text = buf_detach(&b, NULL);
     char *s = m->text + sizeof head - 1;
-    while (*s) {
-        char *nl = strchr(s, '\n');
-        char *next = nl ? nl + 1 : s + strlen(s);
+    char *end = s + strlen(s); /* (a NUL ends the list) */
+    while (s < end) {
+        char *nl = memchr(s, '\n', (size_t)(end - s));
+        char *line_end = nl ? nl : end, *next = nl ? nl + 1 : end;
         if (nl)
             *nl = 0;
         char *w = s;
@@ -77,7 +78,9 @@ bool manifest_read(const char *dir, manifest *m)
         int kind = 0; /* 1: a \changed line, 2: a \user line, 3: a \folder line */
         uint64_t stamp = 0;
         bool direct = false;
-        if (!strncmp(s, "\\generation ", 12)) {
+        if (*s != '\\') {
+            /* a path: most lines */
+        } else if (!strncmp(s, "\\generation ", 12)) {
             unsigned long long g, h;
             int end = 0;
             if (sscanf(s + 12, "%llu %llx%n", &g, &h, &end) == 2 && !s[12 + end])
@@ -103,7 +106,10 @@ bool manifest_read(const char *dir, manifest *m)
         } else if (!strncmp(s, "\\user ", 6)) {
             kind = 2, s += 6, w = s;
         }
-        for (char *r = s; *r && !bad; r++) {
+        /* unescaped in place from its first '\\' (most paths have none) */
+        char *r = memchr(s, '\\', (size_t)(line_end - s));
+        w = r ? r : line_end;
+        for (; r && *r && !bad; r++) {
             if (*r != '\\')
                 *w++ = *r;
             else if (r[1] == 'n')
