@@ -268,6 +268,7 @@ struct render_record {
     uint8_t *changed;      /* per entry of h: not the old hash */
     uint8_t *page_changed; /* per page: any of its entries */
     rec_job *old;
+    arena *old_arena;   /* what the old jobs hold */
     size_t njobs;
     rec_job *now;
     uint64_t *part_ids; /* the last build's: its head's, pages' parts then jobs' */
@@ -423,7 +424,10 @@ static void free_job(rec_job *j)
     memset(j, 0, sizeof *j);
 }
 
-static bool read_job(reader *rd, rec_job *j)
+/* One job of the last build's record; what it holds goes to a (the
+ * record's arena for the old jobs: one allocation a part's worth, not
+ * three a job). */
+static bool read_job(reader *rd, rec_job *j, arena *a)
 {
     j->state = (uint8_t)binrec_get_u(rd);
     if (j->state == JOB_NONE)
@@ -438,15 +442,15 @@ static bool read_job(reader *rd, rec_job *j)
     if (rd->bad)
         return false;
     j->deps_len = rd->at - from;
-    j->deps = xmalloc(j->deps_len + 1);
+    j->deps = arena_alloc(a, j->deps_len + 1);
     memcpy(j->deps, rd->p + from, j->deps_len);
     j->nouts = j->capouts = binrec_get_count(rd, 7);
-    j->outs = xcalloc(j->nouts + 1, sizeof *j->outs);
+    j->outs = arena_calloc(a, (j->nouts + 1) * sizeof *j->outs);
     for (size_t k = 0; k < j->nouts && !rd->bad; k++) {
         size_t n = binrec_get_count(rd, 1);
         if (rd->bad || !n)
             return false;
-        j->outs[k].rel = xstrndup(binrec_get_raw(rd, n), n);
+        j->outs[k].rel = arena_strndup(a, binrec_get_raw(rd, n), n);
         if (strlen(j->outs[k].rel) != n)
             return false;
         output_file_id *id = &j->outs[k].id;
@@ -509,13 +513,12 @@ static void read_old(render_record *r, diag_list *d)
         ok = ok && binrec_get_w(&rd) == *ids++ && binrec_get_u(&rd) == first;
         size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
         for (size_t i = first; ok && i < last; i++)
-            ok = read_job(&rd, &r->old[i]);
+            ok = read_job(&rd, &r->old[i], r->old_arena);
         ok = ok && binrec_done(&rd);
     }
     buf_release(&v);
     if (!ok) {
-        for (size_t i = 0; i < r->njobs; i++)
-            free_job(&r->old[i]);
+        arena_reset(r->old_arena);
         free(r->old);
         r->old = NULL;
         free(r->part_ids);
@@ -550,6 +553,7 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     r->target = c->out->target;
     r->njobs = c->njobs;
     r->now = xcalloc(r->njobs + 1, sizeof *r->now);
+    r->old_arena = arena_new();
     char *bin = site_binary_id(), *root = fs_resolve(site_dir);
     buf_printf(&r->key, "%s\nsheaf %s\nsite %s\noutput %s\n", REC_MAGIC, bin, root, r->target);
     free(bin);
@@ -822,14 +826,12 @@ void render_record_free(render_record *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->njobs; i++) {
+    for (size_t i = 0; i < r->njobs; i++)
         if (r->now[i].state != JOB_KEPT)
             free_job(&r->now[i]);
-        if (r->old)
-            free_job(&r->old[i]);
-    }
     free(r->now);
     free(r->old);
+    arena_free(r->old_arena);
     free(r->part_ids);
     free(r->off);
     free(r->h);
