@@ -416,8 +416,9 @@ static void report_write(output *o, const char *verb, const char *rel, const cha
 }
 
 /* Records rel as produced (and staged when `staged`), with its bytes' hash
- * and length (SIZE_MAX: not known). */
-static void record(output *o, const char *rel, bool staged, uint64_t hash, size_t len)
+ * and length (SIZE_MAX: not known); listed: whether the target's manifest
+ * lists rel, when the caller has just asked (-1: not asked). */
+static void record_listed(output *o, const char *rel, bool staged, uint64_t hash, size_t len, int listed)
 {
     pthread_mutex_lock(&o->mu);
     char *k = xstrdup(rel);
@@ -433,7 +434,7 @@ static void record(output *o, const char *rel, bool staged, uint64_t hash, size_
     long at = (long)o->nkeys - 1;
     if (strmap_put(o->produced, k, at) != at)
         o->ndup++; /* (made twice: the commit then trusts no count) */
-    else if (o->write && manifest_has(&o->manifest, k))
+    else if (o->write && (listed >= 0 ? listed : manifest_has(&o->manifest, k)))
         o->nours++;
     if (staged) {
         if (o->nstaged == o->capstaged) {
@@ -443,6 +444,11 @@ static void record(output *o, const char *rel, bool staged, uint64_t hash, size_
         o->staged[o->nstaged++] = k;
     }
     pthread_mutex_unlock(&o->mu);
+}
+
+static void record(output *o, const char *rel, bool staged, uint64_t hash, size_t len)
+{
+    record_listed(o, rel, staged, hash, len, -1);
 }
 
 static bool ensure_parent(const char *path)
@@ -762,7 +768,11 @@ static bool lstat_old(const output *o, const char *rel, struct stat *st)
 
 bool output_keep(output *o, const char *rel, const output_file_id *id)
 {
-    if (!o->write || o->fresh || atomic_load(&o->disk_failed) || !is_ours(o, rel))
+    if (!o->write || o->fresh || atomic_load(&o->disk_failed))
+        return false;
+    /* is_ours, asked once for it and for record_listed */
+    int listed = -1;
+    if (o->known ? strmap_get(o->mem->idx, rel) < 0 : !(listed = manifest_has(&o->manifest, rel)))
         return false;
     struct stat st;
     output_file_id now;
@@ -780,7 +790,7 @@ bool output_keep(output *o, const char *rel, const output_file_id *id)
     }
     if (ok) {
         atomic_fetch_add(&o->unchanged, 1);
-        record(o, rel, false, id->hash, id->hash ? (size_t)id->size : SIZE_MAX); /* 0: a copy's */
+        record_listed(o, rel, false, id->hash, id->hash ? (size_t)id->size : SIZE_MAX, listed); /* 0: a copy's */
     }
     return ok;
 }
