@@ -96,19 +96,30 @@ static inline bool same_key(const char *a, const char *b, size_t len)
     return true;
 }
 
-/* A key not in the set: appended to the packed keys, which keep KEY_ROOM
- * bytes of room past their end so that a stored key reads the same way. */
+/* The room words_set_add makes in the packed keys before it reads a text
+ * of n bytes: every key it can add, and KEY_ROOM bytes past their end so
+ * that a stored key reads the same way. A key is at most 2 bytes more than
+ * the text it comes from, a separator after it but the last; a CJK bigram
+ * (2 + 2 × 4 bytes) reads one character after the one before it (3 or 4
+ * bytes): at most 3 bytes of keys a byte of text, so 3n + the last key. */
+#define KEY_ROOM_FOR(n) (3 * (n) + 2 + WORDS_KEY_MAX + 4 + 2 * KEY_ROOM)
+
+/* A key not in the set: appended to the packed keys (room made by
+ * words_set_add), 8 bytes a step (the key's buffer has KEY_ROOM readable
+ * bytes past each block, and the bytes past its end are overwritten by
+ * the next key or are room). */
 __attribute__((noinline)) static void insert_key(words_set *w, size_t j, uint64_t head,
                                                  uint32_t hash, const char *key, size_t len,
                                                  int where)
 {
     w->slots[j] = (slot){ head, hash, (uint32_t)w->keys.len + 1 };
     w->used[w->count] = (uint32_t)j;
-    buf_grow(&w->keys, 2 + len + KEY_ROOM);
     char *d = w->keys.data + w->keys.len;
     d[0] = (char)len;
     d[1] = (char)where;
-    memcpy(d + 2, key, len);
+    swar_store(d + 2, head);
+    for (size_t i = 8; i < len; i += 8)
+        swar_store(d + 2 + i, swar_load(key + i));
     d[2 + len] = '\0';
     w->keys.len += 2 + len;
     if (++w->count * 2 > w->nslots)
@@ -238,6 +249,7 @@ void words_set_add(words_set *w, const char *s, size_t n, int where)
     int32_t prev_cjk = -1;   /* the CJK run's last character, or -1 */
     bool cjk_single = false; /* the run so far is one character */
     size_t i = 0;
+    buf_grow(&w->keys, KEY_ROOM_FOR(n));
     while (i < n) {
         unsigned char b = (unsigned char)s[i];
         if (b < 0x80) {

@@ -415,6 +415,43 @@ TEST(search_keys_random)
     words_set_free(w);
 }
 
+/* The texts that make the most bytes of keys a byte of text (the room
+ * words_set_add makes before it reads): distinct CJK bigrams (8 bytes of
+ * key for 3 of text), one-letter words, and a capital whose lower case is
+ * longer in UTF-8 (U+023A, 2 bytes, to U+2C65, 3 bytes) — each against
+ * keys_slow, on a set that starts empty. */
+TEST(search_keys_room)
+{
+    buf text = BUF_INIT, got = BUF_INIT, want = BUF_INIT;
+    for (int kind = 0; kind < 3; kind++) {
+        buf_reset(&text);
+        for (int i = 0; i < 3000; i++) {
+            char c[8];
+            if (kind == 0) {
+                buf_put(&text, c, (size_t)utf8proc_encode_char(0x4E00 + i, (utf8proc_uint8_t *)c));
+            } else if (kind == 1) {
+                buf_putc(&text, (char)('a' + i % 26));
+                buf_putc(&text, ' ');
+            } else {
+                buf_puts(&text, "\xc8\xba");
+                if (i % 17 == 16)
+                    buf_putc(&text, (char)('a' + i / 17 % 26));
+            }
+        }
+        words_set *w = words_set_new();
+        buf_reset(&got);
+        buf_reset(&want);
+        words_set_add(w, text.data, text.len, 1);
+        words_set_take(w, &got);
+        keys_slow(text.data, text.len, 1, &want);
+        OK(got.len == want.len && !memcmp(got.data, want.data, got.len));
+        words_set_free(w);
+    }
+    buf_release(&text);
+    buf_release(&got);
+    buf_release(&want);
+}
+
 /* The snippets' text, a byte at a time: each run of blanks one space,
  * none at either end, none before , . ; : ! ? ) — what the block copy of
  * site_search_text must give. */
@@ -546,6 +583,7 @@ int main(void)
     RUN(utf8_check);
     RUN(search_keys);
     RUN(search_keys_random);
+    RUN(search_keys_room);
     RUN(search_text);
     RUN(json_scan);
     return harness_done();
