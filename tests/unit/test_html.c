@@ -77,6 +77,80 @@ TEST(blanks_in_blocks)
     buf_release(&b);
 }
 
+/* Text between tags and character references, at every offset from a
+ * block's start and a run's end: the rule said plainly (a run of blanks
+ * one pending space, a block a break, a reference its character) against
+ * the block-a-step copy, whose last step in a run reads past the run. */
+TEST(runs_and_references)
+{
+    static const struct {
+        const char *html, *text; /* text: NULL a blank, "\1" a block */
+    } units[] = {
+        { "ab", "ab" }, { "x", "x" }, { "Quite long words", "Quite long words" },
+        { " ", NULL }, { "\n", NULL }, { "\t\t", NULL }, { "  \n ", NULL },
+        { "<em>", "" }, { "</em>", "" }, { "<a href=\"u&amp;v\">", "" },
+        { "<p>", "\1" }, { "</p>\n", "\1" }, { "<br />", "\1" },
+        { "&amp;", "&" }, { "&lt;", "<" }, { "&#65;", "A" }, { "& ", "&" }, { "&&amp;", "&&" },
+    };
+    enum { U = sizeof units / sizeof *units };
+    uint32_t r = 97;
+    char html[400], want[400];
+    buf b = BUF_INIT;
+    for (int round = 0; round < 40000; round++) {
+        bool lines = round & 1;
+        size_t h = 0, w = 0;
+        int pending = 0;
+        size_t count = (size_t)(round % 23);
+        for (size_t u = 0; u < count; u++) {
+            r = r * 1103515245u + 12345u;
+            size_t k = (r >> 16) % U;
+            size_t hl = strlen(units[k].html);
+            memcpy(html + h, units[k].html, hl);
+            h += hl;
+            const char *t = units[k].text;
+            if (!t) {
+                if (!pending)
+                    pending = 1;
+                continue;
+            }
+            if (*t == '\1') {
+                int brk = lines ? 2 : 1;
+                if (brk > pending)
+                    pending = brk;
+                continue;
+            }
+            if (!*t)
+                continue;
+            if (units[k].html[0] == '&' && units[k].html[1] == ' ') { /* "& ": '&', then a blank */
+                if (pending && w)
+                    want[w++] = pending == 2 ? '\n' : ' ';
+                want[w++] = '&';
+                pending = 1;
+                continue;
+            }
+            if (pending && w)
+                want[w++] = pending == 2 ? '\n' : ' ';
+            pending = 0;
+            for (const char *c = t; *c; c++) {
+                if (*c == ' ') {
+                    pending = 1;
+                    continue;
+                }
+                if (pending && w)
+                    want[w++] = ' ';
+                pending = 0;
+                want[w++] = *c;
+            }
+        }
+        html[h] = want[w] = 0;
+        buf_reset(&b);
+        html_plain_text(&b, html, h, lines);
+        if (strcmp(b.len ? b.data : "", want))
+            FAILF("'%s' (lines %d): '%s', want '%s'", html, lines, b.len ? b.data : "", want);
+    }
+    buf_release(&b);
+}
+
 TEST(references)
 {
     buf b = BUF_INIT;
@@ -260,6 +334,7 @@ int main(void)
     RUN(references);
     RUN(tags_and_space);
     RUN(blanks_in_blocks);
+    RUN(runs_and_references);
     RUN(blocks);
     RUN(element_kinds);
     RUN(formulas);
