@@ -183,6 +183,8 @@ static int match_bool(const char *s, size_t n)
                                        "on",  "On",  "ON" };
     static const char *const no[] = { "no", "No", "NO", "false", "False", "FALSE",
                                       "off", "Off", "OFF" };
+    if (n < 2 || n > 5 || !memchr("yYtToOnNfF", s[0], 10))
+        return -1; /* (most scalars: no spelling to compare with) */
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
         if (eq(s, n, yes[i]))
             return 1;
