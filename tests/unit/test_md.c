@@ -1304,10 +1304,47 @@ TEST(citations)
     arena_free(a);
 }
 
+/* Text escaping (md_escape_html, a block of bytes at a time) against the
+ * rule a byte at a time: " & < > as cmark writes them, the apostrophe and
+ * every other byte as it is; texts of every length, specials at the
+ * blocks' edges, in a buffer that holds text already. */
+TEST(escape_blocks)
+{
+    static const char alphabet[] = "abc'\"&<>xyz \n\xc3\xa9";
+    uint32_t r = 777;
+    char text[100];
+    buf got = BUF_INIT, want = BUF_INIT;
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 90);
+        for (size_t i = 0; i < n; i++) {
+            r = r * 1103515245u + 12345u;
+            text[i] = alphabet[(r >> 16) % (sizeof alphabet - 1)];
+        }
+        buf_reset(&got);
+        buf_reset(&want);
+        buf_puts(&got, "<p>");
+        buf_puts(&want, "<p>");
+        for (size_t i = 0; i < n; i++)
+            switch (text[i]) {
+            case '"': buf_puts(&want, "&quot;"); break;
+            case '&': buf_puts(&want, "&amp;"); break;
+            case '<': buf_puts(&want, "&lt;"); break;
+            case '>': buf_puts(&want, "&gt;"); break;
+            default: buf_putc(&want, text[i]);
+            }
+        md_escape_html(&got, text, n);
+        if (got.len != want.len || strcmp(got.data, want.data))
+            FAILF("escaped: '%s', want '%s'", got.data, want.data);
+    }
+    buf_release(&got);
+    buf_release(&want);
+}
+
 int main(void)
 {
     RUN(html_matches_gfm);
     RUN(html_matches_gfm_random);
+    RUN(escape_blocks);
     RUN(heading_ids);
     RUN(heading_lines);
     RUN(links_resolved_with_positions);
