@@ -13,16 +13,26 @@
 #include <string.h>
 
 #include "md/internal.h"
+#include "util/xalloc.h"
 
+/* The start of every line, in an array grown here (a line a step: no
+ * call a line). */
 static void index_lines(md_source *s)
 {
-    md_vec v = { .size = sizeof(size_t) };
-    *(size_t *)md_vec_push(&v) = 0;
+    size_t cap = 64, n = 0;
+    size_t *v = xmalloc(cap * sizeof *v);
+    v[n++] = 0;
+#define PUSH(at)                                                                                 \
+    do {                                                                                         \
+        if (n == cap)                                                                            \
+            v = xrealloc(v, (cap *= 2) * sizeof *v);                                             \
+        v[n++] = (at);                                                                           \
+    } while (0)
     const char *p = s->text.ptr, *end = s->text.ptr + s->text.len;
     if (!memchr(p, '\r', s->text.len)) {
         /* the usual case, '\n' only: memchr finds each at memory speed */
         while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
-            *(size_t *)md_vec_push(&v) = (size_t)(++p - s->text.ptr);
+            PUSH((size_t)(++p - s->text.ptr));
     } else {
         for (size_t i = 0; i < s->text.len; i++) {
             char c = s->text.ptr[i];
@@ -30,11 +40,12 @@ static void index_lines(md_source *s)
                 i++;
             else if (c != '\r' && c != '\n')
                 continue;
-            *(size_t *)md_vec_push(&v) = i + 1;
+            PUSH(i + 1);
         }
     }
-    s->line_start = v.v;
-    s->nlines = v.n;
+#undef PUSH
+    s->line_start = v;
+    s->nlines = n;
 }
 
 bool md_source_line(md_source *s, int line, const char **p, size_t *n)
