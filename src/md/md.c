@@ -415,6 +415,15 @@ static void plain_code_block(md_walk *r, buf *b, cmark_node *n)
     buf_puts(b, "</code></pre>\n");
 }
 
+/* A heading's tag: before, its level (1 to 6, what cmark gives), after —
+ * "<h2 id=\"" without a printf. */
+static void put_heading_tag(buf *b, const char *before, int level, const char *after)
+{
+    buf_puts(b, before);
+    buf_putc(b, '0' + level);
+    buf_puts(b, after);
+}
+
 /* Writes what cmark-gfm writes when leaving n (markup only, no side
  * effects); used both by the walk and to close open elements at
  * <!--more-->. */
@@ -434,7 +443,7 @@ static void emit_exit(md_walk *r, buf *b, cmark_node *n)
         buf_puts(b, cmark_node_get_list_type(n) == CMARK_BULLET_LIST ? "</ul>\n" : "</ol>\n");
         break;
     case CMARK_NODE_HEADING:
-        buf_printf(b, "</h%d>\n", cmark_node_get_heading_level(n));
+        put_heading_tag(b, "</h", cmark_node_get_heading_level(n), ">\n");
         break;
     case CMARK_NODE_PARAGRAPH:
         if (!md_in_tight_list(n))
@@ -543,12 +552,12 @@ static void enter_heading(md_walk *r, cmark_node *n)
     h->title = arena_strndup(r->a, r->tmp.data, r->tmp.len);
     md_cr(&r->html);
     if (r->reference) {
-        buf_printf(&r->html, "<h%d>", h->level);
+        put_heading_tag(&r->html, "<h", h->level, ">");
         buf_reset(classes);
         buf_reset(extra);
         return;
     }
-    buf_printf(&r->html, "<h%d id=\"", h->level);
+    put_heading_tag(&r->html, "<h", h->level, " id=\"");
     if (explicit_id) {
         md_put_escaped_cstr(&r->html, explicit_id);
     } else {
