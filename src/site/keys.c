@@ -10,11 +10,20 @@
 #define FIELD(out, off, type) ((type *)(void *)((char *)(out) + (off)))
 #define CFIELD(out, off, type) ((type const *)(const void *)((const char *)(out) + (off)))
 
+/* The row of a key. Every page's keys are looked up in the page table's
+ * forty rows, so a row whose first byte differs is passed over without a
+ * call: two names equal in any case have first bytes equal once ASCII
+ * letters are folded (| 0x20; strcasecmp folds nothing else). */
 static const key_def *find_row(const key_table *t, const char *name)
 {
-    for (size_t i = 0; i < t->n; i++)
-        if (t->any_case ? !strcasecmp(t->keys[i].name, name) : !strcmp(t->keys[i].name, name))
-            return &t->keys[i];
+    unsigned char c0 = (unsigned char)name[0], f0 = (unsigned char)(c0 | 0x20);
+    for (size_t i = 0; i < t->n; i++) {
+        unsigned char k0 = (unsigned char)t->keys[i].name[0];
+        if (t->any_case ? (k0 | 0x20) != f0 || strcasecmp(t->keys[i].name, name)
+                        : k0 != c0 || strcmp(t->keys[i].name, name))
+            continue;
+        return &t->keys[i];
+    }
     return NULL;
 }
 
@@ -100,12 +109,18 @@ static void unknown_key(key_reader *r, const key_table *t, const tpl_map *m, con
 
 static const char *as_text(arena *a, tpl_value v)
 {
+    if (v.kind == TPL_STRING) /* its own text, NUL-terminated, in the reader's arena */
+        return v.u.s;
     buf b = BUF_INIT;
     tpl_value_to_str(v, &b);
     const char *s = arena_strndup(a, b.data, b.len);
     buf_release(&b);
     return s;
 }
+
+/* Up to this many names are made unique by comparing each with those
+ * kept before it; more, through a set. */
+#define UNIQUE_BY_SEARCH 16
 
 /* KEY_NAMES: one name or a list; on the first item that is not a name,
  * an error, keeping the names before it. */
@@ -128,8 +143,20 @@ static void read_names(key_reader *r, const key_table *t, const key_def *k, cons
         }
         out[got++] = as_text(r->a, it);
     }
-    if (k->flags & KEY_UNIQUE) { /* the first of each name, in order; a set, not a
-                                    * search per name (100,000 tags took a minute) */
+    if ((k->flags & KEY_UNIQUE) && got <= UNIQUE_BY_SEARCH) {
+        /* the first of each name, in order: a page's few tags are
+         * compared with each other (a set is an allocation per page) */
+        size_t u = 0;
+        for (size_t j = 0; j < got; j++) {
+            bool dup = !out[j][0];
+            for (size_t i = 0; i < u && !dup; i++)
+                dup = !strcmp(out[i], out[j]);
+            if (!dup)
+                out[u++] = out[j];
+        }
+        got = u;
+    } else if (k->flags & KEY_UNIQUE) { /* a set, not a search per name
+                                           * (100,000 tags took a minute) */
         strmap *seen = strmap_new(got);
         size_t u = 0;
         for (size_t j = 0; j < got; j++)

@@ -237,6 +237,49 @@ TEST(unique_names_with_a_set)
     arena_free(a);
 }
 
+/* A page's few names are made unique without a set (an allocation per
+ * page): the same rule — the first of each, in order, no empty one, a
+ * number and its text one name — for a list of up to 16 and one longer. */
+TEST(unique_names_few)
+{
+    static const key_def defs[] = {
+        { .name = "tags", .type = KEY_NAMES, .at = offsetof(names_out, names),
+          .set = offsetof(names_out, n), .want = "a list of tag names", .flags = KEY_UNIQUE },
+    };
+    static const key_table table = { .prefix = "", .keys = defs, .n = 1 };
+    static const char *const lists[] = { "tags: [b, a, b, '', 3, a, c, '3']\n",
+                                         "tags: [b, a, b, '', 3, a, c, '3', b, b, b, b, b, b, b, b, b, c]\n",
+                                         "TAGS: b\n" };
+    static const size_t want[] = { 4, 4, 1 };
+    for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
+        arena *a = arena_new();
+        diag_list *d = diag_list_new();
+        tpl_value v;
+        fm_key_pos *pos;
+        size_t npos;
+        OK(fm_parse_yaml_pos(str_make(lists[l], strlen(lists[l])), 1, "p.md", a, &v, &pos, &npos, d));
+        names_out out = { 0 };
+        key_reader r = { .path = "p.md", .a = a, .d = d, .pos = pos, .npos = npos, .out = &out,
+                         .ok = true };
+        /* (the page table reads keys in any case; this one as written) */
+        key_table t = table;
+        t.any_case = l == 2;
+        site_keys_read(&t, v.u.map, &r);
+        OK(r.ok);
+        EQ_INT(out.n, want[l]);
+        if (out.n == 4) {
+            EQ_STR(out.names[0], "b");
+            EQ_STR(out.names[1], "a");
+            EQ_STR(out.names[2], "3");
+            EQ_STR(out.names[3], "c");
+        } else if (out.n == 1) {
+            EQ_STR(out.names[0], "b");
+        }
+        diag_list_free(d);
+        arena_free(a);
+    }
+}
+
 /* paginate_path: :num once, relative, a folder, a valid output path for
  * any number; a bad one is an error at its value and the default stands */
 TEST(paginate_path_rule)
@@ -408,6 +451,7 @@ int main(void)
     RUN(errors_carry_positions);
     RUN(malformed_yaml_is_an_error);
     RUN(unique_names_with_a_set);
+    RUN(unique_names_few);
     RUN(paginate_path_rule);
     RUN(docs_list_every_key);
     char path[128];
