@@ -159,13 +159,12 @@ void site_page_key_place(const page *p, const char *key, int *line, int *col)
 /* "2024-03-18-hello-world" → "Hello world" */
 const char *load_title_from_stem(arena *a, const char *stem)
 {
-    buf b = BUF_INIT;
-    for (const char *p = stem; *p; p++)
-        buf_putc(&b, *p == '-' || *p == '_' ? ' ' : *p);
-    if (b.len && b.data[0] >= 'a' && b.data[0] <= 'z')
-        b.data[0] = (char)(b.data[0] - 'a' + 'A');
-    const char *r = arena_strndup(a, b.data, b.len);
-    buf_release(&b);
+    size_t n = strlen(stem);
+    char *r = arena_alloc(a, n + 1);
+    for (size_t i = 0; i <= n; i++)
+        r[i] = stem[i] == '-' || stem[i] == '_' ? ' ' : stem[i];
+    if (r[0] >= 'a' && r[0] <= 'z')
+        r[0] = (char)(r[0] - 'a' + 'A');
     return r;
 }
 

@@ -102,28 +102,33 @@ static void add_source(walk_ctx *c, const char *rel)
     base = base ? base + 1 : rel;
     if (is_dropping(base))
         return;
-    buf src = BUF_INIT;
-    buf_printf(&src, "%s/%s", c->prefix, rel);
+    /* "<prefix>/<rel>" once in the arena: the path below the prefix is
+     * its tail (one copy of each name, no formatting per file) */
+    size_t pn = strlen(c->prefix), rn = strlen(rel);
+    char *src = arena_alloc(s->a, pn + 1 + rn + 1);
+    memcpy(src, c->prefix, pn);
+    src[pn] = '/';
+    memcpy(src + pn + 1, rel, rn + 1);
+    const char *own = src + pn + 1;
     if (c->content && site_page_ext(rel)) {
         page *p = add_page(s, c->g);
-        p->src = arena_strdup(s->a, src.data);
-        p->rel = arena_strdup(s->a, rel);
-        const char *slash = strrchr(rel, '/');
-        p->dir = slash ? arena_strndup(s->a, rel, (size_t)(slash - rel)) : "";
-        p->is_index = site_is_section_index(base);
+        p->src = src;
+        p->rel = own;
+        const char *slash = strrchr(own, '/');
+        p->dir = slash ? arena_strndup(s->a, own, (size_t)(slash - own)) : "";
+        p->is_index = base[0] == '_' && site_is_section_index(base);
         /* posts/ is always a section; other folders become one when they
          * hold a dated page (load_find_sections) */
-        p->is_post = !p->is_index && !strncmp(rel, "posts/", 6);
-        if (site_is_index_page(base) && slash)
+        p->is_post = !p->is_index && !strncmp(own, "posts/", 6);
+        if (slash && base[0] == 'i' && site_is_index_page(base))
             p->bundle_dir = p->dir;
     } else {
         site_file *f = load_add_file(c->g);
-        f->src = arena_strdup(s->a, src.data);
-        f->path = arena_strdup(s->a, rel);
+        f->src = src;
+        f->path = own;
         if (c->content)
             f->content_rel = f->path;
     }
-    buf_release(&src);
 }
 
 /* Is the resolved path p the folder dir or inside it? */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 #include "util/vec.h"
@@ -537,38 +538,56 @@ static bool walk(const char *root, const char *rel, bool skip_hidden, fs_visit_f
         errno = e;
         return false;
     }
+    /* the names in one block (a folder of 10,000 posts is not 10,000
+     * allocations), each entry's name an offset into it until sorted */
     dir_entry *ents = NULL;
     size_t n = 0, cap = 0;
+    buf names = BUF_INIT;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         if (skip_hidden && fs_left_out(e->d_name))
             continue;
-        VEC_PUSH(ents, n, cap, 32, ((dir_entry){ xstrdup(e->d_name), e->d_type }));
+        VEC_PUSH(ents, n, cap, 32, ((dir_entry){ (char *)(uintptr_t)names.len, e->d_type }));
+        buf_put(&names, e->d_name, strlen(e->d_name) + 1);
     }
     closedir(d);
+    for (size_t i = 0; i < n; i++)
+        ents[i].name = names.data + (uintptr_t)ents[i].name;
     if (n) /* ents is NULL in an empty folder: vec_sort(NULL, 0, …) is undefined */
         vec_sort(ents, n, sizeof *ents, cmp_entries);
     bool ok = true;
+    /* each entry's path below root and its full path, in two buffers
+     * kept for the folder: the prefix is written once */
+    buf r = BUF_INIT, full = BUF_INIT;
+    if (rel[0])
+        buf_printf(&r, "%s/", rel);
+    buf_puts(&full, dir); /* as fs_join(dir, name) */
+    if (full.len && full.data[full.len - 1] != '/')
+        buf_putc(&full, '/');
+    size_t rn = r.len, fulln = full.len;
     for (size_t i = 0; i < n; i++) {
-        char *r = rel[0] ? fs_join(rel, ents[i].name) : xstrdup(ents[i].name);
-        char *full = fs_join(dir, ents[i].name);
-        mode_t kind = entry_kind(full, ents[i].type);
+        size_t len = strlen(ents[i].name);
+        r.len = rn;
+        buf_put(&r, ents[i].name, len);
+        full.len = fulln;
+        buf_put(&full, ents[i].name, len);
+        mode_t kind = entry_kind(full.data, ents[i].type);
         if (kind == S_IFLNK)
-            fn(ctx, r, FS_LINK, 0);
+            fn(ctx, r.data, FS_LINK, 0);
         else if (kind == S_IFDIR)
-            ok &= walk(root, r, skip_hidden, fn, ctx);
+            ok &= walk(root, r.data, skip_hidden, fn, ctx);
         else if (kind == S_IFREG)
-            fn(ctx, r, FS_FILE, 0);
+            fn(ctx, r.data, FS_FILE, 0);
         else if (kind == 0 && errno != ENOENT) { /* ENOENT: removed since readdir */
-            fn(ctx, r, FS_UNREADABLE, errno); /* e.g. a path too long */
+            fn(ctx, r.data, FS_UNREADABLE, errno); /* e.g. a path too long */
             ok = false;
         }
-        free(full);
-        free(r);
-        free(ents[i].name);
     }
+    buf_release(&r);
+    buf_release(&full);
+    buf_release(&names);
     free(ents);
     free(dir);
     return ok;
