@@ -238,7 +238,7 @@ bool site_load(site *s, int jobs, diag_list *d)
      * cache (srcrec.c); a build session keeps it in memory */
     par_ctx c = { s, d, NULL };
     if (s->cache && !s->sources && !s->page_cache)
-        c.records = site_src_records_open(s, s->npages);
+        c.records = site_src_records_open(s, s->npages, jobs);
     site_parallel(s->npages, jobs, parse_job, &c);
     site_src_records_close(c.records, s, d);
     add_notebook_files(s);

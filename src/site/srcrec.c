@@ -45,6 +45,7 @@
 
 #include "cache/cache.h"
 #include "site/mdcache.h"
+#include "site/pool.h"
 #include "site/srcrec.h"
 #include "util/binrec.h"
 #include "util/fs.h"
@@ -67,6 +68,7 @@ typedef struct slot {
     const unsigned char *old; /* the record read (an entry of a shard), or NULL */
     size_t old_len;
     bool used;                /* its record was trusted: written again as it was */
+    unsigned char shard;      /* its shard + 1, once known (0: not yet) */
     char *fresh;              /* a new record (malloc'd), or NULL */
     size_t fresh_len;
 } slot;
@@ -78,8 +80,8 @@ struct site_src_records {
     buf shard[SHARDS];
     bool shard_bad[SHARDS]; /* unreadable or absent: written again */
     size_t shard_n[SHARDS]; /* records it held */
-    strmap *index;          /* src → (shard << 32 | offset of its record) */
-    arena *keys;            /* the index's keys */
+    strmap *index[SHARDS];  /* src → offset of its record in its shard */
+    arena *keys[SHARDS];    /* the indexes' keys */
     slot *slots;
     size_t n;
     atomic_size_t damaged; /* records that did not read back */
@@ -174,15 +176,21 @@ static bool w_value(buf *b, tpl_value v, ptrmap *seen, size_t *next, int depth)
 }
 
 typedef struct made {
-    tpl_value *v; /* the lists and maps read so far, by number */
+    tpl_value *v; /* the lists and maps read so far, by number: first, or malloc'd */
     size_t n, cap;
+    tpl_value first[16]; /* a page's front matter: a map, its lists (no allocation) */
 } made;
 
 static void made_add(made *m, tpl_value v)
 {
     if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 16;
-        m->v = xrealloc(m->v, m->cap * sizeof *m->v);
+        size_t cap = m->cap * 2;
+        tpl_value *grown = xmalloc(cap * sizeof *grown);
+        memcpy(grown, m->v, m->n * sizeof *grown);
+        if (m->v != m->first)
+            free(m->v);
+        m->v = grown;
+        m->cap = cap;
     }
     m->v[m->n++] = v;
 }
@@ -361,12 +369,12 @@ static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t
         const char *src = binrec_get_raw(&rd, slen);
         if (rd.bad || rd.at > end || !src || start > 0xffffffffu)
             return false;
-        char *key = arena_strndup(r->keys, src, slen);
+        char *key = arena_strndup(r->keys[k], src, slen);
         if (starts) {
             *starts = xrealloc(*starts, (*nstarts + 1) * sizeof **starts);
             (*starts)[(*nstarts)++] = start;
         } else if (strlen(key) == slen && shard_of(key) == k) {
-            strmap_put(r->index, key, (long)((uint64_t)k << 32 | start));
+            strmap_put(r->index[k], key, (long)start);
         }
         rd.at = end;
     }
@@ -376,7 +384,28 @@ static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t
     return true;
 }
 
-site_src_records *site_src_records_open(site *s, size_t n)
+/* One shard read and indexed (a job of site_src_records_open: the
+ * shards are checked and indexed on the build's threads, each into its
+ * own index). */
+static void open_shard(void *ctx, size_t i, int worker)
+{
+    (void)worker;
+    site_src_records *r = ctx;
+    unsigned k = (unsigned)i;
+    buf key = BUF_INIT;
+    shard_key(r, k, &key);
+    bool got = cache_get(r->c, "src", key.data, key.len, &r->shard[k]);
+    buf_release(&key);
+    if (!got || !index_shard(r, k, NULL, NULL)) {
+        if (got) /* it checked, but holds no records this code reads */
+            atomic_fetch_add(&r->damaged, 1);
+        r->shard_bad[k] = true;
+        r->shard_n[k] = 0;
+        buf_release(&r->shard[k]); /* (indexed in part before it turned out bad) */
+    }
+}
+
+site_src_records *site_src_records_open(site *s, size_t n, int jobs)
 {
     site_src_records *r = xcalloc(1, sizeof *r);
     struct timespec now;
@@ -386,27 +415,14 @@ site_src_records *site_src_records_open(site *s, size_t n)
     r->c = s->cache;
     r->binary = site_binary_id();
     r->site = fs_resolve(s->dir);
-    r->index = strmap_new(n ? n : 1);
-    r->keys = arena_new();
+    for (unsigned k = 0; k < SHARDS; k++) {
+        r->index[k] = strmap_new(n / SHARDS + n / (4 * SHARDS) + 1);
+        r->keys[k] = arena_new();
+        r->shard[k] = (buf)BUF_INIT;
+    }
     r->n = n;
     r->slots = xcalloc(n ? n : 1, sizeof *r->slots);
-    buf key = BUF_INIT;
-    for (unsigned k = 0; k < SHARDS; k++) {
-        r->shard[k] = (buf)BUF_INIT;
-        shard_key(r, k, &key);
-        bool got = cache_get(r->c, "src", key.data, key.len, &r->shard[k]);
-        if (!got || !index_shard(r, k, NULL, NULL)) {
-            if (got) /* it checked, but holds no records this code reads */
-                atomic_fetch_add(&r->damaged, 1);
-            r->shard_bad[k] = true;
-            r->shard_n[k] = 0;
-        }
-    }
-    /* an entry whose shard turned out bad was indexed before it did */
-    for (unsigned k = 0; k < SHARDS; k++)
-        if (r->shard_bad[k])
-            buf_release(&r->shard[k]);
-    buf_release(&key);
+    site_parallel(SHARDS, jobs, open_shard, r);
     return r;
 }
 
@@ -442,7 +458,10 @@ static bool record_body(reader *e, long long size, arena *a, site_src_head *h, c
     if (e->bad || size < 0 || hd.text_len != (size_t)size || hd.body_off > hd.text_len ||
         hd.body_len > hd.text_len - hd.body_off || hd.body_line < 1)
         return false;
-    made m = { 0 };
+    made m;
+    m.v = m.first;
+    m.n = 0;
+    m.cap = sizeof m.first / sizeof *m.first;
     hd.fm = r_value(e, a, &m, 0);
     hd.npos = binrec_get_count(e, 6);
     hd.pos = hd.npos ? arena_alloc(a, hd.npos * sizeof *hd.pos) : NULL;
@@ -458,7 +477,8 @@ static bool record_body(reader *e, long long size, arena *a, site_src_head *h, c
         if (!kp->map)
             e->bad = true;
     }
-    free(m.v);
+    if (m.v != m.first)
+        free(m.v);
     if (e->bad || e->at != e->n || hd.fm.kind != TPL_MAP)
         return false;
     *h = hd;
@@ -480,11 +500,12 @@ bool site_src_records_take(site_src_records *r, size_t i, page *p, const site_sr
 {
     if (!r || i >= r->n)
         return false;
-    long at = strmap_get(r->index, p->src);
+    unsigned k = shard_of(p->src);
+    r->slots[i].shard = (unsigned char)(k + 1);
+    long at = strmap_get(r->index[k], p->src);
     if (at < 0)
         return false;
-    unsigned k = (unsigned)((uint64_t)at >> 32);
-    size_t start = (size_t)((uint64_t)at & 0xffffffffu);
+    size_t start = (size_t)at;
     const buf *b = &r->shard[k];
     if (r->shard_bad[k] || start >= b->len)
         return false;
@@ -515,7 +536,8 @@ int site_src_records_check(const void *value, size_t n, arena *a)
 {
     site_src_records r;
     memset(&r, 0, sizeof r);
-    r.keys = arena_new();
+    r.keys[0] = arena_new();
+    r.index[0] = strmap_new(1); /* (not filled: starts is) */
     r.shard[0] = (buf)BUF_INIT;
     buf_put(&r.shard[0], value, n);
     size_t *starts = NULL, nstarts = 0;
@@ -535,7 +557,8 @@ int site_src_records_check(const void *value, size_t n, arena *a)
     }
     free(starts);
     buf_release(&r.shard[0]);
-    arena_free(r.keys);
+    strmap_free(r.index[0]);
+    arena_free(r.keys[0]);
     return got;
 }
 
@@ -564,7 +587,9 @@ void site_src_records_close(site_src_records *r, site *s, diag_list *d)
     size_t kept[SHARDS] = { 0 };
     memcpy(dirty, r->shard_bad, sizeof dirty);
     for (size_t i = 0; i < r->n; i++) {
-        unsigned k = shard_of(s->pages[i].src);
+        if (!r->slots[i].shard)
+            r->slots[i].shard = (unsigned char)(shard_of(s->pages[i].src) + 1);
+        unsigned k = r->slots[i].shard - 1u;
         if (r->slots[i].fresh)
             dirty[k] = true;
         if (r->slots[i].used || r->slots[i].fresh)
@@ -582,7 +607,7 @@ void site_src_records_close(site_src_records *r, site *s, diag_list *d)
         binrec_put_u(&v, kept[k]);
         for (size_t i = 0; i < r->n; i++) {
             const slot *sl = &r->slots[i];
-            if (shard_of(s->pages[i].src) != k)
+            if (sl->shard - 1u != k)
                 continue;
             if (sl->fresh)
                 buf_put(&v, sl->fresh, sl->fresh_len);
@@ -605,8 +630,10 @@ void site_src_records_close(site_src_records *r, site *s, diag_list *d)
     free(r->slots);
     for (unsigned k = 0; k < SHARDS; k++)
         buf_release(&r->shard[k]);
-    strmap_free(r->index);
-    arena_free(r->keys);
+    for (unsigned k = 0; k < SHARDS; k++) {
+        strmap_free(r->index[k]);
+        arena_free(r->keys[k]);
+    }
     free(r->binary);
     free(r->site);
     free(r);

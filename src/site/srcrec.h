@@ -42,8 +42,8 @@ bool site_src_ident_of(const site *s, const char *src, site_src_ident *id);
  * pages about to be loaded; takes the clock that decides which files are
  * too recent to trust next time. A record the cache holds that does not
  * read back whole is ignored and counted (site_src_records_close warns).
- * Owned by the caller, freed by site_src_records_close. */
-site_src_records *site_src_records_open(site *s, size_t n);
+ * The shards are read and checked on `jobs` threads. Owned by the caller, freed by site_src_records_close. */
+site_src_records *site_src_records_open(site *s, size_t n, int jobs);
 /* Page p (number i)'s record, when it exists and id is the identity it
  * was taken with and that identity is not too recent to trust (the racy
  * rule, srcrec.c): its head, in arena a, into *h, and p's digest. Thread

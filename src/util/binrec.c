@@ -32,7 +32,7 @@ void binrec_put_bytes(buf *b, const void *p, size_t n)
         buf_put(b, p, n);
 }
 
-uint64_t binrec_get_u(binrec_reader *r)
+uint64_t binrec_get_u_slow_(binrec_reader *r)
 {
     uint64_t v = 0;
     for (int shift = 0; !r->bad; shift += 7) {
@@ -46,12 +46,6 @@ uint64_t binrec_get_u(binrec_reader *r)
             return v;
     }
     return 0;
-}
-
-int64_t binrec_get_i(binrec_reader *r)
-{
-    uint64_t u = binrec_get_u(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
 uint64_t binrec_get_w(binrec_reader *r)

@@ -41,8 +41,21 @@ static inline binrec_reader binrec_reader_of(const void *p, size_t n)
     return (binrec_reader){ (const unsigned char *)p, n, 0, false };
 }
 
-uint64_t binrec_get_u(binrec_reader *r);
-int64_t binrec_get_i(binrec_reader *r);
+uint64_t binrec_get_u_slow_(binrec_reader *r);
+/* A number below 128 is one byte: read here, in the caller (a record of
+ * the build cache is mostly such numbers, read on every build); longer
+ * ones, and a bad or finished record, by binrec_get_u_slow_. */
+static inline uint64_t binrec_get_u(binrec_reader *r)
+{
+    if (!r->bad && r->at < r->n && r->p[r->at] < 0x80)
+        return r->p[r->at++];
+    return binrec_get_u_slow_(r);
+}
+static inline int64_t binrec_get_i(binrec_reader *r)
+{
+    uint64_t u = binrec_get_u(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 uint64_t binrec_get_w(binrec_reader *r);
 /* n, when the rest holds n items of at least `each` bytes (each >= 1);
  * else bad and 0 */

@@ -59,7 +59,7 @@ static void keep(fixture *f, const site_src_ident *id, tpl_value *fm_out)
     h.body_line = 4;
     f->p.text = (char *)TEXT;
     f->p.text_len = strlen(TEXT);
-    site_src_records *r = site_src_records_open(&f->s, 1);
+    site_src_records *r = site_src_records_open(&f->s, 1, 1);
     site_src_records_keep(r, 0, &f->p, id, &h);
     OK(f->p.has_digest);
     site_src_records_close(r, &f->s, NULL);
@@ -70,7 +70,7 @@ static void keep(fixture *f, const site_src_ident *id, tpl_value *fm_out)
 static bool take(fixture *f, const site_src_ident *id, site_src_head *h)
 {
     page q = { .src = "content/a.md" };
-    site_src_records *r = site_src_records_open(&f->s, 1);
+    site_src_records *r = site_src_records_open(&f->s, 1, 1);
     bool ok = site_src_records_take(r, 0, &q, id, f->a, h);
     if (ok)
         OK(q.has_digest);
