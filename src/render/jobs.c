@@ -217,13 +217,14 @@ static bool writable(const char *rel, diag_list *d)
  * JSON cannot hold become U+FFFD) — whatever wrote them: cmark-gfm's
  * entity decoder (it turns &#xFFFE; into a lone 0xFE byte), a template,
  * the search index. */
-static void emit(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d)
+static void emit_checked(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d,
+                         bool checked)
 {
     if (!writable(rel, d))
         return;
     text_format f = text_format_of(rel);
     buf fixed = BUF_INIT;
-    if (text_format_bad(data, len, f) != len) {
+    if (!checked && text_format_bad(data, len, f) != len) {
         text_format_fix(&fixed, data, len, f);
         data = fixed.data;
         len = fixed.len;
@@ -239,6 +240,11 @@ static void emit(render_ctx *c, const char *rel, const void *data, size_t len, d
         output_put(c->out, rel, data, len, d);
     }
     buf_release(&fixed);
+}
+
+static void emit(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d)
+{
+    emit_checked(c, rel, data, len, d, false);
 }
 
 bool render_emit_id(render_ctx *c, const char *rel, const void *data, size_t len, diag_list *d,
@@ -796,9 +802,16 @@ static void render_one(render_ctx *c, const job *j, arena *a, diag_list *d)
     buf out = BUF_INIT;
     if (t && tpl_render(t, c->l, vars, &c->opt, context, a, &out, td)) {
         size_t n = strlen(out_rel);
-        if (n >= 4 && !strcmp(out_rel + n - 4, ".xml"))
-            xml_forbidden_strip(&out); /* what XML 1.0 cannot hold: util/xmlchar.h */
-        emit(c, out_rel, out.data, out.len, d);
+        /* an XML output without a character its check refuses (which
+         * takes every one XML 1.0 cannot hold) has none to strip, and is
+         * written as it is: one pass over it, not two */
+        bool checked = false;
+        if (n >= 4 && !strcmp(out_rel + n - 4, ".xml")) { /* text_format_of: TEXT_XML */
+            checked = text_format_bad(out.data, out.len, TEXT_XML) == out.len;
+            if (!checked)
+                xml_forbidden_strip(&out); /* what XML 1.0 cannot hold: util/xmlchar.h */
+        }
+        emit_checked(c, out_rel, out.data, out.len, d, checked);
         const char *files[1 + SITE_MAX_FEED_COPIES];
         size_t nfiles = feed_dir ? site_feed_files(s, a, feed_dir, files) : 0;
         for (size_t i = 1; i < nfiles; i++) /* files[0] is out_rel */
