@@ -337,9 +337,9 @@ static inline size_t scan_xml_suspect(const char *s, size_t i, size_t n)
  * too. */
 static inline __m128i text_suspect_lanes(__m128i x, bool exact)
 {
-    /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
-    __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
-                               _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7F)));
+    /* x + 1, signed, below 0x21: 0x00–0x1F (1–0x20), 0x7F and up (0x80–0xFF
+     * wrap to the negative bytes, 0xFF to 0) */
+    __m128i bad = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(1)), _mm_set1_epi8(0x21));
     __m128i ok = _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'));
     if (exact)
         ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
@@ -350,8 +350,18 @@ static inline __m128i text_suspect_lanes(__m128i x, bool exact)
 static inline size_t scan_text_suspect(const char *s, size_t i, size_t n)
 {
 #ifdef SCAN_SSE2
-    /* 32 bytes a step, tested roughly (a tab or a carriage return stops
-     * it too), then exactly where the rough test stopped */
+    /* 64, then 32 bytes a step, tested roughly (a tab or a carriage
+     * return stops it too), then exactly where the rough test stopped */
+    for (; n - i >= 64; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        if (!sse_mask(_mm_or_si128(_mm_or_si128(text_suspect_lanes(a, false), text_suspect_lanes(b, false)),
+                                   _mm_or_si128(text_suspect_lanes(c, false), text_suspect_lanes(d, false)))))
+            continue;
+        break; /* the 32-byte steps find where */
+    }
     for (; n - i >= 32; i += 32) {
         __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
         __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));

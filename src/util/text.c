@@ -609,6 +609,19 @@ size_t text_format_bad(const char *s, size_t n, text_format f)
         if (i >= n)
             return n;
         do { /* then a character at a time while they are not ASCII */
+            /* first the sequences most text is made of, none of which a
+             * format refuses: 2 bytes from U+00C0 (lead C3–DF), 3 bytes
+             * in U+1000–U+CFFF or U+E000–U+EFFF (lead E1–EC, EE) */
+            unsigned c = u[i];
+            if (c >= 0xC3 && c <= 0xDF && n - i >= 2 && (u[i + 1] & 0xC0) == 0x80) {
+                i += 2;
+                continue;
+            }
+            if (((c >= 0xE1 && c <= 0xEC) || c == 0xEE) && n - i >= 3 && (u[i + 1] & 0xC0) == 0x80 &&
+                (u[i + 2] & 0xC0) == 0x80) {
+                i += 3;
+                continue;
+            }
             int32_t cp;
             long k = utf8_at(u, n, i, &cp);
             if (k < 0 || format_refuses(cp, f))

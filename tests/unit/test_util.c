@@ -292,6 +292,16 @@ TEST(text_format_fix_replaces_as_html5_does)
     const char *ok = "<p>plain ASCII text, then 中文 and an emoji \xF0\x9F\x98\x80</p>\n";
     EQ_INT(text_format_bad(ok, strlen(ok), TEXT_HTML), strlen(ok));
     EQ_INT(text_format_bad("0123456789abcdef\xFE", 17, TEXT_HTML), 16);
+    /* the 2- and 3-byte sequences taken without decoding them: whole ones
+     * pass, a cut or broken one is found at its lead byte */
+    EQ_INT(text_format_bad("\xC3\xA9\xDF\xBF\xE4\xB8\xAD\xEE\x80\x80\xE2\x80\x94", 13, TEXT_HTML), 13);
+    EQ_INT(text_format_bad("ab\xC3", 3, TEXT_HTML), 2);
+    EQ_INT(text_format_bad("ab\xC3\x41", 4, TEXT_HTML), 2);
+    EQ_INT(text_format_bad("ab\xE4\xB8", 4, TEXT_XML), 2);
+    EQ_INT(text_format_bad("ab\xE4\xB8\x41", 5, TEXT_XML), 2);
+    EQ_INT(text_format_bad("ab\xE4\xC0\x80", 5, TEXT_JSON), 2);
+    EQ_INT(text_format_bad("\xC3\xA9\xC2\x85", 4, TEXT_HTML), 2); /* U+0085: HTML refuses it */
+    EQ_INT(text_format_bad("\xC3\xA9\xC2\x85", 4, TEXT_XML), 4);
     EQ_INT(text_format_of("posts/a/index.html"), TEXT_HTML);
     EQ_INT(text_format_of("atom.xml"), TEXT_XML);
     EQ_INT(text_format_of("search/index.json"), TEXT_JSON);
@@ -299,18 +309,20 @@ TEST(text_format_fix_replaces_as_html5_does)
     EQ_INT(text_format_of("a.json/x"), TEXT_PLAIN);
 }
 
-/* One byte in printable ASCII at every place of a text longer than two
- * 32-byte steps: found exactly where it is when the format refuses it,
+/* One byte in printable ASCII at every place of a text longer than three
+ * 64-byte steps: found exactly where it is when the format refuses it,
  * passed over (to the end) when it does not — the blanks other than line
- * feeds stop the rough 32-byte test but are not suspect. */
+ * feeds stop the rough 64- and 32-byte tests but are not suspect. */
 TEST(text_format_bad_at_every_place)
 {
     static const struct {
         char c;
         bool bad;
     } bytes[] = { { '\x01', true }, { '\x7F', true }, { '\xFE', true }, { '\x1F', true },
-                  { '\t', false },  { '\r', false },  { '\n', false },  { '\f', false } };
-    char t[80];
+                  { '\xFF', true }, { '\x80', true }, { '\0', true },   { ' ', false },
+                  { '~', false },   { '\t', false },  { '\r', false },  { '\n', false },
+                  { '\f', false } };
+    char t[200]; /* 64-byte steps, 32-byte ones, 16, 8 and the rest */
     for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
         for (size_t at = 0; at < sizeof t; at++) {
             for (size_t i = 0; i < sizeof t; i++)
