@@ -785,6 +785,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     for (int w = 0; w < nw && s->cfg.search; w++)
         c.words[w] = words_set_new();
     site_parallel(s->npages, jobs, md_job, &c);
+    site_md_disk_end(s->md_disk, s);
     for (int w = 0; w < nw; w++)
         words_set_free(c.words[w]);
     free(c.words);

@@ -64,12 +64,41 @@
 #include "util/binrec.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/strmap.h"
 #include "util/xalloc.h"
 
 #define MANIFEST_HEAD "sheaf pages 1\n"
 #define VALUE_MAGIC "SHM3"
 #define BULK_MAGIC "SHB1"
 #define BULK_KIND "page-bulk"
+#define HEADS_KIND "page-heads"
+#define HEADS_MAGIC "SHMH1\n"
+#define HEADS_MAGIC_LEN 6
+/* the heads are split in this many entries by a hash of the source path:
+ * an edit writes one again (at 100,000 posts about 2 MB), and each stays
+ * far below CACHE_ENTRY_MAX up to several hundred thousand pages */
+#define HEAD_SHARDS 64
+#define WORDS_KNOWN 8
+/* a head's key: five hashes of 8 bytes and the page's digest, then its path */
+#define KEY_FIXED (5 * 8 + CACHE_DIGEST_LEN)
+
+/* One entry of heads: read whole at site_md_disk_begin. */
+typedef struct head_shard {
+    buf b;      /* its value, or empty */
+    bool bad;   /* absent, or not readable as heads */
+    bool found; /* there (whether it read back or not): a bad one is written again */
+    size_t n;   /* heads it held */
+} head_shard;
+
+/* A page's head: the record read (in its shard's value) and whether this
+ * build took it, or the one this build made. */
+typedef struct head_slot {
+    const char *old;
+    size_t old_len;
+    bool used;
+    char *fresh; /* malloc'd */
+    size_t fresh_len;
+} head_slot;
 
 struct site_md_disk {
     cache *c;
@@ -81,6 +110,14 @@ struct site_md_disk {
     uint64_t bib;
     uint64_t env;
     atomic_size_t damaged, hits, stored;
+    atomic_size_t bad_shards; /* entries of heads that checked but did not read back */
+    /* the words' hashes by the words' address (site_md_disk_begin) */
+    const md_words *words_of[WORDS_KNOWN];
+    uint64_t words_hash[WORDS_KNOWN];
+    size_t nwords;
+    head_shard shard[HEAD_SHARDS];
+    head_slot *slots; /* by page number, site_md_disk_begin to site_md_disk_end */
+    size_t nslots;
     atomic_size_t bytes; /* of the entries this build read or wrote (keys and values) */
     pthread_mutex_t mu;
     bool opened;         /* under mu: the manifest says "open" (before the first entry is written) */
@@ -212,6 +249,17 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d)
     return m;
 }
 
+static void drop_heads(site_md_disk *m)
+{
+    for (size_t i = 0; m->slots && i < m->nslots; i++)
+        free(m->slots[i].fresh);
+    free(m->slots);
+    m->slots = NULL;
+    m->nslots = 0;
+    for (unsigned k = 0; k < HEAD_SHARDS; k++)
+        buf_release(&m->shard[k].b);
+}
+
 void site_md_disk_close(site_md_disk *m, diag_list *d)
 {
     if (!m)
@@ -223,6 +271,13 @@ void site_md_disk_close(site_md_disk *m, diag_list *d)
         diag_warning(d, CACHE_DIR, 0, 0,
                      "%zu page %s in the build cache could not be read back and %s rendered again",
                      bad, bad == 1 ? "entry" : "entries", bad == 1 ? "was" : "were");
+    size_t badh = atomic_load(&m->bad_shards);
+    if (badh && d)
+        diag_warning(d, CACHE_DIR, 0, 0,
+                     "%zu %s of the pages' heads in the build cache could not be read back: the pages %s held "
+                     "were rendered again",
+                     badh, badh == 1 ? "entry" : "entries", badh == 1 ? "it" : "they");
+    drop_heads(m);
     pthread_mutex_destroy(&m->mu);
     arena_free(m->late);
     free(m->binary);
@@ -260,6 +315,197 @@ static uint64_t words_hash(uint64_t h, const md_words *w)
     return add_str(h, w->in);
 }
 
+/* ---- the heads, in HEAD_SHARDS entries ---------------------------------
+ *
+ * An entry's key holds this sheaf's id, the site folder (resolved) and the
+ * shard's number, so another version's or another site's heads are never
+ * found. Its value: HEADS_MAGIC, the count, then each head as
+ *   hint (the page's number when written), key length, key, value length, value
+ * where the key is make_key's (the source path in it, after KEY_FIXED bytes,
+ * NUL-terminated) and the value write_value's. Each entry is written
+ * whole (temporary file, rename) and checked (HMAC) by src/cache once
+ * for all its heads; one that checks but does not read back is ignored
+ * whole (a warning), its pages rendered again and the entry written again. */
+
+static unsigned head_shard_of(const char *src) { return (unsigned)(hash_str(src) % HEAD_SHARDS); }
+
+static void shard_key(const site_md_disk *m, unsigned k, buf *key)
+{
+    buf_reset(key);
+    buf_printf(key, "sheaf-md-heads 1\n%s\n%s\n%u", m->binary, m->site, k);
+}
+
+/* One head's parts, from the reader at its first byte; false when it does
+ * not read back. */
+static bool head_at(binrec_reader *in, uint64_t *hint, const char **key, size_t *klen, const char **value,
+                    size_t *vlen)
+{
+    *hint = binrec_get_u(in);
+    *key = binrec_get_bytes(in, klen);
+    *value = binrec_get_bytes(in, vlen);
+    return !in->bad && *key && *value && *klen > KEY_FIXED && memchr(*key + KEY_FIXED, 0, *klen - KEY_FIXED);
+}
+
+/* Indexes one shard's heads into m->slots (by its hint, else by the
+ * source path through *by_src); false when it does not read as heads. */
+static bool index_shard(site_md_disk *m, const site *s, unsigned k, strmap **by_src)
+{
+    const buf *b = &m->shard[k].b;
+    if (b->len < HEADS_MAGIC_LEN || memcmp(b->data, HEADS_MAGIC, HEADS_MAGIC_LEN) != 0)
+        return false;
+    binrec_reader in = binrec_reader_of(b->data, b->len);
+    in.at = HEADS_MAGIC_LEN;
+    size_t n = binrec_get_count(&in, 3);
+    for (size_t i = 0; i < n && !in.bad; i++) {
+        size_t start = in.at;
+        uint64_t hint;
+        const char *key, *value;
+        size_t klen, vlen;
+        if (!head_at(&in, &hint, &key, &klen, &value, &vlen) || start > 0xffffffffu)
+            return false;
+        const char *src = key + KEY_FIXED;
+        if (hint < m->nslots && !m->slots[hint].old && !strcmp(s->pages[hint].src, src)) {
+            m->slots[hint].old = b->data + start;
+            m->slots[hint].old_len = in.at - start;
+        } else { /* a page added or removed before it since: by its path */
+            if (!*by_src)
+                *by_src = strmap_new(64);
+            strmap_put(*by_src, src, (long)((uint64_t)k << 32 | start));
+        }
+    }
+    if (in.bad || in.at != in.n)
+        return false;
+    m->shard[k].n = n;
+    return true;
+}
+
+/* Reads every shard of heads, whole, and finds each page's head. */
+static void load_heads(site_md_disk *m, const site *s)
+{
+    m->nslots = s->npages;
+    m->slots = xcalloc(s->npages ? s->npages : 1, sizeof *m->slots);
+    strmap *by_src = NULL;
+    buf key = BUF_INIT;
+    for (unsigned k = 0; k < HEAD_SHARDS; k++) {
+        head_shard *h = &m->shard[k];
+        h->b = (buf)BUF_INIT;
+        shard_key(m, k, &key);
+        size_t damaged = cache_get_stats(m->c).damaged;
+        bool got = cache_get(m->c, HEADS_KIND, key.data, key.len, &h->b);
+        h->found = got || cache_get_stats(m->c).damaged != damaged;
+        if (got)
+            atomic_fetch_add(&m->bytes, key.len + h->b.len);
+        if (!got || !index_shard(m, s, k, &by_src)) {
+            if (got) /* it checked, but holds no heads this code reads */
+                atomic_fetch_add(&m->bad_shards, 1);
+            h->bad = true;
+            h->n = 0;
+        }
+    }
+    buf_release(&key);
+    /* a head of a bad shard may have been indexed before it was found bad */
+    for (size_t i = 0; i < m->nslots; i++) {
+        const char *o = m->slots[i].old;
+        if (o && m->shard[head_shard_of(s->pages[i].src)].bad)
+            m->slots[i].old = NULL;
+    }
+    for (size_t i = 0; by_src && i < m->nslots; i++) {
+        if (m->slots[i].old)
+            continue;
+        long at = strmap_get(by_src, s->pages[i].src);
+        if (at < 0)
+            continue;
+        unsigned k = (unsigned)((uint64_t)at >> 32);
+        const buf *b = &m->shard[k].b;
+        if (m->shard[k].bad)
+            continue;
+        binrec_reader in = binrec_reader_of(b->data, b->len);
+        in.at = (size_t)((uint64_t)at & 0xffffffffu);
+        uint64_t hint;
+        const char *hk, *hv;
+        size_t kl, vl;
+        if (head_at(&in, &hint, &hk, &kl, &hv, &vl)) {
+            m->slots[i].old = b->data + (size_t)((uint64_t)at & 0xffffffffu);
+            m->slots[i].old_len = in.at - (size_t)((uint64_t)at & 0xffffffffu);
+        }
+    }
+    strmap_free(by_src);
+}
+
+/* The manifest says "open" before the first entry is written (a build
+ * that writes none — every page from the cache — leaves it as it was). */
+static void opening(site_md_disk *m)
+{
+    pthread_mutex_lock(&m->mu);
+    if (!m->opened)
+        put_manifest(m, "open");
+    m->opened = true;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void site_md_disk_end(site_md_disk *m, const site *s)
+{
+    if (!m || !m->slots)
+        return;
+    if (m->write) {
+        /* a shard is written again when a head of it is new, or one it
+         * held is used no more (a page changed, removed, or failed) */
+        bool dirty[HEAD_SHARDS];
+        size_t kept[HEAD_SHARDS] = { 0 };
+        unsigned char *of = xmalloc(m->nslots ? m->nslots : 1);
+        for (unsigned k = 0; k < HEAD_SHARDS; k++)
+            dirty[k] = m->shard[k].bad;
+        for (size_t i = 0; i < m->nslots; i++) {
+            const head_slot *sl = &m->slots[i];
+            if (!sl->used && !sl->fresh)
+                continue;
+            unsigned k = head_shard_of(s->pages[i].src);
+            of[i] = (unsigned char)k;
+            kept[k]++;
+            if (sl->fresh)
+                dirty[k] = true;
+        }
+        for (unsigned k = 0; k < HEAD_SHARDS; k++)
+            if (kept[k] != m->shard[k].n)
+                dirty[k] = true;
+        buf key = BUF_INIT, v = BUF_INIT;
+        for (unsigned k = 0; k < HEAD_SHARDS; k++) {
+            /* (an entry that was there but did not check, written again
+             * even empty: else every build would warn of it) */
+            if (!dirty[k] || (m->shard[k].bad && !m->shard[k].found && !kept[k]))
+                continue;
+            buf_reset(&v);
+            buf_put(&v, HEADS_MAGIC, HEADS_MAGIC_LEN);
+            binrec_put_u(&v, kept[k]);
+            for (size_t i = 0; i < m->nslots; i++) {
+                const head_slot *sl = &m->slots[i];
+                if (!sl->used && !sl->fresh)
+                    continue;
+                if (of[i] != k)
+                    continue;
+                if (sl->fresh) {
+                    buf_put(&v, sl->fresh, sl->fresh_len);
+                } else { /* as it was, under this build's number */
+                    binrec_reader in = binrec_reader_of(sl->old, sl->old_len);
+                    binrec_get_u(&in);
+                    binrec_put_u(&v, i);
+                    buf_put(&v, sl->old + in.at, sl->old_len - in.at);
+                }
+            }
+            shard_key(m, k, &key);
+            if (v.len + key.len + 256 < CACHE_ENTRY_MAX) {
+                opening(m);
+                cache_put(m->c, HEADS_KIND, key.data, key.len, v.data, v.len);
+                atomic_fetch_add(&m->bytes, key.len + v.len);
+            }
+        }
+        free(of);
+        buf_release(&key);
+        buf_release(&v);
+    }
+    drop_heads(m);
+}
+
 void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list *d)
 {
     if (!m)
@@ -291,37 +537,63 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list 
         b = add_str(b, "\x02");
     }
     m->bib = b;
+    /* the words' hash by their address: a few languages at most */
+    m->nwords = 0;
+    for (size_t i = 0; i < s->npages && m->nwords < WORDS_KNOWN; i++) {
+        const md_words *w = s->pages[i].words;
+        size_t k = 0;
+        while (k < m->nwords && m->words_of[k] != w)
+            k++;
+        if (k == m->nwords) {
+            m->words_of[k] = w;
+            m->words_hash[k] = words_hash(HASH_SEED, w);
+            m->nwords++;
+        }
+    }
+    load_heads(m, s);
 }
 
-/* n bytes as 2n hex digits (a printf a byte was a tenth of a hit's time) */
-static void put_hex(buf *b, const unsigned char *p, size_t n)
+/* The key of p's head: a record of its shard (below) is p's when its key
+ * is this one, byte for byte. Binary, made without formatting: the
+ * generation, the site's and the link environment's hashes, the words',
+ * the bibliography's (for a page that may cite), the SHA-256 of the
+ * page's bytes, its source path, and the hash of a .csl file it names. */
+
+static void put64(buf *b, uint64_t v)
 {
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        buf_putc(b, digits[p[i] >> 4]);
-        buf_putc(b, digits[p[i] & 15]);
-    }
+    unsigned char o[8];
+    for (int i = 0; i < 8; i++)
+        o[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, (const char *)o, 8);
+}
+
+static uint64_t page_words_hash(const site_md_disk *m, const md_words *w)
+{
+    for (size_t i = 0; i < m->nwords; i++)
+        if (m->words_of[i] == w)
+            return m->words_hash[i];
+    return words_hash(HASH_SEED, w);
 }
 
 static void make_key(const site_md_disk *m, const site *s, const page *p, buf *key)
 {
     buf_reset(key);
-    uint64_t words = words_hash(HASH_SEED, p->words);
-    uint64_t bib = site_page_cites(s, p) ? m->bib : 0;
-    buf_printf(key, "sheaf-md 1\n%s\n%016llx %016llx %016llx %016llx %016llx\n%s", m->binary,
-               (unsigned long long)m->generation, (unsigned long long)m->global,
-               (unsigned long long)m->env, (unsigned long long)words, (unsigned long long)bib,
-               p->src);
-    const char *style = site_csl_page_hash(s, p); /* a .csl file the page names: its text */
-    if (*style)
-        buf_printf(key, "\ncsl %s", style);
+    put64(key, m->generation);
+    put64(key, m->global);
+    put64(key, m->env);
+    put64(key, page_words_hash(m, p->words));
+    put64(key, site_page_cites(s, p) ? m->bib : 0);
     unsigned char text[CACHE_DIGEST_LEN]; /* the page's bytes, by their SHA-256 */
     if (p->text)
         cache_digest(p->text, p->text_len, text);
     else /* not read: the load stage's record of the file says (srcrec.c) */
         memcpy(text, p->digest, sizeof text);
+    buf_put(key, (const char *)text, sizeof text);
+    buf_puts(key, p->src);
     buf_putc(key, 0);
-    put_hex(key, text, sizeof text);
+    const char *style = site_csl_page_hash(s, p); /* a .csl file the page names: its text */
+    if (*style)
+        buf_puts(key, style);
 }
 
 /* ---- the value ------------------------------------------------------- */
@@ -666,13 +938,14 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     return true;
 }
 
+#define BULK_KEY_HEAD "sheaf-md-bulk 2\n"
+
 /* The key of a bulk part: its name, which only the head that names it knows. */
 static void bulk_key(const site_bulk *k, char out[64])
 {
     static const char digits[] = "0123456789abcdef";
-    static const char head[] = "sheaf-md-bulk 1\n";
-    memcpy(out, head, sizeof head - 1);
-    char *o = out + sizeof head - 1;
+    memcpy(out, BULK_KEY_HEAD, sizeof BULK_KEY_HEAD - 1);
+    char *o = out + sizeof BULK_KEY_HEAD - 1;
     for (size_t i = 0; i < sizeof k->id; i++) {
         *o++ = digits[k->id[i] >> 4];
         *o++ = digits[k->id[i] & 15];
@@ -683,34 +956,43 @@ static void bulk_key(const site_bulk *k, char out[64])
 bool site_md_disk_take(site_md_disk *m, site *s, page *p, arena *a, buf *key,
                        size_t *formulas, size_t *diagrams)
 {
-    if (!m || (!p->text && !p->has_digest))
+    if (!m || !m->slots || (!p->text && !p->has_digest))
+        return false;
+    size_t i = (size_t)(p - s->pages);
+    if (i >= m->nslots)
         return false;
     make_key(m, s, p, key);
-    buf v = BUF_INIT;
-    bool hit = false;
-    if (cache_get(m->c, "page", key->data, key->len, &v)) {
-        reader r = { binrec_reader_of(v.data, v.len), a };
-        page q = *p;
-        uint64_t sc;
-        if (!read_value(&r, s, &q, &sc, formulas, diagrams))
-            atomic_fetch_add(&m->damaged, 1);
-        else if (site_shortcode_env(s, 0, &q.md) == sc) {
-            *p = q;
-            hit = true;
-            if (p->csl_bib.kind == TPL_LIST)
-                site_csl_page_cached(s, p);
-            site_bulk *k = p->bulk;
-            k->body_len = p->body.len;
-            k->slot = site_spill_reserve(s, bulk_room(k)); /* written there if read */
-            char bk[64];
-            bulk_key(k, bk);
-            cache_touch(m->c, BULK_KIND, bk, strlen(bk)); /* kept by a trim as the head is */
-            atomic_fetch_add(&m->hits, 1);
-            atomic_fetch_add(&m->bytes, key->len + v.len + bulk_room(k) + 64);
-        }
+    head_slot *sl = &m->slots[i];
+    if (!sl->old)
+        return false;
+    binrec_reader in = binrec_reader_of(sl->old, sl->old_len);
+    uint64_t hint;
+    const char *hk, *hv;
+    size_t kl, vl;
+    if (!head_at(&in, &hint, &hk, &kl, &hv, &vl) || kl != key->len || memcmp(hk, key->data, kl) != 0)
+        return false; /* another page's, or this page's of other inputs */
+    reader r = { binrec_reader_of(hv, vl), a };
+    page q = *p;
+    uint64_t sc;
+    if (!read_value(&r, s, &q, &sc, formulas, diagrams)) {
+        atomic_fetch_add(&m->damaged, 1);
+        return false;
     }
-    buf_release(&v);
-    return hit;
+    if (site_shortcode_env(s, 0, &q.md) != sc)
+        return false;
+    *p = q;
+    sl->used = true;
+    if (p->csl_bib.kind == TPL_LIST)
+        site_csl_page_cached(s, p);
+    site_bulk *k = p->bulk;
+    k->body_len = p->body.len;
+    k->slot = site_spill_reserve(s, bulk_room(k)); /* written there if read */
+    char bk[64];
+    bulk_key(k, bk);
+    cache_touch(m->c, BULK_KIND, bk, sizeof BULK_KEY_HEAD - 1 + 2 * sizeof k->id); /* kept by a trim */
+    atomic_fetch_add(&m->hits, 1);
+    atomic_fetch_add(&m->bytes, bulk_room(k) + 64);
+    return true;
 }
 
 /* The bulk part's value: the four strings, in this order. */
@@ -728,35 +1010,44 @@ void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf 
                        size_t formulas, size_t diagrams)
 {
     site_bulk *k = p->bulk;
-    if (!m || !m->write || !key->len || p->md.nproblems || p->failed || !k)
+    if (!m || !m->write || !m->slots || !key->len || p->md.nproblems || p->failed || !k)
         return;
-    /* named by the head's key: the same inputs give the same name, so a
-     * page written again replaces its part instead of leaving one behind */
+    size_t i = (size_t)(p - s->pages);
+    if (i >= m->nslots)
+        return;
+    /* named by the head's key (and this sheaf and site): the same inputs
+     * give the same name, so a page written again replaces its part
+     * instead of leaving one behind */
+    buf named = BUF_INIT;
+    buf_puts(&named, m->binary);
+    buf_putc(&named, 0);
+    buf_puts(&named, m->site);
+    buf_putc(&named, 0);
+    buf_put(&named, key->data, key->len);
     unsigned char d[CACHE_DIGEST_LEN];
-    cache_digest(key->data, key->len, d);
+    cache_digest(named.data, named.len, d);
+    buf_release(&named);
     memcpy(k->id, d, sizeof k->id);
-    buf bv = BUF_INIT, v = BUF_INIT;
+    buf bv = BUF_INIT, v = BUF_INIT, rec = BUF_INIT;
     write_bulk(&bv, p->md.summary_html, p->md.summary_len, p->md.html, p->md.html_len, p->search_keys,
                p->search_keys_len, p->search_text, p->search_text_len);
     write_value(&v, p, site_shortcode_env(s, 0, &p->md), formulas, diagrams);
+    binrec_put_u(&rec, i);
+    binrec_put_bytes(&rec, key->data, key->len);
+    binrec_put_bytes(&rec, v.data, v.len);
     char bk[64];
     bulk_key(k, bk);
-    if (v.len + key->len < CACHE_ENTRY_MAX && bv.len + strlen(bk) < CACHE_ENTRY_MAX) {
-        /* the manifest says "open" before the first entry is written (a
-         * build that writes none — every page from the cache — leaves it
-         * as it was) */
-        pthread_mutex_lock(&m->mu);
-        if (!m->opened)
-            put_manifest(m, "open");
-        m->opened = true;
-        pthread_mutex_unlock(&m->mu);
-        /* the bulk first: a head is never there without its part (but for
-         * a trim, or a damaged disk: then the page is made again) */
+    if (rec.len < CACHE_ENTRY_MAX / HEAD_SHARDS && bv.len + strlen(bk) < CACHE_ENTRY_MAX) {
+        opening(m);
+        /* the bulk now, its head in its shard at site_md_disk_end: a head
+         * is never there without its part (but for a trim, or a damaged
+         * disk: then the page is made again) */
         cache_put(m->c, BULK_KIND, bk, strlen(bk), bv.data, bv.len);
-        cache_put(m->c, "page", key->data, key->len, v.data, v.len);
+        m->slots[i].fresh = buf_detach(&rec, &m->slots[i].fresh_len);
         atomic_fetch_add(&m->stored, 1);
-        atomic_fetch_add(&m->bytes, key->len + v.len + strlen(bk) + bv.len);
+        atomic_fetch_add(&m->bytes, strlen(bk) + bv.len);
     }
+    buf_release(&rec);
     buf_release(&bv);
     buf_release(&v);
 }

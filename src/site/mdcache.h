@@ -58,6 +58,11 @@ bool site_md_disk_take(site_md_disk *m, site *s, page *p, arena *a, buf *key,
 void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf *key,
                        size_t formulas, size_t diagrams);
 
+/* Called by site_render_markdown after its workers: writes again the
+ * entries of heads that changed (a page taken from the cache no more, or
+ * written), and lets go of those read. */
+void site_md_disk_end(site_md_disk *m, const site *s);
+
 /* Reads p's bulk (p->bulk, taken from the cache) into p's fields: into
  * its room in the spill file, else into memory. A part that is missing or
  * does not check is counted as damaged and made again from the source

@@ -30,8 +30,9 @@ def fail(msg):
 
 
 def page_entries(cache):
+    # the bulks are written as the pages are (their heads after the stage)
     n = 0
-    for _dirpath, _dirs, files in os.walk(os.path.join(cache, "v1", "page")):
+    for _dirpath, _dirs, files in os.walk(os.path.join(cache, "v1", "page-bulk")):
         n += sum(1 for f in files if not f.startswith("."))
     return n
 
