@@ -779,7 +779,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     /* the build cache's entries outlive the process: images by their bytes */
     uint64_t env = s->page_cache ? link_env(s, false) : s->md_disk ? link_env(s, true) : 0;
     md_job_ctx c = { s, d, outputs, env, NULL };
-    site_md_disk_begin(s->md_disk, s, c.env, d);
+    site_md_disk_begin(s->md_disk, s, c.env, jobs, d);
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);
     for (int w = 0; w < nw && s->cfg.search; w++)

@@ -61,6 +61,7 @@
 #include "cache/cache.h"
 #include "site/cite.h"
 #include "site/mdcache.h"
+#include "site/pool.h"
 #include "util/binrec.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -68,8 +69,8 @@
 #include "util/xalloc.h"
 
 #define MANIFEST_HEAD "sheaf pages 1\n"
-#define VALUE_MAGIC "SHM3"
-#define BULK_MAGIC "SHB1"
+#define VALUE_MAGIC "SHM4"
+#define BULK_MAGIC "SHB2"
 #define BULK_KIND "page-bulk"
 #define HEADS_KIND "page-heads"
 #define HEADS_MAGIC "SHMH1\n"
@@ -86,6 +87,7 @@
 typedef struct head_shard {
     buf b;      /* its value, or empty */
     bool bad;   /* absent, or not readable as heads */
+    bool got;   /* the cache gave it */
     bool found; /* there (whether it read back or not): a bad one is written again */
     size_t n;   /* heads it held */
 } head_shard;
@@ -379,30 +381,43 @@ static bool index_shard(site_md_disk *m, const site *s, unsigned k, strmap **by_
     return true;
 }
 
+/* Reads shard k whole (its HMAC checked: the workers share that cost). */
+static void read_shard(void *vm, size_t k, int worker)
+{
+    (void)worker;
+    site_md_disk *m = vm;
+    head_shard *h = &m->shard[k];
+    buf key = BUF_INIT;
+    shard_key(m, (unsigned)k, &key);
+    h->got = cache_get(m->c, HEADS_KIND, key.data, key.len, &h->b);
+    if (h->got)
+        atomic_fetch_add(&m->bytes, key.len + h->b.len);
+    buf_release(&key);
+}
+
 /* Reads every shard of heads, whole, and finds each page's head. */
-static void load_heads(site_md_disk *m, const site *s)
+static void load_heads(site_md_disk *m, const site *s, int jobs)
 {
     m->nslots = s->npages;
     m->slots = xcalloc(s->npages ? s->npages : 1, sizeof *m->slots);
     strmap *by_src = NULL;
-    buf key = BUF_INIT;
+    for (unsigned k = 0; k < HEAD_SHARDS; k++)
+        m->shard[k].b = (buf)BUF_INIT;
+    /* an entry there but damaged is counted by the cache: that it was
+     * there is known by the count (a miss that is no damage is absent) */
+    size_t damaged = cache_get_stats(m->c).damaged;
+    site_parallel(HEAD_SHARDS, jobs, read_shard, m);
+    bool some_damaged = cache_get_stats(m->c).damaged != damaged;
     for (unsigned k = 0; k < HEAD_SHARDS; k++) {
         head_shard *h = &m->shard[k];
-        h->b = (buf)BUF_INIT;
-        shard_key(m, k, &key);
-        size_t damaged = cache_get_stats(m->c).damaged;
-        bool got = cache_get(m->c, HEADS_KIND, key.data, key.len, &h->b);
-        h->found = got || cache_get_stats(m->c).damaged != damaged;
-        if (got)
-            atomic_fetch_add(&m->bytes, key.len + h->b.len);
-        if (!got || !index_shard(m, s, k, &by_src)) {
-            if (got) /* it checked, but holds no heads this code reads */
+        h->found = h->got || some_damaged;
+        if (!h->got || !index_shard(m, s, k, &by_src)) {
+            if (h->got) /* it checked, but holds no heads this code reads */
                 atomic_fetch_add(&m->bad_shards, 1);
             h->bad = true;
             h->n = 0;
         }
     }
-    buf_release(&key);
     /* a head of a bad shard may have been indexed before it was found bad */
     for (size_t i = 0; i < m->nslots; i++) {
         const char *o = m->slots[i].old;
@@ -506,7 +521,7 @@ void site_md_disk_end(site_md_disk *m, const site *s)
     drop_heads(m);
 }
 
-void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list *d)
+void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, int jobs, diag_list *d)
 {
     if (!m)
         return;
@@ -550,7 +565,7 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list 
             m->nwords++;
         }
     }
-    load_heads(m, s);
+    load_heads(m, s, jobs);
 }
 
 /* The key of p's head: a record of its shard (below) is p's when its key
@@ -598,8 +613,9 @@ static void make_key(const site_md_disk *m, const site *s, const page *p, buf *k
 
 /* ---- the value ------------------------------------------------------- */
 
-/* Numbers: words of 8 bytes (util/binrec.h). */
-static void w_u64(buf *b, uint64_t v) { binrec_put_w(b, v); }
+/* Numbers: LEB128 (util/binrec.h): most are small, and every byte of
+ * every head is read and authenticated by each build. */
+static void w_u64(buf *b, uint64_t v) { binrec_put_u(b, v); }
 
 /* A string, or NULL: its length + 1 (0 for NULL), then its bytes. */
 static void w_strn(buf *b, const char *s, size_t n)
@@ -616,7 +632,14 @@ typedef struct reader {
     arena *a; /* what strings and arrays are copied into */
 } reader;
 
-static uint64_t r_u64(reader *r) { return binrec_get_w(&r->in); }
+/* A number: one byte (most are) inline, else binrec's reader. */
+static inline uint64_t r_u64(reader *r)
+{
+    binrec_reader *in = &r->in;
+    if (in->at < in->n && !(in->p[in->at] & 0x80) && !in->bad)
+        return in->p[in->at++];
+    return binrec_get_u(in);
+}
 
 static int r_int(reader *r) { return (int)(int64_t)r_u64(r); }
 
@@ -627,13 +650,20 @@ static const char *r_strn(reader *r, size_t *len)
 {
     uint64_t v = r_u64(r);
     *len = 0;
-    if (r->in.bad || !v)
+    binrec_reader *in = &r->in;
+    if (in->bad || !v)
         return NULL;
-    const char *s = binrec_get_raw(&r->in, binrec_fit(&r->in, v - 1, 1));
-    if (!s)
+    if (v - 1 > in->n - in->at) {
+        in->bad = true;
         return NULL;
-    *len = (size_t)(v - 1);
-    return arena_strndup(r->a, s, *len);
+    }
+    size_t n = (size_t)(v - 1);
+    char *s = arena_alloc(r->a, n + 1);
+    memcpy(s, in->p + in->at, n);
+    s[n] = 0;
+    in->at += n;
+    *len = n;
+    return s;
 }
 
 static const char *r_str(reader *r)
@@ -790,7 +820,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     md.has_more = r_u64(r) != 0;
     md.word_count = (size_t)r_u64(r);
     md.cjk_count = (size_t)r_u64(r);
-    md.nheadings = r_count(r, 48);
+    md.nheadings = r_count(r, 5);
     md.headings = r_array(r, md.nheadings, sizeof *md.headings);
     for (size_t i = 0; i < md.nheadings && !r->in.bad; i++) {
         md_heading *h = &md.headings[i];
@@ -800,11 +830,11 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
         h->html = r_str_nn(r);
         h->line = r_int(r);
     }
-    md.nanchors = r_count(r, 8);
+    md.nanchors = r_count(r, 1);
     md.anchors = r_array(r, md.nanchors, sizeof *md.anchors);
     for (size_t i = 0; i < md.nanchors && !r->in.bad; i++)
         md.anchors[i] = r_str_nn(r);
-    md.nlinks = r_count(r, 40);
+    md.nlinks = r_count(r, 5);
     md.links = r_array(r, md.nlinks, sizeof *md.links);
     for (size_t i = 0; i < md.nlinks && !r->in.bad; i++) {
         md_link *l = &md.links[i];
@@ -824,7 +854,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
             l->img->sizes = r_str(r);
         }
     }
-    md.ncites = r_count(r, 64);
+    md.ncites = r_count(r, 9);
     md.cites = r_array(r, md.ncites, sizeof *md.cites);
     for (size_t i = 0; i < md.ncites && !r->in.bad; i++) {
         md_cite *c = &md.cites[i];
@@ -839,11 +869,11 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
         c->col = r_int(r);
         c->context = r_str_nn(r);
     }
-    md.nshortcodes = r_count(r, 8);
+    md.nshortcodes = r_count(r, 1);
     md.shortcodes = r_array(r, md.nshortcodes, sizeof *md.shortcodes);
     for (size_t i = 0; i < md.nshortcodes && !r->in.bad; i++)
         md.shortcodes[i] = r_str_nn(r);
-    md.nlabels = r_count(r, 48);
+    md.nlabels = r_count(r, 6);
     md.labels = r_array(r, md.nlabels, sizeof *md.labels);
     for (size_t i = 0; i < md.nlabels && !r->in.bad; i++) {
         md_label *l = &md.labels[i];
@@ -855,7 +885,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
         l->line = r_int(r);
         l->col = r_int(r);
     }
-    md.nxlinks = r_count(r, 24);
+    md.nxlinks = r_count(r, 3);
     md.xlinks = r_array(r, md.nxlinks, sizeof *md.xlinks);
     for (size_t i = 0; i < md.nxlinks && !r->in.bad; i++) {
         md.xlinks[i].link = (size_t)r_u64(r);
@@ -864,7 +894,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
         if (md.xlinks[i].link >= md.nlinks)
             r->in.bad = true;
     }
-    size_t nrec = r_count(r, 96);
+    size_t nrec = r_count(r, 12);
     link_rec *recs = r_array(r, nrec, sizeof *recs);
     for (size_t i = 0; i < nrec && !r->in.bad; i++) {
         link_rec *l = &recs[i];
@@ -891,7 +921,7 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     tpl_value csl_bib = tpl_none();
     uint64_t nbib = r_u64(r);
     if (nbib && !r->in.bad) {
-        if (nbib - 1 > (r->in.n - r->in.at) / 16) {
+        if (nbib - 1 > (r->in.n - r->in.at) / 2) {
             r->in.bad = true;
         } else {
             tpl_list *bib = tpl_list_new(r->a, (size_t)(nbib - 1));
@@ -1109,7 +1139,7 @@ void site_md_disk_bulk(site_md_disk *m, const site *s, page *p)
             binrec_reader in = binrec_reader_of(v.data, v.len);
             in.at = 4;
             for (int i = 0; i < 4; i++) {
-                uint64_t len = binrec_get_w(&in);
+                uint64_t len = binrec_get_u(&in);
                 if (in.bad || !len)
                     continue;
                 t[i] = binrec_get_raw(&in, binrec_fit(&in, len - 1, 1));

@@ -40,8 +40,9 @@ size_t site_md_disk_bytes(const site_md_disk *m);
 
 /* Called by site_render_markdown, once, before its workers: what every
  * page's entry depends on besides its own text (env: the link
- * environment, pagecache.c's rule). */
-void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, diag_list *d);
+ * environment, pagecache.c's rule); reads the entries of heads whole
+ * (with up to `jobs` threads). */
+void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, int jobs, diag_list *d);
 /* Looks up page p's Markdown (md, links, the formulas and diagrams it
  * met), by its text, else (a source not read again) by p->digest: on a
  * hit fills p in arena a with the head of its entry — all but the body,
