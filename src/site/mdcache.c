@@ -69,7 +69,7 @@
 #include "util/xalloc.h"
 
 #define MANIFEST_HEAD "sheaf pages 1\n"
-#define VALUE_MAGIC "SHM4"
+#define VALUE_MAGIC "SHM5"
 #define BULK_MAGIC "SHB2"
 #define BULK_KIND "page-bulk"
 #define HEADS_KIND "page-heads"
@@ -625,6 +625,9 @@ static void w_strn(buf *b, const char *s, size_t n)
         buf_put(b, s, n);
 }
 
+/* A signed number (a line, a page's index or -1): zigzag, short when small. */
+static void w_int(buf *b, int v) { binrec_put_i(b, v); }
+
 static void w_str(buf *b, const char *s) { w_strn(b, s, s ? strlen(s) : 0); }
 
 typedef struct reader {
@@ -641,7 +644,11 @@ static inline uint64_t r_u64(reader *r)
     return binrec_get_u(in);
 }
 
-static int r_int(reader *r) { return (int)(int64_t)r_u64(r); }
+static int r_int(reader *r)
+{
+    uint64_t u = r_u64(r);
+    return (int)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+}
 
 /* A count of items of at least `each` bytes that the rest can hold. */
 static size_t r_count(reader *r, size_t each) { return binrec_fit(&r->in, r_u64(r), each); }
@@ -696,11 +703,11 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
     w_u64(b, md->nheadings);
     for (size_t i = 0; i < md->nheadings; i++) {
         const md_heading *h = &md->headings[i];
-        w_u64(b, (uint64_t)h->level);
+        w_int(b, h->level);
         w_str(b, h->id);
         w_str(b, h->title);
         w_str(b, h->html);
-        w_u64(b, (uint64_t)h->line);
+        w_int(b, h->line);
     }
     w_u64(b, md->nanchors);
     for (size_t i = 0; i < md->nanchors; i++)
@@ -710,8 +717,8 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
         const md_link *l = &md->links[i];
         w_str(b, l->dest);
         w_str(b, l->text);
-        w_u64(b, (uint64_t)l->line);
-        w_u64(b, (uint64_t)l->col);
+        w_int(b, l->line);
+        w_int(b, l->col);
         w_u64(b, l->image | (uint64_t)l->img_tag << 1 | (uint64_t)(l->img != NULL) << 2);
         if (l->img) {
             w_u64(b, l->img->width);
@@ -728,9 +735,9 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
         w_str(b, c->prefix);
         w_str(b, c->locator);
         w_u64(b, c->suppress_author | (uint64_t)c->narrative << 1);
-        w_u64(b, (uint64_t)c->group);
-        w_u64(b, (uint64_t)c->line);
-        w_u64(b, (uint64_t)c->col);
+        w_int(b, c->group);
+        w_int(b, c->line);
+        w_int(b, c->col);
         w_str(b, c->context);
     }
     w_u64(b, md->nshortcodes);
@@ -743,8 +750,8 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
         w_u64(b, (uint64_t)l->kind);
         w_str(b, l->number);
         w_str(b, l->text);
-        w_u64(b, (uint64_t)l->line);
-        w_u64(b, (uint64_t)l->col);
+        w_int(b, l->line);
+        w_int(b, l->col);
     }
     w_u64(b, md->nxlinks);
     for (size_t i = 0; i < md->nxlinks; i++) {
@@ -760,10 +767,10 @@ static void write_value(buf *b, const page *p, uint64_t sc, size_t formulas, siz
         w_str(b, l->text);
         w_str(b, l->anchor);
         w_str(b, l->missing_path);
-        w_u64(b, (uint64_t)(int64_t)l->target);
-        w_u64(b, (uint64_t)l->line);
-        w_u64(b, (uint64_t)l->col);
-        w_u64(b, (uint64_t)(int64_t)l->image);
+        w_int(b, l->target);
+        w_int(b, l->line);
+        w_int(b, l->col);
+        w_int(b, l->image);
         w_str(b, l->image_error);
         w_str(b, l->url);
         w_u64(b, l->img_tag | (uint64_t)l->image_key << 1);
