@@ -29,12 +29,13 @@
  * value. A page whose Markdown reported a problem is never kept, so its
  * diagnostics come back on every build.
  *
- * An entry is two cache files: the head (kind "page": all of the above but
- * the body, the summary and the search keys and text, with the search
- * excerpt, and the name, lengths and hashes of the rest) and the bulk
- * (kind "page-bulk": those four strings), each under its own HMAC. The
- * bulk's key is a 128-bit name only its head holds (a digest of the
- * head's key). The Markdown stage
+ * An entry is two parts: the head (all of the above but the body, the
+ * summary and the search keys and text, with the search excerpt, and the
+ * name, lengths and hashes of the rest), one of many in an entry of heads
+ * (kind "page-heads", below), and the bulk (kind "page-bulk": those four
+ * strings), a cache file of its own; each under its own HMAC. The bulk's
+ * key is a 128-bit name only its head holds (a digest of this sheaf's id,
+ * the site folder and the head's key). The Markdown stage
  * reads heads only; the bulk is read when something first uses it
  * (site_md_disk_bulk, through site/bulk.c's accessors), checked then, and
  * made again from the source when it does not check.
