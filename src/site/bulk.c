@@ -16,13 +16,17 @@
  * bytes' length and hash (so the render record hashes the page without
  * reading it, and the same in a build that rendered the page and in one
  * that took it from the cache), and the map is marked lazy: the first
- * read of either entry, by any template, fills both (value.h). */
+ * read of either entry, by any template, fills both (value.h). Its `toc`
+ * likewise, in any page with headings: a stand-in naming them until the
+ * first read of content, summary or toc makes the list. */
 #include <pthread.h>
 #include <string.h>
 
 #include "site/bulk.h"
 #include "site/mdcache.h"
 #include "site/site.h"
+#include "util/arena.h"
+#include "util/hash.h"
 
 #define LOCKS 64
 static pthread_mutex_t locks[LOCKS] = {
@@ -46,6 +50,11 @@ static void ensure(const site *s, const page *p)
     }
     pthread_mutex_unlock(mu);
 }
+
+/* The tables of contents made on first read (fill), for the hooked site:
+ * one arena, one lock (the pages' locks are taken first). */
+static pthread_mutex_t toc_lock = PTHREAD_MUTEX_INITIALIZER;
+static arena *toc_arena;
 
 static const char *field(const char *v, size_t n, size_t *len)
 {
@@ -94,10 +103,49 @@ bool site_page_lazy_value(const site *s, arena *a, const page *p, bool summary, 
     return true;
 }
 
+/* The stand-ins' first bytes: no Markdown or template makes a string that
+ * starts with \x01, but a `toc` is a list, so only its kind is looked at. */
+#define TOC_STANDIN "\x01sheaf-t:"
+
+bool site_page_lazy_toc(const site *s, arena *a, const page *p, tpl_value *v)
+{
+    if (!s->md_disk || !p->md.nheadings)
+        return false;
+    /* two hashes of one encoding (each field's length, then its bytes):
+     * a different toc gives the same stand-in by accident only */
+    uint64_t h1 = HASH_SEED, h2 = p->md.nheadings;
+    for (size_t i = 0; i < p->md.nheadings; i++) {
+        const md_heading *x = &p->md.headings[i];
+        const char *f[2] = { x->id ? x->id : "", x->title ? x->title : "" };
+        uint64_t w[3] = { (uint64_t)x->level, strlen(f[0]), strlen(f[1]) };
+        h1 = hash_add(h1, w, sizeof w);
+        h2 = hash_mix(h2, hash_blocks(w, sizeof w));
+        for (int k = 0; k < 2; k++) {
+            h1 = hash_add(h1, f[k], (size_t)w[k + 1]);
+            h2 = hash_mix(h2, hash_blocks(f[k], (size_t)w[k + 1]));
+        }
+    }
+    const char *t = arena_printf(a, TOC_STANDIN "%zx:%016llx%016llx", p->md.nheadings,
+                                 (unsigned long long)h1, (unsigned long long)h2);
+    *v = tpl_str(t);
+    return true;
+}
+
+/* Whether p's map holds a stand-in for its body and summary (made by
+ * site_page_lazy_value: on the same condition). */
+static bool lazy_body(const page *p) { return p->bulk && !p->md.nxlinks; }
+
+/* The entry of m whose value is a toc's stand-in, or -1. */
+static long lazy_toc_at(const tpl_map *m)
+{
+    long t = tpl_map_find(m, "toc");
+    return t >= 0 && m->entries[t].value.kind == TPL_STRING ? t : -1;
+}
+
 void site_page_lazy_map(const site *s, const page *p)
 {
     (void)s;
-    if (p->bulk && !p->md.nxlinks && p->value)
+    if (p->value && (lazy_body(p) || lazy_toc_at(p->value) >= 0))
         atomic_store_explicit(&p->value->lazy, 1, memory_order_release);
 }
 
@@ -112,10 +160,13 @@ static void fill(void *ctx, const tpl_map *m, long index)
     const page *p = &s->pages[owner - 1];
     if (p->value != m)
         return; /* not a page's own map */
-    long c = tpl_map_find(m, "content"), sm = tpl_map_find(m, "summary");
-    if (index != (long)TPL_DEPS_ALL && index != c && index != sm)
+    bool body = lazy_body(p);
+    long c = body ? tpl_map_find(m, "content") : -1, sm = body ? tpl_map_find(m, "summary") : -1;
+    long tc = tpl_map_find(m, "toc");
+    if (index != (long)TPL_DEPS_ALL && index != c && index != sm && index != tc)
         return;
-    ensure(s, p); /* the bytes first: it takes the page's lock too */
+    if (body)
+        ensure(s, p); /* the bytes first: it takes the page's lock too */
     pthread_mutex_t *mu = &locks[(size_t)p->index % LOCKS];
     pthread_mutex_lock(mu);
     if (atomic_load_explicit(&((tpl_map *)m)->lazy, memory_order_relaxed)) {
@@ -123,6 +174,12 @@ static void fill(void *ctx, const tpl_map *m, long index)
             tpl_map_update(m, (size_t)c, safe(p->md.html, p->md.html_len));
         if (sm >= 0 && !p->summary_text)
             tpl_map_update(m, (size_t)sm, safe(p->md.summary_html, p->md.summary_len));
+        if (tc >= 0 && m->entries[tc].value.kind == TPL_STRING) {
+            pthread_mutex_lock(&toc_lock);
+            tpl_value t = site_page_toc(toc_arena, p);
+            pthread_mutex_unlock(&toc_lock);
+            tpl_map_update(m, (size_t)tc, t);
+        }
         atomic_store_explicit(&((tpl_map *)m)->lazy, 0, memory_order_release);
     }
     pthread_mutex_unlock(mu);
@@ -133,10 +190,16 @@ static site *hooked; /* the site whose maps the hook fills */
 void site_bulk_hook(site *s, bool on)
 {
     if (on) {
+        if (hooked != s) {
+            arena_free(toc_arena);
+            toc_arena = arena_new();
+        }
         hooked = s;
         tpl_lazy_hook(fill, s);
     } else if (hooked == s) {
         hooked = NULL;
         tpl_lazy_hook(NULL, NULL);
+        arena_free(toc_arena); /* the tables of contents made: s's maps are freed with it */
+        toc_arena = NULL;
     }
 }

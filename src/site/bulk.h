@@ -52,6 +52,14 @@ const char *site_page_text(const site *s, const page *p, size_t *len);
  * site_page_lazy_map, and the first read of the entry puts the real value
  * there (value.h, "Lazy entries"). False: make the value from the bytes. */
 bool site_page_lazy_value(const site *s, arena *a, const page *p, bool summary, tpl_value *v);
+/* The same for the table of contents (`toc`), in a one-shot build with
+ * the build cache: a stand-in naming p's headings (their count and a hash
+ * of each one's level, id and title: all a toc is made of) into *v, and
+ * true, when p has headings; the real toc is made on the first read of
+ * the map (site_page_toc, in an arena of the hook's, which lives until
+ * site_free). A build that renders few pages makes few tables of contents
+ * (one is ≈ 1 KB a page: 100 MB at 100,000 posts). False: make it now. */
+bool site_page_lazy_toc(const site *s, arena *a, const page *p, tpl_value *v);
 /* Marks p->value lazy when it holds a stand-in (after it is sealed). */
 void site_page_lazy_map(const site *s, const page *p);
 /* Installs (on) the hook that fills s's lazy entries, or removes it when

@@ -183,6 +183,12 @@ static tpl_value toc_build(arena *a, const md_heading *h, size_t *i, size_t n, i
     return tpl_list_value(l);
 }
 
+tpl_value site_page_toc(arena *a, const page *p)
+{
+    size_t hi = 0;
+    return toc_build(a, p->md.headings, &hi, p->md.nheadings, 0);
+}
+
 /* Whether Hugo's path of a term is one sheaf writes as it is. */
 static bool hugo_term_ok(const buf *b)
 {
@@ -263,8 +269,8 @@ static void body_values(const site *s, arena *a, const page *p, tpl_value v[SITE
         v[1] = safe_v(html, len);
     }
     v[2] = tpl_bool(p->md.has_more);
-    size_t hi = 0;
-    v[3] = toc_build(a, p->md.headings, &hi, p->md.nheadings, 0);
+    if (!site_page_lazy_toc(s, a, p, &v[3])) /* site/bulk.h */
+        v[3] = site_page_toc(a, p);
     v[4] = tpl_int((int64_t)p->md.word_count);
     v[5] = tpl_int(site_reading_time(p->md.word_count, p->md.cjk_count));
 }

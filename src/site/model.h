@@ -189,6 +189,9 @@ void site_index_fields(const site *s, int index_page, arena *a, tpl_map *m);
 /* The archive's posts by year: a list of {year, posts}, newest year first,
  * allocated in s->a. */
 tpl_value site_archive_years(site *s);
+/* A page's `toc`: its headings as a list of {level, id, title, children}
+ * (children: the headings below it, the same way), in a. */
+tpl_value site_page_toc(arena *a, const page *p);
 /* The fields of a page's template value that come from its body (content,
  * summary, toc, word counts): after site_page_markdown, sets them again in
  * p->value, in place, and returns how many changed, their entry indexes in
