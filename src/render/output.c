@@ -50,6 +50,9 @@ void output_memory_free(output_memory *m)
     free(m);
 }
 
+/* The values of output.stale. */
+enum { STALE_NOT_IN_SPARE = 1, STALE_IN_SPARE = 2 };
+
 /* A fast 64-bit hash of the bytes (8 at a time, multiply-xorshift mixing);
  * with the length it tells an unchanged output from a changed one. */
 static uint64_t hash_bytes(const void *data, size_t len)
@@ -347,9 +350,16 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
         free(o->tmp);
         o->tmp = xstrdup(o->spare);
         o->use_spare = true;
+        /* the spare's paths are the target's but for the target's \changed
+         * paths (sync_spare): whether the spare holds each of those is all
+         * this build asks of its list, which is let go (its names and
+         * index, ≈ 20 MB at 100,000 posts: each name is held once, in the
+         * target's manifest) */
         o->stale = strmap_new(o->manifest.nchanged * 2 + 16);
         for (size_t i = 0; i < o->manifest.nchanged; i++)
-            strmap_put(o->stale, o->manifest.changed[i], 1);
+            strmap_put(o->stale, o->manifest.changed[i],
+                       manifest_has(&o->spare_m, o->manifest.changed[i]) ? STALE_IN_SPARE : STALE_NOT_IN_SPARE);
+        manifest_drop_paths(&o->spare_m);
         chmod(o->tmp, st.st_mode & 07777);
         return true;
     }
@@ -557,7 +567,16 @@ static bool carry(const char *from, const char *to, const struct stat *st)
  * neither written nor removed by the build that made the target. */
 static bool spare_current(const output *o, const char *rel)
 {
-    return o->use_spare && manifest_has(&o->spare_m, rel) && strmap_get(o->stale, rel) < 0;
+    return o->use_spare && strmap_get(o->stale, rel) < 0 && manifest_has(&o->manifest, rel);
+}
+
+/* Whether the spare (in use) holds sheaf's file rel: its paths are the
+ * target's but for the target's \changed paths, of which output_begin
+ * noted which the spare holds (its own list is not kept). */
+static bool spare_has(const output *o, const char *rel)
+{
+    long v = strmap_get(o->stale, rel);
+    return v < 0 ? manifest_has(&o->manifest, rel) : v == STALE_IN_SPARE;
 }
 
 /* rel's old file (sheaf's, with the same bytes) into the staging tree;
@@ -1117,7 +1136,7 @@ static bool sync_spare(output *o, diag_list *d)
         char **v = pass ? o->manifest.changed : o->gone;
         size_t n = pass ? o->manifest.nchanged : o->ngone;
         for (size_t i = 0; i < n; i++)
-            if (manifest_has(&o->spare_m, v[i]) && strmap_get(o->produced, v[i]) < 0)
+            if (spare_has(o, v[i]) && strmap_get(o->produced, v[i]) < 0)
                 prune(o, v[i], false);
     }
     strmap *now = strmap_new(o->nuser * 2 + 16);
@@ -1256,7 +1275,7 @@ static folder_index *index_folders(const manifest *m)
     folder_index *x = xcalloc(1, sizeof *x);
     x->m = m;
     size_t n = m->nfolders;
-    x->at = strmap_new(n * 2 + 16);
+    x->at = strmap_new(n + 16); /* (the hint is a count: the map makes twice its room) */
     x->child = xmalloc((n + 1) * sizeof *x->child);
     x->next = xmalloc((n + 1) * sizeof *x->next);
     x->uhead = xmalloc((n + 1) * sizeof *x->uhead);

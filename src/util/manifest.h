@@ -62,6 +62,7 @@ typedef struct manifest {
     uint64_t base;        /* \base: the spare this tree was made from; 0: none */
     manifest_folder *folders; /* the \folder lines, in the file's order */
     size_t nfolders, capfolders;
+    bool dropped;         /* manifest_drop_paths: paths and list gone */
 } manifest;
 
 /* What a build's manifest says beyond its paths (see above). */
@@ -84,6 +85,11 @@ typedef struct manifest_gen {
 bool manifest_read(const char *dir, manifest *m);
 /* Whether m lists rel. */
 bool manifest_has(const manifest *m, const char *rel);
+/* Lets go of m's paths (their list and index), keeping the rest (its hash,
+ * \changed, \user and \folder lines): for a manifest whose paths are
+ * known otherwise. Asking manifest_has of it afterwards is a bug: it
+ * aborts. */
+void manifest_drop_paths(manifest *m);
 void manifest_free(manifest *m);
 /* Appends the manifest file's bytes for the n paths (in any order). */
 void manifest_format(char *const *paths, size_t n, buf *out);
