@@ -353,7 +353,7 @@ static void model(run *r, diag_list *d)
     site_check_links(s, d);
     site_image_variants(s, d);
     site_check_citations(s, d);
-    site_build_model(s);
+    site_build_model(s, d);
     if (r->o->on_model)
         r->o->on_model(r->o->on_model_ctx, &s->site_value);
     site_check_generated_paths(s, site_index_pages(s), d);

@@ -15,6 +15,7 @@
 #include "site/model.h"
 #include "site/paths.h"
 #include "site/pool.h"
+#include "site/relcache.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
@@ -617,6 +618,8 @@ static bool better(const int *score, const int *rank, int a, int b)
     return score[a] != score[b] ? score[a] > score[b] : rank[a] < rank[b];
 }
 
+/* What related_job reads is what site_related_digest (site/relcache.c)
+ * hashes: a change to one is a change to the other. */
 /* What find_related's workers share (read only, but for each post's own
  * slots in related/shared) and each worker's scratch. */
 typedef struct related_run {
@@ -685,10 +688,23 @@ static void related_job(void *ctx, size_t k, int worker)
 }
 
 /* Posts are scored independently, so on the build's worker threads, each
- * with its own score table. */
-static void find_related(site *s)
+ * with its own score table; unless the build cache has the lists made
+ * from the same input (site/relcache.h). */
+static void find_related(site *s, diag_list *d)
 {
     size_t want = (size_t)s->cfg.related, ngroups = s->nterms + s->npapers;
+    int *related = NULL, *shared = NULL; /* post k's slots: [k * want, (k + 1) * want) */
+    if (want && s->nposts) {
+        related = arena_alloc(s->a, s->nposts * want * sizeof *related);
+        shared = arena_alloc(s->a, s->nposts * want * sizeof *shared);
+    }
+    unsigned char digest[CACHE_DIGEST_LEN];
+    bool use_cache = s->cache && want && s->nposts;
+    if (use_cache) {
+        site_related_digest(s, want, digest);
+        if (site_related_get(s, digest, want, related, shared, d))
+            return;
+    }
     /* each post's groups (CSR): the terms, then the cited works */
     size_t *start = xcalloc(s->npages + 1, sizeof *start), *fill = xcalloc(s->npages + 1, sizeof *fill);
     for (size_t g = 0; g < ngroups; g++) {
@@ -710,17 +726,15 @@ static void find_related(site *s)
     for (size_t k = 0; k < s->nposts; k++)
         rank[s->posts[k]] = (int)k;
     int workers = s->nwa > 0 ? s->nwa : 1;
-    related_run run = { s, want, start, groups, rank, NULL, NULL, xcalloc((size_t)workers, sizeof *run.w) };
-    if (want && s->nposts) {
-        run.related = arena_alloc(s->a, s->nposts * want * sizeof *run.related);
-        run.shared = arena_alloc(s->a, s->nposts * want * sizeof *run.shared);
-    }
+    related_run run = { s, want, start, groups, rank, related, shared, xcalloc((size_t)workers, sizeof *run.w) };
     for (int w = 0; w < workers; w++) {
         run.w[w].score = xcalloc(s->npages + 1, sizeof *run.w[w].score);
         run.w[w].touched = xcalloc(s->npages + 1, sizeof *run.w[w].touched);
         run.w[w].best = xcalloc(want + 1, sizeof *run.w[w].best);
     }
     site_parallel(s->nposts, workers, related_job, &run);
+    if (use_cache)
+        site_related_put(s, digest, want);
     for (int w = 0; w < workers; w++) {
         free(run.w[w].score);
         free(run.w[w].touched);
@@ -827,7 +841,7 @@ void site_index_fields(const site *s, int index_page, arena *a, tpl_map *m)
             tpl_map_set_str(a, m, image[k], tpl_map_get_cstr(iv, image[k]));
 }
 
-void site_build_model(site *s)
+void site_build_model(site *s, diag_list *d)
 {
     arena *a = s->a;
     size_t np = 0, nplain = 0;
@@ -860,7 +874,7 @@ void site_build_model(site *s)
         VEC_PUSH(sec->posts, sec->nposts, sec->capposts, 16, s->posts[k]);
     }
     strmap *term_index = build_terms(s);
-    find_related(s);
+    find_related(s, d);
 
     tpl_map *sm = tpl_map_new(a, 20);
     site_citation_values(s, sm); /* before the pages: their bibliographies */

@@ -178,8 +178,11 @@ const char *site_tag_slug(const site_config *c, arena *a, const char *name);
  * kind at its rate, rounded up, at least 1. */
 int64_t site_reading_time(size_t words, size_t cjk);
 /* Sorts posts, builds sections, tags/archive/prev-next and every template
- * value. */
-void site_build_model(site *s);
+ * value. The related posts come from the build cache when what they are
+ * made from is unchanged (site/relcache.h); a cache entry that does not
+ * read back is a warning into d (may be NULL). */
+struct diag_list;
+void site_build_model(site *s, struct diag_list *d);
 /* Sets the entries of a list page's map m that come from an _index.md
  * (content, summary, params, source; empty without one: index_page -1),
  * allocating in a — a render job's scratch arena when called while

@@ -50,3 +50,9 @@ set_tests_properties(cache/heads PROPERTIES TIMEOUT 300)
 add_test(NAME cache/toc
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/toc.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/toc PROPERTIES TIMEOUT 300)
+# Every post's related posts from the build cache equal a clean build's
+# through edits of what they are made from; a damaged or forged entry is
+# said and not trusted (issue 31).
+add_test(NAME cache/related
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/related.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cache/related PROPERTIES TIMEOUT 300 ENVIRONMENT SHEAF_CHECK_INCREMENTAL=1)
