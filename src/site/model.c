@@ -315,13 +315,21 @@ static tpl_map *term_ref(site *s, arena *a, const char *name, const tag_info *t,
 }
 
 /* The terms of a page: `shared` holds each term's reference made once,
- * for the pages that spell the term as its name does (nearly all). */
+ * for the pages that spell the term as its name does (nearly all).
+ * known: a post's terms of this taxonomy as indexes into s->terms
+ * (post_terms), or NULL: each is found by its slug. */
 static tpl_value term_refs(site *s, arena *a, const char *const *names, size_t n, size_t tax,
-                           const strmap *term_index, tpl_map *const *shared, buf *key)
+                           const strmap *term_index, tpl_map *const *shared, buf *key, const int *known)
 {
     tpl_list *l = tpl_list_new(a, n);
     buf slug = BUF_INIT;
     for (size_t i = 0; i < n; i++) {
+        if (known) { /* a post's: the term build_terms put it in */
+            const tag_info *t = &s->terms[known[i]];
+            l->items[i] = tpl_map_value(!strcmp(names[i], t->name) ? shared[known[i]]
+                                                                   : term_ref(s, a, names[i], t, NULL));
+            continue;
+        }
         tag_slug(&s->cfg, &slug, names[i]);
         long ti = tax < s->ntaxonomies ? strmap_get(term_index, term_key(key, tax, slug.data)) : -1;
         const tag_info *t = ti >= 0 ? &s->terms[ti] : NULL;
@@ -334,7 +342,10 @@ static tpl_value term_refs(site *s, arena *a, const char *const *names, size_t n
     return tpl_list_value(l);
 }
 
-void site_page_head_fields(const site *s, const page *p, arena *a, tpl_map *m)
+/* site_page_head_fields, with p's URL when the caller has it (NULL: made
+ * here): the permalink is the same escaped path after base_url instead of
+ * base_path, so it is not escaped again. */
+static void head_fields(const site *s, const page *p, arena *a, tpl_map *m, const char *url)
 {
     tpl_map_set_str(a, m, "title", str_v(p->title));
     tpl_map_set_str(a, m, "description", str_v(p->description));
@@ -343,8 +354,14 @@ void site_page_head_fields(const site *s, const page *p, arena *a, tpl_map *m)
     if (p->has_updated)
         tpl_map_set_str(a, m, "updated", site_date_value(&p->updated));
     const char *path = p->path ? p->path : "";
-    tpl_map_set_str(a, m, "url", str_v(site_url_in(s, a, path)));
-    tpl_map_set_str(a, m, "permalink", str_v(site_permalink_in(s, a, path)));
+    if (!url)
+        url = site_url_in(s, a, path);
+    tpl_map_set_str(a, m, "url", str_v(url));
+    size_t bp = strlen(s->cfg.base_path), bu = strlen(s->cfg.base_url), ul = strlen(url);
+    char *perma = arena_alloc(a, bu + ul - bp + 1);
+    memcpy(perma, s->cfg.base_url, bu);
+    memcpy(perma + bu, url + bp, ul - bp + 1);
+    tpl_map_set_str(a, m, "permalink", tpl_str(perma));
     /* slug: the last part of the path */
     size_t pl = strlen(path);
     const char *end = path + (pl && path[pl - 1] == '/' ? pl - 1 : pl);
@@ -352,6 +369,11 @@ void site_page_head_fields(const site *s, const page *p, arena *a, tpl_map *m)
     while (st > path && st[-1] != '/')
         st--;
     tpl_map_set_str(a, m, "slug", tpl_str_copy(a, st, (size_t)(end - st)));
+}
+
+void site_page_head_fields(const site *s, const page *p, arena *a, tpl_map *m)
+{
+    head_fields(s, p, a, m, NULL);
 }
 
 void site_page_tail_fields(const page *p, arena *a, tpl_map *m)
@@ -402,7 +424,8 @@ static tpl_map *map_copy_exact(arena *a, const tpl_map *m, tpl_map **last)
 }
 
 static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs,
-                       tpl_map *const *shared_terms, tpl_map *const *related, tpl_map **last)
+                       tpl_map *const *shared_terms, const int *known, tpl_map *const *related,
+                       tpl_map **last)
 {
     tpl_map_entry room[PAGE_VALUE_ENTRIES];
     uint32_t slots[2 * PAGE_VALUE_ENTRIES] = { 0 };
@@ -412,20 +435,22 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map_set_str(a, m, "kind", tpl_str(p->is_post ? "post" : p->is_index ? "section" : "page"));
     if (p->section >= 0)
         tpl_map_set_str(a, m, "section", str_v(s->sections[p->section].name));
-    site_page_head_fields(s, p, a, m);
+    head_fields(s, p, a, m, refs[p->index].url.kind == TPL_STRING ? refs[p->index].url.u.s : NULL);
     /* each taxonomy's terms {name, slug, url}; page.tags even when tags is
      * not a taxonomy (then without url) */
     buf key = BUF_INIT;
     tpl_map *tx = tpl_map_new(a, s->ntaxonomies + 1);
     tpl_value tags = tpl_undefined();
     for (size_t t = 0; t < s->ntaxonomies; t++) {
-        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, term_index, shared_terms, &key);
+        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, term_index, shared_terms, &key, known);
+        if (known)
+            known += p->nterms[t];
         tpl_map_set_str(a, tx, s->taxonomies[t].name, l);
         if (!strcmp(s->taxonomies[t].name, "tags"))
             tags = l;
     }
     if (tags.kind == TPL_UNDEFINED)
-        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, term_index, shared_terms, &key);
+        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, term_index, shared_terms, &key, NULL);
     buf_release(&key);
     tpl_map_seal(a, tx);
     tpl_map_set_str(a, m, "tags", tags);
@@ -478,6 +503,8 @@ typedef struct value_jobs {
     size_t n;
     page_refv *refs; /* every page's, made first (refv_job) */
     tpl_map **terms; /* every term's reference from a page (term_ref), made first */
+    const size_t *term_at; /* a post's terms are term_ix[term_at[i]…] (build_terms); SIZE_MAX: not a post */
+    const int *term_ix;
     tpl_map **related; /* every page's related posts' maps, made first (related_refs) */
     size_t *related_at; /* page i's are related[related_at[i]…] */
     tpl_map **last; /* per worker: the last page map it indexed (map_copy_exact) */
@@ -500,6 +527,7 @@ static void value_job(void *ctx, size_t i, int worker)
     value_jobs *c = ctx;
     int k = c->order[i];
     page_value(c->s, c->s->wa[worker], &c->s->pages[k], c->term_index, c->refs, c->terms,
+               c->term_at[k] == SIZE_MAX ? NULL : c->term_ix + c->term_at[k],
                c->related + c->related_at[k], &c->last[worker]);
 }
 
@@ -543,13 +571,27 @@ static void related_refs(site *s, value_jobs *c)
 /* The terms of every taxonomy (s->terms, s->taxonomies, s->tags), each
  * with its posts, newest first; a term's first spelling seen (the newest
  * post's) names it. Returns an index "<taxonomy>/<slug>" → term, which
- * the caller frees. */
-static strmap *build_terms(site *s)
+ * the caller frees, and in *at and *ix (the caller frees them) each
+ * post's terms, every taxonomy's in turn, as indexes into s->terms: post
+ * page i's from ix[at[i]] (at[i] is SIZE_MAX for a page that is no
+ * published post), so its value needs no slug made and looked up again. */
+static strmap *build_terms(site *s, size_t **at, int **ix)
 {
     arena *a = s->a;
     size_t nt = 0, cap = 0;
     tag_info *v = NULL;
     buf key = BUF_INIT;
+    size_t *pos = xmalloc((s->npages + 1) * sizeof *pos), nix = 0;
+    for (size_t i = 0; i <= s->npages; i++)
+        pos[i] = SIZE_MAX;
+    for (size_t k = 0; k < s->nposts; k++) {
+        const page *p = &s->pages[s->posts[k]];
+        pos[s->posts[k]] = nix;
+        for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
+            nix += p->nterms[t];
+    }
+    int *known = xcalloc(nix + 1, sizeof *known);
+    size_t *fill = xcalloc(s->npages + 1, sizeof *fill); /* a post's terms found so far */
     s->ntaxonomies = s->cfg.ntaxonomies;
     for (size_t t = 0; t < s->ntaxonomies; t++) {
         taxonomy_info *x = &s->taxonomies[t];
@@ -577,8 +619,10 @@ static strmap *build_terms(site *s)
                     tg->tax = (int)t;
                     tg->path = arena_printf(a, "%s%s/", x->path, slug);
                     tg->newest = k; /* s->posts is newest first */
+                    tg->made = (size_t)ti;
                     strmap_put(index, slug, ti);
                 }
+                known[pos[s->posts[k]] + fill[s->posts[k]]++] = (int)ti;
                 tag_info *tg = &v[ti];
                 VEC_PUSH(tg->posts, tg->nposts, tg->capposts, 8, s->posts[k]);
             }
@@ -590,6 +634,16 @@ static strmap *build_terms(site *s)
     }
     s->terms = v;
     s->nterms = nt;
+    /* the posts' terms were found before each taxonomy's were sorted */
+    size_t *now = xcalloc(nt + 1, sizeof *now);
+    for (size_t i = 0; i < nt; i++)
+        now[v[i].made] = i;
+    for (size_t i = 0; i < nix; i++)
+        known[i] = (int)now[known[i]];
+    free(now);
+    free(fill);
+    *at = pos;
+    *ix = known;
     s->tags = NULL;
     s->ntags = 0;
     strmap *all = strmap_new(nt + 1);
@@ -873,7 +927,9 @@ void site_build_model(site *s, diag_list *d)
             s->pages[p->next].prev = s->posts[k];
         VEC_PUSH(sec->posts, sec->nposts, sec->capposts, 16, s->posts[k]);
     }
-    strmap *term_index = build_terms(s);
+    size_t *term_at;
+    int *term_ix;
+    strmap *term_index = build_terms(s, &term_at, &term_ix);
     find_related(s, d);
 
     tpl_map *sm = tpl_map_new(a, 20);
@@ -883,7 +939,7 @@ void site_build_model(site *s, diag_list *d)
      * home page and of sections */
     value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0,
                       xcalloc(s->npages + 1, sizeof *vj.refs), xcalloc(s->nterms + 1, sizeof *vj.terms),
-                      NULL, NULL, xcalloc((size_t)s->nwa + 1, sizeof *vj.last) };
+                      term_at, term_ix, NULL, NULL, xcalloc((size_t)s->nwa + 1, sizeof *vj.last) };
     for (size_t i = 0; i < s->nterms; i++)
         vj.terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
     site_parallel(s->npages, s->nwa, refv_job, &vj);
@@ -902,6 +958,8 @@ void site_build_model(site *s, diag_list *d)
     free(vj.related);
     free(vj.related_at);
     free(vj.last);
+    free(term_at);
+    free(term_ix);
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)

@@ -29,6 +29,7 @@ typedef struct tag_info {
     const char *name, *slug, *path;
     int tax;              /* its taxonomy (s->taxonomies) */
     size_t newest;        /* where its newest post is in s->posts */
+    size_t made;          /* its place before the terms were sorted (build_terms) */
     int *posts;           /* newest first */
     size_t nposts, capposts;
     tpl_map *value;
