@@ -56,6 +56,16 @@ static tpl_value str_v(const char *s) { return tpl_str(s ? s : ""); }
 
 static tpl_value safe_v(const char *s, size_t n) { return tpl_safe_strn(s ? s : "", s ? n : 0); }
 
+/* Appends (key, v) to m, made with room for it and too small to be
+ * indexed, whose keys the caller knows differ: tpl_map_set_str without
+ * looking for the key first. */
+static void put_new(tpl_map *m, const char *key, tpl_value v)
+{
+    m->entries[m->len].key = tpl_str(key);
+    m->entries[m->len].value = v;
+    m->len++;
+}
+
 /* A page's title and URL as values, made once for every reference to it
  * (a post is the prev/next, a related post or a backlink of several
  * others; measuring its title and building its URL for each was a read of
@@ -72,10 +82,10 @@ typedef struct page_refv {
 static tpl_map *ref_map(arena *a, const page *p, tpl_value title, tpl_value url, size_t more)
 {
     tpl_map *m = tpl_map_new(a, 3 + more);
-    tpl_map_set_str(a, m, "title", title);
-    tpl_map_set_str(a, m, "url", url);
+    put_new(m, "title", title);
+    put_new(m, "url", url);
     if (p->has_date)
-        tpl_map_set_str(a, m, "date", site_date_value(&p->date));
+        put_new(m, "date", site_date_value(&p->date));
     m->owner = SITE_REF_OWNER | site_page_owner(p);
     return m;
 }
@@ -159,28 +169,28 @@ static tpl_list *new_list(arena *a, size_t n)
 
 static tpl_value toc_build(arena *a, const md_heading *h, size_t *i, size_t n, int parent)
 {
-    /* the children are the headings up to the next one at parent's level */
-    size_t room = 0;
-    for (size_t j = *i; j < n && h[j].level > parent; j++)
-        room++;
-    if (!room)
-        return tpl_list_value(&no_items);
-    tpl_value *tmp = xcalloc(room + 1, sizeof *tmp);
+    /* the children are the headings up to the next one at parent's level,
+     * each taking the deeper ones after it as its own */
     size_t k = 0;
-    while (*i < n && h[*i].level > parent) {
+    int below = 0; /* the last child's level (0: none yet) */
+    for (size_t j = *i; j < n && h[j].level > parent; j++)
+        if (!k || h[j].level <= below) {
+            k++;
+            below = h[j].level;
+        }
+    if (!k)
+        return tpl_list_value(&no_items);
+    tpl_list *l = tpl_list_new(a, k);
+    for (size_t c = 0; c < k; c++) {
         const md_heading *x = &h[*i];
         (*i)++;
         tpl_map *m = tpl_map_new(a, 4);
-        tpl_map_set_str(a, m, "level", tpl_int(x->level));
-        tpl_map_set_str(a, m, "id", str_v(x->id));
-        tpl_map_set_str(a, m, "title", str_v(x->title));
-        tpl_map_set_str(a, m, "children", toc_build(a, h, i, n, x->level));
-        tmp[k++] = tpl_map_value(m);
+        put_new(m, "level", tpl_int(x->level));
+        put_new(m, "id", str_v(x->id));
+        put_new(m, "title", str_v(x->title));
+        put_new(m, "children", toc_build(a, h, i, n, x->level));
+        l->items[c] = tpl_map_value(m);
     }
-    tpl_list *l = tpl_list_new(a, k);
-    if (k)
-        memcpy(l->items, tmp, k * sizeof *tmp);
-    free(tmp);
     return tpl_list_value(l);
 }
 
