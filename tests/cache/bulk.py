@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import output_tree
+from common import same_as_clean
 
 POSTS = 12
 
@@ -65,16 +65,7 @@ def main():
         got = int(m.group(2)) if m else 0
         if got != cached:
             fail("%s: %d pages from the cache, wanted %d\n%s" % (what, got, cached, r.stdout))
-        ref = os.path.join(tmp, "ref")
-        c = subprocess.run([sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
-                           capture_output=True, text=True, errors="replace", env=env, timeout=120)
-        if c.returncode != 0:
-            fail("%s: the clean build failed: %s" % (what, c.stderr))
-        a, b = output_tree(os.path.join(site, "public")), output_tree(ref)
-        if a != b:
-            diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-            fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
-        shutil.rmtree(ref)
+        a = same_as_clean(sheaf, site, tmp, env, what, fail)
 
     def parts():
         found = glob.glob(os.path.join(site, ".sheaf-cache", "v1", "page-bulk", "*", "*"))

@@ -17,3 +17,22 @@ def output_tree(root, manifest=False):
             with open(full, "rb") as fh:
                 out[rel] = fh.read()
     return out
+
+
+def same_as_clean(sheaf, site, tmp, env, what, fail, timeout=120):
+    """Builds site's sources again with --no-cache into tmp/ref and fails
+    ("what: …") unless the cached build's output, site/public, holds the
+    same files with the same bytes. Returns the cached output's tree."""
+    import shutil
+    import subprocess
+    ref = os.path.join(tmp, "ref")
+    c = subprocess.run([sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
+                       capture_output=True, text=True, errors="replace", env=env, timeout=timeout)
+    if c.returncode != 0:
+        fail("%s: the clean build failed: %s" % (what, c.stderr))
+    a, b = output_tree(os.path.join(site, "public")), output_tree(ref)
+    if a != b:
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
+    shutil.rmtree(ref)
+    return a

@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import output_tree
+from common import same_as_clean
 
 POSTS = 40
 
@@ -105,14 +105,7 @@ def main():
         got = int(m.group(2)) if m else 0
         if not want_cached(got):
             fail("%s: %d pages from the cache, not what was wanted\n%s" % (what, got, r.stdout))
-        ref = os.path.join(tmp, "ref")
-        c = subprocess.run([binary or sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
-                           capture_output=True, text=True, errors="replace", env=env, timeout=300)
-        if c.returncode != 0:
-            fail("%s: the clean build failed: %s" % (what, c.stderr))
-        if output_tree(os.path.join(site, "public")) != output_tree(ref):
-            fail("%s: the cached build differs from a clean one" % what)
-        shutil.rmtree(ref)
+        same_as_clean(binary or sheaf, site, tmp, env, what, fail, timeout=300)
         return got
 
     def every(n):

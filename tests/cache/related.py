@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import output_tree
+from common import same_as_clean
 
 POSTS = 14
 TEMPLATE = """<!doctype html><title>{{ page.title }}</title>
@@ -98,16 +98,7 @@ def main():
             fail("%s: unexpected diagnostics:\n%s" % (what, r.stderr))
         if warning is not None and not re.fullmatch(warning, r.stderr.strip()):
             fail("%s: wanted a warning matching %r, got:\n%s" % (what, warning, r.stderr))
-        ref = os.path.join(tmp, "ref")
-        c = subprocess.run([sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
-                           capture_output=True, text=True, errors="replace", env=env, timeout=120)
-        if c.returncode != 0:
-            fail("%s: the clean build failed: %s" % (what, c.stderr))
-        a, b = output_tree(os.path.join(site, "public")), output_tree(ref)
-        if a != b:
-            diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-            fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
-        shutil.rmtree(ref)
+        a = same_as_clean(sheaf, site, tmp, env, what, fail)
         return a
 
     def ident(path):

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import output_tree
+from common import output_tree, same_as_clean
 
 POSTS = 8
 INDEX = """<!doctype html><title>{{ site.title }}</title>
@@ -83,19 +83,10 @@ def main():
         m = re.search(r"^  outputs: (\d+) rendered", r.stdout, re.M)
         if rendered is not None and (not m or int(m.group(1)) > rendered):
             fail("%s: wanted at most %d outputs rendered:\n%s" % (what, rendered, r.stdout))
-        ref = os.path.join(tmp, "ref")
-        c = subprocess.run([sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
-                           capture_output=True, text=True, errors="replace", env=env, timeout=120)
-        if c.returncode != 0:
-            fail("%s: the clean build failed: %s" % (what, c.stderr))
-        a, b = output_tree(os.path.join(site, "public")), output_tree(ref)
-        if a != b:
-            diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-            fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
+        a = same_as_clean(sheaf, site, tmp, env, what, fail)
         home = a.get("index.html", b"")
         if b"Below first of 3" not in home or b"\x01" in home:
             fail("%s: the home page does not list the posts' tocs:\n%s" % (what, home[:600]))
-        shutil.rmtree(ref)
 
     build("first build", 0)
     build("nothing changed", POSTS, rendered=1)

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import output_tree
+from common import same_as_clean
 
 POSTS = 30
 
@@ -68,16 +68,7 @@ def main():
         got = (int(m.group(1)), int(m.group(2))) if m else (POSTS, 0) if written == POSTS else None
         if got != (written, cached):
             fail("%s: pages written, from the cache: %s, wanted %s\n%s" % (what, got, (written, cached), r.stdout))
-        ref = os.path.join(tmp, "ref")
-        c = subprocess.run([sheaf, "build", "-q", "--no-cache", "-s", site, "-o", ref],
-                           capture_output=True, text=True, errors="replace", env=env, timeout=300)
-        if c.returncode != 0:
-            fail("%s: the clean build failed: %s" % (what, c.stderr))
-        a, b = output_tree(os.path.join(site, "public")), output_tree(ref)
-        if a != b:
-            diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-            fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
-        shutil.rmtree(ref)
+        a = same_as_clean(sheaf, site, tmp, env, what, fail, timeout=300)
         if not strace:
             return 0
         with open(log) as fh:
