@@ -349,14 +349,20 @@ static bool head_at(binrec_reader *in, uint64_t *hint, const char **key, size_t 
     return !in->bad && *key && *value && *klen > KEY_FIXED && memchr(*key + KEY_FIXED, 0, *klen - KEY_FIXED);
 }
 
-/* Indexes one shard's heads into m->slots (by its hint, else by the
- * source path through *by_src); false when it does not read as heads. */
-static bool index_shard(site_md_disk *m, const site *s, unsigned k, strmap **by_src)
+/* What heads_walk gives each head: where it starts in the value, its parts. */
+typedef bool (*head_fn)(void *ctx, size_t start, size_t end, uint64_t hint, const char *key,
+                        size_t klen, const char *value, size_t vlen);
+
+/* Walks an entry of heads' value (HEADS_MAGIC, the count, the heads),
+ * giving each head to fn; false when it does not read as heads (a head
+ * that does not read back, fn's false, bytes after the last). *count: how
+ * many it holds. */
+static bool heads_walk(const char *data, size_t len, size_t *count, head_fn fn, void *ctx)
 {
-    const buf *b = &m->shard[k].b;
-    if (b->len < HEADS_MAGIC_LEN || memcmp(b->data, HEADS_MAGIC, HEADS_MAGIC_LEN) != 0)
+    *count = 0;
+    if (len < HEADS_MAGIC_LEN || memcmp(data, HEADS_MAGIC, HEADS_MAGIC_LEN) != 0)
         return false;
-    binrec_reader in = binrec_reader_of(b->data, b->len);
+    binrec_reader in = binrec_reader_of(data, len);
     in.at = HEADS_MAGIC_LEN;
     size_t n = binrec_get_count(&in, 3);
     for (size_t i = 0; i < n && !in.bad; i++) {
@@ -364,19 +370,52 @@ static bool index_shard(site_md_disk *m, const site *s, unsigned k, strmap **by_
         uint64_t hint;
         const char *key, *value;
         size_t klen, vlen;
-        if (!head_at(&in, &hint, &key, &klen, &value, &vlen) || start > 0xffffffffu)
+        if (!head_at(&in, &hint, &key, &klen, &value, &vlen) ||
+            !fn(ctx, start, in.at, hint, key, klen, value, vlen))
             return false;
-        const char *src = key + KEY_FIXED;
-        if (hint < m->nslots && !m->slots[hint].old && !strcmp(s->pages[hint].src, src)) {
-            m->slots[hint].old = b->data + start;
-            m->slots[hint].old_len = in.at - start;
-        } else { /* a page added or removed before it since: by its path */
-            if (!*by_src)
-                *by_src = strmap_new(64);
-            strmap_put(*by_src, src, (long)((uint64_t)k << 32 | start));
-        }
     }
     if (in.bad || in.at != in.n)
+        return false;
+    *count = n;
+    return true;
+}
+
+typedef struct index_ctx {
+    site_md_disk *m;
+    const site *s;
+    unsigned k;
+    strmap **by_src;
+} index_ctx;
+
+static bool index_head(void *vctx, size_t start, size_t end, uint64_t hint, const char *key,
+                       size_t klen, const char *value, size_t vlen)
+{
+    (void)klen, (void)value, (void)vlen;
+    index_ctx *x = vctx;
+    site_md_disk *m = x->m;
+    if (start > 0xffffffffu)
+        return false;
+    const char *src = key + KEY_FIXED;
+    const char *data = m->shard[x->k].b.data;
+    if (hint < m->nslots && !m->slots[hint].old && !strcmp(x->s->pages[hint].src, src)) {
+        m->slots[hint].old = data + start;
+        m->slots[hint].old_len = end - start;
+    } else { /* a page added or removed before it since: by its path */
+        if (!*x->by_src)
+            *x->by_src = strmap_new(64);
+        strmap_put(*x->by_src, src, (long)((uint64_t)x->k << 32 | start));
+    }
+    return true;
+}
+
+/* Indexes one shard's heads into m->slots (by its hint, else by the
+ * source path through *by_src); false when it does not read as heads. */
+static bool index_shard(site_md_disk *m, const site *s, unsigned k, strmap **by_src)
+{
+    const buf *b = &m->shard[k].b;
+    index_ctx x = { m, s, k, by_src };
+    size_t n;
+    if (!heads_walk(b->data, b->len, &n, index_head, &x))
         return false;
     m->shard[k].n = n;
     return true;
