@@ -1015,6 +1015,38 @@ static bool read_value(reader *r, const site *s, page *p, uint64_t *sc, size_t *
     return true;
 }
 
+typedef struct check_ctx {
+    const site *s;
+    arena *a;
+    int got;
+} check_ctx;
+
+static bool check_head(void *vctx, size_t start, size_t end, uint64_t hint, const char *key,
+                       size_t klen, const char *value, size_t vlen)
+{
+    (void)start, (void)end, (void)hint, (void)key, (void)klen;
+    check_ctx *x = vctx;
+    reader r = { binrec_reader_of(value, vlen), x->a };
+    page p;
+    memset(&p, 0, sizeof p);
+    uint64_t sc;
+    size_t formulas, diagrams;
+    if (read_value(&r, x->s, &p, &sc, &formulas, &diagrams))
+        x->got++;
+    return true; /* a value that does not read back is the page's alone */
+}
+
+int site_md_heads_check(const void *value, size_t n, arena *a)
+{
+    /* link records name pages and files by number: any of these fits */
+    site s;
+    memset(&s, 0, sizeof s);
+    s.npages = s.nfiles = (size_t)1 << 20;
+    check_ctx x = { &s, a, 0 };
+    size_t count;
+    return heads_walk(value, n, &count, check_head, &x) ? x.got : -1;
+}
+
 #define BULK_KEY_HEAD "sheaf-md-bulk 2\n"
 
 /* The key of a bulk part: its name, which only the head that names it knows. */

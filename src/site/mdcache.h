@@ -64,6 +64,12 @@ void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf 
  * written), and lets go of those read. */
 void site_md_disk_end(site_md_disk *m, const site *s);
 
+/* Walks one entry of heads' value (as the cache gives it back) as a build
+ * does, and reads every head's value whole: how many read back, -1 when
+ * the value does not read as heads. For the fuzz target
+ * (tests/fuzz/fuzz_mdheads.c) and its test; values in a. */
+int site_md_heads_check(const void *value, size_t n, arena *a);
+
 /* Reads p's bulk (p->bulk, taken from the cache) into p's fields: into
  * its room in the spill file, else into memory. A part that is missing or
  * does not check is counted as damaged and made again from the source
