@@ -785,12 +785,12 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     for (int w = 0; w < nw && s->cfg.search; w++)
         c.words[w] = words_set_new();
     site_parallel(s->npages, jobs, md_job, &c);
-    site_md_disk_end(s->md_disk, s);
     for (int w = 0; w < nw; w++)
         words_set_free(c.words[w]);
     free(c.words);
     s->outputs = outputs; /* kept for site_page_markdown */
     site_spill_map(s, d);
+    site_md_disk_end(s->md_disk, s);
     if (s->md_disk) /* the pages' maps stand for their bodies until read (site/bulk.h) */
         site_bulk_hook(s, true);
 }

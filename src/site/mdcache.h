@@ -56,12 +56,13 @@ bool site_md_disk_take(site_md_disk *m, site *s, page *p, arena *a, buf *key,
  * made, unless it reported a problem: the head, and the bulk (md.html,
  * md.summary_html, search_keys, search_text, still in memory) as a part
  * of its own under a name p->bulk is given here. */
-void site_md_disk_keep(site_md_disk *m, const site *s, const page *p, const buf *key,
+void site_md_disk_keep(site_md_disk *m, site *s, const page *p, const buf *key,
                        size_t formulas, size_t diagrams);
 
-/* Called by site_render_markdown after its workers: writes again the
- * entries of heads that changed (a page taken from the cache no more, or
- * written), and lets go of those read. */
+/* Called by site_render_markdown after its workers and site_spill_map
+ * (the heads written by this build wait in the spill file when there is
+ * one): writes again the entries of heads that changed (a page taken from
+ * the cache no more, or written), and lets go of those read. */
 void site_md_disk_end(site_md_disk *m, const site *s);
 
 /* Walks one entry of heads' value (as the cache gives it back) as a build
