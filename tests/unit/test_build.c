@@ -13,21 +13,7 @@
 #include "site/site.h"
 #include "util/buf.h"
 
-static char root[256];
-
-static void put(const char *rel, const char *text)
-{
-    char path[512], cmd[600];
-    snprintf(path, sizeof path, "%s/site/%s", root, rel);
-    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
-    if (system(cmd) != 0)
-        return;
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
+#include "sitefiles.h"
 
 static void rm(const char *rel)
 {
