@@ -129,10 +129,21 @@ def main():
           r"written\): ignored and made again$")
     build("after the entry cut short", site, every(POSTS))
 
-    # 2. an entry that checks but holds no heads this sheaf reads
-    key, value = read_entry(shards[1])
-    forge(site, shards[1], "page-heads", key, value[: len(value) - 7])
-    build("an entry of heads that does not read back", site, lambda k: 0 < k < POSTS,
+    # 2. an entry that checks but holds no heads this sheaf reads: the one
+    # with the most heads, its last cut, so that the heads before it read
+    # back and must still not be taken (the entry is ignored whole)
+    def heads_in(path):
+        v = read_entry(path)[1]
+        if v[:6] != b"SHMH1\n" or v[6] >= 0x80:
+            fail("unexpected entry of heads %r" % v[:8])
+        return v[6]
+    fullest = max(shards[1:], key=heads_in)
+    n = heads_in(fullest)
+    if n < 2:
+        fail("no entry of heads holds two heads: make more posts")
+    key, value = read_entry(fullest)
+    forge(site, fullest, "page-heads", key, value[: len(value) - 7])
+    build("an entry of heads that does not read back", site, every(POSTS - n),
           r"^\.sheaf-cache: warning: 1 entry of the pages' heads in the build cache could not be read "
           r"back: the pages it held were rendered again$")
     build("after the entry that did not read back", site, every(POSTS))
