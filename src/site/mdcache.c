@@ -457,19 +457,22 @@ static void load_heads(site_md_disk *m, const site *s, int jobs)
      * there is known by the count (a miss that is no damage is absent) */
     size_t damaged = cache_get_stats(m->c).damaged;
     site_parallel(HEAD_SHARDS, jobs, read_shard, m);
-    bool some_damaged = cache_get_stats(m->c).damaged != damaged;
+    bool some_damaged = cache_get_stats(m->c).damaged != damaged, unreadable = false;
     for (unsigned k = 0; k < HEAD_SHARDS; k++) {
         head_shard *h = &m->shard[k];
         h->found = h->got || some_damaged;
         if (!h->got || !index_shard(m, s, k, &by_src)) {
-            if (h->got) /* it checked, but holds no heads this code reads */
+            if (h->got) { /* it checked, but holds no heads this code reads */
                 atomic_fetch_add(&m->bad_shards, 1);
+                unreadable = true;
+            }
             h->bad = true;
             h->n = 0;
         }
     }
-    /* a head of a bad shard may have been indexed before it was found bad */
-    for (size_t i = 0; i < m->nslots; i++) {
+    /* a head of a shard that did not read back may have been indexed
+     * before it was found bad (one that was not there indexed none) */
+    for (size_t i = 0; unreadable && i < m->nslots; i++) {
         const char *o = m->slots[i].old;
         if (o && m->shard[head_shard_of(s->pages[i].src)].bad)
             m->slots[i].old = NULL;
