@@ -243,5 +243,6 @@ FILTER_FN(relative_url);
 FILTER_FN(group_by);
 FILTER_FN(limit);
 FILTER_FN(xml_escape);
+FILTER_FN(used_ranges);
 
 #endif

@@ -2071,6 +2071,7 @@ static const tpl_filter_def filters[] = {
     { "unique", "case_sensitive,attribute", f_unique },
     { "upper", "", f_upper },
     { "urlencode", "", f_urlencode },
+    { "used_ranges", "parts,within", f_used_ranges },
     { "wordcount", "", f_wordcount },
     { "xml_escape", "", f_xml_escape },
     { "xmlattr", "autospace", f_xmlattr },

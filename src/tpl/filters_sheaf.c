@@ -1,8 +1,10 @@
 /* filters_sheaf: sheaf's own filters (date, rfc3339, slugify, absolute_url,
- * relative_url, group_by, limit, xml_escape), listed with Jinja2's in
+ * relative_url, group_by, limit, xml_escape, used_ranges), listed with Jinja2's in
  * filters.c's table. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tpl/builtins.h"
 #include "util/date.h"
@@ -10,6 +12,7 @@
 #include "util/scan.h"
 #include "util/text.h"
 #include "util/url.h"
+#include "util/vec.h"
 #include "util/xmlchar.h"
 
 FILTER_FN(date)
@@ -249,5 +252,232 @@ FILTER_FN(xml_escape)
     tpl_escape_xml(&b, s.u.s, s.len); /* whole blocks between the replacements */
     xml_forbidden_strip(&b); /* not even &#7; is XML: util/xmlchar.h */
     *out = keep_buf(r, &b, true);
+    return true;
+}
+
+/* ---- used_ranges ------------------------------------------------------- */
+
+typedef struct {
+    uint32_t lo, hi;
+} cp_range;
+
+typedef struct {
+    cp_range *v;
+    size_t n, cap;
+} cp_ranges;
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One CSS unicode-range item at *p ("U+20-7E", "U+A0", "U+4??"); false
+ * when it is not one. */
+static bool read_unicode_range(const char **p, cp_range *out)
+{
+    const char *s = *p;
+    if ((s[0] != 'U' && s[0] != 'u') || s[1] != '+')
+        return false;
+    s += 2;
+    uint32_t lo = 0, hi = 0;
+    int n = 0, wild = 0;
+    for (; n < 6 && (hex_digit(*s) >= 0 || *s == '?'); n++, s++) {
+        if (*s == '?') {
+            wild++;
+            lo = lo << 4;
+            hi = hi << 4 | 0xF;
+        } else if (wild) {
+            return false; /* "U+4?2": a digit after a '?' */
+        } else {
+            lo = lo << 4 | (uint32_t)hex_digit(*s);
+            hi = hi << 4 | (uint32_t)hex_digit(*s);
+        }
+    }
+    if (!n || hex_digit(*s) >= 0 || *s == '?')
+        return false;
+    if (*s == '-' && !wild) {
+        s++;
+        int m = 0;
+        hi = 0;
+        for (; m < 6 && hex_digit(*s) >= 0; m++, s++)
+            hi = hi << 4 | (uint32_t)hex_digit(*s);
+        if (!m || hex_digit(*s) >= 0 || hi < lo)
+            return false;
+    }
+    if (hi > 0x10FFFF)
+        return false;
+    *p = s;
+    *out = (cp_range){ lo, hi };
+    return true;
+}
+
+static const char *skip_blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    return s;
+}
+
+/* The ranges of one part, "U+20-7E, U+A0", appended to out. */
+static bool read_unicode_ranges(tpl_render_state *r, const node *at, tpl_value name,
+                                const char *s, cp_ranges *out)
+{
+    for (s = skip_blank(s);; s = skip_blank(s + 1)) {
+        const char *item = s;
+        cp_range cr;
+        if (!read_unicode_range(&s, &cr)) {
+            int n = (int)strcspn(item, ",");
+            return tpl_r_error(r, at,
+                               "used_ranges: '%.*s' in part '%.*s' is not a Unicode range "
+                               "(U+20-7E, U+A0 or U+4?" "?, as in CSS's unicode-range)",
+                               n > 40 ? 40 : n, item, (int)name.len, name.u.s);
+        }
+        VEC_PUSH(out->v, out->n, out->cap, 64, cr);
+        s = skip_blank(s);
+        if (!*s)
+            return true;
+        if (*s != ',')
+            return tpl_r_error(r, at, "used_ranges: the ranges of part '%.*s' must be "
+                               "separated by commas", (int)name.len, name.u.s);
+    }
+}
+
+/* The UTF-8 character at s (n > 0 bytes), *len its length; -1 (length 1)
+ * for a byte that starts none. */
+static int32_t utf8_at(const unsigned char *s, size_t n, size_t *len)
+{
+    *len = 1;
+    if (s[0] < 0x80)
+        return s[0];
+    int more = s[0] >= 0xF8 ? -1 : s[0] >= 0xF0 ? 3 : s[0] >= 0xE0 ? 2 : s[0] >= 0xC0 ? 1 : -1;
+    if (more < 0 || (size_t)more >= n)
+        return -1;
+    int32_t cp = s[0] & (0x3F >> more);
+    for (int i = 1; i <= more; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return -1;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    *len = (size_t)more + 1;
+    return cp;
+}
+
+/* Marks the parts that the text t[0..n) falls in; returns how many parts
+ * are still unmarked. */
+static size_t mark_used(const char *t, size_t n, const cp_ranges *rg, const size_t *first,
+                        size_t np, bool *used, size_t left)
+{
+    for (size_t len; n && left; t += len, n -= len) {
+        int32_t cp = utf8_at((const unsigned char *)t, n, &len);
+        if (cp < 0)
+            continue;
+        for (size_t i = 0; i < np; i++) {
+            if (used[i])
+                continue;
+            for (size_t j = first[i]; j < first[i + 1]; j++)
+                if ((uint32_t)cp >= rg->v[j].lo && (uint32_t)cp <= rg->v[j].hi) {
+                    used[i] = true;
+                    left--;
+                    break;
+                }
+        }
+    }
+    return left;
+}
+
+/* Whether the tag name at s (before end) is name, as a whole word. */
+static bool tag_is(const char *s, const char *end, const char *name, size_t n)
+{
+    if ((size_t)(end - s) <= n || strncasecmp(s, name, n))
+        return false;
+    char c = s[n];
+    return c == '>' || c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* `s | used_ranges(parts, within=none)`: the names of parts (a map of
+ * name to a CSS unicode-range list) that a character of the HTML s falls
+ * in, in the map's order. Markup is not text; a character reference is its
+ * character; with within (an element name) only the text inside such
+ * elements counts. A theme preloads the parts of a split font that a page
+ * draws with: `page.content | used_ranges(math_parts, within='math')`. */
+FILTER_FN(used_ranges)
+{
+    arena *ar = tpl_r_arena(r);
+    tpl_value parts = ARG(0, tpl_undefined());
+    if (parts.kind != TPL_MAP)
+        return tpl_r_error(r, at, "used_ranges needs a map of part name to unicode-range");
+    tpl_value within = ARG(1, tpl_none());
+    if (within.kind != TPL_NONE && !want_str(r, at, "used_ranges's within", within))
+        return false;
+    tpl_map_touch_all(parts.u.map);
+    size_t np = parts.u.map->len;
+    cp_ranges rg = { 0 };
+    size_t *first = arena_alloc(ar, (np + 1) * sizeof *first);
+    bool ok = true;
+    for (size_t i = 0; ok && i < np; i++) {
+        tpl_value k = parts.u.map->entries[i].key, val = parts.u.map->entries[i].value;
+        first[i] = rg.n;
+        if (k.kind != TPL_STRING || val.kind != TPL_STRING)
+            ok = tpl_r_error(r, at, "used_ranges: each part is a name and a string of ranges");
+        else
+            ok = read_unicode_ranges(r, at, k, val.u.s, &rg);
+    }
+    first[np] = rg.n;
+    bool *used = arena_calloc(ar, np + 1);
+    size_t left = ok ? np : 0;
+    tpl_value s = tpl_to_string(ar, v);
+    const char *p = s.u.s, *end = s.u.s + s.len;
+    const char *wname = within.kind == TPL_STRING ? within.u.s : NULL;
+    size_t wn = wname ? within.len : 0;
+    long depth = 0;
+    buf ref = BUF_INIT;
+    while (left && p < end) {
+        if (*p == '<') { /* a tag; a quoted value may hold '>' */
+            bool close = p + 1 < end && p[1] == '/';
+            const char *nm = p + 1 + close;
+            bool ours = wn && tag_is(nm, end, wname, wn);
+            char q = 0;
+            for (p++; p < end && (q || *p != '>'); p++)
+                if (q ? *p == q : (*p == '"' || *p == '\''))
+                    q = q ? 0 : *p;
+            if (ours && close)
+                depth -= depth > 0;
+            else if (ours && p[-1] != '/') /* <math/> holds nothing */
+                depth++;
+            p += p < end;
+            continue;
+        }
+        const char *q = p;
+        while (q < end && *q != '<' && *q != '&')
+            q++;
+        if (q == p) { /* '&': a character reference, or the '&' itself */
+            ref.len = 0;
+            size_t k = html_unescape_ref(p, (size_t)(end - p), &ref);
+            if (!k)
+                buf_putc(&ref, '&');
+            if (!wn || depth > 0)
+                left = mark_used(ref.data, ref.len, &rg, first, np, used, left);
+            p += k ? k : 1;
+            continue;
+        }
+        if (!wn || depth > 0)
+            left = mark_used(p, (size_t)(q - p), &rg, first, np, used, left);
+        p = q;
+    }
+    buf_release(&ref);
+    free(rg.v);
+    if (!ok)
+        return false;
+    size_t nused = 0;
+    for (size_t i = 0; i < np; i++)
+        nused += used[i];
+    tpl_list *o = tpl_list_new(ar, nused);
+    for (size_t i = 0, k = 0; i < np; i++)
+        if (used[i])
+            o->items[k++] = parts.u.map->entries[i].key;
+    *out = tpl_list_value(o);
     return true;
 }

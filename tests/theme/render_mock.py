@@ -50,6 +50,7 @@ first last reverse sort truncate striptags urlencode replace int float string
 list abs round min max sum unique batch slice groupby map select reject
 selectattr rejectattr wordcount indent center tojson items dictsort
 date slugify absolute_url relative_url group_by limit xml_escape rfc3339 absolute_links plaintext
+used_ranges
 """.split())
 ALLOWED_METHODS = set("upper lower strip startswith endswith replace split items keys values get".split())
 ALLOWED_GLOBALS = {"range", "namespace", "loop", "super", "self", "caller", "varargs", "kwargs", "t"}
@@ -193,6 +194,27 @@ def f_group_by(seq, attr):
 
 def f_limit(seq, n):
     return list(seq)[:n]
+
+
+def f_used_ranges(s, parts, within=None):
+    # The parts (name -> CSS unicode-range list) a character of the HTML s
+    # falls in, in the map's order; with within, only that element's text.
+    ranges = {}
+    for name, spec in parts.items():
+        rs = ranges[name] = []
+        for item in spec.split(","):
+            lo, _, hi = item.strip()[2:].partition("-")
+            rs.append((int(lo.replace("?", "0"), 16), int((hi or lo).replace("?", "F"), 16)))
+    used, depth = set(), 0
+    for m in re.finditer(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>|([^<]+)", str(s)):
+        if m.group(3) is None:
+            if within and m.group(2).lower() == within:
+                depth += -1 if m.group(1) else (0 if m.group(0).endswith("/>") else 1)
+                depth = max(depth, 0)
+        elif not within or depth:
+            for ch in html.unescape(m.group(3)):
+                used.update(n for n, rs in ranges.items() if any(lo <= ord(ch) <= hi for lo, hi in rs))
+    return [n for n in parts if n in used]
 
 
 def f_xml_escape(s):
@@ -562,6 +584,7 @@ def main(argv):
         group_by=f_group_by,
         limit=f_limit,
         xml_escape=f_xml_escape,
+        used_ranges=f_used_ranges,
         plaintext=plain_text,
         absolute_links=lambda s: (Markup if isinstance(s, Markup) else str)(
             re.sub(r'(?<![\w-])(href|src)="/(?!/)', lambda m: f'{m.group(1)}="{site_obj.host}/', str(s))),

@@ -165,6 +165,55 @@ TEST(sheaf_filters)
       "1:ac 2:b ");
 }
 
+/* used_ranges: which parts of a font split by unicode-range a page's text
+ * draws with; markup is not text, references are their character, and
+ * with within only that element's text counts */
+TEST(used_ranges)
+{
+#define PARTS "{'base': 'U+20-7E, U+A0', 'greek': 'U+3B1-3C9,U+3D5', 'ds': 'U+211D, U+1D538-1D56B', " \
+              "'wild': 'u+4?" "?'}"
+    R("{{ 'a b' | used_ranges(" PARTS ") | join(',') }}", "base");
+    /* order of the map, not of the text; every byte length of UTF-8 */
+    R("{{ 'ℝ α x' | used_ranges(" PARTS ") | join(',') }}", "base,greek,ds");
+    R("{{ '𝔸' | used_ranges(" PARTS ") | join(',') }}", "ds");
+    R("{{ 'Ѐ' | used_ranges(" PARTS ") | join(',') }}", "wild");
+    R("{{ 'é' | used_ranges(" PARTS ") | join(',') }}|", "|");
+    /* tags and their attributes are not text, quoted '>' included */
+    R("{{ '<p title=\"x>y\" data-a=\\'>\\'>α</p>' | used_ranges(" PARTS ") | join(',') }}", "greek");
+    /* references: numeric, hexadecimal, named, and a lone '&' */
+    R("{{ '&#x211D;&#966;' | used_ranges(" PARTS ") | join(',') }}", "greek,ds");
+    R("{{ '&alpha;' | used_ranges(" PARTS ") | join(',') }}", "greek");
+    R("{{ '<i>&</i>' | used_ranges(" PARTS ") | join(',') }}", "base");
+    /* within: only the text inside that element, nested or closed early */
+    R("{{ 'x <math><mi>α</mi></math> y' | used_ranges(" PARTS ", within='math') | join(',') }}",
+      "greek");
+    R("{{ 'ℝ<math display=\"block\"><math>α</math>x</math>' | used_ranges(" PARTS
+      ", within='math') | join(',') }}", "base,greek");
+    R("{{ '</math>α<math/>ℝ<mathx>ℝ</mathx>' | used_ranges(" PARTS ", within='math') | length }}",
+      "0");
+    R("{{ '<MATH>α' | used_ranges(" PARTS ", within='math') | join(',') }}", "greek");
+    R("{{ '' | used_ranges(" PARTS ") | length }}", "0");
+    /* invalid UTF-8 is no character */
+    R("{{ ('\\xff\\xce' ~ 'α') | used_ranges(" PARTS ") | join(',') }}", "greek");
+    /* bad parts: clear errors */
+    R("{{ 'a' | used_ranges }}", "ERR main.html:1:10: error: used_ranges needs a map of part name to unicode-range");
+    R("{{ 'a' | used_ranges({'x': 'U+ZZ'}) }}",
+      "ERR main.html:1:10: error: used_ranges: 'U+ZZ' in part 'x' is not a Unicode range (U+20-7E, U+A0 or U+4?" "?, as in CSS's unicode-range)");
+    R("{{ 'a' | used_ranges({'x': 'U+30-20'}) }}",
+      "ERR main.html:1:10: error: used_ranges: 'U+30-20' in part 'x' is not a Unicode range (U+20-7E, U+A0 or U+4?" "?, as in CSS's unicode-range)");
+    R("{{ 'a' | used_ranges({'x': 'U+4?1'}) }}",
+      "ERR main.html:1:10: error: used_ranges: 'U+4?1' in part 'x' is not a Unicode range (U+20-7E, U+A0 or U+4?" "?, as in CSS's unicode-range)");
+    R("{{ 'a' | used_ranges({'x': 'U+110000'}) }}",
+      "ERR main.html:1:10: error: used_ranges: 'U+110000' in part 'x' is not a Unicode range (U+20-7E, U+A0 or U+4?" "?, as in CSS's unicode-range)");
+    R("{{ 'a' | used_ranges({'x': 'U+20 U+30'}) }}",
+      "ERR main.html:1:10: error: used_ranges: the ranges of part 'x' must be separated by commas");
+    R("{{ 'a' | used_ranges({'x': 5}) }}",
+      "ERR main.html:1:10: error: used_ranges: each part is a name and a string of ranges");
+    R("{{ 'a' | used_ranges({'x': 'U+61'}, within=3) }}",
+      "ERR main.html:1:10: error: used_ranges's within must be a string");
+#undef PARTS
+}
+
 /* Long texts through the block-at-a-time scans: past the 255 blocks after
  * which wordcount's SSE2 lane counters are summed, and long escaping. */
 TEST(long_texts)
@@ -626,6 +675,7 @@ int main(void)
     A = arena_new();
     RUN(basics);
     RUN(sheaf_filters);
+    RUN(used_ranges);
     RUN(long_texts);
     RUN(name_scopes);
     RUN(map_hints);
