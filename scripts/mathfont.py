@@ -11,7 +11,9 @@ Run it once when the ranges or the font change, and commit the result:
 (needs fonts-lmodern, python3-fonttools and python3-brotli). It writes
 themes/default/static/fonts/sheaf-math-*.woff2 and the licence beside
 them, and prints the @font-face rules that style.css holds (its "math
-font" block must list the same files and ranges: the script checks it).
+font" block must list the same files and ranges: the script checks it;
+the map of parts in templates/partials/math-fonts.html, which a page
+preloads from, must list them too: tests/theme/fontparts.py checks it).
 
 Why committed rather than made at build time: the build would need Python
 and fontTools everywhere sheaf is built (the static release too) for a

@@ -78,6 +78,13 @@ add_test(NAME theme/plaintext
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/theme/plaintext.py $<TARGET_FILE:sheaf>)
 set_tests_properties(theme/plaintext PROPERTIES TIMEOUT 120)
 
+# The math font's parts are named twice in the default theme, in
+# style.css's @font-face rules and in the map of the parts a page preloads
+# (partials/math-fonts.html): they must agree range for range.
+add_test(NAME theme/fontparts
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/theme/fontparts.py
+                 ${CMAKE_SOURCE_DIR}/themes/default)
+
 # The wide column (issue 33): at 1280 px a 100-character line of code and a
 # six-column table fit without scrolling, short blocks keep the text's
 # width, nothing reaches the table of contents; at 375 px nothing widens
