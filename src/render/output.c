@@ -1625,11 +1625,12 @@ static bool write_manifest(output *o, diag_list *d)
      * before spares: a session's, a first build's) */
     bool gen = keeps_spare(o);
     manifest_gen g = { gen ? o->manifest.generation + 1 : 0, o->manifest.hash, changed, nchanged,
-                       o->user, o->nuser, o->use_spare ? o->spare_m.hash : 0, o->seen, o->nseen, false };
+                       o->user, o->nuser, o->use_spare ? o->spare_m.hash : 0, o->seen, o->nseen, false, NULL };
     /* the same paths as the target's (sorted there): not sorted again */
     bool same_paths = o->manifest.text && o->manifest.sorted && !o->ngone && !o->ndup &&
                       o->nkeys == o->manifest.n;
     g.sorted = same_paths;
+    g.same = same_paths ? &o->manifest : NULL; /* its lines copied, when it can say they are plain */
     manifest_format_gen(same_paths ? o->manifest.list : o->keys, o->nkeys, &g, &b);
     free(changed);
     char *dst = fs_join(o->tmp, OUTPUT_MANIFEST);

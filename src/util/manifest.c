@@ -80,6 +80,8 @@ bool manifest_read(const char *dir, manifest *m)
         int kind = 0; /* 1: a \changed line, 2: a \user line, 3: a \folder line */
         uint64_t stamp = 0;
         bool direct = false;
+        if (*s == '\\')
+            m->plain_tail = false; /* (a line of another kind, or an escaped path) */
         if (*s != '\\') {
             /* a path: most lines */
         } else if (!strncmp(s, "\\generation ", 12)) {
@@ -132,9 +134,18 @@ bool manifest_read(const char *dir, manifest *m)
         } else if (!kind && !bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n) {
             *VEC_ADD(m->list, m->n, m->cap, 256) = s; /* not a repeated line */
             m->sorted = m->sorted && (m->n < 2 || strcmp(m->list[m->n - 2], s) < 0);
+            if (m->n == 1) {
+                m->paths_from = (size_t)(s - m->text);
+                m->plain_tail = true;
+            }
+            m->plain_tail = m->plain_tail && w == line_end && nl; /* unescaped, and ends in '\n' */
+            s = next;
+            continue;
         }
+        m->plain_tail = false; /* (any other line after the first path) */
         s = next;
     }
+    m->plain_tail = m->plain_tail && end == m->text + m->len; /* (no NUL in the file) */
     return true;
 }
 
@@ -233,6 +244,16 @@ void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, bu
             buf_put(out, line, 27);
             put_path(out, f->path);
         }
+    }
+    if (g && g->same && g->same->plain_tail && g->same->n == n) {
+        /* the lines as read: each path was made a string in place (its
+         * newline a NUL), and is made a line again */
+        const manifest *m = g->same;
+        size_t from = out->len, len = m->len - m->paths_from;
+        buf_put(out, m->text + m->paths_from, len);
+        for (char *p = out->data + from, *end = p + len; (p = memchr(p, 0, (size_t)(end - p)));)
+            *p++ = '\n';
+        return;
     }
     char **v = g && g->sorted ? NULL : sorted(paths, n);
     for (size_t i = 0; i < n; i++)

@@ -63,6 +63,9 @@ typedef struct manifest {
     manifest_folder *folders; /* the \folder lines, in the file's order */
     size_t nfolders, capfolders;
     bool dropped;         /* manifest_drop_paths: paths and list gone */
+    size_t paths_from;    /* where the first path line starts in text, when plain_tail */
+    bool plain_tail;      /* from there to the end: only the paths of list, one a
+                           * line, none escaped, each line ending in a newline */
 } manifest;
 
 /* What a build's manifest says beyond its paths (see above). */
@@ -77,6 +80,8 @@ typedef struct manifest_gen {
     const manifest_folder *folders; /* written in this order */
     size_t nfolders;
     bool sorted;                    /* the paths are in byte order already */
+    const manifest *same;           /* the paths are exactly same's list (and it is
+                                     * plain_tail): its lines are copied, not formatted */
 } manifest_gen;
 
 /* Reads dir/.sheaf-manifest into m (which it initialises). false when

@@ -104,7 +104,7 @@ TEST(round_trip)
     char *paths[] = { "z.html", "a\\b.html", "n\nl.html", "posts/x/index.html" };
     char *changed[] = { "posts/x/index.html" };
     manifest_folder folders[] = { { "posts", 0x1234, true }, { "posts/x", 0, false } };
-    manifest_gen g = { 3, 0xabc, changed, 1, NULL, 0, 0x99, folders, 2, false };
+    manifest_gen g = { 3, 0xabc, changed, 1, NULL, 0, 0x99, folders, 2, false, NULL };
     buf b = BUF_INIT;
     manifest_format_gen(paths, 4, &g, &b);
     put(b.data, b.len);
@@ -124,6 +124,40 @@ TEST(round_trip)
     buf_release(&b);
 }
 
+/* The paths of a manifest read back, formatted again as its own (`same`):
+ * the bytes are those formatting them one by one makes; a manifest whose
+ * path lines are not all plain (an escape, a line of another kind or a
+ * repeated path among them) is not copied but formatted. */
+static void copy_or_format(const char *text, bool plain)
+{
+    put(text, strlen(text));
+    manifest m;
+    OK(manifest_read(dir, &m));
+    EQ_INT(m.plain_tail, plain);
+    manifest_gen g = { 0 };
+    g.sorted = m.sorted;
+    g.same = &m;
+    buf copied = BUF_INIT, formatted = BUF_INIT;
+    manifest_format_gen(m.list, m.n, &g, &copied);
+    g.same = NULL;
+    manifest_format_gen(m.list, m.n, &g, &formatted);
+    EQ_INT(copied.len, formatted.len);
+    OK(!memcmp(copied.data, formatted.data, formatted.len));
+    manifest_free(&m);
+    buf_release(&copied);
+    buf_release(&formatted);
+}
+
+TEST(paths_copied_when_plain)
+{
+    copy_or_format(HEAD "\\generation 2 00000000000000ab\n\\folder 0000000000001234 + posts\n"
+                        "a.html\nposts/x/index.html\nz.html\n", true);
+    copy_or_format(HEAD "a.html\nb\\\\c.html\nz.html\n", false);       /* an escape */
+    copy_or_format(HEAD "a.html\n\\generation 9 0000000000000001\nz.html\n", false); /* another line */
+    copy_or_format(HEAD "a.html\nb.html\nb.html\nz.html\n", false);      /* repeated */
+    copy_or_format(HEAD "a.html\nz.html", false);                            /* no last newline */
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -132,6 +166,7 @@ int main(void)
     RUN(generation_lines);
     RUN(nul_ends_the_list);
     RUN(round_trip);
+    RUN(paths_copied_when_plain);
     char *p = fs_join(dir, MANIFEST_NAME);
     unlink(p);
     free(p);
