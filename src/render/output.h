@@ -86,7 +86,8 @@ typedef struct output {
     pthread_mutex_t mu;
     struct strmap *produced; /* every output path of this build (written or not) */
     manifest manifest;       /* the paths the last build wrote */
-    char **keys;
+    char **keys;      /* in key_text */
+    struct arena *key_text;
     uint64_t *hashes; /* of keys[i]'s bytes; lens[i] SIZE_MAX: a copied file */
     size_t *lens;
     size_t nkeys, capkeys;
