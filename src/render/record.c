@@ -85,8 +85,11 @@ static uint64_t mix_bytes(uint64_t h, const void *data, size_t len)
         memcpy(&w, p + i, 8);
         h = mix(h, w);
     }
+    /* the last 1–8 bytes in a word, the first lowest (a memcpy of a
+     * variable length would be a call: one for every string hashed) */
     uint64_t w = 0;
-    memcpy(&w, p + i, len - i);
+    for (size_t k = 0; i + k < len; k++)
+        w |= (uint64_t)p[i + k] << (8 * k);
     return mix(h, w);
 }
 
@@ -379,10 +382,11 @@ static void page_hashes(void *ctx, size_t i, int worker)
     }
     const tpl_map *m = c->s->pages[i].value;
     uint64_t *h = c->r->h + c->r->off[i];
+    /* an entry's key is not hashed again here: the global fingerprint
+     * holds the names of every page's entries in order */
     for (size_t k = 0; m && k < m->len; k++) {
         bool bad = false;
-        uint64_t e = hash_value(&c->r->memo, SEED, m->entries[k].key, &bad);
-        e = finish(hash_value(&c->r->memo, e, m->entries[k].value, &bad));
+        uint64_t e = finish(hash_value(&c->r->memo, SEED, m->entries[k].value, &bad));
         h[k] = bad ? 0 : e; /* 0: changed, always */
     }
     /* the bodies read leave memory, as the render jobs let them (spill.h) */
