@@ -445,7 +445,16 @@ bool cache_get(cache *c, const char *kind, const void *key, size_t klen, buf *ou
         if (kl == klen && HEADER + kl + vl == data.len && !memcmp(p + HEADER, key, klen)) {
             mac(c, kind, key, klen, p + HEADER + kl, vl, want);
             if (memeql_sec(want, p + 12, MAC_LEN)) {
-                buf_put(out, (const char *)p + HEADER + kl, vl);
+                if (!out->len) { /* the value moved to the front of the bytes read: no copy */
+                    memmove(data.data, data.data + HEADER + kl, vl);
+                    data.len = vl;
+                    data.data[vl] = 0;
+                    buf_release(out);
+                    *out = data;
+                    data = (buf)BUF_INIT;
+                } else {
+                    buf_put(out, (const char *)p + HEADER + kl, vl);
+                }
                 hit = true;
             }
         }
