@@ -630,12 +630,10 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, int jobs, 
  * the bibliography's (for a page that may cite), the SHA-256 of the
  * page's bytes, its source path, and the hash of a .csl file it names. */
 
-static void put64(buf *b, uint64_t v)
+static void put64(unsigned char *o, uint64_t v)
 {
-    unsigned char o[8];
     for (int i = 0; i < 8; i++)
         o[i] = (unsigned char)(v >> (8 * i));
-    buf_put(b, (const char *)o, 8);
 }
 
 static uint64_t page_words_hash(const site_md_disk *m, const md_words *w)
@@ -648,18 +646,21 @@ static uint64_t page_words_hash(const site_md_disk *m, const md_words *w)
 
 static void make_key(const site_md_disk *m, const site *s, const page *p, buf *key)
 {
-    buf_reset(key);
-    put64(key, m->generation);
-    put64(key, m->global);
-    put64(key, m->env);
-    put64(key, page_words_hash(m, p->words));
-    put64(key, site_page_cites(s, p) ? m->bib : 0);
-    unsigned char text[CACHE_DIGEST_LEN]; /* the page's bytes, by their SHA-256 */
+    /* the fixed part made in place, then added at once (a key is made
+     * for every page of every build) */
+    unsigned char fixed[KEY_FIXED];
+    put64(fixed, m->generation);
+    put64(fixed + 8, m->global);
+    put64(fixed + 16, m->env);
+    put64(fixed + 24, page_words_hash(m, p->words));
+    put64(fixed + 32, site_page_cites(s, p) ? m->bib : 0);
+    unsigned char *text = fixed + 40; /* the page's bytes, by their SHA-256 */
     if (p->text)
         cache_digest(p->text, p->text_len, text);
     else /* not read: the load stage's record of the file says (srcrec.c) */
-        memcpy(text, p->digest, sizeof text);
-    buf_put(key, (const char *)text, sizeof text);
+        memcpy(text, p->digest, CACHE_DIGEST_LEN);
+    buf_reset(key);
+    buf_put(key, (const char *)fixed, sizeof fixed);
     buf_puts(key, p->src);
     buf_putc(key, 0);
     const char *style = site_csl_page_hash(s, p); /* a .csl file the page names: its text */
