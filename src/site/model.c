@@ -614,23 +614,31 @@ static strmap *build_terms(site *s, size_t **at, int **ix)
         x->title = arena_strndup(a, title.data, title.len);
         buf_release(&title);
         strmap *index = strmap_new(64);
+        /* a term's spellings met so far, each to its term: a slug depends
+         * on the name alone, so a spelling is slugified once, not once for
+         * each post that names it (nearly every post's are met before) */
+        strmap *by_name = strmap_new(64);
         x->first = nt;
         for (size_t k = 0; k < s->nposts; k++) {
             page *p = &s->pages[s->posts[k]];
             for (size_t i = 0; i < p->nterms[t]; i++) {
-                const char *slug = site_tag_slug(&s->cfg, a, p->terms[t][i]);
-                long ti = strmap_get(index, slug);
+                long ti = strmap_get(by_name, p->terms[t][i]);
                 if (ti < 0) {
-                    tag_info *tg = VEC_ADD(v, nt, cap, 16);
-                    memset(tg, 0, sizeof *tg);
-                    ti = (long)nt - 1;
-                    tg->name = p->terms[t][i];
-                    tg->slug = slug;
-                    tg->tax = (int)t;
-                    tg->path = arena_printf(a, "%s%s/", x->path, slug);
-                    tg->newest = k; /* s->posts is newest first */
-                    tg->made = (size_t)ti;
-                    strmap_put(index, slug, ti);
+                    const char *slug = site_tag_slug(&s->cfg, a, p->terms[t][i]);
+                    ti = strmap_get(index, slug);
+                    if (ti < 0) {
+                        tag_info *tg = VEC_ADD(v, nt, cap, 16);
+                        memset(tg, 0, sizeof *tg);
+                        ti = (long)nt - 1;
+                        tg->name = p->terms[t][i];
+                        tg->slug = slug;
+                        tg->tax = (int)t;
+                        tg->path = arena_printf(a, "%s%s/", x->path, slug);
+                        tg->newest = k; /* s->posts is newest first */
+                        tg->made = (size_t)ti;
+                        strmap_put(index, slug, ti);
+                    }
+                    strmap_put(by_name, p->terms[t][i], ti); /* the page's string: kept */
                 }
                 known[pos[s->posts[k]] + fill[s->posts[k]]++] = (int)ti;
                 tag_info *tg = &v[ti];
@@ -641,6 +649,7 @@ static strmap *build_terms(site *s, size_t **at, int **ix)
         if (x->n) /* v may be NULL (no terms): no v + 0 */
             vec_sort(v + x->first, x->n, sizeof *v, cmp_tags);
         strmap_free(index);
+        strmap_free(by_name);
     }
     s->terms = v;
     s->nterms = nt;
