@@ -676,16 +676,24 @@ static void env_add(uint64_t *h, const char *s)
     *h = hash_add(hash_add(*h, s, strlen(s)), "\xff", 1);
 }
 
-static uint64_t link_env(const site *s, bool contents)
+/* The pages' part of link_env is hashed a run of pages at a time on the
+ * build's threads (every page of every build), each run's hash in its
+ * slot, and the runs' hashes are then hashed in their order. */
+#define ENV_RUN 512
+
+typedef struct env_run {
+    const site *s;
+    uint64_t *h; /* a run's hash */
+} env_run;
+
+static void env_run_job(void *vctx, size_t r, int worker)
 {
+    (void)worker;
+    env_run *c = vctx;
+    const site *s = c->s;
     uint64_t h = HASH_SEED;
-    env_add(&h, s->cfg.base_path);
-    char opts[32];
-    snprintf(opts, sizeof opts, "%d%d%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
-             s->cfg.markdown.hard_breaks, s->cfg.markdown.linenos, s->cfg.markdown.numbered_sections,
-             s->cfg.markdown.off);
-    env_add(&h, opts);
-    for (size_t i = 0; i < s->npages; i++) {
+    size_t end = (r + 1) * ENV_RUN < s->npages ? (r + 1) * ENV_RUN : s->npages;
+    for (size_t i = r * ENV_RUN; i < end; i++) {
         const page *p = &s->pages[i];
         env_add(&h, p->rel);
         env_add(&h, p->path);
@@ -695,6 +703,23 @@ static uint64_t link_env(const site *s, bool contents)
                 env_add(&h, p->terms[t][k]);
         env_add(&h, p->is_post ? "p" : "-");
     }
+    c->h[r] = h;
+}
+
+static uint64_t link_env(const site *s, bool contents, int jobs)
+{
+    uint64_t h = HASH_SEED;
+    env_add(&h, s->cfg.base_path);
+    char opts[32];
+    snprintf(opts, sizeof opts, "%d%d%d%d%d:%x", s->cfg.markdown.unsafe, s->cfg.markdown.smart,
+             s->cfg.markdown.hard_breaks, s->cfg.markdown.linenos, s->cfg.markdown.numbered_sections,
+             s->cfg.markdown.off);
+    env_add(&h, opts);
+    size_t runs = (s->npages + ENV_RUN - 1) / ENV_RUN;
+    env_run er = { s, xcalloc(runs + 1, sizeof *er.h) };
+    site_parallel(runs, jobs, env_run_job, &er);
+    h = hash_add(h, er.h, runs * sizeof *er.h);
+    free(er.h);
     for (size_t i = 0; i < s->nfiles; i++) {
         env_add(&h, s->files[i].content_rel);
         env_add(&h, s->files[i].path);
@@ -777,7 +802,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     for (size_t i = 0; i < s->npages; i++)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
     /* the build cache's entries outlive the process: images by their bytes */
-    uint64_t env = s->page_cache ? link_env(s, false) : s->md_disk ? link_env(s, true) : 0;
+    uint64_t env = s->page_cache ? link_env(s, false, jobs) : s->md_disk ? link_env(s, true, jobs) : 0;
     md_job_ctx c = { s, d, outputs, env, NULL };
     site_md_disk_begin(s->md_disk, s, c.env, jobs, d);
     int nw = site_jobs(jobs);
