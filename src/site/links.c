@@ -7,6 +7,7 @@
  * with the closest existing id or file suggested. */
 #include <ctype.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,6 @@ typedef struct resolve_ctx {
     arena *a;
     link_rec *v;
     size_t n, cap;
-    const strmap *outputs;
     site_cite_state cites;
     size_t images; /* <img> tags so far: the first is not lazy */
 } resolve_ctx;
@@ -259,13 +259,14 @@ static const char *resolve(void *vctx, const md_link *l)
         image_attrs(c, l, r, -1);
     }
     /* maybe a URL relative to the page's own output place (../tags/) */
-    if (c->outputs && c->p->path) {
+    if (c->p->path) {
         char *out = normalize(c->a, c->p->path, path);
         if (out) {
             size_t n = strlen(out);
             const char *key = !n || out[n - 1] == '/' ? arena_printf(c->a, "%sindex.html", out) : out;
-            if (strmap_get(c->outputs, key) >= 0 ||
-                strmap_get(c->outputs, arena_printf(c->a, "%s/index.html", out)) >= 0) {
+            const strmap *outputs = site_outputs(c->s);
+            if (strmap_get(outputs, key) >= 0 ||
+                strmap_get(outputs, arena_printf(c->a, "%s/index.html", out)) >= 0) {
                 r->kind = LINK_OUTPUT;
                 return NULL;
             }
@@ -584,7 +585,6 @@ static const char *count_diagram(void *ctx, const md_diagram *d, arena *a, const
 typedef struct md_job_ctx {
     site *s;
     diag_list *d;
-    const strmap *outputs;
     uint64_t env; /* hash of everything the resolver looks at */
     words_set **words; /* a worker's set for search keys */
 } md_job_ctx;
@@ -625,7 +625,7 @@ static void md_job(void *vctx, size_t i, int worker)
     } else if (!page_cache_take_md(e, env, p)) {
         /* in a session, render into the entry's arena so the result can stay */
         arena *a = e && e->parsed ? e->a : c->s->wa[worker];
-        resolve_ctx rc = { .s = c->s, .p = p, .a = a, .outputs = c->outputs };
+        resolve_ctx rc = { .s = c->s, .p = p, .a = a };
         atomic_fetch_add(&c->s->markdown_runs, 1);
         md_hooks hooks = { .link = resolve_hook, .cite = site_page_cites(c->s, p) ? cite_hook : NULL,
                            .shortcode = shortcode_hook, .ctx = &rc };
@@ -736,34 +736,33 @@ static uint64_t link_env(const site *s, bool contents, int jobs)
     return h;
 }
 
-void site_render_markdown(site *s, int jobs, diag_list *d)
+/* The set of every output path, for links written relative to the
+ * output (resolve), its strings in a. */
+static strmap *page_outputs(const site *s, arena *a)
 {
-    (void)d;
-    site_images_begin(s);
-    /* the set of output paths, for links written relative to the output */
     strmap *outputs = strmap_new(s->npages + s->nfiles + 16);
     for (size_t i = 0; i < SITE_NGENERATED; i++)
         if ((i != SITE_GEN_PAPERS || s->bib) && site_generated_on(s, i))
             strmap_put(outputs, site_generated_outputs[i].output, 0);
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].path && !s->pages[i].excluded)
-            strmap_put(outputs, site_output_file(s->a, s->pages[i].path), 0);
+            strmap_put(outputs, site_output_file(a, s->pages[i].path), 0);
     for (size_t i = 0; i < s->nfiles; i++)
         strmap_put(outputs, s->files[i].path, 0);
     for (size_t i = 0; i < s->cfg.noutputs; i++)
         strmap_put(outputs, s->cfg.outputs[i].output, 0);
     const char *feeds[1 + SITE_MAX_FEED_COPIES];
-    size_t nfeeds = site_feed_files(s, s->a, "", feeds);
+    size_t nfeeds = site_feed_files(s, a, "", feeds);
     for (size_t f = 1; f < nfeeds; f++) /* the site feed's copies (atom.xml is generated) */
         strmap_put(outputs, feeds[f], 0);
-    const char *first = site_first_page_alias(s, s->a, ""); /* every list's page/1/ */
+    const char *first = site_first_page_alias(s, a, ""); /* every list's page/1/ */
     if (first)
         strmap_put(outputs, first, 0);
     for (size_t i = 0; i < s->nsections; i++) {
-        strmap_put(outputs, arena_printf(s->a, "%sindex.html", s->sections[i].path), 0);
-        if ((first = site_first_page_alias(s, s->a, s->sections[i].path)))
+        strmap_put(outputs, arena_printf(a, "%sindex.html", s->sections[i].path), 0);
+        if ((first = site_first_page_alias(s, a, s->sections[i].path)))
             strmap_put(outputs, first, 0);
-        nfeeds = site_feed_files(s, s->a, s->sections[i].path, feeds);
+        nfeeds = site_feed_files(s, a, s->sections[i].path, feeds);
         for (size_t f = 0; f < nfeeds; f++)
             strmap_put(outputs, feeds[f], 0);
     }
@@ -774,37 +773,80 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         seen[t] = strmap_new(64);
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
-        if (!p->is_post || p->excluded || p->failed)
+        if (!p->is_post || p->excluded || (s->outputs_failed && s->outputs_failed[i]))
             continue; /* only posts make term pages */
         for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
             for (size_t k = 0; k < p->nterms[t]; k++) {
                 if (strmap_get(seen[t], p->terms[t][k]) >= 0)
                     continue; /* met in an earlier post */
                 strmap_put(seen[t], p->terms[t][k], 0);
-                const char *slug = site_tag_slug(&s->cfg, s->a, p->terms[t][k]);
-                strmap_put(outputs, arena_printf(s->a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
-                first = site_first_page_alias(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug));
+                const char *slug = site_tag_slug(&s->cfg, a, p->terms[t][k]);
+                strmap_put(outputs, arena_printf(a, "%s/%s/index.html", s->cfg.taxonomies[t], slug), 0);
+                first = site_first_page_alias(s, a, arena_printf(a, "%s/%s/", s->cfg.taxonomies[t], slug));
                 if (first)
                     strmap_put(outputs, first, 0);
-                nfeeds = site_feed_files(s, s->a, arena_printf(s->a, "%s/%s/", s->cfg.taxonomies[t], slug), feeds);
+                nfeeds = site_feed_files(s, a, arena_printf(a, "%s/%s/", s->cfg.taxonomies[t], slug), feeds);
                 for (size_t f = 0; f < nfeeds; f++)
                     strmap_put(outputs, feeds[f], 0);
-                strmap_put(outputs, arena_printf(s->a, "%s/index.html", s->cfg.taxonomies[t]), 0);
+                strmap_put(outputs, arena_printf(a, "%s/index.html", s->cfg.taxonomies[t]), 0);
                 /* the feed of the taxonomy's terms */
-                nfeeds = site_feed_files(s, s->a, arena_printf(s->a, "%s/", s->cfg.taxonomies[t]), feeds);
+                nfeeds = site_feed_files(s, a, arena_printf(a, "%s/", s->cfg.taxonomies[t]), feeds);
                 for (size_t f = 0; f < nfeeds; f++)
                     strmap_put(outputs, feeds[f], 0);
             }
     }
     for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
         strmap_free(seen[t]);
+    return outputs;
+}
+
+/* site_outputs: made once, under this lock (the Markdown stage's workers
+ * and the render jobs that make a bulk again may ask at once) */
+static pthread_mutex_t outputs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const strmap *site_outputs(const site *cs)
+{
+    site *s = (site *)cs; /* made on first use: a cache of what s says */
+    pthread_mutex_lock(&outputs_mu);
+    if (!s->outputs) {
+        s->outputs_a = arena_new();
+        s->outputs = page_outputs(s, s->outputs_a);
+    }
+    const strmap *m = s->outputs;
+    pthread_mutex_unlock(&outputs_mu);
+    return m;
+}
+
+void site_render_markdown(site *s, int jobs, diag_list *d)
+{
+    (void)d;
+    site_images_begin(s);
+    /* what the set of output paths counts, whenever it is made: the pages
+     * failed by now (a worker may fail one while another makes it) */
+    strmap_free(s->outputs);
+    s->outputs = NULL;
+    arena_free(s->outputs_a);
+    s->outputs_a = NULL;
+    free(s->outputs_failed);
+    s->outputs_failed = NULL;
+    for (size_t i = 0; i < s->npages; i++)
+        if (s->pages[i].failed) {
+            if (!s->outputs_failed)
+                s->outputs_failed = xcalloc(s->npages, 1);
+            s->outputs_failed[i] = 1;
+        }
     /* each page's words, in its own language (made here: not thread-safe) */
     for (size_t i = 0; i < s->npages; i++)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
     /* the build cache's entries outlive the process: images by their bytes */
     uint64_t env = s->page_cache ? link_env(s, false, jobs) : s->md_disk ? link_env(s, true, jobs) : 0;
-    md_job_ctx c = { s, d, outputs, env, NULL };
+    md_job_ctx c = { s, d, env, NULL };
     site_md_disk_begin(s->md_disk, s, c.env, jobs, d);
+    /* without the build cache every page's Markdown is rendered: the set
+     * now, as a session's later edits of one page find it (with the
+     * cache, a build that renders none makes none) */
+    if (!s->md_disk)
+        site_outputs(s);
     int nw = site_jobs(jobs);
     c.words = xcalloc((size_t)nw, sizeof *c.words);
     for (int w = 0; w < nw && s->cfg.search; w++)
@@ -813,7 +855,6 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     for (int w = 0; w < nw; w++)
         words_set_free(c.words[w]);
     free(c.words);
-    s->outputs = outputs; /* kept for site_page_markdown */
     site_spill_map(s, d);
     site_md_disk_end(s->md_disk, s);
     if (s->md_disk) /* the pages' maps stand for their bodies until read (site/bulk.h) */
@@ -822,7 +863,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
 
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a)
 {
-    resolve_ctx rc = { .s = s, .p = p, .a = a, .outputs = s->outputs };
+    resolve_ctx rc = { .s = s, .p = p, .a = a };
     p->words = site_md_words_lang(s, site_page_language(p));
     md_hooks hooks = { .link = resolve_hook, .cite = site_page_cites(s, p) ? cite_hook : NULL,
                        .shortcode = shortcode_hook, .ctx = &rc };

@@ -25,6 +25,12 @@ bool site_page_body_edit(const page *p, const char *text, size_t len, str *body,
  * its body): p->md and p->links, allocated in a. Needs a site whose
  * Markdown was rendered (site_render_markdown). */
 void site_page_markdown(site *s, page *p, str body, int body_line, arena *a);
+
+/* The set of every output path of s (the pages', the files', the lists'
+ * and feeds'), for links written relative to a page's output: made on
+ * first use (a build that renders no page's Markdown makes none), kept
+ * in s until the next Markdown stage or site_free. Thread-safe. */
+const struct strmap *site_outputs(const site *s);
 /* A one-shot build whose cached bulk of p (site/bulk.h) did not read back:
  * p's Markdown made again from its source (read again: body_len bytes
  * at p->body_off, while its stamp is the same, else an error in d and

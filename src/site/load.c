@@ -283,6 +283,8 @@ void site_free(site *s)
     free(s->pages);
     free(s->files);
     strmap_free(s->outputs);
+    arena_free(s->outputs_a);
+    free(s->outputs_failed);
     site_images_free(s);
     free(s->posts);
     free(s->plain);

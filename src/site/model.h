@@ -125,7 +125,13 @@ typedef struct site {
     /* src (relative to content/) → page or file, for link resolution */
     struct site_index *index;
     tpl_value site_value; /* the `site` map */
-    struct strmap *outputs; /* every output path (links may name outputs); after markdown */
+    /* every output path (links may name outputs): made on first use, by
+     * site_outputs (links.c), its strings in outputs_a; outputs_failed:
+     * the pages that had failed before the Markdown stage, which it does
+     * not count (NULL: none) */
+    struct strmap *outputs;
+    struct arena *outputs_a;
+    unsigned char *outputs_failed;
     site_source_cache *sources; /* kept between session runs; NULL: read every file */
     site_page_cache *page_cache; /* parsed pages kept between session runs, or NULL */
     bib *bib;             /* every .bib of the site and its pages; NULL: none */
