@@ -114,13 +114,31 @@ static void grow(indexer *x)
     x->nslots = n;
 }
 
-/* Writes t's held-back document: [,][*|^]gap in base 36, room made once
- * (a 32-bit gap is at most 7 digits). */
-static void flush_posting(term *t)
+/* Writes t's held-back document: [,][*|^]gap in base 36. Inline, with
+ * the room checked here and a gap of one or two digits (nearly all of
+ * them) written without the loop: it runs once a posting. */
+static const char base36[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+static void put_gap_long(term *t, char *d, uint32_t v)
+{
+    char tmp[8];
+    int k = 0;
+    do {
+        tmp[k++] = base36[v % 36];
+        v /= 36;
+    } while (v);
+    while (k)
+        *d++ = tmp[--k];
+    *d = '\0';
+    t->out.len = (size_t)(d - t->out.data);
+}
+
+static inline void flush_posting(term *t)
 {
     if (!t->held)
         return;
-    buf_grow(&t->out, 9);
+    if (t->out.len + 10 > t->out.cap) /* a 32-bit gap is at most 7 digits */
+        buf_grow(&t->out, 9);
     char *d = t->out.data + t->out.len;
     if (t->out.len)
         *d++ = ',';
@@ -128,19 +146,20 @@ static void flush_posting(term *t)
         *d++ = '*';
     else if (t->where == WORDS_IN_HEADING)
         *d++ = '^';
-    char tmp[8];
-    int k = 0;
     uint32_t v = t->doc - t->last;
-    do {
-        tmp[k++] = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
-        v /= 36;
-    } while (v);
-    while (k)
-        *d++ = tmp[--k];
-    *d = '\0';
-    t->out.len = (size_t)(d - t->out.data);
     t->last = t->doc;
     t->held = false;
+    if (v < 36) {
+        *d++ = base36[v];
+    } else if (v < 36 * 36) {
+        *d++ = base36[v / 36];
+        *d++ = base36[v % 36];
+    } else {
+        put_gap_long(t, d, v);
+        return;
+    }
+    *d = '\0';
+    t->out.len = (size_t)(d - t->out.data);
 }
 
 static void add_key(indexer *x, const char *key, size_t len, int where)
