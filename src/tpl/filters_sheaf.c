@@ -249,8 +249,13 @@ FILTER_FN(xml_escape)
     (void)at;
     tpl_value s = tpl_to_string(tpl_r_arena(r), v);
     buf b = tpl_r_take_buf(r);
+    /* escaping leaves a forbidden character as it is: looked for in the
+     * value, shorter than what escaping makes of it (markup is most of a
+     * feed's content), and stripped only when there is one */
+    bool forbidden = xml_forbidden_find(s.u.s, s.len) < s.len;
     tpl_escape_xml(&b, s.u.s, s.len); /* whole blocks between the replacements */
-    xml_forbidden_strip(&b); /* not even &#7; is XML: util/xmlchar.h */
+    if (forbidden)
+        xml_forbidden_strip(&b); /* not even &#7; is XML: util/xmlchar.h */
     *out = keep_buf(r, &b, true);
     return true;
 }

@@ -127,6 +127,10 @@ TEST(sheaf_filters)
       " x=\"/g\" href=\"https://x.io/");
     R("{{ ('= =\" =\"/ href= href=\"') | safe | absolute_links }}", "= =\" =\"/ href= href=\"");
     R("{{ ('a\\'b>\\u0007c') | xml_escape }}", "a&apos;b&gt;c");
+    /* a forbidden character looked for in the value, before escaping: far
+     * into a long value, and between specials */
+    R("{{ ('0123456789abcdef0123456789abcdef0123456789<x>\\uFFFE&\\u0001') | xml_escape }}",
+      "0123456789abcdef0123456789abcdef0123456789&lt;x&gt;&amp;");
     R("{{ tags | limit(2) | join }}", "ba");
     R("{{ 'a<b & \"c\"' | xml_escape }}", "a&lt;b &amp; &quot;c&quot;");
     /* specials at block edges (16 and 8 bytes), whole blocks without any,
