@@ -67,6 +67,7 @@
 typedef struct slot {
     const unsigned char *old; /* the record read (an entry of a shard), or NULL */
     size_t old_len;
+    size_t at;                /* 1 + where its record starts in its shard, 0: none */
     bool used;                /* its record was trusted: written again as it was */
     unsigned char shard;      /* its shard + 1, once known (0: not yet) */
     char *fresh;              /* a new record (malloc'd), or NULL */
@@ -80,8 +81,9 @@ struct site_src_records {
     buf shard[SHARDS];
     bool shard_bad[SHARDS]; /* unreadable or absent: written again */
     size_t shard_n[SHARDS]; /* records it held */
-    strmap *index[SHARDS];  /* src → offset of its record in its shard */
-    arena *keys[SHARDS];    /* the indexes' keys */
+    const page *pages;
+    size_t *order;          /* the pages' numbers by shard, each shard's in page order */
+    size_t first[SHARDS + 1]; /* shard k's are order[first[k]] .. order[first[k + 1] - 1] */
     slot *slots;
     size_t n;
     atomic_size_t damaged; /* records that did not read back */
@@ -352,13 +354,30 @@ bool site_src_ident_of(const site *s, const char *src, site_src_ident *id)
     return true;
 }
 
-/* Indexes one shard's records; false when it does not read as records.
- * With starts, every record's offset is added there too (any shard's). */
+/* Whether a record's path (src, slen bytes: any bytes) is page p's. */
+static bool same_src(const page *p, const char *src, size_t slen)
+{
+    return strlen(p->src) == slen && !memcmp(p->src, src, slen);
+}
+
+/* Gives the records of shard k to its pages (slot.at); false when the
+ * shard does not read as records. A build writes a shard's records in
+ * the order of its pages, and the walk finds the pages in the same order
+ * every time, so the records and the shard's pages (r->order) are merged
+ * in step: no index of the paths, no copy of them. A page added (or one
+ * moved) puts the merge out of step; the records met then are looked up
+ * by path afterwards, in a map of those only. With starts (the fuzz
+ * target: no pages), every record's offset is added there instead. */
 static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t *nstarts)
 {
     const buf *b = &r->shard[k];
     if (b->len < MAGIC_LEN + 1 || memcmp(b->data, MAGIC, MAGIC_LEN) != 0)
         return false;
+    const size_t *mine = r->order ? r->order + r->first[k] : NULL;
+    size_t m = mine ? r->first[k + 1] - r->first[k] : 0, j = 0;
+    strmap *left = NULL; /* the records met out of step: path → offset */
+    arena *keys = NULL;  /* their paths */
+    bool ok = false;
     reader rd = { (const unsigned char *)b->data, b->len, MAGIC_LEN, false };
     size_t n = binrec_get_count(&rd, 2);
     for (size_t i = 0; i < n && !rd.bad; i++) {
@@ -368,25 +387,47 @@ static bool index_shard(site_src_records *r, unsigned k, size_t **starts, size_t
         size_t slen = rd.bad ? 0 : binrec_get_count(&rd, 1);
         const char *src = binrec_get_raw(&rd, slen);
         if (rd.bad || rd.at > end || !src || start > 0xffffffffu)
-            return false;
-        char *key = arena_strndup(r->keys[k], src, slen);
+            goto out;
         if (starts) {
             *starts = xrealloc(*starts, (*nstarts + 1) * sizeof **starts);
             (*starts)[(*nstarts)++] = start;
-        } else if (strlen(key) == slen && shard_of(key) == k) {
-            strmap_put(r->index[k], key, (long)start);
+        } else if (j < m && same_src(&r->pages[mine[j]], src, slen)) {
+            r->slots[mine[j++]].at = start + 1;
+        } else if (j + 1 < m && same_src(&r->pages[mine[j + 1]], src, slen)) {
+            r->slots[mine[j + 1]].at = start + 1; /* mine[j]: a page added (or moved) */
+            j += 2;
+        } else {
+            if (!left) {
+                left = strmap_new(16);
+                keys = arena_new();
+            }
+            char *key = arena_strndup(keys, src, slen);
+            if (strlen(key) == slen)
+                strmap_put(left, key, (long)start);
         }
         rd.at = end;
     }
     if (rd.bad || rd.at != rd.n)
-        return false;
+        goto out;
     r->shard_n[k] = n;
-    return true;
+    ok = true;
+    for (size_t q = 0; left && q < m; q++)
+        if (!r->slots[mine[q]].at) {
+            long at = strmap_get(left, r->pages[mine[q]].src);
+            if (at >= 0)
+                r->slots[mine[q]].at = (size_t)at + 1;
+        }
+out:
+    for (size_t q = 0; !ok && q < m; q++)
+        r->slots[mine[q]].at = 0;
+    strmap_free(left);
+    arena_free(keys);
+    return ok;
 }
 
 /* One shard read and indexed (a job of site_src_records_open: the
- * shards are checked and indexed on the build's threads, each into its
- * own index). */
+ * shards are read, checked and given to their pages on the build's
+ * threads, each shard by one). */
 static void open_shard(void *ctx, size_t i, int worker)
 {
     (void)worker;
@@ -415,13 +456,26 @@ site_src_records *site_src_records_open(site *s, size_t n, int jobs)
     r->c = s->cache;
     r->binary = site_binary_id();
     r->site = fs_resolve(s->dir);
-    for (unsigned k = 0; k < SHARDS; k++) {
-        r->index[k] = strmap_new(n / SHARDS + n / (4 * SHARDS) + 1);
-        r->keys[k] = arena_new();
+    for (unsigned k = 0; k < SHARDS; k++)
         r->shard[k] = (buf)BUF_INIT;
-    }
     r->n = n;
     r->slots = xcalloc(n ? n : 1, sizeof *r->slots);
+    /* each page's shard, and the pages by shard in page order (for the
+     * merge: index_shard) */
+    r->pages = s->pages;
+    r->order = xmalloc((n ? n : 1) * sizeof *r->order);
+    size_t fill[SHARDS] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        unsigned k = shard_of(s->pages[i].src);
+        r->slots[i].shard = (unsigned char)(k + 1);
+        fill[k]++;
+    }
+    for (unsigned k = 0; k < SHARDS; k++) {
+        r->first[k + 1] = r->first[k] + fill[k];
+        fill[k] = r->first[k];
+    }
+    for (size_t i = 0; i < n; i++)
+        r->order[fill[r->slots[i].shard - 1u]++] = i;
     site_parallel(SHARDS, jobs, open_shard, r);
     return r;
 }
@@ -498,14 +552,10 @@ static reader record_at(const buf *b, size_t start)
 bool site_src_records_take(site_src_records *r, size_t i, page *p, const site_src_ident *id, arena *a,
                            site_src_head *h)
 {
-    if (!r || i >= r->n)
+    if (!r || i >= r->n || !r->slots[i].at)
         return false;
-    unsigned k = shard_of(p->src);
-    r->slots[i].shard = (unsigned char)(k + 1);
-    long at = strmap_get(r->index[k], p->src);
-    if (at < 0)
-        return false;
-    size_t start = (size_t)at;
+    unsigned k = r->slots[i].shard - 1u;
+    size_t start = r->slots[i].at - 1;
     const buf *b = &r->shard[k];
     if (r->shard_bad[k] || start >= b->len)
         return false;
@@ -536,8 +586,6 @@ int site_src_records_check(const void *value, size_t n, arena *a)
 {
     site_src_records r;
     memset(&r, 0, sizeof r);
-    r.keys[0] = arena_new();
-    r.index[0] = strmap_new(1); /* (not filled: starts is) */
     r.shard[0] = (buf)BUF_INIT;
     buf_put(&r.shard[0], value, n);
     size_t *starts = NULL, nstarts = 0;
@@ -557,8 +605,6 @@ int site_src_records_check(const void *value, size_t n, arena *a)
     }
     free(starts);
     buf_release(&r.shard[0]);
-    strmap_free(r.index[0]);
-    arena_free(r.keys[0]);
     return got;
 }
 
@@ -630,10 +676,7 @@ void site_src_records_close(site_src_records *r, site *s, diag_list *d)
     free(r->slots);
     for (unsigned k = 0; k < SHARDS; k++)
         buf_release(&r->shard[k]);
-    for (unsigned k = 0; k < SHARDS; k++) {
-        strmap_free(r->index[k]);
-        arena_free(r->keys[k]);
-    }
+    free(r->order);
     free(r->binary);
     free(r->site);
     free(r);

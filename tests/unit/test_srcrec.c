@@ -152,9 +152,87 @@ TEST(racily_clean_not_trusted)
     OK(system(cmd) == 0);
 }
 
+/* The records are given to the pages by a merge in page order (srcrec.c
+ * index_shard): pages added before others, removed, or moved put it out
+ * of step, and every page still gets its own record (each page's
+ * identity differs, so a page given another's record is refused). */
+#define MANY 80
+TEST(records_follow_pages_out_of_order)
+{
+    char tmpl[] = "/tmp/sheaf-srcrec-XXXXXX";
+    OK(mkdtemp(tmpl) != NULL);
+    fixture f;
+    setup(&f, tmpl);
+    long long now = (long long)time(NULL);
+    site_src_head h = { 0 };
+    OK(fm_parse_yaml_pos(str_make(FM, strlen(FM)), 2, "a.md", f.a, &h.fm, &h.pos, &h.npos, NULL));
+    h.text_len = strlen(TEXT);
+    h.body_off = 18;
+    h.body_len = h.text_len - 18;
+    h.body_line = 4;
+    static page pages[MANY + 2];
+    static char names[MANY + 2][32];
+    site_src_ident ids[MANY + 2];
+    for (int i = 0; i < MANY + 2; i++) {
+        snprintf(names[i], sizeof names[i], "content/p%02d.md", i);
+        memset(&pages[i], 0, sizeof pages[i]);
+        pages[i].src = names[i];
+        pages[i].text = (char *)TEXT;
+        pages[i].text_len = strlen(TEXT);
+        ids[i] = ident(now - 100, now - 100);
+        ids[i].ino = 1000 + (unsigned long long)i;
+    }
+    /* the last build: pages 0 .. MANY-1 */
+    f.s.pages = pages;
+    f.s.npages = MANY;
+    site_src_records *r = site_src_records_open(&f.s, MANY, 2);
+    for (int i = 0; i < MANY; i++)
+        site_src_records_keep(r, (size_t)i, &pages[i], &ids[i], &h);
+    site_src_records_close(r, &f.s, NULL);
+    /* this build: MANY and MANY+1 added first and in the middle, 3 and
+     * 60 removed, 10 .. 49 in the reverse order */
+    page now_pages[MANY + 2];
+    int from[MANY + 2], n = 0;
+    from[n++] = MANY;
+    for (int i = 0; i < MANY; i++) {
+        if (i == 3 || i == 60)
+            continue;
+        if (i == 30)
+            from[n++] = MANY + 1;
+        from[n++] = i >= 10 && i <= 49 ? 59 - i : i;
+    }
+    for (int k = 0; k < n; k++) {
+        memset(&now_pages[k], 0, sizeof now_pages[k]);
+        now_pages[k].src = names[from[k]];
+    }
+    f.s.pages = now_pages;
+    f.s.npages = (size_t)n;
+    r = site_src_records_open(&f.s, (size_t)n, 2);
+    int taken = 0;
+    for (int k = 0; k < n; k++) {
+        site_src_head got;
+        bool ok = site_src_records_take(r, (size_t)k, &now_pages[k], &ids[from[k]], f.a, &got);
+        if (from[k] < MANY) {
+            OK(ok);
+            taken += ok;
+        } else {
+            OK(!ok);
+        }
+    }
+    EQ_INT(taken, MANY - 2);
+    site_src_records_close(r, &f.s, NULL);
+    f.s.pages = &f.p;
+    f.s.npages = 1;
+    teardown(&f);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpl);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(record_back_whole);
     RUN(racily_clean_not_trusted);
+    RUN(records_follow_pages_out_of_order);
     return harness_done();
 }
