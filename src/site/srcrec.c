@@ -37,6 +37,7 @@
  * records (cut, or of a format this code does not write) is ignored with
  * a warning. A build that was killed leaves records that are each still
  * true of the file they describe. */
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,18 +341,23 @@ static bool encode(buf *b, const char *src, long long now_s, long long now_ns, c
 
 /* ---- the records of a build -------------------------------------------- */
 
-bool site_src_ident_of(const site *s, const char *src, site_src_ident *id)
+bool site_src_ident_at(int dirfd, const char *path, site_src_ident *id)
 {
-    char *full = fs_join(s->dir, src);
     struct stat st;
-    bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode);
-    free(full);
-    if (!ok)
+    if (fstatat(dirfd, path, &st, 0) != 0 || !S_ISREG(st.st_mode))
         return false;
     *id = (site_src_ident){ (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
                             (long long)st.st_mtim.tv_sec, (long long)st.st_mtim.tv_nsec,
                             (long long)st.st_ctim.tv_sec, (long long)st.st_ctim.tv_nsec };
     return true;
+}
+
+bool site_src_ident_of(const site *s, const char *src, site_src_ident *id)
+{
+    char *full = fs_join(s->dir, src);
+    bool ok = site_src_ident_at(AT_FDCWD, full, id);
+    free(full);
+    return ok;
 }
 
 /* Whether a record's path (src, slen bytes: any bytes) is page p's. */

@@ -37,6 +37,11 @@ typedef struct site_src_records site_src_records;
 /* Stats s->dir/src (following links, as a read does) into *id; false when
  * it cannot be stat-ed or is no regular file. */
 bool site_src_ident_of(const site *s, const char *src, site_src_ident *id);
+/* The same for path relative to the folder open as dirfd (AT_FDCWD: the
+ * current one): the load stage stats each page relative to content/
+ * held open, so the kernel does not look up the site folder's path again
+ * for every source. */
+bool site_src_ident_at(int dirfd, const char *path, site_src_ident *id);
 
 /* Reads the records of s's build cache (s->cache, not NULL) for the n
  * pages about to be loaded; takes the clock that decides which files are
