@@ -108,8 +108,8 @@ static size_t prefetch_maps(const tpl_value *v, size_t n, const tpl_map **inner,
                 __builtin_prefetch(x.u.s);
             else if (x.kind == TPL_MAP && found < room)
                 inner[found++] = x.u.map;
-            else if (x.kind == TPL_LIST)
-                for (size_t j = 0; j < x.u.list->len && found < room; j++)
+            else if (x.kind == TPL_LIST && found < room) /* not read past the page's own map: */
+                for (size_t j = 0; j < x.u.list->len && found < room; j++) /* another's toc may be let go */
                     if (x.u.list->items[j].kind == TPL_MAP)
                         inner[found++] = x.u.list->items[j].u.map;
         }
@@ -842,7 +842,9 @@ void render_job(void *vctx, size_t i, int worker)
     }
     if (c->rec)
         render_record_begin(c->rec, i);
+    site_bulk_job_begin(c->s, j->kind == J_PAGE ? j->a : -1);
     render_one(c, j, c->scratch[worker], c->diags[worker]);
+    site_bulk_job_end(c->s); /* the page's own toc is let go (site/bulk.h) */
     if (c->deps) {
         tpl_deps_use(old);
         tpl_deps_finish(&c->deps[i]);

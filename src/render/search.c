@@ -752,7 +752,7 @@ static void lay_out(search_run *r)
         if (r->cached)
             r->docs[k].id = doc_id(p, r->seed);
         else /* a build session makes the index again when the page changes */
-            tpl_map_touch_all(p->value);
+            tpl_deps_record(p->value, (long)TPL_DEPS_ALL); /* no entry read: a lazy one stays (site/bulk.h) */
         r->seg_of[k] = (uint32_t)site_search_segment_of(p, r->nseg);
         r->first[r->seg_of[k] + 1]++;
     }

@@ -52,16 +52,24 @@ const char *site_page_text(const site *s, const page *p, size_t *len);
  * site_page_lazy_map, and the first read of the entry puts the real value
  * there (value.h, "Lazy entries"). False: make the value from the bytes. */
 bool site_page_lazy_value(const site *s, arena *a, const page *p, bool summary, tpl_value *v);
-/* The same for the table of contents (`toc`), in a one-shot build with
- * the build cache: a stand-in naming p's headings (their count and a hash
+/* The same for the table of contents (`toc`), in a one-shot build (with
+ * the build cache, or writing its output with a spill file): a stand-in naming p's headings (their count and a hash
  * of each one's level, id and title: all a toc is made of) into *v, and
  * true, when p has headings; the real toc is made on the first read of
- * the map (site_page_toc, in an arena of the hook's, which lives until
- * site_free). A build that renders few pages makes few tables of contents
- * (one is ≈ 1 KB a page: 100 MB at 100,000 posts). False: make it now. */
+ * the entry (site_page_toc). Made by the job that renders p's own output
+ * (site_bulk_job_begin), it lives until that job ends, and the entry is
+ * the stand-in again; made by any other reader (or read by one while that
+ * job runs), until site_free. So no build holds every toc (one is ≈ 1 KB
+ * a page: 110 MB at 100,000 posts). False: make it now. */
 bool site_page_lazy_toc(const site *s, arena *a, const page *p, tpl_value *v);
 /* Marks p->value lazy when it holds a stand-in (after it is sealed). */
 void site_page_lazy_map(const site *s, const page *p);
+/* Around each render job (render/jobs.c), on the thread that runs it:
+ * page is the page whose own output the job renders (-1: another job).
+ * The end gives back the toc that job made for its page, unless a reader
+ * of another job read it meanwhile. Nothing when s is not hooked. */
+void site_bulk_job_begin(const site *s, long page);
+void site_bulk_job_end(const site *s);
 /* Installs (on) the hook that fills s's lazy entries, or removes it when
  * it is s's (site_free calls it). */
 void site_bulk_hook(site *s, bool on);

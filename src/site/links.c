@@ -857,7 +857,7 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
     free(c.words);
     site_spill_map(s, d);
     site_md_disk_end(s->md_disk, s);
-    if (s->md_disk) /* the pages' maps stand for their bodies until read (site/bulk.h) */
+    if (s->md_disk || s->spill) /* the pages' maps stand for their bodies (tocs) until read (site/bulk.h) */
         site_bulk_hook(s, true);
 }
 

@@ -240,6 +240,13 @@ void tpl_deps_note(const tpl_map *m, long index)
 {
     if (lazy_fn && atomic_load_explicit(&((tpl_map *)m)->lazy, memory_order_acquire))
         lazy_fn(lazy_ctx, m, index);
+    tpl_deps_record(m, index);
+}
+
+void tpl_deps_record(const tpl_map *m, long index)
+{
+    if (!m->owner)
+        return;
     tpl_deps *d = deps_current;
     if (!d)
         return;

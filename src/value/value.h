@@ -126,6 +126,11 @@ static inline void tpl_map_touch(const tpl_map *m, long index)
         tpl_deps_note(m, index);
 }
 static inline void tpl_map_touch_all(const tpl_map *m) { tpl_map_touch(m, (long)TPL_DEPS_ALL); }
+/* Records a read of m's entry (TPL_DEPS_ALL: of m whole) for the thread's
+ * recorder, as tpl_map_touch does, but fills no lazy entry: for a reader
+ * whose output depends on the map without looking at its entries (the
+ * search index of a build session, which reads the page itself). */
+void tpl_deps_record(const tpl_map *m, long index);
 /* Lazy entries. A map whose `lazy` is set (an owned map: only those are
  * touched on every read) holds entries whose values are not made yet: the
  * hook set here is called with the map and the entry about to be read
