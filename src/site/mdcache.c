@@ -49,6 +49,8 @@
  * (cache_trim removes them in time). The manifest only adds caution: each
  * entry is written whole (temporary file, rename) and checked (HMAC) on
  * its own, and its key holds all of its inputs. */
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -169,19 +171,38 @@ static int note_cb(struct dl_phdr_info *info, size_t size, void *vout)
     return 1; /* the first object is the program: only its id counts */
 }
 
-char *site_binary_id(void)
+/* The binary's id, made once a process: without a build id it is the hash
+ * of the whole program file, read 64 KiB at a time (read whole, a 14 MB
+ * buffer at the render's peak, in the search index's job). */
+static char *binary_id;
+
+static void make_binary_id(void)
 {
     buf b = BUF_INIT;
     dl_iterate_phdr(note_cb, &b);
-    if (!b.len) {
-        buf exe = BUF_INIT;
-        if (fs_read_file_max("/proc/self/exe", (size_t)1 << 30, &exe))
-            buf_printf(&b, "exe:%016llx:%zu", (unsigned long long)hash_bytes(exe.data, exe.len), exe.len);
-        else
-            buf_puts(&b, "unknown");
-        buf_release(&exe);
+    int fd = b.len ? -1 : open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        static unsigned char chunk[64 * 1024];
+        uint64_t h = HASH_SEED;
+        size_t len = 0;
+        ssize_t n;
+        while ((n = read(fd, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
+            if (n > 0) /* FNV-1a, byte by byte: the same as over the whole file at once */
+                h = hash_add(h, chunk, (size_t)n), len += (size_t)n;
+        if (!n)
+            buf_printf(&b, "exe:%016llx:%zu", (unsigned long long)h, len);
+        close(fd);
     }
-    return buf_detach(&b, NULL);
+    if (!b.len)
+        buf_puts(&b, "unknown");
+    binary_id = buf_detach(&b, NULL);
+}
+
+char *site_binary_id(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_binary_id);
+    return xstrdup(binary_id);
 }
 
 static uint64_t new_generation(void)

@@ -27,8 +27,8 @@ site_md_disk *site_md_disk_open(site *s, bool write, diag_list *d);
 void site_md_disk_close(site_md_disk *m, diag_list *d);
 
 /* The running sheaf binary's identity, for the keys of what it writes in
- * the build cache: its ELF build id, else a hash of its bytes. The caller
- * frees it. */
+ * the build cache: its ELF build id, else a hash of its bytes (read 64 KiB
+ * at a time, once a process). The caller frees it. */
 char *site_binary_id(void);
 
 /* Pages taken from the cache so far (0 for NULL). */
