@@ -1168,6 +1168,9 @@ void md_render_with(const md_registry *reg, str body, int first_line, const md_o
         .head = { .classes = BUF_INIT, .extra = BUF_INIT },
     };
     choose_extensions(&r, reg, opt);
+    /* room for the HTML at once, about the size of its source: grown a
+     * half at a time from nothing, it was copied again at each step */
+    buf_grow(&r.html, body.len + body.len / 4 + 1024);
     cmark_node *doc = parse(body, opt, &r);
     if (!r.reference)
         md_xref_prepare(&r, doc);
@@ -1288,6 +1291,7 @@ void md_render_with(const md_registry *reg, str body, int first_line, const md_o
     buf_release(&whole);
     /* the text a reader sees: one rule for search, counts and snippets */
     buf t = BUF_INIT;
+    buf_grow(&t, out->html_len + 2); /* the text is never longer than its HTML: no regrowth */
     html_plain_text(&t, out->html, out->html_len, true);
     out->text = arena_strndup(a, t.data ? t.data : "", t.len);
     out->text_len = t.len;
