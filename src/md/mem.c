@@ -88,7 +88,9 @@ static chunk *new_chunk(size_t want)
     return c;
 }
 
-static void *bump(size_t size)
+/* bump's way when the current chunk has no room (or the size overflows):
+ * on to the next chunk, made when there is none. */
+__attribute__((noinline)) static void *bump_slow(size_t size)
 {
     page_mem *m = current;
     size_t need = sizeof(header) + ROUND(size ? size : 1);
@@ -104,6 +106,22 @@ static void *bump(size_t size)
         c->used = 0;
     }
     m->cur = c;
+    header *h = (header *)(c->data + c->used);
+    h->size = size;
+    c->used += need;
+    m->last = (unsigned char *)(h + 1);
+    return h + 1;
+}
+
+/* An allocation: inline, as it runs once for every node and buffer of a
+ * page, with the chunk's room tested once. */
+static inline void *bump(size_t size)
+{
+    page_mem *m = current;
+    chunk *c = m->cur;
+    size_t need = sizeof(header) + ROUND(size ? size : 1);
+    if (need < size || c->cap - c->used < need)
+        return bump_slow(size);
     header *h = (header *)(c->data + c->used);
     h->size = size;
     c->used += need;
