@@ -1246,8 +1246,10 @@ void md_render_with(const md_registry *reg, str body, int first_line, const md_o
             heads[i].id = r.reference ? "" : unique_id(&r, heads[i].title, strlen(heads[i].title));
 
     buf whole = BUF_INIT, b = BUF_INIT;
-    if (r.holes.n)
+    if (r.holes.n) {
+        buf_grow(&whole, r.html.len + r.html.len / 8 + 256); /* its holes filled: a little more */
         assemble(&r, 0, r.html.len, false, &whole);
+    }
     if (summary.set) {
         assemble(&r, summary.start, summary.end, true, &b);
         buf_put(&b, summary.tail.data, summary.tail.len);
