@@ -351,12 +351,13 @@ void site_search_text(const char *text, size_t n, buf *out)
     size_t i = 0;
     while (i < n) {
         if (n - i >= SCAN_STEP) {
-            unsigned blank = scan_blank_block(text + i), joins = scan_joins_block(text + i);
+            scan_spaced blk;
+            unsigned blank = scan_blank_spaced(text + i, &blk), joins = scan_joins_block(text + i);
             if (!(blank & ((blank | joins) >> 1)) && (!(blank & 1) || d > start)) {
                 if (space && !(blank & 1) && d > start && !(joins & 1))
                     *d++ = ' ';
                 space = false;
-                scan_copy_blanks(d, text + i);
+                scan_put_spaced(d, &blk);
                 d += SCAN_STEP;
                 i += SCAN_STEP;
                 if (blank >> (SCAN_STEP - 1)) { /* it ends with a blank: pending */

@@ -336,16 +336,17 @@ static void plain_put(plain *p, const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         if (n - i >= SCAN_STEP) {
-            unsigned blank = scan_blank_block(s + i);
+            scan_spaced blk;
+            unsigned blank = scan_blank_spaced(s + i, &blk);
             if (!(blank & (blank >> 1)) && (!(blank & 1) || d > start)) {
                 if (blank & 1) { /* the separator: a line break when one is pending */
-                    scan_copy_blanks(d, s + i);
+                    scan_put_spaced(d, &blk);
                     if (pending == 2)
                         *d = '\n';
                 } else {
                     if (pending && d > start)
                         *d++ = pending == 2 ? '\n' : ' ';
-                    scan_copy_blanks(d, s + i);
+                    scan_put_spaced(d, &blk);
                 }
                 pending = 0;
                 d += SCAN_STEP;

@@ -135,6 +135,20 @@ static inline void scan_copy_blanks(char *d, const char *s)
     _mm_storeu_si128((__m128i *)d,
                      _mm_or_si128(_mm_andnot_si128(b, x), _mm_and_si128(b, _mm_set1_epi8(' '))));
 }
+/* A block read once for both: scan_blank_spaced gives the mask of
+ * scan_blank_block and keeps the block with its blanks as spaces, which
+ * scan_put_spaced writes as scan_copy_blanks would (the blank test made
+ * once a block, not twice). */
+typedef struct scan_spaced {
+    __m128i v;
+} scan_spaced;
+static inline unsigned scan_blank_spaced(const char *p, scan_spaced *out)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)p), b = scan_blank_lanes(x);
+    out->v = _mm_or_si128(_mm_andnot_si128(b, x), _mm_and_si128(b, _mm_set1_epi8(' ')));
+    return sse_mask(b);
+}
+static inline void scan_put_spaced(char *d, const scan_spaced *b) { _mm_storeu_si128((__m128i *)d, b->v); }
 #else
 static inline uint64_t swar_blank(uint64_t x)
 {
@@ -151,6 +165,20 @@ static inline void scan_copy_blanks(char *d, const char *s)
 #endif
     memcpy(d, &x, 8);
 }
+typedef struct scan_spaced {
+    uint64_t v;
+} scan_spaced;
+static inline unsigned scan_blank_spaced(const char *p, scan_spaced *out)
+{
+    uint64_t x = swar_load(p), m = swar_blank(x), b = (m >> 7) * 0xff;
+    x = (x & ~b) | (b & SWAR_ONES * ' ');
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    out->v = x;
+    return swar_bits(m);
+}
+static inline void scan_put_spaced(char *d, const scan_spaced *b) { memcpy(d, &b->v, 8); }
 #endif
 
 /* Search keys: the ASCII letters and digits among the SCAN_STEP bytes at
