@@ -25,9 +25,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from common import same_as_clean
+from common import new_site, same_as_clean
 
 POSTS = 12
 
@@ -39,10 +38,7 @@ def fail(msg):
 
 def main():
     sheaf = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="sheaf-cache-bulk-")
-    site = os.path.join(tmp, "site")
-    env = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=tmp)
-    os.makedirs(os.path.join(site, "content", "posts"))
+    tmp, site, _posts, env = new_site("bulk")
     with open(os.path.join(site, "site.yaml"), "w") as f:
         f.write("title: Bulk\nbase_url: https://example.org/\nsearch: true\n")
     for i in range(POSTS):

@@ -1,5 +1,19 @@
 """What the build-cache tests (tests/cache/*.py) share."""
 import os
+import tempfile
+
+
+def new_site(name):
+    """A fresh temporary folder for the test `name` holding site/content/posts:
+    returns (tmp, site, posts, env), env checking every cached build
+    against a full one (SHEAF_CHECK_INCREMENTAL) and keeping sheaf's
+    temporary files in tmp."""
+    tmp = tempfile.mkdtemp(prefix="sheaf-cache-%s-" % name)
+    site = os.path.join(tmp, "site")
+    posts = os.path.join(site, "content", "posts")
+    os.makedirs(posts)
+    env = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=tmp)
+    return tmp, site, posts, env
 
 
 def output_tree(root, manifest=False):

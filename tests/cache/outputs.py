@@ -29,9 +29,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from common import same_as_clean
+from common import new_site, same_as_clean
 
 POSTS = 6
 LINKS = ("\nSee [the t0 tag](../../tags/t0/), [its feed](../../tags/t0/atom.xml) "
@@ -45,11 +44,7 @@ def fail(msg):
 
 def main():
     sheaf = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="sheaf-cache-outputs-")
-    site = os.path.join(tmp, "site")
-    env = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=tmp)
-    posts = os.path.join(site, "content", "posts")
-    os.makedirs(posts)
+    tmp, site, posts, env = new_site("outputs")
     with open(os.path.join(site, "site.yaml"), "w") as f:
         f.write("title: Outputs\nbase_url: https://example.org/\n")
 

@@ -27,9 +27,8 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
-from common import same_as_clean
+from common import new_site, same_as_clean
 
 POSTS = 14
 TEMPLATE = """<!doctype html><title>{{ page.title }}</title>
@@ -46,11 +45,7 @@ def fail(msg):
 
 def main():
     sheaf = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="sheaf-cache-related-")
-    site = os.path.join(tmp, "site")
-    env = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=tmp)
-    posts = os.path.join(site, "content", "posts")
-    os.makedirs(posts)
+    tmp, site, posts, env = new_site("related")
     os.makedirs(os.path.join(site, "templates"))
     with open(os.path.join(site, "templates", "post.html"), "w") as f:
         f.write(TEMPLATE)

@@ -25,9 +25,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from common import output_tree, same_as_clean
+from common import new_site, output_tree, same_as_clean
 
 POSTS = 8
 INDEX = """<!doctype html><title>{{ site.title }}</title>
@@ -54,11 +53,7 @@ def post(i, extra=""):
 
 def main():
     sheaf = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="sheaf-cache-toc-")
-    site = os.path.join(tmp, "site")
-    env = dict(os.environ, NO_COLOR="1", SHEAF_CHECK_INCREMENTAL="1", TMPDIR=tmp)
-    posts = os.path.join(site, "content", "posts")
-    os.makedirs(posts)
+    tmp, site, posts, env = new_site("toc")
     os.makedirs(os.path.join(site, "templates"))
     with open(os.path.join(site, "site.yaml"), "w") as f:
         f.write("title: Tocs\nbase_url: https://example.org/\nsearch: true\n")
