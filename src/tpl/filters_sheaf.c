@@ -271,14 +271,6 @@ typedef struct {
     size_t n, cap;
 } cp_ranges;
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* One CSS unicode-range item at *p ("U+20-7E", "U+A0", "U+4??"); false
  * when it is not one. */
 static bool read_unicode_range(const char **p, cp_range *out)
@@ -289,7 +281,7 @@ static bool read_unicode_range(const char **p, cp_range *out)
     s += 2;
     uint32_t lo = 0, hi = 0;
     int n = 0, wild = 0;
-    for (; n < 6 && (hex_digit(*s) >= 0 || *s == '?'); n++, s++) {
+    for (; n < 6 && (scan_hex_digit(*s) >= 0 || *s == '?'); n++, s++) {
         if (*s == '?') {
             wild++;
             lo = lo << 4;
@@ -297,19 +289,19 @@ static bool read_unicode_range(const char **p, cp_range *out)
         } else if (wild) {
             return false; /* "U+4?2": a digit after a '?' */
         } else {
-            lo = lo << 4 | (uint32_t)hex_digit(*s);
-            hi = hi << 4 | (uint32_t)hex_digit(*s);
+            lo = lo << 4 | (uint32_t)scan_hex_digit(*s);
+            hi = hi << 4 | (uint32_t)scan_hex_digit(*s);
         }
     }
-    if (!n || hex_digit(*s) >= 0 || *s == '?')
+    if (!n || scan_hex_digit(*s) >= 0 || *s == '?')
         return false;
     if (*s == '-' && !wild) {
         s++;
         int m = 0;
         hi = 0;
-        for (; m < 6 && hex_digit(*s) >= 0; m++, s++)
-            hi = hi << 4 | (uint32_t)hex_digit(*s);
-        if (!m || hex_digit(*s) >= 0 || hi < lo)
+        for (; m < 6 && scan_hex_digit(*s) >= 0; m++, s++)
+            hi = hi << 4 | (uint32_t)scan_hex_digit(*s);
+        if (!m || scan_hex_digit(*s) >= 0 || hi < lo)
             return false;
     }
     if (hi > 0x10FFFF)
@@ -350,35 +342,14 @@ static bool read_unicode_ranges(tpl_render_state *r, const node *at, tpl_value n
     }
 }
 
-/* The UTF-8 character at s (n > 0 bytes), *len its length; -1 (length 1)
- * for a byte that starts none. */
-static int32_t utf8_at(const unsigned char *s, size_t n, size_t *len)
-{
-    *len = 1;
-    if (s[0] < 0x80)
-        return s[0];
-    int more = s[0] >= 0xF8 ? -1 : s[0] >= 0xF0 ? 3 : s[0] >= 0xE0 ? 2 : s[0] >= 0xC0 ? 1 : -1;
-    if (more < 0 || (size_t)more >= n)
-        return -1;
-    int32_t cp = s[0] & (0x3F >> more);
-    for (int i = 1; i <= more; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return -1;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    *len = (size_t)more + 1;
-    return cp;
-}
-
 /* Marks the parts that the text t[0..n) falls in; returns how many parts
  * are still unmarked. */
 static size_t mark_used(const char *t, size_t n, const cp_ranges *rg, const size_t *first,
                         size_t np, bool *used, size_t left)
 {
-    for (size_t len; n && left; t += len, n -= len) {
-        int32_t cp = utf8_at((const unsigned char *)t, n, &len);
-        if (cp < 0)
-            continue;
+    for (size_t at = 0, k; at < n && left; at += k) {
+        int32_t cp;
+        k = next_cp(t, n, at, &cp); /* the engine's reading of UTF-8 */
         for (size_t i = 0; i < np; i++) {
             if (used[i])
                 continue;

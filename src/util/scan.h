@@ -630,4 +630,13 @@ static inline bool scan_flip_case(char *d, const char *s, size_t n, char lo, cha
     return !swar_high(high8) && !(h & 0x80);
 }
 
+/* The value of a hexadecimal digit, either case, or -1. */
+static inline int scan_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 #endif

@@ -197,7 +197,7 @@ TEST(used_ranges)
       "0");
     R("{{ '<MATH>α' | used_ranges(" PARTS ", within='math') | join(',') }}", "greek");
     R("{{ '' | used_ranges(" PARTS ") | length }}", "0");
-    /* invalid UTF-8 is no character */
+    /* invalid UTF-8: a byte a character, as everywhere in the engine (next_cp) */
     R("{{ ('\\xff\\xce' ~ 'α') | used_ranges(" PARTS ") | join(',') }}", "greek");
     /* bad parts: clear errors */
     R("{{ 'a' | used_ranges }}", "ERR main.html:1:10: error: used_ranges needs a map of part name to unicode-range");
