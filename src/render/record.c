@@ -54,6 +54,7 @@
 #include "util/binrec.h"
 #include "util/fs.h"
 #include "util/ptrmap.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 #define REC_KIND "render"
@@ -271,7 +272,8 @@ struct render_record {
     uint8_t *changed;      /* per entry of h: not the old hash */
     uint8_t *page_changed; /* per page: any of its entries */
     rec_job *old;
-    arena *old_arena;   /* what the old jobs hold */
+    arena **old_arenas; /* what the old jobs hold: one arena a worker that read a part */
+    size_t nold_arenas, capold_arenas;
     size_t njobs;
     rec_job *now;
     uint64_t *part_ids; /* the last build's: its head's, pages' parts then jobs' */
@@ -309,6 +311,21 @@ static void template_file(void *ctx, const char *rel, fs_kind kind, int err)
     free(path);
 }
 
+/* Whether y names its entries with the very strings x does, in the same
+ * order (the same addresses and lengths: then the same names). */
+static bool same_names(const tpl_map *x, const tpl_map *y)
+{
+    if (x->len != y->len)
+        return false;
+    for (size_t k = 0; k < x->len; k++) {
+        const tpl_value *a = &x->entries[k].key, *b = &y->entries[k].key;
+        if (a->kind != b->kind || a->kind != TPL_STRING || a->u.s != b->u.s || a->len != b->len ||
+            a->flags != b->flags)
+            return false;
+    }
+    return true;
+}
+
 static uint64_t global_hash(memo *mm, const render_ctx *c, uint64_t g, const char *const *tdirs,
                             size_t ntdirs, bool *bad)
 {
@@ -338,13 +355,27 @@ static uint64_t global_hash(memo *mm, const render_ctx *c, uint64_t g, const cha
             hash_value(mm, 0, tpl_map_value(s->taxonomies[i].value), &frames_bad);
     hash_value(mm, 0, c->years, &frames_bad);
     g = mix(g, s->npages);
+    const tpl_map *prev = NULL; /* the last page's map whose names were hashed into names */
+    uint64_t names = 0;
     for (size_t i = 0; i < s->npages; i++) {
         const page *p = &s->pages[i];
         g = mix_str(g, p->src);
         const tpl_map *m = p->value;
         g = mix(g, m ? m->len : ~(uint64_t)0);
-        for (size_t k = 0; m && k < m->len; k++)
-            g = hash_value(mm, g, m->entries[k].key, bad);
+        if (!m)
+            continue;
+        /* nearly every page's map names its entries with the very strings
+         * its neighbour's does (model.c's maps share their names): those
+         * are hashed once, not again for each of 10,000 pages */
+        if (!prev || !same_names(prev, m)) {
+            bool kb = false;
+            names = SEED;
+            for (size_t k = 0; k < m->len; k++)
+                names = hash_value(mm, names, m->entries[k].key, &kb);
+            *bad = *bad || kb;
+            prev = m;
+        }
+        g = mix(g, names);
     }
     g = mix(g, c->njobs);
     for (size_t i = 0; i < c->njobs; i++)
@@ -468,11 +499,69 @@ static bool read_job(reader *rd, rec_job *j, arena *a)
     return !rd->bad;
 }
 
+/* The last build's parts being read (read_old): each worker decodes
+ * the parts it is given into oh and r->old, which they do not share. */
+typedef struct old_parts {
+    render_record *r;
+    uint64_t *oh;    /* the old hashes of the pages' entries */
+    arena **arenas;  /* a worker's each, made on its first job part */
+    atomic_bool ok;
+    atomic_size_t bytes;
+} old_parts;
+
+/* Part p of the last build's record: the pages' parts, then the jobs'. */
+static void read_part(void *ctx, size_t p, int worker)
+{
+    old_parts *op = ctx;
+    render_record *r = op->r;
+    if (!atomic_load(&op->ok))
+        return;
+    size_t npp = parts_of(r->npages);
+    bool pages = p < npp;
+    size_t first = (pages ? p : p - npp) * PART_ITEMS, n = pages ? r->npages : r->njobs;
+    size_t last = first + PART_ITEMS < n ? first + PART_ITEMS : n;
+    buf key = BUF_INIT, v = BUF_INIT;
+    buf_put(&key, r->key.data, r->key_len);
+    buf_printf(&key, "%s %zu", pages ? "pages" : "jobs", first / PART_ITEMS);
+    bool ok = cache_get(r->cache, REC_KIND, key.data, key.len, &v);
+    buf_release(&key);
+    if (ok)
+        atomic_fetch_add(&op->bytes, v.len);
+    reader rd = binrec_reader_of(v.data, v.len);
+    ok = ok && binrec_get_w(&rd) == r->part_ids[p] && binrec_get_u(&rd) == first;
+    if (pages) {
+        for (size_t i = first; ok && i < last; i++) {
+            size_t ne = r->off[i + 1] - r->off[i];
+            ok = binrec_get_u(&rd) == ne && !rd.bad;
+            for (size_t k = 0; ok && k < ne; k++)
+                op->oh[r->off[i] + k] = binrec_get_w(&rd);
+        }
+    } else {
+        if (ok && !op->arenas[worker])
+            op->arenas[worker] = arena_new();
+        for (size_t i = first; ok && i < last; i++)
+            ok = read_job(&rd, &r->old[i], op->arenas[worker]);
+    }
+    ok = ok && binrec_done(&rd);
+    buf_release(&v);
+    if (!ok)
+        atomic_store(&op->ok, false);
+}
+
+static void free_old_arenas(render_record *r)
+{
+    for (size_t i = 0; i < r->nold_arenas; i++)
+        arena_free(r->old_arenas[i]);
+    free(r->old_arenas);
+    r->old_arenas = NULL;
+    r->nold_arenas = r->capold_arenas = 0;
+}
+
 /* The last build's record, when it was made with this global fingerprint;
  * a head that names parts which are missing, of another record or not
  * readable: a warning (unless the cache already counts it as damaged,
  * which finish_cache reports). */
-static void read_old(render_record *r, diag_list *d)
+static void read_old(render_record *r, int jobs, diag_list *d)
 {
     buf v = BUF_INIT;
     size_t damaged0 = cache_get_stats(r->cache).damaged;
@@ -495,34 +584,25 @@ static void read_old(render_record *r, diag_list *d)
     for (size_t p = 0; ok && p < nparts; p++)
         r->part_ids[p] = binrec_get_w(&h);
     ok = ok && binrec_done(&h);
-    const uint64_t *ids = r->part_ids;
     uint64_t *oh = xcalloc(r->off[r->npages] + 1, sizeof *oh);
     r->old = xcalloc(r->njobs + 1, sizeof *r->old);
-    for (size_t first = 0; ok && first < r->npages; first += PART_ITEMS) {
-        ok = get_part(r, "pages", first / PART_ITEMS, &v);
-        reader rd = binrec_reader_of(v.data, v.len);
-        ok = ok && binrec_get_w(&rd) == *ids++ && binrec_get_u(&rd) == first;
-        size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
-        for (size_t i = first; ok && i < last; i++) {
-            size_t n = r->off[i + 1] - r->off[i];
-            ok = binrec_get_u(&rd) == n && !rd.bad;
-            for (size_t k = 0; ok && k < n; k++)
-                oh[r->off[i] + k] = binrec_get_w(&rd);
-        }
-        ok = ok && binrec_done(&rd);
-    }
-    for (size_t first = 0; ok && first < r->njobs; first += PART_ITEMS) {
-        ok = get_part(r, "jobs", first / PART_ITEMS, &v);
-        reader rd = binrec_reader_of(v.data, v.len);
-        ok = ok && binrec_get_w(&rd) == *ids++ && binrec_get_u(&rd) == first;
-        size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
-        for (size_t i = first; ok && i < last; i++)
-            ok = read_job(&rd, &r->old[i], r->old_arena);
-        ok = ok && binrec_done(&rd);
+    if (ok) {
+        /* the parts on every worker: each is read (and its MAC checked)
+         * and decoded on its own */
+        int nw = site_jobs(jobs);
+        old_parts op = { r, oh, xcalloc((size_t)nw, sizeof(arena *)), true, 0 };
+        site_parallel(nparts, jobs, read_part, &op);
+        ok = atomic_load(&op.ok);
+        r->read_bytes += atomic_load(&op.bytes);
+        for (int w = 0; w < nw; w++)
+            if (op.arenas[w]) {
+                *VEC_ADD(r->old_arenas, r->nold_arenas, r->capold_arenas, 4) = op.arenas[w];
+            }
+        free(op.arenas);
     }
     buf_release(&v);
     if (!ok) {
-        arena_reset(r->old_arena);
+        free_old_arenas(r);
         free(r->old);
         r->old = NULL;
         free(r->part_ids);
@@ -557,7 +637,6 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     r->target = c->out->target;
     r->njobs = c->njobs;
     r->now = xcalloc(r->njobs + 1, sizeof *r->now);
-    r->old_arena = arena_new();
     char *bin = site_binary_id(), *root = fs_resolve(site_dir);
     buf_printf(&r->key, "%s\nsheaf %s\nsite %s\noutput %s\n", REC_MAGIC, bin, root, r->target);
     free(bin);
@@ -586,7 +665,7 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
         site_spill_trim(s);
     r->usable = !bad;
     if (r->usable)
-        read_old(r, d);
+        read_old(r, jobs, d);
     return r;
 }
 
@@ -835,7 +914,7 @@ void render_record_free(render_record *r)
             free_job(&r->now[i]);
     free(r->now);
     free(r->old);
-    arena_free(r->old_arena);
+    free_old_arenas(r);
     free(r->part_ids);
     free(r->off);
     free(r->h);
