@@ -244,6 +244,7 @@ typedef struct run {
     bool staging;          /* out was begun: write ends it */
     render_ctx c;
     size_t nrender;        /* jobs that render a template (the rest copy files) */
+    output_prefetch *pre;  /* the output's manifests, read while the sources are */
 } run;
 
 static bool new_errors(const run *r, diag_list *d) { return diag_error_count(d) > r->errors_before; }
@@ -327,6 +328,9 @@ static void load(run *r, diag_list *d)
     site *s = &r->s;
     build_env *e = r->e;
     stage(r->o, "reading");
+    /* the second core reads the output folder's manifests meanwhile */
+    if (r->o->write && !e->sink)
+        r->pre = output_prefetch_start(e->out_dir);
     site_load_site_bibliography(s, d);
     site_load(s, r->jobs, d);
     site_favicon(s, d);
@@ -445,7 +449,10 @@ static bool render(run *r, bool keep, diag_list *d)
     bool safe = !o->write || out_dir_is_safe(s->dir, e->out_dir, d);
     if (!safe)
         return false;
-    if (!output_begin(&r->out, e->out_dir, o->write, o->force, e->outputs, d)) {
+    bool begun = output_begin(&r->out, e->out_dir, o->write, o->force, e->outputs, r->pre, d);
+    output_prefetch_free(r->pre);
+    r->pre = NULL;
+    if (!begun) {
         output_free(&r->out);
         return false;
     }
@@ -573,6 +580,8 @@ static bool run_end(run *r, bool ok, last_run **keep, diag_list *d)
     /* good and quiet so far: what the cache's bookkeeping says after does
      * not count */
     bool keepable = keep && ok && r->c.deps && diag_count(d) == r->diags_before;
+    output_prefetch_free(r->pre); /* (the render stage did not run) */
+    r->pre = NULL;
     r->st.markdown_cached = site_md_disk_hits(s->md_disk);
     site_md_disk_close(s->md_disk, d);
     r->s.md_disk = NULL;

@@ -130,12 +130,20 @@ typedef struct output {
  * symbolic links (the link stays, the folder it names is replaced).
  * Caller frees. */
 char *output_real_target(const char *target);
+/* The manifests of the output folder `target` and of its spare, read on a
+ * thread of its own from now on (output.c, "the manifests read ahead"),
+ * for output_begin. output_prefetch_free (NULL: nothing) waits for the
+ * thread and frees what output_begin did not take. */
+typedef struct output_prefetch output_prefetch;
+output_prefetch *output_prefetch_start(const char *target);
+void output_prefetch_free(output_prefetch *p);
 /* Prepares the staging folder (removing stale ones of dead builds first)
  * and reads the output folder's manifest; refuses (false, reported to d) a
  * non-empty folder without one unless `force`. mem (may be NULL) is the
- * session's record of the target; output_end brings it up to date. */
+ * session's record of the target; output_end brings it up to date. pre
+ * (may be NULL): the manifests read ahead for this target. */
 bool output_begin(output *o, const char *target, bool write, bool force, output_memory *mem,
-                  diag_list *d);
+                  output_prefetch *pre, diag_list *d);
 /* Writes one file (rel: "posts/a/index.html"). */
 bool output_put(output *o, const char *rel, const void *data, size_t len, diag_list *d);
 /* A large output written in pieces (the search index), so its bytes are

@@ -157,7 +157,7 @@ static bool render_picked(build_session *bs, size_t *pick, size_t n, bool lock, 
     last_run *L = bs->last;
     int jobs = site_jobs(bs->env.o.jobs);
     output out;
-    if (!output_begin(&out, bs->env.out_dir, true, bs->env.o.force, bs->env.outputs, d) || !out.known) {
+    if (!output_begin(&out, bs->env.out_dir, true, bs->env.o.force, bs->env.outputs, NULL, d) || !out.known) {
         output_end(&out, false, d);
         output_free(&out);
         render_last_run_free(L);

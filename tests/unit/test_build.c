@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "render/build.h"
+#include "render/output.h"
 #include "site/site.h"
 #include "util/buf.h"
 
@@ -471,6 +472,79 @@ TEST(page_maps_share_index)
     OK(system(cmd) == 0);
 }
 
+/* The manifests read ahead (render/output.c): output_begin takes the
+ * target's as read only when its file is still the one read; one put in
+ * its place, or written again, is read again. */
+static void put_manifest(const char *dir, const char *paths, bool replace)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s%s", dir, OUTPUT_MANIFEST, replace ? ".new" : "");
+    FILE *f = fopen(path, replace ? "w" : "r+");
+    OK(f != NULL);
+    if (!f)
+        return;
+    fputs("# sheaf: the files it wrote in this folder, which it alone may remove\n", f);
+    fputs(paths, f);
+    fclose(f);
+    if (replace) {
+        char to[512];
+        snprintf(to, sizeof to, "%s/%s", dir, OUTPUT_MANIFEST);
+        OK(rename(path, to) == 0);
+    }
+}
+
+static bool begun_with(const char *target, output_prefetch *pre, const char *want, const char *not)
+{
+    output o;
+    diag_list *d = diag_list_new();
+    bool ok = output_begin(&o, target, true, false, NULL, pre, d) && diag_count(d) == 0 &&
+              manifest_has(&o.manifest, want) && !manifest_has(&o.manifest, not);
+    output_end(&o, false, d);
+    output_free(&o);
+    output_prefetch_free(pre);
+    diag_list_free(d);
+    return ok;
+}
+
+TEST(manifests_read_ahead)
+{
+    snprintf(root, sizeof root, "/tmp/sheaf-test-ahead-XXXXXX");
+    OK(mkdtemp(root) != NULL);
+    char target[300];
+    snprintf(target, sizeof target, "%s/out", root);
+    OK(mkdir(target, 0755) == 0);
+    put_manifest(target, "a.html\n", true);
+    /* nothing changed: what was read ahead is what is there */
+    OK(begun_with(target, output_prefetch_start(target), "a.html", "b.html"));
+    /* a new file in its place after the read (rename: another inode) */
+    output_prefetch *pre = output_prefetch_start(target);
+    usleep(200 * 1000); /* (read by then: a line) */
+    put_manifest(target, "b.html\n", true);
+    OK(begun_with(target, pre, "b.html", "a.html"));
+    /* the same file written again, as long as before (its times move) */
+    pre = output_prefetch_start(target);
+    usleep(200 * 1000);
+    put_manifest(target, "c.html\n", false);
+    OK(begun_with(target, pre, "c.html", "b.html"));
+    /* and none: a manifest that was there when read ahead, gone since */
+    pre = output_prefetch_start(target);
+    usleep(200 * 1000);
+    char m[512];
+    snprintf(m, sizeof m, "%s/%s", target, OUTPUT_MANIFEST);
+    OK(unlink(m) == 0);
+    output o;
+    diag_list *d = diag_list_new();
+    OK(output_begin(&o, target, true, false, NULL, pre, d));
+    OK(!o.manifest.text && o.fresh); /* an empty folder without one: a fresh target */
+    output_end(&o, false, d);
+    output_free(&o);
+    output_prefetch_free(pre);
+    diag_list_free(d);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    OK(system(cmd) == 0);
+}
+
 int main(void)
 {
     RUN(reading_time);
@@ -479,5 +553,6 @@ int main(void)
     RUN(scheduling);
     RUN(reread_after_front_matter);
     RUN(page_maps_share_index);
+    RUN(manifests_read_ahead);
     return harness_done();
 }
