@@ -1112,72 +1112,149 @@ static void report_held(const site *s, diag_list *d, const page *p, const link_r
     buf_release(&when);
 }
 
+/* What page p's Markdown and links say — the problems its Markdown
+ * stage saw, broken links and fragments, links to pages left out — to d;
+ * with d NULL, only whether it says anything (then it returns at the first
+ * thing it would say, having made nothing: safe on any thread). */
+static bool page_says(const site *s, const page *p, diag_list *d)
+{
+    /* what the Markdown stage saw in the source (duplicate ids, …) */
+    for (size_t k = 0; k < p->md.nproblems; k++) {
+        const md_problem *m = &p->md.problems[k];
+        if (!d)
+            return true;
+        diag_add(d, m->error ? DIAG_ERROR : DIAG_WARNING, p->src, m->line, m->col, "%s", m->message);
+    }
+    bool said = p->md.nproblems > 0;
+    for (size_t k = 0; k < p->nlinks; k++) {
+        const link_rec *l = &p->links[k];
+        if (l->image_error) {
+            if (!d)
+                return true;
+            diag_error(d, p->src, l->line, l->col, "image '%s': %s", l->dest, l->image_error);
+            said = true;
+        }
+        if (l->image_key && l->kind == LINK_ABSOLUTE && l->image < 0) {
+            if (!d)
+                return true;
+            report_target(s, d, p, l, l->dest, "image: '%s': no file of the site is at that path (static/%s?)",
+                          l->dest, l->dest + 1);
+            said = true;
+        }
+        switch (l->kind) {
+        case LINK_MISSING: {
+            if (!d)
+                return true;
+            const char *sug = suggest_file(s, p, l->missing_path);
+            const char *target = missing_target(s->a, l);
+            if (l->image_key)
+                report_target(s, d, p, l, target, "image: '%s': no such file %s (looked for beside the "
+                              "page's file, then from the site's root)%s%s%s", l->dest, l->missing_path,
+                              sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+            else if (!sug && looks_like_host(l->dest))
+                report_target(s, d, p, l, target, "link to '%s': no such file %s (a web address needs its "
+                              "scheme: https://%s)", l->dest, l->missing_path, l->dest);
+            else
+                report_target(s, d, p, l, target, "link to '%s': no such file %s%s%s%s", l->dest,
+                              l->missing_path, sug ? " (did you mean '" : "", sug ? sug : "",
+                              sug ? "'?)" : "");
+            said = true;
+            break;
+        }
+        case LINK_SELF:
+            /* `#` alone is the top of the page */
+            if (*l->anchor && !has_id(p, l->anchor, l)) {
+                if (!d)
+                    return true;
+                missing_anchor(s, d, p, l, p, l->anchor, false);
+                said = true;
+            }
+            break;
+        case LINK_PAGE: {
+            const page *t = &s->pages[l->target];
+            if (t->failed)
+                break;
+            if (t->excluded) {
+                if (!d)
+                    return true;
+                report_held(s, d, p, l, t);
+                said = true;
+                break;
+            }
+            if (l->anchor && *l->anchor && !has_id(t, l->anchor, l)) {
+                if (!d)
+                    return true;
+                missing_anchor(s, d, p, l, t, l->anchor, false);
+                said = true;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return said;
+}
+
+/* The first pass over the pages' links, on every worker: which pages say
+ * something (said again, in page order, on one thread after), and how
+ * many pages link to each page (a worker's own counts, added after). */
+typedef struct links_pass {
+    site *s;
+    uint8_t *says;
+    size_t **counts; /* a worker's each */
+    int **last;      /* the last page whose link to a page a worker counted */
+} links_pass;
+
+static void links_job(void *ctx, size_t i, int worker)
+{
+    links_pass *c = ctx;
+    const site *s = c->s;
+    const page *p = &s->pages[i];
+    if (p->failed || p->excluded || !p->path)
+        return;
+    c->says[i] = page_says(s, p, NULL);
+    size_t *counts = c->counts[worker];
+    int *last = c->last[worker];
+    for (size_t k = 0; k < p->nlinks; k++) {
+        const link_rec *l = &p->links[k];
+        if (l->kind != LINK_PAGE)
+            continue;
+        const page *t = &s->pages[l->target];
+        if (!t->failed && !t->excluded && t != p && last[l->target] != (int)i) {
+            last[l->target] = (int)i;
+            counts[l->target]++;
+        }
+    }
+}
+
 void site_check_links(site *s, diag_list *d)
 {
     /* backlink counts first, then fill */
-    size_t *counts = xcalloc(s->npages + 1, sizeof *counts);
-    int *last = xcalloc(s->npages + 1, sizeof *last);
-    for (size_t i = 0; i < s->npages; i++)
-        last[i] = -1;
-    for (size_t i = 0; i < s->npages; i++) {
-        page *p = &s->pages[i];
-        if (p->failed || p->excluded || !p->path)
-            continue;
-        /* what the Markdown stage saw in the source (duplicate ids, …) */
-        for (size_t k = 0; k < p->md.nproblems; k++) {
-            const md_problem *m = &p->md.problems[k];
-            diag_add(d, m->error ? DIAG_ERROR : DIAG_WARNING, p->src, m->line, m->col, "%s", m->message);
-        }
-        for (size_t k = 0; k < p->nlinks; k++) {
-            const link_rec *l = &p->links[k];
-            if (l->image_error)
-                diag_error(d, p->src, l->line, l->col, "image '%s': %s", l->dest, l->image_error);
-            if (l->image_key && l->kind == LINK_ABSOLUTE && l->image < 0)
-                report_target(s, d, p, l, l->dest, "image: '%s': no file of the site is at that path (static/%s?)",
-                              l->dest, l->dest + 1);
-            switch (l->kind) {
-            case LINK_MISSING: {
-                const char *sug = suggest_file(s, p, l->missing_path);
-                const char *target = missing_target(s->a, l);
-                if (l->image_key)
-                    report_target(s, d, p, l, target, "image: '%s': no such file %s (looked for beside the "
-                                  "page's file, then from the site's root)%s%s%s", l->dest, l->missing_path,
-                                  sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
-                else if (!sug && looks_like_host(l->dest))
-                    report_target(s, d, p, l, target, "link to '%s': no such file %s (a web address needs its "
-                                  "scheme: https://%s)", l->dest, l->missing_path, l->dest);
-                else
-                    report_target(s, d, p, l, target, "link to '%s': no such file %s%s%s%s", l->dest,
-                                  l->missing_path, sug ? " (did you mean '" : "", sug ? sug : "",
-                                  sug ? "'?)" : "");
-                break;
-            }
-            case LINK_SELF:
-                /* `#` alone is the top of the page */
-                if (*l->anchor && !has_id(p, l->anchor, l))
-                    missing_anchor(s, d, p, l, p, l->anchor, false);
-                break;
-            case LINK_PAGE: {
-                const page *t = &s->pages[l->target];
-                if (t->failed)
-                    break;
-                if (t->excluded) {
-                    report_held(s, d, p, l, t);
-                    break;
-                }
-                if (l->anchor && *l->anchor && !has_id(t, l->anchor, l))
-                    missing_anchor(s, d, p, l, t, l->anchor, false);
-                if (t != p && last[l->target] != (int)i) {
-                    last[l->target] = (int)i;
-                    counts[l->target]++;
-                }
-                break;
-            }
-            default:
-                break;
-            }
-        }
+    int nw = site_jobs(s->nwa);
+    links_pass lp = { s, xcalloc(s->npages + 1, 1), xcalloc((size_t)nw, sizeof(size_t *)),
+                      xcalloc((size_t)nw, sizeof(int *)) };
+    for (int w = 0; w < nw; w++) {
+        lp.counts[w] = xcalloc(s->npages + 1, sizeof **lp.counts);
+        lp.last[w] = xmalloc((s->npages + 1) * sizeof **lp.last);
+        memset(lp.last[w], 0xff, (s->npages + 1) * sizeof **lp.last); /* -1: none */
     }
+    site_parallel(s->npages, nw, links_job, &lp);
+    for (size_t i = 0; i < s->npages; i++)
+        if (lp.says[i])
+            page_says(s, &s->pages[i], d);
+    size_t *counts = lp.counts[0];
+    for (int w = 1; w < nw; w++) {
+        for (size_t i = 0; i < s->npages; i++)
+            counts[i] += lp.counts[w][i];
+        free(lp.counts[w]);
+    }
+    int *last = lp.last[0];
+    for (int w = 1; w < nw; w++)
+        free(lp.last[w]);
+    free(lp.counts);
+    free(lp.last);
+    free(lp.says);
     for (size_t i = 0; i < s->npages; i++) {
         s->pages[i].backlinks = counts[i] ? arena_alloc(s->a, counts[i] * sizeof(int)) : NULL;
         s->pages[i].backlink_text = counts[i] ? arena_alloc(s->a, counts[i] * sizeof(char *)) : NULL;
