@@ -1052,10 +1052,7 @@ tpl_value site_archive_years(site *s)
     int *distinct = xcalloc(s->nposts + 1, sizeof *distinct);
     size_t nd = 0;
     for (size_t k = 0; k < s->nposts; k++) {
-        buf y = BUF_INIT;
-        date_format(&y, &s->pages[s->posts[k]].date, "%Y");
-        year[k] = (int)strtol(y.data, NULL, 10);
-        buf_release(&y);
+        year[k] = (int)date_year(&s->pages[s->posts[k]].date);
         distinct[nd++] = year[k];
     }
     vec_sort(distinct, nd, sizeof *distinct, cmp_year_desc);

@@ -253,6 +253,14 @@ static void split(const sheaf_date *d, fields *f)
     f->off = d->offset_min;
 }
 
+int64_t date_year(const sheaf_date *d)
+{
+    int64_t y;
+    int m, day;
+    civil_from_days(floor_div(d->t + (int64_t)d->offset_min * 60, 86400), &y, &m, &day);
+    return y;
+}
+
 /* A number, padded to width with pad unless flag says otherwise. */
 static void put_num(buf *out, int64_t v, int width, char pad, char flag)
 {

@@ -31,6 +31,8 @@ size_t date_parse_prefix(const char *name, size_t n, sheaf_date *out);
  * locale: %Y %m %d %e %H %I %M %S %p %y %b %B %a %A %j %z %Z %F %T %D %R %s
  * %%, and %-d / %-m style no-padding flags), in the date's own offset. */
 void date_format(buf *out, const sheaf_date *d, const char *fmt);
+/* The year of the date in its own offset (what "%Y" writes). */
+int64_t date_year(const sheaf_date *d);
 /* RFC 3339, as Atom and sitemaps want: 2024-03-18T10:20:30+08:00. */
 void date_format_rfc3339(buf *out, const sheaf_date *d);
 

@@ -241,6 +241,27 @@ TEST(format_in_own_offset)
     buf_release(&b);
 }
 
+TEST(year_in_own_offset)
+{
+    /* date_year is what "%Y" writes, in the date's own offset */
+    static const char *const dates[] = { "2023-12-31T23:59:59-12:00", "2024-01-01T00:00:00+14:00",
+                                         "2023-12-31T23:30:00-05:00", "1970-01-01T00:00:00Z",
+                                         "1969-12-31T23:59:59Z",      "1900-03-01",
+                                         "2400-02-29T12:00:00+01:00", "0001-01-01" };
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
+        sheaf_date d;
+        OK(parse(dates[i], &d));
+        EQ_INT(date_year(&d), strtoll(fmt(&b, dates[i], "%Y"), NULL, 10));
+    }
+    sheaf_date d;
+    OK(parse("2023-12-31T23:30:00-05:00", &d)); /* 2024 in UTC */
+    EQ_INT(date_year(&d), 2023);
+    d.offset_min = 0;
+    EQ_INT(date_year(&d), 2024);
+    buf_release(&b);
+}
+
 TEST(format_calendar)
 {
     buf b = BUF_INIT;
@@ -348,6 +369,7 @@ int main(void)
     RUN(parse_prefix);
     RUN(format_basics);
     RUN(format_in_own_offset);
+    RUN(year_in_own_offset);
     RUN(format_calendar);
     RUN(rfc3339);
     return harness_done();
