@@ -269,6 +269,48 @@ const char *site_permalink_in(const site *s, arena *a, const char *path)
     return path_url(a, s->cfg.base_url, path);
 }
 
+static bool checked_before(const site *s, const char *what, uint64_t fp, buf *key);
+static uint64_t claims_fingerprint(const site *s);
+
+/* site_assign_paths's claims of every page's output and aliases and of
+ * every file, after sheaf's own and site.yaml's (in o). */
+static void claim_pages_and_files(site *s, outputs *o, diag_list *d)
+{
+    for (size_t i = 0; i < s->npages; i++) {
+        page *p = &s->pages[i];
+        /* an _index page's own path is its list's, claimed as such; its
+         * aliases are its own */
+        if (p->failed || p->excluded || !p->path)
+            continue;
+        const char *out = site_output_file(s->a, p->path);
+        int line = 1, col = 1;
+        if (p->slug)
+            site_page_key_place(p, "slug", &line, &col);
+        if (p->url_path) { /* url: or permalink: decides (finding 16: the key, not 1:1) */
+            int l = 0, c = 0;
+            site_page_key_place(p, "url", &l, &c);
+            if (!l)
+                site_page_key_place(p, "permalink", &l, &c);
+            if (l)
+                line = l, col = c;
+        }
+        if (!p->is_index && path_ok(out, "this page's path", out, p->src, line, col, d))
+            claim(s, o, out, p->src, d);
+        if (p->naliases)
+            site_page_key_place(p, "aliases", &line, &col);
+        for (size_t k = 0; k < p->naliases; k++) {
+            out = site_alias_output(s->a, p->aliases[k]);
+            if (path_ok(out, "alias", p->aliases[k], p->src, line, col, d))
+                claim(s, o, out, p->src, d);
+        }
+    }
+    for (size_t i = 0; i < s->nfiles; i++) {
+        site_file *f = &s->files[i];
+        if (path_ok(f->path, "file", f->path, f->src, 0, 0, d))
+            claim(s, o, f->path, f->src, d);
+    }
+}
+
 bool site_assign_paths(site *s, diag_list *d)
 {
     size_t before = diag_error_count(d);
@@ -324,38 +366,18 @@ bool site_assign_paths(site *s, diag_list *d)
         free(dir);
     }
     strmap_free(bundles);
-    for (size_t i = 0; i < s->npages; i++) {
-        page *p = &s->pages[i];
-        /* an _index page's own path is its list's, claimed as such; its
-         * aliases are its own */
-        if (p->failed || p->excluded || !p->path)
-            continue;
-        const char *out = site_output_file(s->a, p->path);
-        int line = 1, col = 1;
-        if (p->slug)
-            site_page_key_place(p, "slug", &line, &col);
-        if (p->url_path) { /* url: or permalink: decides (finding 16: the key, not 1:1) */
-            int l = 0, c = 0;
-            site_page_key_place(p, "url", &l, &c);
-            if (!l)
-                site_page_key_place(p, "permalink", &l, &c);
-            if (l)
-                line = l, col = c;
-        }
-        if (!p->is_index && path_ok(out, "this page's path", out, p->src, line, col, d))
-            claim(s, &o, out, p->src, d);
-        site_page_key_place(p, "aliases", &line, &col);
-        for (size_t k = 0; k < p->naliases; k++) {
-            out = site_alias_output(s->a, p->aliases[k]);
-            if (path_ok(out, "alias", p->aliases[k], p->src, line, col, d))
-                claim(s, &o, out, p->src, d);
-        }
+    /* the pages' and files' outputs: a check skipped when the build cache
+     * says it passed, without a word, on the same pages, files and outputs
+     * claimed above (the check remembered, below) */
+    buf key = BUF_INIT;
+    uint64_t fp = s->cache ? claims_fingerprint(s) : 0;
+    if (!checked_before(s, "page paths", fp, &key)) {
+        size_t said = diag_count(d);
+        claim_pages_and_files(s, &o, d);
+        if (s->cache && diag_count(d) == said)
+            cache_put(s->cache, "paths", key.data, key.len, &fp, sizeof fp);
     }
-    for (size_t i = 0; i < s->nfiles; i++) {
-        site_file *f = &s->files[i];
-        if (path_ok(f->path, "file", f->path, f->src, 0, 0, d))
-            claim(s, &o, f->path, f->src, d);
-    }
+    buf_release(&key);
     free(o.who);
     strmap_free(o.m);
     return diag_error_count(d) == before;
@@ -606,6 +628,42 @@ static uint64_t fp_str(uint64_t h, const char *t)
     return t ? hash_mix(hash_mix(h, 1), hash_blocks(t, strlen(t))) : hash_mix(h, 0);
 }
 
+/* Every page's source, path, aliases and state, every file's path and
+ * source, into h. */
+static uint64_t fp_pages_files(uint64_t h, const site *s)
+{
+    h = hash_mix(h, s->npages);
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        h = hash_mix(h, (uint64_t)p->failed | (uint64_t)p->excluded << 1 | (uint64_t)p->is_index << 2);
+        h = fp_str(fp_str(h, p->src), p->path);
+        h = hash_mix(h, p->naliases);
+        for (size_t k = 0; k < p->naliases; k++)
+            h = fp_str(h, p->aliases[k]);
+    }
+    h = hash_mix(h, s->nfiles);
+    for (size_t i = 0; i < s->nfiles; i++)
+        h = fp_str(fp_str(h, s->files[i].path), s->files[i].src);
+    return h;
+}
+
+/* Whether the build cache holds fp as the fingerprint of the last clean
+ * check `what` of this sheaf (on a build without it, never). */
+static bool checked_before(const site *s, const char *what, uint64_t fp, buf *key)
+{
+    if (!s->cache)
+        return false;
+    char *bin = site_binary_id();
+    buf_printf(key, "%s checked\nsheaf %s\n", what, bin);
+    free(bin);
+    buf got = BUF_INIT;
+    uint64_t was = 0;
+    bool same = cache_get(s->cache, "paths", key->data, key->len, &got) && got.len == sizeof was &&
+                (memcpy(&was, got.data, sizeof was), was == fp);
+    buf_release(&got);
+    return same;
+}
+
 static uint64_t fingerprint(const site *s, size_t index_pages)
 {
     const site_config *c = &s->cfg;
@@ -637,37 +695,33 @@ static uint64_t fingerprint(const site *s, size_t index_pages)
         h = hash_mix(h, (uint64_t)s->posts[i]);
     for (size_t i = 0; i < s->nplain; i++)
         h = hash_mix(h, (uint64_t)s->plain[i]);
-    h = hash_mix(h, s->npages);
-    for (size_t i = 0; i < s->npages; i++) {
-        const page *p = &s->pages[i];
-        h = hash_mix(h, (uint64_t)p->failed | (uint64_t)p->excluded << 1 | (uint64_t)p->is_index << 2);
-        h = fp_str(fp_str(h, p->src), p->path);
-        h = hash_mix(h, p->naliases);
-        for (size_t k = 0; k < p->naliases; k++)
-            h = fp_str(h, p->aliases[k]);
-    }
-    h = hash_mix(h, s->nfiles);
-    for (size_t i = 0; i < s->nfiles; i++)
-        h = fp_str(fp_str(h, s->files[i].path), s->files[i].src);
-    return h;
+    return fp_pages_files(h, s);
+}
+
+/* What claim_pages_and_files reads: which of sheaf's own outputs are on,
+ * site.yaml's `outputs`, every page and file. */
+static uint64_t claims_fingerprint(const site *s)
+{
+    uint64_t h = hash_mix(HASH_SEED, s->bib != NULL);
+    for (size_t g = 0; g < SITE_NGENERATED; g++)
+        h = hash_mix(h, site_generated_on(s, g));
+    h = hash_mix(h, s->cfg.noutputs);
+    for (size_t i = 0; i < s->cfg.noutputs; i++)
+        h = fp_str(h, s->cfg.outputs[i].output);
+    return fp_pages_files(h, s);
 }
 
 bool site_check_generated_paths(site *s, size_t index_pages, diag_list *d)
 {
     if (!s->cache)
         return check_generated_paths(s, index_pages, d);
-    char *bin = site_binary_id();
-    buf key = BUF_INIT, got = BUF_INIT;
-    buf_printf(&key, "generated paths checked\nsheaf %s\n", bin);
-    free(bin);
-    uint64_t fp = fingerprint(s, index_pages), was = 0;
-    bool same = cache_get(s->cache, "paths", key.data, key.len, &got) && got.len == sizeof was &&
-                (memcpy(&was, got.data, sizeof was), was == fp);
+    buf key = BUF_INIT;
+    uint64_t fp = fingerprint(s, index_pages);
+    bool same = checked_before(s, "generated paths", fp, &key);
     size_t before = diag_count(d);
     bool ok = same || check_generated_paths(s, index_pages, d);
     if (!same && ok && diag_count(d) == before)
         cache_put(s->cache, "paths", key.data, key.len, &fp, sizeof fp);
     buf_release(&key);
-    buf_release(&got);
     return ok;
 }

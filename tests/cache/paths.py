@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""The check of generated paths, remembered in the build cache (issue 31).
+"""The checks of output paths, remembered in the build cache (issue 31).
 
-After the model, a build checks the outputs only the model knows (tag
-pages, later pages of lists, feeds and their copies, the search index's
-files) against every page, alias and file (site/paths.c). With the build
-cache, a check that passed is remembered by a fingerprint of what it
-reads, and a build with the same fingerprint skips it. Each step here
+Once every page has its path, a build checks that no two pages, aliases
+or files make one output (site_assign_paths); after the model, it checks
+the outputs only the model knows (tag pages, later pages of lists, feeds
+and their copies, the search index's files) against every page, alias and
+file (site/paths.c). With the build cache, a check that passed is
+remembered by a fingerprint of what it reads, and a build with the same
+fingerprint skips it. Each step here
 changes one thing that check reads and must be caught by the build that
 follows, with the cache of the step before it:
 
@@ -18,7 +20,10 @@ follows, with the cache of the step before it:
 5. the setting gone; a page content/tags/later.md (/tags/later/), then
    the tag `later` on a post: the tag's page is that page (error) — a
    term, the page itself unchanged;
-6. the tag gone: passes, and the output is a clean build's.
+6. the tag gone: passes;
+7. a page whose slug is another's (two sources, one output: error), gone;
+   an alias that is another post's path (error), gone: the first check's
+   — a page added, a page's aliases — and the output is a clean build's.
 
 usage: paths.py path/to/sheaf
 """
@@ -87,7 +92,16 @@ def main():
     build("the tag 'later' on a post", "tags/later")
     write("content/posts/2024-01-01-p0.md", "---\ntitle: P0\ntags: [t0]\n---\nPost 0.\n")
     build("the tag gone")
-    same_as_clean(sheaf, site, tmp, env, "the tag gone", fail)
+
+    write("content/posts/2024-02-01-x.md", "---\ntitle: X\nslug: p0\n---\nX.\n")
+    build("a page with the slug of another", "two sources, one output path")
+    os.remove(os.path.join(site, "content", "posts", "2024-02-01-x.md"))
+    build("that page gone")
+    write("content/posts/2024-01-03-p2.md", "---\ntitle: P2\ntags: [t0]\naliases: [/posts/p1/]\n---\nPost 2.\n")
+    build("an alias at another post's path", "posts/p1")
+    write("content/posts/2024-01-03-p2.md", "---\ntitle: P2\ntags: [t0]\n---\nPost 2.\n")
+    build("the alias gone")
+    same_as_clean(sheaf, site, tmp, env, "the alias gone", fail)
     shutil.rmtree(tmp)
     print("ok cache/paths")
 
