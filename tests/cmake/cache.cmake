@@ -62,9 +62,9 @@ set_tests_properties(cache/related PROPERTIES TIMEOUT 300 ENVIRONMENT SHEAF_CHEC
 add_test(NAME cache/outputs
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/outputs.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/outputs PROPERTIES TIMEOUT 300)
-# The check of generated paths is skipped when its fingerprint is the last
-# passing check's: a page, an alias, a setting or a term that clashes with
-# a generated output is still found by the next cached build (issue 31).
+# The checks of output paths are skipped when their fingerprint is the last
+# passing check's: a page, an alias, a setting, a term or a slug that
+# clashes is still found by the next cached build (issue 31).
 add_test(NAME cache/paths
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/paths.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/paths PROPERTIES TIMEOUT 300)
