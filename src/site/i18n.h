@@ -26,8 +26,8 @@ void site_load_strings(site *s, bool *warned, diag_list *d);
  * Markdown's own HTML when it has no such link; else a copy in a. */
 const char *site_xlink_html(const site *s, const page *p, bool summary, arena *a, size_t *len);
 /* Label l's words in page p's language, "Figure 2" (a section's title
- * when sections are not numbered), in the site arena. */
-const char *site_label_words(const site *s, const page *p, const md_label *l);
+ * when sections are not numbered), in a. */
+const char *site_label_words(const site *s, arena *a, const page *p, const md_label *l);
 /* Page t's label `id` (a figure, table, equation or section), or NULL. */
 const md_label *site_page_label(const page *t, const char *id);
 

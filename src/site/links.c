@@ -25,6 +25,7 @@
 #include "util/vec.h"
 #include "util/words.h"
 #include "util/xalloc.h"
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -1228,6 +1229,63 @@ static void links_job(void *ctx, size_t i, int worker)
     }
 }
 
+/* The second and third passes, on every worker: each page's backlinks
+ * put in its list a slot at a time (fill, by page: whichever worker comes
+ * first takes the next), then each list put in its order, newest first —
+ * a total order (the source path last), so the lists are the same however
+ * the workers went. A page is counted once in each list it is in, with the
+ * words of its first link there. */
+typedef struct backlinks_pass {
+    site *s;
+    atomic_size_t *fill;
+    int **last; /* a worker's each: the last page whose link to a page it put */
+} backlinks_pass;
+
+static void fill_job(void *ctx, size_t i, int worker)
+{
+    backlinks_pass *c = ctx;
+    site *s = c->s;
+    const page *p = &s->pages[i];
+    if (p->failed || p->excluded || !p->path)
+        return;
+    int *last = c->last[worker];
+    for (size_t k = 0; k < p->nlinks; k++) {
+        const link_rec *l = &p->links[k];
+        if (l->kind != LINK_PAGE || l->target == (int)i || s->pages[l->target].failed ||
+            s->pages[l->target].excluded || last[l->target] == (int)i)
+            continue;
+        page *t = &s->pages[l->target];
+        last[l->target] = (int)i;
+        size_t at = atomic_fetch_add_explicit(&c->fill[l->target], 1, memory_order_relaxed);
+        t->backlinks[at] = (int)i;
+        /* `[](t.md#fig-a)`: which figure it cites, "Figure 2" */
+        const md_label *lab = !*l->text ? site_page_label(t, l->anchor) : NULL;
+        t->backlink_text[at] = lab ? site_label_words(s, s->wa[worker], p, lab) : l->text;
+    }
+}
+
+static void order_job(void *ctx, size_t i, int worker)
+{
+    (void)worker;
+    backlinks_pass *c = ctx;
+    const site *s = c->s;
+    page *t = &s->pages[i];
+    t->nbacklinks = atomic_load_explicit(&c->fill[i], memory_order_relaxed);
+    /* insertion sort: backlink lists are short */
+    for (size_t a = 1; a < t->nbacklinks; a++) {
+        int x = t->backlinks[a];
+        const char *xt = t->backlink_text[a];
+        size_t b = a;
+        while (b > 0 && cmp_backlink_date(s, t->backlinks[b - 1], x) > 0) {
+            t->backlinks[b] = t->backlinks[b - 1];
+            t->backlink_text[b] = t->backlink_text[b - 1];
+            b--;
+        }
+        t->backlinks[b] = x;
+        t->backlink_text[b] = xt;
+    }
+}
+
 void site_check_links(site *s, diag_list *d)
 {
     /* backlink counts first, then fill */
@@ -1249,56 +1307,23 @@ void site_check_links(site *s, diag_list *d)
             counts[i] += lp.counts[w][i];
         free(lp.counts[w]);
     }
-    int *last = lp.last[0];
-    for (int w = 1; w < nw; w++)
-        free(lp.last[w]);
     free(lp.counts);
-    free(lp.last);
     free(lp.says);
     for (size_t i = 0; i < s->npages; i++) {
         s->pages[i].backlinks = counts[i] ? arena_alloc(s->a, counts[i] * sizeof(int)) : NULL;
         s->pages[i].backlink_text = counts[i] ? arena_alloc(s->a, counts[i] * sizeof(char *)) : NULL;
         s->pages[i].nbacklinks = 0;
-        last[i] = -1;
     }
-    for (size_t i = 0; i < s->npages; i++) {
-        page *p = &s->pages[i];
-        if (p->failed || p->excluded || !p->path)
-            continue;
-        for (size_t k = 0; k < p->nlinks; k++) {
-            const link_rec *l = &p->links[k];
-            if (l->kind != LINK_PAGE || l->target == (int)i || s->pages[l->target].failed ||
-                s->pages[l->target].excluded || last[l->target] == (int)i)
-                continue;
-            page *t = &s->pages[l->target];
-            last[l->target] = (int)i;
-            t->backlinks[t->nbacklinks] = (int)i;
-            t->backlink_text[t->nbacklinks] = l->text;
-            /* `[](t.md#fig-a)`: which figure it cites, "Figure 2" */
-            const md_label *lab = !*l->text ? site_page_label(t, l->anchor) : NULL;
-            if (lab)
-                t->backlink_text[t->nbacklinks] = site_label_words(s, p, lab);
-            t->nbacklinks++;
-        }
-    }
-    /* newest first (insertion sort: backlink lists are short) */
-    for (size_t i = 0; i < s->npages; i++) {
-        page *t = &s->pages[i];
-        for (size_t a = 1; a < t->nbacklinks; a++) {
-            int x = t->backlinks[a];
-            const char *xt = t->backlink_text[a];
-            size_t b = a;
-            while (b > 0 && cmp_backlink_date(s, t->backlinks[b - 1], x) > 0) {
-                t->backlinks[b] = t->backlinks[b - 1];
-                t->backlink_text[b] = t->backlink_text[b - 1];
-                b--;
-            }
-            t->backlinks[b] = x;
-            t->backlink_text[b] = xt;
-        }
-    }
+    backlinks_pass bp = { s, xcalloc(s->npages + 1, sizeof *bp.fill), lp.last };
+    for (int w = 0; w < nw; w++)
+        memset(lp.last[w], 0xff, (s->npages + 1) * sizeof **lp.last);
+    site_parallel(s->npages, nw, fill_job, &bp);
+    site_parallel(s->npages, nw, order_job, &bp);
+    free(bp.fill);
     free(counts);
-    free(last);
+    for (int w = 0; w < nw; w++)
+        free(lp.last[w]);
+    free(lp.last);
 }
 
 /* The words of a link to label `l` of page t: "Figure 2 in <em>T</em>". */
@@ -1339,7 +1364,7 @@ static void put_label_ref(const md_words *w, const page *t, const md_label *l, b
     buf_release(&title);
 }
 
-const char *site_label_words(const site *s, const page *p, const md_label *l)
+const char *site_label_words(const site *s, arena *a, const page *p, const md_label *l)
 {
     const md_words *w = p->words ? p->words : s->cfg.markdown.words;
     if (l->kind == MD_LABEL_SEC && !*l->number)
@@ -1347,7 +1372,7 @@ const char *site_label_words(const site *s, const page *p, const md_label *l)
     const char *f = w && w->one[l->kind] ? w->one[l->kind] : "{n}";
     buf b = BUF_INIT;
     md_label_form(&b, f, l->number, strlen(l->number), false);
-    const char *words = arena_strndup(s->a, b.data, b.len);
+    const char *words = arena_strndup(a, b.data, b.len);
     buf_release(&b);
     return words;
 }
