@@ -1197,6 +1197,18 @@ static bool page_says(const site *s, const page *p, diag_list *d)
     return said;
 }
 
+/* Whether page i's link l makes i a backlink of the page it leads to:
+ * the first link of i to another page that is built (last[target], the
+ * last page a worker took a link to target from, notes it). */
+static bool backlink(const site *s, size_t i, const link_rec *l, int *last)
+{
+    if (l->kind != LINK_PAGE || l->target == (int)i || s->pages[l->target].failed ||
+        s->pages[l->target].excluded || last[l->target] == (int)i)
+        return false;
+    last[l->target] = (int)i;
+    return true;
+}
+
 /* The first pass over the pages' links, on every worker: which pages say
  * something (said again, in page order, on one thread after), and how
  * many pages link to each page (a worker's own counts, added after). */
@@ -1219,13 +1231,8 @@ static void links_job(void *ctx, size_t i, int worker)
     int *last = c->last[worker];
     for (size_t k = 0; k < p->nlinks; k++) {
         const link_rec *l = &p->links[k];
-        if (l->kind != LINK_PAGE)
-            continue;
-        const page *t = &s->pages[l->target];
-        if (!t->failed && !t->excluded && t != p && last[l->target] != (int)i) {
-            last[l->target] = (int)i;
+        if (backlink(s, i, l, last))
             counts[l->target]++;
-        }
     }
 }
 
@@ -1251,11 +1258,9 @@ static void fill_job(void *ctx, size_t i, int worker)
     int *last = c->last[worker];
     for (size_t k = 0; k < p->nlinks; k++) {
         const link_rec *l = &p->links[k];
-        if (l->kind != LINK_PAGE || l->target == (int)i || s->pages[l->target].failed ||
-            s->pages[l->target].excluded || last[l->target] == (int)i)
+        if (!backlink(s, i, l, last))
             continue;
         page *t = &s->pages[l->target];
-        last[l->target] = (int)i;
         size_t at = atomic_fetch_add_explicit(&c->fill[l->target], 1, memory_order_relaxed);
         t->backlinks[at] = (int)i;
         /* `[](t.md#fig-a)`: which figure it cites, "Figure 2" */
