@@ -260,8 +260,8 @@ typedef struct rec_job {
 struct render_record {
     cache *cache;
     const char *target; /* the output folder (c->out's) */
-    buf key;            /* the entries' key: REC_MAGIC, this sheaf, the folders */
-    size_t key_len;
+    buf key;            /* the entries' key: REC_MAGIC, this sheaf, the folders (each
+                         * part's adds its name: part_key) */
     bool usable;        /* every value could be hashed */
     uint64_t global;
     size_t npages;
@@ -432,10 +432,13 @@ static void page_hashes(void *ctx, size_t i, int worker)
  * for the hashes). */
 typedef binrec_reader reader;
 
-static void part_key(render_record *r, const char *what, size_t n)
+/* The key of part n of `what` ("head", "pages", "jobs"): the record's own
+ * key, then the part's name, into key. */
+static void part_key(const render_record *r, const char *what, size_t n, buf *key)
 {
-    buf_truncate(&r->key, r->key_len);
-    buf_printf(&r->key, "%s %zu", what, n);
+    buf_reset(key);
+    buf_put(key, r->key.data, r->key.len);
+    buf_printf(key, "%s %zu", what, n);
 }
 
 /* How many parts n items take. */
@@ -443,9 +446,11 @@ static size_t parts_of(size_t n) { return (n + PART_ITEMS - 1) / PART_ITEMS; }
 
 static bool get_part(render_record *r, const char *what, size_t n, buf *v)
 {
-    part_key(r, what, n);
+    buf key = BUF_INIT;
+    part_key(r, what, n, &key);
     buf_reset(v);
-    bool ok = cache_get(r->cache, REC_KIND, r->key.data, r->key.len, v);
+    bool ok = cache_get(r->cache, REC_KIND, key.data, key.len, v);
+    buf_release(&key);
     r->read_bytes += ok ? v->len : 0;
     return ok;
 }
@@ -521,8 +526,7 @@ static void read_part(void *ctx, size_t p, int worker)
     size_t first = (pages ? p : p - npp) * PART_ITEMS, n = pages ? r->npages : r->njobs;
     size_t last = first + PART_ITEMS < n ? first + PART_ITEMS : n;
     buf key = BUF_INIT, v = BUF_INIT;
-    buf_put(&key, r->key.data, r->key_len);
-    buf_printf(&key, "%s %zu", pages ? "pages" : "jobs", first / PART_ITEMS);
+    part_key(r, pages ? "pages" : "jobs", first / PART_ITEMS, &key);
     bool ok = cache_get(r->cache, REC_KIND, key.data, key.len, &v);
     buf_release(&key);
     if (ok)
@@ -641,7 +645,6 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     buf_printf(&r->key, "%s\nsheaf %s\nsite %s\noutput %s\n", REC_MAGIC, bin, root, r->target);
     free(bin);
     free(root);
-    r->key_len = r->key.len;
     bool bad = false;
     r->memo.fill = true; /* on this thread only: the jobs read it after */
     uint64_t g = global_hash(&r->memo, c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
@@ -852,7 +855,7 @@ void render_record_save(render_record *r)
         id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ r->global;
     size_t nparts = parts_of(r->npages) + parts_of(r->njobs), p = 0;
     uint64_t *ids = xcalloc(nparts + 1, sizeof *ids);
-    buf v = BUF_INIT;
+    buf v = BUF_INIT, key = BUF_INIT;
     for (size_t first = 0; first < r->npages; first += PART_ITEMS, p++) {
         size_t last = first + PART_ITEMS < r->npages ? first + PART_ITEMS : r->npages;
         if (r->have_old && pages_same(r, first, last)) {
@@ -870,8 +873,8 @@ void render_record_save(render_record *r)
         }
         if (v.len > PART_MAX)
             goto out; /* not kept: the next build renders every output */
-        part_key(r, "pages", first / PART_ITEMS);
-        cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
+        part_key(r, "pages", first / PART_ITEMS, &key);
+        cache_put(r->cache, REC_KIND, key.data, key.len, v.data, v.len);
     }
     for (size_t first = 0; first < r->njobs; first += PART_ITEMS, p++) {
         size_t last = first + PART_ITEMS < r->njobs ? first + PART_ITEMS : r->njobs;
@@ -887,8 +890,8 @@ void render_record_save(render_record *r)
             put_job(&v, &r->now[i], r->old ? &r->old[i] : NULL);
         if (v.len > PART_MAX)
             goto out;
-        part_key(r, "jobs", first / PART_ITEMS);
-        cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
+        part_key(r, "jobs", first / PART_ITEMS, &key);
+        cache_put(r->cache, REC_KIND, key.data, key.len, v.data, v.len);
     }
     buf_reset(&v);
     binrec_put_w(&v, r->global);
@@ -898,11 +901,12 @@ void render_record_save(render_record *r)
     binrec_put_u(&v, nparts);
     for (size_t k = 0; k < nparts; k++)
         binrec_put_w(&v, ids[k]);
-    part_key(r, "head", 0);
-    cache_put(r->cache, REC_KIND, r->key.data, r->key.len, v.data, v.len);
+    part_key(r, "head", 0, &key);
+    cache_put(r->cache, REC_KIND, key.data, key.len, v.data, v.len);
 out:
     free(ids);
     buf_release(&v);
+    buf_release(&key);
 }
 
 void render_record_free(render_record *r)
