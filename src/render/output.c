@@ -183,16 +183,20 @@ static bool has_entries(const char *path)
     return any;
 }
 
-/* The spare's path beside the target t (output.h): ".<name>.sheaf-spare". */
-static char *spare_of(const char *t)
+/* A path beside the target t in its folder (output.h): ".<name>.sheaf-"
+ * and what (the staging folder's, the old tree's, the spare's). */
+static char *beside(const char *t, const char *what)
 {
     const char *slash = strrchr(t, '/');
     buf b = BUF_INIT;
     if (slash)
         buf_put(&b, t, slash == t ? 1 : (size_t)(slash - t));
-    buf_printf(&b, "%s.%s.sheaf-spare", slash && slash != t ? "/" : "", slash ? slash + 1 : t);
+    buf_printf(&b, "%s.%s.sheaf-%s", slash && slash != t ? "/" : "", slash ? slash + 1 : t, what);
     return buf_detach(&b, NULL);
 }
+
+/* The spare's path beside the target t: ".<name>.sheaf-spare". */
+static char *spare_of(const char *t) { return beside(t, "spare"); }
 
 /* ---- the manifests read ahead ---------------------------------------- *
  * The target's manifest and the spare's (each a line for every output and
@@ -403,13 +407,11 @@ bool output_begin(output *o, const char *target, bool write, bool force, output_
     char *parent = slash ? xstrndup(t, slash == t ? 1 : (size_t)(slash - t)) : xstrdup(".");
     const char *base = slash ? slash + 1 : t;
     unsigned long long start = proc_start((long)getpid());
-    buf b = BUF_INIT;
-    buf_printf(&b, "%s%s.%s.sheaf-new-%ld-%llu", slash ? parent : "", slash && slash != t ? "/" : "",
-               base, (long)getpid(), start);
-    o->tmp = buf_detach(&b, NULL);
-    buf_printf(&b, "%s%s.%s.sheaf-old-%ld-%llu", slash ? parent : "", slash && slash != t ? "/" : "",
-               base, (long)getpid(), start);
-    o->old = buf_detach(&b, NULL);
+    char who[64]; /* this process: its id and start time (names_dead_process reads them back) */
+    snprintf(who, sizeof who, "new-%ld-%llu", (long)getpid(), start);
+    o->tmp = beside(t, who);
+    snprintf(who, sizeof who, "old-%ld-%llu", (long)getpid(), start);
+    o->old = beside(t, who);
     o->spare = spare_of(t);
     bool ok = fs_mkdirs(parent);
     if (!ok)
