@@ -58,6 +58,9 @@ bool diagram_dot_render(const char *src, size_t len, const char *engine, buf *sv
  *    about 150 KB, once, the same after 2 diagrams or 200 (measured);
  *  - HTML-like labels (`label=<…>`): the HTML parser and the Pango markup
  *    it measures leak a few hundred bytes a label (make_html_label);
+ *    and when a graph's HTML-like label does not parse,
+ *    make_label's copy of its text is replaced by the plain-text fallback
+ *    and never freed (do_graph_label; `digraph { label=<<b>x</i>> }`);
  *  - the port names of record labels, a few bytes each, lost while dot
  *    sets its nodes up (dot_init_node_edge);
  *  - some of the virtual nodes and edges dot adds while it breaks cycles,
@@ -78,8 +81,8 @@ bool diagram_dot_render(const char *src, size_t len, const char *engine, buf *sv
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(SHEAF_ASAN)
 #define GRAPHVIZ_LEAKS                                                                                   \
-    "leak:libfontconfig.so\nleak:make_html_label\nleak:dot_init_node_edge\nleak:new_virtual_edge\n"     \
-    "leak:make_aux_edge\nleak:named_virtual_node\nleak:neato_layout\n"
+    "leak:libfontconfig.so\nleak:make_html_label\nleak:do_graph_label\nleak:dot_init_node_edge\n"     \
+    "leak:new_virtual_edge\nleak:make_aux_edge\nleak:named_virtual_node\nleak:neato_layout\n"
 extern const char *__asan_default_options(void) __attribute__((weak));
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
