@@ -3,9 +3,10 @@
  * One Graphviz context for the process, made on first use and kept (its
  * plugins are loaded once; Debian's libgvc finds them through its
  * config6a); every call into Graphviz holds `lock`, since Graphviz keeps
- * its parser, error stream and much else in globals. Errors are kept, not
- * printed (agseterr(AGMAX)): aglasterr gives the last one, which becomes
- * the message, "syntax error in line 3 near '->'" giving the line too.
+ * its parser, error stream and much else in globals. Graphviz's messages
+ * are kept, not printed (agseterrf: `heard`); the first error among them
+ * (not a warning that came after it) becomes the message, "syntax error in
+ * line 3 near '->'" giving the line too.
  *
  * The bounds (dot.h) are checked before layout, the one step that can run
  * long. A graph that asks Graphviz to read files (image=, shapefile=, an
@@ -71,7 +72,7 @@ bool diagram_dot_render(const char *src, size_t len, const char *engine, buf *sv
  * fuzz_dot runs with it (fast_unwind_on_malloc=0), and then everything
  * else Graphviz allocates for sheaf is checked — the graph (agclose), the
  * layout (gvFreeLayout: leaving it out is reported), the SVG
- * (gvFreeRenderData), the error text (aglasterr's). With the default fast
+ * (gvFreeRenderData). With the default fast
  * unwinder (the ASan pass of the test suite) a stack stops in libgvc's
  * allocator, so there all of libgvc's allocations go unreported. */
 #if defined(__has_feature)
@@ -117,28 +118,141 @@ const char *diagram_dot_version(void)
     return "graphviz " PACKAGE_VERSION " svg-pass " STR(DIAGRAM_SVG_PASS) " limits " STR(DIAGRAM_DOT_NSLIMIT) "/" STR(DIAGRAM_DOT_MCLIMIT) "/" STR(DIAGRAM_DOT_SEARCHSIZE) " fonts " DIAGRAM_DOT_FONTS;
 }
 
-/* Graphviz's last error, without "Error: " and the trailing newline; sets
- * *line from "… in line N …". */
-static void last_error(buf *err, int *line, const char *fallback)
+/* The line of the source on which the n bytes at s first occur, when they
+ * occur there once; else 0. */
+static int line_of_once(const char *src, size_t len, const char *s, size_t n)
 {
-    char *last = agerrors() ? aglasterr() : NULL; /* malloc'd */
-    const char *m = last;
-    if (!m || !*m)
-        m = fallback;
-    while (*m == ' ' || *m == '\n')
-        m++;
-    if (!strncasecmp(m, "Error: ", 7))
-        m += 7;
-    if (!strncmp(m, "<stdin>: ", 9))
-        m += 9;
-    size_t n = strlen(m);
+    const char *at = n ? memmem(src, len, s, n) : NULL;
+    if (!at || memmem(at + 1, len - (size_t)(at + 1 - src), s, n))
+        return 0;
+    int line = 1;
+    for (const char *p = src; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+/* Appends n bytes of Graphviz's message at m as one line (newlines become
+ * spaces, as every message of a build is one line), with each unnamed
+ * graph's name, "graph %7" (a number that changes from one parse to the
+ * next), written "an unnamed graph". */
+static void put_message(buf *err, const char *m, size_t n)
+{
+    const char *end = m + n;
+    while (m < end) {
+        const char *pct = memmem(m, (size_t)(end - m), "graph %", 7);
+        const char *stop = pct ? pct : end;
+        for (const char *p = m; p < stop; p++)
+            buf_putc(err, *p == '\n' ? ' ' : *p);
+        if (!pct)
+            break;
+        const char *digits = pct + 7, *d = digits;
+        while (d < end && *d >= '0' && *d <= '9')
+            d++;
+        if (d > digits) {
+            buf_puts(err, "an unnamed graph");
+        } else {
+            buf_put(err, pct, 7);
+        }
+        m = d;
+    }
+}
+
+/* An HTML-like label's error, as Graphviz writes it over three lines:
+ *   "WHAT in line N \n... NEAR ...\nin label of KIND NAME"
+ * (N a line of the label, not of the source) → "the HTML-like label of
+ * KIND NAME does not parse: WHAT near 'NEAR'", and *line the source's
+ * line of NEAR when it is there once. False when m is not such an error. */
+static bool label_error(buf *err, int *line, const char *m, size_t n, const char *src, size_t len)
+{
+    const char *near = memmem(m, n, "\n... ", 5);
+    const char *of = near ? memmem(near, n - (size_t)(near - m), " ...\nin label of ", 17) : NULL;
+    if (!of)
+        return false;
+    const char *what_end = near;
+    const char *in_line = memmem(m, (size_t)(near - m), " in line ", 9);
+    if (in_line)
+        what_end = in_line;
+    /* the text near the error, without the <HTML></HTML> Graphviz wraps
+     * the label in to parse it */
+    const char *at = near + 5, *at_end = of;
+    if (at_end - at >= 6 && !strncmp(at, "<HTML>", 6))
+        at += 6;
+    if (at_end - at >= 7 && !strncmp(at_end - 7, "</HTML>", 7))
+        at_end -= 7;
+    buf_puts(err, "the HTML-like label of ");
+    put_message(err, of + 17, (size_t)(m + n - (of + 17)));
+    buf_puts(err, " does not parse: ");
+    put_message(err, m, (size_t)(what_end - m));
+    buf_puts(err, " near '");
+    put_message(err, at, (size_t)(at_end - at));
+    buf_putc(err, '\'');
+    *line = line_of_once(src, len, at, (size_t)(at_end - at));
+    return true;
+}
+
+/* What Graphviz said during one render (under lock): agerr hands a
+ * message to `hear` as its level, "Error" or "Warning", then ": ", then its
+ * text, and a continuation (AGPREV) as text alone. */
+static struct {
+    buf text;
+    size_t last;                   /* where the last message starts */
+    size_t error, error_end;       /* the first error's text; SIZE_MAX while none */
+    bool colon;                    /* the ": " after a level is still to come */
+} heard = { BUF_INIT, 0, SIZE_MAX, SIZE_MAX, false };
+
+static void hear_reset(void)
+{
+    buf_reset(&heard.text);
+    heard.last = 0;
+    heard.error = heard.error_end = SIZE_MAX;
+    heard.colon = false;
+}
+
+static int hear(char *s)
+{
+    bool error = !strcmp(s, "Error");
+    if (error || !strcmp(s, "Warning")) {
+        if (heard.error != SIZE_MAX && heard.error_end == SIZE_MAX)
+            heard.error_end = heard.text.len;
+        heard.last = heard.text.len;
+        if (error && heard.error == SIZE_MAX)
+            heard.error = heard.text.len;
+        heard.colon = true;
+    } else if (heard.colon && !strcmp(s, ": ")) {
+        heard.colon = false;
+    } else {
+        heard.colon = false;
+        buf_puts(&heard.text, s);
+    }
+    return 0;
+}
+
+/* Graphviz's first error (else its last message; else fallback), without
+ * "<stdin>: " and the trailing newline; sets *line from "… in line N …"
+ * (a line of src). */
+static void last_error(buf *err, int *line, const char *fallback, const char *src, size_t len)
+{
+    size_t from = heard.error != SIZE_MAX ? heard.error : heard.last;
+    size_t to = heard.error != SIZE_MAX && heard.error_end != SIZE_MAX ? heard.error_end : heard.text.len;
+    const char *m = heard.text.len ? heard.text.data + from : "";
+    size_t n = heard.text.len ? to - from : 0;
+    while (n && (*m == ' ' || *m == '\n'))
+        m++, n--;
+    if (n >= 9 && !strncmp(m, "<stdin>: ", 9))
+        m += 9, n -= 9;
     while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
         n--;
-    buf_put(err, m, n);
-    free(last);
-    const char *l = strstr(err->data, "in line ");
-    if (l)
-        *line = atoi(l + 8);
+    if (!n) {
+        m = fallback;
+        n = strlen(m);
+    }
+    if (!label_error(err, line, m, n, src, len)) {
+        size_t start = err->len;
+        put_message(err, m, n);
+        const char *l = strstr(err->data + start, "in line ");
+        if (l)
+            *line = atoi(l + 8);
+    }
 }
 
 /* image=, shapefile=, imagepath= on anything, or <IMG in an HTML label */
@@ -186,9 +300,11 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
             buf_puts(err, "cannot start Graphviz");
             return false;
         }
+        agseterrf(hear);
     }
-    agseterr(AGMAX); /* keep errors and warnings, print none */
+    agseterr(AGWARN); /* every message to `hear`, none printed */
     agreseterrors();
+    hear_reset();
     char *text = malloc(len + 1);
     if (!text)
         abort();
@@ -199,7 +315,7 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
     aaglex_destroy();
     free(text);
     if (!g || agerrors()) {
-        last_error(err, err_line, "no graph in it (write `digraph { a -> b }`)");
+        last_error(err, err_line, "no graph in it (write `digraph { a -> b }`)", src, len);
         if (g)
             agclose(g);
         return false;
@@ -232,14 +348,14 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
     cap(g, "searchsize", DIAGRAM_DOT_SEARCHSIZE, STR(DIAGRAM_DOT_SEARCHSIZE));
     atomic_fetch_add(&layouts, 1);
     if (gvLayout(gvc, g, engine ? engine : "dot") != 0 || agerrors()) {
-        last_error(err, err_line, "Graphviz could not lay the graph out");
+        last_error(err, err_line, "Graphviz could not lay the graph out", src, len);
         gvFreeLayout(gvc, g);
         goto close;
     }
     char *out = NULL;
     unsigned int n = 0;
     if (gvRenderData(gvc, g, "svg", &out, &n) != 0 || !out) {
-        last_error(err, err_line, "Graphviz could not write SVG");
+        last_error(err, err_line, "Graphviz could not write SVG", src, len);
     } else {
         ok = diagram_svg_fix(svg, out, n, err);
     }

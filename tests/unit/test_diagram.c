@@ -111,6 +111,25 @@ TEST(errors)
     OK(!render("digraph { a [label=<<IMG SRC=\"x.png\"/>>] }", &svg, &err, &line));
     EQ_STR(err.data, "<IMG> would make Graphviz read a file of the machine that builds the site: sheaf does "
                      "not let a diagram do that");
+    /* an HTML-like label that does not parse: one line, the source's line
+     * of the label (Graphviz gives the label's own line), and no unnamed
+     * graph's "%N", which changes from one parse to the next (found by
+     * fuzz_dot) */
+    OK(!render("digraph {\n  a\n  b [label=<\n<b>x</i>>]\n}\n", &svg, &err, &line));
+    EQ_STR(err.data, "the HTML-like label of node b does not parse: mismatched tag near 'x</i>'");
+    EQ_INT(line, 4);
+    OK(!render("digraph {\n  label=<<b>x</i>>\n}\n", &svg, &err, &line));
+    EQ_STR(err.data, "the HTML-like label of an unnamed graph does not parse: mismatched tag near 'x</i>'");
+    EQ_INT(line, 2);
+    OK(!render("graph G {\n  a -- b [label=<x<>>]\n  c [label=<x<>>]\n}\n", &svg, &err, &line));
+    EQ_STR(err.data, "the HTML-like label of node c does not parse: not well-formed (invalid token) near 'x<>'");
+    EQ_INT(line, 0); /* the text is there twice: no line rather than a wrong one */
+    /* the first error, not a warning Graphviz gave after it; without the
+     * <HTML> Graphviz wraps a label in */
+    OK(!render("digraph {\n  label=<<bx<>>i/ ->\n  x\372\n}\n", &svg, &err, &line));
+    EQ_STR(err.data, "the HTML-like label of an unnamed graph does not parse: not well-formed (invalid token) "
+                     "near '<bx<>'");
+    EQ_INT(line, 2);
     /* a URL's '<' (Graphviz writes it raw) is escaped (found by fuzz_dot) */
     OK(render("digraph { a [URL=\"<iframe>x\"] }", &svg, &err, &line));
     OK(strstr(svg.data, "xlink:href=\"&lt;iframe&gt;x\"") && diagram_svg_ok(svg.data, svg.len));
