@@ -13,6 +13,7 @@
  * HTML label's <IMG>) is refused: a page's source should not make the
  * build read paths of the machine it runs on. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +107,31 @@ const char *__lsan_default_options(void) { return "print_suppressions=0"; }
 /* The parser's flex scanner (libcgraph exports it; no header declares it).
  * Graphviz leaves the scanner's buffer in place after a parse: whatever
  * followed the graph (a second graph, a newline) is read by the next
- * agmemread as the start of its input — another page's diagram. Destroying
+ * read as the start of its input — another page's diagram. Destroying
  * the scanner after each parse drops it (the next parse makes a new one). */
 extern int aaglex_destroy(void);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GVC_t *gvc; /* under lock; kept for the process */
+
+/* Graphviz's ID discipline but for the numbers of unnamed objects — an
+ * unnamed graph, a node named "%…" — which Graphviz's own counts up for the
+ * whole process: the same source was "%5" in one render and "%9" in the
+ * next, in a node's label, a message, and so in a page that then depended
+ * on which diagrams the build had laid out before (found by fuzz_dot).
+ * Here they count from 1 for each diagram (odd, as Graphviz's: an even ID
+ * is a name's string). Under lock. */
+static IDTYPE unnamed_next;
+static Agiddisc_t ids;
+
+static long map_id(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+    if (str)
+        return AgIdDisc.map(state, objtype, str, id, createflag);
+    *id = unnamed_next;
+    unnamed_next += 2;
+    return 1;
+}
 
 const char *diagram_dot_version(void)
 {
@@ -301,6 +321,8 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
             return false;
         }
         agseterrf(hear);
+        ids = AgIdDisc;
+        ids.map = map_id;
     }
     agseterr(AGWARN); /* every message to `hear`, none printed */
     agreseterrors();
@@ -310,8 +332,13 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
         abort();
     memcpy(text, src, len);
     text[len] = 0;
-    agreadline(1); /* the line count is the lexer's, and not reset by agmemread */
-    Agraph_t *g = agmemread(text);
+    agreadline(1); /* the line count is the lexer's, and not reset by a read */
+    unnamed_next = 1;
+    Agdisc_t disc = { &AgMemDisc, &ids, &AgIoDisc };
+    FILE *in = len ? fmemopen(text, len, "r") : NULL;
+    Agraph_t *g = in ? agread(in, &disc) : NULL;
+    if (in)
+        fclose(in);
     aaglex_destroy();
     free(text);
     if (!g || agerrors()) {

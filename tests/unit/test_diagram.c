@@ -160,6 +160,24 @@ TEST(labels_like_scripts)
     buf_release(&err);
 }
 
+/* An unnamed object's number (a node named "%g" is shown as one) is the
+ * same whatever was laid out before: Graphviz's own count runs for the
+ * process (found by fuzz_dot) */
+TEST(unnamed_the_same_each_time)
+{
+    buf svg = BUF_INIT, again = BUF_INIT, err = BUF_INIT;
+    int line;
+    const char *src = "digraph { a -> \"%g\"; subgraph { b } }";
+    OK(render(src, &svg, &err, &line));
+    OK(render("digraph { subgraph { x } subgraph { y } \"%q\" -> \"%r\" }", &again, &err, &line));
+    OK(render(src, &again, &err, &line));
+    EQ_STR(again.data, svg.data);
+    OK(strstr(svg.data, ">%3</text>") != NULL);
+    buf_release(&svg);
+    buf_release(&again);
+    buf_release(&err);
+}
+
 TEST(bounds)
 {
     buf svg = BUF_INIT, err = BUF_INIT, src = BUF_INIT;
@@ -313,6 +331,7 @@ int main(void)
     RUN(own_colours_and_fonts);
     RUN(errors);
     RUN(labels_like_scripts);
+    RUN(unnamed_the_same_each_time);
     RUN(bounds);
     RUN(svg_pass);
     RUN(cached);
