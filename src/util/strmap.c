@@ -1,4 +1,5 @@
-/* strmap: FNV-1a hashed, linear probing, grows at 50% load. */
+/* strmap: hashed 8 bytes a step (hash_blocks), linear probing, grows at 50%
+ * load. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,11 @@ static void grow(strmap *m)
     free(old);
 }
 
+/* A key's hash: 8 bytes a step, not FNV-1a's byte a step (a key is most
+ * often an output path of 30–60 bytes, and the maps of paths are asked
+ * hundreds of thousands of times a build at 100,000 posts). */
+static inline uint64_t key_hash(const char *key) { return hash_blocks(key, strlen(key)); }
+
 /* The slot holding key (hash h), or the empty one where it would go. */
 static slot *find(const strmap *m, const char *key, uint64_t h)
 {
@@ -66,7 +72,7 @@ long strmap_put(strmap *m, const char *key, long value)
 {
     if ((m->n + 1) * 2 > m->cap)
         grow(m);
-    uint64_t h = hash_str(key);
+    uint64_t h = key_hash(key);
     slot *e = find(m, key, h);
     if (e->key)
         return e->value;
@@ -79,7 +85,7 @@ long strmap_put(strmap *m, const char *key, long value)
 
 long strmap_get(const strmap *m, const char *key)
 {
-    const slot *e = find(m, key, hash_str(key));
+    const slot *e = find(m, key, key_hash(key));
     return e->key ? e->value : -1;
 }
 
