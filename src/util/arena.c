@@ -103,30 +103,49 @@ char *arena_strdup(arena *a, const char *s)
 }
 
 /* arena_printf's common case, a format whose only conversions are up to 8
- * plain %s ("%s%s", "%spage/%zu/" is not one): the pieces concatenated
- * directly, without vsnprintf's two passes over the format. NULL when the
- * format is not of that kind, or an argument is NULL (printf's own
- * business). Reads the arguments from ap, a copy the caller ends. */
+ * of %s, %.*s and %zu ("%spage/%zu/", "%s%.*s%zu%s"): the pieces
+ * concatenated directly, without vsnprintf's two passes over the format
+ * (≈ 3,000 instructions a call). NULL when the format has another
+ * conversion, or a string argument is NULL (printf's own business). Reads
+ * the arguments from ap, a copy the caller ends. */
 static char *concat_strings(arena *a, const char *fmt, va_list ap)
 {
     const char *args[8];
     size_t lens[8], n = 0, total = 0;
+    char digits[8][24];
     for (const char *f = fmt; *f; f++) {
         if (*f != '%') {
             total++;
             continue;
         }
-        if (f[1] != 's' || n == 8)
+        if (n == 8)
             return NULL;
-        f++;
-        n++;
-    }
-    for (size_t i = 0; i < n; i++) {
-        args[i] = va_arg(ap, const char *);
-        if (!args[i])
+        if (f[1] == 's') {
+            f++;
+            args[n] = va_arg(ap, const char *);
+            if (!args[n])
+                return NULL;
+            lens[n] = strlen(args[n]);
+        } else if (f[1] == '.' && f[2] == '*' && f[3] == 's') {
+            f += 3;
+            int prec = va_arg(ap, int);
+            args[n] = va_arg(ap, const char *);
+            if (!args[n])
+                return NULL;
+            lens[n] = prec < 0 ? strlen(args[n]) : strnlen(args[n], (size_t)prec);
+        } else if (f[1] == 'z' && f[2] == 'u') {
+            f += 2;
+            size_t v = va_arg(ap, size_t), k = sizeof digits[n];
+            do {
+                digits[n][--k] = (char)('0' + v % 10);
+                v /= 10;
+            } while (v);
+            args[n] = digits[n] + k;
+            lens[n] = sizeof digits[n] - k;
+        } else {
             return NULL;
-        lens[i] = strlen(args[i]);
-        total += lens[i];
+        }
+        total += lens[n++];
     }
     char *p = arena_alloc(a, total + 1), *w = p;
     size_t k = 0;
@@ -134,7 +153,7 @@ static char *concat_strings(arena *a, const char *fmt, va_list ap)
         if (*f == '%') {
             memcpy(w, args[k], lens[k]);
             w += lens[k++];
-            f++;
+            f += f[1] == 's' ? 1 : f[1] == '.' ? 3 : 2;
         } else {
             *w++ = *f;
         }

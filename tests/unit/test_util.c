@@ -1,6 +1,7 @@
 /* Unit tests for util/ (buf, arena) and diag/. */
 #include "harness.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "diag/diag.h"
@@ -59,6 +60,14 @@ TEST(arena_basics)
     EQ_STR(arena_printf(a, "%s%s%s%s%s%s%s%s%s", "1", "2", "3", "4", "5", "6", "7", "8", "9"), "123456789");
     EQ_STR(arena_printf(a, "%s page %zu, 100%%", "list", (size_t)2), "list page 2, 100%");
     EQ_STR(arena_printf(a, "%.2s|%5s", "abc", "d"), "ab|    d");
+    /* the quick path's %.*s and %zu, as printf writes them */
+    EQ_STR(arena_printf(a, "%s%.*s%zu%s", "/tags/ml/", 5, "page/:num/", (size_t)12, "/"), "/tags/ml/page/12/");
+    EQ_STR(arena_printf(a, "%zu-%zu.json", (size_t)0, SIZE_MAX), "0-18446744073709551615.json");
+    EQ_STR(arena_printf(a, "[%.*s][%.*s][%.*s]", -1, "all", 9, "short", 0, "none"), "[all][short][]");
+    EQ_STR(arena_printf(a, "%zu%zu%zu%zu%zu%zu%zu%zu", (size_t)1, (size_t)2, (size_t)3, (size_t)4, (size_t)5,
+                        (size_t)6, (size_t)7, (size_t)8),
+           "12345678");
+    EQ_STR(arena_printf(a, "%s %zu %d", "mixed", (size_t)3, -4), "mixed 3 -4");
     arena_free(a);
     arena_free(NULL);
 }
