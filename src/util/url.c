@@ -25,17 +25,26 @@ bool url_percent_decode(buf *out, const char *s, size_t n, bool strict)
     return true;
 }
 
+/* The ASCII bytes url_path_escape writes as %XX (C0 controls, space and
+ * DEL by range). */
+static const bool path_special[128] = { ['"'] = 1, ['#'] = 1, ['%'] = 1, ['<'] = 1,  ['>'] = 1, ['?'] = 1,
+                                        ['\\'] = 1, ['^'] = 1, ['`'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1 };
+
+static inline bool path_escaped(unsigned char c) { return c <= 0x20 || c == 0x7f || (c < 0x80 && path_special[c]); }
+
 void url_path_escape(buf *out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c <= 0x20 || c == 0x7f || strchr("\"#%<>?\\^`{|}", c)) {
-            buf_putc(out, '%');
-            buf_putc(out, hex[c >> 4]);
-            buf_putc(out, hex[c & 15]);
-        } else {
-            buf_putc(out, (char)c);
+    size_t i = 0;
+    while (i < n) {
+        size_t from = i; /* a run written as it is, in one piece */
+        while (i < n && !path_escaped((unsigned char)s[i]))
+            i++;
+        buf_put(out, s + from, i - from);
+        if (i < n) {
+            unsigned char c = (unsigned char)s[i++];
+            char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+            buf_put(out, e, 3);
         }
     }
 }

@@ -219,6 +219,18 @@ TEST(url_rules)
     buf_reset(&b);
     url_path_escape(&b, "machine learning/100%\"#?<>\\^`{|}\x7f\t/\xe5\x88\x86/", 39);
     EQ_STR(b.data, "machine%20learning/100%25%22%23%3F%3C%3E%5C%5E%60%7B%7C%7D%7F%09/\xe5\x88\x86/");
+    /* every byte, against the rule written out: escaped or kept */
+    for (int c = 1; c < 256; c++) {
+        char one = (char)c, want[4];
+        bool esc = c <= 0x20 || c == 0x7f || (c < 0x80 && strchr("\"#%<>?\\^`{|}", c));
+        if (esc)
+            snprintf(want, sizeof want, "%%%02X", c);
+        else
+            snprintf(want, sizeof want, "%c", c);
+        buf_reset(&b);
+        url_path_escape(&b, &one, 1);
+        EQ_STR(b.data, want);
+    }
     buf_release(&b);
     EQ_INT(url_origin_len("https://x.io/notes/"), 12);
     EQ_INT(url_origin_len("https://x.io"), 12);
