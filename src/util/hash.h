@@ -1,9 +1,10 @@
-/* hash: FNV-1a, the one hash of sheaf — for the hash tables (strmap, the
- * template engine's maps and name table, Markdown's heading ids) and for
- * the build session's fingerprints of what a page's links depend on — and,
- * where every word of every page is looked up (the search keys' tables:
- * util/words.c, render/search.c), its 8-bytes-a-step form, hash_blocks.
- * Neither is for anything an attacker must not be able to collide. */
+/* hash: FNV-1a, the one hash of sheaf — for the template engine's maps and
+ * name table, Markdown's heading ids, and the build session's fingerprints
+ * of what a page's links depend on — and, where keys are looked up
+ * hundreds of thousands of times a build (strmap's paths, the search keys'
+ * tables: util/words.c, render/search.c), its 8-bytes-a-step form,
+ * hash_blocks. Neither is for anything an attacker must not be able to
+ * collide. */
 #ifndef SHEAF_HASH_H
 #define SHEAF_HASH_H
 
