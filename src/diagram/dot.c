@@ -13,8 +13,8 @@
  * HTML label's <IMG>) is refused: a page's source should not make the
  * build read paths of the machine it runs on. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

@@ -127,8 +127,6 @@ static bool made_up_id(const char *v, size_t n)
     return false;
 }
 
-/* Graphviz escapes `&` and `"` in values but writes a URL's `<` and `>` as
- * they are (URL="<x>"): written escaped here, so no value holds markup. */
 /* Text or an attribute's value, s[0..n), as written: '<' and '>' as
  * entities (a value may hold them: Graphviz writes a URL raw), and the two
  * harmless spellings diagram_svg_ok refuses wherever they are — a label
@@ -160,6 +158,9 @@ static void put_safe(buf *out, const char *s, size_t n)
     }
 }
 
+/* Graphviz escapes `&` and `"` in values but writes a URL's `<` and `>` as
+ * they are (URL="<x>"): written escaped here (put_safe), so no value holds
+ * markup. */
 static void put_attr(buf *out, const char *name, size_t nlen, const char *v, size_t vlen)
 {
     buf_putc(out, ' ');
