@@ -27,10 +27,13 @@ bool url_percent_decode(buf *out, const char *s, size_t n, bool strict)
 
 /* The ASCII bytes url_path_escape writes as %XX (C0 controls, space and
  * DEL by range). */
-static const bool path_special[128] = { ['"'] = 1, ['#'] = 1, ['%'] = 1, ['<'] = 1,  ['>'] = 1, ['?'] = 1,
+static const bool path_special[128] = { ['"'] = 1, ['#'] = 1, ['%'] = 1, ['<'] = 1, ['>'] = 1, ['?'] = 1,
                                         ['\\'] = 1, ['^'] = 1, ['`'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1 };
 
-static inline bool path_escaped(unsigned char c) { return c <= 0x20 || c == 0x7f || (c < 0x80 && path_special[c]); }
+static inline bool path_escaped(unsigned char c)
+{
+    return c <= 0x20 || c == 0x7f || (c < 0x80 && path_special[c]);
+}
 
 void url_path_escape(buf *out, const char *s, size_t n)
 {
