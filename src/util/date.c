@@ -238,11 +238,14 @@ typedef struct fields {
     int32_t off;
 } fields;
 
+/* The date's time in its own offset, and the day (since 1970-01-01) it falls on there. */
+static int64_t local_time(const sheaf_date *d) { return d->t + (int64_t)d->offset_min * 60; }
+static int64_t local_days(const sheaf_date *d) { return floor_div(local_time(d), 86400); }
+
 static void split(const sheaf_date *d, fields *f)
 {
-    int64_t local = d->t + (int64_t)d->offset_min * 60;
-    int64_t days = floor_div(local, 86400);
-    int64_t secs = local - days * 86400;
+    int64_t days = local_days(d);
+    int64_t secs = local_time(d) - days * 86400;
     civil_from_days(days, &f->year, &f->mon, &f->mday);
     f->hour = (int)(secs / 3600);
     f->min = (int)(secs / 60 % 60);
@@ -257,7 +260,7 @@ int64_t date_year(const sheaf_date *d)
 {
     int64_t y;
     int m, day;
-    civil_from_days(floor_div(d->t + (int64_t)d->offset_min * 60, 86400), &y, &m, &day);
+    civil_from_days(local_days(d), &y, &m, &day);
     return y;
 }
 
