@@ -444,14 +444,15 @@ static void part_key(const render_record *r, const char *what, size_t n, buf *ke
 /* How many parts n items take. */
 static size_t parts_of(size_t n) { return (n + PART_ITEMS - 1) / PART_ITEMS; }
 
-static bool get_part(render_record *r, const char *what, size_t n, buf *v)
+/* Part n of `what` from the cache into v (safe on any worker: r is only
+ * read). */
+static bool get_part(const render_record *r, const char *what, size_t n, buf *v)
 {
     buf key = BUF_INIT;
     part_key(r, what, n, &key);
     buf_reset(v);
     bool ok = cache_get(r->cache, REC_KIND, key.data, key.len, v);
     buf_release(&key);
-    r->read_bytes += ok ? v->len : 0;
     return ok;
 }
 
@@ -525,10 +526,8 @@ static void read_part(void *ctx, size_t p, int worker)
     bool pages = p < npp;
     size_t first = (pages ? p : p - npp) * PART_ITEMS, n = pages ? r->npages : r->njobs;
     size_t last = first + PART_ITEMS < n ? first + PART_ITEMS : n;
-    buf key = BUF_INIT, v = BUF_INIT;
-    part_key(r, pages ? "pages" : "jobs", first / PART_ITEMS, &key);
-    bool ok = cache_get(r->cache, REC_KIND, key.data, key.len, &v);
-    buf_release(&key);
+    buf v = BUF_INIT;
+    bool ok = get_part(r, pages ? "pages" : "jobs", first / PART_ITEMS, &v);
     if (ok)
         atomic_fetch_add(&op->bytes, v.len);
     reader rd = binrec_reader_of(v.data, v.len);
@@ -573,6 +572,7 @@ static void read_old(render_record *r, int jobs, diag_list *d)
         buf_release(&v);
         return; /* none: the first build */
     }
+    r->read_bytes += v.len;
     reader h = binrec_reader_of(v.data, v.len);
     uint64_t global = binrec_get_w(&h);
     uint64_t npages = binrec_get_u(&h), nentries = binrec_get_u(&h), njobs = binrec_get_u(&h);
