@@ -627,7 +627,7 @@ bool render_run(build_env *e, last_run **keep, diag_list *d, build_stats *st)
 
 /* SHEAF_CHECK_INCREMENTAL=1: a full build of e's site beside the output
  * folder, its outputs compared with the folder's (check.c). */
-void render_check_incremental(const build_env *e, bool no_cache)
+void render_check_incremental(const build_env *e, bool no_cache, const diag_list *said, size_t said_from)
 {
     build_options o = e->o;
     o.write = false;
@@ -641,7 +641,7 @@ void render_check_incremental(const build_env *e, bool no_cache)
     diag_list *d = diag_list_new();
     render_run(&full, NULL, d, NULL);
     build_env_release(&full);
-    check_compare(c, d, e->out_dir, no_cache ? "cached build" : "fast rebuild");
+    check_compare(c, d, said, said_from, e->out_dir, no_cache ? "cached build" : "fast rebuild");
     diag_list_free(d);
     check_outputs_free(c);
 }
@@ -653,11 +653,13 @@ bool build_site(const build_options *o, diag_list *d, build_stats *st)
     build_env e;
     build_env_init(&e, o);
     render_math_stats(&e, true, NULL);
+    size_t before = diag_count(d); /* (what the caller said already is not the build's) */
     bool ok = render_run(&e, NULL, d, st);
     render_math_stats(&e, false, st);
-    /* SHEAF_CHECK_INCREMENTAL=1: what the cache gave is a clean build's */
+    /* SHEAF_CHECK_INCREMENTAL=1: what the cache gave (and what the build
+     * said) is a clean build's */
     if (ok && e.check && e.cache && o->write)
-        render_check_incremental(&e, true);
+        render_check_incremental(&e, true, d, before);
     build_env_release(&e);
     return ok;
 }

@@ -1,19 +1,22 @@
 /* check: SHEAF_CHECK_INCREMENTAL=1's comparison (see internal.h).
  *
  * A fast rebuild renders only what it decided a change touched, on a model
- * it updated in place. With this set, every fast rebuild is followed by a
- * full build of the same site in memory (a fresh one, every file read
- * and parsed again), and every output is compared with the output folder:
- * any difference — bytes, a missing or a stale file, a diagnostic the fast
- * rebuild did not give — is a bug in the fast path, reported on stderr with
- * the first differing lines, and sheaf aborts, as a failed assertion does.
- * The serve tests run with it. */
+ * it updated in place; a build with the build cache renders only what
+ * read something that changed. With this set, each is followed by a full
+ * build of the same site in memory (a fresh one, every file read and
+ * parsed again, the cache not read), and every output is compared with
+ * the output folder: any difference — bytes, a missing or a stale file, a
+ * diagnostic one of the two gave and the other did not — is a bug in the
+ * fast path, reported on stderr with the first differing lines, and sheaf
+ * aborts, as a failed assertion does. The serve and cache tests run with
+ * it. */
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "render/internal.h"
 #include "util/fs.h"
 #include "util/strmap.h"
@@ -105,14 +108,58 @@ void check_outputs_free(check_outputs *c)
     free(c);
 }
 
-void check_compare(const check_outputs *c, const diag_list *d, const char *out_dir, const char *what)
+/* Diagnostics d[from…) as formatted lines, sorted; those about the build
+ * cache left out (a build that reads it may say why it used none of it,
+ * one that does not read it cannot). */
+static char **said_lines(const diag_list *d, size_t from, size_t *n)
+{
+    size_t k = 0, all = diag_count(d);
+    char **v = xcalloc(all + 1, sizeof *v);
+    buf b = BUF_INIT;
+    for (size_t i = from; i < all; i++) {
+        const diag *e = diag_get(d, i);
+        size_t cl = strlen(CACHE_DIR);
+        if (e->path && !strncmp(e->path, CACHE_DIR, cl) && (!e->path[cl] || e->path[cl] == '/'))
+            continue;
+        buf_reset(&b);
+        diag_format(e, &b);
+        v[k++] = xstrdup(b.data ? b.data : "");
+    }
+    buf_release(&b);
+    vec_sort(v, k, sizeof *v, vec_cmp_str);
+    *n = k;
+    return v;
+}
+
+/* What one side said that the other did not (both sorted; a line said
+ * twice on one side and once on the other counts once). */
+static void said_difference(buf *report, char **full, size_t nf, char **own, size_t no, const char *what)
+{
+    size_t i = 0, j = 0;
+    while (i < nf || j < no) {
+        int c = i == nf ? 1 : j == no ? -1 : strcmp(full[i], own[j]);
+        if (c < 0)
+            buf_printf(report, "a full build says, the %s does not: %s\n", what, full[i++]);
+        else if (c > 0)
+            buf_printf(report, "the %s says, a full build does not: %s\n", what, own[j++]);
+        else
+            i++, j++;
+    }
+}
+
+void check_compare(const check_outputs *c, const diag_list *d, const diag_list *said, size_t said_from,
+                   const char *out_dir, const char *what)
 {
     buf report = BUF_INIT;
-    for (size_t i = 0; i < diag_count(d); i++) {
-        buf_puts(&report, "a full build says: ");
-        diag_format(diag_get(d, i), &report);
-        buf_putc(&report, '\n');
-    }
+    size_t nf, no;
+    char **full = said_lines(d, 0, &nf), **own = said ? said_lines(said, said_from, &no) : NULL;
+    said_difference(&report, full, nf, own, said ? no : 0, what);
+    for (size_t i = 0; i < nf; i++)
+        free(full[i]);
+    for (size_t i = 0; own && i < no; i++)
+        free(own[i]);
+    free(full);
+    free(own);
     buf was = BUF_INIT;
     for (size_t i = 0; i < c->n; i++) {
         const struct output_copy *e = &c->v[i];

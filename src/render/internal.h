@@ -213,10 +213,11 @@ void render_math_stats(build_env *e, bool begin, build_stats *st);
  * that took pages from the build cache: runs a full build of the same
  * options in memory (its outputs collected, nothing written; with no_cache
  * not reading the build cache either) and compares every output with what
- * is in the output folder — missing, different or extra files; any
- * difference is printed with its first differing line and the process
- * aborts. */
-void render_check_incremental(const build_env *e, bool no_cache);
+ * is in the output folder — missing, different or extra files — and its
+ * diagnostics with what the checked run said: said[said_from…) (NULL: it
+ * said nothing, as a fast rebuild does); any difference is printed with
+ * its first differing line and the process aborts. */
+void render_check_incremental(const build_env *e, bool no_cache, const diag_list *said, size_t said_from);
 
 /* ---- the check's collector and comparison (check.c) -------------------- */
 
@@ -225,10 +226,12 @@ check_outputs *check_outputs_new(void);
 void check_outputs_free(check_outputs *c);
 /* A render_sink (ctx: a check_outputs): keeps a copy of each output. */
 void check_collect(void *ctx, const char *rel, const void *data, size_t len);
-/* Compares the collected outputs (and the diagnostics d of the run that
- * made them) with out_dir; on any difference prints what differs, naming
- * the other build `what`, and aborts. */
-void check_compare(const check_outputs *c, const diag_list *d, const char *out_dir, const char *what);
+/* Compares the collected outputs with out_dir, and the diagnostics d of
+ * the run that made them with said[said_from…) (NULL: none); on any
+ * difference prints what differs, naming the other build `what`, and
+ * aborts. */
+void check_compare(const check_outputs *c, const diag_list *d, const diag_list *said, size_t said_from,
+                   const char *out_dir, const char *what);
 
 struct build_session {
     build_env env;

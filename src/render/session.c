@@ -400,7 +400,7 @@ static bool session_run(build_session *s, const char *const *changed, size_t nch
     s->ndeferred = 0;
     if (changed && nchanged && fast_rebuild(s, changed, nchanged, d, st)) {
         if (e->check && !s->ndeferred)
-            render_check_incremental(e, false);
+            render_check_incremental(e, false, NULL, 0);
         return true;
     }
     return full_run(s, d, st);
@@ -422,6 +422,6 @@ bool build_session_finish(build_session *s, diag_list *d)
     s->deferred = NULL;
     s->ndeferred = 0;
     if (ok && s->env.check)
-        render_check_incremental(&s->env, false);
+        render_check_incremental(&s->env, false, NULL, 0);
     return ok;
 }

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/arena.h"
 
@@ -42,6 +43,12 @@ static inline void vec_sort(void *v, size_t n, size_t size, int (*cmp)(const voi
 {
     if (n > 1)
         qsort(v, n, size, cmp);
+}
+
+/* vec_sort's comparison for an array of strings (char *), by strcmp. */
+static inline int vec_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 #endif

@@ -339,6 +339,14 @@ def main():
     build("the page's citation_style edited", n - 1)
     write("content/posts/2024-07-01-own.md", own % "styles/venue.csl")
     build("the page's citation_style now the site's", n - 1)
+    # a site that warns: the cached build says what a clean one says
+    # (SHEAF_CHECK_INCREMENTAL compares the two builds' diagnostics too)
+    write("content/stray/_index.md", "---\ntitle: Stray\n---\nNo section here.\n")
+    build("a warning, in the cached build as in a clean one", None,
+          r"^content/stray/_index\.md: warning: not used: ")
+    build("the same warning again, nothing changed", None, r"^content/stray/_index\.md: warning: not used: ")
+    os.remove(os.path.join(SITE, "content/stray/_index.md"))
+    build("the warning gone", None)
     png("content/img/sq.png", 6, 3)  # the same file, other sizes: its width and height change
     build("an image replaced", 0)
     for dirpath, _dirs, files in os.walk(SITE):  # a fresh checkout: every file a new time
