@@ -32,3 +32,9 @@ set_tests_properties(serve/browser PROPERTIES LABELS "serve;no-asan" TIMEOUT 180
 # Every fast rebuild of these servers is checked against a full build made
 # in memory (render/session.c); a difference aborts the server.
 set_tests_properties(serve/http serve/browser PROPERTIES ENVIRONMENT SHEAF_CHECK_INCREMENTAL=1)
+# Random edits (tests/cache/random_site.py) under `sheaf serve`, which runs
+# with SHEAF_CHECK_INCREMENTAL=1 (the test sets it): every fast rebuild
+# equals a full build. Longer runs: random_edits.py path/to/sheaf STEPS SEED.
+add_test(NAME serve/random-edits
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/serve/random_edits.py $<TARGET_FILE:sheaf> 30 1)
+set_tests_properties(serve/random-edits PROPERTIES LABELS serve TIMEOUT 300)
