@@ -19,6 +19,7 @@
 #include "cache/cache.h"
 #include "render/internal.h"
 #include "util/fs.h"
+#include "util/manifest.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -49,12 +50,17 @@ typedef struct stale_ctx {
     const check_outputs *full;
     buf *report;
     const char *what; /* "fast rebuild", "cached build" */
+    const manifest *ours; /* the output folder's manifest, or NULL (none: every file is sheaf's) */
 } stale_ctx;
 
+/* A file in the output folder that the full build did not make: stale,
+ * unless it is someone else's (not in the folder's manifest), which every
+ * build carries over. */
 static void find_extra(void *vctx, const char *rel)
 {
     stale_ctx *c = vctx;
-    if (strcmp(rel, OUTPUT_MANIFEST) != 0 && strmap_get(c->full->index, rel) < 0)
+    if (strcmp(rel, OUTPUT_MANIFEST) != 0 && strmap_get(c->full->index, rel) < 0 &&
+        (!c->ours || manifest_has(c->ours, rel)))
         buf_printf(c->report, "%s: written by the %s, not by a full build\n", rel, c->what);
 }
 
@@ -172,8 +178,11 @@ void check_compare(const check_outputs *c, const diag_list *d, const diag_list *
         free(path);
     }
     buf_release(&was);
-    stale_ctx sc = { c, &report, what };
+    manifest m = { 0 };
+    bool listed = manifest_read(out_dir, &m);
+    stale_ctx sc = { c, &report, what, listed ? &m : NULL };
     fs_walk(out_dir, false, find_extra, &sc);
+    manifest_free(&m);
     if (report.len) {
         fprintf(stderr, "sheaf: SHEAF_CHECK_INCREMENTAL: the %s's output is not a full build's:\n%s",
                 what, report.data);

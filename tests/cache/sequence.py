@@ -339,6 +339,19 @@ def main():
     build("the page's citation_style edited", n - 1)
     write("content/posts/2024-07-01-own.md", own % "styles/venue.csl")
     build("the page's citation_style now the site's", n - 1)
+    # a file of someone else's in the output folder: carried over by the
+    # cached build, and not taken by its check for a stale output
+    mine = os.path.join(SITE, "public", "posts", "mine.txt")
+    with open(mine, "w") as fh:
+        fh.write("not sheaf's\n")
+    r = subprocess.run([SHEAF, "build", "-q", "-s", SITE], capture_output=True, text=True, env=ENV)
+    if r.returncode != 0 or r.stderr:
+        fail("a file of someone else's in the output: the cached build failed (%d):\n%s"
+             % (r.returncode, r.stderr))
+    with open(mine) as fh:
+        if fh.read() != "not sheaf's\n":
+            fail("a file of someone else's in the output: changed")
+    os.unlink(mine)
     # a site that warns: the cached build says what a clean one says
     # (SHEAF_CHECK_INCREMENTAL compares the two builds' diagnostics too)
     write("content/stray/_index.md", "---\ntitle: Stray\n---\nNo section here.\n")
