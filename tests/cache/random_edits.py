@@ -10,7 +10,9 @@ each edit:
   builds from scratch beside it and fails on any byte of difference);
 - `sheaf build --no-cache` into a folder of its own;
 and the two must agree: the same exit status, the same diagnostics, and,
-when they succeed, the same files with the same bytes. An edit may break
+when they succeed, the same files with the same bytes. Now and then a file
+of someone else's is put in the output folder (its top, or a page's
+folder): it must outlive every later build, unchanged. An edit may break
 the site (a link to a draft or to a post deleted, a citation of an entry
 taken out): then both builds must fail alike, and the next good build must
 again equal a clean one.
@@ -44,8 +46,10 @@ def fail(msg):
 # ---- the builds ---------------------------------------------------------------
 
 def normal(stderr, out):
-    """Diagnostics as a sorted list, the output folder's name made neutral."""
-    return sorted(line.replace(out, "OUT") for line in stderr.splitlines())
+    """Diagnostics as a sorted list, the output folder's name made neutral;
+    what a build says of the cache left out (only one build reads it)."""
+    return sorted(line.replace(out, "OUT") for line in stderr.splitlines()
+                  if not line.startswith(".sheaf-cache: "))
 
 
 def check():
@@ -64,8 +68,14 @@ def check():
     a, b = normal(r.stderr, out), normal(c.stderr, ref)
     if a != b:
         fail("the diagnostics differ:\ncached:\n%s\nclean:\n%s" % ("\n".join(a), "\n".join(b)))
+    x = output_tree(out)
+    for rel, data in user.items():  # sheaf never deletes or writes what it did not make
+        if x.get(rel) != data:
+            fail("%s, a file sheaf did not make in its output folder, is %s" % (
+                rel, "gone" if rel not in x else "changed"))
     if r.returncode == 0:
-        x, y = output_tree(out), output_tree(ref)
+        x = {k: v for k, v in x.items() if k not in user}
+        y = output_tree(ref)
         if x != y:
             diff = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
             fail("the cached build differs from a clean one in %s" % diff[:8])
@@ -76,6 +86,22 @@ def check():
 
 
 broken = []  # what broke the site, each time it was broken
+user = {}  # files put in the output folder by someone else: path → bytes
+
+
+def user_file():
+    """A file of someone else's in the output folder: at its top, or in
+    the folder of one of sheaf's pages (which may go away later: the file
+    stays, and so does its folder)."""
+    out = os.path.join(SITE, "public")
+    folders = [d for d, _, files in os.walk(out) if "index.html" in files]
+    folder = rs.rng.choice(folders) if folders and rs.rng.random() < 0.7 else out
+    rel = os.path.relpath(os.path.join(folder, "mine-%d.txt" % len(user)), out)
+    data = ("%s\n" % rs.words(4)).encode()
+    with open(os.path.join(out, rel), "wb") as f:
+        f.write(data)
+    user[rel] = data
+    return "a file of someone else's at public/%s" % rel
 
 
 def main():
@@ -83,7 +109,7 @@ def main():
     check()
     failed = 0
     for _ in range(STEPS):
-        done.append(rs.draw())
+        done.append(user_file() if rs.rng.random() < 0.08 else rs.draw())
         if check() != 0:
             failed += 1
     print("ok: %d random edits (seed %d), each cached build equal to a clean one (%d broke the site "

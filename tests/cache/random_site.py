@@ -89,6 +89,7 @@ class Post:
         self.cites = []
         self.extras = []  # "math", "footnote", "shortcode", "diagram", "image"
         self.note = words(4)  # the footnote's text
+        self.fm = {}  # slug:, updated:, summary:, image:
 
     def rel(self):
         return "content/%s/%s.md" % (self.section, self.name)
@@ -105,6 +106,9 @@ class Post:
             fm.append("description: %s" % self.description)
         if self.aliases:
             fm.append("aliases: [%s]" % ", ".join(self.aliases))
+        for k in ("slug", "updated", "summary", "image"):
+            if self.fm.get(k):
+                fm.append("%s: %s" % (k, self.fm[k]))
         body = [self.paras[0]]
         if self.more:
             body.append("<!--more-->")
@@ -131,6 +135,11 @@ class Post:
                 body.append("The motto: {{< motto >}}.")
             elif x == "diagram":
                 body.append("```dot\ndigraph { a -> b; b -> c }\n```")
+            elif x == "figure":
+                rel = os.path.relpath(path("content/img/sq.png"), os.path.dirname(path(self.rel())))
+                body.append("![A square figure](%s){#fig-sq}\n\nAs @fig-sq shows." % rel)
+            elif x == "alert":
+                body.append("> [!NOTE]\n> %s" % self.note)
             elif x == "image":
                 rel = os.path.relpath(path("content/img/sq.png"), os.path.dirname(path(self.rel())))
                 body.append("![a square](%s)" % rel)
@@ -156,10 +165,13 @@ def posts(section=None):
     return [p for p in state.values() if section is None or p.section == section]
 
 
-def site_yaml(title="Random", paginate=3, extra=""):
+def site_yaml():
+    c = site_conf
     write("site.yaml", "title: %s\nbase_url: https://example.org/\nbibliography: refs.bib\n"
-          "search: true\npaginate: %d\ntaxonomies: [tags, categories]\n%s"
-          % (title, paginate, extra))
+          "search: %s\npaginate: %d\ntaxonomies: [%s]\nrelated: %d\ncitation_style: %s\n"
+          "numbered_sections: %s\n%s%s"
+          % (c["title"], c["search"], c["paginate"], c["taxonomies"], c["related"], c["style"],
+             c["numbered"], c["permalinks"], c["extra"]))
 
 
 def bib(years):
@@ -169,7 +181,8 @@ def bib(years):
 
 
 bib_years = {k: 2017 + i for i, k in enumerate(BIB_KEYS)}
-site_conf = {"title": "Random", "paginate": 3, "extra": ""}
+site_conf = {"title": "Random", "paginate": 3, "extra": "", "search": "true", "taxonomies": "tags, categories",
+             "related": 5, "style": "author-year", "numbered": "false", "permalinks": ""}
 
 
 # ---- the edits --------------------------------------------------------------
@@ -240,6 +253,22 @@ def e_description():
     return "description of %s" % p.name
 
 
+def e_front():
+    p = pick()
+    k = rng.choice(["slug", "updated", "summary", "image"])
+    if p.fm.get(k):
+        del p.fm[k]
+    elif k == "slug":
+        p.fm[k] = "-".join(words(2).split())
+    elif k == "updated":
+        p.fm[k] = "2025-%02d-%02d" % (rng.randint(1, 12), rng.randint(1, 28))
+    elif k == "summary":
+        p.fm[k] = words(6)
+    else:
+        p.fm[k] = "/img/sq.png"
+    return "%s of %s: %s" % (k, p.name, p.fm.get(k))
+
+
 def e_more():
     p = pick()
     p.more = not p.more
@@ -266,7 +295,7 @@ def e_cite():
 
 def e_extra():
     p = pick()
-    x = rng.choice(["math", "footnote", "shortcode", "diagram", "image"])
+    x = rng.choice(["math", "footnote", "shortcode", "diagram", "image", "figure", "alert"])
     if x in p.extras:
         p.extras.remove(x)
     else:
@@ -329,16 +358,23 @@ def e_bib():
 
 
 def e_site():
-    k = rng.choice(["title", "paginate", "extra"])
-    if k == "title":
-        site_conf["title"] = words(2).capitalize()
-    elif k == "paginate":
-        site_conf["paginate"] = rng.randint(2, 5)
-    else:
-        site_conf["extra"] = rng.choice(["", "params:\n  motto: %s\n" % words(2),
-                                         "markdown:\n  smart: false\n"])
-    site_yaml(**site_conf)
-    return "site.yaml %s" % k
+    k = rng.choice(list(site_conf))
+    choices = {
+        "title": lambda: words(2).capitalize(),
+        "paginate": lambda: rng.randint(2, 5),
+        "extra": lambda: rng.choice(["", "params:\n  motto: %s\n" % words(2), "markdown:\n  smart: false\n",
+                                     "markdown:\n  heading_anchors: false\n", "links: warn\n"]),
+        "search": lambda: rng.choice(["true", "false"]),
+        "taxonomies": lambda: rng.choice(["tags, categories", "tags", "categories, tags"]),
+        "related": lambda: rng.randint(1, 5),
+        "style": lambda: rng.choice(["author-year", "numeric", "apa", "ieee"]),
+        "numbered": lambda: rng.choice(["true", "false"]),
+        "permalinks": lambda: rng.choice(["", "permalinks:\n  posts: /:year/:slug/\n",
+                                          "permalinks:\n  notes: /n/:slug/\n"]),
+    }
+    site_conf[k] = choices[k]()
+    site_yaml()
+    return "site.yaml %s: %s" % (k, str(site_conf[k]).strip())
 
 
 def e_touch():
@@ -363,9 +399,9 @@ def e_nothing():
 
 
 EDITS = [(e_body, 8), (e_link, 4), (e_unlink, 2), (e_heading, 3), (e_title, 3), (e_date, 3),
-         (e_tags, 3), (e_draft, 2), (e_description, 1), (e_more, 1), (e_alias, 1), (e_cite, 2),
+         (e_tags, 3), (e_draft, 2), (e_description, 1), (e_front, 3), (e_more, 1), (e_alias, 1), (e_cite, 2),
          (e_extra, 3), (e_add, 2), (e_delete, 1), (e_rename, 1), (e_template, 1), (e_data, 1),
-         (e_bib, 1), (e_site, 1), (e_touch, 1), (e_image, 1), (e_section_index, 1), (e_nothing, 1)]
+         (e_bib, 1), (e_site, 3), (e_touch, 1), (e_image, 1), (e_section_index, 1), (e_nothing, 1)]
 
 
 def draw():

@@ -116,7 +116,7 @@ def main():
     threading.Thread(target=pump, args=(proc.stderr, errs), daemon=True).start()
     if not wait_for(lambda: any(x.startswith("Serving ") for x in lines), 60):
         fail("the server did not start")
-    rebuilt = fast = 0
+    rebuilt = failed = 0
     for _ in range(STEPS):
         with cond:
             n = len(lines)
@@ -128,6 +128,7 @@ def main():
         alive(done[-1])
         with cond:
             rebuilt += sum(1 for x in lines[n:] if x.startswith("Rebuilt in "))
+            failed += sum(1 for x in lines[n:] if x.startswith("Rebuild failed"))
     with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as r:
         if r.status != 200:
             fail("the home page: status %d" % r.status)
@@ -136,7 +137,7 @@ def main():
     if proc.wait(30) != 0:
         fail("the server stopped with status %d" % proc.returncode)
     print("ok: %d random edits (seed %d) under sheaf serve, %d rebuilds, each checked against a full "
-          "build" % (STEPS, SEED, rebuilt))
+          "build (and %d that failed: the site was broken)" % (STEPS, SEED, rebuilt, failed))
 
 
 try:
