@@ -589,6 +589,7 @@ typedef struct md_job_ctx {
     diag_list *d;
     uint64_t env; /* hash of everything the resolver looks at */
     words_set **words; /* a worker's set for search keys */
+    site_md_env menv;  /* in a session: what else a kept rendering depends on (mdcache.h) */
 } md_job_ctx;
 
 static void md_job(void *vctx, size_t i, int worker)
@@ -611,8 +612,11 @@ static void md_job(void *vctx, size_t i, int worker)
         p->failed = true;
         return;
     }
-    /* a kept rendering that used shortcodes is exact while they read the same */
-    uint64_t env = e && e->has_md ? site_shortcode_env(c->s, c->env, &e->md) : c->env;
+    /* a session's kept rendering is exact while the links resolve alike,
+     * the rest the Markdown reads (the configuration, the bibliography …)
+     * hashes the same, and, when it used shortcodes, they read the same */
+    uint64_t penv = e ? hash_mix(c->env, site_md_env_page(c->s, p, &c->menv)) : c->env;
+    uint64_t env = e && e->has_md ? site_shortcode_env(c->s, penv, &e->md) : penv;
     if (hit || (disk && !by_digest &&
                 site_md_disk_take(c->s->md_disk, c->s, p, c->s->wa[worker], &key, &formulas, &diagrams))) {
         /* as the formulas and diagrams were met, each from the cache */
@@ -649,7 +653,7 @@ static void md_job(void *vctx, size_t i, int worker)
         p->search_keys = NULL;
         keep_args keep = { &key, cm.n, cd.n };
         if (e && e->parsed)
-            page_cache_keep_md(e, site_shortcode_env(c->s, c->env, &p->md), p);
+            page_cache_keep_md(e, site_shortcode_env(c->s, penv, &p->md), p);
         else
             drop_text(c->s, p, c->words[worker], a, c->s->cfg.search, disk ? &keep : NULL);
     }
@@ -842,7 +846,9 @@ void site_render_markdown(site *s, int jobs, diag_list *d)
         s->pages[i].words = site_md_words_lang(s, site_page_language(&s->pages[i]));
     /* the build cache's entries outlive the process: images by their bytes */
     uint64_t env = s->page_cache ? link_env(s, false, jobs) : s->md_disk ? link_env(s, true, jobs) : 0;
-    md_job_ctx c = { s, d, env, NULL };
+    md_job_ctx c = { s, d, env, NULL, { 0 } };
+    if (s->page_cache)
+        site_md_env_begin(s, &c.menv);
     site_md_disk_begin(s->md_disk, s, c.env, jobs, d);
     /* without the build cache every page's Markdown is rendered: the set
      * now, as a session's later edits of one page find it (with the

@@ -83,7 +83,6 @@
  * an edit writes one again (at 100,000 posts about 2 MB), and each stays
  * far below CACHE_ENTRY_MAX up to several hundred thousand pages */
 #define HEAD_SHARDS 64
-#define WORDS_KNOWN 8
 /* a head's key: five hashes of 8 bytes and the page's digest, then its path */
 #define KEY_FIXED (5 * 8 + CACHE_DIGEST_LEN)
 
@@ -121,15 +120,10 @@ struct site_md_disk {
     char *binary; /* hex */
     char *site;   /* the site folder, resolved */
     uint64_t generation;
-    uint64_t global; /* site_md_disk_begin: configuration, words, bibliography */
-    uint64_t bib;
+    site_md_env menv; /* site_md_disk_begin: configuration, words, bibliography */
     uint64_t env;
     atomic_size_t damaged, hits, stored;
     atomic_size_t bad_shards; /* entries of heads that checked but did not read back */
-    /* the words' hashes by the words' address (site_md_disk_begin) */
-    const md_words *words_of[WORDS_KNOWN];
-    uint64_t words_hash[WORDS_KNOWN];
-    size_t nwords;
     head_shard shard[HEAD_SHARDS];
     head_slot *slots; /* by page number, site_md_disk_begin to site_md_disk_end */
     size_t nslots;
@@ -598,12 +592,16 @@ void site_md_disk_end(site_md_disk *m, const site *s)
     drop_heads(m);
 }
 
-void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, int jobs, diag_list *d)
+static uint64_t page_words_hash(const site_md_env *e, const md_words *w)
 {
-    if (!m)
-        return;
-    m->env = env;
-    m->d = d;
+    for (size_t i = 0; i < e->nwords; i++)
+        if (e->words_of[i] == w)
+            return e->words_hash[i];
+    return words_hash(HASH_SEED, w);
+}
+
+void site_md_env_begin(const site *s, site_md_env *e)
+{
     uint64_t h = HASH_SEED;
     char *path = fs_join(s->dir, "site.yaml");
     buf cfg = BUF_INIT;
@@ -617,31 +615,47 @@ void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, int jobs, 
     h = add_str(add_str(add_str(h, o->label_table), o->label_math), o->label_diagram);
     h = words_hash(h, o->words);
     h = add_str(h, site_csl_style_hash(s)); /* a .csl file edited: its text */
-    m->global = h;
+    e->global = h;
     uint64_t b = HASH_SEED;
     for (size_t i = 0; s->bib && i < s->bib->n; i++) {
-        const bib_entry *e = &s->bib->entries[i];
-        b = add_str(add_str(add_str(b, e->key), e->type), e->src);
-        for (size_t k = 0; k < e->nfields; k++)
-            b = add_str(add_str(add_str(b, e->fields[k].name), e->fields[k].text), e->fields[k].raw);
-        if (e->csl) /* a CSL-JSON item, whole */
-            b = add_str(b, e->csl);
+        const bib_entry *x = &s->bib->entries[i];
+        b = add_str(add_str(add_str(b, x->key), x->type), x->src);
+        for (size_t k = 0; k < x->nfields; k++)
+            b = add_str(add_str(add_str(b, x->fields[k].name), x->fields[k].text), x->fields[k].raw);
+        if (x->csl) /* a CSL-JSON item, whole */
+            b = add_str(b, x->csl);
         b = add_str(b, "\x02");
     }
-    m->bib = b;
+    e->bib = b;
     /* the words' hash by their address: a few languages at most */
-    m->nwords = 0;
-    for (size_t i = 0; i < s->npages && m->nwords < WORDS_KNOWN; i++) {
+    e->nwords = 0;
+    for (size_t i = 0; i < s->npages && e->nwords < SITE_MD_WORDS_KNOWN; i++) {
         const md_words *w = s->pages[i].words;
         size_t k = 0;
-        while (k < m->nwords && m->words_of[k] != w)
+        while (k < e->nwords && e->words_of[k] != w)
             k++;
-        if (k == m->nwords) {
-            m->words_of[k] = w;
-            m->words_hash[k] = words_hash(HASH_SEED, w);
-            m->nwords++;
+        if (k == e->nwords) {
+            e->words_of[k] = w;
+            e->words_hash[k] = words_hash(HASH_SEED, w);
+            e->nwords++;
         }
     }
+}
+
+uint64_t site_md_env_page(const site *s, const page *p, const site_md_env *e)
+{
+    uint64_t h = hash_mix(e->global, page_words_hash(e, p->words));
+    h = hash_mix(h, site_page_cites(s, p) ? e->bib : 0);
+    return add_str(h, site_csl_page_hash(s, p)); /* a .csl file the page names: its text */
+}
+
+void site_md_disk_begin(site_md_disk *m, const site *s, uint64_t env, int jobs, diag_list *d)
+{
+    if (!m)
+        return;
+    m->env = env;
+    m->d = d;
+    site_md_env_begin(s, &m->menv);
     load_heads(m, s, jobs);
 }
 
@@ -657,24 +671,16 @@ static void put64(unsigned char *o, uint64_t v)
         o[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t page_words_hash(const site_md_disk *m, const md_words *w)
-{
-    for (size_t i = 0; i < m->nwords; i++)
-        if (m->words_of[i] == w)
-            return m->words_hash[i];
-    return words_hash(HASH_SEED, w);
-}
-
 static void make_key(const site_md_disk *m, const site *s, const page *p, buf *key)
 {
     /* the fixed part made in place, then added at once (a key is made
      * for every page of every build) */
     unsigned char fixed[KEY_FIXED];
     put64(fixed, m->generation);
-    put64(fixed + 8, m->global);
+    put64(fixed + 8, m->menv.global);
     put64(fixed + 16, m->env);
-    put64(fixed + 24, page_words_hash(m, p->words));
-    put64(fixed + 32, site_page_cites(s, p) ? m->bib : 0);
+    put64(fixed + 24, page_words_hash(&m->menv, p->words));
+    put64(fixed + 32, site_page_cites(s, p) ? m->menv.bib : 0);
     unsigned char *text = fixed + 40; /* the page's bytes, by their SHA-256 */
     if (p->text)
         cache_digest(p->text, p->text_len, text);

@@ -38,6 +38,24 @@ size_t site_md_disk_hits(const site_md_disk *m);
  * out each other. */
 size_t site_md_disk_bytes(const site_md_disk *m);
 
+/* What a page's Markdown depends on besides its own text and the link
+ * environment (links.c), made once a run by site_md_env_begin: the
+ * configuration file's bytes, the theme's words and labels the Markdown
+ * writes, the CSL style's text, and the bibliography's entries. The build
+ * cache's keys hold it (site_md_disk_begin), and so does a session's
+ * rendering of a page kept between runs (pagecache.c), through
+ * site_md_env_page: the part of it that page p depends on (the entries
+ * only when p may cite; the words of its language; a .csl file it names). */
+#define SITE_MD_WORDS_KNOWN 8
+typedef struct site_md_env {
+    uint64_t global, bib;
+    const md_words *words_of[SITE_MD_WORDS_KNOWN]; /* the words' hashes by their address */
+    uint64_t words_hash[SITE_MD_WORDS_KNOWN];
+    size_t nwords;
+} site_md_env;
+void site_md_env_begin(const site *s, site_md_env *e);
+uint64_t site_md_env_page(const site *s, const page *p, const site_md_env *e);
+
 /* Called by site_render_markdown, once, before its workers: what every
  * page's entry depends on besides its own text (env: the link
  * environment, pagecache.c's rule); reads the entries of heads whole

@@ -8,8 +8,11 @@
  * to their targets' URLs, and link records name pages by index), so it is
  * valid only while the "link environment" — every page's source and output
  * path, every content file, the tag pages, base path and Markdown options —
- * hashes the same. Pages that reported anything while parsing are never
- * kept, so their diagnostics come back on every run. */
+ * hashes the same, and so does the rest of what it reads (site_md_env,
+ * mdcache.h: the configuration file, the theme's words, the CSL style and,
+ * for a page that cites, the bibliography). Pages that reported anything
+ * while parsing are never kept, so their diagnostics come back on every
+ * run. */
 #include <stdlib.h>
 #include <string.h>
 
