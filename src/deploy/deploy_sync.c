@@ -115,11 +115,6 @@ bool deploy_check_target(const char *site_dir, const char *build_dir, const char
 
 /* ---- planning ---- */
 
-static int name_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The sorted names in folder `dir` (without . and ..), or NULL with
  * errno set. *n gets the count. Caller frees with free_names. */
 static char **list_dir(const char *dir, size_t *n)
@@ -139,7 +134,7 @@ static char **list_dir(const char *dir, size_t *n)
         names[(*n)++] = xstrdup(e->d_name);
     }
     closedir(dp);
-    vec_sort(names, *n, sizeof *names, name_cmp);
+    vec_sort(names, *n, sizeof *names, vec_cmp_str);
     return names;
 }
 
@@ -152,7 +147,7 @@ static void free_names(char **names, size_t n)
 
 static bool has_name(char **names, size_t n, const char *name)
 {
-    return names && bsearch(&name, names, n, sizeof *names, name_cmp) != NULL;
+    return names && bsearch(&name, names, n, sizeof *names, vec_cmp_str) != NULL;
 }
 
 /* Whether two regular files hold the same bytes (sizes already equal). */

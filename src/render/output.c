@@ -1243,11 +1243,6 @@ static void prune(const output *o, const char *rel, bool dir)
     free(p);
 }
 
-static int cmp_fwd(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int cmp_rev(const void *a, const void *b)
 {
     return strcmp(*(char *const *)b, *(char *const *)a);
@@ -1291,7 +1286,7 @@ static bool sync_spare(output *o, diag_list *d)
     }
     free(gone);
     strmap_free(now);
-    vec_sort(o->user, o->nuser, sizeof *o->user, cmp_fwd); /* a folder before what is in it */
+    vec_sort(o->user, o->nuser, sizeof *o->user, vec_cmp_str); /* a folder before what is in it */
     bool ok = true;
     for (size_t i = 0; i < o->nuser && ok; i++) {
         char *from = fs_join(o->target, o->user[i]), *to = fs_join(o->tmp, o->user[i]);

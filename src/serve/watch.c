@@ -322,11 +322,6 @@ static void take(watch *w, const struct inotify_event *ev, pathset *set, bool *f
     free(rel);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static long render_now_ms(void)
 {
     struct timespec t;
@@ -388,7 +383,7 @@ watch_result watch_wait(watch *w, int stop_fd, int quiet_ms, watch_changes *out,
         }
     }
     if (set.n)
-        vec_sort(set.p, set.n, sizeof *set.p, cmp_str);
+        vec_sort(set.p, set.n, sizeof *set.p, vec_cmp_str);
     out->paths = set.p;
     out->n = set.n;
     out->full = full;

@@ -186,11 +186,6 @@ void manifest_free(manifest *m)
     memset(m, 0, sizeof *m);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void put_hex16(char *out, uint64_t v)
 {
     static const char digits[] = "0123456789abcdef";
@@ -219,7 +214,7 @@ static char **sorted(char *const *paths, size_t n)
     char **v = xmalloc((n + 1) * sizeof *v);
     if (n)
         memcpy(v, paths, n * sizeof *v);
-    vec_sort(v, n, sizeof *v, cmp_str);
+    vec_sort(v, n, sizeof *v, vec_cmp_str);
     return v;
 }
 
