@@ -17,6 +17,7 @@
 #include "site/cite.h"
 #include "site/load.h"
 #include "site/load_private.h"
+#include "site/mdcache.h"
 #include "site/media.h"
 #include "site/pagecache.h"
 #include "site/pool.h"
@@ -238,7 +239,7 @@ bool site_load(site *s, int jobs, diag_list *d)
     s->files = g.files;
     s->nfiles = g.nfiles;
     if (s->page_cache) {
-        page_cache_begin(s->page_cache);
+        page_cache_begin(s->page_cache, site_config_file_hash(s));
         for (size_t i = 0; i < s->npages; i++)
             s->pages[i].cache = page_cache_slot(s->page_cache, s->pages[i].src);
         page_cache_prune(s->page_cache);

@@ -600,7 +600,7 @@ static uint64_t page_words_hash(const site_md_env *e, const md_words *w)
     return words_hash(HASH_SEED, w);
 }
 
-void site_md_env_begin(const site *s, site_md_env *e)
+uint64_t site_config_file_hash(const site *s)
 {
     uint64_t h = HASH_SEED;
     char *path = fs_join(s->dir, "site.yaml");
@@ -611,6 +611,12 @@ void site_md_env_begin(const site *s, site_md_env *e)
         h = add_str(h, "(no site.yaml)");
     buf_release(&cfg);
     free(path);
+    return h;
+}
+
+void site_md_env_begin(const site *s, site_md_env *e)
+{
+    uint64_t h = site_config_file_hash(s);
     const md_options *o = &s->cfg.markdown;
     h = add_str(add_str(add_str(h, o->label_table), o->label_math), o->label_diagram);
     h = words_hash(h, o->words);

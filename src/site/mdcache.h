@@ -54,6 +54,9 @@ typedef struct site_md_env {
     size_t nwords;
 } site_md_env;
 void site_md_env_begin(const site *s, site_md_env *e);
+/* A hash of the configuration file's bytes (site.yaml; a fixed value
+ * without one). */
+uint64_t site_config_file_hash(const site *s);
 uint64_t site_md_env_page(const site *s, const page *p, const site_md_env *e);
 
 /* Called by site_render_markdown, once, before its workers: what every

@@ -10,9 +10,11 @@
  * path, every content file, the tag pages, base path and Markdown options —
  * hashes the same, and so does the rest of what it reads (site_md_env,
  * mdcache.h: the configuration file, the theme's words, the CSL style and,
- * for a page that cites, the bibliography). Pages that reported anything
- * while parsing are never kept, so their diagnostics come back on every
- * run. */
+ * for a page that cites, the bibliography). A parse depends on the
+ * configuration too (which front-matter keys are taxonomies, …): a run
+ * whose configuration file is another drops every entry. Pages that
+ * reported anything while parsing are never kept, so their diagnostics
+ * come back on every run. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,7 @@ struct site_page_cache {
     page_cache_entry **v;
     size_t n, cap;
     unsigned run;
+    uint64_t config; /* the configuration file's hash at the last run (page_cache_begin) */
 };
 
 site_page_cache *site_page_cache_new(void)
@@ -68,9 +71,12 @@ void site_page_cache_clear(site_page_cache *c)
         entry_reset(c->v[i]);
 }
 
-void page_cache_begin(site_page_cache *c)
+void page_cache_begin(site_page_cache *c, uint64_t config)
 {
     c->run++;
+    if (config != c->config) /* every parse and rendering made under another one */
+        site_page_cache_clear(c);
+    c->config = config;
 }
 
 page_cache_entry *page_cache_slot(site_page_cache *c, const char *src)

@@ -27,9 +27,11 @@ struct page_cache_entry {
     size_t search_keys_len;
 };
 
-/* A new run: entries not asked for by page_cache_slot before
- * page_cache_prune are dropped. */
-void page_cache_begin(site_page_cache *c);
+/* A new run under the configuration file whose hash is `config`
+ * (site_config_file_hash): entries not asked for by page_cache_slot
+ * before page_cache_prune are dropped, and every entry when the
+ * configuration is not the last run's. */
+void page_cache_begin(site_page_cache *c, uint64_t config);
 page_cache_entry *page_cache_slot(site_page_cache *c, const char *src);
 void page_cache_prune(site_page_cache *c);
 

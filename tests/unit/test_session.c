@@ -528,6 +528,32 @@ TEST(citations_config_edits)
     OK(remove_root());
 }
 
+/* A page's parse depends on the configuration (which front-matter keys
+ * are taxonomies): after an edit of site.yaml the session parses every
+ * page again, and writes what a fresh build writes. */
+TEST(config_edits_reparse)
+{
+    OK(new_root());
+    put("site", "site.yaml", "title: Terms\ntaxonomies: [tags, categories]\n");
+    put("site", "content/posts/2024-01-01-a.md", "---\ntitle: A\ntags: [x]\ncategories: [c]\n---\nA.\n");
+    char site[300], out[300];
+    build_options o = session_options(site, out);
+    build_session *s = build_session_new(&o);
+    diag_list *d = diag_list_new();
+    OK(run_quietly(s, NULL, 0, d));
+    OK(file_has("out/categories/c/index.html", "<title>"));
+    const char *cfg[] = { "site.yaml" };
+    put("site", cfg[0], "title: Terms\ntaxonomies: [tags]\n");
+    OK(run_quietly(s, cfg, 1, d));
+    OK(same_as_fresh(site, out));
+    put("site", cfg[0], "title: Terms\ntaxonomies: [categories, tags]\n");
+    OK(run_quietly(s, cfg, 1, d));
+    OK(same_as_fresh(site, out));
+    diag_list_free(d);
+    build_session_free(s);
+    OK(remove_root());
+}
+
 int main(void)
 {
     RUN(check_incremental);
@@ -538,5 +564,6 @@ int main(void)
     RUN(search_index_edits);
     RUN(citations_incremental);
     RUN(citations_config_edits);
+    RUN(config_edits_reparse);
     return harness_done();
 }
