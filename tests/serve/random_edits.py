@@ -8,13 +8,18 @@ rebuild (and the search index written after it) it builds the whole site
 again in memory and aborts on any byte of difference, or on a diagnostic
 one of the two said and the other did not. After each edit the test waits
 for the server's line about it ("Rebuilt in …" or "Rebuild failed …") and
-for the server to go quiet; the server must still run, and must never
-have said the check failed. At the end the served home page answers.
+for the server to go quiet; the server must still run, must never have
+said the check failed, and its output folder must hold what
+`sheaf build --no-cache` writes at the same base URL (whenever the site
+builds: that also covers the full rebuilds, which the check does not).
+At the end the served home page answers.
 
 usage: random_edits.py path/to/sheaf [STEPS [SEED]]   (default 30, 1)
 """
 import os
 import shutil
+import difflib
+import glob
 import signal
 import socket
 import subprocess
@@ -26,6 +31,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cache"))
 import random_site as rs  # noqa: E402
+from common import output_tree  # noqa: E402
 
 SHEAF = os.path.abspath(sys.argv[1])
 STEPS = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -105,6 +111,31 @@ def alive(what):
         fail("%s: the fast rebuild differs from a full build" % what)
 
 
+def same_as_clean(url):
+    """The server's output folder against `sheaf build --no-cache` of the
+    same sources at the same base URL, when that build succeeds (a broken
+    site: the server keeps the last good output, so there is nothing to
+    compare): the check above runs only after fast rebuilds, this one also
+    after full ones."""
+    ref = os.path.join(TMP, "ref")
+    shutil.rmtree(ref, ignore_errors=True)
+    c = subprocess.run([SHEAF, "build", "-q", "--no-cache", "--base-url", url, "-s", SITE, "-o", ref],
+                       capture_output=True, text=True, errors="replace", env=ENV, timeout=300)
+    if c.returncode != 0:
+        return False
+    served = glob.glob(os.path.join(TMP, "sheaf-serve-*", "public"))
+    if len(served) != 1:
+        fail("the server's output folder: %s" % served)
+    x, y = output_tree(served[0]), output_tree(ref)
+    if x != y:
+        diff = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
+        k = diff[0]  # its first lines of difference
+        a, b = (t.get(k, b"").decode(errors="replace").splitlines(True) for t in (x, y))
+        print("".join(list(difflib.unified_diff(a, b, "served/" + k, "clean/" + k))[:40]))
+        fail("the server's output differs from a clean build's in %s" % diff[:8])
+    return True
+
+
 def main():
     global proc
     os.makedirs(SITE)
@@ -116,7 +147,8 @@ def main():
     threading.Thread(target=pump, args=(proc.stderr, errs), daemon=True).start()
     if not wait_for(lambda: any(x.startswith("Serving ") for x in lines), 60):
         fail("the server did not start")
-    rebuilt = failed = 0
+    url = next(x for x in lines if x.startswith("Serving ")).split(" at ")[1].split(" ")[0]
+    rebuilt = failed = compared = 0
     for _ in range(STEPS):
         with cond:
             n = len(lines)
@@ -129,6 +161,7 @@ def main():
         with cond:
             rebuilt += sum(1 for x in lines[n:] if x.startswith("Rebuilt in "))
             failed += sum(1 for x in lines[n:] if x.startswith("Rebuild failed"))
+        compared += same_as_clean(url)
     with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as r:
         if r.status != 200:
             fail("the home page: status %d" % r.status)
@@ -137,7 +170,8 @@ def main():
     if proc.wait(30) != 0:
         fail("the server stopped with status %d" % proc.returncode)
     print("ok: %d random edits (seed %d) under sheaf serve, %d rebuilds, each checked against a full "
-          "build (and %d that failed: the site was broken)" % (STEPS, SEED, rebuilt, failed))
+          "build (and %d that failed: the site was broken); the output equal to a clean build's %d "
+          "times" % (STEPS, SEED, rebuilt, failed, compared))
 
 
 try:
