@@ -8,11 +8,14 @@ and tests/serve/random_edits.py (sheaf serve's fast rebuilds).
 
 The site: posts in two sections linking to each other's headings, citations
 of a .bib, tags and categories, pagination, a shortcode reading a data file,
-formulas, footnotes, a diagram, an image, aliases, drafts. The edits:
-bodies, titles, dates, tags, drafts, headings other posts link to, posts
-added, deleted and renamed, templates, data, the .bib, site.yaml keys,
-files touched. Some break the site (a link to a draft, a citation of an
-entry taken out); a later edit mends it.
+formulas, footnotes, a diagram, an image, figures with @fig- references,
+alerts, aliases, drafts. The edits: bodies, titles, dates, tags, drafts,
+slug, updated, summary and image, headings other posts link to, posts
+added, deleted and renamed, templates, data, the .bib, site.yaml keys (the
+title, paginate, search, taxonomies, related, citation_style,
+numbered_sections, permalinks, Markdown options), files touched. Some
+break the site (a link to a draft, a citation of an entry taken out); a
+later edit mends it.
 """
 import os
 import random
