@@ -119,12 +119,11 @@ void check_outputs_free(check_outputs *c)
  * one that does not read it cannot). */
 static char **said_lines(const diag_list *d, size_t from, size_t *n)
 {
-    size_t k = 0, all = diag_count(d);
+    size_t k = 0, all = diag_count(d), cl = strlen(CACHE_DIR);
     char **v = xcalloc(all + 1, sizeof *v);
     buf b = BUF_INIT;
     for (size_t i = from; i < all; i++) {
         const diag *e = diag_get(d, i);
-        size_t cl = strlen(CACHE_DIR);
         if (e->path && !strncmp(e->path, CACHE_DIR, cl) && (!e->path[cl] || e->path[cl] == '/'))
             continue;
         buf_reset(&b);
@@ -157,12 +156,12 @@ void check_compare(const check_outputs *c, const diag_list *d, const diag_list *
                    const char *out_dir, const char *what)
 {
     buf report = BUF_INIT;
-    size_t nf, no;
+    size_t nf = 0, no = 0;
     char **full = said_lines(d, 0, &nf), **own = said ? said_lines(said, said_from, &no) : NULL;
-    said_difference(&report, full, nf, own, said ? no : 0, what);
+    said_difference(&report, full, nf, own, no, what);
     for (size_t i = 0; i < nf; i++)
         free(full[i]);
-    for (size_t i = 0; own && i < no; i++)
+    for (size_t i = 0; i < no; i++)
         free(own[i]);
     free(full);
     free(own);
