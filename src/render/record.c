@@ -408,7 +408,7 @@ static void page_hashes(void *ctx, size_t i, int worker)
     page_hash_ctx *c = ctx;
     hot = &c->hot[worker];
     if (!hot->slot) {
-        hot->slot = xcalloc(c->hot_size, sizeof *hot->slot);
+        hot->slot = xcalloc_written(c->hot_size, sizeof *hot->slot);
         hot->mask = c->hot_size - 1;
     }
     const tpl_map *m = c->s->pages[i].value;

@@ -30,8 +30,8 @@ void ptrmap_put(ptrmap *m, const void *p, uint64_t v)
     if (2 * (m->n + 1) > m->cap) {
         ptrmap old = *m;
         m->cap = old.cap ? old.cap * 2 : 64;
-        m->keys = xcalloc(m->cap, sizeof *m->keys);
-        m->vals = xcalloc(m->cap, sizeof *m->vals);
+        m->keys = xcalloc_written(m->cap, sizeof *m->keys);
+        m->vals = xcalloc_written(m->cap, sizeof *m->vals);
         m->n = 0;
         for (size_t i = 0; i < old.cap; i++)
             if (old.keys[i])

@@ -25,7 +25,7 @@ strmap *strmap_new(size_t hint)
     m->cap = 16;
     while (m->cap < hint * 2)
         m->cap *= 2;
-    m->v = xcalloc(m->cap, sizeof *m->v);
+    m->v = xcalloc_written(m->cap, sizeof *m->v);
     return m;
 }
 
@@ -42,7 +42,7 @@ static void grow(strmap *m)
     slot *old = m->v;
     size_t oc = m->cap;
     m->cap *= 2;
-    m->v = xcalloc(m->cap, sizeof *m->v);
+    m->v = xcalloc_written(m->cap, sizeof *m->v);
     for (size_t i = 0; i < oc; i++) {
         if (!old[i].key)
             continue;

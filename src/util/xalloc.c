@@ -1,6 +1,7 @@
 /* xalloc: allocation wrappers that abort on out-of-memory. */
 #include "util/xalloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,15 @@ void *xcalloc(size_t count, size_t n)
     void *p = calloc(count ? count : 1, n ? n : 1);
     if (!p)
         oom(count * n);
+    return p;
+}
+
+void *xcalloc_written(size_t count, size_t n)
+{
+    if (n && count > SIZE_MAX / n)
+        xalloc_too_large();
+    void *p = xmalloc(count * n);
+    memset(p, 0, count * n);
     return p;
 }
 
