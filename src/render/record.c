@@ -354,29 +354,6 @@ static uint64_t global_hash(memo *mm, const render_ctx *c, uint64_t g, const cha
         if (s->taxonomies[i].value)
             hash_value(mm, 0, tpl_map_value(s->taxonomies[i].value), &frames_bad);
     hash_value(mm, 0, c->years, &frames_bad);
-    g = mix(g, s->npages);
-    const tpl_map *prev = NULL; /* the last page's map whose names were hashed into names */
-    uint64_t names = 0;
-    for (size_t i = 0; i < s->npages; i++) {
-        const page *p = &s->pages[i];
-        g = mix_str(g, p->src);
-        const tpl_map *m = p->value;
-        g = mix(g, m ? m->len : ~(uint64_t)0);
-        if (!m)
-            continue;
-        /* nearly every page's map names its entries with the very strings
-         * its neighbour's does (model.c's maps share their names): those
-         * are hashed once, not again for each of 10,000 pages */
-        if (!prev || !same_names(prev, m)) {
-            bool kb = false;
-            names = SEED;
-            for (size_t k = 0; k < m->len; k++)
-                names = hash_value(mm, names, m->entries[k].key, &kb);
-            *bad = *bad || kb;
-            prev = m;
-        }
-        g = mix(g, names);
-    }
     g = mix(g, c->njobs);
     for (size_t i = 0; i < c->njobs; i++)
         g = mix(mix(mix(g, (uint64_t)c->jobs[i].kind), (uint64_t)(int64_t)c->jobs[i].a),
@@ -395,13 +372,48 @@ static uint64_t global_hash(memo *mm, const render_ctx *c, uint64_t g, const cha
     return g;
 }
 
+/* What a worker remembers of the last page's map whose names it hashed:
+ * nearly every page's map names its entries with the very strings its
+ * neighbour's does (model.c's maps share their names), so those are
+ * hashed once, not again for each of 10,000 pages. */
+typedef struct names_memo {
+    const tpl_map *prev;
+    uint64_t names;
+} names_memo;
+
 typedef struct page_hash_ctx {
     render_record *r;
     const site *s;
     atomic_size_t done;
     hot_memo *hot;  /* a worker's each */
     size_t hot_size;
+    names_memo *names; /* a worker's each */
+    uint64_t *place;   /* page i's part of the global fingerprint */
+    atomic_bool bad;   /* a name that could not be hashed */
 } page_hash_ctx;
+
+/* Page i's part of the global fingerprint: its source path and the names
+ * of its map's entries, in order (so that a page's place and an entry's
+ * index mean the same in both builds). */
+static uint64_t page_place(page_hash_ctx *c, size_t i, int worker)
+{
+    const page *p = &c->s->pages[i];
+    const tpl_map *m = p->value;
+    uint64_t h = mix(mix_str(SEED, p->src), m ? m->len : ~(uint64_t)0);
+    if (!m)
+        return h;
+    names_memo *nm = &c->names[worker];
+    if (!nm->prev || !same_names(nm->prev, m)) {
+        bool bad = false;
+        nm->names = SEED;
+        for (size_t k = 0; k < m->len; k++)
+            nm->names = hash_value(NULL, nm->names, m->entries[k].key, &bad);
+        if (bad)
+            atomic_store(&c->bad, true);
+        nm->prev = m;
+    }
+    return mix(h, nm->names);
+}
 
 static void page_hashes(void *ctx, size_t i, int worker)
 {
@@ -411,6 +423,7 @@ static void page_hashes(void *ctx, size_t i, int worker)
         hot->slot = xcalloc_written(c->hot_size, sizeof *hot->slot);
         hot->mask = c->hot_size - 1;
     }
+    c->place[i] = page_place(c, i, worker);
     const tpl_map *m = c->s->pages[i].value;
     uint64_t *h = c->r->h + c->r->off[i];
     /* an entry's key is not hashed again here: the global fingerprint
@@ -649,7 +662,6 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     r->memo.fill = true; /* on this thread only: the jobs read it after */
     uint64_t g = global_hash(&r->memo, c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
     r->memo.fill = false;
-    r->global = finish(g);
     r->npages = s->npages;
     r->off = xcalloc(r->npages + 1, sizeof *r->off);
     for (size_t i = 0; i < r->npages; i++)
@@ -657,13 +669,23 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
     /* a slot for every few pages, up to HOT_MAX (1 MiB a worker) */
     int nw = site_jobs(jobs);
-    page_hash_ctx pc = { r, s, 0, xcalloc((size_t)nw, sizeof(hot_memo)), 1024 };
+    page_hash_ctx pc = { .r = r, .s = s, .hot = xcalloc((size_t)nw, sizeof(hot_memo)), .hot_size = 1024,
+                         .names = xcalloc((size_t)nw, sizeof(names_memo)),
+                         .place = xmalloc((r->npages + 1) * sizeof(uint64_t)) };
     while (pc.hot_size < HOT_MAX && pc.hot_size < 4 * r->npages)
         pc.hot_size *= 2;
     site_parallel(r->npages, jobs, page_hashes, &pc);
     for (int w = 0; w < nw; w++)
         free(pc.hot[w].slot);
     free(pc.hot);
+    free(pc.names);
+    /* the pages' places, in order, end the global fingerprint */
+    g = mix(g, s->npages);
+    for (size_t i = 0; i < r->npages; i++)
+        g = mix(g, pc.place[i]);
+    free(pc.place);
+    r->global = finish(g);
+    bad = bad || atomic_load(&pc.bad);
     if (s->spill)
         site_spill_trim(s);
     r->usable = !bad;
