@@ -11,6 +11,7 @@
 #include "site/load_private.h"
 #include "site/mdcache.h"
 #include "site/paths.h"
+#include "site/pool.h"
 #include "util/hash.h"
 #include "util/outpath.h"
 #include "util/strmap.h"
@@ -100,7 +101,7 @@ static bool permalink_date_put(buf *o, const sheaf_date *d, const char *name, si
 
 /* posts/2024-03-18-foo.md → posts/foo/ ; a/b/index.md → a/b/ (any
  * Markdown ending) */
-static const char *page_path(site *s, page *p)
+static const char *page_path(const site *s, arena *a, const page *p)
 {
     buf b = BUF_INIT;
     const char *rel = p->bundle_dir ? p->bundle_dir : p->rel;
@@ -150,7 +151,7 @@ static const char *page_path(site *s, page *p)
         buf_put(&o, u, un);
         if (o.len && o.data[o.len - 1] != '/' && !outpath_names_file(o.data, o.len))
             buf_putc(&o, '/');
-        r = arena_strndup(s->a, o.data, o.len);
+        r = arena_strndup(a, o.data, o.len);
         buf_release(&o);
     } else if (!p->slug && (site_is_index_page(rel) || (!p->bundle_dir && n == 5 && !strncmp(rel, "index", 5)))) {
         r = "";
@@ -177,12 +178,12 @@ static const char *page_path(site *s, page *p)
         }
         if (o.len && o.data[o.len - 1] != '/' && !outpath_names_file(o.data, o.len))
             buf_putc(&o, '/');
-        r = arena_strndup(s->a, o.data, o.len);
+        r = arena_strndup(a, o.data, o.len);
         buf_release(&o);
     } else {
         buf_put(&b, slug.data, slug.len);
         buf_putc(&b, '/');
-        r = arena_strndup(s->a, b.data, b.len);
+        r = arena_strndup(a, b.data, b.len);
     }
     buf_release(&slug);
     buf_release(&b);
@@ -311,6 +312,22 @@ static void claim_pages_and_files(site *s, outputs *o, diag_list *d)
     }
 }
 
+/* Page i's path, on a worker (its arena): page_path reads the site and
+ * the page, and writes only the page's path. */
+static void path_job(void *ctx, size_t i, int worker)
+{
+    site *s = ctx;
+    page *p = &s->pages[i];
+    if (p->failed)
+        return;
+    if (p->is_index) {
+        /* the home page's or its section's list: claimed as such */
+        p->path = p->excluded ? NULL : p->section >= 0 ? s->sections[p->section].path : "";
+        return;
+    }
+    p->path = page_path(s, s->wa[worker], p);
+}
+
 bool site_assign_paths(site *s, diag_list *d)
 {
     size_t before = diag_error_count(d);
@@ -327,17 +344,7 @@ bool site_assign_paths(site *s, diag_list *d)
         else
             claim(s, &o, so->output, "site.yaml", d);
     }
-    for (size_t i = 0; i < s->npages; i++) {
-        page *p = &s->pages[i];
-        if (p->failed)
-            continue;
-        if (p->is_index) {
-            /* the home page's or its section's list: claimed as such */
-            p->path = p->excluded ? NULL : p->section >= 0 ? s->sections[p->section].path : "";
-            continue;
-        }
-        p->path = page_path(s, p);
-    }
+    site_parallel(s->npages, s->nwa, path_job, s);
     /* a notebook's files go beside its page */
     for (size_t i = 0; i < s->nfiles; i++) {
         site_file *f = &s->files[i];
