@@ -103,6 +103,8 @@ typedef struct output {
     int target_fd;  /* the target folder, open (O_PATH) while the build runs: output_keep's
                      * stat is of rel under it, not of the whole path again; -1: none */
     manifest spare_m;       /* the spare's manifest, when use_spare */
+    struct folder_index *spare_index; /* its records of folders, indexed while the sources
+                                       * were read (output.c), or NULL */
     struct strmap *stale;   /* paths whose file in the spare is not the target's:
                                STALE_IN_SPARE when the spare holds one, else
                                STALE_NOT_IN_SPARE (output.c) */
