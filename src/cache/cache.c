@@ -585,9 +585,16 @@ out:
 /* ---- trim ----
  *
  * The ledger, `.sheaf-cache/v1/.ledger`, holds the bytes written since the
- * last trim (decimal), so that a build that wrote a little does not walk
- * the whole cache: only one that brings it past an eighth of the limit
- * does. Each process adds what it wrote by writing a temporary file and
+ * last trim and the size of the cache that trim left (decimal, one space
+ * between; a ledger of the first number only has no size), so that a
+ * build that wrote a little does not walk the whole cache: only one that
+ * brings it past an eighth of the limit, or of that size when larger,
+ * does. (A site whose builds use more than the limit — 2.7 GB of pages at
+ * 100,000 posts — would otherwise walk its whole cache every few builds,
+ * for nothing to remove: a one-edit build there writes 8 MB. So the walks
+ * cost at most a walk of the cache per eighth of it written, and what is
+ * unused stays under the limit plus an eighth of the larger of the two.)
+ * Each process adds what it wrote by writing a temporary file and
  * renaming it into place, so a reader sees a whole number or none. The
  * ledger only decides when to walk, never which entry goes: two builds
  * adding at once lose one's bytes (a later trim), a killed build adds
@@ -595,7 +602,7 @@ out:
  * extra trim; a cache made before the ledger has none). */
 
 #define LEDGER_NAME ".ledger"
-#define LEDGER_MAX 32
+#define LEDGER_MAX 48
 
 typedef struct entry {
     uint64_t h1, h2; /* the name */
@@ -694,8 +701,25 @@ static int by_age(const void *a, const void *b)
     return x->h2 < y->h2 ? -1 : x->h2 > y->h2;
 }
 
-/* Reads the ledger: false when it is missing or not a number sheaf wrote. */
-static bool ledger_read(const cache *c, size_t *bytes)
+/* A decimal number from *p, up to a byte that is not a digit: false
+ * when there is none or it does not fit. */
+static bool ledger_number(const char **p, const char *end, size_t *v)
+{
+    const char *q = *p;
+    *v = 0;
+    for (; q < end && *q >= '0' && *q <= '9'; q++) {
+        if (*v > (SIZE_MAX - 9) / 10)
+            return false;
+        *v = *v * 10 + (size_t)(*q - '0');
+    }
+    bool any = q > *p;
+    *p = q;
+    return any;
+}
+
+/* Reads the ledger: false when it is missing or not what sheaf writes.
+ * *size: 0 when the ledger has none. */
+static bool ledger_read(const cache *c, size_t *bytes, size_t *size)
 {
     buf p = BUF_INIT;
     buf_printf(&p, "%s/%s", c->root, LEDGER_NAME);
@@ -709,25 +733,27 @@ static bool ledger_read(const cache *c, size_t *bytes)
     close(fd);
     if (n < 2 || t[n - 1] != '\n')
         return false;
-    size_t v = 0;
-    for (ssize_t i = 0; i < n - 1; i++) {
-        if (t[i] < '0' || t[i] > '9' || v > (SIZE_MAX - 9) / 10)
+    const char *at = t, *end = t + n - 1;
+    *size = 0;
+    if (!ledger_number(&at, end, bytes))
+        return false;
+    if (at < end && *at == ' ') {
+        at++;
+        if (!ledger_number(&at, end, size))
             return false;
-        v = v * 10 + (size_t)(t[i] - '0');
     }
-    *bytes = v;
-    return true;
+    return at == end;
 }
 
 /* Writes the ledger whole (a temporary file renamed into place). A failure
  * leaves the old one, or none: a later or an extra trim. */
-static void ledger_write(const cache *c, size_t bytes)
+static void ledger_write(const cache *c, size_t bytes, size_t size)
 {
     buf p = BUF_INIT, tmp = BUF_INIT;
     buf_printf(&p, "%s/%s", c->root, LEDGER_NAME);
     buf_printf(&tmp, "%s/.tmp-ledger-%ld", c->root, (long)getpid());
     char t[LEDGER_MAX];
-    int n = snprintf(t, sizeof t, "%zu\n", bytes);
+    int n = snprintf(t, sizeof t, "%zu %zu\n", bytes, size);
     unlink(tmp.data);
     int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     bool ok = fd >= 0 && write_all(fd, (const unsigned char *)t, (size_t)n);
@@ -804,7 +830,7 @@ size_t cache_trim_now(cache *c)
     c->trimmed_at = atomic_load(&c->written_bytes);
     atomic_fetch_add(&c->walks, 1);
     if (root && !atomic_load(&c->read_only) && !atomic_load(&c->broken))
-        ledger_write(c, 0);
+        ledger_write(c, 0, w.total);
     pthread_mutex_unlock(&c->mu);
     return w.removed;
 }
@@ -822,13 +848,14 @@ size_t cache_trim(cache *c)
     size_t written = atomic_load(&c->written_bytes);
     pthread_mutex_lock(&c->mu);
     size_t mine = written - c->trimmed_at; /* since this process last trimmed or told the ledger */
-    size_t before = 0;
+    size_t before = 0, size = 0;
     /* no ledger: a cache made before it, or one this process has just
      * made (then nothing is there to trim yet) */
-    bool known = ledger_read(c, &before) || atomic_load(&c->made_secret);
-    bool due = mine > 0 && (!known || before + mine > c->max / 8 || before + mine < before);
+    bool known = ledger_read(c, &before, &size) || atomic_load(&c->made_secret);
+    size_t every = (size > c->max ? size : c->max) / 8;
+    bool due = mine > 0 && (!known || before + mine > every || before + mine < before);
     if (mine > 0 && !due) {
-        ledger_write(c, before + mine);
+        ledger_write(c, before + mine, size);
         c->trimmed_at = written;
     }
     pthread_mutex_unlock(&c->mu);

@@ -19,7 +19,9 @@
  * not use (read, write or touch), least recently written first, until the
  * cache is at most three quarters of its limit (CACHE_DEFAULT_MAX unless
  * told otherwise): the limit bounds what the site no longer uses, and what
- * a build uses is never removed by it, even when that alone is over.
+ * a build uses is never removed by it, even when that alone is over. A
+ * build walks the cache for it only after an eighth of the limit, or of
+ * the cache's size when larger, was written since the last walk.
  *
  * A cache that cannot be written is not an error: the first problem is
  * kept for the caller to show as a warning (cache_problem) and writing

@@ -263,8 +263,9 @@ static size_t walks_after(const char *d, size_t limit, const char *prefix, int n
 }
 
 /* A build walks the cache only when the builds since the last walk wrote
- * more than an eighth of the limit, counted in the ledger; a ledger that
- * is missing or damaged makes a walk, never a wrong entry. */
+ * more than an eighth of the limit, or of the size the last walk left when
+ * that is larger, counted in the ledger; a ledger that is missing or
+ * damaged makes a walk, never a wrong entry. */
 TEST(trim_walks_when_enough_was_written)
 {
     char *d = tmpdir();
@@ -274,23 +275,35 @@ TEST(trim_walks_when_enough_was_written)
     char *ledger = fs_join(d, CACHE_DIR "/v1/.ledger");
     buf v = BUF_INIT;
     OK(fs_read_file(ledger, &v));
-    EQ_STR(v.data, "6276\n"); /* six entries of 1046 bytes (header 44, key 2) */
+    EQ_STR(v.data, "6276 0\n"); /* six entries of 1046 bytes (header 44, key 2) */
     EQ_INT(walks_after(d, limit, "c", 4), 1);
     buf_reset(&v);
     OK(fs_read_file(ledger, &v));
-    EQ_STR(v.data, "0\n");
+    EQ_STR(v.data, "0 10460\n"); /* what the walk left: ten entries, under the limit */
     EQ_INT(walks_after(d, limit, "d", 1), 0);
     /* damaged, or gone (a cache from before the ledger): a walk */
     OK(fs_write_file(ledger, "12x\n", 4));
     EQ_INT(walks_after(d, limit, "e", 1), 1);
+    OK(fs_write_file(ledger, "12 \n", 4));
+    EQ_INT(walks_after(d, limit, "e", 1), 1);
     OK(unlink(ledger) == 0);
     EQ_INT(walks_after(d, limit, "f", 1), 1);
+    /* a cache ten times its limit (what a big site's builds use): a walk
+     * only after an eighth of its size is written, not of the limit's */
+    OK(fs_write_file(ledger, "0 800000\n", 9));
+    EQ_INT(walks_after(d, limit, "h", 12), 0);
+    OK(fs_write_file(ledger, "0 0\n", 4));
+    EQ_INT(walks_after(d, limit, "i", 12), 1);
+    /* the ledger of a sheaf before the size: the limit's eighth */
+    OK(fs_write_file(ledger, "8000\n", 5));
+    EQ_INT(walks_after(d, limit, "j", 1), 0);
+    EQ_INT(walks_after(d, limit, "k", 1), 1);
     /* nothing written: no walk, whatever the ledger says */
     OK(fs_write_file(ledger, "99999999\n", 9));
     EQ_INT(walks_after(d, limit, "g", 0), 0);
     /* every entry is still there */
     cache *c = cache_open(d, limit);
-    const char *keys[] = { "a0", "b2", "c3", "d0", "e0", "f0" };
+    const char *keys[] = { "a0", "b2", "c3", "d0", "e0", "f0", "h11", "i11", "k0" };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         OK(cache_get(c, "code", keys[i], strlen(keys[i]), &v));
     cache_free(c);
