@@ -1751,6 +1751,60 @@ static bool walk_known(carry_ctx *c, size_t i, const struct stat *self)
     return ours;
 }
 
+/* What the walk of a listed folder asks of each entry (its path rel/name)
+ * before it looks at any: a file's, whether the target's manifest lists
+ * it; a folder's, its record (or -1). Both are look-ups in maps that no
+ * one changes meanwhile, so a long folder's (posts/, with a folder for
+ * each post) are made on two threads. */
+typedef struct entry_asks {
+    const output *o;
+    const folder_index *x;
+    const char *rel;
+    const char *names;
+    const size_t *at;
+    const unsigned char *type;
+    long *ans;
+    size_t from, to;
+} entry_asks;
+
+static void *ask_entries(void *arg)
+{
+    entry_asks *q = arg;
+    buf r = BUF_INIT;
+    for (size_t i = q->from; i < q->to; i++) {
+        buf_reset(&r);
+        if (q->rel[0]) {
+            buf_puts(&r, q->rel);
+            buf_putc(&r, '/');
+        }
+        buf_puts(&r, q->names + q->at[i]);
+        if (q->type[i] != DT_UNKNOWN && q->type[i] != DT_DIR)
+            q->ans[i] = manifest_has(&q->o->manifest, r.data);
+        else
+            q->ans[i] = q->type[i] == DT_DIR && q->x ? strmap_get(q->x->at, r.data) : -1;
+    }
+    buf_release(&r);
+    return NULL;
+}
+
+#define ASK_TWO_MIN 2048 /* entries: fewer are asked on one thread */
+
+static long *ask_all(const output *o, const folder_index *x, const char *rel, const buf *names, const size_t *at,
+                     const unsigned char *type, size_t n)
+{
+    long *ans = xmalloc((n + 1) * sizeof *ans);
+    entry_asks half[2] = { { o, x, rel, names->data, at, type, ans, 0, n / 2 },
+                           { o, x, rel, names->data, at, type, ans, n / 2, n } };
+    pthread_t t;
+    bool two = n >= ASK_TWO_MIN && pthread_create(&t, NULL, ask_entries, &half[1]) == 0;
+    ask_entries(&half[0]);
+    if (two)
+        pthread_join(t, NULL);
+    else
+        ask_entries(&half[1]);
+    return ans;
+}
+
 /* Carries over into the staging tree what is not sheaf's in the old
  * folder's rel ("" the top; self: its lstat, taken before it is listed):
  * anything not in the manifest (hard-linked), and folders that hold
@@ -1792,6 +1846,7 @@ static bool carry_over(carry_ctx *c, const char *rel, const struct stat *self, l
             buf_put(&names, e->d_name, strlen(e->d_name) + 1);
         }
     bool direct = false; /* files of sheaf's in rel itself */
+    long *ans = ask_all(o, x, rel, &names, at, type, n);
     for (size_t i = 0; i < n && c->ok; i++) {
         const char *name = names.data + at[i];
         buf_reset(&r);
@@ -1802,13 +1857,13 @@ static bool carry_over(carry_ctx *c, const char *rel, const struct stat *self, l
         buf_puts(&r, name);
         struct stat st;
         long k;
-        if (type[i] != DT_UNKNOWN && type[i] != DT_DIR && manifest_has(&o->manifest, r.data)) {
+        if (type[i] != DT_UNKNOWN && type[i] != DT_DIR && ans[i]) {
             /* one of sheaf's files (most of the folder): nothing to stat,
              * the staging tree has this build's */
             ours = direct = true;
             if (strmap_get(o->produced, r.data) < 0)
                 atomic_fetch_add(&o->removed, 1);
-        } else if (type[i] == DT_DIR && x && (k = strmap_get(x->at, r.data)) >= 0 &&
+        } else if (type[i] == DT_DIR && x && (k = ans[i]) >= 0 &&
                    record_stat(x, k, dirfd(dp), name, &st) && takes_record(c, k, r.data, &st)) {
             /* a folder the last walk saw as it is (as in walk_known) */
             if (walk_known(c, (size_t)k, &st))
@@ -1827,6 +1882,7 @@ static bool carry_over(carry_ctx *c, const char *rel, const struct stat *self, l
     buf_release(&r);
     free(at);
     free(type);
+    free(ans);
     free(dir);
     return ours;
 }
