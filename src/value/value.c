@@ -13,11 +13,6 @@
 #include "util/vec.h"
 #include "util/xalloc.h"
 
-tpl_value tpl_str(const char *s)
-{
-    return tpl_strn(s, strlen(s));
-}
-
 tpl_value tpl_str_copy(arena *a, const char *s, size_t n)
 {
     return tpl_strn(arena_strndup(a, s, n), n);
@@ -56,14 +51,20 @@ tpl_map *tpl_map_new(arena *a, size_t cap_hint)
     return m;
 }
 
-static long find_str(const tpl_map *m, const char *key, size_t klen)
+/* The entry of key, or -1; *free_slot (when not NULL): where the index's
+ * probe for it ended, an empty slot, when the map has an index and no
+ * such entry (so that tpl_map_set puts it there without hashing again). */
+static long find_str_slot(const tpl_map *m, const char *key, size_t klen, size_t *free_slot)
 {
     if (m->index) {
         size_t mask = m->index_cap - 1;
         for (size_t i = hash_bytes(key, klen) & mask;; i = (i + 1) & mask) {
             uint32_t e = m->index[i];
-            if (e == 0)
+            if (e == 0) {
+                if (free_slot)
+                    *free_slot = i;
                 return -1;
+            }
             const tpl_value *k = &m->entries[e - 1].key;
             if (k->kind == TPL_STRING && k->len == klen && memcmp(k->u.s, key, klen) == 0)
                 return (long)e - 1;
@@ -78,10 +79,12 @@ static long find_str(const tpl_map *m, const char *key, size_t klen)
     return -1;
 }
 
-static long find_value(const tpl_map *m, tpl_value key)
+static long find_str(const tpl_map *m, const char *key, size_t klen) { return find_str_slot(m, key, klen, NULL); }
+
+static long find_value(const tpl_map *m, tpl_value key, size_t *free_slot)
 {
     if (key.kind == TPL_STRING)
-        return find_str(m, key.u.s, key.len);
+        return find_str_slot(m, key.u.s, key.len, free_slot);
     for (size_t i = 0; i < m->len; i++)
         if (tpl_value_equal(m->entries[i].key, key))
             return (long)i;
@@ -90,7 +93,8 @@ static long find_value(const tpl_map *m, tpl_value key)
 
 void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value)
 {
-    long at = find_value(m, key);
+    size_t slot = SIZE_MAX;
+    long at = find_value(m, key, &slot);
     if (at >= 0) {
         m->entries[at].value = value;
         return;
@@ -107,21 +111,13 @@ void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value)
     m->len++;
     /* keep the hash index current, so building a big map stays linear */
     if (m->index && key.kind == TPL_STRING && m->len * 2 <= m->index_cap) {
-        size_t mask = m->index_cap - 1, i = hash_bytes(key.u.s, key.len) & mask;
-        while (m->index[i])
-            i = (i + 1) & mask;
-        m->index[i] = (uint32_t)m->len;
+        m->index[slot] = (uint32_t)m->len; /* (the empty slot the look-up above ended at) */
     } else if (m->len >= 12 && (m->index || key.kind == TPL_STRING)) {
         m->index = NULL;
         tpl_map_seal(a, m);
     } else {
         m->index = NULL; /* stale: rebuilt by tpl_map_seal */
     }
-}
-
-void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value)
-{
-    tpl_map_set(a, m, tpl_str(key), value);
 }
 
 void tpl_map_update(const tpl_map *m, size_t index, tpl_value value)
@@ -162,7 +158,7 @@ tpl_value tpl_map_get(const tpl_map *m, const char *key, size_t klen)
 
 tpl_value tpl_map_get_value(const tpl_map *m, tpl_value key)
 {
-    long at = find_value(m, key);
+    long at = find_value(m, key, NULL);
     if (at >= 0)
         tpl_map_touch(m, at);
     return at < 0 ? tpl_undefined() : m->entries[at].value;

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/arena.h"
 #include "util/buf.h"
@@ -173,7 +174,9 @@ static inline tpl_value tpl_strn(const char *s, size_t n)
     v.u.s = s;
     return v;
 }
-tpl_value tpl_str(const char *s);               /* s NUL-terminated, not copied */
+/* s NUL-terminated, not copied; inline, so that a literal's length is
+ * known when compiled (a page's map is built of ≈ 30 named entries) */
+static inline tpl_value tpl_str(const char *s) { return tpl_strn(s, strlen(s)); }
 tpl_value tpl_str_copy(arena *a, const char *s, size_t n);
 tpl_value tpl_safe_strn(const char *s, size_t n); /* markup, not copied */
 /* A date: `t` seconds since the epoch, written at `offset_min` minutes east of
@@ -199,7 +202,10 @@ static inline tpl_value tpl_list_value(const tpl_list *l)
  * then tpl_map_seal before sharing. */
 tpl_map *tpl_map_new(arena *a, size_t cap_hint);
 void tpl_map_set(arena *a, tpl_map *m, tpl_value key, tpl_value value);
-void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value);
+static inline void tpl_map_set_str(arena *a, tpl_map *m, const char *key, tpl_value value)
+{
+    tpl_map_set(a, m, tpl_str(key), value);
+}
 void tpl_map_seal(arena *a, tpl_map *m);
 /* Replaces the value of entry `index` of a sealed, shared map: THE ONE
  * EXCEPTION to the rule above, and only as it describes. */
@@ -255,7 +261,6 @@ static inline void tpl_putc(buf *b, char c)
     b->data[b->len] = '\0';
 }
 
-#include <string.h>
 static inline tpl_value tpl_map_get_cstr(const tpl_map *m, const char *key)
 {
     return tpl_map_get(m, key, strlen(key));
