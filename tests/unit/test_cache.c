@@ -286,6 +286,12 @@ TEST(trim_walks_when_enough_was_written)
     EQ_INT(walks_after(d, limit, "e", 1), 1);
     OK(fs_write_file(ledger, "12 \n", 4));
     EQ_INT(walks_after(d, limit, "e", 1), 1);
+    const char *bad[] = { " 12 5\n", "12 5 5\n", "12  5\n", "12 5", "184467440737095516160 0\n",
+                          "0 184467440737095516160\n" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        OK(fs_write_file(ledger, bad[i], strlen(bad[i])));
+        EQ_INT(walks_after(d, limit, "e", 1), 1);
+    }
     OK(unlink(ledger) == 0);
     EQ_INT(walks_after(d, limit, "f", 1), 1);
     /* a cache ten times its limit (what a big site's builds use): a walk
