@@ -182,6 +182,9 @@ void cli_print_stats(const build_stats *st)
            "swap %.1f ms; %zu outputs rendered, %zu written\n",
            st->ms_config, st->ms_load, st->ms_markdown, st->ms_model, st->ms_render, st->ms_write,
            st->rendered, st->written + st->copied);
+    printf("  inside them: links %.1f ms, values %.1f ms, record %.1f ms, jobs %.1f ms, folders %.1f ms, "
+           "walk %.1f ms, manifest %.1f ms\n",
+           st->ms_links, st->ms_values, st->ms_record, st->ms_jobs, st->ms_folders, st->ms_walk, st->ms_manifest);
     if (st->outputs_kept)
         printf("  outputs: %zu rendered, %zu kept from the last build (nothing they read changed)\n",
                st->rendered, st->outputs_kept);

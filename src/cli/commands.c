@@ -30,8 +30,10 @@ static const cli_flag build_flags[] = {
     { 0, "no-cache", NULL, "neither read nor write the build cache (.sheaf-cache/)", CLI_VALUE_NONE },
     { 0, "stats", NULL,
       "print where the time went: config, load, markdown, model,\n"
-      "render+write, swap (and math: formulas, KaTeX engines;\n"
-      "diagrams: laid out by Graphviz or from the cache)",
+      "render+write, swap, links, values, record, jobs, folders,\n"
+      "walk, manifest (the last seven inside model, render+write\n"
+      "and swap; and math: formulas, KaTeX engines; diagrams:\n"
+      "laid out by Graphviz or from the cache)",
       CLI_VALUE_NONE },
     { 'q', "quiet", NULL, "print nothing but problems", CLI_VALUE_NONE },
     HELP_FLAG,

@@ -357,10 +357,10 @@ static void model(run *r, diag_list *d)
 {
     site *s = &r->s;
     stage(r->o, "model");
-    site_check_links(s, d);
+    TIMED(&r->st.ms_links, site_check_links(s, d));
     site_image_variants(s, d);
     site_check_citations(s, d);
-    site_build_model(s, d);
+    TIMED(&r->st.ms_values, site_build_model(s, d));
     if (r->o->on_model)
         r->o->on_model(r->o->on_model_ctx, &s->site_value);
     site_check_generated_paths(s, site_index_pages(s), d);
@@ -474,7 +474,7 @@ static bool render(run *r, bool keep, diag_list *d)
     render_references(c, r->jobs, d);
     if (record) {
         const char *tdirs[2] = { r->tdir, r->thdir };
-        c->rec = render_record_open(c, s->cache, s->dir, tdirs, 2, r->jobs, d);
+        TIMED(&r->st.ms_record, c->rec = render_record_open(c, s->cache, s->dir, tdirs, 2, r->jobs, d));
     }
     render_workers_new(c, r->jobs);
     if (o->progress) {
@@ -483,7 +483,7 @@ static bool render(run *r, bool keep, diag_list *d)
         atomic_store(&o->progress->total, c->njobs);
         stage(o, "rendering");
     }
-    site_parallel(c->njobs, r->jobs, render_job, c);
+    TIMED(&r->st.ms_jobs, site_parallel(c->njobs, r->jobs, render_job, c));
     /* the cache keeps this build's variants and pages beyond its limit */
     if (s->nvariants || s->md_disk || c->rec)
         cache_keep_extra(s->cache, atomic_load(&s->variant_bytes) + site_md_disk_bytes(s->md_disk) +
@@ -525,6 +525,9 @@ static bool commit(run *r, bool ok, diag_list *d)
         site_img_records_save(site_image_records(&r->s), &r->s, r->out.target);
     }
     render_search_save(&r->c, ok);
+    r->st.ms_folders = r->out.ms_folders;
+    r->st.ms_walk = r->out.ms_walk;
+    r->st.ms_manifest = r->out.ms_manifest;
     r->st.written = atomic_load(&r->out.written);
     r->st.unchanged = atomic_load(&r->out.unchanged);
     r->st.removed = atomic_load(&r->out.removed);

@@ -71,6 +71,11 @@ typedef struct build_stats {
     size_t search_texts, search_texts_written; /* its text files, and those made */
     double ms_search, ms_search_cpu; /* its job's time and CPU time (within render+write) */
     double ms_config, ms_load, ms_markdown, ms_model, ms_render, ms_write, ms_total;
+    /* inside those: the links and the pages' values (model); the render
+     * record opened — its hashes and the last one read — and the jobs
+     * (render+write); the output's folders stat-ed, its walk, its manifest
+     * written (swap) */
+    double ms_links, ms_values, ms_record, ms_jobs, ms_folders, ms_walk, ms_manifest;
 } build_stats;
 
 /* Whether a shortcode template (its text, tpl) takes the argument `arg`

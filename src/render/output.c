@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/internal.h"
 #include "render/output.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -2053,11 +2054,15 @@ bool output_end(output *o, bool ok, diag_list *d)
                 o->spare_index = NULL;
             }
             struct stat tf; /* (relative to the target held open, when it is still the one here) */
+            double t0 = render_now_ms();
             if (c.known && o->target_fd >= 0 && fstat(o->target_fd, &tf) == 0 && tf.st_ino == st.st_ino &&
                 tf.st_dev == st.st_dev)
                 prestat_folders(c.known, o->target_fd, c.dev, o->produced);
+            double t1 = render_now_ms();
             carry_over(&c, "", NULL, -1);
             count_removed(&c);
+            o->ms_folders = t1 - t0;
+            o->ms_walk = render_now_ms() - t1;
             if (c.known) {
                 o->nlisted = c.known->listed;
                 o->nknown = c.known->known;
@@ -2067,8 +2072,10 @@ bool output_end(output *o, bool ok, diag_list *d)
     }
     if (c.ok && o->use_spare)
         c.ok = sync_spare(o, d);
+    double tm = render_now_ms();
     if (c.ok)
         c.ok = write_manifest(o, d);
+    o->ms_manifest = render_now_ms() - tm;
     const char *old_tree = NULL;
     if (c.ok && !o->exists) {
         if (lstat(o->target, &st) == 0) {

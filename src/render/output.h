@@ -122,6 +122,8 @@ typedef struct output {
     char **gone;    /* the target's paths (of its manifest) this build did not make */
     size_t ngone;
     size_t nlisted, nknown; /* folders that walk listed, and took from the last one's records */
+    double ms_folders, ms_walk, ms_manifest; /* output_end's steps (--stats): the folders
+                                              * stat-ed ahead, the walk, the manifest written */
 } output;
 
 /* The name of the manifest in the output folder. */
