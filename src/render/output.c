@@ -1402,8 +1402,9 @@ static void clash(carry_ctx *c, const char *rel, bool dir)
  * that spare trusted (its manifest is the one named) and brought it up to
  * date in place (the target's manifest says \base with the spare's
  * manifest's hash), has the old folder's records in the spare's manifest.
- * Folders that build changed in the spare have moved on, and are listed. */
-
+ * Folders that build changed in the spare have moved on, and are listed.
+ * (The index of those records, folder_index, is above: the thread that
+ * reads the manifests ahead makes it.) */
 
 #define NONE ((size_t)-1)
 
@@ -1464,7 +1465,7 @@ typedef struct prestat {
     struct timespec mtim, ctim;
     uint32_t mode;
     bool ok;       /* taken: the folder was there */
-    bool walkable; /* takes_record's answer for it */
+    bool walkable; /* walkable()'s answer for it, asked with the stat */
 } prestat;
 
 typedef struct prestat_part {
