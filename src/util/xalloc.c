@@ -1,10 +1,11 @@
 /* xalloc: allocation wrappers that abort on out-of-memory. */
 #include "util/xalloc.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/ckd.h"
 
 static void oom(size_t n)
 {
@@ -36,10 +37,11 @@ void *xcalloc(size_t count, size_t n)
 
 void *xcalloc_written(size_t count, size_t n)
 {
-    if (n && count > SIZE_MAX / n)
+    size_t bytes;
+    if (ckd_mul(&bytes, count, n))
         xalloc_too_large();
-    void *p = xmalloc(count * n);
-    memset(p, 0, count * n);
+    void *p = xmalloc(bytes);
+    memset(p, 0, bytes);
     return p;
 }
 
