@@ -1479,6 +1479,19 @@ typedef struct prestat_part {
 static bool walkable(const folder_index *x, long k, const char *rel, const struct stat *st, dev_t dev,
                      const strmap *produced);
 
+/* fn on the two halves of a piece of work: the second on a thread of its
+ * own when `two` (and one can be made), else after the first. */
+static void in_halves(void *(*fn)(void *), void *first, void *second, bool two)
+{
+    pthread_t t;
+    two = two && pthread_create(&t, NULL, fn, second) == 0;
+    fn(first);
+    if (two)
+        pthread_join(t, NULL);
+    else
+        fn(second);
+}
+
 static void *prestat_run(void *arg)
 {
     prestat_part *pp = arg;
@@ -1511,13 +1524,7 @@ static void prestat_folders(folder_index *x, int fd, dev_t dev, const strmap *pr
         return;
     x->pre = xcalloc(n, sizeof *x->pre);
     prestat_part half[2] = { { x, fd, 0, n / 2, dev, produced }, { x, fd, n / 2, n, dev, produced } };
-    pthread_t t;
-    bool two = n >= 512 && pthread_create(&t, NULL, prestat_run, &half[1]) == 0;
-    prestat_run(&half[0]);
-    if (two)
-        pthread_join(t, NULL);
-    else
-        prestat_run(&half[1]);
+    in_halves(prestat_run, &half[0], &half[1], n >= 512);
 }
 
 /* The lstat of record k's folder, name in the folder open at dfd: the one
@@ -1797,13 +1804,7 @@ static long *ask_all(const output *o, const folder_index *x, const char *rel, co
     long *ans = xmalloc((n + 1) * sizeof *ans);
     entry_asks half[2] = { { o, x, rel, names->data, at, type, ans, 0, n / 2 },
                            { o, x, rel, names->data, at, type, ans, n / 2, n } };
-    pthread_t t;
-    bool two = n >= ASK_TWO_MIN && pthread_create(&t, NULL, ask_entries, &half[1]) == 0;
-    ask_entries(&half[0]);
-    if (two)
-        pthread_join(t, NULL);
-    else
-        ask_entries(&half[1]);
+    in_halves(ask_entries, &half[0], &half[1], n >= ASK_TWO_MIN);
     return ans;
 }
 
