@@ -117,6 +117,10 @@ typedef struct output {
     manifest_folder *seen;  /* the target's folders as that walk saw them */
     struct arena *seen_paths; /* the paths of those the walk listed */
     size_t nseen, capseen;
+    manifest_folder *own;     /* the staged tree's own folders, stat-ed once it was whole
+                               * (\own lines: a tree staged whole, output.c) */
+    size_t nown;
+    struct arena *own_paths;  /* their paths */
     size_t nours;   /* paths made that the target's manifest lists (each once) */
     size_t ndup;    /* paths made twice */
     char **gone;    /* the target's paths (of its manifest) this build did not make */

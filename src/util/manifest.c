@@ -86,7 +86,7 @@ bool manifest_read(const char *dir, manifest *m)
             *nl = 0;
         char *w = s;
         bool bad = false;
-        int kind = 0; /* 1: a \changed line, 2: a \user line, 3: a \folder line */
+        int kind = 0; /* 1: a \changed line, 2: a \user line, 3: a \folder line, 4: an \own line */
         uint64_t stamp = 0;
         bool direct = false;
         if (*s == '\\')
@@ -106,14 +106,16 @@ bool manifest_read(const char *dir, manifest *m)
                 m->base = h;
             s = next;
             continue;
-        } else if (!strncmp(s, "\\folder ", 8)) {
-            /* "\folder " 16 hex digits, ' ', '+' or '-', ' ', the path */
-            if (!hex16(s + 8, &stamp) || s[24] != ' ' || (s[25] != '+' && s[25] != '-') || s[26] != ' ') {
+        } else if (!strncmp(s, "\\folder ", 8) || !strncmp(s, "\\own ", 5)) {
+            /* "\folder " or "\own ", 16 hex digits, ' ', '+' or '-', ' ', the path */
+            size_t at = s[1] == 'f' ? 8 : 5;
+            if (!hex16(s + at, &stamp) || s[at + 16] != ' ' || (s[at + 17] != '+' && s[at + 17] != '-') ||
+                s[at + 18] != ' ') {
                 s = next;
                 continue;
             }
-            direct = s[25] == '+';
-            kind = 3, s += 27, w = s;
+            direct = s[at + 17] == '+';
+            kind = at == 8 ? 3 : 4, s += at + 19, w = s;
         } else if (!strncmp(s, "\\changed ", 9)) {
             kind = 1, s += 9, w = s;
         } else if (!strncmp(s, "\\user ", 6)) {
@@ -138,8 +140,10 @@ bool manifest_read(const char *dir, manifest *m)
                 *VEC_ADD(m->changed, m->nchanged, m->capchanged, 64) = s;
             else if (kind == 2)
                 *VEC_ADD(m->user, m->nuser, m->capuser, 16) = s;
-            else
+            else if (kind == 3)
                 *VEC_ADD(m->folders, m->nfolders, m->capfolders, 256) = (manifest_folder){ s, stamp, direct };
+            else
+                *VEC_ADD(m->own, m->nown, m->capown, 256) = (manifest_folder){ s, stamp, direct };
         } else if (!kind && !bad && plain_path(s) && strmap_put(m->paths, s, (long)m->n) == (long)m->n) {
             *VEC_ADD(m->list, m->n, m->cap, 256) = s; /* not a repeated line */
             m->sorted = m->sorted && (m->n < 2 || strcmp(m->list[m->n - 2], s) < 0);
@@ -182,6 +186,7 @@ void manifest_free(manifest *m)
     free(m->changed);
     free(m->user);
     free(m->folders);
+    free(m->own);
     free(m->text);
     memset(m, 0, sizeof *m);
 }
@@ -218,6 +223,23 @@ static char **sorted(char *const *paths, size_t n)
     return v;
 }
 
+/* n records of folders, each a line: word (with its space), the stamp, '+'
+ * or '-', the path. */
+static void put_folders(buf *out, const char *word, const manifest_folder *f, size_t n)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i < n; i++) {
+        char line[32];
+        memcpy(line, word, w);
+        put_hex16(line + w, f[i].stamp);
+        line[w + 16] = ' ';
+        line[w + 17] = f[i].direct ? '+' : '-';
+        line[w + 18] = ' ';
+        buf_put(out, line, w + 19);
+        put_path(out, f[i].path);
+    }
+}
+
 void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, buf *out)
 {
     buf_puts(out, head);
@@ -237,17 +259,8 @@ void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, bu
         free(v);
         if (g->base)
             buf_printf(out, "\\base %016llx\n", (unsigned long long)g->base);
-        for (size_t i = 0; i < g->nfolders; i++) {
-            const manifest_folder *f = &g->folders[i];
-            char line[32];
-            memcpy(line, "\\folder ", 8);
-            put_hex16(line + 8, f->stamp);
-            line[24] = ' ';
-            line[25] = f->direct ? '+' : '-';
-            line[26] = ' ';
-            buf_put(out, line, 27);
-            put_path(out, f->path);
-        }
+        put_folders(out, "\\folder ", g->folders, g->nfolders);
+        put_folders(out, "\\own ", g->own, g->nown);
     }
     if (g && g->same && g->same->plain_tail && g->same->n == n) {
         /* the lines as read: each path was made a string in place (its

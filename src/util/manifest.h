@@ -26,7 +26,12 @@
  *                            (who it is and its times; 0: not to be
  *                            trusted), D '+' when it held files of sheaf's
  *                            itself, else '-' (docs/internals.md, "The
- *                            commit", says what a stamp proves) */
+ *                            commit", says what a stamp proves)
+ *   \own STAMP D PATH       a folder of this tree itself, as the build
+ *                            that staged the tree whole saw it just before
+ *                            its exchange (the same fields as \folder): the
+ *                            records of this tree when no build has walked
+ *                            it yet */
 #ifndef SHEAF_MANIFEST_H
 #define SHEAF_MANIFEST_H
 
@@ -62,6 +67,8 @@ typedef struct manifest {
     uint64_t base;        /* \base: the spare this tree was made from; 0: none */
     manifest_folder *folders; /* the \folder lines, in the file's order */
     size_t nfolders, capfolders;
+    manifest_folder *own; /* the \own lines, in the file's order */
+    size_t nown, capown;
     bool dropped;         /* manifest_drop_paths: paths and list gone */
     size_t paths_from;    /* where the first path line starts in text, when plain_tail */
     bool plain_tail;      /* from there to the end: only the paths of list, one a
@@ -79,6 +86,8 @@ typedef struct manifest_gen {
     uint64_t base;                  /* 0: no \base line */
     const manifest_folder *folders; /* written in this order */
     size_t nfolders;
+    const manifest_folder *own;     /* the \own lines, written in this order */
+    size_t nown;
     bool sorted;                    /* the paths are in byte order already */
     const manifest *same;           /* the paths are exactly same's list (and it is
                                      * plain_tail): its lines are copied, not formatted */
@@ -99,7 +108,7 @@ void manifest_free(manifest *m);
 /* Appends the manifest file's bytes for the n paths (in any order). */
 void manifest_format(char *const *paths, size_t n, buf *out);
 /* manifest_format, with the generation lines of g before the paths (the
- * \folder lines in g's order, the others sorted). */
+ * \folder and \own lines in g's order, the others sorted). */
 void manifest_format_gen(char *const *paths, size_t n, const manifest_gen *g, buf *out);
 /* Writes dir/.sheaf-manifest for the n paths through a temporary file and a
  * rename, so that it is always whole. false + errno. */

@@ -34,9 +34,10 @@ GEN = os.path.join(HERE, "..", "..", "bench", "gen_corpus.py")
 
 def tree(root):
     """relative path → bytes (or the target of a link) of every file below root.
-    The manifest's \\folder lines are left out: they are what a build saw of
-    the folders of the tree it replaced (their inodes and times), which differ
-    in every copy of the same tree, as the test restores it."""
+    The manifest's \\folder and \\own lines are left out: they are what a
+    build saw of the folders of the tree it replaced or staged (their inodes
+    and times), which differ in every copy of the same tree, as the test
+    restores it."""
     out = {}
     for dirpath, _dirs, files in os.walk(root):
         for f in files:
@@ -49,7 +50,7 @@ def tree(root):
                     out[rel] = fh.read()
                 if rel == ".sheaf-manifest":
                     out[rel] = b"".join(line for line in out[rel].splitlines(True)
-                                        if not line.startswith(b"\\folder "))
+                                        if not line.startswith((b"\\folder ", b"\\own ")))
     return out
 
 

@@ -124,16 +124,20 @@ def step(name, theirs, spare_used=True, warn=None):
     return p
 
 
-def records_used():
+def records_used(kind=b"\\folder "):
     """The output's manifest holds the stamps of the folders of the tree
-    it replaced, and a build lists only the folders whose stamp moved:
+    it replaced (kind \\folder), or, when the output was staged whole, of
+    its own (\\own), and a build lists only the folders whose stamp moved:
     under strace (when there is one), a build with nothing changed reads
     few of the output folder's folders."""
     with open(os.path.join(PUB, ".sheaf-manifest"), "rb") as f:
         lines = f.read().splitlines()
-    stamps = [l for l in lines if l.startswith(b"\\folder ") and l[8:24] != b"0" * 16]
-    if not any(l.startswith(b"\\base ") for l in lines) or len(stamps) < 10:
-        failures.append(f"the manifest has no folder stamps to use ({len(stamps)} \\folder lines)")
+    w = len(kind)
+    stamps = [l for l in lines if l.startswith(kind) and l[w:w + 16] != b"0" * 16]
+    base = any(l.startswith(b"\\base ") for l in lines)
+    if base != (kind == b"\\folder ") or len(stamps) < 10:
+        failures.append(f"the manifest has no folder stamps to use ({len(stamps)} "
+                        f"{kind.decode().strip()} lines, \\base: {base})")
     strace = shutil.which("strace")
     if not strace:
         return
@@ -148,7 +152,7 @@ def records_used():
                 if "getdents64(" in l and "<" + os.path.realpath(PUB) in l}
     if len(read) > folders // 4:
         failures.append(f"a build with nothing changed listed {len(read)} of the output's "
-                        f"{folders} folders")
+                        f"{folders} folders (its records: {kind.decode().strip()} lines)")
 
 
 def posts():
@@ -164,6 +168,9 @@ def main():
     step("second build (no spare yet)", theirs, spare_used=False)
     if not os.path.isdir(SPARE):
         failures.append("no spare beside the output after two builds")
+    # the second build staged a whole tree: the third walks it by the
+    # records of its own folders that the second took (\own lines)
+    records_used(b"\\own ")
     step("nothing changed", theirs)
     d, names = posts()
     with open(os.path.join(d, names[-1]), "a") as f:
@@ -282,6 +289,10 @@ def main():
         failures.append("a spare in use: this build changed it")
     os.close(fd)
     step("after a spare in use: a whole tree again", theirs, spare_used=False)
+    # someone else's files in that whole tree, one in a folder of sheaf's
+    # (theirs[quiet]): the build that walks it by its own records carries
+    # them (checked by the step after it, as that build's output is its)
+    records_used(b"\\own ")
     step("after a spare in use: the spare trusted again", theirs)
     # a session's build (sheaf check writes nothing; `serve` has its own
     # folder): --force into a folder with the spare still works

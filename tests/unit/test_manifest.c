@@ -60,6 +60,10 @@ TEST(generation_lines)
                                     "\\folder 00000000000000aa + posts\n"
                                     "\\folder 00000000000000bb - new\\nline\n"
                                     "\\folder nothex000000000 + bad\n"
+                                    "\\own 00000000000000cc + posts\n"
+                                    "\\own 00000000000000dd * star\n"  /* neither '+' nor '-' */
+                                    "\\own 00000000000000ee -tight\n"  /* no space before the path */
+                                    "\\own 00000000000000ff - ../up\n" /* not a plain path */
                                     "\\\\lead.html\n" /* a path that starts with '\' */
                                     "index.html\n"
                                     "posts/a\\\\b/index.html\n";
@@ -78,6 +82,9 @@ TEST(generation_lines)
     OK(m.folders[0].direct && m.folders[0].stamp == 0xaa);
     EQ_STR(m.folders[1].path, "new\nline");
     OK(!m.folders[1].direct && m.folders[1].stamp == 0xbb);
+    EQ_INT(m.nown, 1);
+    EQ_STR(m.own[0].path, "posts");
+    OK(m.own[0].direct && m.own[0].stamp == 0xcc);
     EQ_INT(m.n, 3);
     OK(manifest_has(&m, "\\lead.html"));
     OK(manifest_has(&m, "index.html"));
@@ -104,7 +111,9 @@ TEST(round_trip)
     char *paths[] = { "z.html", "a\\b.html", "n\nl.html", "posts/x/index.html" };
     char *changed[] = { "posts/x/index.html" };
     manifest_folder folders[] = { { "posts", 0x1234, true }, { "posts/x", 0, false } };
-    manifest_gen g = { 3, 0xabc, changed, 1, NULL, 0, 0x99, folders, 2, false, NULL };
+    manifest_folder own[] = { { "posts", 0x5678, false }, { "posts/x", 0x9abc, true }, { "tags", 0, false } };
+    manifest_gen g = { .generation = 3, .spare = 0xabc, .changed = changed, .nchanged = 1, .base = 0x99,
+                       .folders = folders, .nfolders = 2, .own = own, .nown = 3 };
     buf b = BUF_INIT;
     manifest_format_gen(paths, 4, &g, &b);
     put(b.data, b.len);
@@ -119,6 +128,14 @@ TEST(round_trip)
     EQ_INT(m.base, 0x99);
     EQ_INT(m.nfolders, 2);
     EQ_STR(m.folders[1].path, "posts/x");
+    EQ_INT(m.folders[0].stamp, 0x1234);
+    OK(m.folders[0].direct && !m.folders[1].direct);
+    /* the tree's own folders, apart from the records of the tree it replaced */
+    EQ_INT(m.nown, 3);
+    EQ_STR(m.own[1].path, "posts/x");
+    EQ_INT(m.own[1].stamp, 0x9abc);
+    OK(!m.own[0].direct && m.own[1].direct);
+    EQ_INT(m.own[2].stamp, 0);
     EQ_INT(m.nchanged, 1);
     manifest_free(&m);
     buf_release(&b);
