@@ -363,6 +363,14 @@ static bool render_locked(const char *src, size_t len, const char *engine, buf *
         goto close;
     }
     const char *layout = agget(g, "layout");
+    if (layout && !*layout) {
+        /* set empty, or only inside a subgraph (the graph's own is then
+         * ""): Graphviz takes it from the graph, finds no engine of that
+         * name, and leaks the list of engines it says instead */
+        buf_puts(err, "layout= is empty or set only inside a subgraph: Graphviz reads it from the graph "
+                      "itself (write e.g. `layout=neato` at the top of the graph)");
+        goto close;
+    }
     if (layout && *layout && !diagram_dot_engine_ok(layout, strlen(layout))) {
         buf_printf(err, "layout=%s is not a layout engine sheaf runs (dot, neato, fdp, sfdp, circo, twopi, "
                         "osage, patchwork)", layout);

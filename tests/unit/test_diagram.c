@@ -105,6 +105,12 @@ TEST(errors)
     OK(!render("digraph { layout=nop; a }", &svg, &err, &line));
     EQ_STR(err.data, "layout=nop is not a layout engine sheaf runs (dot, neato, fdp, sfdp, circo, twopi, "
                      "osage, patchwork)");
+    /* layout= in a subgraph only (the graph's own is then empty), or empty */
+    OK(!render("digraph { subgraph s { graph [layout=circo]; a -> b } }", &svg, &err, &line));
+    EQ_STR(err.data, "layout= is empty or set only inside a subgraph: Graphviz reads it from the graph "
+                     "itself (write e.g. `layout=neato` at the top of the graph)");
+    OK(!render("digraph { layout=\"\"; a }", &svg, &err, &line));
+    OK(strstr(err.data, "layout= is empty") != NULL);
     OK(!render("digraph { a [image=\"/etc/passwd\"] }", &svg, &err, &line));
     EQ_STR(err.data, "image= would make Graphviz read a file of the machine that builds the site: sheaf does "
                      "not let a diagram do that");
