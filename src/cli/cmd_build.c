@@ -188,6 +188,9 @@ void cli_print_stats(const build_stats *st)
     if (st->outputs_kept)
         printf("  outputs: %zu rendered, %zu kept from the last build (nothing they read changed)\n",
                st->rendered, st->outputs_kept);
+    if (st->pages_known)
+        printf("  values: %zu of %zu pages' known from the last build (nothing they are made of changed)\n",
+               st->pages_known, st->pages_hashed);
     if (st->markdown_cached)
         printf("  markdown: %zu pages written, %zu from the build cache\n", st->markdown,
                st->markdown_cached);

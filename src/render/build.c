@@ -508,6 +508,8 @@ static bool render(run *r, bool keep, diag_list *d)
     r->st.ms_search = c->search.ms;
     r->st.ms_search_cpu = c->search.cpu_ms;
     r->st.outputs_kept = render_record_kept(c->rec);
+    r->st.pages_known = render_record_pages_known(c->rec);
+    r->st.pages_hashed = c->rec ? s->npages : 0;
     r->st.rendered = r->nrender - r->st.outputs_kept;
     return !new_errors(r, d);
 }

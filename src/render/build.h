@@ -57,6 +57,8 @@ typedef struct build_stats {
     size_t written, unchanged, removed, copied;
     size_t rendered; /* outputs rendered this run (all, or the incremental subset) */
     size_t outputs_kept; /* a build with the cache: outputs whose inputs did not change, kept unrendered */
+    size_t pages_known;  /* a build with the cache: pages whose values' hashes were the last build's */
+    size_t pages_hashed; /* … of the pages whose values' hashes the record needs (every source's) */
     size_t markdown; /* pages whose Markdown was written this run (not kept from the last) */
     size_t markdown_cached; /* pages whose Markdown came from the build cache (.sheaf-cache/) */
     size_t formulas, formulas_rendered; /* met; rendered by KaTeX, not from the cache */

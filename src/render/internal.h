@@ -139,6 +139,10 @@ void render_record_end(render_record *r, size_t i, const tpl_deps *deps, bool qu
 /* Jobs done by keeping their old files; the bytes the record takes in the
  * cache (an estimate, for cache_keep_extra). 0 for NULL. */
 size_t render_record_kept(const render_record *r);
+/* How many pages' entries had the last build's hashes without being read
+ * again (their inputs and places were the last build's, and so was the
+ * global fingerprint). */
+size_t render_record_pages_known(const render_record *r);
 size_t render_record_bytes(const render_record *r);
 /* After a good commit: writes the record (its parts, then its head) unless
  * it is the one read. */

@@ -58,7 +58,7 @@
 #include "util/xalloc.h"
 
 #define REC_KIND "render"
-#define REC_MAGIC "sheaf render record 2"
+#define REC_MAGIC "sheaf render record 3"
 #define PART_ITEMS 1024
 #define PART_MAX (CACHE_ENTRY_MAX - ((size_t)1 << 20))
 #define SEED 0x243F6A8885A308D3u
@@ -267,6 +267,14 @@ struct render_record {
     size_t npages;
     size_t *off;        /* page i's entries' hashes: h[off[i] .. off[i + 1]) */
     uint64_t *h;
+    uint64_t *inputs;   /* page i's p->inputs (site/model.c), kept with its hashes */
+    uint64_t *place;    /* page i's part of the global fingerprint (page_place) */
+    /* the last build's pages, read before this build's are hashed (a page
+     * whose inputs and place are the last build's has its hashes: the
+     * entries are not read again); NULL: none read */
+    uint64_t old_global;
+    uint64_t *oh, *old_inputs, *old_place;
+    size_t reused;      /* pages whose hashes were the last build's */
     /* the last build's, when it had this global fingerprint */
     bool have_old;
     uint8_t *changed;      /* per entry of h: not the old hash */
@@ -388,9 +396,12 @@ typedef struct page_hash_ctx {
     hot_memo *hot;  /* a worker's each */
     size_t hot_size;
     names_memo *names; /* a worker's each */
-    uint64_t *place;   /* page i's part of the global fingerprint */
     atomic_bool bad;   /* a name that could not be hashed */
+    atomic_size_t reused; /* pages whose hashes were the last build's */
 } page_hash_ctx;
+
+static void hash_entries(page_hash_ctx *c, size_t i, int worker);
+
 
 /* Page i's part of the global fingerprint: its source path and the names
  * of its map's entries, in order (so that a page's place and an entry's
@@ -415,15 +426,47 @@ static uint64_t page_place(page_hash_ctx *c, size_t i, int worker)
     return mix(h, nm->names);
 }
 
+/* Whether page i's entries have the hashes the last build's record holds
+ * for it: its inputs (p->inputs: what its map is made of, beside what the
+ * global fingerprint holds) and its place are the last build's. Only a
+ * guess until the global fingerprint is found the same (render_record_open
+ * hashes the page again otherwise). */
+static bool same_as_last(const render_record *r, size_t i, uint64_t inputs)
+{
+    return r->oh && inputs && r->old_inputs[i] == inputs && r->old_place[i] == r->place[i];
+}
+
 static void page_hashes(void *ctx, size_t i, int worker)
 {
     page_hash_ctx *c = ctx;
+    render_record *r = c->r;
+    r->place[i] = page_place(c, i, worker);
+    r->inputs[i] = c->s->pages[i].inputs;
+    if (same_as_last(r, i, r->inputs[i])) {
+        memcpy(r->h + r->off[i], r->oh + r->off[i], (r->off[i + 1] - r->off[i]) * sizeof *r->h);
+        atomic_fetch_add(&c->reused, 1);
+        return;
+    }
+    hash_entries(c, i, worker);
+}
+
+/* Page i hashed again when page_hashes took its hashes from the last
+ * build's record. */
+static void page_hashes_again(void *ctx, size_t i, int worker)
+{
+    page_hash_ctx *c = ctx;
+    if (same_as_last(c->r, i, c->r->inputs[i]))
+        hash_entries(c, i, worker);
+}
+
+/* Page i's entries hashed (r->h). */
+static void hash_entries(page_hash_ctx *c, size_t i, int worker)
+{
     hot = &c->hot[worker];
     if (!hot->slot) {
         hot->slot = xcalloc_written(c->hot_size, sizeof *hot->slot);
         hot->mask = c->hot_size - 1;
     }
-    c->place[i] = page_place(c, i, worker);
     const tpl_map *m = c->s->pages[i].value;
     uint64_t *h = c->r->h + c->r->off[i];
     /* an entry's key is not hashed again here: the global fingerprint
@@ -522,17 +565,19 @@ static bool read_job(reader *rd, rec_job *j, arena *a)
  * the parts it is given into oh and r->old, which they do not share. */
 typedef struct old_parts {
     render_record *r;
-    uint64_t *oh;    /* the old hashes of the pages' entries */
+    size_t base;     /* the first part read (the jobs' come after the pages') */
     arena **arenas;  /* a worker's each, made on its first job part */
     atomic_bool ok;
     atomic_size_t bytes;
 } old_parts;
 
-/* Part p of the last build's record: the pages' parts, then the jobs'. */
+/* Part base + p of the last build's record: the pages' parts, then the
+ * jobs'. */
 static void read_part(void *ctx, size_t p, int worker)
 {
     old_parts *op = ctx;
     render_record *r = op->r;
+    p += op->base;
     if (!atomic_load(&op->ok))
         return;
     size_t npp = parts_of(r->npages);
@@ -547,10 +592,20 @@ static void read_part(void *ctx, size_t p, int worker)
     ok = ok && binrec_get_w(&rd) == r->part_ids[p] && binrec_get_u(&rd) == first;
     if (pages) {
         for (size_t i = first; ok && i < last; i++) {
-            size_t ne = r->off[i + 1] - r->off[i];
-            ok = binrec_get_u(&rd) == ne && !rd.bad;
-            for (size_t k = 0; ok && k < ne; k++)
-                op->oh[r->off[i] + k] = binrec_get_w(&rd);
+            /* a page with another number of entries than now has another
+             * place: not this build's record (read_old), and its hashes
+             * are not taken (page_hashes) */
+            size_t ne = r->off[i + 1] - r->off[i], was = binrec_get_count(&rd, 8);
+            r->old_inputs[i] = binrec_get_w(&rd);
+            r->old_place[i] = binrec_get_w(&rd);
+            for (size_t k = 0; k < was && !rd.bad; k++) {
+                uint64_t x = binrec_get_w(&rd);
+                if (was == ne)
+                    r->oh[r->off[i] + k] = x;
+            }
+            if (was != ne)
+                r->old_inputs[i] = r->old_place[i] = 0;
+            ok = !rd.bad;
         }
     } else {
         if (ok && !op->arenas[worker])
@@ -573,11 +628,51 @@ static void free_old_arenas(render_record *r)
     r->nold_arenas = r->capold_arenas = 0;
 }
 
-/* The last build's record, when it was made with this global fingerprint;
- * a head that names parts which are missing, of another record or not
- * readable: a warning (unless the cache already counts it as damaged,
- * which finish_cache reports). */
-static void read_old(render_record *r, int jobs, diag_list *d)
+/* The part of the record a damaged or half-written record is said with,
+ * unless the cache already counts it as damaged (finish_cache reports
+ * that). */
+static void say_incomplete(const render_record *r, size_t damaged0, diag_list *d)
+{
+    if (cache_get_stats(r->cache).damaged == damaged0)
+        diag_warning(d, CACHE_DIR, 0, 0,
+                     "the record of what each output read is incomplete (a build was killed while "
+                     "writing it, or it was changed): every output is rendered again");
+}
+
+static void drop_old(render_record *r)
+{
+    free_old_arenas(r);
+    free(r->old);
+    r->old = NULL;
+    free(r->part_ids);
+    r->part_ids = NULL;
+    free(r->oh);
+    free(r->old_inputs);
+    free(r->old_place);
+    r->oh = r->old_inputs = r->old_place = NULL;
+}
+
+/* Reads parts [first, last) of the last build's record on every worker
+ * (each is read, its MAC checked, and decoded on its own); false when one
+ * does not read. */
+static bool read_parts(render_record *r, size_t first, size_t last, int jobs)
+{
+    int nw = site_jobs(jobs);
+    old_parts op = { r, first, xcalloc((size_t)nw, sizeof(arena *)), true, 0 };
+    site_parallel(last - first, jobs, read_part, &op);
+    r->read_bytes += atomic_load(&op.bytes);
+    for (int w = 0; w < nw; w++)
+        if (op.arenas[w])
+            *VEC_ADD(r->old_arenas, r->nold_arenas, r->capold_arenas, 4) = op.arenas[w];
+    free(op.arenas);
+    return atomic_load(&op.ok);
+}
+
+/* The last build's head and its pages' parts (their inputs, places and
+ * hashes), before this build's pages are hashed: when the counts are this
+ * build's. Whether the record is this build's too (its global
+ * fingerprint) is known only after (read_old). */
+static void read_old_pages(render_record *r, int jobs, diag_list *d)
 {
     buf v = BUF_INIT;
     size_t damaged0 = cache_get_stats(r->cache).damaged;
@@ -587,48 +682,44 @@ static void read_old(render_record *r, int jobs, diag_list *d)
     }
     r->read_bytes += v.len;
     reader h = binrec_reader_of(v.data, v.len);
-    uint64_t global = binrec_get_w(&h);
+    r->old_global = binrec_get_w(&h);
     uint64_t npages = binrec_get_u(&h), nentries = binrec_get_u(&h), njobs = binrec_get_u(&h);
     size_t nparts = parts_of(r->npages) + parts_of(r->njobs);
     bool ok = !h.bad;
-    if (ok && (global != r->global || npages != r->npages || nentries != r->off[r->npages] ||
-               njobs != r->njobs)) {
+    if (ok && (npages != r->npages || nentries != r->off[r->npages] || njobs != r->njobs)) {
         buf_release(&v);
-        return; /* something every output may read changed: all are rendered */
+        return; /* pages or jobs added or removed: all are rendered */
     }
     r->part_ids = xcalloc(nparts + 1, sizeof *r->part_ids);
     ok = ok && binrec_get_u(&h) == nparts;
     for (size_t p = 0; ok && p < nparts; p++)
         r->part_ids[p] = binrec_get_w(&h);
     ok = ok && binrec_done(&h);
-    uint64_t *oh = xcalloc(r->off[r->npages] + 1, sizeof *oh);
-    r->old = xcalloc(r->njobs + 1, sizeof *r->old);
-    if (ok) {
-        /* the parts on every worker: each is read (and its MAC checked)
-         * and decoded on its own */
-        int nw = site_jobs(jobs);
-        old_parts op = { r, oh, xcalloc((size_t)nw, sizeof(arena *)), true, 0 };
-        site_parallel(nparts, jobs, read_part, &op);
-        ok = atomic_load(&op.ok);
-        r->read_bytes += atomic_load(&op.bytes);
-        for (int w = 0; w < nw; w++)
-            if (op.arenas[w]) {
-                *VEC_ADD(r->old_arenas, r->nold_arenas, r->capold_arenas, 4) = op.arenas[w];
-            }
-        free(op.arenas);
-    }
     buf_release(&v);
-    if (!ok) {
-        free_old_arenas(r);
-        free(r->old);
-        r->old = NULL;
-        free(r->part_ids);
-        r->part_ids = NULL;
-        free(oh);
-        if (cache_get_stats(r->cache).damaged == damaged0)
-            diag_warning(d, CACHE_DIR, 0, 0,
-                         "the record of what each output read is incomplete (a build was killed while "
-                         "writing it, or it was changed): every output is rendered again");
+    r->oh = xcalloc(r->off[r->npages] + 1, sizeof *r->oh);
+    r->old_inputs = xcalloc(r->npages + 1, sizeof *r->old_inputs);
+    r->old_place = xcalloc(r->npages + 1, sizeof *r->old_place);
+    if (!ok || !read_parts(r, 0, parts_of(r->npages), jobs)) {
+        drop_old(r);
+        say_incomplete(r, damaged0, d);
+    }
+}
+
+/* The rest of the last build's record (its jobs' parts), when it was made
+ * with this global fingerprint, and which entries changed. */
+static void read_old(render_record *r, int jobs, diag_list *d)
+{
+    if (!r->oh)
+        return;
+    if (r->old_global != r->global) {
+        drop_old(r); /* something every output may read changed: all are rendered */
+        return;
+    }
+    size_t damaged0 = cache_get_stats(r->cache).damaged;
+    r->old = xcalloc(r->njobs + 1, sizeof *r->old);
+    if (!read_parts(r, parts_of(r->npages), parts_of(r->npages) + parts_of(r->njobs), jobs)) {
+        drop_old(r);
+        say_incomplete(r, damaged0, d);
         return;
     }
     size_t ne = r->off[r->npages];
@@ -636,11 +727,10 @@ static void read_old(render_record *r, int jobs, diag_list *d)
     r->page_changed = xcalloc(r->npages + 1, 1);
     for (size_t i = 0; i < r->npages; i++)
         for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
-            if (oh[e] != r->h[e] || !r->h[e]) {
+            if (r->oh[e] != r->h[e] || !r->h[e]) {
                 r->changed[e] = 1;
                 r->page_changed[i] = 1;
             }
-    free(oh);
     r->have_old = true;
 }
 
@@ -667,30 +757,41 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
     for (size_t i = 0; i < r->npages; i++)
         r->off[i + 1] = r->off[i] + (s->pages[i].value ? s->pages[i].value->len : 0);
     r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
+    r->inputs = xcalloc(r->npages + 1, sizeof *r->inputs);
+    r->place = xcalloc(r->npages + 1, sizeof *r->place);
+    if (!bad)
+        read_old_pages(r, jobs, d);
     /* a slot for every few pages, up to HOT_MAX (1 MiB a worker) */
     int nw = site_jobs(jobs);
     page_hash_ctx pc = { .r = r, .s = s, .hot = xcalloc((size_t)nw, sizeof(hot_memo)), .hot_size = 1024,
-                         .names = xcalloc((size_t)nw, sizeof(names_memo)),
-                         .place = xmalloc((r->npages + 1) * sizeof(uint64_t)) };
+                         .names = xcalloc((size_t)nw, sizeof(names_memo)) };
     while (pc.hot_size < HOT_MAX && pc.hot_size < 4 * r->npages)
         pc.hot_size *= 2;
     site_parallel(r->npages, jobs, page_hashes, &pc);
+    /* the pages' places, in order, end the global fingerprint */
+    g = mix(g, s->npages);
+    for (size_t i = 0; i < r->npages; i++)
+        g = mix(g, r->place[i]);
+    r->global = finish(g);
+    r->reused = atomic_load(&pc.reused);
+    if (r->reused && r->global != r->old_global) {
+        /* the hashes taken from the last build hold only with its global
+         * fingerprint: those pages are hashed after all */
+        site_parallel(r->npages, jobs, page_hashes_again, &pc);
+        r->reused = 0;
+    }
     for (int w = 0; w < nw; w++)
         free(pc.hot[w].slot);
     free(pc.hot);
     free(pc.names);
-    /* the pages' places, in order, end the global fingerprint */
-    g = mix(g, s->npages);
-    for (size_t i = 0; i < r->npages; i++)
-        g = mix(g, pc.place[i]);
-    free(pc.place);
-    r->global = finish(g);
     bad = bad || atomic_load(&pc.bad);
     if (s->spill)
         site_spill_trim(s);
     r->usable = !bad;
     if (r->usable)
         read_old(r, jobs, d);
+    else
+        drop_old(r);
     return r;
 }
 
@@ -811,6 +912,8 @@ void render_record_end(render_record *r, size_t i, const tpl_deps *deps, bool qu
 
 size_t render_record_kept(const render_record *r) { return r ? atomic_load(&r->kept) : 0; }
 
+size_t render_record_pages_known(const render_record *r) { return r && r->have_old ? r->reused : 0; }
+
 size_t render_record_bytes(const render_record *r)
 {
     return r ? r->read_bytes + r->read_bytes / 2 + ((size_t)1 << 20) : 0;
@@ -862,6 +965,9 @@ static bool pages_same(const render_record *r, size_t first, size_t last)
     for (size_t e = r->off[first]; e < r->off[last]; e++)
         if (r->changed[e])
             return false;
+    for (size_t i = first; i < last; i++)
+        if (r->inputs[i] != r->old_inputs[i])
+            return false; /* (its place is the last build's: the global fingerprint is) */
     return true;
 }
 
@@ -890,6 +996,8 @@ void render_record_save(render_record *r)
         binrec_put_u(&v, first);
         for (size_t i = first; i < last; i++) {
             binrec_put_u(&v, r->off[i + 1] - r->off[i]);
+            binrec_put_w(&v, r->inputs[i]);
+            binrec_put_w(&v, r->place[i]);
             for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
                 binrec_put_w(&v, r->h[e]);
         }
@@ -939,11 +1047,11 @@ void render_record_free(render_record *r)
         if (r->now[i].state != JOB_KEPT)
             free_job(&r->now[i]);
     free(r->now);
-    free(r->old);
-    free_old_arenas(r);
-    free(r->part_ids);
+    drop_old(r);
     free(r->off);
     free(r->h);
+    free(r->inputs);
+    free(r->place);
     free(r->changed);
     free(r->page_changed);
     ptrmap_release(&r->memo.hashes);

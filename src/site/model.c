@@ -16,6 +16,7 @@
 #include "site/paths.h"
 #include "site/pool.h"
 #include "site/relcache.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 #include "util/text.h"
 #include "util/vec.h"
@@ -433,6 +434,85 @@ static tpl_map *map_copy_exact(arena *a, const tpl_map *m, tpl_map **last)
     return c;
 }
 
+/* ---- what a page's map is made of ------------------------------------- *
+ * The render record (render/record.c) hashes every entry of every page's
+ * map on every build, to find which outputs read a value that changed.
+ * Most pages' maps are the last build's, and page_inputs lets it see so
+ * without reading them: a hash of what page_value below reads of the page
+ * and of the others, beside what the record's global fingerprint already
+ * holds (site.yaml's bytes, the `site` value with its terms and sections,
+ * the base URL, the theme's strings, the templates, every page's place).
+ * What comes from the page's own source — its front matter (title, dates,
+ * description, terms' names, params, draft, summary) and its Markdown
+ * (the body's and summary's stand-ins, headings, counts) — counts by
+ * identity: the SHA-256 of its bytes (p->digest) and its Markdown's
+ * (p->md_id: everything the result depends on, other pages' titles and
+ * anchors its links show among them). What comes from other pages counts
+ * by value: the title, URL and date of each page it lists as previous,
+ * next, related (and how many terms they share) or backlink (with the
+ * link's text); so does its image and its size (from the image's file).
+ * A page whose map holds what neither says is never taken as known (0): a
+ * page without a digest or Markdown id (no build cache), one whose body
+ * shows other pages' labels (nxlinks), one that cites or has a
+ * bibliography of its own. A value page_value comes to read must be
+ * added here. */
+static uint64_t mix_date(uint64_t h, bool has, const sheaf_date *d)
+{
+    h = hash_mix(h, has);
+    if (!has)
+        return h;
+    h = hash_mix(h, (uint64_t)d->t);
+    return hash_mix(h, (uint64_t)(uint32_t)d->offset_min << 2 | (uint64_t)d->has_time << 1 | d->has_zone);
+}
+
+static uint64_t mix_cstr(uint64_t h, const char *s)
+{
+    return s ? hash_mix(h, hash_str(s)) : hash_mix(h, 0x6e756c6cu);
+}
+
+static uint64_t mix_value_str(uint64_t h, tpl_value v)
+{
+    return v.kind == TPL_STRING ? hash_mix(h, hash_bytes(v.u.s, v.len)) : hash_mix(h, v.kind);
+}
+
+/* Another page q as a reference shows it: its title, URL and date. */
+static uint64_t mix_ref(uint64_t h, const site *s, const page_refv *refs, int q)
+{
+    const page *x = &s->pages[q];
+    h = mix_cstr(hash_mix(h, (uint64_t)q), x->src);
+    h = mix_value_str(mix_value_str(h, refs[q].title), refs[q].url);
+    return mix_date(h, x->has_date, &x->date);
+}
+
+static uint64_t page_inputs(const site *s, const page *p, const page_refv *refs, const char *image, unsigned iw,
+                            unsigned ih)
+{
+    if (!p->has_digest || !p->md_id || p->md.nxlinks || p->md.ncites || p->nbibs)
+        return 0;
+    uint64_t h = hash_add(HASH_SEED, p->digest, sizeof p->digest);
+    h = hash_mix(h, p->md_id);
+    h = mix_cstr(h, p->src);
+    h = hash_mix(h, (uint64_t)p->is_post | (uint64_t)p->is_index << 1 | (uint64_t)(p->bulk != NULL) << 2 |
+                        (uint64_t)(s->md_disk != NULL) << 3 | (uint64_t)(s->spill != NULL) << 4);
+    h = mix_cstr(h, p->section >= 0 ? s->sections[p->section].name : NULL);
+    h = mix_value_str(h, refs[p->index].url);
+    h = hash_mix(h, (uint64_t)(int64_t)p->prev);
+    if (p->prev >= 0)
+        h = mix_ref(h, s, refs, p->prev);
+    h = hash_mix(h, (uint64_t)(int64_t)p->next);
+    if (p->next >= 0)
+        h = mix_ref(h, s, refs, p->next);
+    h = hash_mix(h, p->nbacklinks);
+    for (size_t i = 0; i < p->nbacklinks; i++)
+        h = mix_cstr(mix_ref(h, s, refs, p->backlinks[i]), p->backlink_text[i]);
+    h = hash_mix(h, p->nrelated);
+    for (size_t i = 0; i < p->nrelated; i++)
+        h = hash_mix(mix_ref(h, s, refs, p->related[i]), (uint64_t)p->related_shared[i]);
+    h = mix_cstr(h, image);
+    h = hash_mix(hash_mix(h, iw), ih);
+    return h ? h : 1;
+}
+
 static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs,
                        tpl_map *const *shared_terms, const int *known, tpl_map *const *related,
                        tpl_map **last)
@@ -471,9 +551,10 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
         tpl_map_set_str(a, m, body_keys[i], body[i]);
     /* the social image: from the links, so a fast rebuild (same links)
      * never changes it */
-    const char *image;
-    unsigned iw, ih;
-    if (site_page_image(s, p, &image, &iw, &ih)) {
+    const char *image = NULL;
+    unsigned iw = 0, ih = 0;
+    bool has_image = site_page_image(s, p, &image, &iw, &ih);
+    if (has_image) {
         tpl_map_set_str(a, m, "image", str_v(image));
         if (iw) {
             tpl_map_set_str(a, m, "image_width", tpl_int(iw));
@@ -497,6 +578,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map_set_str(a, m, "related", tpl_list_value(rel));
     site_page_tail_fields(p, a, m);
     site_page_citation_values(s, a, p, m);
+    p->inputs = page_inputs(s, p, refs, has_image ? image : NULL, iw, ih);
     m = map_copy_exact(a, m, last);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
     p->value = m;

@@ -117,6 +117,10 @@ typedef struct page {
      * results (render/search.c keeps a document's part of the search
      * index by it). 0: not known */
     uint64_t md_id;
+    /* what its `page` map was made of besides what every page's map
+     * shares (page_value, model.c): with the same global fingerprint of
+     * the render record, equal inputs, equal maps. 0: not known */
+    uint64_t inputs;
     const char *search_keys; /* its text's and headings' search keys, packed
                                 (util/words.h), with `search: true`, else NULL */
     size_t search_keys_len;

@@ -20,6 +20,13 @@ add_test(NAME cache/kill-pages
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/kill_pages.py $<TARGET_FILE:sheaf>)
 set_tests_properties(cache/kill-pages PROPERTIES TIMEOUT 600)
 set_tests_properties(cache/sequence cache/kill-pages PROPERTIES ENVIRONMENT SHEAF_CHECK_INCREMENTAL=1)
+# A page's values taken as the last build's only when nothing they are made
+# of changed: its neighbours', related posts' and backlinks' titles, URLs,
+# dates and link texts, each edited where only another page shows it
+# (issue 31).
+add_test(NAME cache/inputs
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cache/inputs.py $<TARGET_FILE:sheaf>)
+set_tests_properties(cache/inputs PROPERTIES TIMEOUT 300)
 # Random edits of a site with links, citations, tags, drafts, a section,
 # a shortcode, data, templates and site.yaml keys: after each, the cached
 # build equals a clean one, or both fail alike (issue 31). Run it longer by
