@@ -75,6 +75,7 @@ static void put_new(tpl_map *m, const char *key, tpl_value v)
 typedef struct page_refv {
     tpl_value title, url;
     tpl_map *ref; /* its {title, url, date}, shared by its neighbours' prev and next */
+    uint64_t h;   /* a hash of its title, URL and date: what a reference shows (page_inputs) */
 } page_refv;
 
 /* {title, url, date} for prev/next and backlinks, in a, with room for
@@ -467,21 +468,27 @@ static uint64_t mix_date(uint64_t h, bool has, const sheaf_date *d)
 
 static uint64_t mix_cstr(uint64_t h, const char *s)
 {
-    return s ? hash_mix(h, hash_str(s)) : hash_mix(h, 0x6e756c6cu);
+    return s ? hash_mix(h, hash_blocks(s, strlen(s))) : hash_mix(h, 0x6e756c6cu);
 }
 
 static uint64_t mix_value_str(uint64_t h, tpl_value v)
 {
-    return v.kind == TPL_STRING ? hash_mix(h, hash_bytes(v.u.s, v.len)) : hash_mix(h, v.kind);
+    return v.kind == TPL_STRING ? hash_mix(h, hash_blocks(v.u.s, v.len)) : hash_mix(h, v.kind);
 }
 
-/* Another page q as a reference shows it: its title, URL and date. */
-static uint64_t mix_ref(uint64_t h, const site *s, const page_refv *refs, int q)
+/* What page q shows as another's reference, its title, URL and date
+ * (ref_map): made once a page, with its refs (refv_job). */
+static uint64_t ref_hash(const page *q, const page_refv *r)
 {
-    const page *x = &s->pages[q];
-    h = mix_cstr(hash_mix(h, (uint64_t)q), x->src);
-    h = mix_value_str(mix_value_str(h, refs[q].title), refs[q].url);
-    return mix_date(h, x->has_date, &x->date);
+    uint64_t h = mix_value_str(mix_value_str(HASH_SEED, r->title), r->url);
+    return mix_date(h, q->has_date, &q->date);
+}
+
+/* Another page q as a reference shows it (its index: the pages are the
+ * last build's, in the same order, when the global fingerprint is). */
+static uint64_t mix_ref(uint64_t h, const page_refv *refs, int q)
+{
+    return hash_mix(hash_mix(h, (uint64_t)q), refs[q].h);
 }
 
 static uint64_t page_inputs(const site *s, const page *p, const page_refv *refs, const char *image, unsigned iw,
@@ -489,7 +496,7 @@ static uint64_t page_inputs(const site *s, const page *p, const page_refv *refs,
 {
     if (!p->has_digest || !p->md_id || p->md.nxlinks || p->md.ncites || p->nbibs)
         return 0;
-    uint64_t h = hash_add(HASH_SEED, p->digest, sizeof p->digest);
+    uint64_t h = hash_mix(HASH_SEED, hash_blocks(p->digest, sizeof p->digest));
     h = hash_mix(h, p->md_id);
     h = mix_cstr(h, p->src);
     h = hash_mix(h, (uint64_t)p->is_post | (uint64_t)p->is_index << 1 | (uint64_t)(p->bulk != NULL) << 2 |
@@ -498,16 +505,16 @@ static uint64_t page_inputs(const site *s, const page *p, const page_refv *refs,
     h = mix_value_str(h, refs[p->index].url);
     h = hash_mix(h, (uint64_t)(int64_t)p->prev);
     if (p->prev >= 0)
-        h = mix_ref(h, s, refs, p->prev);
+        h = mix_ref(h, refs, p->prev);
     h = hash_mix(h, (uint64_t)(int64_t)p->next);
     if (p->next >= 0)
-        h = mix_ref(h, s, refs, p->next);
+        h = mix_ref(h, refs, p->next);
     h = hash_mix(h, p->nbacklinks);
     for (size_t i = 0; i < p->nbacklinks; i++)
-        h = mix_cstr(mix_ref(h, s, refs, p->backlinks[i]), p->backlink_text[i]);
+        h = mix_cstr(mix_ref(h, refs, p->backlinks[i]), p->backlink_text[i]);
     h = hash_mix(h, p->nrelated);
     for (size_t i = 0; i < p->nrelated; i++)
-        h = hash_mix(mix_ref(h, s, refs, p->related[i]), (uint64_t)p->related_shared[i]);
+        h = hash_mix(mix_ref(h, refs, p->related[i]), (uint64_t)p->related_shared[i]);
     h = mix_cstr(h, image);
     h = hash_mix(hash_mix(h, iw), ih);
     return h ? h : 1;
@@ -612,6 +619,7 @@ static void refv_job(void *ctx, size_t i, int worker)
      * session's retitle_ref sets its title once for both) */
     if (p->prev >= 0 || p->next >= 0)
         c->refs[i].ref = page_ref(c->s, c->s->wa[worker], p, c->refs, 0);
+    c->refs[i].h = ref_hash(p, &c->refs[i]);
 }
 
 static void value_job(void *ctx, size_t i, int worker)
