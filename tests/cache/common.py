@@ -1,6 +1,8 @@
 """What the build-cache tests (tests/cache/*.py) share."""
 import os
+import struct
 import tempfile
+import zlib
 
 
 def new_site(name):
@@ -50,3 +52,12 @@ def same_as_clean(sheaf, site, tmp, env, what, fail, timeout=120):
         fail("%s: the cached build differs from a clean one in %s" % (what, diff[:8]))
     shutil.rmtree(ref)
     return a
+
+
+def png_bytes(w, h, shade=0x80):
+    """A w×h grey PNG (8-bit greyscale, every pixel `shade`)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + bytes([shade]) * w for _ in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))

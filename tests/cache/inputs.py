@@ -20,12 +20,10 @@ usage: inputs.py path/to/sheaf
 """
 import os
 import re
-import struct
 import subprocess
 import sys
-import zlib
 
-from common import new_site, same_as_clean
+from common import new_site, png_bytes, same_as_clean
 
 SHEAF = os.path.abspath(sys.argv[1])
 TMP, SITE, POSTS, ENV = new_site("inputs")
@@ -57,11 +55,8 @@ def write(rel, text):
 
 
 def png(rel, w, h):
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\0" + b"\x80" * w for _ in range(h))
-    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    """A w×h grey PNG at rel."""
+    data = png_bytes(w, h)
     path = os.path.join(SITE, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:

@@ -20,8 +20,8 @@ later edit mends it.
 import os
 import random
 import re
-import struct
-import zlib
+
+from common import png_bytes
 
 THEME = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "themes", "default",
                      "templates")
@@ -56,11 +56,7 @@ def write(rel, text):
 
 
 def png(rel, w, h, shade):
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\0" + bytes([shade]) * w for _ in range(h))
-    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    data = png_bytes(w, h, shade)
     os.makedirs(os.path.dirname(path(rel)), exist_ok=True)
     tmp = os.path.join(os.path.dirname(path(rel)), ".sq.tmp")
     with open(tmp, "wb") as f:

@@ -33,10 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import struct
-import zlib
 
-from common import output_tree
+from common import output_tree, png_bytes
 
 SHEAF = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix="sheaf-cache-seq-")
@@ -112,11 +110,7 @@ def build(what, want_cached=None, want_warning=None, rendered=None):
 
 def png(rel, w, h):
     """A w×h grey PNG at rel."""
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\0" + b"\x80" * w for _ in range(h))
-    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    data = png_bytes(w, h)
     path = os.path.join(SITE, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
