@@ -402,7 +402,6 @@ typedef struct page_hash_ctx {
 
 static void hash_entries(page_hash_ctx *c, size_t i, int worker);
 
-
 /* Page i's part of the global fingerprint: its source path and the names
  * of its map's entries, in order (so that a page's place and an entry's
  * index mean the same in both builds). */
