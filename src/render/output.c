@@ -1575,6 +1575,17 @@ static bool earlier(const struct timespec *a, const struct timespec *b)
     return a->tv_sec != b->tv_sec ? a->tv_sec < b->tv_sec : a->tv_nsec < b->tv_nsec;
 }
 
+/* The file system's clock: the change time folder dir (one of sheaf's,
+ * whose times are its own) takes when its times are set to now. */
+static bool fs_clock(const char *dir, struct timespec *now)
+{
+    struct stat st;
+    if (utimensat(AT_FDCWD, dir, NULL, 0) != 0 || stat(dir, &st) != 0)
+        return false;
+    *now = st.st_ctim;
+    return true;
+}
+
 /* What this build's walk saw of the folder rel (for the new manifest);
  * rel is kept (a record's path, or one copied into o->seen_paths). */
 static void saw_folder(output *o, const char *rel, uint64_t stamp, bool direct)
@@ -1981,23 +1992,23 @@ static void own_above(output *o, strmap *at, const char *rel, bool direct, size_
     }
 }
 
-/* The file system's clock (the change time the staging folder's times
- * set to now give it), read until it has moved past its first reading:
+/* The file system's clock (fs_clock) of the staging folder, read until it
+ * has moved past its first reading:
  * every folder changed before is then older than it, so its stamp can be
  * kept (the last ones changed, the folders that received other people's
  * entries at the end of the walk, would otherwise fall in the clock's
  * tick and be listed again). At most about 50 ms (a coarse clock's tick
  * is a few). */
-static bool tick_after(const char *dir, int fd, struct stat *now)
+static bool tick_after(const char *dir, struct timespec *now)
 {
-    struct stat first;
-    if (utimensat(AT_FDCWD, dir, NULL, 0) != 0 || fstat(fd, &first) != 0)
+    struct timespec first;
+    if (!fs_clock(dir, &first))
         return false;
     *now = first;
-    for (int i = 0; i < 50 && !earlier(&first.st_ctim, &now->st_ctim); i++) {
+    for (int i = 0; i < 50 && !earlier(&first, now); i++) {
         struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
-        if (utimensat(AT_FDCWD, dir, NULL, 0) != 0 || fstat(fd, now) != 0)
+        if (!fs_clock(dir, now))
             return false;
     }
     return true;
@@ -2011,11 +2022,11 @@ static int cmp_folder(const void *a, const void *b)
 /* The folders of the tree o staged whole, with their stamps (o->own). */
 static void stat_own(output *o)
 {
-    struct stat now;
+    struct timespec now;
     int fd = open(o->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return;
-    if (!tick_after(o->tmp, fd, &now)) {
+    if (!tick_after(o->tmp, &now)) {
         close(fd);
         return;
     }
@@ -2034,8 +2045,7 @@ static void stat_own(output *o)
     }
     strmap_free(at);
     bool *dir = xcalloc(o->nown + 1, sizeof *dir);
-    own_part half[2] = { { o->own, dir, fd, now.st_ctim, 0, o->nown / 2 },
-                         { o->own, dir, fd, now.st_ctim, o->nown / 2, o->nown } };
+    own_part half[2] = { { o->own, dir, fd, now, 0, o->nown / 2 }, { o->own, dir, fd, now, o->nown / 2, o->nown } };
     in_halves(own_stat_run, &half[0], &half[1], o->nown >= 512);
     close(fd);
     size_t n = 0; /* (a user entry that is no folder is no record) */
@@ -2183,9 +2193,9 @@ bool output_end(output *o, bool ok, diag_list *d)
             o->seen_paths = arena_new();
             /* the file system's clock, before any folder is stat-ed (see
              * "folder stamps"); the staging folder's times are its own */
-            struct stat now;
-            if (utimensat(AT_FDCWD, o->tmp, NULL, 0) == 0 && stat(o->tmp, &now) == 0)
-                o->clock = now.st_ctim;
+            struct timespec now;
+            if (fs_clock(o->tmp, &now))
+                o->clock = now;
             /* the last walk's records of this tree: in the spare's
              * manifest, when this tree is that spare brought up to date */
             manifest own; /* (the target's manifest, its \own lines as the records) */
