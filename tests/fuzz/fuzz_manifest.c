@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!manifest_has(&m, m.list[i]))
             abort();
     /* formatted again (a generation line only when there was one) and read back */
-    manifest_gen g = { .generation = m.generation ? m.generation : 0,
+    manifest_gen g = { .generation = m.generation,
                        .spare = m.spare,
                        .changed = m.changed,
                        .nchanged = m.nchanged,
