@@ -92,15 +92,15 @@ static size_t prefetch_maps(const tpl_value *v, size_t n, const tpl_map **inner,
         if (v[i].kind == TPL_MAP)
             __builtin_prefetch(v[i].u.map);
     for (size_t i = 0; i < n; i++)
-        if (v[i].kind == TPL_MAP) {
+        if (v[i].kind == TPL_MAP && tpl_map_made(v[i].u.map)) {
             const char *e = (const char *)v[i].u.map->entries;
             for (size_t k = 0; k < v[i].u.map->len * sizeof(tpl_map_entry); k += 64)
                 __builtin_prefetch(e + k);
         }
     size_t found = 0;
     for (size_t i = 0; i < n; i++) {
-        if (v[i].kind != TPL_MAP)
-            continue;
+        if (v[i].kind != TPL_MAP || !tpl_map_made(v[i].u.map))
+            continue; /* a map not made yet (value.h): nothing to fetch */
         const tpl_map *m = v[i].u.map;
         for (size_t k = 0; k < m->len; k++) {
             tpl_value x = m->entries[k].value;

@@ -659,9 +659,9 @@ FILTER(urlencode)
     buf b = BUF_INIT;
     if (v.kind == TPL_MAP || v.kind == TPL_LIST) {
         const tpl_list *l = NULL;
-        size_t n = v.kind == TPL_MAP ? v.u.map->len : v.u.list->len;
         if (v.kind == TPL_MAP)
             tpl_map_touch_all(v.u.map);
+        size_t n = v.kind == TPL_MAP ? v.u.map->len : v.u.list->len;
         if (v.kind == TPL_LIST)
             l = v.u.list;
         for (size_t i = 0; i < n; i++) {

@@ -113,7 +113,7 @@ long tpl_length(tpl_value v)
     case TPL_UNDEFINED: return 0;
     case TPL_STRING: return (long)cp_count(v.u.s, v.len);
     case TPL_LIST: return (long)v.u.list->len;
-    case TPL_MAP: return (long)v.u.map->len;
+    case TPL_MAP: tpl_map_ready(v.u.map); return (long)v.u.map->len;
     default: return -1;
     }
 }

@@ -56,6 +56,7 @@ tpl_map *tpl_map_new(arena *a, size_t cap_hint)
  * such entry (so that tpl_map_set puts it there without hashing again). */
 static long find_str_slot(const tpl_map *m, const char *key, size_t klen, size_t *free_slot)
 {
+    tpl_map_ready(m);
     if (m->index) {
         size_t mask = m->index_cap - 1;
         for (size_t i = hash_bytes(key, klen) & mask;; i = (i + 1) & mask) {
@@ -85,6 +86,7 @@ static long find_value(const tpl_map *m, tpl_value key, size_t *free_slot)
 {
     if (key.kind == TPL_STRING)
         return find_str_slot(m, key.u.s, key.len, free_slot);
+    tpl_map_ready(m);
     for (size_t i = 0; i < m->len; i++)
         if (tpl_value_equal(m->entries[i].key, key))
             return (long)i;
@@ -196,6 +198,7 @@ static inline bool same_bytes(const char *a, const char *b, size_t n)
 
 tpl_value tpl_map_get_hinted(const tpl_map *m, const char *key, size_t klen, tpl_map_hint *hint)
 {
+    tpl_map_ready(m);
     unsigned h = atomic_load_explicit(&hint->index, memory_order_relaxed);
     long at = -1;
     if (h < m->len) {
@@ -230,6 +233,12 @@ void tpl_lazy_hook(tpl_lazy_fn fn, void *ctx)
 {
     lazy_ctx = ctx;
     lazy_fn = fn;
+}
+
+void tpl_map_make(const tpl_map *m)
+{
+    if (lazy_fn)
+        lazy_fn(lazy_ctx, m, TPL_LAZY_MAKE);
 }
 
 void tpl_deps_note(const tpl_map *m, long index)

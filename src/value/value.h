@@ -145,6 +145,29 @@ void tpl_deps_record(const tpl_map *m, long index);
  * the process; fn NULL removes it. */
 typedef void (*tpl_lazy_fn)(void *ctx, const tpl_map *m, long index);
 void tpl_lazy_hook(tpl_lazy_fn fn, void *ctx);
+/* The bits of `lazy`. A map may also lack its entries altogether
+ * (TPL_LAZY_MAP: len 0 until made): the hook is then called with
+ * TPL_LAZY_MAKE before anyone looks at its keys or length — by every
+ * look-up by key (value.c), by tpl_map_touch_all (which readers of a map
+ * whole call first), and by tpl_map_ready, which a reader of its length
+ * calls; a reader that only guesses at what to fetch (a prefetch) skips a
+ * map that is not made (tpl_map_made). The hook makes the entries under
+ * its lock and then sets `lazy` to TPL_LAZY_ENTRIES or 0 (release). A
+ * one-shot build with the render record uses it for the maps of pages
+ * whose inputs are the last build's (site/model.c). */
+#define TPL_LAZY_ENTRIES 1u
+#define TPL_LAZY_MAP 2u
+#define TPL_LAZY_MAKE (-1L)
+void tpl_map_make(const tpl_map *m); /* the slow path of tpl_map_ready */
+static inline bool tpl_map_made(const tpl_map *m)
+{
+    return !(atomic_load_explicit(&((tpl_map *)m)->lazy, memory_order_acquire) & TPL_LAZY_MAP);
+}
+static inline void tpl_map_ready(const tpl_map *m)
+{
+    if (!tpl_map_made(m))
+        tpl_map_make(m);
+}
 /* The entry index of a string key, or -1 (not recorded). */
 long tpl_map_find(const tpl_map *m, const char *key);
 /* Where an expression last found its key in a map: maps made alike (every
