@@ -245,6 +245,8 @@ typedef struct run {
     render_ctx c;
     size_t nrender;        /* jobs that render a template (the rest copy files) */
     output_prefetch *pre;  /* the output's manifests, read while the sources are */
+    bool keep;             /* a session keeps the run (render_run's keep) */
+    render_record *rec;    /* what each output read (record.c): read before the model */
 } run;
 
 static bool new_errors(const run *r, diag_list *d) { return diag_error_count(d) > r->errors_before; }
@@ -351,6 +353,14 @@ static void markdown(run *r, diag_list *d)
     r->st.markdown = atomic_load(&r->s.markdown_runs);
 }
 
+/* Whether the run is a one-shot build with the cache that renders only
+ * the outputs that read a value that changed since the last (record.c). */
+static bool records(const run *r)
+{
+    const build_env *e = r->e;
+    return !r->keep && r->o->write && r->s.cache && !e->pages && !e->kept && !e->sink;
+}
+
 /* 5. links and 6. model: the checks that need every page, then the
  * template values, then the generated paths checked against the rest. */
 static void model(run *r, diag_list *d)
@@ -360,7 +370,14 @@ static void model(run *r, diag_list *d)
     TIMED(&r->st.ms_links, site_check_links(s, d));
     site_image_variants(s, d);
     site_check_citations(s, d);
+    /* the last build's pages first: the maps of those whose inputs are
+     * the same are made only if an output reads them */
+    if (records(r)) {
+        TIMED(&r->st.ms_record, r->rec = render_record_read(s, s->cache, s->dir, r->e->out_dir, r->jobs, d));
+        s->known_inputs = render_record_old_inputs(r->rec);
+    }
     TIMED(&r->st.ms_values, site_build_model(s, d));
+    s->known_inputs = NULL;
     if (r->o->on_model)
         r->o->on_model(r->o->on_model_ctx, &s->site_value);
     site_check_generated_paths(s, site_index_pages(s), d);
@@ -468,13 +485,16 @@ static bool render(run *r, bool keep, diag_list *d)
     c->years = site_archive_years(s);
     /* a one-shot build with the cache renders only the outputs that read
      * a value that changed since the last (record.c) */
-    bool record = !keep && o->write && s->cache && !e->pages && !e->kept && !e->sink;
+    bool record = r->rec != NULL;
     if ((keep && o->write) || record)
         c->deps = xcalloc(c->njobs + 1, sizeof *c->deps);
     render_references(c, r->jobs, d);
     if (record) {
         const char *tdirs[2] = { r->tdir, r->thdir };
-        TIMED(&r->st.ms_record, c->rec = render_record_open(c, s->cache, s->dir, tdirs, 2, r->jobs, d));
+        double ms_read = r->st.ms_record;
+        c->rec = r->rec;
+        TIMED(&r->st.ms_record, render_record_open(c->rec, c, tdirs, 2, r->jobs, d));
+        r->st.ms_record += ms_read;
     }
     render_workers_new(c, r->jobs);
     if (o->progress) {
@@ -567,7 +587,7 @@ static void drop_run(run *r)
         tpl_deps_release(&r->c.deps[i]);
     free(r->c.deps);
     free(r->c.jobs);
-    render_record_free(r->c.rec);
+    render_record_free(r->rec);
     render_shortcodes_free(r->sc);
     if (!r->e->kept)
         tpl_loader_free(r->l);
@@ -614,6 +634,7 @@ bool render_run(build_env *e, last_run **keep, diag_list *d, build_stats *st)
     double t0 = render_now_ms();
     run r;
     run_begin(&r, e, d);
+    r.keep = keep != NULL;
     bool ok;
     TIMED(&r.st.ms_config, ok = config(&r, d));
     if (ok) {

@@ -19,8 +19,10 @@
  * see (the base URL, the theme strings). A page's map met inside another
  * value counts by its place only: what a job reads of it is recorded.
  *
- * The next build, once its model is made, computes the same and renders
- * a job again unless its global fingerprint and frame are the same, no
+ * The next build reads the last build's pages' parts before its model
+ * (render_record_read: a page whose inputs are the same gets a map made
+ * only when read, site/model.c), computes the same once its model is
+ * made, and renders a job again unless its global fingerprint and frame are the same, no
  * entry it read has another hash, and every file it left is still the
  * very file it wrote (output_keep): then that file is kept, unread. So a
  * record left behind by a killed build, or older than the output folder,
@@ -259,7 +261,7 @@ typedef struct rec_job {
 
 struct render_record {
     cache *cache;
-    const char *target; /* the output folder (c->out's) */
+    char *target;       /* the output folder, as c->out names it */
     buf key;            /* the entries' key: REC_MAGIC, this sheaf, the folders (each
                          * part's adds its name: part_key) */
     bool usable;        /* every value could be hashed */
@@ -269,11 +271,15 @@ struct render_record {
     uint64_t *h;
     uint64_t *inputs;   /* page i's p->inputs (site/model.c), kept with its hashes */
     uint64_t *place;    /* page i's part of the global fingerprint (page_place) */
-    /* the last build's pages, read before this build's are hashed (a page
-     * whose inputs and place are the last build's has its hashes: the
-     * entries are not read again); NULL: none read */
+    /* the last build's pages, read before the model (a page whose inputs
+     * are the last build's has the last build's hashes, and its map is
+     * made only when read: site/model.c): page i's inputs, place, count
+     * of entries and their hashes (old_hashes); old_words NULL: none read */
     uint64_t old_global;
-    uint64_t *oh, *old_inputs, *old_place;
+    size_t old_njobs;
+    uint64_t *old_inputs, *old_place;
+    uint32_t *old_count, *old_at; /* page i's hashes: old_words[i / PART_ITEMS] + old_at[i] */
+    uint64_t **old_words;         /* a part's each */
     size_t reused;      /* pages whose hashes were the last build's */
     /* the last build's, when it had this global fingerprint */
     bool have_old;
@@ -425,37 +431,41 @@ static uint64_t page_place(page_hash_ctx *c, size_t i, int worker)
     return mix(h, nm->names);
 }
 
+/* The last build's hashes of page i's entries (old_count[i] of them). */
+static const uint64_t *old_hashes(const render_record *r, size_t i)
+{
+    return r->old_words[i / PART_ITEMS] + r->old_at[i];
+}
+
 /* Whether page i's entries have the hashes the last build's record holds
  * for it: its inputs (p->inputs: what its map is made of, beside what the
- * global fingerprint holds) and its place are the last build's. Only a
- * guess until the global fingerprint is found the same (render_record_open
- * hashes the page again otherwise). */
+ * global fingerprint holds), its place and its count of entries are the
+ * last build's. Only a guess until the global fingerprint is found the
+ * same (render_record_open hashes every page again otherwise). */
 static bool same_as_last(const render_record *r, size_t i, uint64_t inputs)
 {
-    return r->oh && inputs && r->old_inputs[i] == inputs && r->old_place[i] == r->place[i];
+    return r->old_words && inputs && r->old_inputs[i] == inputs && r->old_place[i] == r->place[i] &&
+           r->old_count[i] == r->off[i + 1] - r->off[i];
 }
 
 static void page_hashes(void *ctx, size_t i, int worker)
 {
     page_hash_ctx *c = ctx;
     render_record *r = c->r;
-    r->place[i] = page_place(c, i, worker);
-    r->inputs[i] = c->s->pages[i].inputs;
+    const page *p = &c->s->pages[i];
+    r->inputs[i] = p->inputs;
+    /* a map not made (its inputs are the last build's): the last build's
+     * place and count (render_record_open's off), so its hashes */
+    if (r->old_words && p->value_known && !tpl_map_made(p->value))
+        r->place[i] = r->old_place[i];
+    else
+        r->place[i] = page_place(c, i, worker);
     if (same_as_last(r, i, r->inputs[i])) {
-        memcpy(r->h + r->off[i], r->oh + r->off[i], (r->off[i + 1] - r->off[i]) * sizeof *r->h);
+        memcpy(r->h + r->off[i], old_hashes(r, i), (r->off[i + 1] - r->off[i]) * sizeof *r->h);
         atomic_fetch_add(&c->reused, 1);
         return;
     }
     hash_entries(c, i, worker);
-}
-
-/* Page i hashed again when page_hashes took its hashes from the last
- * build's record. */
-static void page_hashes_again(void *ctx, size_t i, int worker)
-{
-    page_hash_ctx *c = ctx;
-    if (same_as_last(c->r, i, c->r->inputs[i]))
-        hash_entries(c, i, worker);
 }
 
 /* Page i's entries hashed (r->h). */
@@ -590,22 +600,20 @@ static void read_part(void *ctx, size_t p, int worker)
     reader rd = binrec_reader_of(v.data, v.len);
     ok = ok && binrec_get_w(&rd) == r->part_ids[p] && binrec_get_u(&rd) == first;
     if (pages) {
+        uint64_t *w = NULL;
+        size_t nw = 0, cw = 0;
         for (size_t i = first; ok && i < last; i++) {
-            /* a page with another number of entries than now has another
-             * place: not this build's record (read_old), and its hashes
-             * are not taken (page_hashes) */
-            size_t ne = r->off[i + 1] - r->off[i], was = binrec_get_count(&rd, 8);
+            size_t was = binrec_get_count(&rd, 8);
             r->old_inputs[i] = binrec_get_w(&rd);
             r->old_place[i] = binrec_get_w(&rd);
-            for (size_t k = 0; k < was && !rd.bad; k++) {
-                uint64_t x = binrec_get_w(&rd);
-                if (was == ne)
-                    r->oh[r->off[i] + k] = x;
-            }
-            if (was != ne)
-                r->old_inputs[i] = r->old_place[i] = 0;
-            ok = !rd.bad;
+            ok = !rd.bad && was <= TPL_DEPS_ALL; /* (a job names an entry in 16 bits) */
+            r->old_count[i] = (uint32_t)was;
+            r->old_at[i] = (uint32_t)nw;
+            for (size_t k = 0; ok && k < was; k++)
+                VEC_PUSH(w, nw, cw, 64, binrec_get_w(&rd));
+            ok = ok && !rd.bad;
         }
+        r->old_words[p] = w ? w : xcalloc(1, sizeof *w);
     } else {
         if (ok && !op->arenas[worker])
             op->arenas[worker] = arena_new();
@@ -638,6 +646,19 @@ static void say_incomplete(const render_record *r, size_t damaged0, diag_list *d
                      "writing it, or it was changed): every output is rendered again");
 }
 
+/* The last build's hashes, once what changed is known (24 MB at 100,000
+ * posts, let go before the jobs). */
+static void drop_old_hashes(render_record *r)
+{
+    for (size_t p = 0; r->old_words && p < parts_of(r->npages); p++)
+        free(r->old_words[p]);
+    free(r->old_words);
+    free(r->old_count);
+    free(r->old_at);
+    r->old_words = NULL;
+    r->old_count = r->old_at = NULL;
+}
+
 static void drop_old(render_record *r)
 {
     free_old_arenas(r);
@@ -645,10 +666,10 @@ static void drop_old(render_record *r)
     r->old = NULL;
     free(r->part_ids);
     r->part_ids = NULL;
-    free(r->oh);
+    drop_old_hashes(r);
     free(r->old_inputs);
     free(r->old_place);
-    r->oh = r->old_inputs = r->old_place = NULL;
+    r->old_inputs = r->old_place = NULL;
 }
 
 /* Reads parts [first, last) of the last build's record on every worker
@@ -668,9 +689,9 @@ static bool read_parts(render_record *r, size_t first, size_t last, int jobs)
 }
 
 /* The last build's head and its pages' parts (their inputs, places and
- * hashes), before this build's pages are hashed: when the counts are this
- * build's. Whether the record is this build's too (its global
- * fingerprint) is known only after (read_old). */
+ * hashes), before the model: when it had this build's count of pages.
+ * Whether the record is this build's (its global fingerprint, its jobs)
+ * is known only after (read_old). */
 static void read_old_pages(render_record *r, int jobs, diag_list *d)
 {
     buf v = BUF_INIT;
@@ -682,22 +703,26 @@ static void read_old_pages(render_record *r, int jobs, diag_list *d)
     r->read_bytes += v.len;
     reader h = binrec_reader_of(v.data, v.len);
     r->old_global = binrec_get_w(&h);
-    uint64_t npages = binrec_get_u(&h), nentries = binrec_get_u(&h), njobs = binrec_get_u(&h);
-    size_t nparts = parts_of(r->npages) + parts_of(r->njobs);
+    uint64_t npages = binrec_get_u(&h);
+    binrec_get_u(&h); /* the count of entries: each page's is in its part */
+    r->old_njobs = binrec_get_u(&h);
     bool ok = !h.bad;
-    if (ok && (npages != r->npages || nentries != r->off[r->npages] || njobs != r->njobs)) {
+    if (ok && npages != r->npages) {
         buf_release(&v);
-        return; /* pages or jobs added or removed: all are rendered */
+        return; /* pages added or removed: all are rendered */
     }
-    r->part_ids = xcalloc(nparts + 1, sizeof *r->part_ids);
+    size_t nparts = parts_of(r->npages) + parts_of(r->old_njobs);
     ok = ok && binrec_get_u(&h) == nparts;
+    r->part_ids = ok ? xcalloc(nparts + 1, sizeof *r->part_ids) : NULL;
     for (size_t p = 0; ok && p < nparts; p++)
         r->part_ids[p] = binrec_get_w(&h);
     ok = ok && binrec_done(&h);
     buf_release(&v);
-    r->oh = xcalloc(r->off[r->npages] + 1, sizeof *r->oh);
     r->old_inputs = xcalloc(r->npages + 1, sizeof *r->old_inputs);
     r->old_place = xcalloc(r->npages + 1, sizeof *r->old_place);
+    r->old_count = xcalloc(r->npages + 1, sizeof *r->old_count);
+    r->old_at = xcalloc(r->npages + 1, sizeof *r->old_at);
+    r->old_words = xcalloc(parts_of(r->npages) + 1, sizeof *r->old_words);
     if (!ok || !read_parts(r, 0, parts_of(r->npages), jobs)) {
         drop_old(r);
         say_incomplete(r, damaged0, d);
@@ -705,12 +730,12 @@ static void read_old_pages(render_record *r, int jobs, diag_list *d)
 }
 
 /* The rest of the last build's record (its jobs' parts), when it was made
- * with this global fingerprint, and which entries changed. */
+ * with this global fingerprint and these jobs, and which entries changed. */
 static void read_old(render_record *r, int jobs, diag_list *d)
 {
-    if (!r->oh)
+    if (!r->old_words)
         return;
-    if (r->old_global != r->global) {
+    if (r->old_global != r->global || r->old_njobs != r->njobs) {
         drop_old(r); /* something every output may read changed: all are rendered */
         return;
     }
@@ -724,62 +749,87 @@ static void read_old(render_record *r, int jobs, diag_list *d)
     size_t ne = r->off[r->npages];
     r->changed = xcalloc(ne + 1, 1);
     r->page_changed = xcalloc(r->npages + 1, 1);
-    for (size_t i = 0; i < r->npages; i++)
+    for (size_t i = 0; i < r->npages; i++) {
+        const uint64_t *o = old_hashes(r, i);
+        bool same_count = r->old_count[i] == r->off[i + 1] - r->off[i]; /* (the same places: always) */
         for (size_t e = r->off[i]; e < r->off[i + 1]; e++)
-            if (r->oh[e] != r->h[e] || !r->h[e]) {
+            if (!same_count || o[e - r->off[i]] != r->h[e] || !r->h[e]) {
                 r->changed[e] = 1;
                 r->page_changed[i] = 1;
             }
-    free(r->oh); /* (what changed is known: 24 MB at 100,000 posts, let go before the jobs) */
-    r->oh = NULL;
+    }
+    drop_old_hashes(r);
     r->have_old = true;
 }
 
-render_record *render_record_open(const render_ctx *c, cache *k, const char *site_dir,
-                                  const char *const *tdirs, size_t ntdirs, int jobs, diag_list *d)
+render_record *render_record_read(const site *s, cache *k, const char *site_dir, const char *out_dir, int jobs,
+                                  diag_list *d)
 {
     render_record *r = xcalloc(1, sizeof *r);
-    const site *s = c->s;
     r->key = (buf)BUF_INIT;
     r->cache = k;
-    r->target = c->out->target;
-    r->njobs = c->njobs;
-    r->now = xcalloc(r->njobs + 1, sizeof *r->now);
+    r->target = output_real_target(out_dir);
     char *bin = site_binary_id(), *root = fs_resolve(site_dir);
     buf_printf(&r->key, "%s\nsheaf %s\nsite %s\noutput %s\n", REC_MAGIC, bin, root, r->target);
     free(bin);
     free(root);
+    r->npages = s->npages;
+    read_old_pages(r, jobs, d);
+    return r;
+}
+
+const uint64_t *render_record_old_inputs(const render_record *r) { return r && r->old_words ? r->old_inputs : NULL; }
+
+/* r->off and r->h for the pages' maps as they are: a map not made yet
+ * (site/model.c) has the last build's count of entries. */
+static void count_entries(render_record *r, const site *s)
+{
+    free(r->h);
+    for (size_t i = 0; i < r->npages; i++) {
+        const page *p = &s->pages[i];
+        size_t n = !p->value ? 0 : tpl_map_made(p->value) ? p->value->len : r->old_count[i];
+        r->off[i + 1] = r->off[i] + n;
+    }
+    r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
+}
+
+void render_record_open(render_record *r, const render_ctx *c, const char *const *tdirs, size_t ntdirs, int jobs,
+                        diag_list *d)
+{
+    site *s = c->s;
+    r->njobs = c->njobs;
+    r->now = xcalloc(r->njobs + 1, sizeof *r->now);
     bool bad = false;
     r->memo.fill = true; /* on this thread only: the jobs read it after */
-    uint64_t g = global_hash(&r->memo, c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
+    uint64_t g0 = global_hash(&r->memo, c, mix_bytes(SEED, r->key.data, r->key.len), tdirs, ntdirs, &bad);
     r->memo.fill = false;
-    r->npages = s->npages;
     r->off = xcalloc(r->npages + 1, sizeof *r->off);
-    for (size_t i = 0; i < r->npages; i++)
-        r->off[i + 1] = r->off[i] + (s->pages[i].value ? s->pages[i].value->len : 0);
-    r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
+    count_entries(r, s);
     r->inputs = xcalloc(r->npages + 1, sizeof *r->inputs);
     r->place = xcalloc(r->npages + 1, sizeof *r->place);
-    if (!bad)
-        read_old_pages(r, jobs, d);
     /* a slot for every few pages, up to HOT_MAX (1 MiB a worker) */
     int nw = site_jobs(jobs);
     page_hash_ctx pc = { .r = r, .s = s, .hot = xcalloc((size_t)nw, sizeof(hot_memo)), .hot_size = 1024,
                          .names = xcalloc((size_t)nw, sizeof(names_memo)) };
     while (pc.hot_size < HOT_MAX && pc.hot_size < 4 * r->npages)
         pc.hot_size *= 2;
-    site_parallel(r->npages, jobs, page_hashes, &pc);
-    /* the pages' places, in order, end the global fingerprint */
-    g = mix(g, s->npages);
-    for (size_t i = 0; i < r->npages; i++)
-        g = mix(g, r->place[i]);
-    r->global = finish(g);
-    r->reused = atomic_load(&pc.reused);
-    if (r->reused && r->global != r->old_global) {
-        /* the hashes taken from the last build hold only with its global
-         * fingerprint: those pages are hashed after all */
-        site_parallel(r->npages, jobs, page_hashes_again, &pc);
-        r->reused = 0;
+    for (int round = 0; round < 2; round++) {
+        site_parallel(r->npages, jobs, page_hashes, &pc);
+        /* the pages' places, in order, end the global fingerprint */
+        uint64_t g = mix(g0, s->npages);
+        for (size_t i = 0; i < r->npages; i++)
+            g = mix(g, r->place[i]);
+        r->global = finish(g);
+        r->reused = atomic_load(&pc.reused);
+        if (!r->reused || r->global == r->old_global)
+            break;
+        /* the hashes and places taken from the last build hold only with
+         * its global fingerprint: every page is hashed after all, its map
+         * made first */
+        drop_old(r);
+        site_make_values(s);
+        count_entries(r, s);
+        atomic_store(&pc.reused, 0);
     }
     for (int w = 0; w < nw; w++)
         free(pc.hot[w].slot);
@@ -793,7 +843,6 @@ render_record *render_record_open(const render_ctx *c, cache *k, const char *sit
         read_old(r, jobs, d);
     else
         drop_old(r);
-    return r;
 }
 
 /* ---- while the jobs run -------------------------------------------------- */
@@ -1055,6 +1104,7 @@ void render_record_free(render_record *r)
     free(r->place);
     free(r->changed);
     free(r->page_changed);
+    free(r->target);
     ptrmap_release(&r->memo.hashes);
     buf_release(&r->key);
     free(r);

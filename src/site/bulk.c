@@ -185,10 +185,15 @@ bool site_page_lazy_toc(const site *s, arena *a, const page *p, tpl_value *v)
  * site_page_lazy_value: on the same condition). */
 static bool lazy_body(const page *p) { return p->bulk && !p->md.nxlinks; }
 
+bool site_page_lazy_entries(const site *s, const page *p, const tpl_map *m)
+{
+    return lazy_body(p) || (lazy_toc(s, p) && tpl_map_find(m, "toc") >= 0);
+}
+
 void site_page_lazy_map(const site *s, const page *p)
 {
-    if (p->value && (lazy_body(p) || (lazy_toc(s, p) && tpl_map_find(p->value, "toc") >= 0)))
-        atomic_store_explicit(&p->value->lazy, 1, memory_order_release);
+    if (p->value && site_page_lazy_entries(s, p, p->value))
+        atomic_store_explicit(&p->value->lazy, TPL_LAZY_ENTRIES, memory_order_release);
 }
 
 static tpl_value safe(const char *t, size_t n) { return tpl_safe_strn(t ? t : "", t ? n : 0); }
@@ -234,13 +239,16 @@ static bool key_is(const tpl_map *m, long i, const char *k, size_t n)
 
 static void fill(void *ctx, const tpl_map *m, long index)
 {
-    const site *s = ctx;
+    site *s = ctx;
     uint32_t owner = m->owner;
     if (!owner || (owner & SITE_REF_OWNER) || owner > s->npages || !st)
         return;
     const page *p = &s->pages[owner - 1];
     if (p->value != m)
         return; /* not a page's own map */
+    site_page_value_make(s, p); /* its entries first, when they are not made (TPL_LAZY_MAP) */
+    if (index == TPL_LAZY_MAKE)
+        return;
     bool body = lazy_body(p), toc = lazy_toc(s, p);
     bool all = index == (long)TPL_DEPS_ALL;
     /* what this read needs made: the keys never change, so no lock yet */

@@ -64,14 +64,17 @@ bool site_page_lazy_value(const site *s, arena *a, const page *p, bool summary, 
 bool site_page_lazy_toc(const site *s, arena *a, const page *p, tpl_value *v);
 /* Marks p->value lazy when it holds a stand-in (after it is sealed). */
 void site_page_lazy_map(const site *s, const page *p);
+/* Whether m, p's map made, holds a stand-in (site_page_lazy_map's test). */
+bool site_page_lazy_entries(const site *s, const page *p, const tpl_map *m);
 /* Around each render job (render/jobs.c), on the thread that runs it:
  * page is the page whose own output the job renders (-1: another job).
  * The end gives back the toc that job made for its page, unless a reader
  * of another job read it meanwhile. Nothing when s is not hooked. */
 void site_bulk_job_begin(const site *s, long page);
 void site_bulk_job_end(const site *s);
-/* Installs (on) the hook that fills s's lazy entries, or removes it when
- * it is s's (site_free calls it). */
+/* Installs (on) the hook that fills s's lazy entries, and makes the
+ * page maps not made yet (site_page_value_make), or removes it when it is
+ * s's (site_free calls it). */
 void site_bulk_hook(site *s, bool on);
 
 #endif

@@ -318,6 +318,7 @@ void site_free(site *s)
         free(s->index);
     }
     site_spill_free(s);
+    site_values_free(s);
     for (int i = 0; i < s->nwa; i++)
         arena_free(s->wa[i]);
     free(s->wa);

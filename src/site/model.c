@@ -2,6 +2,7 @@
  * indexes (no per-page scans of all posts): posts newest first with
  * prev/next, tags with their posts, and a `page` map for every published
  * page. See docs/variables.md for every field. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -520,10 +521,77 @@ static uint64_t page_inputs(const site *s, const page *p, const page_refv *refs,
     return h ? h : 1;
 }
 
-static void page_value(site *s, arena *a, page *p, const strmap *term_index, const page_refv *refs,
-                       tpl_map *const *shared_terms, const int *known, tpl_map *const *related,
-                       tpl_map **last)
+/* How many shared terms a related post's map is made once for. */
+#define RELATED_SHARED_MAX 4
+
+/* What page_value and the maps made when read take from the model: the
+ * page values are made in parallel, each in its worker's arena (which
+ * lives as long as the site): page_value reads the site and other pages,
+ * and writes only its own page. Kept on the site (s->values) while a map
+ * is still to be made. */
+typedef struct site_values {
+    site *s;
+    strmap *term_index;
+    int *order; /* the pages to make values for */
+    size_t n;
+    page_refv *refs; /* every page's, made first (refv_job) */
+    tpl_map **terms; /* every term's reference from a page (term_ref), made first */
+    size_t *term_at; /* a post's terms are term_ix[term_at[i]…] (build_terms); SIZE_MAX: not a post */
+    int *term_ix;
+    /* the map {title, url, date, shared} of post q as a related post that
+     * shares n terms: related[q * RELATED_SHARED_MAX + n - 1], made by the
+     * first page map that lists it (related_ref) */
+    _Atomic(tpl_map *) *related;
+    tpl_map **last; /* per worker: the last page map it indexed (map_copy_exact) */
+    /* the maps made when read, while renders run: one at a time, in a */
+    pthread_mutex_t mu;
+    arena *a;
+    tpl_map *last_made;
+} site_values;
+
+/* A page's social image: from its links, so a fast rebuild (same links)
+ * never changes it. */
+typedef struct page_image {
+    bool has;
+    const char *url;
+    unsigned w, h;
+} page_image;
+
+static page_image image_of(site *s, const page *p)
 {
+    page_image im = { 0 };
+    im.has = site_page_image(s, p, &im.url, &im.w, &im.h);
+    return im;
+}
+
+/* Post q's map as a related post that shares `shared` terms with the
+ * page that lists it, {title, url, date, shared}: one for each post and
+ * number, listed by every post that has it so (one for each listing was
+ * 0.9 KB a post at five related posts), made in a by the first page map
+ * made that lists it; two made at once are alike, and one of them is
+ * kept. Made only for the maps made: a one-edit build makes few. */
+static tpl_map *related_ref(site *s, site_values *c, arena *a, int q, int shared)
+{
+    _Atomic(tpl_map *) *slot = shared >= 1 && shared <= RELATED_SHARED_MAX
+                                   ? &c->related[(size_t)q * RELATED_SHARED_MAX + (size_t)shared - 1]
+                                   : NULL;
+    tpl_map *r = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+    if (r)
+        return r;
+    r = page_ref(s, a, &s->pages[q], c->refs, 1);
+    tpl_map_set_str(a, r, "shared", tpl_int(shared));
+    tpl_map *none = NULL;
+    if (slot && !atomic_compare_exchange_strong_explicit(slot, &none, r, memory_order_acq_rel, memory_order_acquire))
+        r = none; /* another worker's, made meanwhile */
+    return r;
+}
+
+/* Page p's map in a, with its owner; *last as map_copy_exact's. */
+static tpl_map *page_value(site *s, arena *a, const page *p, site_values *c, const page_image *im,
+                           tpl_map **last)
+{
+    const page_refv *refs = c->refs;
+    const int *known = c->term_at[p->index] == SIZE_MAX ? NULL : c->term_ix + c->term_at[p->index];
     tpl_map_entry room[PAGE_VALUE_ENTRIES];
     uint32_t slots[2 * PAGE_VALUE_ENTRIES] = { 0 };
     tpl_map building = { .cap = PAGE_VALUE_ENTRIES, .entries = room, .index = slots,
@@ -539,7 +607,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map *tx = tpl_map_new(a, s->ntaxonomies + 1);
     tpl_value tags = tpl_undefined();
     for (size_t t = 0; t < s->ntaxonomies; t++) {
-        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, term_index, shared_terms, &key, known);
+        tpl_value l = term_refs(s, a, p->terms[t], p->nterms[t], t, c->term_index, c->terms, &key, known);
         if (known)
             known += p->nterms[t];
         tpl_map_set_str(a, tx, s->taxonomies[t].name, l);
@@ -547,7 +615,7 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
             tags = l;
     }
     if (tags.kind == TPL_UNDEFINED)
-        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, term_index, shared_terms, &key, NULL);
+        tags = term_refs(s, a, p->tags, p->ntags, (size_t)-1, c->term_index, c->terms, &key, NULL);
     buf_release(&key);
     tpl_map_seal(a, tx);
     tpl_map_set_str(a, m, "tags", tags);
@@ -556,16 +624,11 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     body_values(s, a, p, body);
     for (size_t i = 0; i < SITE_BODY_FIELDS; i++)
         tpl_map_set_str(a, m, body_keys[i], body[i]);
-    /* the social image: from the links, so a fast rebuild (same links)
-     * never changes it */
-    const char *image = NULL;
-    unsigned iw = 0, ih = 0;
-    bool has_image = site_page_image(s, p, &image, &iw, &ih);
-    if (has_image) {
-        tpl_map_set_str(a, m, "image", str_v(image));
-        if (iw) {
-            tpl_map_set_str(a, m, "image_width", tpl_int(iw));
-            tpl_map_set_str(a, m, "image_height", tpl_int(ih));
+    if (im->has) {
+        tpl_map_set_str(a, m, "image", str_v(im->url));
+        if (im->w) {
+            tpl_map_set_str(a, m, "image_width", tpl_int(im->w));
+            tpl_map_set_str(a, m, "image_height", tpl_int(im->h));
         }
     }
     if (p->prev >= 0)
@@ -581,37 +644,18 @@ static void page_value(site *s, arena *a, page *p, const strmap *term_index, con
     tpl_map_set_str(a, m, "backlinks", tpl_list_value(bl));
     tpl_list *rel = new_list(a, p->nrelated);
     for (size_t i = 0; i < p->nrelated; i++)
-        rel->items[i] = tpl_map_value(related[i]);
+        rel->items[i] = tpl_map_value(related_ref(s, c, a, p->related[i], p->related_shared[i]));
     tpl_map_set_str(a, m, "related", tpl_list_value(rel));
     site_page_tail_fields(p, a, m);
     site_page_citation_values(s, a, p, m);
-    p->inputs = page_inputs(s, p, refs, has_image ? image : NULL, iw, ih);
     m = map_copy_exact(a, m, last);
     m->owner = site_page_owner(p); /* reads of it are recorded in build sessions */
-    p->value = m;
-    site_page_lazy_map(s, p);
+    return m;
 }
-
-/* The page values are made in parallel, each in its worker's arena (which
- * lives as long as the site): page_value reads the site and other pages,
- * and writes only its own page. */
-typedef struct value_jobs {
-    site *s;
-    const strmap *term_index;
-    int *order; /* the pages to make values for */
-    size_t n;
-    page_refv *refs; /* every page's, made first (refv_job) */
-    tpl_map **terms; /* every term's reference from a page (term_ref), made first */
-    const size_t *term_at; /* a post's terms are term_ix[term_at[i]…] (build_terms); SIZE_MAX: not a post */
-    const int *term_ix;
-    tpl_map **related; /* every page's related posts' maps, made first (related_refs) */
-    size_t *related_at; /* page i's are related[related_at[i]…] */
-    tpl_map **last; /* per worker: the last page map it indexed (map_copy_exact) */
-} value_jobs;
 
 static void refv_job(void *ctx, size_t i, int worker)
 {
-    value_jobs *c = ctx;
+    site_values *c = ctx;
     const page *p = &c->s->pages[i];
     c->refs[i].title = str_v(p->title);
     c->refs[i].url = p->path ? str_v(site_url_in(c->s, c->s->wa[worker], p->path)) : tpl_undefined();
@@ -622,50 +666,91 @@ static void refv_job(void *ctx, size_t i, int worker)
     c->refs[i].h = ref_hash(p, &c->refs[i]);
 }
 
+/* A page whose inputs are the last build's (s->known_inputs) gets a map
+ * without entries, made when first read (value.h, TPL_LAZY_MAP): in a
+ * one-edit build, nearly every page's map is read by no output. An
+ * _index.md's is read by its list's value (site_index_fields): made now. */
 static void value_job(void *ctx, size_t i, int worker)
 {
-    value_jobs *c = ctx;
+    site_values *c = ctx;
+    site *s = c->s;
     int k = c->order[i];
-    page_value(c->s, c->s->wa[worker], &c->s->pages[k], c->term_index, c->refs, c->terms,
-               c->term_at[k] == SIZE_MAX ? NULL : c->term_ix + c->term_at[k],
-               c->related + c->related_at[k], &c->last[worker]);
+    page *p = &s->pages[k];
+    page_image im = image_of(s, p);
+    p->inputs = page_inputs(s, p, c->refs, im.has ? im.url : NULL, im.w, im.h);
+    p->value_known = s->known_inputs && p->inputs && p->inputs == s->known_inputs[k] && !p->is_index;
+    if (p->value_known) {
+        tpl_map *m = arena_calloc(s->wa[worker], sizeof *m);
+        m->owner = site_page_owner(p);
+        atomic_store_explicit(&m->lazy, TPL_LAZY_MAP, memory_order_relaxed); /* (seen after the join) */
+        p->value = m;
+        return;
+    }
+    p->value = page_value(s, s->wa[worker], p, c, &im, &c->last[worker]);
+    site_page_lazy_map(s, p);
 }
 
-/* How many shared terms a related post's map is made once for. */
-#define RELATED_SHARED_MAX 4
-
-/* The maps {title, url, date, shared} of every page's related posts: one
- * for each post and number of shared terms, listed by every post that has
- * it as a related post with that number (before, one for each listing:
- * 0.9 KB a post at five related posts). */
-static void related_refs(site *s, value_jobs *c)
+/* The entries of p's map not made yet (value_known), in a. */
+static void make_known(site *s, const page *p, arena *a, tpl_map **last)
 {
-    size_t n = 0;
-    c->related_at = xcalloc(s->npages + 1, sizeof *c->related_at);
-    for (size_t i = 0; i < s->npages; i++) {
-        c->related_at[i] = n;
-        n += s->pages[i].nrelated;
+    tpl_deps *d = tpl_deps_use(NULL); /* what it reads is the model's, no job's */
+    page_image im = image_of(s, p);
+    const tpl_map *made = page_value(s, a, p, s->values, &im, last);
+    tpl_map *m = p->value;
+    m->entries = made->entries;
+    m->len = made->len;
+    m->cap = made->cap;
+    m->index = made->index;
+    m->index_cap = made->index_cap;
+    atomic_store_explicit(&m->lazy, site_page_lazy_entries(s, p, made) ? TPL_LAZY_ENTRIES : 0,
+                          memory_order_release);
+    tpl_deps_use(d);
+}
+
+void site_page_value_make(site *s, const page *p)
+{
+    site_values *c = s->values;
+    if (!c || !p->value || tpl_map_made(p->value))
+        return;
+    pthread_mutex_lock(&c->mu);
+    if (!tpl_map_made(p->value))
+        make_known(s, p, c->a, &c->last_made);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void make_job(void *ctx, size_t i, int worker)
+{
+    site_values *c = ctx;
+    const page *p = &c->s->pages[i];
+    if (p->value_known && !tpl_map_made(p->value))
+        make_known(c->s, p, c->s->wa[worker], &c->last[worker]);
+}
+
+void site_make_values(site *s)
+{
+    if (s->values)
+        site_parallel(s->npages, s->nwa, make_job, s->values);
+}
+
+void site_values_free(site *s)
+{
+    site_values *c = s->values;
+    if (!c)
+        return;
+    strmap_free(c->term_index);
+    free(c->order);
+    free(c->refs);
+    free(c->terms);
+    free(c->term_at);
+    free(c->term_ix);
+    free((void *)c->related);
+    free(c->last);
+    if (c->a) { /* (made with the mutex, when a map was left to be made) */
+        pthread_mutex_destroy(&c->mu);
+        arena_free(c->a);
     }
-    c->related = xcalloc(n + 1, sizeof *c->related);
-    tpl_map **made = xcalloc(s->npages * RELATED_SHARED_MAX + 1, sizeof *made);
-    for (size_t i = 0; i < s->npages; i++) {
-        const page *p = &s->pages[i];
-        for (size_t k = 0; k < p->nrelated; k++) {
-            int shared = p->related_shared[k];
-            tpl_map **slot = shared >= 1 && shared <= RELATED_SHARED_MAX
-                                 ? &made[(size_t)p->related[k] * RELATED_SHARED_MAX + (size_t)shared - 1]
-                                 : NULL;
-            tpl_map *r = slot ? *slot : NULL;
-            if (!r) {
-                r = page_ref(s, s->a, &s->pages[p->related[k]], c->refs, 1);
-                tpl_map_set_str(s->a, r, "shared", tpl_int(shared));
-                if (slot)
-                    *slot = r;
-            }
-            c->related[c->related_at[i] + k] = r;
-        }
-    }
-    free(made);
+    free(c);
+    s->values = NULL;
 }
 
 /* The terms of every taxonomy (s->terms, s->taxonomies, s->tags), each
@@ -1046,29 +1131,37 @@ void site_build_model(site *s, diag_list *d)
     site_papers_values(s, sm);
     /* every page's value, in parallel: posts, pages, the _index.md of the
      * home page and of sections */
-    value_jobs vj = { s, term_index, xcalloc(s->npages + 1, sizeof *vj.order), 0,
-                      xcalloc(s->npages + 1, sizeof *vj.refs), xcalloc(s->nterms + 1, sizeof *vj.terms),
-                      term_at, term_ix, NULL, NULL, xcalloc((size_t)s->nwa + 1, sizeof *vj.last) };
+    site_values *vj = xcalloc(1, sizeof *vj);
+    *vj = (site_values){ .s = s, .term_index = term_index, .order = xcalloc(s->npages + 1, sizeof *vj->order),
+                         .refs = xcalloc(s->npages + 1, sizeof *vj->refs),
+                         .terms = xcalloc(s->nterms + 1, sizeof *vj->terms), .term_at = term_at,
+                         .term_ix = term_ix, .last = xcalloc((size_t)s->nwa + 1, sizeof *vj->last) };
     for (size_t i = 0; i < s->nterms; i++)
-        vj.terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
-    site_parallel(s->npages, s->nwa, refv_job, &vj);
-    related_refs(s, &vj);
+        vj->terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
+    site_parallel(s->npages, s->nwa, refv_job, vj);
+    vj->related = xcalloc(s->npages * RELATED_SHARED_MAX + 1, sizeof *vj->related);
     for (size_t k = 0; k < np; k++)
-        vj.order[vj.n++] = s->posts[k];
+        vj->order[vj->n++] = s->posts[k];
     for (size_t k = 0; k < nplain; k++)
-        vj.order[vj.n++] = s->plain[k];
+        vj->order[vj->n++] = s->plain[k];
     for (size_t i = 0; i < s->npages; i++)
         if (s->pages[i].is_index && s->pages[i].path && !s->pages[i].failed)
-            vj.order[vj.n++] = (int)i;
-    site_parallel(vj.n, s->nwa, value_job, &vj);
-    free(vj.order);
-    free(vj.refs);
-    free(vj.terms);
-    free(vj.related);
-    free(vj.related_at);
-    free(vj.last);
-    free(term_at);
-    free(term_ix);
+            vj->order[vj->n++] = (int)i;
+    /* the lazy hook that makes a map when read is site/bulk.c's */
+    if (!s->md_disk && !s->spill)
+        s->known_inputs = NULL;
+    site_parallel(vj->n, s->nwa, value_job, vj);
+    s->values = vj;
+    bool unmade = false;
+    for (size_t k = 0; k < vj->n && !unmade; k++)
+        unmade = s->pages[vj->order[k]].value_known;
+    if (unmade) {
+        pthread_mutex_init(&vj->mu, NULL);
+        vj->a = arena_new();
+    } else {
+        vj->term_index = NULL; /* freed below, after the taxonomies' values */
+        site_values_free(s);
+    }
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)
@@ -1085,7 +1178,8 @@ void site_build_model(site *s, diag_list *d)
             tags = tpl_map_get_cstr(s->taxonomies[t].value, "terms");
     }
     tpl_map_seal(a, taxonomies);
-    strmap_free(term_index);
+    if (!s->values)
+        strmap_free(term_index);
 
     const site_config *c = &s->cfg;
     tpl_map_set_str(a, sm, "title", str_v(c->title));

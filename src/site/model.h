@@ -168,6 +168,12 @@ typedef struct site {
     } lang_words[16];
     size_t nlang_words;
     struct site_spill *spill; /* pages' bodies on disk (spill.c), or NULL: in memory */
+    /* each page's inputs in the last build (render/record.c), set before
+     * the model by a one-shot build with the render record: a page whose
+     * inputs are the ones there gets a map made when first read
+     * (site_build_model); NULL: every map is made with the model */
+    const uint64_t *known_inputs;
+    struct site_values *values; /* what those maps are made from, while any is not made */
 } site;
 
 /* The slug of a tag's name, in a: its page is tags/<slug>/. Tags whose
@@ -190,6 +196,14 @@ int64_t site_reading_time(size_t words, size_t cjk);
  * read back is a warning into d (may be NULL). */
 struct diag_list;
 void site_build_model(site *s, struct diag_list *d);
+/* Makes every page map site_build_model left to be made when read (see
+ * known_inputs), in parallel; while no render runs. */
+void site_make_values(site *s);
+/* Makes p's map if it is still to be made: the lazy hook's (site/bulk.c),
+ * safe while renders run. */
+void site_page_value_make(site *s, const page *p);
+/* Frees what the maps to be made were made from (site_free). */
+void site_values_free(site *s);
 /* Sets the entries of a list page's map m that come from an _index.md
  * (content, summary, params, source; empty without one: index_page -1),
  * allocating in a — a render job's scratch arena when called while

@@ -117,10 +117,14 @@ typedef struct page {
      * results (render/search.c keeps a document's part of the search
      * index by it). 0: not known */
     uint64_t md_id;
-    /* what its `page` map was made of besides what every page's map
-     * shares (page_value, model.c): with the same global fingerprint of
+    /* what its `page` map is made of besides what every page's map
+     * shares (page_inputs, model.c): with the same global fingerprint of
      * the render record, equal inputs, equal maps. 0: not known */
     uint64_t inputs;
+    /* its inputs are the last build's (site->known_inputs): its map is
+     * made when first read, and the render record takes its hashes, place
+     * and count of entries from the last build's */
+    bool value_known;
     const char *search_keys; /* its text's and headings' search keys, packed
                                 (util/words.h), with `search: true`, else NULL */
     size_t search_keys_len;

@@ -124,7 +124,39 @@ def main():
     post(6, title="The sixth note")
     build("a related note's title (every Markdown made again: links show titles)", 0)
     build("nothing changed at the end", 8)
+    lazy_maps()
     print("ok: every page shown with another's values made again when they changed")
+
+
+# Known pages' maps are made only when an output reads them (site/model.c,
+# value.h's TPL_LAZY_MAP): a list that reads every post's map whole (its
+# keys before any entry: a map read whole is made too), a
+# template or site.yaml changed after a build that left maps unmade (every
+# map made then, and hashed again), each compared with a clean build.
+INDEX = """<!doctype html><title>{{ site.title }}</title>
+{%- for p in site.posts %}
+<p>{{ p.keys() | list | join(",") }} {{ p | length }} {{ p.title }} {{ p.summary | safe }}</p>
+{%- endfor %}
+"""
+
+
+def lazy_maps():
+    write("templates/index.html", INDEX)
+    build("a list of every post's map whole", 0)
+    build("nothing changed, with the list", 8)
+    with open(os.path.join(SITE, "content/posts/2024-01-02-n2.md"), "a") as f:
+        f.write("\nA line more in note 2.\n")
+    build("a note's body, the list of every map rendered again", 5)
+    with open(os.path.join(SITE, "content/posts/2024-01-02-n2.md"), "a") as f:
+        f.write("\nAnd another.\n")
+    write("templates/post.html", TEMPLATE + "<!-- changed -->\n")
+    build("a template, after maps were left unmade", 0)
+    build("nothing changed after the template", 8)
+    with open(os.path.join(SITE, "content/posts/2024-01-02-n2.md"), "a") as f:
+        f.write("\nA third line.\n")
+    write("site.yaml", "title: Inputs again\nbase_url: https://example.org/\n")
+    build("site.yaml, after maps were left unmade", 0)
+    build("nothing changed after site.yaml", 8)
 
 
 if __name__ == "__main__":
