@@ -770,6 +770,8 @@ static strmap *build_terms(site *s, size_t **at, int **ix)
     for (size_t i = 0; i <= s->npages; i++)
         pos[i] = SIZE_MAX;
     for (size_t k = 0; k < s->nposts; k++) {
+        if (k + 16 < s->nposts)
+            __builtin_prefetch(&s->pages[s->posts[k + 16]].nterms[0]);
         const page *p = &s->pages[s->posts[k]];
         pos[s->posts[k]] = nix;
         for (size_t t = 0; t < s->cfg.ntaxonomies; t++)
@@ -795,6 +797,24 @@ static strmap *build_terms(site *s, size_t **at, int **ix)
         strmap *by_name = strmap_new(64);
         x->first = nt;
         for (size_t k = 0; k < s->nposts; k++) {
+            /* the posts are newest first, their pages in source order:
+             * each read of a post's terms missed the cache, one after
+             * another (at 100,000 posts, 50 → 21 ms of the serial model).
+             * Asked for ahead, in stages: the page's counts and lists,
+             * the list of taxonomy t, the names. (Here, not in a function
+             * of their own: GCC takes one that only prefetches for one
+             * without effects, and drops the call.) */
+            if (k + 24 < s->nposts) {
+                __builtin_prefetch(&s->pages[s->posts[k + 24]].terms[t]);
+                __builtin_prefetch(&s->pages[s->posts[k + 24]].nterms[t]);
+            }
+            if (k + 16 < s->nposts)
+                __builtin_prefetch(s->pages[s->posts[k + 16]].terms[t]);
+            if (k + 8 < s->nposts) {
+                const page *q = &s->pages[s->posts[k + 8]];
+                for (size_t i = 0; i < q->nterms[t] && i < 4; i++)
+                    __builtin_prefetch(q->terms[t][i]);
+            }
             page *p = &s->pages[s->posts[k]];
             for (size_t i = 0; i < p->nterms[t]; i++) {
                 long ti = strmap_get(by_name, p->terms[t][i]);
