@@ -1160,13 +1160,14 @@ void site_build_model(site *s, diag_list *d)
         vj->terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
     site_parallel(s->npages, s->nwa, refv_job, vj);
     vj->related = xcalloc(s->npages * RELATED_SHARED_MAX + 1, sizeof *vj->related);
-    for (size_t k = 0; k < np; k++)
-        vj->order[vj->n++] = s->posts[k];
-    for (size_t k = 0; k < nplain; k++)
-        vj->order[vj->n++] = s->plain[k];
-    for (size_t i = 0; i < s->npages; i++)
-        if (s->pages[i].is_index && s->pages[i].path && !s->pages[i].failed)
+    /* the published posts and pages, and the _index.md of the home page
+     * and of sections, in the pages' order (the posts' is all over
+     * memory: at 100,000 posts, 15 ms more) */
+    for (size_t i = 0; i < s->npages; i++) {
+        const page *p = &s->pages[i];
+        if (!p->failed && p->path && (p->is_index || !p->excluded))
             vj->order[vj->n++] = (int)i;
+    }
     /* the lazy hook that makes a map when read is site/bulk.c's */
     if (!s->md_disk && !s->spill)
         s->known_inputs = NULL;
