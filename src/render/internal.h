@@ -118,8 +118,8 @@ void render_references(render_ctx *c, int jobs, diag_list *d);
  * out_dir: the last build's record of its pages from the cache k, when it
  * had as many (a record that does not read back whole: a warning in d).
  * Free with render_record_free. */
-render_record *render_record_read(const site *s, cache *k, const char *site_dir, const char *out_dir, int jobs,
-                                  diag_list *d);
+render_record *render_record_read(const site *s, cache *k, const char *site_dir, const char *out_dir,
+                                  int jobs, diag_list *d);
 /* Each page's inputs in the last build (p->inputs), for the model
  * (site->known_inputs): while r lives, until render_record_open; NULL
  * when none were read. */
@@ -130,8 +130,8 @@ const uint64_t *render_record_old_inputs(const render_record *r);
  * made with the same global fingerprint and jobs. A page map the model
  * left to be made (page->value_known) keeps the last build's hashes; all
  * are made (site_make_values) when the fingerprint is another. */
-void render_record_open(render_record *r, const render_ctx *c, const char *const *tdirs, size_t ntdirs, int jobs,
-                        diag_list *d);
+void render_record_open(render_record *r, const render_ctx *c, const char *const *tdirs, size_t ntdirs,
+                        int jobs, diag_list *d);
 /* Around job i on its worker's thread: begin, then (template jobs only)
  * frame, then end. */
 void render_record_begin(render_record *r, size_t i);

@@ -22,8 +22,8 @@
  * The next build reads the last build's pages' parts before its model
  * (render_record_read: a page whose inputs are the same gets a map made
  * only when read, site/model.c), computes the same once its model is
- * made, and renders a job again unless its global fingerprint and frame are the same, no
- * entry it read has another hash, and every file it left is still the
+ * made, and renders a job again unless its global fingerprint and frame
+ * are the same, no entry it read has another hash, and every file it left is still the
  * very file it wrote (output_keep): then that file is kept, unread. So a
  * record left behind by a killed build, or older than the output folder,
  * can only make a job render again, never keep a file that is not what
@@ -762,8 +762,8 @@ static void read_old(render_record *r, int jobs, diag_list *d)
     r->have_old = true;
 }
 
-render_record *render_record_read(const site *s, cache *k, const char *site_dir, const char *out_dir, int jobs,
-                                  diag_list *d)
+render_record *render_record_read(const site *s, cache *k, const char *site_dir, const char *out_dir,
+                                  int jobs, diag_list *d)
 {
     render_record *r = xcalloc(1, sizeof *r);
     r->key = (buf)BUF_INIT;
@@ -778,7 +778,10 @@ render_record *render_record_read(const site *s, cache *k, const char *site_dir,
     return r;
 }
 
-const uint64_t *render_record_old_inputs(const render_record *r) { return r && r->old_words ? r->old_inputs : NULL; }
+const uint64_t *render_record_old_inputs(const render_record *r)
+{
+    return r && r->old_words ? r->old_inputs : NULL;
+}
 
 /* r->off and r->h for the pages' maps as they are: a map not made yet
  * (site/model.c) has the last build's count of entries. */
@@ -793,8 +796,8 @@ static void count_entries(render_record *r, const site *s)
     r->h = xcalloc(r->off[r->npages] + 1, sizeof *r->h);
 }
 
-void render_record_open(render_record *r, const render_ctx *c, const char *const *tdirs, size_t ntdirs, int jobs,
-                        diag_list *d)
+void render_record_open(render_record *r, const render_ctx *c, const char *const *tdirs, size_t ntdirs,
+                        int jobs, diag_list *d)
 {
     site *s = c->s;
     r->njobs = c->njobs;

@@ -581,7 +581,8 @@ static tpl_map *related_ref(site *s, site_values *c, arena *a, int q, int shared
     r = page_ref(s, a, &s->pages[q], c->refs, 1);
     tpl_map_set_str(a, r, "shared", tpl_int(shared));
     tpl_map *none = NULL;
-    if (slot && !atomic_compare_exchange_strong_explicit(slot, &none, r, memory_order_acq_rel, memory_order_acquire))
+    if (slot &&
+        !atomic_compare_exchange_strong_explicit(slot, &none, r, memory_order_acq_rel, memory_order_acquire))
         r = none; /* another worker's, made meanwhile */
     return r;
 }

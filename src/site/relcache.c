@@ -114,7 +114,8 @@ bool site_related_get(site *s, const unsigned char digest[CACHE_DIGEST_LEN], siz
             uint64_t q = binrec_get_u(&rd), sh = binrec_get_u(&rd);
             /* a post other than itself that related_job could list,
              * sharing at least one group */
-            ok = !rd.bad && q < s->npages && (int)q != s->posts[k] && listable[q] && sh >= 1 && sh <= 0x7fffffff;
+            ok = !rd.bad && q < s->npages && (int)q != s->posts[k] && listable[q] && sh >= 1 &&
+                 sh <= 0x7fffffff;
             if (ok) {
                 related[k * want + i] = (int)q;
                 shared[k * want + i] = (int)sh;

@@ -1940,14 +1940,16 @@ static void prefetch_ahead(const tpl_list *items, size_t i)
 {
     if (i + 8 < items->len && items->items[i + 8].kind == TPL_MAP)
         __builtin_prefetch(items->items[i + 8].u.map);
-    if (i + 4 < items->len && items->items[i + 4].kind == TPL_MAP && tpl_map_made(items->items[i + 4].u.map)) {
+    if (i + 4 < items->len && items->items[i + 4].kind == TPL_MAP &&
+        tpl_map_made(items->items[i + 4].u.map)) {
         const tpl_map *m = items->items[i + 4].u.map;
         const char *e = (const char *)m->entries;
         size_t bytes = m->len * sizeof *m->entries;
         for (size_t k = 0; k < bytes && k < 256; k += 64)
             __builtin_prefetch(e + k);
     }
-    if (i + 2 < items->len && items->items[i + 2].kind == TPL_MAP && tpl_map_made(items->items[i + 2].u.map)) {
+    if (i + 2 < items->len && items->items[i + 2].kind == TPL_MAP &&
+        tpl_map_made(items->items[i + 2].u.map)) {
         const tpl_map *m = items->items[i + 2].u.map;
         for (size_t k = 0; k < m->len && k < 8; k++) {
             const tpl_value *v = &m->entries[k].value;
