@@ -94,6 +94,8 @@ typedef struct site_variant {
 
 typedef struct site {
     const char *dir;      /* site folder */
+    const char *dir_real; /* resolved (fs_resolve) once a run, its sources read by it; NULL: each read
+                           * resolves dir */
     site_config cfg;
     arena *a;             /* everything built serially lives here */
     arena **wa;           /* one per worker thread, for parallel stages */

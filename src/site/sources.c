@@ -85,13 +85,15 @@ static bool same_file(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-bool site_source_read(site_source_cache *c, const char *dir, const char *src, char **data,
-                      size_t *len)
+bool site_source_read(site_source_cache *c, const char *dir, const char *dir_real, const char *src,
+                      char **data, size_t *len)
 {
-    char *full = fs_join(dir, src);
+    /* by the resolved folder when it is given: the path is then whole, and
+     * resolving it asks for no working directory (two calls a read fewer) */
+    char *full = fs_join(dir_real ? dir_real : dir, src);
     struct stat st;
-    bool have_st = stat(full, &st) == 0;
-    if (c && have_st) {
+    bool have_st = c && stat(full, &st) == 0; /* (only a session's cache asks who the file is) */
+    if (have_st) {
         pthread_mutex_lock(&c->mu);
         long i = strmap_get(c->index, src);
         if (i >= 0 && c->v[i].live && same_file(&c->v[i].st, &st)) {
@@ -104,8 +106,8 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *src, ch
         pthread_mutex_unlock(&c->mu);
     }
     buf b = BUF_INIT;
-    char *root = fs_resolve(dir); /* the containment rule: nothing from outside the site */
-    bool ok = fs_read_file_within(root, full, FS_READ_MAX, &b);
+    char *root = dir_real ? NULL : fs_resolve(dir); /* the containment rule: nothing from outside the site */
+    bool ok = fs_read_file_within(dir_real ? dir_real : root, full, FS_READ_MAX, &b);
     int e = errno;
     free(root);
     free(full);
@@ -115,11 +117,11 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *src, ch
         return false;
     }
     *data = buf_detach(&b, len);
-    if (c && have_st) {
+    if (have_st) {
         /* a file written while it was read keeps no entry: its stat may
          * describe the older bytes */
         struct stat after;
-        char *again = fs_join(dir, src);
+        char *again = fs_join(dir_real ? dir_real : dir, src);
         bool stable = stat(again, &after) == 0 && same_file(&st, &after);
         free(again);
         pthread_mutex_lock(&c->mu);
@@ -160,7 +162,7 @@ bool site_source_reread(const site *s, page *p, diag_list *d)
 {
     site_source_stamp now;
     bool ok = site_source_stamp_of(s->dir, p->src, &now) && !memcmp(&now, &p->stamp, sizeof now) &&
-              site_source_read(NULL, s->dir, p->src, &p->text, &p->text_len);
+              site_source_read(NULL, s->dir, s->dir_real, p->src, &p->text, &p->text_len);
     if (ok && (long long)p->text_len != p->stamp.size) {
         free(p->text);
         p->text = NULL;
