@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "site/bulk.h"
@@ -74,13 +75,30 @@ static bool write_all(int fd, const char *p, size_t n, off_t at)
     return true;
 }
 
+/* data and its NUL at `at`: one call, not two (four bodies a page: at
+ * 10,000 posts, 40,000 calls fewer). */
+static bool write_with_nul(int fd, const char *data, size_t n, off_t at)
+{
+    struct iovec v[2] = { { (void *)data, n }, { (void *)"", 1 } };
+    ssize_t k;
+    do
+        k = pwritev(fd, v, 2, at);
+    while (k < 0 && errno == EINTR);
+    if (k < 0)
+        return false;
+    size_t done = (size_t)k; /* short: the rest as write_all writes it */
+    if (done > n)
+        return true;
+    return write_all(fd, data + done, n - done, at + (off_t)done) && write_all(fd, "", 1, at + (off_t)n);
+}
+
 size_t site_spill_put(site *s, const char *data, size_t n)
 {
     site_spill *sp = s->spill;
     if (!sp || atomic_load(&sp->failed))
         return 0;
     size_t at = atomic_fetch_add(&sp->end, n + 1);
-    if (!write_all(sp->fd, data, n, (off_t)at) || !write_all(sp->fd, "", 1, (off_t)(at + n))) {
+    if (!write_with_nul(sp->fd, data, n, (off_t)at)) {
         atomic_store(&sp->failed, true); /* this one and the later ones stay in memory */
         return 0;
     }
@@ -100,7 +118,7 @@ bool site_spill_write(const site *s, size_t place, const char *data, size_t n)
     site_spill *sp = s->spill;
     if (!sp || !sp->map || !place || place - 1 + n + 1 > sp->map_len)
         return false;
-    return write_all(sp->fd, data, n, (off_t)(place - 1)) && write_all(sp->fd, "", 1, (off_t)(place - 1 + n));
+    return write_with_nul(sp->fd, data, n, (off_t)(place - 1));
 }
 
 const char *site_spill_at(const site *s, size_t place)
