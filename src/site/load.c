@@ -112,7 +112,8 @@ static void parse_job(void *vctx, size_t i, int worker)
     }
     /* a build session: reuse the last parse when the bytes are the same
      * (a notebook's never are: the parse keeps the text made of it) */
-    if (!load_is_notebook(p) && !site_source_read(s->sources, s->dir, s->dir_real, p->src, &p->text, &p->text_len)) {
+    if (!load_is_notebook(p) &&
+        !site_source_read(s->sources, s->dir, s->dir_real, p->src, &p->text, &p->text_len)) {
         diag_error(c->d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return;
