@@ -674,6 +674,77 @@ TEST(lazy_entries)
     lazy_vars = NULL;
 }
 
+/* Maps not made (value.h, TPL_LAZY_MAP): no entries until the hook makes
+ * them, which every reader asks for first — a look-up by key (hinted or
+ * not), a read of the length, of the keys, of the map whole, `in` — once
+ * a map, and never for a map made. */
+static int make_calls;
+static void lazy_make(void *ctx, const tpl_map *m, long index)
+{
+    (void)ctx;
+    (void)index;
+    if (tpl_map_made(m))
+        return;
+    make_calls++;
+    tpl_map *full = tpl_map_new(A, 2);
+    tpl_map_set_str(A, full, "title", tpl_str("T"));
+    tpl_map_set_str(A, full, "content", tpl_str("a b"));
+    tpl_map *w = (tpl_map *)m;
+    w->entries = full->entries;
+    w->cap = full->cap;
+    w->len = full->len;
+    atomic_store_explicit(&w->lazy, 0, memory_order_release);
+}
+
+static tpl_map *unmade_page(void)
+{
+    tpl_map *page = tpl_map_new(A, 0);
+    page->len = 0;
+    page->owner = 1;
+    atomic_store(&page->lazy, TPL_LAZY_MAP);
+    lazy_vars = tpl_map_new(A, 1);
+    tpl_map_set_str(A, lazy_vars, "page", tpl_map_value(page));
+    return page;
+}
+
+TEST(lazy_maps)
+{
+    tpl_lazy_hook(lazy_make, NULL);
+    static const struct {
+        const char *src, *want;
+    } reads[] = {
+        { "{{ page.title }}", "T" },
+        { "{{ page | length }}", "2" },
+        { "{{ page.keys() | list | join(',') }}", "title,content" },
+        { "{% for k, v in page.items() %}{{ k }}={{ v }};{% endfor %}", "title=T;content=a b;" },
+        { "{{ page | urlencode }}", "title=T&amp;content=a+b" },
+        { "{{ page | tojson }}", "{\"content\": \"a b\", \"title\": \"T\"}" },
+        { "{{ 'content' in page }}", "True" },
+        { "{{ page.get('title') }}", "T" },
+        { "{{ page['content'] }}", "a b" },
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
+        tpl_map *page = unmade_page();
+        make_calls = 0;
+        OK(!tpl_map_made(page));
+        R(reads[i].src, reads[i].want);
+        EQ_INT(make_calls, 1);
+        OK(tpl_map_made(page));
+        R(reads[i].src, reads[i].want); /* made: the hook is not asked again */
+        EQ_INT(make_calls, 1);
+    }
+    /* from C: a look-up by key, an entry's index */
+    tpl_map *page = unmade_page();
+    make_calls = 0;
+    EQ_STR(tpl_map_get_cstr(page, "content").u.s, "a b");
+    EQ_INT(make_calls, 1);
+    page = unmade_page();
+    EQ_INT(tpl_map_find(page, "content"), 1);
+    EQ_INT(make_calls, 2);
+    tpl_lazy_hook(NULL, NULL);
+    lazy_vars = NULL;
+}
+
 int main(void)
 {
     A = arena_new();
@@ -692,6 +763,7 @@ int main(void)
     RUN(steps);
     RUN(process_memory);
     RUN(lazy_entries);
+    RUN(lazy_maps);
     arena_free(A);
     return harness_done();
 }
