@@ -175,7 +175,8 @@ typedef struct site {
      * inputs are the ones there gets a map made when first read
      * (site_build_model); NULL: every map is made with the model */
     const uint64_t *known_inputs;
-    struct site_values *values; /* what those maps are made from, while any is not made */
+    struct site_values *values; /* what those maps are made from, until site_free, when any
+                                 * was left to be made; else NULL */
 } site;
 
 /* The slug of a tag's name, in a: its page is tags/<slug>/. Tags whose
