@@ -461,7 +461,7 @@ static void list_jobs(run *r)
  * sink, handed to it). keep: record what each job read, for a session's
  * fast rebuilds. False on an error (the staged output is then dropped by
  * commit). */
-static bool render(run *r, bool keep, diag_list *d)
+static bool render(run *r, diag_list *d)
 {
     site *s = &r->s;
     build_env *e = r->e;
@@ -489,7 +489,7 @@ static bool render(run *r, bool keep, diag_list *d)
     /* a one-shot build with the cache renders only the outputs that read
      * a value that changed since the last (record.c) */
     bool record = r->rec != NULL;
-    if ((keep && o->write) || record)
+    if ((r->keep && o->write) || record)
         c->deps = xcalloc(c->njobs + 1, sizeof *c->deps);
     render_references(c, r->jobs, d);
     if (record) {
@@ -519,7 +519,7 @@ static bool render(run *r, bool keep, diag_list *d)
      * buffers, the tables of contents let go) leaves the process before
      * the commit allocates its lists of paths: the peak of a full render
      * of 100,000 posts is there */
-    if (!keep)
+    if (!r->keep)
         malloc_trim(0);
 #endif
     if (!o->write && !e->sink) /* sheaf check */
@@ -644,7 +644,7 @@ bool render_run(build_env *e, last_run **keep, diag_list *d, build_stats *st)
         TIMED(&r.st.ms_load, load(&r, d));
         TIMED(&r.st.ms_markdown, markdown(&r, d));
         TIMED(&r.st.ms_model, model(&r, d));
-        TIMED(&r.st.ms_render, ok = !new_errors(&r, d) && render(&r, keep != NULL, d));
+        TIMED(&r.st.ms_render, ok = !new_errors(&r, d) && render(&r, d));
         TIMED(&r.st.ms_write, ok = commit(&r, ok, d) && ok);
     }
     ok = run_end(&r, ok, keep, d);

@@ -2045,7 +2045,8 @@ static void stat_own(output *o)
     }
     strmap_free(at);
     bool *dir = xcalloc(o->nown + 1, sizeof *dir);
-    own_part half[2] = { { o->own, dir, fd, now, 0, o->nown / 2 }, { o->own, dir, fd, now, o->nown / 2, o->nown } };
+    own_part half[2] = { { o->own, dir, fd, now, 0, o->nown / 2 },
+                         { o->own, dir, fd, now, o->nown / 2, o->nown } };
     in_halves(own_stat_run, &half[0], &half[1], o->nown >= 512);
     close(fd);
     size_t n = 0; /* (a user entry that is no folder is no record) */

@@ -527,8 +527,8 @@ static uint64_t page_inputs(const site *s, const page *p, const page_refv *refs,
 /* What page_value and the maps made when read take from the model: the
  * page values are made in parallel, each in its worker's arena (which
  * lives as long as the site): page_value reads the site and other pages,
- * and writes only its own page. Kept on the site (s->values) while a map
- * is still to be made. */
+ * and writes only its own page. Kept on the site (s->values) until
+ * site_free when a map was left to be made, else freed with the model. */
 typedef struct site_values {
     site *s;
     strmap *term_index;
@@ -543,7 +543,8 @@ typedef struct site_values {
      * first page map that lists it (related_ref) */
     _Atomic(tpl_map *) *related;
     tpl_map **last; /* per worker: the last page map it indexed (map_copy_exact) */
-    /* the maps made when read, while renders run: one at a time, in a */
+    /* the maps made when read, while renders run: one at a time, in a
+     * (made when a map was left to be made) */
     pthread_mutex_t mu;
     arena *a;
     tpl_map *last_made;
@@ -746,10 +747,8 @@ void site_values_free(site *s)
     free(c->term_ix);
     free((void *)c->related);
     free(c->last);
-    if (c->a) { /* (made with the mutex, when a map was left to be made) */
-        pthread_mutex_destroy(&c->mu);
-        arena_free(c->a);
-    }
+    pthread_mutex_destroy(&c->mu);
+    arena_free(c->a);
     free(c);
     s->values = NULL;
 }
@@ -1157,6 +1156,7 @@ void site_build_model(site *s, diag_list *d)
                          .refs = xcalloc(s->npages + 1, sizeof *vj->refs),
                          .terms = xcalloc(s->nterms + 1, sizeof *vj->terms), .term_at = term_at,
                          .term_ix = term_ix, .last = xcalloc((size_t)s->nwa + 1, sizeof *vj->last) };
+    pthread_mutex_init(&vj->mu, NULL);
     for (size_t i = 0; i < s->nterms; i++)
         vj->terms[i] = term_ref(s, a, s->terms[i].name, &s->terms[i], NULL);
     site_parallel(s->npages, s->nwa, refv_job, vj);
@@ -1177,13 +1177,8 @@ void site_build_model(site *s, diag_list *d)
     bool unmade = false;
     for (size_t k = 0; k < vj->n && !unmade; k++)
         unmade = s->pages[vj->order[k]].value_known;
-    if (unmade) {
-        pthread_mutex_init(&vj->mu, NULL);
+    if (unmade)
         vj->a = arena_new();
-    } else {
-        vj->term_index = NULL; /* freed below, after the taxonomies' values */
-        site_values_free(s);
-    }
 
     tpl_list *posts = tpl_list_new(a, np);
     for (size_t k = 0; k < np; k++)
@@ -1200,8 +1195,6 @@ void site_build_model(site *s, diag_list *d)
             tags = tpl_map_get_cstr(s->taxonomies[t].value, "terms");
     }
     tpl_map_seal(a, taxonomies);
-    if (!s->values)
-        strmap_free(term_index);
 
     const site_config *c = &s->cfg;
     tpl_map_set_str(a, sm, "title", str_v(c->title));
@@ -1240,6 +1233,8 @@ void site_build_model(site *s, diag_list *d)
     tpl_map_set_str(a, sm, "build_date", site_date_value(&bd));
     tpl_map_seal(a, sm);
     s->site_value = tpl_map_value(sm);
+    if (!unmade) /* every map is made: what they are made from is not needed */
+        site_values_free(s);
 }
 
 /* Posts by year, newest year first. The year is the one each post was

@@ -90,7 +90,8 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *dir_rea
 {
     /* by the resolved folder when it is given: the path is then whole, and
      * resolving it asks for no working directory (two calls a read fewer) */
-    char *full = fs_join(dir_real ? dir_real : dir, src);
+    const char *base = dir_real ? dir_real : dir;
+    char *full = fs_join(base, src);
     struct stat st;
     bool have_st = c && stat(full, &st) == 0; /* (only a session's cache asks who the file is) */
     if (have_st) {
@@ -106,10 +107,11 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *dir_rea
         pthread_mutex_unlock(&c->mu);
     }
     buf b = BUF_INIT;
-    char *root = dir_real ? NULL : fs_resolve(dir); /* the containment rule: nothing from outside the site */
-    bool ok = fs_read_file_within(dir_real ? dir_real : root, full, FS_READ_MAX, &b);
+    /* the containment rule: nothing from outside the site */
+    char *resolved = dir_real ? NULL : fs_resolve(dir);
+    bool ok = fs_read_file_within(dir_real ? dir_real : resolved, full, FS_READ_MAX, &b);
     int e = errno;
-    free(root);
+    free(resolved);
     free(full);
     errno = e;
     if (!ok) {
@@ -121,7 +123,7 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *dir_rea
         /* a file written while it was read keeps no entry: its stat may
          * describe the older bytes */
         struct stat after;
-        char *again = fs_join(dir_real ? dir_real : dir, src);
+        char *again = fs_join(base, src);
         bool stable = stat(again, &after) == 0 && same_file(&st, &after);
         free(again);
         pthread_mutex_lock(&c->mu);
