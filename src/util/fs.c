@@ -71,13 +71,10 @@ bool fs_read_fd(int fd, buf *out)
     return read_bounded(fd, FS_READ_MAX, sized ? (size_t)st.st_size : 0, out);
 }
 
-bool fs_read_file_max(const char *path, size_t max, buf *out)
+/* Reads the file open at fd (closed here): a regular file of at most max
+ * bytes, else false with errno (EISDIR, FS_ENOTREG, FS_ETOOBIG). */
+static bool read_opened(int fd, size_t max, buf *out)
 {
-    /* O_NONBLOCK: opening a FIFO waits for a writer without it; the type
-     * is checked before anything is read */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return false;
     struct stat st;
     bool ok = fstat(fd, &st) == 0;
     if (ok && S_ISDIR(st.st_mode)) {
@@ -95,6 +92,14 @@ bool fs_read_file_max(const char *path, size_t max, buf *out)
     close(fd);
     errno = e;
     return ok;
+}
+
+bool fs_read_file_max(const char *path, size_t max, buf *out)
+{
+    /* O_NONBLOCK: opening a FIFO waits for a writer without it; the type
+     * is checked before anything is read */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    return fd >= 0 && read_opened(fd, max, out);
 }
 
 bool fs_read_file_placed(const char *path, size_t max, buf *out, bool *there)
