@@ -273,9 +273,7 @@ static void run_begin(run *r, build_env *e, diag_list *d)
     s->page_cache = e->pages;
     s->cache = e->cache;
     s->a = arena_new();
-    char *real = fs_resolve(s->dir); /* the containment rule's root, for every source read */
-    s->dir_real = arena_strdup(s->a, real);
-    free(real);
+    fs_root_open(&s->root, s->dir); /* the containment rule's root, for every source read */
     s->drafts = e->o.drafts;
     s->future = e->o.future;
     s->now = e->o.now ? (int64_t)e->o.now : (int64_t)time(NULL);

@@ -159,7 +159,7 @@ bool site_load_data(site *s, diag_list *d)
         const char *src = arena_printf(s->a, "data/%s", f->rel);
         char *text;
         size_t len;
-        if (!site_source_read(s->sources, s->dir, s->dir_real, src, &text, &len)) {
+        if (!site_source_read(s->sources, s->dir, &s->root, src, &text, &len)) {
             diag_error(d, src, 0, 0, "cannot read: %s", fs_strerror(errno));
             continue;
         }

@@ -385,7 +385,7 @@ bool load_read_head(site *s, page *p, arena *a, site_src_head *h, diag_list *d)
             return false;
         }
     } else if (!p->text &&
-               !site_source_read(s->sources, s->dir, s->dir_real, p->src, &p->text, &p->text_len)) {
+               !site_source_read(s->sources, s->dir, &s->root, p->src, &p->text, &p->text_len)) {
         diag_error(d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return false;

@@ -113,7 +113,7 @@ static void parse_job(void *vctx, size_t i, int worker)
     /* a build session: reuse the last parse when the bytes are the same
      * (a notebook's never are: the parse keeps the text made of it) */
     if (!load_is_notebook(p) &&
-        !site_source_read(s->sources, s->dir, s->dir_real, p->src, &p->text, &p->text_len)) {
+        !site_source_read(s->sources, s->dir, &s->root, p->src, &p->text, &p->text_len)) {
         diag_error(c->d, p->src, 0, 0, "cannot read: %s", fs_strerror(errno));
         p->failed = true;
         return;
@@ -324,5 +324,6 @@ void site_free(site *s)
         arena_free(s->wa[i]);
     free(s->wa);
     arena_free(s->a);
+    fs_root_close(&s->root);
     memset(s, 0, sizeof *s);
 }

@@ -15,6 +15,7 @@
 #include "site/page.h"
 #include "util/arena.h"
 #include "util/date.h"
+#include "util/fs.h"
 #include "value/value.h"
 
 typedef struct site site;
@@ -94,8 +95,8 @@ typedef struct site_variant {
 
 typedef struct site {
     const char *dir;      /* site folder */
-    const char *dir_real; /* resolved (fs_resolve) once a run, its sources read by it; NULL: each read
-                           * resolves dir */
+    fs_root root;         /* dir resolved and open once a run, its sources read below it; zeroed:
+                           * each read resolves dir */
     site_config cfg;
     arena *a;             /* everything built serially lives here */
     arena **wa;           /* one per worker thread, for parallel stages */

@@ -85,12 +85,12 @@ static bool same_file(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-bool site_source_read(site_source_cache *c, const char *dir, const char *dir_real, const char *src,
+bool site_source_read(site_source_cache *c, const char *dir, const fs_root *root, const char *src,
                       char **data, size_t *len)
 {
     /* by the resolved folder when it is given: the path is then whole, and
      * resolving it asks for no working directory (two calls a read fewer) */
-    const char *base = dir_real ? dir_real : dir;
+    const char *base = root->real ? root->real : dir;
     char *full = fs_join(base, src);
     struct stat st;
     bool have_st = c && stat(full, &st) == 0; /* (only a session's cache asks who the file is) */
@@ -108,10 +108,15 @@ bool site_source_read(site_source_cache *c, const char *dir, const char *dir_rea
     }
     buf b = BUF_INIT;
     /* the containment rule: nothing from outside the site */
-    char *resolved = dir_real ? NULL : fs_resolve(dir);
-    bool ok = fs_read_file_within(dir_real ? dir_real : resolved, full, FS_READ_MAX, &b);
+    bool ok;
+    if (root->real) {
+        ok = fs_read_file_below(root, src, FS_READ_MAX, &b);
+    } else {
+        char *resolved = fs_resolve(dir);
+        ok = fs_read_file_within(resolved, full, FS_READ_MAX, &b);
+        free(resolved);
+    }
     int e = errno;
-    free(resolved);
     free(full);
     errno = e;
     if (!ok) {
@@ -164,7 +169,7 @@ bool site_source_reread(const site *s, page *p, diag_list *d)
 {
     site_source_stamp now;
     bool ok = site_source_stamp_of(s->dir, p->src, &now) && !memcmp(&now, &p->stamp, sizeof now) &&
-              site_source_read(NULL, s->dir, s->dir_real, p->src, &p->text, &p->text_len);
+              site_source_read(NULL, s->dir, &s->root, p->src, &p->text, &p->text_len);
     if (ok && (long long)p->text_len != p->stamp.size) {
         free(p->text);
         p->text = NULL;

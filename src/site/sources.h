@@ -28,11 +28,11 @@ bool site_source_stamp_of(const char *dir, const char *src, site_source_stamp *s
  * with an error in d (the file changed during the build). */
 bool site_source_reread(const site *s, page *p, diag_list *d);
 /* Reads dir/src into *data (malloc'd, NUL-terminated; the caller frees it),
- * from the cache when it is still current. c may be NULL. dir_real: dir
- * resolved (fs_resolve), or NULL to resolve it here. Returns false with
+ * from the cache when it is still current. c may be NULL. root: dir
+ * resolved and open (fs_root_open), or zeroed to resolve dir here. Returns false with
  * errno set when the file cannot be read — FS_EOUTSIDE when it resolves
  * outside dir (the containment rule, fs_within). */
-bool site_source_read(site_source_cache *c, const char *dir, const char *dir_real, const char *src,
+bool site_source_read(site_source_cache *c, const char *dir, const fs_root *root, const char *src,
                       char **data, size_t *len);
 
 /* Front matter and Markdown of each page kept between the runs of a build

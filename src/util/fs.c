@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(SYS_openat2) && defined(O_PATH) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define HAVE_OPENAT2 1 /* fs_read_file_below: Linux 5.6 */
+#endif
 
 #include "util/buf.h"
 #include "util/fs.h"
@@ -182,6 +188,50 @@ bool fs_read_file_within(const char *root_real, const char *path, size_t max, bu
         return false;
     }
     return fs_read_file_max(path, max, out);
+}
+
+void fs_root_open(fs_root *r, const char *dir)
+{
+    r->real = fs_resolve(dir);
+    r->fd = 0;
+#ifdef HAVE_OPENAT2
+    int fd = open(r->real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd > 0)
+        r->fd = fd;
+    else if (fd == 0)
+        close(fd); /* 0 reads as "not open" */
+#endif
+}
+
+void fs_root_close(fs_root *r)
+{
+    if (r->fd > 0)
+        close(r->fd);
+    free(r->real);
+    *r = (fs_root){ 0 };
+}
+
+bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out)
+{
+#ifdef HAVE_OPENAT2
+    if (r->fd > 0) {
+        /* beneath the folder, no /proc link on the way: then the file is
+         * inside it, as fs_within would find */
+        struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK,
+                                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+        long fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof how);
+        if (fd >= 0)
+            return read_opened((int)fd, max, out);
+        /* refused, or not there: the answer, and its errno, are
+         * fs_within's */
+    }
+#endif
+    char *full = fs_join(r->real, rel);
+    bool ok = fs_read_file_within(r->real, full, max, out);
+    int e = errno;
+    free(full);
+    errno = e;
+    return ok;
 }
 
 bool fs_read_file(const char *path, buf *out)

@@ -57,6 +57,21 @@ bool fs_within(const char *root_real, const char *path);
 /* fs_read_file_max, refusing a path outside root_real (FS_EOUTSIDE)
  * before anything is opened; root_real NULL: no rule. */
 bool fs_read_file_within(const char *root_real, const char *path, size_t max, buf *out);
+/* A folder whose reads keep to the containment rule: its resolved path,
+ * and the folder held open, so that the kernel resolves a read below it
+ * beneath it in the open itself (openat2, RESOLVE_BENEATH) instead of
+ * fs_within's three calls before it. A zeroed fs_root has neither. */
+typedef struct fs_root {
+    char *real; /* dir resolved (fs_resolve) */
+    int fd;     /* dir open (O_PATH), or 0: not open */
+} fs_root;
+void fs_root_open(fs_root *r, const char *dir);
+void fs_root_close(fs_root *r);
+/* What fs_read_file_within(r->real, r->real + "/" + rel, max, out)
+ * answers, errno too, opened in one call where that takes four. A path
+ * the kernel will not resolve beneath the folder (through a link to an
+ * absolute path, say), or a kernel without openat2, gets fs_within. */
+bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out);
 /* The first n bytes of a regular file (fewer when it is shorter), with the
  * same checks: to tell what a file is without reading it all. */
 bool fs_read_head(const char *path, size_t n, buf *out);

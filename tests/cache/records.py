@@ -67,9 +67,10 @@ def write(rel, text, mode="w"):
 
 
 def opened(trace):
-    """The sources (content/…) a traced build opened."""
+    """The sources (content/…) a traced build opened: by a whole path, or
+    (openat2) below the site folder."""
     with open(trace) as f:
-        return sorted(set(re.findall(r'openat\(.*?"[^"]*/(content/[^"]+\.md)"', f.read())))
+        return sorted(set(re.findall(r'openat2?\(.*?"(?:[^"]*/)?(content/[^"]+\.md)"', f.read())))
 
 
 def build(what, want_opened=None, want_err=None, site=SITE, args=(), ok=True):
@@ -78,7 +79,7 @@ def build(what, want_opened=None, want_err=None, site=SITE, args=(), ok=True):
     steps += 1
     trace = os.path.join(TMP, "trace%d" % steps)
     out = os.path.join(TMP, "out%d" % steps)
-    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-o", trace, SHEAF, "build", "-q",
+    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,openat2", "-o", trace, SHEAF, "build", "-q",
                         "-s", site, "-o", out] + list(args), capture_output=True, text=True, env=TRACED_ENV)
     if (r.returncode == 0) != ok:
         fail("%s: exit %d:\n%s" % (what, r.returncode, r.stderr))

@@ -29,7 +29,8 @@ a list of steps run in order:
                                     #   !!binary value is written as bytes)
   - remove: [content/x.md]
   - mkdir: [content/empty]          # an (empty) folder
-  - symlink: {content/x.md: /nowhere}   # a symbolic link
+  - symlink: {content/x.md: /nowhere}   # a symbolic link ("{site}/x" in a
+                                        #   target: the site folder's path)
   - fifo: [refs.bib]                # a named pipe (no writer ever opens it)
   - sleep: 1.1                # let mtimes move on (for `kept`)
   - from_repo: [content, site.yaml]   # copy these from the repository root
@@ -341,7 +342,7 @@ def run_fixture(sheaf, name):
                 for rel, target in step["symlink"].items():
                     p = os.path.join(site, rel)
                     os.makedirs(os.path.dirname(p), exist_ok=True)
-                    os.symlink(target, p)
+                    os.symlink(target.replace("{site}", site), p)
                 continue
             if "fifo" in step:
                 for rel in step["fifo"]:
