@@ -85,15 +85,31 @@ static bool same_file(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* dir/src by the containment rule: below root, or below dir resolved and
+ * opened here when root is zeroed; who as fs_read_file_below's. */
+static bool read_contained(const char *dir, const fs_root *root, const char *src, buf *b, struct stat *who)
+{
+    if (root->real)
+        return fs_read_file_below(root, src, FS_READ_MAX, b, who);
+    fs_root own;
+    fs_root_open(&own, dir);
+    bool ok = fs_read_file_below(&own, src, FS_READ_MAX, b, who);
+    int e = errno;
+    fs_root_close(&own);
+    errno = e;
+    return ok;
+}
+
 bool site_source_read(site_source_cache *c, const char *dir, const fs_root *root, const char *src,
                       char **data, size_t *len)
 {
-    /* by the resolved folder when it is given: the path is then whole, and
-     * resolving it asks for no working directory (two calls a read fewer) */
+    /* only a session's cache asks who the file is: by the resolved folder
+     * when it is given (the path is then whole, and resolving it asks for
+     * no working directory) */
     const char *base = root->real ? root->real : dir;
-    char *full = fs_join(base, src);
+    char *full = c ? fs_join(base, src) : NULL;
     struct stat st;
-    bool have_st = c && stat(full, &st) == 0; /* (only a session's cache asks who the file is) */
+    bool have_st = c && stat(full, &st) == 0;
     if (have_st) {
         pthread_mutex_lock(&c->mu);
         long i = strmap_get(c->index, src);
@@ -107,20 +123,11 @@ bool site_source_read(site_source_cache *c, const char *dir, const fs_root *root
         pthread_mutex_unlock(&c->mu);
     }
     buf b = BUF_INIT;
-    /* the containment rule: nothing from outside the site */
-    bool ok;
-    if (root->real) {
-        ok = fs_read_file_below(root, src, FS_READ_MAX, &b);
-    } else {
-        char *resolved = fs_resolve(dir);
-        ok = fs_read_file_within(resolved, full, FS_READ_MAX, &b);
-        free(resolved);
-    }
-    int e = errno;
-    free(full);
-    errno = e;
-    if (!ok) {
+    if (!read_contained(dir, root, src, &b, NULL)) {
+        int e = errno;
+        free(full);
         buf_release(&b);
+        errno = e;
         return false;
     }
     *data = buf_detach(&b, len);
@@ -128,9 +135,7 @@ bool site_source_read(site_source_cache *c, const char *dir, const fs_root *root
         /* a file written while it was read keeps no entry: its stat may
          * describe the older bytes */
         struct stat after;
-        char *again = fs_join(base, src);
-        bool stable = stat(again, &after) == 0 && same_file(&st, &after);
-        free(again);
+        bool stable = stat(full, &after) == 0 && same_file(&st, &after);
         pthread_mutex_lock(&c->mu);
         long i = strmap_get(c->index, src);
         if (i < 0) {
@@ -148,7 +153,15 @@ bool site_source_read(site_source_cache *c, const char *dir, const fs_root *root
         }
         pthread_mutex_unlock(&c->mu);
     }
+    free(full);
     return true;
+}
+
+static site_source_stamp stamp_from(const struct stat *b)
+{
+    return (site_source_stamp){ (unsigned long long)b->st_dev, (unsigned long long)b->st_ino,
+                                (long long)b->st_size, (long long)b->st_mtim.tv_sec,
+                                (long long)b->st_mtim.tv_nsec };
 }
 
 bool site_source_stamp_of(const char *dir, const char *src, site_source_stamp *st)
@@ -157,28 +170,28 @@ bool site_source_stamp_of(const char *dir, const char *src, site_source_stamp *s
     struct stat b;
     bool ok = stat(full, &b) == 0;
     free(full);
-    if (!ok)
-        return false;
-    *st = (site_source_stamp){ (unsigned long long)b.st_dev, (unsigned long long)b.st_ino,
-                               (long long)b.st_size, (long long)b.st_mtim.tv_sec,
-                               (long long)b.st_mtim.tv_nsec };
-    return true;
+    if (ok)
+        *st = stamp_from(&b);
+    return ok;
 }
 
 bool site_source_reread(const site *s, page *p, diag_list *d)
 {
-    site_source_stamp now;
-    bool ok = site_source_stamp_of(s->dir, p->src, &now) && !memcmp(&now, &p->stamp, sizeof now) &&
-              site_source_read(NULL, s->dir, &s->root, p->src, &p->text, &p->text_len);
-    if (ok && (long long)p->text_len != p->stamp.size) {
-        free(p->text);
-        p->text = NULL;
-        ok = false;
+    /* the file is who it was when its front matter was read: the stat of
+     * the file read, and all its bytes read */
+    buf b = BUF_INIT;
+    struct stat who;
+    bool ok = read_contained(s->dir, &s->root, p->src, &b, &who);
+    if (ok) {
+        site_source_stamp now = stamp_from(&who);
+        ok = !memcmp(&now, &p->stamp, sizeof now) && (long long)b.len == p->stamp.size;
     }
     if (!ok) {
+        buf_release(&b);
         diag_error(d, p->src, 0, 0, "changed while sheaf was building the site: build again");
         return false;
     }
+    p->text = buf_detach(&b, &p->text_len);
     p->body = str_make(p->text + p->body_off, p->body.len);
     p->text_dropped = false;
     return true;

@@ -35,7 +35,10 @@ const char *fs_strerror(int e)
     return strerror(e);
 }
 
-/* Reads fd to its end, but at most max bytes: one more is FS_ETOOBIG. */
+/* Reads fd to its end, but at most max bytes: one more is FS_ETOOBIG.
+ * hint: a regular file's size when it was opened, or 0; its bytes read,
+ * the read stops without the call that would say the end (a file that
+ * grows meanwhile is read as it was: its change is seen by its stamp). */
 static bool read_bounded(int fd, size_t max, size_t hint, buf *out)
 {
     size_t start = out->len, want = hint ? hint + 1 : 4096;
@@ -57,6 +60,8 @@ static bool read_bounded(int fd, size_t max, size_t hint, buf *out)
             errno = FS_ETOOBIG;
             return false;
         }
+        if (hint && out->len - start == hint)
+            break;
         want = 65536;
     }
     return true;
@@ -78,22 +83,23 @@ bool fs_read_fd(int fd, buf *out)
 }
 
 /* Reads the file open at fd (closed here): a regular file of at most max
- * bytes, else false with errno (EISDIR, FS_ENOTREG, FS_ETOOBIG). */
-static bool read_opened(int fd, size_t max, buf *out)
+ * bytes, else false with errno (EISDIR, FS_ENOTREG, FS_ETOOBIG); who it
+ * is into *who when who is not NULL. */
+static bool read_opened(int fd, size_t max, buf *out, struct stat *who)
 {
-    struct stat st;
-    bool ok = fstat(fd, &st) == 0;
-    if (ok && S_ISDIR(st.st_mode)) {
+    struct stat own, *st = who ? who : &own;
+    bool ok = fstat(fd, st) == 0;
+    if (ok && S_ISDIR(st->st_mode)) {
         errno = EISDIR;
         ok = false;
-    } else if (ok && !S_ISREG(st.st_mode)) {
+    } else if (ok && !S_ISREG(st->st_mode)) {
         errno = FS_ENOTREG;
         ok = false;
-    } else if (ok && (uintmax_t)st.st_size > max) {
+    } else if (ok && (uintmax_t)st->st_size > max) {
         errno = FS_ETOOBIG;
         ok = false;
     }
-    ok = ok && read_bounded(fd, max, (size_t)st.st_size, out);
+    ok = ok && read_bounded(fd, max, (size_t)st->st_size, out);
     int e = errno;
     close(fd);
     errno = e;
@@ -105,7 +111,7 @@ bool fs_read_file_max(const char *path, size_t max, buf *out)
     /* O_NONBLOCK: opening a FIFO waits for a writer without it; the type
      * is checked before anything is read */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    return fd >= 0 && read_opened(fd, max, out);
+    return fd >= 0 && read_opened(fd, max, out, NULL);
 }
 
 bool fs_read_file_placed(const char *path, size_t max, buf *out, bool *there)
@@ -211,7 +217,7 @@ void fs_root_close(fs_root *r)
     *r = (fs_root){ 0 };
 }
 
-bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out)
+bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out, struct stat *who)
 {
 #ifdef HAVE_OPENAT2
     if (r->fd > 0) {
@@ -221,13 +227,13 @@ bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out)
                                 .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
         long fd = syscall(SYS_openat2, r->fd, rel, &how, sizeof how);
         if (fd >= 0)
-            return read_opened((int)fd, max, out);
+            return read_opened((int)fd, max, out, who);
         /* refused, or not there: the answer, and its errno, are
          * fs_within's */
     }
 #endif
     char *full = fs_join(r->real, rel);
-    bool ok = fs_read_file_within(r->real, full, max, out);
+    bool ok = !(who && stat(full, who) != 0) && fs_read_file_within(r->real, full, max, out);
     int e = errno;
     free(full);
     errno = e;

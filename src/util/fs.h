@@ -70,8 +70,9 @@ void fs_root_close(fs_root *r);
 /* What fs_read_file_within(r->real, r->real + "/" + rel, max, out)
  * answers, errno too, opened in one call where that takes four. A path
  * the kernel will not resolve beneath the folder (through a link to an
- * absolute path, say), or a kernel without openat2, gets fs_within. */
-bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out);
+ * absolute path, say), or a kernel without openat2, gets fs_within. who:
+ * when not NULL, the file's stat, taken as it was read. */
+bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out, struct stat *who);
 /* The first n bytes of a regular file (fewer when it is shorter), with the
  * same checks: to tell what a file is without reading it all. */
 bool fs_read_head(const char *path, size_t n, buf *out);
