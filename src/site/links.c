@@ -17,6 +17,7 @@
 #include "site/links.h"
 #include "site/mdcache.h"
 #include "site/pagecache.h"
+#include "site/spill.h"
 #include "util/hash.h"
 #include "util/scan.h"
 #include "util/strmap.h"
@@ -444,9 +445,10 @@ typedef struct keep_args {
  * made now, and the text itself given back to the arena — it was
  * md_render's last allocation in a (≈ 8 KB a post of the benchmark corpus,
  * 80 MB at 10,000 posts); then, with the build cache (keep), the page's
- * entry is written; then the body and the summary, the ones before
- * it, go to the spill file when the build has one, and the snippets' text
- * after them. */
+ * entry is written; then the body, the summary, the keys and the
+ * snippets' text go to the spill file in one write when the build has
+ * one, and the body and the summary, the allocations before the text,
+ * are given back too. */
 static void drop_text(site *s, page *p, words_set *w, arena *a, bool search, const keep_args *keep)
 {
     buf keys = BUF_INIT, exc = BUF_INIT, text = BUF_INIT;
@@ -476,24 +478,37 @@ static void drop_text(site *s, page *p, words_set *w, arena *a, bool search, con
         site_md_disk_keep(s->md_disk, s, p, keep->key, keep->formulas, keep->diagrams);
         p->search_keys = p->search_text = p->search_excerpt = NULL;
     }
-    /* the body, now the arena's last allocation, then the summary */
-    if (p->md.html && (p->spill_body = site_spill_put(s, p->md.html, p->md.html_len))) {
+    /* to the spill file, in one write: the body, its summary (a body
+     * kept in memory keeps its summary), the search keys and text */
+    const char *part[SITE_SPILL_PARTS];
+    size_t len[SITE_SPILL_PARTS], place[SITE_SPILL_PARTS], *slot[SITE_SPILL_PARTS], n = 0;
+    if (p->md.html) {
+        part[n] = p->md.html, len[n] = p->md.html_len, slot[n++] = &p->spill_body;
+        if (p->md.summary_html)
+            part[n] = p->md.summary_html, len[n] = p->md.summary_len, slot[n++] = &p->spill_summary;
+    }
+    if (search) {
+        part[n] = keys.data, len[n] = keys.len, slot[n++] = &p->spill_keys;
+        part[n] = text.data, len[n] = text.len, slot[n++] = &p->spill_text;
+    }
+    site_spill_put_parts(s, n, part, len, place);
+    for (size_t i = 0; i < n; i++)
+        *slot[i] = place[i];
+    /* the body, the arena's last allocation, then the summary go back */
+    if (p->spill_body) {
         arena_give_back(a, (void *)p->md.html, p->md.html_len + 1);
         p->md.html = NULL; /* until site_spill_map */
-        if (p->md.summary_html &&
-            (p->spill_summary = site_spill_put(s, p->md.summary_html, p->md.summary_len))) {
+        if (p->spill_summary) {
             arena_give_back(a, (void *)p->md.summary_html, p->md.summary_len + 1);
             p->md.summary_html = NULL;
         }
     }
     if (search) {
         p->search_keys_len = keys.len;
-        p->spill_keys = site_spill_put(s, keys.data, keys.len);
         p->search_keys = p->spill_keys ? NULL : arena_strndup(a, keys.data, keys.len);
         p->search_excerpt = arena_strndup(a, exc.data, exc.len);
         p->search_excerpt_len = exc.len;
         p->search_text_len = text.len;
-        p->spill_text = site_spill_put(s, text.data, text.len);
         p->search_text = p->spill_text ? NULL : arena_strndup(a, text.data, text.len);
     }
     if (keep) {

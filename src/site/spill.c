@@ -1,7 +1,7 @@
 /* spill: the pages' rendered bodies in a file instead of in memory, for a
  * one-shot build (site/spill.h, "bodies on disk", says why and when).
  *
- * The Markdown workers append bodies with pwrite at places they reserve
+ * The Markdown workers append bodies with pwritev at places they reserve
  * with one atomic add, so no lock is taken; each body is written with its
  * NUL, as template strings are. The file is unlinked from the start
  * (O_TMPFILE, else mkstemp and unlink), so nothing is left behind by a
@@ -60,49 +60,66 @@ bool site_spill_open(site *s, const char *dir)
     return true;
 }
 
-static bool write_all(int fd, const char *p, size_t n, off_t at)
+/* Writes the n buffers of v from `at` on, in one call when the kernel
+ * takes them whole (v is used up). */
+static bool write_all(int fd, struct iovec *v, int n, off_t at)
 {
     while (n) {
-        ssize_t k = pwrite(fd, p, n, at);
+        ssize_t k = pwritev(fd, v, n, at);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
             return false;
-        p += k;
-        n -= (size_t)k;
         at += k;
+        size_t done = (size_t)k;
+        for (; n && done >= v->iov_len; v++, n--)
+            done -= v->iov_len;
+        if (n) { /* a short write: the rest of the buffer it stopped in */
+            v->iov_base = (char *)v->iov_base + done;
+            v->iov_len -= done;
+        }
     }
     return true;
 }
 
-/* data and its NUL at `at`: one call, not two (four bodies a page: at
- * 10,000 posts, 40,000 calls fewer). */
-static bool write_with_nul(int fd, const char *data, size_t n, off_t at)
+/* n parts, each with its NUL, one after the other from `at`: one call,
+ * not one a part (four a page: 30,000 calls fewer at 10,000 posts). */
+static bool write_parts(int fd, size_t n, const char *const data[], const size_t len[], off_t at)
 {
-    struct iovec v[2] = { { (void *)data, n }, { (void *)"", 1 } };
-    ssize_t k;
-    do
-        k = pwritev(fd, v, 2, at);
-    while (k < 0 && errno == EINTR);
-    if (k < 0)
+    struct iovec v[2 * SITE_SPILL_PARTS];
+    for (size_t i = 0; i < n; i++) {
+        v[2 * i] = (struct iovec){ (void *)data[i], len[i] };
+        v[2 * i + 1] = (struct iovec){ (void *)"", 1 };
+    }
+    return write_all(fd, v, (int)(2 * n), at);
+}
+
+bool site_spill_put_parts(site *s, size_t n, const char *const data[], const size_t len[], size_t place[])
+{
+    site_spill *sp = s->spill;
+    memset(place, 0, n * sizeof *place);
+    if (!sp || atomic_load(&sp->failed) || n > SITE_SPILL_PARTS)
         return false;
-    size_t done = (size_t)k; /* short: the rest as write_all writes it */
-    if (done > n)
-        return true;
-    return write_all(fd, data + done, n - done, at + (off_t)done) && write_all(fd, "", 1, at + (off_t)n);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += len[i] + 1;
+    size_t at = atomic_fetch_add(&sp->end, total);
+    if (!write_parts(sp->fd, n, data, len, (off_t)at)) {
+        atomic_store(&sp->failed, true); /* these and the later ones stay in memory */
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        place[i] = at + 1;
+        at += len[i] + 1;
+    }
+    return true;
 }
 
 size_t site_spill_put(site *s, const char *data, size_t n)
 {
-    site_spill *sp = s->spill;
-    if (!sp || atomic_load(&sp->failed))
-        return 0;
-    size_t at = atomic_fetch_add(&sp->end, n + 1);
-    if (!write_with_nul(sp->fd, data, n, (off_t)at)) {
-        atomic_store(&sp->failed, true); /* this one and the later ones stay in memory */
-        return 0;
-    }
-    return at + 1;
+    size_t place;
+    site_spill_put_parts(s, 1, &data, &n, &place);
+    return place;
 }
 
 size_t site_spill_reserve(site *s, size_t n)
@@ -118,7 +135,7 @@ bool site_spill_write(const site *s, size_t place, const char *data, size_t n)
     site_spill *sp = s->spill;
     if (!sp || !sp->map || !place || place - 1 + n + 1 > sp->map_len)
         return false;
-    return write_with_nul(sp->fd, data, n, (off_t)(place - 1));
+    return write_parts(sp->fd, 1, &data, &n, (off_t)(place - 1));
 }
 
 const char *site_spill_at(const site *s, size_t place)

@@ -29,6 +29,11 @@ bool site_spill_open(site *s, const char *dir);
  * page.spill_body, spill_summary, spill_keys, spill_text), or 0 when there is no file or the
  * write failed (the caller keeps the bytes). Thread-safe. */
 size_t site_spill_put(site *s, const char *data, size_t n);
+/* The same for n parts (at most SITE_SPILL_PARTS: a page's body, summary,
+ * search keys and search text), written in one call, their places into
+ * place[]; false, and every place 0, when none was written. */
+#define SITE_SPILL_PARTS 4
+bool site_spill_put_parts(site *s, size_t n, const char *const data[], const size_t len[], size_t place[]);
 /* Reserves n bytes of the file without writing them (a page taken from
  * the build cache: its body is written there only if something reads it,
  * site/bulk.h); returns their place + 1, or 0 (no file). Thread-safe. */
