@@ -6,7 +6,12 @@ and output grow at most about twice, not four times.
 Robust on a loaded machine: CPU time of the child (user + system, from
 wait4), not wall time; the median of three runs; a generous ratio (3.0 for
 time, 2.5 for bytes written); and a time ratio is only judged when the run
-at 2N takes at least 50 ms of CPU (below that, start-up dominates).
+at 2N takes at least 50 ms of CPU (below that, start-up dominates). The
+sites are built in memory (/dev/shm, where there is one): on an ext4 disk,
+making files right after others were deleted costs the kernel several
+times more, by the disk's state and not by sheaf's work (BENCHMARKS.md,
+"A note on measuring on ext4"), and a case that writes a hundred small
+files measured that instead (n=48 0.015 s, n=96 0.098 s).
 
 usage: run.py path/to/sheaf [CASE...]
 """
@@ -53,10 +58,14 @@ def cpu_run(args):
 # the ending of the output files measured: "" for all).
 
 def tags_per_page(sheaf, tmp, n):
+    # (a page holds at most 100 tags: 200 pages with n each, so that the
+    # build at 2n takes the CPU a time is judged by)
     tags = ", ".join(f"t{i}" for i in range(n))
-    root = site(tmp, {"site.yaml": "title: T\nbase_url: https://example.org/\n",
-                      "content/posts/2024-01-01-a.md": post("A", "Text.", f"tags: [{tags}]\n"),
-                      "content/posts/2024-01-02-b.md": post("B", "More.", "tags: [t0]\n")})
+    files = {"site.yaml": "title: T\nbase_url: https://example.org/\n",
+             "content/posts/2024-01-02-b.md": post("B", "More.", "tags: [t0]\n")}
+    for k in range(200):
+        files[f"content/posts/2024-01-01-a{k}.md"] = post(f"A{k}", "Text.", f"tags: [{tags}]\n")
+    root = site(tmp, files)
     out = os.path.join(tmp, "out")
     # the feeds: each term's lists the post (under 100 tags a page, the
     # pages are small beside them)
@@ -116,10 +125,13 @@ CASES = {
 }
 
 
+SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
 def measure(sheaf, make, n):
     times, size = [], None
     for _ in range(3):
-        tmp = tempfile.mkdtemp(prefix="sheaf-cx-")
+        tmp = tempfile.mkdtemp(prefix="sheaf-cx-", dir=SCRATCH)
         try:
             args, out, want, ext = make(sheaf, tmp, n)
             t, rc = cpu_run(args)
