@@ -106,13 +106,16 @@ static bool read_opened(int fd, size_t max, buf *out, struct stat *who)
     return ok;
 }
 
-bool fs_read_file_max(const char *path, size_t max, buf *out)
+/* fs_read_file_max, who as read_opened's. */
+static bool read_path(const char *path, size_t max, buf *out, struct stat *who)
 {
     /* O_NONBLOCK: opening a FIFO waits for a writer without it; the type
      * is checked before anything is read */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    return fd >= 0 && read_opened(fd, max, out, NULL);
+    return fd >= 0 && read_opened(fd, max, out, who);
 }
+
+bool fs_read_file_max(const char *path, size_t max, buf *out) { return read_path(path, max, out, NULL); }
 
 bool fs_read_file_placed(const char *path, size_t max, buf *out, bool *there)
 {
@@ -187,13 +190,19 @@ bool fs_within(const char *root_real, const char *path)
     return in;
 }
 
-bool fs_read_file_within(const char *root_real, const char *path, size_t max, buf *out)
+/* fs_read_file_within, who as read_opened's. */
+static bool read_within(const char *root_real, const char *path, size_t max, buf *out, struct stat *who)
 {
     if (root_real && !fs_within(root_real, path)) {
         errno = FS_EOUTSIDE;
         return false;
     }
-    return fs_read_file_max(path, max, out);
+    return read_path(path, max, out, who);
+}
+
+bool fs_read_file_within(const char *root_real, const char *path, size_t max, buf *out)
+{
+    return read_within(root_real, path, max, out, NULL);
 }
 
 void fs_root_open(fs_root *r, const char *dir)
@@ -233,7 +242,7 @@ bool fs_read_file_below(const fs_root *r, const char *rel, size_t max, buf *out,
     }
 #endif
     char *full = fs_join(r->real, rel);
-    bool ok = !(who && stat(full, who) != 0) && fs_read_file_within(r->real, full, max, out);
+    bool ok = read_within(r->real, full, max, out, who);
     int e = errno;
     free(full);
     errno = e;
