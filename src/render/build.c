@@ -456,9 +456,9 @@ static void list_jobs(run *r)
 }
 
 /* 7. render: every output of the model, in parallel, staged (or, with a
- * sink, handed to it). keep: record what each job read, for a session's
- * fast rebuilds. False on an error (the staged output is then dropped by
- * commit). */
+ * sink, handed to it). With r->keep, what each job read is recorded, for
+ * a session's fast rebuilds. False on an error (the staged output is
+ * then dropped by commit). */
 static bool render(run *r, diag_list *d)
 {
     site *s = &r->s;
