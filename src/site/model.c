@@ -837,7 +837,10 @@ static strmap *build_terms(site *s, size_t **at, int **ix)
                 }
                 known[pos[s->posts[k]] + fill[s->posts[k]]++] = (int)ti;
                 tag_info *tg = &v[ti];
-                VEC_PUSH(tg->posts, tg->nposts, tg->capposts, 8, s->posts[k]);
+                /* a post that names a term twice (`[GPU, gpu]`, `[a, a]`)
+                 * is one of its posts: listed, counted and related once */
+                if (!tg->nposts || tg->posts[tg->nposts - 1] != s->posts[k])
+                    VEC_PUSH(tg->posts, tg->nposts, tg->capposts, 8, s->posts[k]);
             }
         }
         x->n = nt - x->first;

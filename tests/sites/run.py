@@ -18,6 +18,8 @@ a list of steps run in order:
         - '<h1>A</h1>'
     not_in:                   # snippets a file must NOT contain
       index.html: ['Draft']
+    counts:                   # how many times a file holds a snippet
+      tags/go/index.html: {'href="/posts/a/"': 1}
     absent: [drafts/x/index.html]   # paths that must not exist
     absent_site: [../victim.txt]    # paths relative to the site folder
                                     #   that must not exist
@@ -464,6 +466,12 @@ def run_fixture(sheaf, name):
                     text = fh.read()
                 for s in snippets:
                     check(s not in text, f"{where}: {rel} should not contain\n  {s}")
+            for rel, want in (step.get("counts") or {}).items():
+                with open(os.path.join(out, rel), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                for s, n in want.items():
+                    check(text.count(s) == n,
+                          f"{where}: {rel} holds\n  {s}\n{text.count(s)} times, not {n}\n--- {rel}\n{text}")
             for rel in step.get("absent", []):
                 check(not os.path.exists(os.path.join(out, rel)),
                       f"{where}: {rel} should not exist")
