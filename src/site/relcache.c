@@ -37,7 +37,7 @@ static void put(words *w, size_t x)
     w->v[w->n++] = (uint32_t)x;
 }
 
-/* What related_job (model.c) reads, and nothing else: a change to this
+/* What related_job (related.c) reads, and nothing else: a change to this
  * rule's input must change the digest, so keep the two together. The
  * counts in front of each list keep two different inputs from running
  * together into the same numbers. */

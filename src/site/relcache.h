@@ -4,7 +4,7 @@
  * instead of scoring every post against its groups again, which grows
  * with the square of a popular tag's size (4 s at 100,000 posts).
  *
- * The entry holds a digest of exactly what the rule (model.c,
+ * The entry holds a digest of exactly what the rule (related.c,
  * related_job) reads — the number asked for, the posts' order, each term's
  * and cited work's pages and whether each of a work's pages is a
  * published post — and, for each post in that order, its related posts
@@ -28,7 +28,7 @@ void site_related_digest(const site *s, size_t want, unsigned char out[CACHE_DIG
 
 /* On a hit, sets every post's nrelated, related and related_shared, in
  * the slots related/shared (want each, post k's at k * want, as
- * find_related lays them out) and returns true. A miss (no cache, no
+ * site_find_related lays them out) and returns true. A miss (no cache, no
  * entry, another digest) changes nothing; an entry with this digest that
  * does not read back is a miss with a warning into d (d may be NULL). */
 bool site_related_get(site *s, const unsigned char digest[CACHE_DIGEST_LEN], size_t want,

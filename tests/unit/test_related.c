@@ -1,4 +1,4 @@
-/* Unit tests for the related-posts rule (site/model.c, find_related) and
+/* Unit tests for the related-posts rule (site/related.c, site_find_related) and
  * its lists kept in the build cache (site/relcache.c): who is listed, in
  * which order (most shared terms first, then newer, then by source path),
  * how many, and the same lists when they come from the cache. */
