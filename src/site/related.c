@@ -1,4 +1,32 @@
-/* related: every post's related posts (related.h). */
+/* related: every post's related posts (related.h).
+ *
+ * The rule: for each post, the cfg.related posts that share the most
+ * terms (of every taxonomy) and cited works with it, ties broken by date
+ * (newer first), then by source path — the order of s->posts, a post's
+ * rank, so a tie goes to the smaller rank. Each term and work is a group
+ * of posts; a post's score against another is how many of its groups hold
+ * that one.
+ *
+ * Walking every member of every group of a post costs the sum of the
+ * squares of the groups' sizes: a tag on a tenth of 100,000 posts is a
+ * billion steps by itself (the rule took 5 s of CPU there). So a large
+ * group (at least 1/32 of the posts) is a bitmap of its members by rank
+ * instead, and a post's large groups are read 64 posts a step:
+ *
+ *   1. its small groups are walked, each member's score counted;
+ *   2. each post met there gets its large groups' bits added: its whole
+ *      score; the best `want` of those are kept;
+ *   3. the posts met in no small group score only by their large groups:
+ *      for s = (number of large groups) down to 1, the posts whose count
+ *      of bits is exactly s (bit-sliced counters a word at a time), in
+ *      rank order, are offered. A level is left once the kept list is
+ *      full and its last beats (s, this rank) — every later post of the
+ *      level has a larger rank; the levels end once the last kept scores
+ *      above s.
+ *
+ * The lists are the ones walking every member gives (tests/unit/
+ * test_related.c compares the two on random groups). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,143 +36,276 @@
 #include "util/arena.h"
 #include "util/xalloc.h"
 
-/* Related posts: for each post, the cfg.related posts that share the most
- * terms (of every taxonomy) and cited works with it, ties broken by date
- * (newer first), then by source path — the order of s->posts, so a tie
- * goes to the smaller rank there. Each term and work is a group of posts;
- * a post's score against another is how many groups hold both, counted by
- * walking the groups of the post (the work is the sum of the squares of
- * the groups' sizes, never posts × posts). */
-static bool better(const int *score, const int *rank, int a, int b)
-{
-    return score[a] != score[b] ? score[a] > score[b] : rank[a] < rank[b];
-}
+/* A group is a bitmap when it holds at least 1/LARGE_PART of the posts
+ * (and LARGE_MIN of them); a post reads at most MAX_MAPS of its groups as
+ * bitmaps (a count of them fits the 4 bits of the counters); all bitmaps
+ * take at most MAPS_BYTES. */
+#define LARGE_PART 32
+#define LARGE_MIN 64
+#define MAX_MAPS 15
+#define MAPS_BYTES ((size_t)64 << 20)
 
-/* What related_job reads is what site_related_digest (site/relcache.c)
- * hashes: a change to one is a change to the other. */
-/* What site_find_related's workers share (read only, but for each post's own
- * slots in related/shared) and each worker's scratch. */
-typedef struct related_run {
-    site *s;
-    size_t want;
-    const size_t *start; /* each page's groups: groups[start[i] .. start[i + 1]) */
+typedef struct rank_run {
+    size_t nposts, want, words;
+    const int *const *member;
+    const size_t *count;
+    const size_t *start; /* each post's groups: groups[start[r] .. start[r + 1]) */
     const int *groups;
-    const int *rank;
-    int *related, *shared; /* post k's slots: [k * want, (k + 1) * want) */
-    struct related_scratch {
+    const long *map_of; /* a group's bitmap: maps + map_of[g] * words; -1: none */
+    const uint64_t *maps;
+    int *out, *shared;
+    size_t *n;
+    struct rank_scratch {
         int *score, *touched, *best;
     } *w; /* one per worker */
-} related_run;
+} rank_run;
 
-static void related_job(void *ctx, size_t k, int worker)
+/* Whether post a is better than post b: more shared, else the smaller rank. */
+static inline bool better(const int *score, int a, int b)
 {
-    related_run *run = ctx;
-    site *s = run->s;
-    size_t want = run->want;
-    const int *rank = run->rank;
-    int *score = run->w[worker].score, *touched = run->w[worker].touched, *best = run->w[worker].best;
-    int pi = s->posts[k];
-    page *p = &s->pages[pi];
-    size_t nt = 0;
-    for (size_t j = run->start[pi]; j < run->start[pi + 1]; j++) {
-        size_t g = (size_t)run->groups[j];
-        const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
-        size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
-        /* terms hold only published posts; a work's citing pages may
-         * be anything, so those are checked */
-        bool check = g >= s->nterms;
-        for (size_t i = 0; i < n; i++) {
+    return score[a] != score[b] ? score[a] > score[b] : a < b;
+}
+
+/* Offers q to the best n (< want, or want: full) kept sorted; returns the
+ * new count. */
+static size_t offer(int *best, size_t n, size_t want, const int *score, int q)
+{
+    if (n == want && !better(score, q, best[want - 1]))
+        return n; /* most: no better than the last kept */
+    size_t at = n < want ? n : want;
+    while (at > 0 && better(score, q, best[at - 1]))
+        at--;
+    size_t last = n < want ? n : want - 1;
+    memmove(best + at + 1, best + at, (last - at) * sizeof *best);
+    best[at] = q;
+    return n < want ? n + 1 : n;
+}
+
+/* The posts of word i whose count of bits among the nm bitmaps is exactly s. */
+static inline uint64_t exactly(const uint64_t *const *mp, size_t nm, size_t i, unsigned s)
+{
+    if (s == nm) { /* in every one */
+        uint64_t all = ~(uint64_t)0;
+        for (size_t b = 0; b < nm && all; b++)
+            all &= mp[b][i];
+        return all;
+    }
+    uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0; /* the count, bit-sliced */
+    for (size_t b = 0; b < nm; b++) {
+        uint64_t x = mp[b][i], t;
+        t = c0 & x, c0 ^= x, x = t;
+        t = c1 & x, c1 ^= x, x = t;
+        t = c2 & x, c2 ^= x, x = t;
+        c3 ^= x;
+    }
+    return (s & 1 ? c0 : ~c0) & (s & 2 ? c1 : ~c1) & (s & 4 ? c2 : ~c2) & (s & 8 ? c3 : ~c3);
+}
+
+static void rank_job(void *ctx, size_t r, int worker)
+{
+    rank_run *u = ctx;
+    size_t want = u->want;
+    int *score = u->w[worker].score, *touched = u->w[worker].touched, *best = u->w[worker].best;
+    const uint64_t *mp[MAX_MAPS];
+    size_t nm = 0, nt = 0;
+    /* 1. the small groups walked */
+    for (size_t j = u->start[r]; j < u->start[r + 1]; j++) {
+        size_t g = (size_t)u->groups[j];
+        if (u->map_of[g] >= 0 && nm < MAX_MAPS) {
+            mp[nm++] = u->maps + (size_t)u->map_of[g] * u->words;
+            continue;
+        }
+        const int *m = u->member[g];
+        for (size_t i = 0; i < u->count[g]; i++) {
             int q = m[i];
-            if (q == pi || (check && (!s->pages[q].is_post || s->pages[q].excluded || s->pages[q].failed)))
-                continue;
-            if (!score[q]++)
+            if (q != (int)r && !score[q]++)
                 touched[nt++] = q;
         }
     }
-    /* the best `want`, kept sorted by insertion (want is small) */
-    size_t nb = 0;
+    /* 2. their large groups added; the best of them kept */
+    size_t n = 0;
     for (size_t i = 0; i < nt; i++) {
         int q = touched[i];
-        if (nb == want && !better(score, rank, q, best[want - 1]))
-            continue; /* most: no better than the last kept */
-        size_t at = nb < want ? nb : want;
-        while (at > 0 && better(score, rank, q, best[at - 1]))
-            at--;
-        if (at >= want)
-            continue;
-        size_t last = nb < want ? nb : want - 1;
-        memmove(best + at + 1, best + at, (last - at) * sizeof *best);
-        best[at] = q;
-        if (nb < want)
-            nb++;
+        for (size_t b = 0; b < nm; b++)
+            score[q] += (int)(mp[b][(size_t)q >> 6] >> (q & 63) & 1);
+        n = offer(best, n, want, score, q);
     }
-    p->nrelated = nb;
-    p->related = nb ? run->related + k * want : NULL;
-    p->related_shared = nb ? run->shared + k * want : NULL;
-    for (size_t i = 0; i < nb; i++) {
-        p->related[i] = best[i];
-        p->related_shared[i] = score[best[i]];
+    /* 3. the posts in large groups only, level by level, in rank order */
+    for (unsigned s = (unsigned)nm; s >= 1; s--) {
+        if (n == want && score[best[want - 1]] > (int)s)
+            break; /* none left can score more than s */
+        for (size_t i = 0; i < u->words; i++) {
+            if (n == want && score[best[want - 1]] == (int)s && (size_t)best[want - 1] < i * 64)
+                break; /* the rest of this level ranks after the last kept */
+            uint64_t m = exactly(mp, nm, i, s);
+            if (i == r >> 6)
+                m &= ~((uint64_t)1 << (r & 63));
+            for (; m; m &= m - 1) {
+                int q = (int)(i * 64 + (size_t)__builtin_ctzll(m));
+                if (score[q])
+                    continue; /* met in a small group: offered already */
+                int last = n == want ? best[want - 1] : -1;
+                if (last >= 0 && (score[last] > (int)s || (score[last] == (int)s && last < q)))
+                    goto next_level; /* it, and the rest of the level, rank after the last kept */
+                score[q] = (int)s;
+                touched[nt++] = q;
+                n = offer(best, n, want, score, q);
+            }
+        }
+    next_level:;
+    }
+    u->n[r] = n;
+    for (size_t i = 0; i < n; i++) {
+        u->out[r * want + i] = best[i];
+        u->shared[r * want + i] = score[best[i]];
     }
     for (size_t i = 0; i < nt; i++)
         score[touched[i]] = 0;
 }
 
-/* Posts are scored independently, so on the build's worker threads, each
- * with its own score table; unless the build cache has the lists made
- * from the same input (site/relcache.h). */
-void site_find_related(site *s, diag_list *d)
+/* Group g's bitmap slot, for the groups large enough to have one: the
+ * largest first while the bytes allow. Returns how many have one. */
+static size_t choose_maps(size_t nposts, size_t ngroups, const size_t *count, size_t words, long *map_of)
 {
-    size_t want = (size_t)s->cfg.related, ngroups = s->nterms + s->npapers;
-    int *related = NULL, *shared = NULL; /* post k's slots: [k * want, (k + 1) * want) */
-    if (want && s->nposts) {
-        related = arena_alloc(s->a, s->nposts * want * sizeof *related);
-        shared = arena_alloc(s->a, s->nposts * want * sizeof *shared);
-    }
-    unsigned char digest[CACHE_DIGEST_LEN];
-    bool use_cache = s->cache && want && s->nposts;
-    if (use_cache) {
-        site_related_digest(s, want, digest);
-        if (site_related_get(s, digest, want, related, shared, d))
-            return;
-    }
-    /* each post's groups (CSR): the terms, then the cited works */
-    size_t *start = xcalloc(s->npages + 1, sizeof *start), *fill = xcalloc(s->npages + 1, sizeof *fill);
+    size_t large = nposts / LARGE_PART > LARGE_MIN ? nposts / LARGE_PART : LARGE_MIN;
+    size_t *order = xcalloc(ngroups + 1, sizeof *order), k = 0;
     for (size_t g = 0; g < ngroups; g++) {
-        const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
-        size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
-        for (size_t k = 0; k < n; k++)
-            start[m[k] + 1]++;
+        map_of[g] = -1;
+        if (count[g] >= large)
+            order[k++] = g;
     }
-    for (size_t i = 0; i < s->npages; i++)
+    size_t room = words ? MAPS_BYTES / (words * sizeof(uint64_t)) : 0;
+    if (k > room) { /* the largest keep a bitmap: a simple selection, few groups are large */
+        for (size_t i = 0; i < room; i++) {
+            size_t m = i;
+            for (size_t j = i + 1; j < k; j++)
+                if (count[order[j]] > count[order[m]])
+                    m = j;
+            size_t t = order[i];
+            order[i] = order[m];
+            order[m] = t;
+        }
+        k = room;
+    }
+    for (size_t i = 0; i < k; i++)
+        map_of[order[i]] = (long)i;
+    free(order);
+    return k;
+}
+
+void related_rank_lists(size_t nposts, size_t ngroups, const int *const *member, const size_t *count,
+                        size_t want, int workers, int *out, int *shared, size_t *n)
+{
+    if (!want || !nposts)
+        return;
+    /* each post's groups (CSR) */
+    size_t *start = xcalloc(nposts + 1, sizeof *start), *fill = xcalloc(nposts + 1, sizeof *fill);
+    for (size_t g = 0; g < ngroups; g++)
+        for (size_t k = 0; k < count[g]; k++)
+            start[member[g][k] + 1]++;
+    for (size_t i = 0; i < nposts; i++)
         start[i + 1] += start[i];
-    int *groups = xcalloc(start[s->npages] + 1, sizeof *groups);
-    for (size_t g = 0; g < ngroups; g++) {
-        const int *m = g < s->nterms ? s->terms[g].posts : s->papers[g - s->nterms].pages;
-        size_t n = g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
-        for (size_t k = 0; k < n; k++)
-            groups[start[m[k]] + fill[m[k]]++] = (int)g;
-    }
-    int *rank = xcalloc(s->npages + 1, sizeof *rank); /* in s->posts; only posts are ranked */
-    for (size_t k = 0; k < s->nposts; k++)
-        rank[s->posts[k]] = (int)k;
-    int workers = s->nwa > 0 ? s->nwa : 1;
-    related_run run = { s, want, start, groups, rank, related, shared, xcalloc((size_t)workers, sizeof *run.w) };
+    int *groups = xcalloc(start[nposts] + 1, sizeof *groups);
+    for (size_t g = 0; g < ngroups; g++)
+        for (size_t k = 0; k < count[g]; k++)
+            groups[start[member[g][k]] + fill[member[g][k]]++] = (int)g;
+    size_t words = (nposts + 63) / 64;
+    long *map_of = xcalloc(ngroups + 1, sizeof *map_of);
+    size_t nmaps = choose_maps(nposts, ngroups, count, words, map_of);
+    uint64_t *maps = xcalloc(nmaps * words + 1, sizeof *maps);
+    for (size_t g = 0; g < ngroups; g++)
+        if (map_of[g] >= 0)
+            for (size_t k = 0; k < count[g]; k++) {
+                size_t q = (size_t)member[g][k];
+                maps[(size_t)map_of[g] * words + q / 64] |= (uint64_t)1 << (q % 64);
+            }
+    if (workers < 1)
+        workers = 1;
+    rank_run run = { nposts, want, words, member, count, start, groups, map_of, maps, out, shared, n,
+                     xcalloc((size_t)workers, sizeof *run.w) };
     for (int w = 0; w < workers; w++) {
-        run.w[w].score = xcalloc(s->npages + 1, sizeof *run.w[w].score);
-        run.w[w].touched = xcalloc(s->npages + 1, sizeof *run.w[w].touched);
+        run.w[w].score = xcalloc(nposts + 1, sizeof *run.w[w].score);
+        run.w[w].touched = xcalloc(nposts + 1, sizeof *run.w[w].touched);
         run.w[w].best = xcalloc(want + 1, sizeof *run.w[w].best);
     }
-    site_parallel(s->nposts, workers, related_job, &run);
-    if (use_cache)
-        site_related_put(s, digest, want);
+    site_parallel(nposts, workers, rank_job, &run);
     for (int w = 0; w < workers; w++) {
         free(run.w[w].score);
         free(run.w[w].touched);
         free(run.w[w].best);
     }
     free(run.w);
-    free(start);
-    free(fill);
+    free(maps);
+    free(map_of);
     free(groups);
+    free(fill);
+    free(start);
+}
+
+/* The groups as ranks (terms hold only published posts; a work's citing
+ * pages may be anything: its posts only), scored on the build's worker
+ * threads; unless the build cache has the lists made from the same input
+ * (site/relcache.h). */
+void site_find_related(site *s, diag_list *d)
+{
+    size_t want = (size_t)s->cfg.related, ngroups = s->nterms + s->npapers;
+    if (!want || !s->nposts) {
+        for (size_t k = 0; k < s->nposts; k++) {
+            page *p = &s->pages[s->posts[k]];
+            p->nrelated = 0;
+            p->related = p->related_shared = NULL;
+        }
+        return;
+    }
+    int *related = arena_alloc(s->a, s->nposts * want * sizeof *related);
+    int *shared = arena_alloc(s->a, s->nposts * want * sizeof *shared);
+    unsigned char digest[CACHE_DIGEST_LEN];
+    bool use_cache = s->cache != NULL;
+    if (use_cache) {
+        site_related_digest(s, want, digest);
+        if (site_related_get(s, digest, want, related, shared, d))
+            return;
+    }
+    int *rank = xmalloc((s->npages + 1) * sizeof *rank);
+    for (size_t i = 0; i <= s->npages; i++)
+        rank[i] = -1;
+    for (size_t k = 0; k < s->nposts; k++)
+        rank[s->posts[k]] = (int)k;
+    const int **member = xcalloc(ngroups + 1, sizeof *member);
+    size_t *count = xcalloc(ngroups + 1, sizeof *count), total = 0;
+    for (size_t g = 0; g < ngroups; g++)
+        total += g < s->nterms ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
+    int *ranks = xcalloc(total + 1, sizeof *ranks); /* every group's, one after another */
+    total = 0;
+    for (size_t g = 0; g < ngroups; g++) {
+        bool term = g < s->nterms;
+        const int *m = term ? s->terms[g].posts : s->papers[g - s->nterms].pages;
+        size_t n = term ? s->terms[g].nposts : s->papers[g - s->nterms].npages;
+        int *to = ranks + total;
+        for (size_t k = 0; k < n; k++) {
+            const page *q = &s->pages[m[k]];
+            if (rank[m[k]] >= 0 && (term || (q->is_post && !q->excluded && !q->failed)))
+                to[count[g]++] = rank[m[k]];
+        }
+        member[g] = to;
+        total += count[g];
+    }
+    size_t *n = xcalloc(s->nposts + 1, sizeof *n);
+    int workers = s->nwa > 0 ? s->nwa : 1;
+    related_rank_lists(s->nposts, ngroups, member, count, want, workers, related, shared, n);
+    for (size_t k = 0; k < s->nposts; k++) {
+        page *p = &s->pages[s->posts[k]];
+        p->nrelated = n[k];
+        p->related = n[k] ? related + k * want : NULL;
+        p->related_shared = n[k] ? shared + k * want : NULL;
+        for (size_t i = 0; i < n[k]; i++)
+            p->related[i] = s->posts[p->related[i]];
+    }
+    if (use_cache)
+        site_related_put(s, digest, want);
+    free(n);
+    free(ranks);
+    free(count);
+    free(member);
     free(rank);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "render/build.h"
+#include "site/related.h"
 #include "site/site.h"
 #include "util/buf.h"
 
@@ -99,8 +100,97 @@ TEST(rule_and_cache)
     buf_release(&seen);
 }
 
+/* ---- the rule on ranks (related_rank_lists) against walking it out ---- */
+
+static unsigned long long rnd_state = 88172645463325252ull;
+static unsigned rnd(unsigned n) /* xorshift: the same groups every run */
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (unsigned)(rnd_state % n);
+}
+
+/* Post r's lists the plain way: every pair scored. */
+static size_t brute(size_t nposts, size_t ngroups, int *const *member, const size_t *count, size_t want,
+                    int r, int *out, int *shared)
+{
+    int *score = calloc(nposts, sizeof *score);
+    for (size_t g = 0; g < ngroups; g++) {
+        bool holds = false;
+        for (size_t k = 0; k < count[g]; k++)
+            holds |= member[g][k] == r;
+        for (size_t k = 0; holds && k < count[g]; k++)
+            if (member[g][k] != r)
+                score[member[g][k]]++;
+    }
+    size_t n = 0;
+    while (n < want) { /* the best not taken yet: most shared, then smaller rank */
+        int b = -1;
+        for (int q = 0; q < (int)nposts; q++)
+            if (score[q] > 0 && (b < 0 || score[q] > score[b]))
+                b = q;
+        if (b < 0)
+            break;
+        out[n] = b, shared[n++] = score[b];
+        score[b] = 0;
+    }
+    free(score);
+    return n;
+}
+
+/* Random sites: small and large groups (a large one, at least 1/32 of the
+ * posts and 64, is read as a bitmap), posts in more large groups than
+ * are read so (15), ties everywhere; each post's list as the plain way
+ * makes it. */
+TEST(ranks_as_walked)
+{
+    static const size_t sizes[] = { 1, 2, 7, 63, 64, 65, 200, 700, 2100, 5000 };
+    int bad = 0;
+    for (size_t round = 0; round < 40; round++) {
+        size_t nposts = sizes[round % (sizeof sizes / sizeof *sizes)];
+        size_t ngroups = 1 + rnd(round % 4 == 3 ? 60 : 12), want = 1 + rnd(8);
+        int **member = calloc(ngroups, sizeof *member);
+        size_t *count = calloc(ngroups, sizeof *count);
+        unsigned char *in = calloc(nposts, 1);
+        for (size_t g = 0; g < ngroups; g++) {
+            /* a fraction of the posts: from none to most of them */
+            unsigned per = rnd(4) == 0 ? 2 : rnd(3) == 0 ? 20 : 200;
+            member[g] = calloc(nposts, sizeof **member);
+            memset(in, 0, nposts);
+            for (size_t q = 0; q < nposts; q++)
+                if (rnd(per) == 0 || (round % 5 == 0 && rnd(2) == 0))
+                    in[q] = 1;
+            for (size_t q = 0; q < nposts; q++) { /* in any order: 7919 is a prime above nposts */
+                size_t at = q * 7919 % nposts;
+                if (in[at])
+                    member[g][count[g]++] = (int)at;
+            }
+        }
+        int *out = calloc(nposts * want, sizeof *out), *shared = calloc(nposts * want, sizeof *shared);
+        size_t *n = calloc(nposts, sizeof *n);
+        related_rank_lists(nposts, ngroups, (const int *const *)member, count, want, 2, out, shared, n);
+        int *bo = calloc(want, sizeof *bo), *bs = calloc(want, sizeof *bs);
+        for (size_t r = 0; r < nposts && bad < 5; r++) {
+            size_t bn = brute(nposts, ngroups, member, count, want, (int)r, bo, bs);
+            bool same = bn == n[r];
+            for (size_t i = 0; same && i < bn; i++)
+                same = bo[i] == out[r * want + i] && bs[i] == shared[r * want + i];
+            if (!same) {
+                bad++;
+                FAILF("round %zu: %zu posts, %zu groups, want %zu: post %zu differs", round, nposts, ngroups,
+                      want, r);
+            }
+        }
+        for (size_t g = 0; g < ngroups; g++)
+            free(member[g]);
+        free(member), free(count), free(in), free(out), free(shared), free(n), free(bo), free(bs);
+    }
+}
+
 int main(void)
 {
     RUN(rule_and_cache);
+    RUN(ranks_as_walked);
     return harness_done();
 }
