@@ -10,7 +10,7 @@
  * Walking every member of every group of a post costs the sum of the
  * squares of the groups' sizes: a tag on a tenth of 100,000 posts is a
  * billion steps by itself (the rule took 5 s of CPU there). So a large
- * group (at least 1/32 of the posts) is a bitmap of its members by rank
+ * group (at least 1/128 of the posts) is a bitmap of its members by rank
  * instead, and a post's large groups are read 64 posts a step:
  *
  *   1. its small groups are walked, each member's score counted;
@@ -37,10 +37,14 @@
 #include "util/xalloc.h"
 
 /* A group is a bitmap when it holds at least 1/LARGE_PART of the posts
- * (and LARGE_MIN of them); a post reads at most MAX_MAPS of its groups as
- * bitmaps (a count of them fits the 4 bits of the counters); all bitmaps
- * take at most MAPS_BYTES. */
-#define LARGE_PART 32
+ * (and LARGE_MIN of them): a member walked costs its score's cache miss,
+ * its entry in touched and its reset, a bitmap a few operations a word of
+ * 64 posts for each level read. At 100,000 posts (bench/gen_corpus.py,
+ * `-j 1 --no-cache`, the model stage): 1/32 1.84–2.06 s, 1/128
+ * 1.12–1.29 s, 1/512 1.13–1.16 s (walking every member: 5.84 s). A post
+ * reads at most MAX_MAPS of its groups as bitmaps (a count of them fits
+ * the 4 bits of the counters); all bitmaps take at most MAPS_BYTES. */
+#define LARGE_PART 128
 #define LARGE_MIN 64
 #define MAX_MAPS 15
 #define MAPS_BYTES ((size_t)64 << 20)

@@ -139,7 +139,7 @@ static size_t brute(size_t nposts, size_t ngroups, int *const *member, const siz
     return n;
 }
 
-/* Random sites: small and large groups (a large one, at least 1/32 of the
+/* Random sites: small and large groups (a large one, at least 1/128 of the
  * posts and 64, is read as a bitmap), posts in more large groups than
  * are read so (15), ties everywhere; each post's list as the plain way
  * makes it. */
