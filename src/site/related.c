@@ -24,11 +24,13 @@
  *      a smaller rank). Each pass ends once nothing after it can.
  *
  * The passes cost about 5 operations a word for each large group, walking
- * a member about 8 (its score's cache miss, its entry in touched, its
- * reset): a post whose large groups are few members each (many groups
- * just above the size) walks them too. On random groups (a bench of the
- * function alone): 100,000 posts in 60 groups, 4 each, 11.6 s walked and
- * 0.8 s read so; in 1,500 groups, 15 each, 7.3 and 8.0 s.
+ * a member about 12 (its score's cache miss, its entry in touched, its
+ * offer, its reset): a post whose large groups are few members each (many
+ * groups just above the size) walks them. `bench_related` (bench/related)
+ * times the rule on random groups against walking every member; at
+ * 100,000 posts: in 60 groups, 4 a post, 8.1 s walked against 0.53 s; in
+ * 300 groups, 8 a post, 7.4 against 1.55 s; in 1,500 groups, 15 a post,
+ * 5.3 against 2.6 s (WALK_COST 8: 4.9 s; 3000 groups: 3.0 s either way).
  *
  * The lists are the ones walking every member gives (tests/unit/
  * test_related.c compares the two on random groups). */
@@ -45,9 +47,11 @@
 /* A group is a bitmap when it holds at least 1/LARGE_PART of the posts
  * (and LARGE_MIN of them): a member walked costs its score's cache miss,
  * its entry in touched and its reset, a bitmap a few operations a word of
- * 64 posts for each level read. At 100,000 posts (bench/gen_corpus.py,
- * `-j 1 --no-cache`, the model stage): 1/32 1.84–2.06 s, 1/128
- * 1.12–1.29 s, 1/512 1.13–1.16 s (walking every member: 5.84 s). A post
+ * 64 posts for each pass. At 100,000 posts (bench/gen_corpus.py, `-j 1
+ * --no-cache`, the model stage, with a pass for each level as this was
+ * first written): 1/32 1.84–2.06 s, 1/128 1.12–1.29 s, 1/512 1.13–1.16 s
+ * (walking every member: 5.84 s); with 1/128 and the passes of now,
+ * 1.07–1.08 s against 5.89–6.20 s, the rule 0.28 s of it. A post
  * reads at most MAX_MAPS of its groups as bitmaps (a count of them fits
  * the 4 bits of the counters); all bitmaps take at most MAPS_BYTES. */
 #define LARGE_PART 128
@@ -76,12 +80,10 @@ static inline bool better(const int *score, int a, int b)
     return score[a] != score[b] ? score[a] > score[b] : a < b;
 }
 
-/* Offers q to the best n (< want, or want: full) kept sorted; returns the
- * new count. */
-static size_t offer(int *best, size_t n, size_t want, const int *score, int q)
+/* q into the best n (< want, or want: full) kept sorted, where it
+ * beats the last; returns the new count. */
+__attribute__((noinline)) static size_t insert(int *best, size_t n, size_t want, const int *score, int q)
 {
-    if (n == want && !better(score, q, best[want - 1]))
-        return n; /* most: no better than the last kept */
     size_t at = n < want ? n : want;
     while (at > 0 && better(score, q, best[at - 1]))
         at--;
@@ -89,6 +91,15 @@ static size_t offer(int *best, size_t n, size_t want, const int *score, int q)
     memmove(best + at + 1, best + at, (last - at) * sizeof *best);
     best[at] = q;
     return n < want ? n + 1 : n;
+}
+
+/* Offers q to the best n: inline, as most posts offered are no better
+ * than the last kept (the call a post cost 24 % of the rule). */
+static inline size_t offer(int *best, size_t n, size_t want, const int *score, int q)
+{
+    if (n == want && !better(score, q, best[want - 1]))
+        return n;
+    return insert(best, n, want, score, q);
 }
 
 /* The posts of word i whose count of bits among the nm bitmaps (the
@@ -114,8 +125,9 @@ static inline int count_of(const uint64_t c[4], unsigned k)
 }
 
 /* A walked member costs about WALK_COST of a bitmap's word operations
- * (its score's cache miss, its entry in touched, its reset). */
-#define WALK_COST 8
+ * (its score's cache miss, its entry in touched, its offer, its reset;
+ * measured with bench_related: 3, 5, 8, 12 and 16 tried). */
+#define WALK_COST 12
 
 static void rank_job(void *ctx, size_t r, int worker)
 {
