@@ -25,16 +25,9 @@ static double now(void)
 static void walk(size_t nposts, size_t ngroups, int *const *member, const size_t *count, size_t want,
                  int *out, int *shared, size_t *n)
 {
-    size_t *start = xcalloc(nposts + 1, sizeof *start), *fill = xcalloc(nposts + 1, sizeof *fill);
-    for (size_t g = 0; g < ngroups; g++)
-        for (size_t k = 0; k < count[g]; k++)
-            start[member[g][k] + 1]++;
-    for (size_t i = 0; i < nposts; i++)
-        start[i + 1] += start[i];
-    size_t *groups = xcalloc(start[nposts] + 1, sizeof *groups);
-    for (size_t g = 0; g < ngroups; g++)
-        for (size_t k = 0; k < count[g]; k++)
-            groups[start[member[g][k]] + fill[member[g][k]]++] = g;
+    size_t *start;
+    int *groups;
+    related_groups_of(nposts, ngroups, (const int *const *)member, count, &start, &groups);
     int *score = xcalloc(nposts, sizeof *score), *touched = xcalloc(nposts, sizeof *touched);
     for (size_t r = 0; r < nposts; r++) {
         size_t nt = 0, nb = 0;
@@ -64,7 +57,7 @@ static void walk(size_t nposts, size_t ngroups, int *const *member, const size_t
         for (size_t i = 0; i < nt; i++)
             score[touched[i]] = 0;
     }
-    free(score), free(touched), free(groups), free(fill), free(start);
+    free(score), free(touched), free(groups), free(start);
 }
 
 int main(int argc, char **argv)

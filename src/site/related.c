@@ -264,22 +264,32 @@ static size_t choose_maps(size_t nposts, size_t ngroups, const size_t *count, si
     return k;
 }
 
+void related_groups_of(size_t nposts, size_t ngroups, const int *const *member, const size_t *count,
+                       size_t **start, int **groups)
+{
+    size_t *s = xcalloc(nposts + 1, sizeof *s), *fill = xcalloc(nposts + 1, sizeof *fill);
+    for (size_t g = 0; g < ngroups; g++)
+        for (size_t k = 0; k < count[g]; k++)
+            s[member[g][k] + 1]++;
+    for (size_t i = 0; i < nposts; i++)
+        s[i + 1] += s[i];
+    int *v = xcalloc(s[nposts] + 1, sizeof *v);
+    for (size_t g = 0; g < ngroups; g++)
+        for (size_t k = 0; k < count[g]; k++)
+            v[s[member[g][k]] + fill[member[g][k]]++] = (int)g;
+    free(fill);
+    *start = s;
+    *groups = v;
+}
+
 void related_rank_lists(size_t nposts, size_t ngroups, const int *const *member, const size_t *count,
                         size_t want, int workers, int *out, int *shared, size_t *n)
 {
     if (!want || !nposts)
         return;
-    /* each post's groups (CSR) */
-    size_t *start = xcalloc(nposts + 1, sizeof *start), *fill = xcalloc(nposts + 1, sizeof *fill);
-    for (size_t g = 0; g < ngroups; g++)
-        for (size_t k = 0; k < count[g]; k++)
-            start[member[g][k] + 1]++;
-    for (size_t i = 0; i < nposts; i++)
-        start[i + 1] += start[i];
-    int *groups = xcalloc(start[nposts] + 1, sizeof *groups);
-    for (size_t g = 0; g < ngroups; g++)
-        for (size_t k = 0; k < count[g]; k++)
-            groups[start[member[g][k]] + fill[member[g][k]]++] = (int)g;
+    size_t *start;
+    int *groups;
+    related_groups_of(nposts, ngroups, member, count, &start, &groups);
     size_t words = (nposts + 63) / 64;
     long *map_of = xcalloc(ngroups + 1, sizeof *map_of);
     size_t nmaps = choose_maps(nposts, ngroups, count, words, map_of);
@@ -309,7 +319,6 @@ void related_rank_lists(size_t nposts, size_t ngroups, const int *const *member,
     free(maps);
     free(map_of);
     free(groups);
-    free(fill);
     free(start);
 }
 

@@ -13,6 +13,12 @@
  * after its terms and papers are made. */
 void site_find_related(site *s, diag_list *d);
 
+/* Each post's groups, from the groups' members (as below): post r's are
+ * (*groups)[(*start)[r] .. (*start)[r + 1]), in the groups' order; the
+ * caller frees both. */
+void related_groups_of(size_t nposts, size_t ngroups, const int *const *member, const size_t *count,
+                       size_t **start, int **groups);
+
 /* The rule on ranks alone (its own function, for the tests): posts
  * 0..nposts-1 (a tie goes to the smaller rank), ngroups groups of them,
  * group g's members member[g][0..count[g]) (distinct ranks). A post's
